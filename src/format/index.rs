@@ -1,0 +1,331 @@
+//! `.index` (offset index) and `.timeindex` (time index) entries, with the zero-slot stop rule
+//! Kafka's tools apply to preallocated files left behind by a crash.
+
+use super::reader::DecodeError;
+
+pub const OFFSET_ENTRY_SIZE: usize = 8;
+pub const TIME_ENTRY_SIZE: usize = 12;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OffsetEntry {
+    pub relative_offset: i32,
+    pub offset: i64,
+    pub position: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeEntry {
+    pub timestamp: i64,
+    pub relative_offset: i32,
+    pub offset: i64,
+}
+
+/// How much of an index file holds real entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexLayout {
+    /// `floor(len / entry size)`: what Kafka believes when it opens the file.
+    pub slots: usize,
+    /// Entries before the first zero slot after slot 0 (the DumpLogSegments stop rule).
+    pub entries: usize,
+    /// Bytes after the last whole slot (file length not a multiple of the entry size).
+    pub partial_bytes: usize,
+    /// True when every slot from `entries` on is all zeros: a preallocated or crash-left tail.
+    pub zero_tail: bool,
+}
+
+/// An offset index file over borrowed bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct OffsetIndex<'a> {
+    pub base_offset: i64,
+    bytes: &'a [u8],
+    pub layout: IndexLayout,
+}
+
+impl<'a> OffsetIndex<'a> {
+    pub fn new(base_offset: i64, bytes: &'a [u8]) -> Self {
+        let slots = bytes.len() / OFFSET_ENTRY_SIZE;
+        let mut entries = slots;
+        for i in 1..slots {
+            if relative_at(bytes, i * OFFSET_ENTRY_SIZE) == 0 {
+                entries = i;
+                break;
+            }
+        }
+        let zero_tail = entries < slots
+            && bytes[entries * OFFSET_ENTRY_SIZE..slots * OFFSET_ENTRY_SIZE]
+                .iter()
+                .all(|&b| b == 0);
+        OffsetIndex {
+            base_offset,
+            bytes,
+            layout: IndexLayout {
+                slots,
+                entries,
+                partial_bytes: bytes.len() % OFFSET_ENTRY_SIZE,
+                zero_tail,
+            },
+        }
+    }
+
+    /// Slot `i` as stored, including slots past the stop rule.
+    pub fn slot(&self, i: usize) -> Option<OffsetEntry> {
+        let at = i.checked_mul(OFFSET_ENTRY_SIZE)?;
+        let raw = self.bytes.get(at..at + OFFSET_ENTRY_SIZE)?;
+        let relative = i32::from_be_bytes(raw[0..4].try_into().ok()?);
+        Some(OffsetEntry {
+            relative_offset: relative,
+            offset: self.base_offset.wrapping_add(relative as i64),
+            position: u32::from_be_bytes(raw[4..8].try_into().ok()?),
+        })
+    }
+
+    /// The real entries (stop rule applied).
+    pub fn entries(&self) -> impl Iterator<Item = OffsetEntry> + '_ {
+        (0..self.layout.entries).filter_map(move |i| self.slot(i))
+    }
+
+    /// Kafka's `OffsetIndex.lookup`: the entry with the largest offset ≤ target, or
+    /// `(baseOffset, 0)` when there is none. Assumes the entries are sorted, as Kafka does.
+    pub fn lookup(&self, target: i64) -> OffsetEntry {
+        let n = self.layout.entries;
+        let floor = largest_at_most(n, target, |i| self.slot(i).map(|e| e.offset).unwrap_or(i64::MAX));
+        floor.and_then(|i| self.slot(i)).unwrap_or(OffsetEntry {
+            relative_offset: 0,
+            offset: self.base_offset,
+            position: 0,
+        })
+    }
+
+    /// Kafka's `OffsetIndex.sanityCheck`.
+    pub fn sanity_check(&self) -> Result<(), String> {
+        if self.layout.partial_bytes != 0 {
+            return Err(format!(
+                "index file size {} is not a multiple of {OFFSET_ENTRY_SIZE}",
+                self.bytes.len()
+            ));
+        }
+        if let Some(last) = self.layout.slots.checked_sub(1).and_then(|i| self.slot(i)) {
+            if last.offset < self.base_offset {
+                return Err(format!(
+                    "last offset {} is below the base offset {}",
+                    last.offset, self.base_offset
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn relative_at(bytes: &[u8], at: usize) -> i32 {
+    i32::from_be_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
+}
+
+/// Binary search for the last index whose key is ≤ target (keys assumed sorted).
+fn largest_at_most(n: usize, target: i64, key: impl Fn(usize) -> i64) -> Option<usize> {
+    if n == 0 || key(0) > target {
+        return None;
+    }
+    let (mut lo, mut hi) = (0usize, n - 1);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if key(mid) <= target {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    Some(lo)
+}
+
+/// A time index file over borrowed bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct TimeIndex<'a> {
+    pub base_offset: i64,
+    bytes: &'a [u8],
+    pub layout: IndexLayout,
+}
+
+impl<'a> TimeIndex<'a> {
+    pub fn new(base_offset: i64, bytes: &'a [u8]) -> Self {
+        let slots = bytes.len() / TIME_ENTRY_SIZE;
+        let mut entries = slots;
+        for i in 1..slots {
+            let at = i * TIME_ENTRY_SIZE + 8;
+            if relative_at(bytes, at) == 0 {
+                entries = i;
+                break;
+            }
+        }
+        let zero_tail = entries < slots
+            && bytes[entries * TIME_ENTRY_SIZE..slots * TIME_ENTRY_SIZE]
+                .iter()
+                .all(|&b| b == 0);
+        TimeIndex {
+            base_offset,
+            bytes,
+            layout: IndexLayout {
+                slots,
+                entries,
+                partial_bytes: bytes.len() % TIME_ENTRY_SIZE,
+                zero_tail,
+            },
+        }
+    }
+
+    pub fn slot(&self, i: usize) -> Option<TimeEntry> {
+        let at = i.checked_mul(TIME_ENTRY_SIZE)?;
+        let raw = self.bytes.get(at..at + TIME_ENTRY_SIZE)?;
+        let relative = i32::from_be_bytes(raw[8..12].try_into().ok()?);
+        Some(TimeEntry {
+            timestamp: i64::from_be_bytes(raw[0..8].try_into().ok()?),
+            relative_offset: relative,
+            offset: self.base_offset.wrapping_add(relative as i64),
+        })
+    }
+
+    pub fn entries(&self) -> impl Iterator<Item = TimeEntry> + '_ {
+        (0..self.layout.entries).filter_map(move |i| self.slot(i))
+    }
+
+    /// Kafka's `TimeIndex.lookup`: the entry with the largest timestamp ≤ target, or
+    /// `(-1, baseOffset)` when there is none.
+    pub fn lookup(&self, target: i64) -> TimeEntry {
+        let n = self.layout.entries;
+        let floor = largest_at_most(n, target, |i| self.slot(i).map(|e| e.timestamp).unwrap_or(i64::MAX));
+        floor.and_then(|i| self.slot(i)).unwrap_or(TimeEntry {
+            timestamp: -1,
+            relative_offset: 0,
+            offset: self.base_offset,
+        })
+    }
+
+    /// Kafka's `TimeIndex.sanityCheck` (it reads the last *slot*, so a zero tail usually fails).
+    pub fn sanity_check(&self) -> Result<(), String> {
+        if self.layout.partial_bytes != 0 {
+            return Err(format!(
+                "time index file size {} is not a multiple of {TIME_ENTRY_SIZE}",
+                self.bytes.len()
+            ));
+        }
+        let slots = self.layout.slots;
+        if slots == 0 {
+            return Ok(());
+        }
+        let first = self.slot(0).expect("slot 0 exists");
+        let last = self.slot(slots - 1).expect("last slot exists");
+        if last.timestamp < first.timestamp {
+            return Err(format!(
+                "last timestamp {} is below the first timestamp {}",
+                last.timestamp, first.timestamp
+            ));
+        }
+        if last.offset < self.base_offset {
+            return Err(format!(
+                "last offset {} is below the base offset {}",
+                last.offset, self.base_offset
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Checks that nothing claims an impossible layout (used by printers to explain a bad file).
+pub fn describe_layout(layout: &IndexLayout, entry_size: usize) -> Option<DecodeError> {
+    (layout.partial_bytes != 0).then(|| {
+        DecodeError::new(
+            layout.slots * entry_size,
+            format!(
+                "{} trailing bytes: file length is not a multiple of the {entry_size}-byte entry",
+                layout.partial_bytes
+            ),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digest_vectors_v7_v8() {
+        let idx = hex::decode("0000003200001068").unwrap();
+        let i = OffsetIndex::new(100, &idx);
+        assert_eq!(i.slot(0), Some(OffsetEntry { relative_offset: 50, offset: 150, position: 4200 }));
+        let t = hex::decode("0000018bcfe5680000000032").unwrap();
+        let t = TimeIndex::new(100, &t);
+        assert_eq!(t.slot(0).unwrap().timestamp, 1_700_000_000_000);
+        assert_eq!(t.slot(0).unwrap().offset, 150);
+    }
+
+    fn time_index(entries: &[(i64, i32)], zero_slots: usize) -> Vec<u8> {
+        let mut v = Vec::new();
+        for (ts, rel) in entries {
+            v.extend_from_slice(&ts.to_be_bytes());
+            v.extend_from_slice(&rel.to_be_bytes());
+        }
+        v.extend(vec![0u8; zero_slots * TIME_ENTRY_SIZE]);
+        v
+    }
+
+    #[test]
+    fn time_index_lookup_like_kafka_test() {
+        // TimeIndexTest: (10,55),(20,65),(30,75),(40,85) with base offset 45.
+        let bytes = time_index(&[(10, 10), (20, 20), (30, 30), (40, 40)], 0);
+        let t = TimeIndex::new(45, &bytes);
+        assert_eq!(t.lookup(25).offset, 65);
+        assert_eq!(t.lookup(30).offset, 75);
+        assert_eq!(t.lookup(9), TimeEntry { timestamp: -1, relative_offset: 0, offset: 45 });
+    }
+
+    #[test]
+    fn preallocated_tail_stops_entries() {
+        let bytes = time_index(&[(10, 0), (20, 5)], 100);
+        let t = TimeIndex::new(0, &bytes);
+        assert_eq!(t.layout.entries, 2);
+        assert_eq!(t.layout.slots, 102);
+        assert!(t.layout.zero_tail);
+        assert!(t.sanity_check().is_err(), "Kafka's time index sanity check catches a zero tail");
+
+        let mut idx = Vec::new();
+        for (rel, pos) in [(3i32, 100u32), (9, 5000)] {
+            idx.extend_from_slice(&rel.to_be_bytes());
+            idx.extend_from_slice(&pos.to_be_bytes());
+        }
+        idx.extend(vec![0u8; 800]);
+        let o = OffsetIndex::new(1000, &idx);
+        assert_eq!(o.layout.entries, 2);
+        assert!(o.layout.zero_tail);
+        assert!(o.sanity_check().is_ok(), "Kafka's offset index sanity check does not");
+        assert_eq!(o.lookup(1005).offset, 1003);
+        assert_eq!(o.lookup(1002).position, 0);
+        assert_eq!(o.lookup(99999).position, 5000);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn lookup_is_floor(mut keys: Vec<u16>, target: i32) {
+            keys.sort();
+            keys.dedup();
+            let mut bytes = Vec::new();
+            for k in &keys {
+                bytes.extend_from_slice(&(*k as i32 + 1).to_be_bytes());
+                bytes.extend_from_slice(&0u32.to_be_bytes());
+            }
+            let idx = OffsetIndex::new(0, &bytes);
+            let got = idx.lookup(target as i64).offset;
+            let want = keys.iter().map(|k| *k as i64 + 1).filter(|k| *k <= target as i64).max().unwrap_or(0);
+            proptest::prop_assert_eq!(got, want);
+        }
+
+        #[test]
+        fn garbage_index_never_panics(bytes: Vec<u8>, base: i64) {
+            let o = OffsetIndex::new(base, &bytes);
+            let _ = o.sanity_check();
+            let _ = o.entries().count();
+            let _ = o.lookup(base);
+            let t = TimeIndex::new(base, &bytes);
+            let _ = t.sanity_check();
+            let _ = t.entries().count();
+        }
+    }
+}

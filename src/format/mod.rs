@@ -1,0 +1,13 @@
+//! Pure decoders: bytes in, typed values out. No I/O, no printing, no panics on any input.
+
+pub mod batch;
+pub mod compression;
+pub mod control;
+pub mod index;
+pub mod legacy;
+pub mod log;
+pub mod producer_snapshot;
+pub mod protocol;
+pub mod reader;
+pub mod text_files;
+pub mod txn_index;

@@ -1,0 +1,294 @@
+//! A bounds-checked big-endian cursor over borrowed bytes, with Kafka's varint encodings.
+//!
+//! Every read returns a [`DecodeError`] carrying the byte position instead of panicking, so
+//! hostile or torn input can never take the process down.
+
+use std::borrow::Cow;
+use std::fmt;
+
+/// A decoding failure at a byte position relative to the start of the decoded input.
+///
+/// Callers that know where the input sits in a file shift the position with [`DecodeError::at`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeError {
+    pub position: u64,
+    pub message: Cow<'static, str>,
+}
+
+impl DecodeError {
+    pub fn new(position: usize, message: impl Into<Cow<'static, str>>) -> Self {
+        DecodeError {
+            position: position as u64,
+            message: message.into(),
+        }
+    }
+
+    /// Moves the error position by `base` bytes (the offset of the decoded slice in its file).
+    pub fn at(mut self, base: u64) -> Self {
+        self.position += base;
+        self
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "byte {}: {}", self.position, self.message)
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+pub type DecodeResult<T> = Result<T, DecodeError>;
+
+/// Cursor over a byte slice. `origin` is added to positions in errors so nested decoders
+/// (a record inside a batch) report positions relative to the outer input.
+#[derive(Clone, Debug)]
+pub struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+    origin: usize,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        Reader {
+            data,
+            pos: 0,
+            origin: 0,
+        }
+    }
+
+    pub fn with_origin(data: &'a [u8], origin: usize) -> Self {
+        Reader {
+            data,
+            pos: 0,
+            origin,
+        }
+    }
+
+    /// Position of the next byte, counted from the origin.
+    pub fn position(&self) -> usize {
+        self.origin + self.pos
+    }
+
+    pub fn remaining(&self) -> usize {
+        self.data.len() - self.pos
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.remaining() == 0
+    }
+
+    pub fn rest(&self) -> &'a [u8] {
+        &self.data[self.pos..]
+    }
+
+    pub fn error(&self, message: impl Into<Cow<'static, str>>) -> DecodeError {
+        DecodeError::new(self.position(), message)
+    }
+
+    fn truncated(&self, what: &str, needed: usize) -> DecodeError {
+        self.error(format!(
+            "expected {needed} bytes of {what}, only {} left",
+            self.remaining()
+        ))
+    }
+
+    pub fn bytes(&mut self, len: usize, what: &str) -> DecodeResult<&'a [u8]> {
+        if self.remaining() < len {
+            return Err(self.truncated(what, len));
+        }
+        let out = &self.data[self.pos..self.pos + len];
+        self.pos += len;
+        Ok(out)
+    }
+
+    pub fn skip(&mut self, len: usize, what: &str) -> DecodeResult<()> {
+        self.bytes(len, what).map(|_| ())
+    }
+
+    fn array<const N: usize>(&mut self, what: &str) -> DecodeResult<[u8; N]> {
+        let b = self.bytes(N, what)?;
+        let mut out = [0u8; N];
+        out.copy_from_slice(b);
+        Ok(out)
+    }
+
+    pub fn u8(&mut self, what: &str) -> DecodeResult<u8> {
+        Ok(self.array::<1>(what)?[0])
+    }
+    pub fn i8(&mut self, what: &str) -> DecodeResult<i8> {
+        Ok(self.u8(what)? as i8)
+    }
+    pub fn i16(&mut self, what: &str) -> DecodeResult<i16> {
+        Ok(i16::from_be_bytes(self.array(what)?))
+    }
+    pub fn u16(&mut self, what: &str) -> DecodeResult<u16> {
+        Ok(u16::from_be_bytes(self.array(what)?))
+    }
+    pub fn i32(&mut self, what: &str) -> DecodeResult<i32> {
+        Ok(i32::from_be_bytes(self.array(what)?))
+    }
+    pub fn u32(&mut self, what: &str) -> DecodeResult<u32> {
+        Ok(u32::from_be_bytes(self.array(what)?))
+    }
+    pub fn i64(&mut self, what: &str) -> DecodeResult<i64> {
+        Ok(i64::from_be_bytes(self.array(what)?))
+    }
+    pub fn uuid(&mut self, what: &str) -> DecodeResult<[u8; 16]> {
+        self.array(what)
+    }
+
+    /// Unsigned LEB128 limited to 5 bytes (Kafka's `readUnsignedVarint`).
+    pub fn uvarint(&mut self, what: &str) -> DecodeResult<u32> {
+        let start = self.position();
+        let mut value: u32 = 0;
+        for i in 0..5 {
+            let b = self.u8(what)?;
+            // Kafka drops the unused high bits of a fifth byte; so do we.
+            value |= ((b & 0x7f) as u32) << (7 * i);
+            if b & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err(DecodeError::new(
+            start,
+            format!("{what}: varint longer than 5 bytes"),
+        ))
+    }
+
+    /// Unsigned LEB128 limited to 10 bytes.
+    pub fn uvarlong(&mut self, what: &str) -> DecodeResult<u64> {
+        let start = self.position();
+        let mut value: u64 = 0;
+        for i in 0..10 {
+            let b = self.u8(what)?;
+            value |= ((b & 0x7f) as u64) << (7 * i);
+            if b & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err(DecodeError::new(
+            start,
+            format!("{what}: varlong longer than 10 bytes"),
+        ))
+    }
+
+    /// Zigzag-encoded signed varint (record fields).
+    pub fn varint(&mut self, what: &str) -> DecodeResult<i32> {
+        let u = self.uvarint(what)?;
+        Ok(((u >> 1) as i32) ^ -((u & 1) as i32))
+    }
+
+    /// Zigzag-encoded signed varlong (record timestamp delta).
+    pub fn varlong(&mut self, what: &str) -> DecodeResult<i64> {
+        let u = self.uvarlong(what)?;
+        Ok(((u >> 1) as i64) ^ -((u & 1) as i64))
+    }
+
+    /// A zigzag length followed by that many bytes; -1 means null, other negatives are errors.
+    pub fn varint_bytes(&mut self, what: &str) -> DecodeResult<Option<&'a [u8]>> {
+        let at = self.position();
+        let len = self.varint(what)?;
+        match len {
+            -1 => Ok(None),
+            n if n < 0 => Err(DecodeError::new(
+                at,
+                format!("{what}: invalid negative length {n}"),
+            )),
+            n => self.bytes(n as usize, what).map(Some),
+        }
+    }
+}
+
+/// Appends the zigzag varint encoding of `v` (used by tests and writers).
+pub fn put_varint(out: &mut Vec<u8>, v: i32) {
+    put_uvarint(out, ((v << 1) ^ (v >> 31)) as u32);
+}
+
+pub fn put_varlong(out: &mut Vec<u8>, v: i64) {
+    let mut u = ((v << 1) ^ (v >> 63)) as u64;
+    while u >= 0x80 {
+        out.push((u as u8) | 0x80);
+        u >>= 7;
+    }
+    out.push(u as u8);
+}
+
+pub fn put_uvarint(out: &mut Vec<u8>, mut u: u32) {
+    while u >= 0x80 {
+        out.push((u as u8) | 0x80);
+        u >>= 7;
+    }
+    out.push(u as u8);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn zig(bytes: &[u8]) -> DecodeResult<i32> {
+        Reader::new(bytes).varint("v")
+    }
+
+    #[test]
+    fn varint_vectors_from_kafka_byteutils_test() {
+        assert_eq!(zig(&[0x00]), Ok(0));
+        assert_eq!(zig(&[0x01]), Ok(-1));
+        assert_eq!(zig(&[0x02]), Ok(1));
+        assert_eq!(zig(&[0x7e]), Ok(63));
+        assert_eq!(zig(&[0x7f]), Ok(-64));
+        assert_eq!(zig(&[0x80, 0x01]), Ok(64));
+        assert_eq!(zig(&[0xfe, 0x7f]), Ok(8191));
+        assert_eq!(zig(&[0xff, 0x7f]), Ok(-8192));
+        assert_eq!(zig(&[0xfe, 0xff, 0xff, 0xff, 0x0f]), Ok(i32::MAX));
+        assert_eq!(zig(&[0xff, 0xff, 0xff, 0xff, 0x0f]), Ok(i32::MIN));
+        assert!(zig(&[0xff, 0xff, 0xff, 0xff, 0xff, 0x01]).is_err());
+        let long = |b: &[u8]| Reader::new(b).varlong("v");
+        assert_eq!(
+            long(&[0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]),
+            Ok(i64::MAX)
+        );
+        assert_eq!(
+            long(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]),
+            Ok(i64::MIN)
+        );
+        assert!(long(&[0xff; 11]).is_err());
+        assert_eq!(
+            Reader::new(&[0xff, 0xff, 0xff, 0xff, 0x0f]).uvarint("u"),
+            Ok(u32::MAX)
+        );
+    }
+
+    #[test]
+    fn truncated_reads_are_errors_with_positions() {
+        let mut r = Reader::with_origin(&[1, 2, 3], 100);
+        assert_eq!(r.i16("a"), Ok(0x0102));
+        let e = r.i32("b").unwrap_err();
+        assert_eq!(e.position, 102);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn varint_roundtrip(v: i32) {
+            let mut buf = Vec::new();
+            put_varint(&mut buf, v);
+            proptest::prop_assert_eq!(Reader::new(&buf).varint("v"), Ok(v));
+        }
+
+        #[test]
+        fn varlong_roundtrip(v: i64) {
+            let mut buf = Vec::new();
+            put_varlong(&mut buf, v);
+            proptest::prop_assert_eq!(Reader::new(&buf).varlong("v"), Ok(v));
+        }
+
+        #[test]
+        fn reader_never_panics(data: Vec<u8>) {
+            let mut r = Reader::new(&data);
+            let _ = r.varint("a");
+            let _ = r.varint_bytes("b");
+            let _ = r.i64("c");
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! The small text files of a data dir: offset checkpoints, `leader-epoch-checkpoint`,
+//! `partition.metadata`, `meta.properties`, `.kafka_cleanshutdown` and `quorum-state`.
+
+use serde_json::Value;
+
+use super::reader::DecodeError;
+
+/// One line of a checkpoint file, with its 1-based line number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CheckpointEntry {
+    /// `<topic> <partition> <offset>` (recovery point, log start, replication, cleaner).
+    Partition { topic: String, partition: i32, offset: i64 },
+    /// `<epoch> <startOffset>` (leader-epoch-checkpoint).
+    Epoch { epoch: i32, start_offset: i64 },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checkpoint {
+    pub version: i32,
+    pub entries: Vec<CheckpointEntry>,
+}
+
+/// Parses Kafka's `CheckpointFile` format. Errors name the line (as a byte position).
+pub fn parse_checkpoint(text: &str, epoch_entries: bool) -> Result<Checkpoint, DecodeError> {
+    if text.trim().is_empty() {
+        // Kafka reads an empty file as no entries.
+        return Ok(Checkpoint { version: 0, entries: Vec::new() });
+    }
+    let mut lines = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
+    let mut position = 0usize;
+    let mut next = |what: &str| -> Result<(usize, &str), DecodeError> {
+        let at = position;
+        let line = lines
+            .next()
+            .ok_or_else(|| DecodeError::new(at, format!("missing {what} line")))?;
+        position += line.len() + 1;
+        Ok((at, line))
+    };
+    let (at, v) = next("version")?;
+    let version: i32 = v.trim().parse().map_err(|_| DecodeError::new(at, format!("bad version line {v:?}")))?;
+    if version != 0 {
+        return Err(DecodeError::new(at, format!("unrecognised checkpoint version {version}")));
+    }
+    let (at, c) = next("entry count")?;
+    let count: usize = c.trim().parse().map_err(|_| DecodeError::new(at, format!("bad entry count line {c:?}")))?;
+    let mut entries = Vec::new();
+    for _ in 0..count {
+        let (at, line) = next("entry")?;
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let bad = || DecodeError::new(at, format!("malformed checkpoint line {line:?}"));
+        let entry = match (epoch_entries, fields.as_slice()) {
+            (true, [e, o]) => CheckpointEntry::Epoch {
+                epoch: e.parse().map_err(|_| bad())?,
+                start_offset: o.parse().map_err(|_| bad())?,
+            },
+            (false, [t, p, o]) => CheckpointEntry::Partition {
+                topic: t.to_string(),
+                partition: p.parse().map_err(|_| bad())?,
+                offset: o.parse().map_err(|_| bad())?,
+            },
+            _ => return Err(bad()),
+        };
+        entries.push(entry);
+    }
+    let rest: String = lines.collect::<Vec<_>>().join("");
+    if !rest.trim().is_empty() {
+        return Err(DecodeError::new(position, format!("expected {count} entries, found more lines")));
+    }
+    Ok(Checkpoint { version, entries })
+}
+
+/// `partition.metadata`: `version: 0` and `topic_id: <uuid>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionMetadata {
+    pub version: i32,
+    pub topic_id: String,
+}
+
+pub fn parse_partition_metadata(text: &str) -> Result<PartitionMetadata, DecodeError> {
+    let mut version = None;
+    let mut topic_id = None;
+    let mut at = 0usize;
+    for line in text.lines() {
+        if let Some((k, v)) = line.split_once(':') {
+            match k.trim() {
+                "version" => version = v.trim().parse().ok(),
+                "topic_id" => topic_id = Some(v.trim().to_string()),
+                _ => return Err(DecodeError::new(at, format!("unexpected line {line:?}"))),
+            }
+        } else if !line.trim().is_empty() {
+            return Err(DecodeError::new(at, format!("malformed line {line:?}")));
+        }
+        at += line.len() + 1;
+    }
+    match (version, topic_id) {
+        (Some(version), Some(topic_id)) => Ok(PartitionMetadata { version, topic_id }),
+        _ => Err(DecodeError::new(0, "expected `version:` and `topic_id:` lines")),
+    }
+}
+
+/// Java `Properties` text (`meta.properties`): `key=value` lines, `#` comments.
+pub fn parse_properties(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .map(str::trim_start)
+        .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with('!'))
+        .filter_map(|l| {
+            let split = l.find(['=', ':'])?;
+            Some((l[..split].trim().to_string(), l[split + 1..].trim().to_string()))
+        })
+        .collect()
+}
+
+/// `.kafka_cleanshutdown` and `quorum-state` are single JSON objects.
+pub fn parse_json_object(text: &str) -> Result<Value, DecodeError> {
+    if text.trim().is_empty() {
+        // Brokers before 3.5 wrote an empty clean-shutdown marker.
+        return Ok(Value::Object(Default::default()));
+    }
+    let v: Value = serde_json::from_str(text)
+        .map_err(|e| DecodeError::new(0, format!("invalid JSON at line {} column {}: {e}", e.line(), e.column())))?;
+    if v.is_object() {
+        Ok(v)
+    } else {
+        Err(DecodeError::new(0, "expected a JSON object"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checkpoints() {
+        let c = parse_checkpoint("0\n2\nfoo 0 5\nbar-baz 3 17\n", false).unwrap();
+        assert_eq!(c.entries.len(), 2);
+        assert_eq!(
+            c.entries[1],
+            CheckpointEntry::Partition { topic: "bar-baz".into(), partition: 3, offset: 17 }
+        );
+        let e = parse_checkpoint("0\r\n1\r\n0 0\r\n", true).unwrap();
+        assert_eq!(e.entries, vec![CheckpointEntry::Epoch { epoch: 0, start_offset: 0 }]);
+        assert!(parse_checkpoint("1\n0\n", false).is_err());
+        assert!(parse_checkpoint("0\n2\nfoo 0 5\n", false).is_err());
+        assert!(parse_checkpoint("", false).unwrap().entries.is_empty());
+    }
+
+    #[test]
+    fn partition_metadata_and_properties() {
+        let m = parse_partition_metadata("version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ").unwrap();
+        assert_eq!(m.topic_id, "AAAAAAAAAAAAAAAAAAAAAQ");
+        let p = parse_properties("#\n#Thu Aug 01 2024\nnode.id=1\nversion=1\ncluster.id=abc\n");
+        assert_eq!(p[0], ("node.id".into(), "1".into()));
+    }
+}

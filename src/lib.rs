@@ -1,0 +1,7 @@
+//! kseg: offline forensics for Apache Kafka data directories.
+//!
+//! Layers, from the bytes up: [`format`] (pure decoders), [`storage`] (finding and reading files,
+//! read-only), [`analysis`] (summaries and checks over decoded data), [`print`] (text, NDJSON and
+//! tables) and [`cmd`] (one small module per subcommand wiring the others).
+
+pub mod format;
