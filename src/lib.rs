@@ -4,4 +4,10 @@
 //! read-only), [`analysis`] (summaries and checks over decoded data), [`print`] (text, NDJSON and
 //! tables) and [`cmd`] (one small module per subcommand wiring the others).
 
+pub mod analysis;
+pub mod cli;
+pub mod cmd;
 pub mod format;
+pub mod print;
+pub mod scan;
+pub mod storage;

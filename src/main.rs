@@ -1,1 +1,34 @@
-fn main() {}
+use std::io;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use kseg::cli::{Cli, Command};
+use kseg::cmd::{self, is_broken_pipe, Outcome};
+
+fn run(cli: Cli) -> anyhow::Result<Outcome> {
+    match cli.command {
+        Command::DumpLog(args) => cmd::dump_log::run(args),
+        Command::Summary(args) => cmd::summary::run(args),
+        Command::Completions(args) => {
+            cmd::completions::completions(args.shell, &mut io::stdout().lock())?;
+            Ok(Outcome::Clean)
+        }
+        Command::Man => {
+            cmd::completions::man(&mut io::stdout().lock())?;
+            Ok(Outcome::Clean)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(outcome) => ExitCode::from(outcome as u8),
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("kseg: error: {e:#}");
+            ExitCode::from(Outcome::Failed as u8)
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! Analyses over decoded data: summaries now; verification, lookups and group state later.
+
+pub mod summary;

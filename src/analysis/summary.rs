@@ -1,0 +1,237 @@
+//! Per-partition summary: what a shallow scan of every segment tells about a partition, set
+//! against the log dir's checkpoint files.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::format::log::{BatchInfo, LogEntry, RecordScratch};
+use crate::format::text_files::{parse_checkpoint, CheckpointEntry};
+use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
+use crate::storage::discover::{LogDir, PartitionDir};
+use crate::storage::layout::{base_offset_of, FileKind, PartitionState};
+use crate::storage::source::{open_log, read_small};
+
+/// The offsets a log dir's checkpoint files record for one partition.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Checkpoints {
+    pub recovery_point: Option<i64>,
+    pub log_start: Option<i64>,
+    pub high_watermark: Option<i64>,
+}
+
+/// Facts about a log dir root, shared by its partitions.
+#[derive(Debug, Default, Clone)]
+pub struct LogDirFacts {
+    pub path: PathBuf,
+    pub clean_shutdown: bool,
+    pub checkpoints: BTreeMap<(String, i32), Checkpoints>,
+    /// Checkpoint files that could not be parsed: (file, message).
+    pub problems: Vec<(PathBuf, String)>,
+}
+
+pub fn log_dir_facts(dir: &LogDir) -> LogDirFacts {
+    let mut facts = LogDirFacts {
+        path: dir.path.clone(),
+        ..Default::default()
+    };
+    for f in &dir.files {
+        let slot: fn(&mut Checkpoints) -> &mut Option<i64> = match f.kind {
+            FileKind::CleanShutdown => {
+                facts.clean_shutdown = true;
+                continue;
+            }
+            FileKind::RecoveryPointCheckpoint => |c| &mut c.recovery_point,
+            FileKind::LogStartOffsetCheckpoint => |c| &mut c.log_start,
+            FileKind::ReplicationOffsetCheckpoint => |c| &mut c.high_watermark,
+            _ => continue,
+        };
+        let parsed = read_small(&f.path, 64 << 20)
+            .map_err(|e| e.to_string())
+            .and_then(|b| String::from_utf8(b).map_err(|_| "not UTF-8 text".to_string()))
+            .and_then(|t| parse_checkpoint(&t, false).map_err(|e| e.to_string()));
+        match parsed {
+            Ok(c) => {
+                for e in c.entries {
+                    if let CheckpointEntry::Partition { topic, partition, offset } = e {
+                        *slot(facts.checkpoints.entry((topic, partition)).or_default()) = Some(offset);
+                    }
+                }
+            }
+            Err(msg) => facts.problems.push((f.path.clone(), msg)),
+        }
+    }
+    facts
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct PartitionSummary {
+    pub path: PathBuf,
+    pub log_dir: Option<PathBuf>,
+    pub topic: String,
+    pub partition: i32,
+    pub state: Option<PartitionState>,
+    pub segments: u64,
+    pub bytes: u64,
+    pub log_start_offset: Option<i64>,
+    pub log_end_offset: Option<i64>,
+    pub batches: u64,
+    pub records: u64,
+    pub first_timestamp: Option<i64>,
+    pub last_timestamp: Option<i64>,
+    pub magics: BTreeMap<i8, u64>,
+    pub codecs: BTreeMap<&'static str, u64>,
+    pub producer_ids: BTreeSet<i64>,
+    pub transactional_batches: u64,
+    pub control_batches: u64,
+    pub crc_errors: u64,
+    pub invalid_bytes: u64,
+    pub problems: u64,
+    pub clean_shutdown: Option<bool>,
+    pub checkpoints: Checkpoints,
+    /// Human sentences about inconsistencies (checkpoints beyond the log end, ...).
+    pub warnings: Vec<String>,
+}
+
+struct Collect<'a> {
+    s: &'a mut PartitionSummary,
+    first_in_segment: Option<i64>,
+    last_offset: Option<i64>,
+}
+
+impl LogSink for Collect<'_> {
+    fn batch(&mut self, _position: u64, _entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
+        let s = &mut *self.s;
+        s.batches += 1;
+        s.records += b.count.unwrap_or(1).max(0) as u64;
+        *s.magics.entry(b.magic).or_default() += 1;
+        *s.codecs.entry(b.codec.name()).or_default() += 1;
+        if b.producer_id >= 0 {
+            s.producer_ids.insert(b.producer_id);
+        }
+        s.transactional_batches += b.is_transactional as u64;
+        s.control_batches += b.is_control as u64;
+        if b.first_timestamp >= 0 {
+            s.first_timestamp = Some(s.first_timestamp.map_or(b.first_timestamp, |t| t.min(b.first_timestamp)));
+        }
+        if b.max_timestamp >= 0 {
+            s.last_timestamp = Some(s.last_timestamp.map_or(b.max_timestamp, |t| t.max(b.max_timestamp)));
+        }
+        self.first_in_segment.get_or_insert(b.base_offset);
+        self.last_offset = Some(self.last_offset.map_or(b.last_offset, |l| l.max(b.last_offset)));
+        Ok(Flow::Continue)
+    }
+
+    fn problem(&mut self, _problem: &LogProblem<'_>) -> io::Result<Flow> {
+        Ok(Flow::Continue)
+    }
+}
+
+/// Scans every segment of a partition (headers and CRCs only).
+pub fn summarize_partition(
+    p: &PartitionDir,
+    facts: Option<&LogDirFacts>,
+    mmap: bool,
+    scratch: &mut RecordScratch,
+) -> PartitionSummary {
+    let mut s = PartitionSummary {
+        path: p.path.clone(),
+        log_dir: facts.map(|f| f.path.clone()),
+        topic: p.name.topic.clone(),
+        partition: p.name.partition,
+        state: Some(p.name.state),
+        clean_shutdown: facts.map(|f| f.clean_shutdown),
+        ..Default::default()
+    };
+    if let Some(f) = facts {
+        s.checkpoints = f
+            .checkpoints
+            .get(&(p.name.topic.clone(), p.name.partition))
+            .copied()
+            .unwrap_or_default();
+    }
+    let mut last_segment_base = None;
+    let mut last_offset: Option<i64> = None;
+    for file in p.files.iter().filter(|f| f.kind == FileKind::Log) {
+        s.segments += 1;
+        let name = file.path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let base = base_offset_of(&name);
+        last_segment_base = base.or(last_segment_base);
+        if s.log_start_offset.is_none() {
+            s.log_start_offset = base;
+        }
+        let mut src = match open_log(&file.path, mmap) {
+            Ok(src) => src,
+            Err(e) => {
+                s.problems += 1;
+                s.warnings.push(format!("{}: cannot read: {e}", file.path.display()));
+                continue;
+            }
+        };
+        s.bytes += src.len();
+        let mut sink = Collect { s: &mut s, first_in_segment: None, last_offset: None };
+        match scan_log(src.as_mut(), &ScanOptions::default(), scratch, &mut sink) {
+            Ok(stats) => {
+                let seg_last = sink.last_offset;
+                s.crc_errors += stats.crc_errors;
+                s.invalid_bytes += stats.invalid_bytes;
+                s.problems += stats.problems;
+                if let Some(l) = seg_last {
+                    last_offset = Some(last_offset.map_or(l, |x: i64| x.max(l)));
+                }
+            }
+            Err(e) => {
+                s.problems += 1;
+                s.warnings.push(format!("{}: read error: {e}", file.path.display()));
+            }
+        }
+    }
+    // The log end offset is one past the last batch, or the active segment's base when empty.
+    s.log_end_offset = match (last_offset, last_segment_base) {
+        (Some(l), Some(b)) => Some((l + 1).max(b)),
+        (Some(l), None) => Some(l + 1),
+        (None, b) => b,
+    };
+    if let (Some(ckpt), Some(start)) = (s.checkpoints.log_start, s.log_start_offset) {
+        if ckpt > start {
+            s.log_start_offset = Some(ckpt);
+        }
+    }
+    if let Some(end) = s.log_end_offset {
+        for (name, value) in [
+            ("high watermark", s.checkpoints.high_watermark),
+            ("recovery point", s.checkpoints.recovery_point),
+            ("log start offset checkpoint", s.checkpoints.log_start),
+        ] {
+            if let Some(v) = value {
+                if v > end {
+                    s.warnings.push(format!("{name} {v} is beyond the log end offset {end}"));
+                }
+            }
+        }
+    }
+    if s.crc_errors > 0 {
+        s.warnings.push(format!("{} batches fail their CRC", s.crc_errors));
+    }
+    if s.invalid_bytes > 0 {
+        s.warnings.push(format!("{} invalid bytes (torn tail or corruption)", s.invalid_bytes));
+    }
+    s
+}
+
+/// Summaries for loose segment files given directly: one row per file.
+pub fn summarize_file(path: &Path, mmap: bool, scratch: &mut RecordScratch) -> PartitionSummary {
+    let p = PartitionDir {
+        path: path.to_path_buf(),
+        name: crate::storage::layout::PartitionName {
+            topic: path.display().to_string(),
+            partition: -1,
+            state: PartitionState::Live,
+        },
+        files: vec![crate::storage::discover::DataFile { path: path.to_path_buf(), kind: FileKind::Log }],
+    };
+    let mut s = summarize_partition(&p, None, mmap, scratch);
+    s.state = None;
+    s
+}

@@ -1,0 +1,137 @@
+//! The command line: every subcommand and flag, defined once. The same definitions drive
+//! `--help`, `kseg man` and `kseg completions`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::format::compression::DEFAULT_MAX_DECOMPRESSED;
+use crate::print::escape::Encoding;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "kseg",
+    version,
+    about = "Offline forensics for Apache Kafka data directories",
+    long_about = "Offline forensics for Apache Kafka data directories: decode segments, indexes, \
+                  snapshots and checkpoints without a JVM or a running cluster. kseg never writes \
+                  to what it reads.\n\nExit codes: 0 success, 1 the data has problems (bad CRCs, \
+                  torn tails, ...), 2 kseg could not do what was asked (usage, unreadable path)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Decode segment, index, snapshot and checkpoint files like kafka-dump-log.sh
+    DumpLog(DumpLogArgs),
+    /// One row per topic-partition: segments, offsets, records, timestamps, codecs, checkpoints
+    Summary(SummaryArgs),
+    /// Print a shell completion script
+    Completions(CompletionsArgs),
+    /// Print the man page (roff)
+    Man,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ReadArgs {
+    /// Memory-map log files instead of reading them. Faster on offline copies; never use it on
+    /// a live broker's data dir (a concurrent truncation kills kseg with SIGBUS)
+    #[arg(long)]
+    pub mmap: bool,
+
+    /// Largest decompressed size accepted for one batch; larger batches are reported as errors
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_DECOMPRESSED)]
+    pub max_decompressed_bytes: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct DumpLogArgs {
+    /// Files, partition dirs or log dirs (any mix; several log dirs = JBOD)
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Comma-separated files, as kafka-dump-log.sh takes them
+    #[arg(long, value_delimiter = ',', value_name = "FILE,...")]
+    pub files: Vec<PathBuf>,
+
+    /// One line per record after each batch line
+    #[arg(long)]
+    pub deep_iteration: bool,
+
+    /// Print record keys and values (implies --deep-iteration)
+    #[arg(long)]
+    pub print_data_log: bool,
+
+    /// Do not print per-record metadata (and so no control-record details)
+    #[arg(long)]
+    pub skip_record_metadata: bool,
+
+    /// Only read batches lying completely inside the first N bytes of each log
+    #[arg(long, value_name = "N", default_value_t = i32::MAX as u64)]
+    pub max_bytes: u64,
+
+    /// Stop after N records (with --deep-iteration) or N batches
+    #[arg(long, value_name = "N")]
+    pub max_messages: Option<u64>,
+
+    /// Only batches and records with offsets >= N
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub from_offset: Option<i64>,
+
+    /// Only batches and records with offsets <= N
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub to_offset: Option<i64>,
+
+    /// NDJSON output, one object per line
+    #[arg(long)]
+    pub json: bool,
+
+    /// How --json shows keys, values and header values: auto is a string when valid UTF-8 and
+    /// {"base64": ...} otherwise (lossless)
+    #[arg(long, value_enum, default_value_t = Encoding::Auto)]
+    pub encoding: Encoding,
+
+    /// For .index/.timeindex: check without printing entries
+    #[arg(long)]
+    pub verify_index_only: bool,
+
+    /// For .index/.timeindex: run only Kafka's index sanity check
+    #[arg(long)]
+    pub index_sanity_check: bool,
+
+    /// Kafka compatibility: accepted; keys and values print as text
+    #[arg(long, hide = true, num_args = 0..=1)]
+    pub key_decoder_class: Option<Option<String>>,
+    #[arg(long, hide = true, num_args = 0..=1)]
+    pub value_decoder_class: Option<Option<String>>,
+
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct SummaryArgs {
+    /// Log dirs, partition dirs or segment files
+    #[arg(value_name = "LOGDIR", required = true)]
+    pub paths: Vec<PathBuf>,
+
+    /// NDJSON output: one "partition" object per row, then a "summary"
+    #[arg(long)]
+    pub json: bool,
+
+    /// Never draw a progress bar
+    #[arg(long)]
+    pub no_progress: bool,
+
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}

@@ -1,0 +1,339 @@
+//! `kseg dump-log`: discover the inputs, scan every file, print it as text or NDJSON.
+
+use std::io::{self, BufWriter};
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use serde_json::{json, Map, Value};
+
+use super::Outcome;
+use crate::cli::DumpLogArgs;
+use crate::format::index::{OffsetIndex, TimeIndex};
+use crate::format::log::{ByteSource, RecordScratch};
+use crate::format::producer_snapshot::parse_producer_snapshot;
+use crate::format::text_files::{parse_checkpoint, parse_json_object, parse_partition_metadata, parse_properties};
+use crate::format::txn_index::parse_txn_index;
+use crate::print::dump_json::JsonDump;
+use crate::print::dump_text::{TextDump, TextStyle};
+use crate::print::{DumpPrinter, DumpSummary};
+use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
+use crate::storage::discover::{discover, DataFile};
+use crate::storage::layout::{base_offset_of, FileKind};
+use crate::storage::source::{open_log, read_small, FileSource};
+use crate::format::log::{BatchInfo, LogEntry, LogRecord};
+
+/// Index and snapshot files are read whole; a preallocated index is 10 MiB, so 1 GiB is
+/// generous while still refusing absurd files.
+const SMALL_FILE_LIMIT: u64 = 1 << 30;
+
+pub fn run(args: DumpLogArgs) -> Result<Outcome> {
+    let mut paths = args.paths.clone();
+    paths.extend(args.files.iter().cloned());
+    if paths.is_empty() {
+        anyhow::bail!("no input: give files, partition dirs or log dirs (or --files a,b)");
+    }
+    let set = discover(&paths)?;
+    let stdout = io::stdout();
+    let out = BufWriter::with_capacity(256 * 1024, stdout.lock());
+    let print_data = args.print_data_log || args.key_decoder_class.is_some() || args.value_decoder_class.is_some();
+    let mut printer: Box<dyn DumpPrinter> = if args.json {
+        Box::new(JsonDump::new(out, args.encoding))
+    } else {
+        Box::new(TextDump::new(
+            out,
+            TextStyle {
+                print_data,
+                skip_record_metadata: args.skip_record_metadata,
+                verify_only: args.verify_index_only,
+            },
+        ))
+    };
+    let mut dumper = Dumper {
+        args: &args,
+        scan: ScanOptions {
+            deep: args.deep_iteration || print_data,
+            max_bytes: if args.max_bytes >= i32::MAX as u64 { u64::MAX } else { args.max_bytes },
+            offsets: (args.from_offset.unwrap_or(i64::MIN), args.to_offset.unwrap_or(i64::MAX)),
+        },
+        scratch: RecordScratch::with_cap(args.read.max_decompressed_bytes),
+        summary: DumpSummary::default(),
+        budget: args.max_messages,
+    };
+    let mut outcome = Outcome::Clean;
+    for item in &set.unrecognised {
+        printer.unrecognised(item)?;
+        dumper.summary.unrecognised += 1;
+        if item.foreign_layout.is_some() {
+            outcome = outcome.worst(Outcome::DataProblems);
+        }
+    }
+    let mut files: Vec<&DataFile> = set.files.iter().collect();
+    for dir in &set.log_dirs {
+        files.extend(dir.files.iter());
+        for p in &dir.partitions {
+            files.extend(p.files.iter());
+        }
+    }
+    for p in &set.partitions {
+        files.extend(p.files.iter());
+    }
+    for file in files {
+        if dumper.budget == Some(0) {
+            break;
+        }
+        dumper.dump_file(printer.as_mut(), &file.path, &file.kind)?;
+    }
+    printer.finish(&dumper.summary)?;
+    if set.is_empty() {
+        return Ok(Outcome::Failed);
+    }
+    if dumper.summary.errors > 0 || dumper.summary.crc_errors > 0 {
+        outcome = outcome.worst(Outcome::DataProblems);
+    }
+    Ok(outcome)
+}
+
+struct Dumper<'a> {
+    args: &'a DumpLogArgs,
+    scan: ScanOptions,
+    scratch: RecordScratch,
+    summary: DumpSummary,
+    /// Records (deep) or batches (shallow) still allowed by --max-messages.
+    budget: Option<u64>,
+}
+
+/// Counts printed items against --max-messages and stops the scan when the budget is spent.
+struct Budgeted<'p> {
+    inner: &'p mut dyn DumpPrinter,
+    budget: &'p mut Option<u64>,
+    deep: bool,
+}
+
+impl Budgeted<'_> {
+    fn spend(&mut self) -> Flow {
+        match self.budget {
+            Some(0) => Flow::Stop,
+            Some(n) => {
+                *n -= 1;
+                if *n == 0 {
+                    Flow::Stop
+                } else {
+                    Flow::Continue
+                }
+            }
+            None => Flow::Continue,
+        }
+    }
+}
+
+impl LogSink for Budgeted<'_> {
+    fn batch(&mut self, position: u64, entry: &LogEntry<'_>, info: &BatchInfo) -> io::Result<Flow> {
+        if *self.budget == Some(0) {
+            return Ok(Flow::Stop);
+        }
+        self.inner.batch(position, entry, info)?;
+        Ok(if self.deep { Flow::Continue } else { self.spend() })
+    }
+    fn record(&mut self, position: u64, info: &BatchInfo, record: &LogRecord<'_>) -> io::Result<Flow> {
+        self.inner.record(position, info, record)?;
+        Ok(self.spend())
+    }
+    fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<Flow> {
+        self.inner.problem(problem)
+    }
+}
+
+impl Dumper<'_> {
+    fn dump_file(&mut self, printer: &mut dyn DumpPrinter, path: &Path, kind: &FileKind) -> Result<()> {
+        self.summary.files += 1;
+        let effective = match kind {
+            FileKind::Deleted(inner) | FileKind::Cleaned(inner) | FileKind::Swap(inner) => inner.as_ref(),
+            other => other,
+        };
+        if matches!(effective, FileKind::Unknown | FileKind::Temporary) {
+            // Reported by discovery for files found in dirs; files given directly land here.
+            printer.begin_file(path, kind)?;
+            printer.file_error(None, &format!("{}: not a file kseg can decode", kind.describe()))?;
+            self.summary.unrecognised += 1;
+            return Ok(());
+        }
+        printer.begin_file(path, kind)?;
+        if let Err(e) = self.dump_content(printer, path, effective) {
+            if e.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe) {
+                return Err(e);
+            }
+            self.summary.errors += 1;
+            printer.file_error(None, &format!("cannot read: {e:#}"))?;
+        }
+        Ok(())
+    }
+
+    fn dump_content(&mut self, printer: &mut dyn DumpPrinter, path: &Path, kind: &FileKind) -> Result<()> {
+        let base = base_offset_of(&path.file_name().unwrap_or_default().to_string_lossy()).unwrap_or(0);
+        match kind {
+            k if k.is_log_data() => {
+                let mut src = open_log(path, self.args.read.mmap)?;
+                let deep = self.scan.deep;
+                let mut sink = Budgeted { inner: printer, budget: &mut self.budget, deep };
+                let stats = scan_log(src.as_mut(), &self.scan, &mut self.scratch, &mut sink)?;
+                self.summary.batches += stats.batches;
+                self.summary.records += stats.records;
+                self.summary.errors += stats.problems;
+                self.summary.crc_errors += stats.crc_errors;
+                self.summary.invalid_bytes += stats.invalid_bytes;
+            }
+            FileKind::OffsetIndex => {
+                let bytes = read_small(path, SMALL_FILE_LIMIT)?;
+                let index = OffsetIndex::new(base, &bytes);
+                if index.layout.slots == 0 {
+                    return Ok(printer.index_empty()?);
+                }
+                if self.args.index_sanity_check {
+                    return self.sanity(printer, index.sanity_check());
+                }
+                let log = path.with_extension("log");
+                let mut log_src = FileSource::open(&log).ok();
+                for entry in index.entries() {
+                    if let Some(src) = log_src.as_mut() {
+                        match last_offset_at(src, entry.position as u64)? {
+                            Some(last) if last == entry.offset => {}
+                            Some(last) => printer.index_mismatch(entry.offset, last)?,
+                            None => printer.index_mismatch(entry.offset, -1)?,
+                        }
+                    }
+                    printer.index_entry(&entry)?;
+                }
+                if let Some(e) = crate::format::index::describe_layout(&index.layout, 8) {
+                    self.summary.errors += 1;
+                    printer.file_error(Some(e.position), &e.message)?;
+                }
+            }
+            FileKind::TimeIndex => {
+                let bytes = read_small(path, SMALL_FILE_LIMIT)?;
+                let index = TimeIndex::new(base, &bytes);
+                if self.args.index_sanity_check {
+                    return self.sanity(printer, index.sanity_check());
+                }
+                for entry in index.entries() {
+                    printer.time_index_entry(&entry)?;
+                }
+                if let Some(e) = crate::format::index::describe_layout(&index.layout, 12) {
+                    self.summary.errors += 1;
+                    printer.file_error(Some(e.position), &e.message)?;
+                }
+            }
+            FileKind::TxnIndex => {
+                let bytes = read_small(path, SMALL_FILE_LIMIT)?;
+                let (entries, partial) = parse_txn_index(&bytes);
+                for entry in entries {
+                    match entry {
+                        Ok(t) => printer.aborted_txn(&t)?,
+                        Err(e) => {
+                            self.summary.errors += 1;
+                            printer.file_error(Some(e.position), &e.message)?;
+                        }
+                    }
+                }
+                if let Some(at) = partial {
+                    self.summary.errors += 1;
+                    printer.file_error(Some(at as u64), &format!("partial entry of {} bytes (entries are 34 bytes)", bytes.len() - at))?;
+                }
+            }
+            FileKind::ProducerSnapshot => {
+                let bytes = read_small(path, SMALL_FILE_LIMIT)?;
+                match parse_producer_snapshot(&bytes) {
+                    Ok(s) => {
+                        if !s.crc_valid {
+                            self.summary.errors += 1;
+                            printer.file_error(Some(2), &format!("snapshot CRC {} does not match its contents", s.crc))?;
+                        }
+                        for e in &s.entries {
+                            printer.producer_entry(e)?;
+                        }
+                    }
+                    Err(e) => {
+                        self.summary.errors += 1;
+                        printer.file_error(Some(e.position), &e.message)?;
+                    }
+                }
+            }
+            FileKind::LeaderEpochCheckpoint
+            | FileKind::RecoveryPointCheckpoint
+            | FileKind::LogStartOffsetCheckpoint
+            | FileKind::ReplicationOffsetCheckpoint
+            | FileKind::CleanerOffsetCheckpoint => {
+                let text = read_text(path)?;
+                match parse_checkpoint(&text, *kind == FileKind::LeaderEpochCheckpoint) {
+                    Ok(c) => {
+                        for e in &c.entries {
+                            printer.checkpoint_entry(e)?;
+                        }
+                    }
+                    Err(e) => {
+                        self.summary.errors += 1;
+                        printer.file_error(Some(e.position), &e.message)?;
+                    }
+                }
+            }
+            FileKind::PartitionMetadata => match parse_partition_metadata(&read_text(path)?) {
+                Ok(m) => printer.file_content(&json!({"version": m.version, "topic_id": m.topic_id}))?,
+                Err(e) => {
+                    self.summary.errors += 1;
+                    printer.file_error(Some(e.position), &e.message)?;
+                }
+            },
+            FileKind::MetaProperties => {
+                let props: Map<String, Value> = parse_properties(&read_text(path)?)
+                    .into_iter()
+                    .map(|(k, v)| (k, Value::String(v)))
+                    .collect();
+                printer.file_content(&Value::Object(props))?;
+            }
+            FileKind::CleanShutdown | FileKind::QuorumState => match parse_json_object(&read_text(path)?) {
+                Ok(v) => printer.file_content(&v)?,
+                Err(e) => {
+                    self.summary.errors += 1;
+                    printer.file_error(Some(e.position), &e.message)?;
+                }
+            },
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn sanity(&mut self, printer: &mut dyn DumpPrinter, result: Result<(), String>) -> Result<()> {
+        match result {
+            Ok(()) => printer.sanity_passed()?,
+            Err(msg) => {
+                self.summary.errors += 1;
+                printer.file_error(None, &format!("corrupt index: {msg}"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn read_text(path: &Path) -> Result<String> {
+    let bytes = read_small(path, 64 << 20)?;
+    String::from_utf8(bytes).map_err(|e| anyhow::anyhow!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
+}
+
+/// The last offset of the entry that starts at `position`, read from its header alone.
+fn last_offset_at(src: &mut FileSource, position: u64) -> io::Result<Option<i64>> {
+    let h = src.read_at(position, 27)?;
+    if h.len() < 17 {
+        return Ok(None);
+    }
+    let base = i64::from_be_bytes(h[0..8].try_into().expect("8 bytes"));
+    if (h[16] as i8) < 2 {
+        return Ok(Some(base));
+    }
+    if h.len() < 27 {
+        return Ok(None);
+    }
+    let delta = i32::from_be_bytes(h[23..27].try_into().expect("4 bytes"));
+    Ok(Some(base.wrapping_add(delta as i64)))
+}
+
+#[allow(dead_code)]
+fn _assert_paths_are_owned(_: PathBuf) {}

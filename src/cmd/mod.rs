@@ -1,0 +1,34 @@
+//! One small module per subcommand, wiring storage, analyses and printers together.
+
+pub mod completions;
+pub mod dump_log;
+pub mod summary;
+
+use std::io;
+
+/// Exit codes shared by every command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Everything read cleanly.
+    Clean = 0,
+    /// The data has problems (bad CRCs, torn tails, undecodable files).
+    DataProblems = 1,
+    /// kseg could not do what was asked (usage, unreadable or non-Kafka path).
+    Failed = 2,
+}
+
+impl Outcome {
+    pub fn worst(self, other: Outcome) -> Outcome {
+        if (other as i32) > (self as i32) {
+            other
+        } else {
+            self
+        }
+    }
+}
+
+/// Whether an error (anywhere in its chain) is a closed stdout, as in `kseg ... | head`.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain()
+        .any(|e| e.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe))
+}

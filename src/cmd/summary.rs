@@ -1,0 +1,106 @@
+//! `kseg summary`: one row per topic-partition, scanned in parallel (one task per partition).
+
+use std::io::{self, BufWriter, IsTerminal, Write};
+
+use anyhow::Result;
+use rayon::prelude::*;
+use serde_json::json;
+
+use super::Outcome;
+use crate::analysis::summary::{log_dir_facts, summarize_file, summarize_partition, LogDirFacts, PartitionSummary};
+use crate::cli::SummaryArgs;
+use crate::format::log::RecordScratch;
+use crate::print::{report_error, summary};
+use crate::storage::discover::{discover, PartitionDir};
+
+pub fn run(args: SummaryArgs) -> Result<Outcome> {
+    let set = discover(&args.paths)?;
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let mut outcome = Outcome::Clean;
+    for item in &set.unrecognised {
+        if args.json {
+            let v = json!({"type": if item.foreign_layout.is_some() { "error" } else { "unrecognised" },
+                "file": item.path.display().to_string(), "layout": item.foreign_layout, "message": item.reason});
+            serde_json::to_writer(&mut out, &v)?;
+            out.write_all(b"\n")?;
+        }
+        if item.foreign_layout.is_some() {
+            report_error(&item.path, None, &item.reason);
+            outcome = outcome.worst(Outcome::DataProblems);
+        }
+    }
+    let facts: Vec<LogDirFacts> = set.log_dirs.iter().map(log_dir_facts).collect();
+    for f in &facts {
+        for (path, msg) in &f.problems {
+            report_error(path, None, msg);
+            outcome = outcome.worst(Outcome::DataProblems);
+        }
+    }
+    let mut work: Vec<(&PartitionDir, Option<&LogDirFacts>)> = Vec::new();
+    for (dir, f) in set.log_dirs.iter().zip(&facts) {
+        work.extend(dir.partitions.iter().map(|p| (p, Some(f))));
+    }
+    work.extend(set.partitions.iter().map(|p| (p, None)));
+
+    let progress = (!args.no_progress && io::stderr().is_terminal() && work.len() > 1).then(|| {
+        let bar = indicatif::ProgressBar::new(work.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {pos}/{len} partitions {wide_bar} {elapsed}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let cap = args.read.max_decompressed_bytes;
+    let mmap = args.read.mmap;
+    let mut rows: Vec<PartitionSummary> = work
+        .par_iter()
+        .map_init(
+            || RecordScratch::with_cap(cap),
+            |scratch, (p, f)| {
+                let row = summarize_partition(p, *f, mmap, scratch);
+                if let Some(bar) = &progress {
+                    bar.inc(1);
+                }
+                row
+            },
+        )
+        .collect();
+    let mut scratch = RecordScratch::with_cap(cap);
+    for file in set.files.iter().filter(|f| f.kind.is_log_data()) {
+        rows.push(summarize_file(&file.path, mmap, &mut scratch));
+    }
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    let problems = rows.iter().filter(|r| r.crc_errors > 0 || r.problems > 0).count();
+    if problems > 0 {
+        outcome = outcome.worst(Outcome::DataProblems);
+    }
+    if args.json {
+        for r in &rows {
+            summary::json_row(&mut out, r)?;
+        }
+        let v = json!({"type": "summary", "logDirs": set.log_dirs.len(), "partitions": rows.len(),
+            "records": rows.iter().map(|r| r.records).sum::<u64>(),
+            "bytes": rows.iter().map(|r| r.bytes).sum::<u64>(),
+            "partitionsWithProblems": problems});
+        serde_json::to_writer(&mut out, &v)?;
+        out.write_all(b"\n")?;
+    } else {
+        for f in &facts {
+            writeln!(
+                out,
+                "Log dir {}: {}",
+                f.path.display(),
+                if f.clean_shutdown { "clean shutdown marker present" } else { "no clean shutdown marker (Kafka will run recovery)" }
+            )?;
+        }
+        summary::table(&mut out, &rows)?;
+    }
+    out.flush()?;
+    if set.is_empty() {
+        return Ok(Outcome::Failed);
+    }
+    Ok(outcome)
+}

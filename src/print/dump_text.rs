@@ -1,0 +1,347 @@
+//! `kafka-dump-log.sh` text output (Kafka 4.3+ layout), line for line.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::escape::write_escaped;
+use super::{report_error, DumpPrinter, DumpSummary};
+use crate::format::control::{decode_control, ControlType};
+use crate::format::index::{OffsetEntry, TimeEntry};
+use crate::format::log::{BatchInfo, LogEntry, LogRecord};
+use crate::format::producer_snapshot::ProducerEntry;
+use crate::format::text_files::CheckpointEntry;
+use crate::format::txn_index::AbortedTxn;
+use crate::scan::{Flow, LogProblem, LogSink};
+use crate::storage::discover::Unrecognised;
+use crate::storage::layout::{base_offset_of, FileKind};
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TextStyle {
+    pub print_data: bool,
+    pub skip_record_metadata: bool,
+    pub verify_only: bool,
+}
+
+pub struct TextDump<W: Write> {
+    out: W,
+    style: TextStyle,
+    file: PathBuf,
+    last_offset: i64,
+    /// Per file (absolute path): previous offset → next offset, reported on stderr at the end.
+    gaps: Vec<(PathBuf, BTreeMap<i64, i64>)>,
+    mismatches: Vec<(PathBuf, BTreeMap<std::cmp::Reverse<i64>, i64>)>,
+}
+
+impl<W: Write> TextDump<W> {
+    pub fn new(out: W, style: TextStyle) -> Self {
+        TextDump {
+            out,
+            style,
+            file: PathBuf::new(),
+            last_offset: -1,
+            gaps: Vec::new(),
+            mismatches: Vec::new(),
+        }
+    }
+
+    fn file_name(&self) -> String {
+        self.file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+fn optional_long(v: Option<i64>) -> String {
+    match v {
+        Some(x) => format!("OptionalLong[{x}]"),
+        None => "OptionalLong.empty".into(),
+    }
+}
+
+impl<W: Write> LogSink for TextDump<W> {
+    fn batch(&mut self, position: u64, _entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
+        let o = &mut self.out;
+        if b.magic >= 2 {
+            write!(
+                o,
+                "baseOffset: {} lastOffset: {} count: {} baseSequence: {} lastSequence: {} producerId: {} producerEpoch: {} partitionLeaderEpoch: {} isTransactional: {} isControl: {} deleteHorizonMs: {}",
+                b.base_offset,
+                b.last_offset,
+                b.count.unwrap_or(0),
+                b.base_sequence,
+                b.last_sequence,
+                b.producer_id,
+                b.producer_epoch,
+                b.partition_leader_epoch,
+                b.is_transactional,
+                b.is_control,
+                optional_long(b.delete_horizon_ms)
+            )?;
+        } else {
+            write!(o, "offset: {}", b.last_offset)?;
+        }
+        writeln!(
+            o,
+            " position: {position} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}",
+            b.timestamp_type.name(),
+            b.max_timestamp,
+            b.size,
+            b.magic,
+            b.codec.name(),
+            b.crc,
+            b.crc_valid
+        )?;
+        Ok(Flow::Continue)
+    }
+
+    fn record(&mut self, _position: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
+        if r.offset != self.last_offset.wrapping_add(1) {
+            let file = absolute(&self.file);
+            match self.gaps.last_mut() {
+                Some((f, m)) if *f == file => {
+                    m.insert(self.last_offset, r.offset);
+                }
+                _ => self.gaps.push((file, BTreeMap::from([(self.last_offset, r.offset)]))),
+            }
+        }
+        self.last_offset = r.offset;
+        let o = &mut self.out;
+        if !self.style.skip_record_metadata {
+            write!(
+                o,
+                "| offset: {} {}: {} keySize: {} valueSize: {}",
+                r.offset,
+                b.timestamp_type.name(),
+                r.timestamp,
+                r.key.map_or(-1, |k| k.len() as i64),
+                r.value.map_or(-1, |v| v.len() as i64)
+            )?;
+            if b.magic >= 2 {
+                write!(o, " sequence: {} headerKeys: [", r.sequence.unwrap_or(-1))?;
+                for (i, h) in r.headers.iter().enumerate() {
+                    if i > 0 {
+                        o.write_all(b",")?;
+                    }
+                    write_escaped(o, h.key)?;
+                }
+                o.write_all(b"]")?;
+            }
+            if let Some(l) = r.legacy {
+                write!(o, " isValid: {} crc: {}", l.valid, l.crc)?;
+            }
+            if b.is_control {
+                match decode_control(r.key, r.value) {
+                    Ok(c) => match c.kind {
+                        ControlType::Abort | ControlType::Commit => write!(
+                            o,
+                            " endTxnMarker: {} coordinatorEpoch: {}",
+                            c.kind.name(),
+                            c.coordinator_epoch.unwrap_or(-1)
+                        )?,
+                        ControlType::LeaderChange => write!(o, " LeaderChange: {}", c.data.unwrap_or(Value::Null))?,
+                        ControlType::SnapshotHeader => write!(o, " SnapshotHeader {}", c.data.unwrap_or(Value::Null))?,
+                        ControlType::SnapshotFooter => write!(o, " SnapshotFooter {}", c.data.unwrap_or(Value::Null))?,
+                        ControlType::KRaftVersion => write!(o, " KRaftVersion {}", c.data.unwrap_or(Value::Null))?,
+                        ControlType::KRaftVoters => write!(o, " KRaftVoters {}", c.data.unwrap_or(Value::Null))?,
+                        ControlType::Unknown(id) => write!(o, " controlType: UNKNOWN({id})")?,
+                    },
+                    Err(e) => write!(o, " controlType: INVALID ({})", e.message)?,
+                }
+            }
+        }
+        if self.style.print_data && !b.is_control {
+            let mut prefix: &[u8] = if self.style.skip_record_metadata { b"| " } else { b" " };
+            if let Some(k) = r.key {
+                o.write_all(prefix)?;
+                o.write_all(b"key: ")?;
+                write_escaped(o, k)?;
+                prefix = b" ";
+            }
+            if let Some(v) = r.value {
+                o.write_all(prefix)?;
+                o.write_all(b"payload: ")?;
+                write_escaped(o, v)?;
+            }
+        }
+        o.write_all(b"\n")?;
+        Ok(Flow::Continue)
+    }
+
+    fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<Flow> {
+        match p {
+            LogProblem::Tail { length, .. } => {
+                writeln!(self.out, "Found {length} invalid bytes at the end of {}", self.file_name())?
+            }
+            LogProblem::Corrupt { position, length, .. } => writeln!(
+                self.out,
+                "Found {length} invalid bytes at position {position} of {}",
+                self.file_name()
+            )?,
+            LogProblem::BadEntry { .. } => {}
+        }
+        self.out.flush()?;
+        report_error(&self.file, Some(p.position()), &p.message());
+        Ok(Flow::Continue)
+    }
+}
+
+impl<W: Write> DumpPrinter for TextDump<W> {
+    fn begin_file(&mut self, file: &Path, kind: &FileKind) -> io::Result<()> {
+        self.file = file.to_path_buf();
+        self.last_offset = -1;
+        writeln!(self.out, "Dumping {}", file.display())?;
+        let name = self.file_name();
+        match kind {
+            FileKind::Log => {
+                if let Some(base) = base_offset_of(&name) {
+                    writeln!(self.out, "Log starting offset: {base}")?;
+                }
+            }
+            FileKind::BootstrapCheckpoint => writeln!(self.out, "KRaft bootstrap snapshot")?,
+            FileKind::KraftSnapshot { end_offset, epoch } => {
+                writeln!(self.out, "Snapshot end offset: {end_offset}, epoch: {epoch}")?
+            }
+            FileKind::Deleted(_) | FileKind::Cleaned(_) | FileKind::Swap(_) => {
+                writeln!(self.out, "Note: this is a {}", kind.describe())?
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn index_entry(&mut self, e: &OffsetEntry) -> io::Result<()> {
+        if !self.style.verify_only {
+            writeln!(self.out, "offset: {} position: {}", e.offset, e.position)?;
+        }
+        Ok(())
+    }
+
+    fn time_index_entry(&mut self, e: &TimeEntry) -> io::Result<()> {
+        if !self.style.verify_only {
+            writeln!(self.out, "timestamp: {} offset: {}", e.timestamp, e.offset)?;
+        }
+        Ok(())
+    }
+
+    fn index_empty(&mut self) -> io::Result<()> {
+        writeln!(self.out, "{} is empty.", self.file.display())
+    }
+
+    fn sanity_passed(&mut self) -> io::Result<()> {
+        writeln!(self.out, "{} passed sanity check.", self.file.display())
+    }
+
+    fn index_mismatch(&mut self, index_offset: i64, log_offset: i64) -> io::Result<()> {
+        let file = absolute(&self.file);
+        match self.mismatches.last_mut() {
+            Some((f, m)) if *f == file => {
+                m.insert(std::cmp::Reverse(index_offset), log_offset);
+            }
+            _ => self
+                .mismatches
+                .push((file, BTreeMap::from([(std::cmp::Reverse(index_offset), log_offset)]))),
+        }
+        Ok(())
+    }
+
+    fn aborted_txn(&mut self, t: &AbortedTxn) -> io::Result<()> {
+        writeln!(
+            self.out,
+            "version: {} producerId: {} firstOffset: {} lastOffset: {} lastStableOffset: {}",
+            t.version, t.producer_id, t.first_offset, t.last_offset, t.last_stable_offset
+        )
+    }
+
+    fn producer_entry(&mut self, e: &ProducerEntry) -> io::Result<()> {
+        write!(
+            self.out,
+            "producerId: {} producerEpoch: {} coordinatorEpoch: {} currentTxnFirstOffset: {} lastTimestamp: {}",
+            e.producer_id,
+            e.epoch,
+            e.coordinator_epoch,
+            optional_long((e.current_txn_first_offset >= 0).then_some(e.current_txn_first_offset)),
+            e.timestamp
+        )?;
+        if e.has_batch_metadata() {
+            write!(
+                self.out,
+                " firstSequence: {} lastSequence: {} lastOffset: {} offsetDelta: {} timestamp: {}",
+                e.first_sequence(),
+                e.last_sequence,
+                e.last_offset,
+                e.offset_delta,
+                e.timestamp
+            )?;
+        }
+        writeln!(self.out)
+    }
+
+    fn checkpoint_entry(&mut self, e: &CheckpointEntry) -> io::Result<()> {
+        match e {
+            CheckpointEntry::Partition { topic, partition, offset } => {
+                writeln!(self.out, "topic: {topic} partition: {partition} offset: {offset}")
+            }
+            CheckpointEntry::Epoch { epoch, start_offset } => {
+                writeln!(self.out, "epoch: {epoch} startOffset: {start_offset}")
+            }
+        }
+    }
+
+    fn file_content(&mut self, content: &Value) -> io::Result<()> {
+        if let Value::Object(map) = content {
+            for (k, v) in map {
+                let text = match v {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                write!(self.out, "{k}: ")?;
+                write_escaped(&mut self.out, text.as_bytes())?;
+                writeln!(self.out)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn file_error(&mut self, position: Option<u64>, message: &str) -> io::Result<()> {
+        self.out.flush()?;
+        report_error(&self.file, position, message);
+        Ok(())
+    }
+
+    fn unrecognised(&mut self, item: &Unrecognised) -> io::Result<()> {
+        self.out.flush()?;
+        if item.foreign_layout.is_some() {
+            report_error(&item.path, None, &item.reason);
+        } else {
+            eprintln!("Ignoring unknown file {} ({})", item.path.display(), item.reason);
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, _summary: &DumpSummary) -> io::Result<()> {
+        self.out.flush()?;
+        let stderr = io::stderr();
+        let mut err = stderr.lock();
+        for (file, m) in &self.mismatches {
+            writeln!(err, "Mismatches in :{}", file.display())?;
+            for (std::cmp::Reverse(index), log) in m {
+                writeln!(err, "  Index offset: {index}, log offset: {log}")?;
+            }
+        }
+        for (file, gaps) in &self.gaps {
+            writeln!(err, "Non-consecutive offsets in {}", file.display())?;
+            for (prev, next) in gaps {
+                writeln!(err, "  {prev} is followed by {next}")?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,65 @@
+//! Printers: Kafka-compatible text, NDJSON and tables. They format what the scanners and
+//! analyses produce and never decode anything themselves.
+
+pub mod dump_json;
+pub mod dump_text;
+pub mod escape;
+pub mod summary;
+
+use std::io;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::format::index::{OffsetEntry, TimeEntry};
+use crate::format::producer_snapshot::ProducerEntry;
+use crate::format::text_files::CheckpointEntry;
+use crate::format::txn_index::AbortedTxn;
+use crate::scan::LogSink;
+use crate::storage::discover::Unrecognised;
+use crate::storage::layout::FileKind;
+
+/// Counts for the closing summary of a dump.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct DumpSummary {
+    pub files: u64,
+    pub batches: u64,
+    pub records: u64,
+    pub errors: u64,
+    pub crc_errors: u64,
+    pub invalid_bytes: u64,
+    pub unrecognised: u64,
+}
+
+/// What `kseg dump-log` needs from an output format.
+pub trait DumpPrinter: LogSink {
+    fn begin_file(&mut self, file: &Path, kind: &FileKind) -> io::Result<()>;
+    fn index_entry(&mut self, entry: &OffsetEntry) -> io::Result<()>;
+    fn time_index_entry(&mut self, entry: &TimeEntry) -> io::Result<()>;
+    /// An index with no entries (`<file> is empty.`).
+    fn index_empty(&mut self) -> io::Result<()>;
+    /// `--index-sanity-check` passed.
+    fn sanity_passed(&mut self) -> io::Result<()>;
+    /// An offset-index entry whose offset is not the last offset of the batch at its position.
+    fn index_mismatch(&mut self, index_offset: i64, log_offset: i64) -> io::Result<()>;
+    fn aborted_txn(&mut self, txn: &AbortedTxn) -> io::Result<()>;
+    fn producer_entry(&mut self, entry: &ProducerEntry) -> io::Result<()>;
+    fn checkpoint_entry(&mut self, entry: &CheckpointEntry) -> io::Result<()>;
+    /// A decoded small file (partition.metadata, meta.properties, markers) as one JSON object.
+    fn file_content(&mut self, content: &Value) -> io::Result<()>;
+    /// A problem in a non-log file, or a file that could not be read.
+    fn file_error(&mut self, position: Option<u64>, message: &str) -> io::Result<()>;
+    fn unrecognised(&mut self, item: &Unrecognised) -> io::Result<()>;
+    fn finish(&mut self, summary: &DumpSummary) -> io::Result<()>;
+}
+
+/// The one-line stderr report every error gets: file, byte position, what is wrong.
+pub fn report_error(file: &Path, position: Option<u64>, message: &str) {
+    use std::io::Write;
+    let stderr = io::stderr();
+    let mut err = stderr.lock();
+    let _ = match position {
+        Some(p) => writeln!(err, "kseg: {}: byte {p}: {message}", file.display()),
+        None => writeln!(err, "kseg: {}: {message}", file.display()),
+    };
+}

@@ -1,0 +1,285 @@
+//! Turning the paths a user gives (files, partition dirs, log dirs, or a tree holding them)
+//! into an ordered plan of what to read, reporting everything that is not Kafka's.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::layout::{classify_file, file_order, is_redpanda_file_name, parse_partition_dir, FileKind, PartitionName};
+
+#[derive(Debug, Clone)]
+pub struct DataFile {
+    pub path: PathBuf,
+    pub kind: FileKind,
+}
+
+#[derive(Debug, Clone)]
+pub struct PartitionDir {
+    pub path: PathBuf,
+    pub name: PartitionName,
+    /// Files in Kafka's order (by offset, log before its indexes, then the rest by name).
+    pub files: Vec<DataFile>,
+}
+
+#[derive(Debug, Clone)]
+pub struct LogDir {
+    pub path: PathBuf,
+    /// Root-level files: checkpoints, meta.properties, clean-shutdown marker, bootstrap...
+    pub files: Vec<DataFile>,
+    pub partitions: Vec<PartitionDir>,
+}
+
+/// Something kseg found and will not read, with the reason.
+#[derive(Debug, Clone)]
+pub struct Unrecognised {
+    pub path: PathBuf,
+    pub reason: String,
+    /// A data dir of another system (Redpanda) rather than a stray file.
+    pub foreign_layout: Option<&'static str>,
+}
+
+#[derive(Debug, Default)]
+pub struct DataSet {
+    pub log_dirs: Vec<LogDir>,
+    /// Partition dirs given directly (not inside a given log dir).
+    pub partitions: Vec<PartitionDir>,
+    /// Files given directly.
+    pub files: Vec<DataFile>,
+    pub unrecognised: Vec<Unrecognised>,
+}
+
+impl DataSet {
+    pub fn is_empty(&self) -> bool {
+        self.log_dirs.is_empty() && self.partitions.is_empty() && self.files.is_empty()
+    }
+
+    /// Every partition, from log dirs and given directly (JBOD: one topic-partition may appear in
+    /// several log dirs, e.g. a `-future` replica).
+    pub fn all_partitions(&self) -> impl Iterator<Item = &PartitionDir> {
+        self.log_dirs.iter().flat_map(|d| d.partitions.iter()).chain(self.partitions.iter())
+    }
+}
+
+const ROOT_FILES: [&str; 6] = [
+    "meta.properties",
+    "recovery-point-offset-checkpoint",
+    "log-start-offset-checkpoint",
+    "replication-offset-checkpoint",
+    ".kafka_cleanshutdown",
+    "cleaner-offset-checkpoint",
+];
+
+/// How deep to look below a given directory that is neither a log dir nor a partition dir.
+const MAX_SEARCH_DEPTH: usize = 6;
+
+pub fn discover(paths: &[PathBuf]) -> io::Result<DataSet> {
+    let mut set = DataSet::default();
+    for path in paths {
+        let meta = fs::metadata(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        if meta.is_file() {
+            let name = file_name(path);
+            set.files.push(DataFile {
+                path: path.clone(),
+                kind: classify_file(&name),
+            });
+        } else {
+            let found_before = set.log_dirs.len() + set.partitions.len() + set.unrecognised.len();
+            visit_dir(path, 0, &mut set)?;
+            if set.log_dirs.len() + set.partitions.len() + set.unrecognised.len() == found_before {
+                set.unrecognised.push(Unrecognised {
+                    path: path.clone(),
+                    reason: "no Kafka log dir, partition dir or segment found here".into(),
+                    foreign_layout: None,
+                });
+            }
+        }
+    }
+    Ok(set)
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+struct Listing {
+    files: Vec<String>,
+    dirs: Vec<String>,
+}
+
+fn list(dir: &Path) -> io::Result<Listing> {
+    let mut files = Vec::new();
+    let mut dirs = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        // Follow symlinks: data dirs are often linked into place.
+        match fs::metadata(entry.path()) {
+            Ok(m) if m.is_dir() => dirs.push(name),
+            Ok(_) => files.push(name),
+            Err(_) => files.push(name),
+        }
+    }
+    files.sort();
+    dirs.sort();
+    Ok(Listing { files, dirs })
+}
+
+fn looks_like_redpanda(listing: &Listing) -> bool {
+    listing.files.iter().any(|f| is_redpanda_file_name(f))
+        || (listing.dirs.iter().any(|d| d == "redpanda")
+            && listing.dirs.iter().any(|d| d == "kafka" || d == "kafka_internal"))
+}
+
+fn is_partition_content(listing: &Listing) -> bool {
+    listing.files.iter().any(|f| {
+        !matches!(classify_file(f), FileKind::Unknown)
+    })
+}
+
+fn visit_dir(dir: &Path, depth: usize, set: &mut DataSet) -> io::Result<()> {
+    let listing = list(dir)?;
+    if looks_like_redpanda(&listing) {
+        set.unrecognised.push(Unrecognised {
+            path: dir.to_path_buf(),
+            reason: "this is a Redpanda data directory (segments named <base>-<term>-v1.log with \
+                     little-endian batch headers), not Kafka's on-disk format"
+                .into(),
+            foreign_layout: Some("redpanda"),
+        });
+        return Ok(());
+    }
+    let partition_children: Vec<&String> = listing
+        .dirs
+        .iter()
+        .filter(|d| parse_partition_dir(d).is_some())
+        .collect();
+    let is_log_dir = listing.files.iter().any(|f| ROOT_FILES.contains(&f.as_str()))
+        || (!partition_children.is_empty() && parse_partition_dir(&file_name(dir)).is_none());
+    if is_log_dir {
+        let log_dir = read_log_dir(dir, listing, set)?;
+        set.log_dirs.push(log_dir);
+        return Ok(());
+    }
+    if let Some(name) = parse_partition_dir(&file_name(dir)) {
+        if is_partition_content(&listing) || listing.files.is_empty() {
+            let p = read_partition(dir, name, listing, set);
+            set.partitions.push(p);
+            return Ok(());
+        }
+    }
+    if depth >= MAX_SEARCH_DEPTH {
+        return Ok(());
+    }
+    for d in &listing.dirs {
+        visit_dir(&dir.join(d), depth + 1, set)?;
+    }
+    Ok(())
+}
+
+fn read_log_dir(dir: &Path, listing: Listing, set: &mut DataSet) -> io::Result<LogDir> {
+    let mut files = Vec::new();
+    for f in &listing.files {
+        let kind = classify_file(f);
+        if kind == FileKind::Unknown {
+            set.unrecognised.push(Unrecognised {
+                path: dir.join(f),
+                reason: "unrecognised file in a log dir".into(),
+                foreign_layout: None,
+            });
+        }
+        files.push(DataFile { path: dir.join(f), kind });
+    }
+    let mut partitions = Vec::new();
+    for d in &listing.dirs {
+        let path = dir.join(d);
+        match parse_partition_dir(d) {
+            Some(name) => {
+                let inner = list(&path)?;
+                partitions.push(read_partition(&path, name, inner, set));
+            }
+            None => {
+                let inner = list(&path)?;
+                let redpanda = looks_like_redpanda(&inner);
+                set.unrecognised.push(Unrecognised {
+                    path,
+                    reason: if redpanda {
+                        "a Redpanda data directory, not Kafka's on-disk format".into()
+                    } else {
+                        "directory whose name is not <topic>-<partition>".into()
+                    },
+                    foreign_layout: redpanda.then_some("redpanda"),
+                });
+            }
+        }
+    }
+    partitions.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(LogDir { path: dir.to_path_buf(), files, partitions })
+}
+
+fn read_partition(dir: &Path, name: PartitionName, listing: Listing, set: &mut DataSet) -> PartitionDir {
+    let mut names = listing.files;
+    names.sort_by_key(|n| file_order(n));
+    let mut files = Vec::new();
+    for f in names {
+        let kind = classify_file(&f);
+        if kind == FileKind::Unknown {
+            set.unrecognised.push(Unrecognised {
+                path: dir.join(&f),
+                reason: "unrecognised file in a partition dir".into(),
+                foreign_layout: None,
+            });
+        }
+        files.push(DataFile { path: dir.join(&f), kind });
+    }
+    for d in listing.dirs {
+        set.unrecognised.push(Unrecognised {
+            path: dir.join(d),
+            reason: "unexpected directory inside a partition dir".into(),
+            foreign_layout: None,
+        });
+    }
+    PartitionDir { path: dir.to_path_buf(), name, files }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_dir_with_partitions_and_strays() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("data");
+        fs::create_dir_all(root.join("orders-1")).unwrap();
+        fs::create_dir_all(root.join("orders-0")).unwrap();
+        fs::create_dir_all(root.join("lost+found")).unwrap();
+        fs::write(root.join("meta.properties"), "version=1\n").unwrap();
+        fs::write(root.join("orders-0/00000000000000000000.log"), b"").unwrap();
+        fs::write(root.join("orders-0/00000000000000000000.index"), b"").unwrap();
+        fs::write(root.join("orders-0/00000000000000000100.log"), b"").unwrap();
+        fs::write(root.join("orders-0/notes.txt"), b"x").unwrap();
+        let set = discover(&[root.clone()]).unwrap();
+        assert_eq!(set.log_dirs.len(), 1);
+        let parts = &set.log_dirs[0].partitions;
+        assert_eq!(parts.len(), 2);
+        assert_eq!(parts[0].name.partition, 0);
+        let names: Vec<String> = parts[0].files.iter().map(|f| file_name(&f.path)).collect();
+        assert_eq!(names[0], "00000000000000000000.log");
+        assert_eq!(names[1], "00000000000000000000.index");
+        assert_eq!(names[2], "00000000000000000100.log");
+        assert_eq!(set.unrecognised.len(), 2);
+    }
+
+    #[test]
+    fn redpanda_is_named() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("rp");
+        fs::create_dir_all(root.join("kafka/orders/0_12")).unwrap();
+        fs::create_dir_all(root.join("redpanda/kvstore")).unwrap();
+        fs::write(root.join("kafka/orders/0_12/0-1-v1.log"), b"").unwrap();
+        let set = discover(&[root]).unwrap();
+        assert!(set.is_empty());
+        assert_eq!(set.unrecognised[0].foreign_layout, Some("redpanda"));
+    }
+}

@@ -1,0 +1,5 @@
+//! The storage layer: finding files in data dirs and reading them, read-only.
+
+pub mod discover;
+pub mod layout;
+pub mod source;
