@@ -5,7 +5,10 @@
 use std::io;
 
 use crate::format::compression::Codec;
-use crate::format::log::{for_each_record, BatchInfo, ByteSource, LogEntry, LogRecord, LogWalker, RecordScratch, TailKind, WalkEvent};
+use crate::format::log::{
+    for_each_record, BatchInfo, ByteSource, LogEntry, LogRecord, LogWalker, RecordScratch,
+    TailKind, WalkEvent,
+};
 use crate::format::reader::DecodeError;
 
 /// Whether the scan should go on.
@@ -19,11 +22,22 @@ pub enum Flow {
 #[derive(Debug)]
 pub enum LogProblem<'a> {
     /// Bytes framing no valid batch; the walk resumed at `position + length`.
-    Corrupt { position: u64, length: u64, reason: &'a str },
+    Corrupt {
+        position: u64,
+        length: u64,
+        reason: &'a str,
+    },
     /// The walk ended `length` bytes before the end of the file.
-    Tail { position: u64, length: u64, kind: &'a TailKind },
+    Tail {
+        position: u64,
+        length: u64,
+        kind: &'a TailKind,
+    },
     /// A framed entry whose header or records cannot be decoded.
-    BadEntry { batch_position: u64, error: &'a DecodeError },
+    BadEntry {
+        batch_position: u64,
+        error: &'a DecodeError,
+    },
 }
 
 impl LogProblem<'_> {
@@ -41,12 +55,19 @@ impl LogProblem<'_> {
     }
     pub fn message(&self) -> String {
         match self {
-            LogProblem::Corrupt { position, length, reason } => format!(
+            LogProblem::Corrupt {
+                position,
+                length,
+                reason,
+            } => format!(
                 "{length} invalid bytes ({reason}); the next valid batch starts at byte {}",
                 position + length
             ),
             LogProblem::Tail { length, kind, .. } => kind.describe(*length),
-            LogProblem::BadEntry { batch_position, error } => {
+            LogProblem::BadEntry {
+                batch_position,
+                error,
+            } => {
                 format!("batch at byte {batch_position}: {}", error.message)
             }
         }
@@ -55,7 +76,12 @@ impl LogProblem<'_> {
 
 pub trait LogSink {
     fn batch(&mut self, position: u64, entry: &LogEntry<'_>, info: &BatchInfo) -> io::Result<Flow>;
-    fn record(&mut self, _batch_position: u64, _info: &BatchInfo, _record: &LogRecord<'_>) -> io::Result<Flow> {
+    fn record(
+        &mut self,
+        _batch_position: u64,
+        _info: &BatchInfo,
+        _record: &LogRecord<'_>,
+    ) -> io::Result<Flow> {
         Ok(Flow::Continue)
     }
     fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<Flow>;
@@ -117,7 +143,10 @@ pub fn scan_log<S: ByteSource + ?Sized>(
                     Err(error) => {
                         stats.problems += 1;
                         let error = error.at(position);
-                        sink.problem(&LogProblem::BadEntry { batch_position: position, error: &error })?;
+                        sink.problem(&LogProblem::BadEntry {
+                            batch_position: position,
+                            error: &error,
+                        })?;
                         continue;
                     }
                 };
@@ -164,7 +193,11 @@ pub fn scan_log<S: ByteSource + ?Sized>(
                     if let Err(error) = result {
                         stats.problems += 1;
                         let error = error.at(position);
-                        if sink.problem(&LogProblem::BadEntry { batch_position: position, error: &error })? == Flow::Stop {
+                        if sink.problem(&LogProblem::BadEntry {
+                            batch_position: position,
+                            error: &error,
+                        })? == Flow::Stop
+                        {
                             record_flow = Flow::Stop;
                         }
                     }
@@ -176,19 +209,35 @@ pub fn scan_log<S: ByteSource + ?Sized>(
                 }
                 flow
             }
-            WalkEvent::Corrupt { position, length, reason } => {
+            WalkEvent::Corrupt {
+                position,
+                length,
+                reason,
+            } => {
                 stats.problems += 1;
                 stats.invalid_bytes += length;
-                sink.problem(&LogProblem::Corrupt { position, length, reason: &reason })?
+                sink.problem(&LogProblem::Corrupt {
+                    position,
+                    length,
+                    reason: &reason,
+                })?
             }
-            WalkEvent::Tail { position, length, kind } => {
+            WalkEvent::Tail {
+                position,
+                length,
+                kind,
+            } => {
                 if opts.max_bytes != u64::MAX {
                     // Like Kafka, a --max-bytes cut is not reported as invalid bytes.
                     break;
                 }
                 stats.problems += 1;
                 stats.invalid_bytes += length;
-                sink.problem(&LogProblem::Tail { position, length, kind: &kind })?
+                sink.problem(&LogProblem::Tail {
+                    position,
+                    length,
+                    kind: &kind,
+                })?
             }
         };
         if flow == Flow::Stop {

@@ -54,8 +54,14 @@ pub fn log_dir_facts(dir: &LogDir) -> LogDirFacts {
         match parsed {
             Ok(c) => {
                 for e in c.entries {
-                    if let CheckpointEntry::Partition { topic, partition, offset } = e {
-                        *slot(facts.checkpoints.entry((topic, partition)).or_default()) = Some(offset);
+                    if let CheckpointEntry::Partition {
+                        topic,
+                        partition,
+                        offset,
+                    } = e
+                    {
+                        *slot(facts.checkpoints.entry((topic, partition)).or_default()) =
+                            Some(offset);
                     }
                 }
             }
@@ -113,13 +119,22 @@ impl LogSink for Collect<'_> {
         s.transactional_batches += b.is_transactional as u64;
         s.control_batches += b.is_control as u64;
         if b.first_timestamp >= 0 {
-            s.first_timestamp = Some(s.first_timestamp.map_or(b.first_timestamp, |t| t.min(b.first_timestamp)));
+            s.first_timestamp = Some(
+                s.first_timestamp
+                    .map_or(b.first_timestamp, |t| t.min(b.first_timestamp)),
+            );
         }
         if b.max_timestamp >= 0 {
-            s.last_timestamp = Some(s.last_timestamp.map_or(b.max_timestamp, |t| t.max(b.max_timestamp)));
+            s.last_timestamp = Some(
+                s.last_timestamp
+                    .map_or(b.max_timestamp, |t| t.max(b.max_timestamp)),
+            );
         }
         self.first_in_segment.get_or_insert(b.base_offset);
-        self.last_offset = Some(self.last_offset.map_or(b.last_offset, |l| l.max(b.last_offset)));
+        self.last_offset = Some(
+            self.last_offset
+                .map_or(b.last_offset, |l| l.max(b.last_offset)),
+        );
         Ok(Flow::Continue)
     }
 
@@ -155,7 +170,12 @@ pub fn summarize_partition(
     let mut last_offset: Option<i64> = None;
     for file in p.files.iter().filter(|f| f.kind == FileKind::Log) {
         s.segments += 1;
-        let name = file.path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let name = file
+            .path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
         let base = base_offset_of(&name);
         last_segment_base = base.or(last_segment_base);
         if s.log_start_offset.is_none() {
@@ -165,12 +185,17 @@ pub fn summarize_partition(
             Ok(src) => src,
             Err(e) => {
                 s.problems += 1;
-                s.warnings.push(format!("{}: cannot read: {e}", file.path.display()));
+                s.warnings
+                    .push(format!("{}: cannot read: {e}", file.path.display()));
                 continue;
             }
         };
         s.bytes += src.len();
-        let mut sink = Collect { s: &mut s, first_in_segment: None, last_offset: None };
+        let mut sink = Collect {
+            s: &mut s,
+            first_in_segment: None,
+            last_offset: None,
+        };
         match scan_log(src.as_mut(), &ScanOptions::default(), scratch, &mut sink) {
             Ok(stats) => {
                 let seg_last = sink.last_offset;
@@ -183,7 +208,8 @@ pub fn summarize_partition(
             }
             Err(e) => {
                 s.problems += 1;
-                s.warnings.push(format!("{}: read error: {e}", file.path.display()));
+                s.warnings
+                    .push(format!("{}: read error: {e}", file.path.display()));
             }
         }
     }
@@ -206,16 +232,21 @@ pub fn summarize_partition(
         ] {
             if let Some(v) = value {
                 if v > end {
-                    s.warnings.push(format!("{name} {v} is beyond the log end offset {end}"));
+                    s.warnings
+                        .push(format!("{name} {v} is beyond the log end offset {end}"));
                 }
             }
         }
     }
     if s.crc_errors > 0 {
-        s.warnings.push(format!("{} batches fail their CRC", s.crc_errors));
+        s.warnings
+            .push(format!("{} batches fail their CRC", s.crc_errors));
     }
     if s.invalid_bytes > 0 {
-        s.warnings.push(format!("{} invalid bytes (torn tail or corruption)", s.invalid_bytes));
+        s.warnings.push(format!(
+            "{} invalid bytes (torn tail or corruption)",
+            s.invalid_bytes
+        ));
     }
     s
 }
@@ -229,7 +260,10 @@ pub fn summarize_file(path: &Path, mmap: bool, scratch: &mut RecordScratch) -> P
             partition: -1,
             state: PartitionState::Live,
         },
-        files: vec![crate::storage::discover::DataFile { path: path.to_path_buf(), kind: FileKind::Log }],
+        files: vec![crate::storage::discover::DataFile {
+            path: path.to_path_buf(),
+            kind: FileKind::Log,
+        }],
     };
     let mut s = summarize_partition(&p, None, mmap, scratch);
     s.state = None;

@@ -11,6 +11,35 @@ pub fn completions(shell: clap_complete::Shell, out: &mut impl Write) -> io::Res
     Ok(())
 }
 
+/// One man page: the top-level sections, then a section per subcommand with its options.
 pub fn man(out: &mut impl Write) -> io::Result<()> {
-    clap_mangen::Man::new(Cli::command()).render(out)
+    let cmd = Cli::command();
+    let page = clap_mangen::Man::new(cmd.clone());
+    page.render_title(out)?;
+    page.render_name_section(out)?;
+    page.render_synopsis_section(out)?;
+    page.render_description_section(out)?;
+    page.render_subcommands_section(out)?;
+    for sub in cmd.get_subcommands() {
+        let name = format!("kseg {}", sub.get_name());
+        let sub = sub.clone().bin_name(name.clone());
+        writeln!(out, ".SH \"{}\"", name.to_uppercase())?;
+        if let Some(about) = sub.get_about() {
+            writeln!(out, "{about}")?;
+        }
+        let sub_page = clap_mangen::Man::new(sub);
+        let mut synopsis = Vec::new();
+        sub_page.render_synopsis_section(&mut synopsis)?;
+        // Demote the subcommand's own section headings below this section.
+        let text = String::from_utf8_lossy(&synopsis).replace(".SH ", ".SS ");
+        out.write_all(text.as_bytes())?;
+        let mut options = Vec::new();
+        sub_page.render_options_section(&mut options)?;
+        out.write_all(
+            String::from_utf8_lossy(&options)
+                .replace(".SH ", ".SS ")
+                .as_bytes(),
+        )?;
+    }
+    page.render_version_section(out)
 }

@@ -9,9 +9,12 @@ use serde_json::{json, Map, Value};
 use super::Outcome;
 use crate::cli::DumpLogArgs;
 use crate::format::index::{OffsetIndex, TimeIndex};
+use crate::format::log::{BatchInfo, LogEntry, LogRecord};
 use crate::format::log::{ByteSource, RecordScratch};
 use crate::format::producer_snapshot::parse_producer_snapshot;
-use crate::format::text_files::{parse_checkpoint, parse_json_object, parse_partition_metadata, parse_properties};
+use crate::format::text_files::{
+    parse_checkpoint, parse_json_object, parse_partition_metadata, parse_properties,
+};
 use crate::format::txn_index::parse_txn_index;
 use crate::print::dump_json::JsonDump;
 use crate::print::dump_text::{TextDump, TextStyle};
@@ -20,7 +23,6 @@ use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use crate::storage::discover::{discover, DataFile};
 use crate::storage::layout::{base_offset_of, FileKind};
 use crate::storage::source::{open_log, read_small, FileSource};
-use crate::format::log::{BatchInfo, LogEntry, LogRecord};
 
 /// Index and snapshot files are read whole; a preallocated index is 10 MiB, so 1 GiB is
 /// generous while still refusing absurd files.
@@ -35,7 +37,9 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
     let set = discover(&paths)?;
     let stdout = io::stdout();
     let out = BufWriter::with_capacity(256 * 1024, stdout.lock());
-    let print_data = args.print_data_log || args.key_decoder_class.is_some() || args.value_decoder_class.is_some();
+    let print_data = args.print_data_log
+        || args.key_decoder_class.is_some()
+        || args.value_decoder_class.is_some();
     let mut printer: Box<dyn DumpPrinter> = if args.json {
         Box::new(JsonDump::new(out, args.encoding))
     } else {
@@ -52,8 +56,15 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
         args: &args,
         scan: ScanOptions {
             deep: args.deep_iteration || print_data,
-            max_bytes: if args.max_bytes >= i32::MAX as u64 { u64::MAX } else { args.max_bytes },
-            offsets: (args.from_offset.unwrap_or(i64::MIN), args.to_offset.unwrap_or(i64::MAX)),
+            max_bytes: if args.max_bytes >= i32::MAX as u64 {
+                u64::MAX
+            } else {
+                args.max_bytes
+            },
+            offsets: (
+                args.from_offset.unwrap_or(i64::MIN),
+                args.to_offset.unwrap_or(i64::MAX),
+            ),
         },
         scratch: RecordScratch::with_cap(args.read.max_decompressed_bytes),
         summary: DumpSummary::default(),
@@ -132,9 +143,18 @@ impl LogSink for Budgeted<'_> {
             return Ok(Flow::Stop);
         }
         self.inner.batch(position, entry, info)?;
-        Ok(if self.deep { Flow::Continue } else { self.spend() })
+        Ok(if self.deep {
+            Flow::Continue
+        } else {
+            self.spend()
+        })
     }
-    fn record(&mut self, position: u64, info: &BatchInfo, record: &LogRecord<'_>) -> io::Result<Flow> {
+    fn record(
+        &mut self,
+        position: u64,
+        info: &BatchInfo,
+        record: &LogRecord<'_>,
+    ) -> io::Result<Flow> {
         self.inner.record(position, info, record)?;
         Ok(self.spend())
     }
@@ -144,22 +164,34 @@ impl LogSink for Budgeted<'_> {
 }
 
 impl Dumper<'_> {
-    fn dump_file(&mut self, printer: &mut dyn DumpPrinter, path: &Path, kind: &FileKind) -> Result<()> {
+    fn dump_file(
+        &mut self,
+        printer: &mut dyn DumpPrinter,
+        path: &Path,
+        kind: &FileKind,
+    ) -> Result<()> {
         self.summary.files += 1;
         let effective = match kind {
-            FileKind::Deleted(inner) | FileKind::Cleaned(inner) | FileKind::Swap(inner) => inner.as_ref(),
+            FileKind::Deleted(inner) | FileKind::Cleaned(inner) | FileKind::Swap(inner) => {
+                inner.as_ref()
+            }
             other => other,
         };
         if matches!(effective, FileKind::Unknown | FileKind::Temporary) {
             // Reported by discovery for files found in dirs; files given directly land here.
             printer.begin_file(path, kind)?;
-            printer.file_error(None, &format!("{}: not a file kseg can decode", kind.describe()))?;
+            printer.file_error(
+                None,
+                &format!("{}: not a file kseg can decode", kind.describe()),
+            )?;
             self.summary.unrecognised += 1;
             return Ok(());
         }
         printer.begin_file(path, kind)?;
         if let Err(e) = self.dump_content(printer, path, effective) {
-            if e.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe) {
+            if e.downcast_ref::<io::Error>()
+                .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+            {
                 return Err(e);
             }
             self.summary.errors += 1;
@@ -168,13 +200,23 @@ impl Dumper<'_> {
         Ok(())
     }
 
-    fn dump_content(&mut self, printer: &mut dyn DumpPrinter, path: &Path, kind: &FileKind) -> Result<()> {
-        let base = base_offset_of(&path.file_name().unwrap_or_default().to_string_lossy()).unwrap_or(0);
+    fn dump_content(
+        &mut self,
+        printer: &mut dyn DumpPrinter,
+        path: &Path,
+        kind: &FileKind,
+    ) -> Result<()> {
+        let base =
+            base_offset_of(&path.file_name().unwrap_or_default().to_string_lossy()).unwrap_or(0);
         match kind {
             k if k.is_log_data() => {
                 let mut src = open_log(path, self.args.read.mmap)?;
                 let deep = self.scan.deep;
-                let mut sink = Budgeted { inner: printer, budget: &mut self.budget, deep };
+                let mut sink = Budgeted {
+                    inner: printer,
+                    budget: &mut self.budget,
+                    deep,
+                };
                 let stats = scan_log(src.as_mut(), &self.scan, &mut self.scratch, &mut sink)?;
                 self.summary.batches += stats.batches;
                 self.summary.records += stats.records;
@@ -236,7 +278,13 @@ impl Dumper<'_> {
                 }
                 if let Some(at) = partial {
                     self.summary.errors += 1;
-                    printer.file_error(Some(at as u64), &format!("partial entry of {} bytes (entries are 34 bytes)", bytes.len() - at))?;
+                    printer.file_error(
+                        Some(at as u64),
+                        &format!(
+                            "partial entry of {} bytes (entries are 34 bytes)",
+                            bytes.len() - at
+                        ),
+                    )?;
                 }
             }
             FileKind::ProducerSnapshot => {
@@ -245,7 +293,10 @@ impl Dumper<'_> {
                     Ok(s) => {
                         if !s.crc_valid {
                             self.summary.errors += 1;
-                            printer.file_error(Some(2), &format!("snapshot CRC {} does not match its contents", s.crc))?;
+                            printer.file_error(
+                                Some(2),
+                                &format!("snapshot CRC {} does not match its contents", s.crc),
+                            )?;
                         }
                         for e in &s.entries {
                             printer.producer_entry(e)?;
@@ -276,7 +327,9 @@ impl Dumper<'_> {
                 }
             }
             FileKind::PartitionMetadata => match parse_partition_metadata(&read_text(path)?) {
-                Ok(m) => printer.file_content(&json!({"version": m.version, "topic_id": m.topic_id}))?,
+                Ok(m) => {
+                    printer.file_content(&json!({"version": m.version, "topic_id": m.topic_id}))?
+                }
                 Err(e) => {
                     self.summary.errors += 1;
                     printer.file_error(Some(e.position), &e.message)?;
@@ -289,13 +342,15 @@ impl Dumper<'_> {
                     .collect();
                 printer.file_content(&Value::Object(props))?;
             }
-            FileKind::CleanShutdown | FileKind::QuorumState => match parse_json_object(&read_text(path)?) {
-                Ok(v) => printer.file_content(&v)?,
-                Err(e) => {
-                    self.summary.errors += 1;
-                    printer.file_error(Some(e.position), &e.message)?;
+            FileKind::CleanShutdown | FileKind::QuorumState => {
+                match parse_json_object(&read_text(path)?) {
+                    Ok(v) => printer.file_content(&v)?,
+                    Err(e) => {
+                        self.summary.errors += 1;
+                        printer.file_error(Some(e.position), &e.message)?;
+                    }
                 }
-            },
+            }
             _ => {}
         }
         Ok(())
@@ -315,7 +370,8 @@ impl Dumper<'_> {
 
 fn read_text(path: &Path) -> Result<String> {
     let bytes = read_small(path, 64 << 20)?;
-    String::from_utf8(bytes).map_err(|e| anyhow::anyhow!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
+    String::from_utf8(bytes)
+        .map_err(|e| anyhow::anyhow!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
 }
 
 /// The last offset of the entry that starts at `position`, read from its header alone.

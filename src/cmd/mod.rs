@@ -29,6 +29,8 @@ impl Outcome {
 
 /// Whether an error (anywhere in its chain) is a closed stdout, as in `kseg ... | head`.
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain()
-        .any(|e| e.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe))
+    err.chain().any(|e| {
+        e.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
 }

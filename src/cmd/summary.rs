@@ -7,7 +7,9 @@ use rayon::prelude::*;
 use serde_json::json;
 
 use super::Outcome;
-use crate::analysis::summary::{log_dir_facts, summarize_file, summarize_partition, LogDirFacts, PartitionSummary};
+use crate::analysis::summary::{
+    log_dir_facts, summarize_file, summarize_partition, LogDirFacts, PartitionSummary,
+};
 use crate::cli::SummaryArgs;
 use crate::format::log::RecordScratch;
 use crate::print::{report_error, summary};
@@ -46,8 +48,10 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
     let progress = (!args.no_progress && io::stderr().is_terminal() && work.len() > 1).then(|| {
         let bar = indicatif::ProgressBar::new(work.len() as u64);
         bar.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} {pos}/{len} partitions {wide_bar} {elapsed}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            indicatif::ProgressStyle::with_template(
+                "{spinner} {pos}/{len} partitions {wide_bar} {elapsed}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         bar
     });
@@ -73,7 +77,10 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
-    let problems = rows.iter().filter(|r| r.crc_errors > 0 || r.problems > 0).count();
+    let problems = rows
+        .iter()
+        .filter(|r| r.crc_errors > 0 || r.problems > 0)
+        .count();
     if problems > 0 {
         outcome = outcome.worst(Outcome::DataProblems);
     }
@@ -93,7 +100,11 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
                 out,
                 "Log dir {}: {}",
                 f.path.display(),
-                if f.clean_shutdown { "clean shutdown marker present" } else { "no clean shutdown marker (Kafka will run recovery)" }
+                if f.clean_shutdown {
+                    "clean shutdown marker present"
+                } else {
+                    "no clean shutdown marker (Kafka will run recovery)"
+                }
             )?;
         }
         summary::table(&mut out, &rows)?;

@@ -164,7 +164,11 @@ impl<'a> RecordBatch<'a> {
     /// Iterates the records of `payload` — the stored payload for uncompressed batches, or the
     /// decompressed bytes otherwise. `payload_origin` is the file-relative position of payload
     /// byte 0 for error reporting (for decompressed data, the batch position).
-    pub fn records<'p>(&self, payload: &'p [u8], payload_origin: usize) -> DecodeResult<Records<'p>> {
+    pub fn records<'p>(
+        &self,
+        payload: &'p [u8],
+        payload_origin: usize,
+    ) -> DecodeResult<Records<'p>> {
         let count = self.header.records_count;
         if count < 0 {
             return Err(DecodeError::new(
@@ -390,7 +394,13 @@ pub(crate) mod tests {
             .unwrap()
             .map(|r| r.unwrap())
             .collect();
-        assert_eq!(recs[0].headers.iter().collect::<Vec<_>>(), vec![Header { key: b"h", value: Some(b"x") }]);
+        assert_eq!(
+            recs[0].headers.iter().collect::<Vec<_>>(),
+            vec![Header {
+                key: b"h",
+                value: Some(b"x")
+            }]
+        );
         assert_eq!(recs[1].key, None);
         assert_eq!(recs[1].offset, 1);
         assert_eq!(recs[1].timestamp, 1_700_000_000_005);

@@ -304,13 +304,21 @@ pub fn xxh32(data: &[u8], seed: u32) -> u32 {
 
 /// One LZ4 frame as Kafka's `Lz4BlockInputStream` reads it. Linked (dependent) blocks, which
 /// Kafka rejects but liblz4-based clients may write, are decoded too.
-fn unlz4(input: &[u8], out: &mut Vec<u8>, cap: usize, broken_header_checksum: bool) -> Result<(), DecodeError> {
+fn unlz4(
+    input: &[u8],
+    out: &mut Vec<u8>,
+    cap: usize,
+    broken_header_checksum: bool,
+) -> Result<(), DecodeError> {
     let err = |at: usize, msg: String| DecodeError::new(at, format!("lz4: {msg}"));
     if input.len() < 7 {
         return Err(err(0, "frame shorter than its 7-byte header".into()));
     }
     if input[0..4] != [0x04, 0x22, 0x4d, 0x18] {
-        return Err(err(0, format!("bad frame magic {}", hex::encode(&input[0..4]))));
+        return Err(err(
+            0,
+            format!("bad frame magic {}", hex::encode(&input[0..4])),
+        ));
     }
     let flg = input[4];
     let bd = input[5];
@@ -359,10 +367,16 @@ fn unlz4(input: &[u8], out: &mut Vec<u8>, cap: usize, broken_header_checksum: bo
         let stored = word & 0x8000_0000 != 0;
         let size = (word & 0x7fff_ffff) as usize;
         if size > max_block {
-            return Err(err(pos - 4, format!("block of {size} bytes exceeds the {max_block}-byte maximum")));
+            return Err(err(
+                pos - 4,
+                format!("block of {size} bytes exceeds the {max_block}-byte maximum"),
+            ));
         }
         if size > input.len() - pos {
-            return Err(err(pos - 4, format!("block of {size} bytes but only {} left", input.len() - pos)));
+            return Err(err(
+                pos - 4,
+                format!("block of {size} bytes but only {} left", input.len() - pos),
+            ));
         }
         let block = &input[pos..pos + size];
         pos += size;
@@ -418,14 +432,20 @@ mod tests {
         assert_eq!(xxh32(b"", 0), 0x02cc5d05);
         assert_eq!(xxh32(b"a", 0), 0x550d7456);
         assert_eq!(xxh32(b"abc", 0), 0x32d153ff);
-        assert_eq!(xxh32(b"Nobody inspects the spammish repetition", 0), 0xe2293b2f);
+        assert_eq!(
+            xxh32(b"Nobody inspects the spammish repetition", 0),
+            0xe2293b2f
+        );
     }
 
     #[test]
     fn lz4_header_checksums_match_kafka() {
         // V11 of the format digest: correct HC 0x82, broken magic-0 HC 0x1A.
         assert_eq!((xxh32(&[0x60, 0x40], 0) >> 8) as u8, 0x82);
-        assert_eq!((xxh32(&[0x04, 0x22, 0x4d, 0x18, 0x60, 0x40], 0) >> 8) as u8, 0x1a);
+        assert_eq!(
+            (xxh32(&[0x04, 0x22, 0x4d, 0x18, 0x60, 0x40], 0) >> 8) as u8,
+            0x1a
+        );
     }
 
     fn kafka_lz4_frame(payload: &[u8], hc: u8) -> Vec<u8> {
@@ -513,7 +533,9 @@ mod tests {
         d.decompress(Codec::Zstd, 2, &all, &mut out).unwrap();
         assert_eq!(out, b"one two");
         assert!(d.decompress(Codec::Zstd, 1, &all, &mut out).is_err());
-        assert!(d.decompress(Codec::Zstd, 2, &all[..all.len() - 3], &mut out).is_err());
+        assert!(d
+            .decompress(Codec::Zstd, 2, &all[..all.len() - 3], &mut out)
+            .is_err());
     }
 
     proptest::proptest! {

@@ -61,12 +61,18 @@ pub struct ControlRecord {
 pub fn decode_control(key: Option<&[u8]>, value: Option<&[u8]>) -> DecodeResult<ControlRecord> {
     let key = key.ok_or_else(|| DecodeError::new(0, "control record without a key"))?;
     if key.len() < 4 {
-        return Err(DecodeError::new(0, format!("control record key of {} bytes, need 4", key.len())));
+        return Err(DecodeError::new(
+            0,
+            format!("control record key of {} bytes, need 4", key.len()),
+        ));
     }
     let mut k = Reader::new(key);
     let version = k.i16("control key version")?;
     if version < 0 {
-        return Err(DecodeError::new(0, format!("invalid control key version {version}")));
+        return Err(DecodeError::new(
+            0,
+            format!("invalid control key version {version}"),
+        ));
     }
     let type_id = k.i16("control type")?;
     let kind = ControlType::from_id(type_id);
@@ -82,7 +88,10 @@ pub fn decode_control(key: Option<&[u8]>, value: Option<&[u8]>) -> DecodeResult<
             let mut v = Reader::new(value_of()?);
             let version = v.i16("end txn marker version")?;
             if version < 0 {
-                return Err(DecodeError::new(0, format!("invalid end txn marker version {version}")));
+                return Err(DecodeError::new(
+                    0,
+                    format!("invalid end txn marker version {version}"),
+                ));
             }
             record.coordinator_epoch = Some(v.i32("coordinatorEpoch")?);
         }
@@ -120,7 +129,10 @@ fn voter_list(r: &mut Reader<'_>, what: &str, with_directory: bool) -> DecodeRes
         let mut m = Map::new();
         m.insert("voterId".into(), r.i32("voterId")?.into());
         if with_directory {
-            m.insert("voterDirectoryId".into(), uuid_string(&r.uuid("voterDirectoryId")?).into());
+            m.insert(
+                "voterDirectoryId".into(),
+                uuid_string(&r.uuid("voterDirectoryId")?).into(),
+            );
         }
         r.skip_tagged_fields()?;
         out.push(Value::Object(m));
@@ -136,7 +148,9 @@ fn leader_change(value: &[u8]) -> DecodeResult<Value> {
     let voters = voter_list(&mut r, "voters", false)?;
     let granting = voter_list(&mut r, "grantingVoters", false)?;
     r.skip_tagged_fields()?;
-    Ok(json!({"version": version, "leaderId": leader, "voters": voters, "grantingVoters": granting}))
+    Ok(
+        json!({"version": version, "leaderId": leader, "voters": voters, "grantingVoters": granting}),
+    )
 }
 
 fn voters(value: &[u8]) -> DecodeResult<Value> {
@@ -187,7 +201,8 @@ mod tests {
         let c = decode_control(Some(&[0, 0, 0x01, 0x51]), None).unwrap();
         assert_eq!(c.kind, ControlType::Unknown(337));
         assert!(decode_control(Some(&[0xff, 0xff, 0, 1]), Some(&[0, 0, 0, 0, 0, 5])).is_err());
-        let future = decode_control(Some(&[0, 1, 0, 0, 9, 9]), Some(&[0, 1, 0, 0, 0, 7, 1, 2])).unwrap();
+        let future =
+            decode_control(Some(&[0, 1, 0, 0, 9, 9]), Some(&[0, 1, 0, 0, 0, 7, 1, 2])).unwrap();
         assert_eq!(future.coordinator_epoch, Some(7));
         assert!(decode_control(Some(&[0, 0]), None).is_err());
     }

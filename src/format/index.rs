@@ -88,7 +88,9 @@ impl<'a> OffsetIndex<'a> {
     /// `(baseOffset, 0)` when there is none. Assumes the entries are sorted, as Kafka does.
     pub fn lookup(&self, target: i64) -> OffsetEntry {
         let n = self.layout.entries;
-        let floor = largest_at_most(n, target, |i| self.slot(i).map(|e| e.offset).unwrap_or(i64::MAX));
+        let floor = largest_at_most(n, target, |i| {
+            self.slot(i).map(|e| e.offset).unwrap_or(i64::MAX)
+        });
         floor.and_then(|i| self.slot(i)).unwrap_or(OffsetEntry {
             relative_offset: 0,
             offset: self.base_offset,
@@ -191,7 +193,9 @@ impl<'a> TimeIndex<'a> {
     /// `(-1, baseOffset)` when there is none.
     pub fn lookup(&self, target: i64) -> TimeEntry {
         let n = self.layout.entries;
-        let floor = largest_at_most(n, target, |i| self.slot(i).map(|e| e.timestamp).unwrap_or(i64::MAX));
+        let floor = largest_at_most(n, target, |i| {
+            self.slot(i).map(|e| e.timestamp).unwrap_or(i64::MAX)
+        });
         floor.and_then(|i| self.slot(i)).unwrap_or(TimeEntry {
             timestamp: -1,
             relative_offset: 0,
@@ -250,7 +254,14 @@ mod tests {
     fn digest_vectors_v7_v8() {
         let idx = hex::decode("0000003200001068").unwrap();
         let i = OffsetIndex::new(100, &idx);
-        assert_eq!(i.slot(0), Some(OffsetEntry { relative_offset: 50, offset: 150, position: 4200 }));
+        assert_eq!(
+            i.slot(0),
+            Some(OffsetEntry {
+                relative_offset: 50,
+                offset: 150,
+                position: 4200
+            })
+        );
         let t = hex::decode("0000018bcfe5680000000032").unwrap();
         let t = TimeIndex::new(100, &t);
         assert_eq!(t.slot(0).unwrap().timestamp, 1_700_000_000_000);
@@ -274,7 +285,14 @@ mod tests {
         let t = TimeIndex::new(45, &bytes);
         assert_eq!(t.lookup(25).offset, 65);
         assert_eq!(t.lookup(30).offset, 75);
-        assert_eq!(t.lookup(9), TimeEntry { timestamp: -1, relative_offset: 0, offset: 45 });
+        assert_eq!(
+            t.lookup(9),
+            TimeEntry {
+                timestamp: -1,
+                relative_offset: 0,
+                offset: 45
+            }
+        );
     }
 
     #[test]
@@ -284,7 +302,10 @@ mod tests {
         assert_eq!(t.layout.entries, 2);
         assert_eq!(t.layout.slots, 102);
         assert!(t.layout.zero_tail);
-        assert!(t.sanity_check().is_err(), "Kafka's time index sanity check catches a zero tail");
+        assert!(
+            t.sanity_check().is_err(),
+            "Kafka's time index sanity check catches a zero tail"
+        );
 
         let mut idx = Vec::new();
         for (rel, pos) in [(3i32, 100u32), (9, 5000)] {
@@ -295,7 +316,10 @@ mod tests {
         let o = OffsetIndex::new(1000, &idx);
         assert_eq!(o.layout.entries, 2);
         assert!(o.layout.zero_tail);
-        assert!(o.sanity_check().is_ok(), "Kafka's offset index sanity check does not");
+        assert!(
+            o.sanity_check().is_ok(),
+            "Kafka's offset index sanity check does not"
+        );
         assert_eq!(o.lookup(1005).offset, 1003);
         assert_eq!(o.lookup(1002).position, 0);
         assert_eq!(o.lookup(99999).position, 5000);

@@ -40,7 +40,10 @@ impl<'a> LegacyMessage<'a> {
         if total > bytes.len() {
             return Err(DecodeError::new(
                 8,
-                format!("message declares {total} bytes but {} are present", bytes.len()),
+                format!(
+                    "message declares {total} bytes but {} are present",
+                    bytes.len()
+                ),
             ));
         }
         let bytes = &bytes[..total];
@@ -109,7 +112,10 @@ fn int32_bytes<'a>(r: &mut Reader<'a>, what: &str) -> DecodeResult<Option<&'a [u
     let at = r.position();
     match r.i32(what)? {
         -1 => Ok(None),
-        n if n < 0 => Err(DecodeError::new(at, format!("{what}: invalid negative length {n}"))),
+        n if n < 0 => Err(DecodeError::new(
+            at,
+            format!("{what}: invalid negative length {n}"),
+        )),
         n => r.bytes(n as usize, what).map(Some),
     }
 }
@@ -147,7 +153,10 @@ pub fn inner_messages<'a>(
         if size < V0_OVERHEAD as i32 || LOG_OVERHEAD + size as usize > rest.len() {
             return Err(DecodeError::new(
                 origin + pos + 8,
-                format!("inner message size {size} does not fit in {} bytes", rest.len()),
+                format!(
+                    "inner message size {size} does not fit in {} bytes",
+                    rest.len()
+                ),
             ));
         }
         let message = LegacyMessage::parse(&rest[..LOG_OVERHEAD + size as usize])
@@ -167,7 +176,10 @@ pub fn inner_messages<'a>(
         pos += message.size();
     }
     if out.is_empty() {
-        return Err(DecodeError::new(origin, "compressed wrapper holds no messages"));
+        return Err(DecodeError::new(
+            origin,
+            "compressed wrapper holds no messages",
+        ));
     }
     if wrapper.magic >= 1 {
         let last_inner = out.last().map(|m| m.offset).unwrap_or(0);
@@ -182,7 +194,7 @@ pub fn inner_messages<'a>(
                 ));
             }
             for m in &mut out {
-                m.offset = wrapper.offset - last_inner + m.offset;
+                m.offset += wrapper.offset - last_inner;
             }
         }
         let wrapper_type = wrapper.timestamp_type();
@@ -200,7 +212,8 @@ pub fn inner_messages<'a>(
 mod tests {
     use super::*;
 
-    const V4: &str = "00000000000000000000001ba584f50801000000018bcfe56800ffffffff0000000576616c7565";
+    const V4: &str =
+        "00000000000000000000001ba584f50801000000018bcfe56800ffffffff0000000576616c7565";
     const V5: &str = "0000000000000000000000162356c1370000000000036b65790000000576616c7565";
 
     #[test]
@@ -251,7 +264,9 @@ mod tests {
         let wrapper = LegacyMessage::parse(&lat).unwrap();
         let msgs = inner_messages(&wrapper, &inner, 0).unwrap();
         assert!(msgs.iter().all(|m| m.timestamp == 99));
-        assert!(msgs.iter().all(|m| m.timestamp_type == TimestampType::LogAppendTime));
+        assert!(msgs
+            .iter()
+            .all(|m| m.timestamp_type == TimestampType::LogAppendTime));
 
         // Wrapper offset 0: inner offsets as they are.
         let zero = v1_message(0, 1, 20, b"x");

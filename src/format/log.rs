@@ -6,9 +6,9 @@
 
 use std::io;
 
+use super::batch::Headers;
 use super::batch::{RecordBatch, TimestampType, LOG_OVERHEAD, V2_HEADER_SIZE};
 use super::compression::{Codec, Decompressor};
-use super::batch::Headers;
 use super::legacy::{inner_messages, LegacyMessage, V0_OVERHEAD};
 use super::reader::DecodeError;
 
@@ -57,11 +57,13 @@ impl TailKind {
     pub fn describe(&self, length: u64) -> String {
         match self {
             TailKind::ZeroFilled => format!("zero-filled tail of {length} bytes"),
-            TailKind::Partial { declared } => format!(
-                "torn tail: batch declares {declared} bytes but only {length} remain"
-            ),
+            TailKind::Partial { declared } => {
+                format!("torn tail: batch declares {declared} bytes but only {length} remain")
+            }
             TailKind::Short => format!("{length} trailing bytes, too few for a batch header"),
-            TailKind::Garbage { reason } => format!("{length} unframeable bytes at the end: {reason}"),
+            TailKind::Garbage { reason } => {
+                format!("{length} unframeable bytes at the end: {reason}")
+            }
         }
     }
 }
@@ -72,9 +74,17 @@ pub enum WalkEvent<'b> {
     /// A complete, framed batch (v2) or legacy message, CRC not yet checked by the caller.
     Entry { position: u64, bytes: &'b [u8] },
     /// Bytes that frame no valid batch, followed by a valid batch at `position + length`.
-    Corrupt { position: u64, length: u64, reason: String },
+    Corrupt {
+        position: u64,
+        length: u64,
+        reason: String,
+    },
     /// The walk ended `length` bytes before the end of the file.
-    Tail { position: u64, length: u64, kind: TailKind },
+    Tail {
+        position: u64,
+        length: u64,
+        kind: TailKind,
+    },
 }
 
 /// Frames entries one after the other, resynchronising after corruption.
@@ -89,7 +99,9 @@ fn frame_problem(header: &[u8]) -> Result<u64, String> {
     let size = i32::from_be_bytes(header[8..12].try_into().expect("4 bytes"));
     let magic = header[16] as i8;
     if size < V0_OVERHEAD as i32 {
-        return Err(format!("batch size {size} is below the minimum of {V0_OVERHEAD}"));
+        return Err(format!(
+            "batch size {size} is below the minimum of {V0_OVERHEAD}"
+        ));
     }
     if !(0..=2).contains(&magic) {
         return Err(format!("unknown magic byte {magic}"));
@@ -106,9 +118,13 @@ pub fn frame_crc_valid(bytes: &[u8]) -> bool {
         return false;
     }
     if bytes[16] as i8 >= 2 {
-        RecordBatch::parse(bytes).map(|b| b.crc_valid()).unwrap_or(false)
+        RecordBatch::parse(bytes)
+            .map(|b| b.crc_valid())
+            .unwrap_or(false)
     } else {
-        LegacyMessage::parse(bytes).map(|m| m.crc_valid()).unwrap_or(false)
+        LegacyMessage::parse(bytes)
+            .map(|m| m.crc_valid())
+            .unwrap_or(false)
     }
 }
 
@@ -122,7 +138,10 @@ impl LogWalker {
         self.pos
     }
 
-    pub fn next<'s, S: ByteSource + ?Sized>(&mut self, src: &'s mut S) -> io::Result<Option<WalkEvent<'s>>> {
+    pub fn next<'s, S: ByteSource + ?Sized>(
+        &mut self,
+        src: &'s mut S,
+    ) -> io::Result<Option<WalkEvent<'s>>> {
         self.end = self.end.min(src.len());
         if self.pos >= self.end {
             return Ok(None);
@@ -150,7 +169,10 @@ impl LogWalker {
                     }
                     self.pos = start + total;
                     let bytes = src.read_at(start, total as usize)?;
-                    return Ok(Some(WalkEvent::Entry { position: start, bytes }));
+                    return Ok(Some(WalkEvent::Entry {
+                        position: start,
+                        bytes,
+                    }));
                 }
                 Some(TailKind::Garbage {
                     reason: "checksum mismatch and no batch follows it".into(),
@@ -164,7 +186,9 @@ impl LogWalker {
                 self.pos = next;
                 let reason = match &kind {
                     TailKind::Partial { declared } => {
-                        format!("batch size field declares {declared} bytes, past the end of the file")
+                        format!(
+                            "batch size field declares {declared} bytes, past the end of the file"
+                        )
                     }
                     TailKind::Garbage { reason } => reason.clone(),
                     _ => String::new(),
@@ -185,7 +209,12 @@ impl LogWalker {
         }
     }
 
-    fn tail<'s, S: ByteSource + ?Sized>(&mut self, src: &'s mut S, start: u64, kind: TailKind) -> io::Result<Option<WalkEvent<'s>>> {
+    fn tail<'s, S: ByteSource + ?Sized>(
+        &mut self,
+        src: &'s mut S,
+        start: u64,
+        kind: TailKind,
+    ) -> io::Result<Option<WalkEvent<'s>>> {
         let length = self.end - start;
         let kind = if self.all_zero(src, start, self.end)? {
             TailKind::ZeroFilled
@@ -200,7 +229,12 @@ impl LogWalker {
         }))
     }
 
-    fn all_zero<S: ByteSource + ?Sized>(&self, src: &mut S, from: u64, to: u64) -> io::Result<bool> {
+    fn all_zero<S: ByteSource + ?Sized>(
+        &self,
+        src: &mut S,
+        from: u64,
+        to: u64,
+    ) -> io::Result<bool> {
         let mut at = from;
         while at < to {
             let want = ((to - at) as usize).min(1 << 20);
@@ -217,7 +251,11 @@ impl LogWalker {
     }
 
     /// True at the end of the walked range, or where a frame with a sane header starts.
-    fn next_frame_plausible<S: ByteSource + ?Sized>(&self, src: &mut S, at: u64) -> io::Result<bool> {
+    fn next_frame_plausible<S: ByteSource + ?Sized>(
+        &self,
+        src: &mut S,
+        at: u64,
+    ) -> io::Result<bool> {
         if at >= self.end || self.end - at <= HEADER_SIZE_UP_TO_MAGIC {
             return Ok(true);
         }
@@ -420,11 +458,27 @@ pub fn for_each_record<'e>(
                 &scratch.buffer
             };
             // Positions inside decompressed data cannot point into the file; use the payload start.
-            let origin = if codec == Codec::None { V2_HEADER_SIZE } else { 0 };
+            let origin = if codec == Codec::None {
+                V2_HEADER_SIZE
+            } else {
+                0
+            };
             let mut records = batch.records(payload, origin)?;
             let ts_type = batch.header.timestamp_type();
             for record in records.by_ref() {
-                let record = record.map_err(|e| if codec == Codec::None { e } else { DecodeError::new(V2_HEADER_SIZE, format!("in decompressed records at byte {}: {}", e.position, e.message)) })?;
+                let record = record.map_err(|e| {
+                    if codec == Codec::None {
+                        e
+                    } else {
+                        DecodeError::new(
+                            V2_HEADER_SIZE,
+                            format!(
+                                "in decompressed records at byte {}: {}",
+                                e.position, e.message
+                            ),
+                        )
+                    }
+                })?;
                 seen += 1;
                 visit(&LogRecord {
                     offset: record.offset,
@@ -463,15 +517,16 @@ pub fn for_each_record<'e>(
                 });
                 return Ok(seen);
             }
-            let value = message
-                .value
-                .ok_or_else(|| DecodeError::new(LOG_OVERHEAD, "compressed wrapper message with a null value"))?;
+            let value = message.value.ok_or_else(|| {
+                DecodeError::new(LOG_OVERHEAD, "compressed wrapper message with a null value")
+            })?;
             scratch
                 .decompressor
                 .decompress(message.codec(), message.magic, value, &mut scratch.buffer)
                 .map_err(|e| DecodeError::new(LOG_OVERHEAD, format!("wrapper value: {}", e)))?;
-            let inner = inner_messages(message, &scratch.buffer, 0)
-                .map_err(|e| DecodeError::new(LOG_OVERHEAD, format!("in decompressed wrapper: {e}")))?;
+            let inner = inner_messages(message, &scratch.buffer, 0).map_err(|e| {
+                DecodeError::new(LOG_OVERHEAD, format!("in decompressed wrapper: {e}"))
+            })?;
             for m in &inner {
                 seen += 1;
                 visit(&LogRecord {
@@ -505,8 +560,14 @@ mod tests {
         while let Some(ev) = w.next(&mut src).unwrap() {
             out.push(match ev {
                 WalkEvent::Entry { position, bytes } => format!("entry@{position}+{}", bytes.len()),
-                WalkEvent::Corrupt { position, length, .. } => format!("corrupt@{position}+{length}"),
-                WalkEvent::Tail { position, length, kind } => format!("tail@{position}+{length}:{kind:?}"),
+                WalkEvent::Corrupt {
+                    position, length, ..
+                } => format!("corrupt@{position}+{length}"),
+                WalkEvent::Tail {
+                    position,
+                    length,
+                    kind,
+                } => format!("tail@{position}+{length}:{kind:?}"),
             });
         }
         out
@@ -529,13 +590,22 @@ mod tests {
     fn torn_tail_and_zero_tail() {
         let mut data = two_batches();
         data.truncate(120);
-        assert_eq!(walk(&data), vec!["entry@0+76", "tail@76+44:Partial { declared: 85 }"]);
+        assert_eq!(
+            walk(&data),
+            vec!["entry@0+76", "tail@76+44:Partial { declared: 85 }"]
+        );
         let mut data = two_batches();
         data.extend(vec![0u8; 1000]);
-        assert_eq!(walk(&data), vec!["entry@0+76", "entry@76+85", "tail@161+1000:ZeroFilled"]);
+        assert_eq!(
+            walk(&data),
+            vec!["entry@0+76", "entry@76+85", "tail@161+1000:ZeroFilled"]
+        );
         let mut data = two_batches();
         data.extend(vec![0u8; 10]);
-        assert_eq!(walk(&data), vec!["entry@0+76", "entry@76+85", "tail@161+10:ZeroFilled"]);
+        assert_eq!(
+            walk(&data),
+            vec!["entry@0+76", "entry@76+85", "tail@161+10:ZeroFilled"]
+        );
     }
 
     #[test]
@@ -545,7 +615,10 @@ mod tests {
         let mut second = hex::decode(V2_BATCH).unwrap();
         second[7] = 1;
         data.extend(second);
-        assert_eq!(walk(&data), vec!["entry@0+76", "corrupt@76+38", "entry@114+85"]);
+        assert_eq!(
+            walk(&data),
+            vec!["entry@0+76", "corrupt@76+38", "entry@114+85"]
+        );
     }
 
     #[test]

@@ -38,7 +38,10 @@ pub fn parse_producer_snapshot(bytes: &[u8]) -> DecodeResult<ProducerSnapshot> {
     let mut r = Reader::new(bytes);
     let version = r.i16("version")?;
     if version != 1 {
-        return Err(DecodeError::new(0, format!("snapshot version {version} is not the supported version 1")));
+        return Err(DecodeError::new(
+            0,
+            format!("snapshot version {version} is not the supported version 1"),
+        ));
     }
     let crc = r.u32("crc")?;
     let crc_valid = crc32c::crc32c(r.rest()) == crc;
@@ -57,9 +60,17 @@ pub fn parse_producer_snapshot(bytes: &[u8]) -> DecodeResult<ProducerSnapshot> {
         });
     }
     if !r.is_empty() {
-        return Err(r.error(format!("{} bytes after the last producer entry", r.remaining())));
+        return Err(r.error(format!(
+            "{} bytes after the last producer entry",
+            r.remaining()
+        )));
     }
-    Ok(ProducerSnapshot { version, crc, crc_valid, entries })
+    Ok(ProducerSnapshot {
+        version,
+        crc,
+        crc_valid,
+        entries,
+    })
 }
 
 #[cfg(test)]

@@ -12,15 +12,19 @@ impl<'a> Reader<'a> {
         let at = self.position();
         match self.i16(what)? {
             -1 => Ok(None),
-            n if n < 0 => Err(DecodeError::new(at, format!("{what}: invalid string length {n}"))),
+            n if n < 0 => Err(DecodeError::new(
+                at,
+                format!("{what}: invalid string length {n}"),
+            )),
             n => self.utf8(n as usize, what).map(Some),
         }
     }
 
     pub fn string(&mut self, what: &str) -> DecodeResult<&'a str> {
         let at = self.position();
-        self.nullable_string(what)?
-            .ok_or_else(|| DecodeError::new(at, format!("{what}: null string where one is required")))
+        self.nullable_string(what)?.ok_or_else(|| {
+            DecodeError::new(at, format!("{what}: null string where one is required"))
+        })
     }
 
     /// Unsigned varint N+1 length + UTF-8 (0 = null).
@@ -33,8 +37,9 @@ impl<'a> Reader<'a> {
 
     pub fn compact_string(&mut self, what: &str) -> DecodeResult<&'a str> {
         let at = self.position();
-        self.compact_nullable_string(what)?
-            .ok_or_else(|| DecodeError::new(at, format!("{what}: null string where one is required")))
+        self.compact_nullable_string(what)?.ok_or_else(|| {
+            DecodeError::new(at, format!("{what}: null string where one is required"))
+        })
     }
 
     /// int32 length + bytes (-1 = null).
@@ -56,16 +61,29 @@ impl<'a> Reader<'a> {
 
     /// int32 element count (-1 = null). The count is checked against the bytes left, assuming
     /// each element takes at least `min_element_size` bytes, so it can size nothing hostile.
-    pub fn array_len(&mut self, what: &str, min_element_size: usize) -> DecodeResult<Option<usize>> {
+    pub fn array_len(
+        &mut self,
+        what: &str,
+        min_element_size: usize,
+    ) -> DecodeResult<Option<usize>> {
         let at = self.position();
         match self.i32(what)? {
             -1 => Ok(None),
-            n if n < 0 => Err(DecodeError::new(at, format!("{what}: invalid array length {n}"))),
-            n => self.check_count(at, n as usize, min_element_size, what).map(Some),
+            n if n < 0 => Err(DecodeError::new(
+                at,
+                format!("{what}: invalid array length {n}"),
+            )),
+            n => self
+                .check_count(at, n as usize, min_element_size, what)
+                .map(Some),
         }
     }
 
-    pub fn compact_array_len(&mut self, what: &str, min_element_size: usize) -> DecodeResult<Option<usize>> {
+    pub fn compact_array_len(
+        &mut self,
+        what: &str,
+        min_element_size: usize,
+    ) -> DecodeResult<Option<usize>> {
         let at = self.position();
         match self.uvarint(what)? {
             0 => Ok(None),
@@ -79,7 +97,10 @@ impl<'a> Reader<'a> {
         if n.saturating_mul(min.max(1)) > self.remaining() {
             return Err(DecodeError::new(
                 at,
-                format!("{what}: {n} elements cannot fit in {} bytes", self.remaining()),
+                format!(
+                    "{what}: {n} elements cannot fit in {} bytes",
+                    self.remaining()
+                ),
             ));
         }
         Ok(n)

@@ -9,7 +9,11 @@ use super::reader::DecodeError;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CheckpointEntry {
     /// `<topic> <partition> <offset>` (recovery point, log start, replication, cleaner).
-    Partition { topic: String, partition: i32, offset: i64 },
+    Partition {
+        topic: String,
+        partition: i32,
+        offset: i64,
+    },
     /// `<epoch> <startOffset>` (leader-epoch-checkpoint).
     Epoch { epoch: i32, start_offset: i64 },
 }
@@ -24,7 +28,10 @@ pub struct Checkpoint {
 pub fn parse_checkpoint(text: &str, epoch_entries: bool) -> Result<Checkpoint, DecodeError> {
     if text.trim().is_empty() {
         // Kafka reads an empty file as no entries.
-        return Ok(Checkpoint { version: 0, entries: Vec::new() });
+        return Ok(Checkpoint {
+            version: 0,
+            entries: Vec::new(),
+        });
     }
     let mut lines = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
     let mut position = 0usize;
@@ -37,12 +44,21 @@ pub fn parse_checkpoint(text: &str, epoch_entries: bool) -> Result<Checkpoint, D
         Ok((at, line))
     };
     let (at, v) = next("version")?;
-    let version: i32 = v.trim().parse().map_err(|_| DecodeError::new(at, format!("bad version line {v:?}")))?;
+    let version: i32 = v
+        .trim()
+        .parse()
+        .map_err(|_| DecodeError::new(at, format!("bad version line {v:?}")))?;
     if version != 0 {
-        return Err(DecodeError::new(at, format!("unrecognised checkpoint version {version}")));
+        return Err(DecodeError::new(
+            at,
+            format!("unrecognised checkpoint version {version}"),
+        ));
     }
     let (at, c) = next("entry count")?;
-    let count: usize = c.trim().parse().map_err(|_| DecodeError::new(at, format!("bad entry count line {c:?}")))?;
+    let count: usize = c
+        .trim()
+        .parse()
+        .map_err(|_| DecodeError::new(at, format!("bad entry count line {c:?}")))?;
     let mut entries = Vec::new();
     for _ in 0..count {
         let (at, line) = next("entry")?;
@@ -64,7 +80,10 @@ pub fn parse_checkpoint(text: &str, epoch_entries: bool) -> Result<Checkpoint, D
     }
     let rest: String = lines.collect::<Vec<_>>().join("");
     if !rest.trim().is_empty() {
-        return Err(DecodeError::new(position, format!("expected {count} entries, found more lines")));
+        return Err(DecodeError::new(
+            position,
+            format!("expected {count} entries, found more lines"),
+        ));
     }
     Ok(Checkpoint { version, entries })
 }
@@ -94,7 +113,10 @@ pub fn parse_partition_metadata(text: &str) -> Result<PartitionMetadata, DecodeE
     }
     match (version, topic_id) {
         (Some(version), Some(topic_id)) => Ok(PartitionMetadata { version, topic_id }),
-        _ => Err(DecodeError::new(0, "expected `version:` and `topic_id:` lines")),
+        _ => Err(DecodeError::new(
+            0,
+            "expected `version:` and `topic_id:` lines",
+        )),
     }
 }
 
@@ -105,7 +127,10 @@ pub fn parse_properties(text: &str) -> Vec<(String, String)> {
         .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with('!'))
         .filter_map(|l| {
             let split = l.find(['=', ':'])?;
-            Some((l[..split].trim().to_string(), l[split + 1..].trim().to_string()))
+            Some((
+                l[..split].trim().to_string(),
+                l[split + 1..].trim().to_string(),
+            ))
         })
         .collect()
 }
@@ -116,8 +141,16 @@ pub fn parse_json_object(text: &str) -> Result<Value, DecodeError> {
         // Brokers before 3.5 wrote an empty clean-shutdown marker.
         return Ok(Value::Object(Default::default()));
     }
-    let v: Value = serde_json::from_str(text)
-        .map_err(|e| DecodeError::new(0, format!("invalid JSON at line {} column {}: {e}", e.line(), e.column())))?;
+    let v: Value = serde_json::from_str(text).map_err(|e| {
+        DecodeError::new(
+            0,
+            format!(
+                "invalid JSON at line {} column {}: {e}",
+                e.line(),
+                e.column()
+            ),
+        )
+    })?;
     if v.is_object() {
         Ok(v)
     } else {
@@ -135,10 +168,20 @@ mod tests {
         assert_eq!(c.entries.len(), 2);
         assert_eq!(
             c.entries[1],
-            CheckpointEntry::Partition { topic: "bar-baz".into(), partition: 3, offset: 17 }
+            CheckpointEntry::Partition {
+                topic: "bar-baz".into(),
+                partition: 3,
+                offset: 17
+            }
         );
         let e = parse_checkpoint("0\r\n1\r\n0 0\r\n", true).unwrap();
-        assert_eq!(e.entries, vec![CheckpointEntry::Epoch { epoch: 0, start_offset: 0 }]);
+        assert_eq!(
+            e.entries,
+            vec![CheckpointEntry::Epoch {
+                epoch: 0,
+                start_offset: 0
+            }]
+        );
         assert!(parse_checkpoint("1\n0\n", false).is_err());
         assert!(parse_checkpoint("0\n2\nfoo 0 5\n", false).is_err());
         assert!(parse_checkpoint("", false).unwrap().entries.is_empty());

@@ -30,12 +30,15 @@ pub fn parse_txn_index(bytes: &[u8]) -> (Vec<Result<AbortedTxn, DecodeError>>, O
                 last_stable_offset: r.i64("lastStableOffset")?,
             };
             if version != 0 {
-                return Err(DecodeError::new(at, format!("unsupported aborted transaction version {version}")));
+                return Err(DecodeError::new(
+                    at,
+                    format!("unsupported aborted transaction version {version}"),
+                ));
             }
             Ok(entry)
         })
         .collect();
-    let partial = (bytes.len() % ABORTED_TXN_SIZE != 0).then_some(whole * ABORTED_TXN_SIZE);
+    let partial = (!bytes.len().is_multiple_of(ABORTED_TXN_SIZE)).then_some(whole * ABORTED_TXN_SIZE);
     (entries, partial)
 }
 
@@ -45,12 +48,19 @@ mod tests {
 
     #[test]
     fn digest_vector_v9() {
-        let b = hex::decode("000000000000000003e8000000000000000a00000000000000140000000000000015").unwrap();
+        let b = hex::decode("000000000000000003e8000000000000000a00000000000000140000000000000015")
+            .unwrap();
         let (e, partial) = parse_txn_index(&b);
         assert_eq!(partial, None);
         assert_eq!(
             e[0],
-            Ok(AbortedTxn { version: 0, producer_id: 1000, first_offset: 10, last_offset: 20, last_stable_offset: 21 })
+            Ok(AbortedTxn {
+                version: 0,
+                producer_id: 1000,
+                first_offset: 10,
+                last_offset: 20,
+                last_stable_offset: 21
+            })
         );
         let (e, partial) = parse_txn_index(&b[..40.min(b.len())]);
         assert_eq!(e.len(), 1);

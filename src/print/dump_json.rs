@@ -122,7 +122,11 @@ impl<W: Write> LogSink for JsonDump<W> {
     fn record(&mut self, position: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
         if r.offset != self.last_offset.wrapping_add(1) && self.last_offset >= 0 {
             self.open("nonConsecutive")?;
-            writeln!(self.out, ",\"previous\":{},\"offset\":{}}}", self.last_offset, r.offset)?;
+            writeln!(
+                self.out,
+                ",\"previous\":{},\"offset\":{}}}",
+                self.last_offset, r.offset
+            )?;
         }
         self.last_offset = r.offset;
         self.open("record")?;
@@ -149,7 +153,12 @@ impl<W: Write> LogSink for JsonDump<W> {
                 self.out.write_all(b",")?;
             }
             self.out.write_all(b"{\"key\":")?;
-            write_json_bytes(&mut self.out, Some(h.key), Encoding::Auto, &mut self.scratch)?;
+            write_json_bytes(
+                &mut self.out,
+                Some(h.key),
+                Encoding::Auto,
+                &mut self.scratch,
+            )?;
             self.out.write_all(b",\"value\":")?;
             write_json_bytes(&mut self.out, h.value, self.encoding, &mut self.scratch)?;
             self.out.write_all(b"}")?;
@@ -186,7 +195,12 @@ impl<W: Write> LogSink for JsonDump<W> {
             LogProblem::BadEntry { .. } => "undecodableBatch",
         };
         self.open("error")?;
-        write!(self.out, ",\"position\":{},\"length\":{},\"kind\":\"{kind}\",\"message\":", p.position(), p.length())?;
+        write!(
+            self.out,
+            ",\"position\":{},\"length\":{},\"kind\":\"{kind}\",\"message\":",
+            p.position(),
+            p.length()
+        )?;
         write_json_str(&mut self.out, &p.message())?;
         self.out.write_all(b"}\n")?;
         self.out.flush()?;
@@ -210,12 +224,20 @@ impl<W: Write> DumpPrinter for JsonDump<W> {
 
     fn index_entry(&mut self, e: &OffsetEntry) -> io::Result<()> {
         self.open("indexEntry")?;
-        writeln!(self.out, ",\"offset\":{},\"position\":{}}}", e.offset, e.position)
+        writeln!(
+            self.out,
+            ",\"offset\":{},\"position\":{}}}",
+            e.offset, e.position
+        )
     }
 
     fn time_index_entry(&mut self, e: &TimeEntry) -> io::Result<()> {
         self.open("timeIndexEntry")?;
-        writeln!(self.out, ",\"timestamp\":{},\"offset\":{}}}", e.timestamp, e.offset)
+        writeln!(
+            self.out,
+            ",\"timestamp\":{},\"offset\":{}}}",
+            e.timestamp, e.offset
+        )
     }
 
     fn index_empty(&mut self) -> io::Result<()> {
@@ -227,7 +249,10 @@ impl<W: Write> DumpPrinter for JsonDump<W> {
     }
 
     fn index_mismatch(&mut self, index_offset: i64, log_offset: i64) -> io::Result<()> {
-        self.value_line("indexMismatch", json!({"indexOffset": index_offset, "logOffset": log_offset}))
+        self.value_line(
+            "indexMismatch",
+            json!({"indexOffset": index_offset, "logOffset": log_offset}),
+        )
     }
 
     fn aborted_txn(&mut self, t: &AbortedTxn) -> io::Result<()> {
@@ -254,10 +279,17 @@ impl<W: Write> DumpPrinter for JsonDump<W> {
 
     fn checkpoint_entry(&mut self, e: &CheckpointEntry) -> io::Result<()> {
         let v = match e {
-            CheckpointEntry::Partition { topic, partition, offset } => {
+            CheckpointEntry::Partition {
+                topic,
+                partition,
+                offset,
+            } => {
                 json!({"topic": topic, "partition": partition, "offset": offset})
             }
-            CheckpointEntry::Epoch { epoch, start_offset } => json!({"epoch": epoch, "startOffset": start_offset}),
+            CheckpointEntry::Epoch {
+                epoch,
+                start_offset,
+            } => json!({"epoch": epoch, "startOffset": start_offset}),
         };
         self.value_line("checkpointEntry", v)
     }
@@ -267,7 +299,10 @@ impl<W: Write> DumpPrinter for JsonDump<W> {
     }
 
     fn file_error(&mut self, position: Option<u64>, message: &str) -> io::Result<()> {
-        self.value_line("error", json!({"position": position, "length": null, "message": message}))?;
+        self.value_line(
+            "error",
+            json!({"position": position, "length": null, "message": message}),
+        )?;
         self.out.flush()?;
         report_error(&self.file, position, message);
         Ok(())

@@ -109,7 +109,9 @@ impl<W: Write> LogSink for TextDump<W> {
                 Some((f, m)) if *f == file => {
                     m.insert(self.last_offset, r.offset);
                 }
-                _ => self.gaps.push((file, BTreeMap::from([(self.last_offset, r.offset)]))),
+                _ => self
+                    .gaps
+                    .push((file, BTreeMap::from([(self.last_offset, r.offset)]))),
             }
         }
         self.last_offset = r.offset;
@@ -146,11 +148,21 @@ impl<W: Write> LogSink for TextDump<W> {
                             c.kind.name(),
                             c.coordinator_epoch.unwrap_or(-1)
                         )?,
-                        ControlType::LeaderChange => write!(o, " LeaderChange: {}", c.data.unwrap_or(Value::Null))?,
-                        ControlType::SnapshotHeader => write!(o, " SnapshotHeader {}", c.data.unwrap_or(Value::Null))?,
-                        ControlType::SnapshotFooter => write!(o, " SnapshotFooter {}", c.data.unwrap_or(Value::Null))?,
-                        ControlType::KRaftVersion => write!(o, " KRaftVersion {}", c.data.unwrap_or(Value::Null))?,
-                        ControlType::KRaftVoters => write!(o, " KRaftVoters {}", c.data.unwrap_or(Value::Null))?,
+                        ControlType::LeaderChange => {
+                            write!(o, " LeaderChange: {}", c.data.unwrap_or(Value::Null))?
+                        }
+                        ControlType::SnapshotHeader => {
+                            write!(o, " SnapshotHeader {}", c.data.unwrap_or(Value::Null))?
+                        }
+                        ControlType::SnapshotFooter => {
+                            write!(o, " SnapshotFooter {}", c.data.unwrap_or(Value::Null))?
+                        }
+                        ControlType::KRaftVersion => {
+                            write!(o, " KRaftVersion {}", c.data.unwrap_or(Value::Null))?
+                        }
+                        ControlType::KRaftVoters => {
+                            write!(o, " KRaftVoters {}", c.data.unwrap_or(Value::Null))?
+                        }
                         ControlType::Unknown(id) => write!(o, " controlType: UNKNOWN({id})")?,
                     },
                     Err(e) => write!(o, " controlType: INVALID ({})", e.message)?,
@@ -158,7 +170,11 @@ impl<W: Write> LogSink for TextDump<W> {
             }
         }
         if self.style.print_data && !b.is_control {
-            let mut prefix: &[u8] = if self.style.skip_record_metadata { b"| " } else { b" " };
+            let mut prefix: &[u8] = if self.style.skip_record_metadata {
+                b"| "
+            } else {
+                b" "
+            };
             if let Some(k) = r.key {
                 o.write_all(prefix)?;
                 o.write_all(b"key: ")?;
@@ -177,10 +193,14 @@ impl<W: Write> LogSink for TextDump<W> {
 
     fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<Flow> {
         match p {
-            LogProblem::Tail { length, .. } => {
-                writeln!(self.out, "Found {length} invalid bytes at the end of {}", self.file_name())?
-            }
-            LogProblem::Corrupt { position, length, .. } => writeln!(
+            LogProblem::Tail { length, .. } => writeln!(
+                self.out,
+                "Found {length} invalid bytes at the end of {}",
+                self.file_name()
+            )?,
+            LogProblem::Corrupt {
+                position, length, ..
+            } => writeln!(
                 self.out,
                 "Found {length} invalid bytes at position {position} of {}",
                 self.file_name()
@@ -206,9 +226,10 @@ impl<W: Write> DumpPrinter for TextDump<W> {
                 }
             }
             FileKind::BootstrapCheckpoint => writeln!(self.out, "KRaft bootstrap snapshot")?,
-            FileKind::KraftSnapshot { end_offset, epoch } => {
-                writeln!(self.out, "Snapshot end offset: {end_offset}, epoch: {epoch}")?
-            }
+            FileKind::KraftSnapshot { end_offset, epoch } => writeln!(
+                self.out,
+                "Snapshot end offset: {end_offset}, epoch: {epoch}"
+            )?,
             FileKind::Deleted(_) | FileKind::Cleaned(_) | FileKind::Swap(_) => {
                 writeln!(self.out, "Note: this is a {}", kind.describe())?
             }
@@ -245,9 +266,10 @@ impl<W: Write> DumpPrinter for TextDump<W> {
             Some((f, m)) if *f == file => {
                 m.insert(std::cmp::Reverse(index_offset), log_offset);
             }
-            _ => self
-                .mismatches
-                .push((file, BTreeMap::from([(std::cmp::Reverse(index_offset), log_offset)]))),
+            _ => self.mismatches.push((
+                file,
+                BTreeMap::from([(std::cmp::Reverse(index_offset), log_offset)]),
+            )),
         }
         Ok(())
     }
@@ -286,10 +308,20 @@ impl<W: Write> DumpPrinter for TextDump<W> {
 
     fn checkpoint_entry(&mut self, e: &CheckpointEntry) -> io::Result<()> {
         match e {
-            CheckpointEntry::Partition { topic, partition, offset } => {
-                writeln!(self.out, "topic: {topic} partition: {partition} offset: {offset}")
+            CheckpointEntry::Partition {
+                topic,
+                partition,
+                offset,
+            } => {
+                writeln!(
+                    self.out,
+                    "topic: {topic} partition: {partition} offset: {offset}"
+                )
             }
-            CheckpointEntry::Epoch { epoch, start_offset } => {
+            CheckpointEntry::Epoch {
+                epoch,
+                start_offset,
+            } => {
                 writeln!(self.out, "epoch: {epoch} startOffset: {start_offset}")
             }
         }
@@ -321,7 +353,11 @@ impl<W: Write> DumpPrinter for TextDump<W> {
         if item.foreign_layout.is_some() {
             report_error(&item.path, None, &item.reason);
         } else {
-            eprintln!("Ignoring unknown file {} ({})", item.path.display(), item.reason);
+            eprintln!(
+                "Ignoring unknown file {} ({})",
+                item.path.display(),
+                item.reason
+            );
         }
         Ok(())
     }

@@ -46,7 +46,7 @@ fn write_escaped_str(out: &mut impl Write, s: &str) -> io::Result<()> {
     let mut start = 0;
     for (i, c) in s.char_indices() {
         if is_dangerous(c) {
-            out.write_all(s[start..i].as_bytes())?;
+            out.write_all(&s.as_bytes()[start..i])?;
             if (c as u32) < 0x80 {
                 write!(out, "\\x{:02x}", c as u32)?;
             } else {
@@ -55,7 +55,7 @@ fn write_escaped_str(out: &mut impl Write, s: &str) -> io::Result<()> {
             start = i + c.len_utf8();
         }
     }
-    out.write_all(s[start..].as_bytes())
+    out.write_all(&s.as_bytes()[start..])
 }
 
 /// How keys, values and header values appear in JSON (`--encoding`).
@@ -72,7 +72,12 @@ pub enum Encoding {
 }
 
 /// Writes `bytes` (or `null`) as a JSON value under `encoding`, using `scratch` for hex/base64.
-pub fn write_json_bytes(out: &mut impl Write, bytes: Option<&[u8]>, encoding: Encoding, scratch: &mut String) -> io::Result<()> {
+pub fn write_json_bytes(
+    out: &mut impl Write,
+    bytes: Option<&[u8]>,
+    encoding: Encoding,
+    scratch: &mut String,
+) -> io::Result<()> {
     let Some(bytes) = bytes else {
         return out.write_all(b"null");
     };

@@ -33,8 +33,23 @@ pub fn table(out: &mut impl Write, rows: &[PartitionSummary]) -> io::Result<()> 
     t.load_style(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Disabled)
         .set_header(vec![
-            "TOPIC", "PART", "SEGS", "BYTES", "START", "END", "RECORDS", "FIRST TIMESTAMP", "LAST TIMESTAMP",
-            "MAGIC", "CODECS", "PIDS", "TXN", "CTRL", "CLEAN", "RECOVERY/HW", "NOTES",
+            "TOPIC",
+            "PART",
+            "SEGS",
+            "BYTES",
+            "START",
+            "END",
+            "RECORDS",
+            "FIRST TIMESTAMP",
+            "LAST TIMESTAMP",
+            "MAGIC",
+            "CODECS",
+            "PIDS",
+            "TXN",
+            "CTRL",
+            "CLEAN",
+            "RECOVERY/HW",
+            "NOTES",
         ]);
     for r in rows {
         let magic: Vec<String> = r.magics.iter().map(|(m, n)| format!("v{m}:{n}")).collect();
@@ -48,7 +63,12 @@ pub fn table(out: &mut impl Write, rows: &[PartitionSummary]) -> io::Result<()> 
         let topic = String::from_utf8_lossy(&topic).into_owned();
         t.add_row(vec![
             Cell::new(topic),
-            Cell::new(if r.partition >= 0 { r.partition.to_string() } else { "-".into() }).set_alignment(CellAlignment::Right),
+            Cell::new(if r.partition >= 0 {
+                r.partition.to_string()
+            } else {
+                "-".into()
+            })
+            .set_alignment(CellAlignment::Right),
             Cell::new(r.segments).set_alignment(CellAlignment::Right),
             Cell::new(r.bytes).set_alignment(CellAlignment::Right),
             Cell::new(opt(r.log_start_offset)).set_alignment(CellAlignment::Right),
@@ -78,8 +98,11 @@ pub fn table(out: &mut impl Write, rows: &[PartitionSummary]) -> io::Result<()> 
 }
 
 pub fn json_row(out: &mut impl Write, r: &PartitionSummary) -> io::Result<()> {
-    let magic: serde_json::Map<String, serde_json::Value> =
-        r.magics.iter().map(|(m, n)| (m.to_string(), json!(n))).collect();
+    let magic: serde_json::Map<String, serde_json::Value> = r
+        .magics
+        .iter()
+        .map(|(m, n)| (m.to_string(), json!(n)))
+        .collect();
     let v = json!({
         "type": "partition",
         "logDir": r.log_dir.as_ref().map(|p| p.display().to_string()),

@@ -5,7 +5,9 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::layout::{classify_file, file_order, is_redpanda_file_name, parse_partition_dir, FileKind, PartitionName};
+use super::layout::{
+    classify_file, file_order, is_redpanda_file_name, parse_partition_dir, FileKind, PartitionName,
+};
 
 #[derive(Debug, Clone)]
 pub struct DataFile {
@@ -56,7 +58,10 @@ impl DataSet {
     /// Every partition, from log dirs and given directly (JBOD: one topic-partition may appear in
     /// several log dirs, e.g. a `-future` replica).
     pub fn all_partitions(&self) -> impl Iterator<Item = &PartitionDir> {
-        self.log_dirs.iter().flat_map(|d| d.partitions.iter()).chain(self.partitions.iter())
+        self.log_dirs
+            .iter()
+            .flat_map(|d| d.partitions.iter())
+            .chain(self.partitions.iter())
     }
 }
 
@@ -75,7 +80,8 @@ const MAX_SEARCH_DEPTH: usize = 6;
 pub fn discover(paths: &[PathBuf]) -> io::Result<DataSet> {
     let mut set = DataSet::default();
     for path in paths {
-        let meta = fs::metadata(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        let meta = fs::metadata(path)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
         if meta.is_file() {
             let name = file_name(path);
             set.files.push(DataFile {
@@ -83,9 +89,14 @@ pub fn discover(paths: &[PathBuf]) -> io::Result<DataSet> {
                 kind: classify_file(&name),
             });
         } else {
-            let found_before = set.log_dirs.len() + set.partitions.len() + set.unrecognised.len();
+            let found_before = set.log_dirs.len()
+                + set.partitions.len()
+                + set.unrecognised.len()
+                + set.files.len();
             visit_dir(path, 0, &mut set)?;
-            if set.log_dirs.len() + set.partitions.len() + set.unrecognised.len() == found_before {
+            if set.log_dirs.len() + set.partitions.len() + set.unrecognised.len() + set.files.len()
+                == found_before
+            {
                 set.unrecognised.push(Unrecognised {
                     path: path.clone(),
                     reason: "no Kafka log dir, partition dir or segment found here".into(),
@@ -111,7 +122,9 @@ struct Listing {
 fn list(dir: &Path) -> io::Result<Listing> {
     let mut files = Vec::new();
     let mut dirs = Vec::new();
-    for entry in fs::read_dir(dir).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))? {
+    for entry in fs::read_dir(dir)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?
+    {
         let entry = entry?;
         let name = entry.file_name().to_string_lossy().into_owned();
         // Follow symlinks: data dirs are often linked into place.
@@ -129,13 +142,17 @@ fn list(dir: &Path) -> io::Result<Listing> {
 fn looks_like_redpanda(listing: &Listing) -> bool {
     listing.files.iter().any(|f| is_redpanda_file_name(f))
         || (listing.dirs.iter().any(|d| d == "redpanda")
-            && listing.dirs.iter().any(|d| d == "kafka" || d == "kafka_internal"))
+            && listing
+                .dirs
+                .iter()
+                .any(|d| d == "kafka" || d == "kafka_internal"))
 }
 
 fn is_partition_content(listing: &Listing) -> bool {
-    listing.files.iter().any(|f| {
-        !matches!(classify_file(f), FileKind::Unknown)
-    })
+    listing
+        .files
+        .iter()
+        .any(|f| !matches!(classify_file(f), FileKind::Unknown))
 }
 
 fn visit_dir(dir: &Path, depth: usize, set: &mut DataSet) -> io::Result<()> {
@@ -155,7 +172,10 @@ fn visit_dir(dir: &Path, depth: usize, set: &mut DataSet) -> io::Result<()> {
         .iter()
         .filter(|d| parse_partition_dir(d).is_some())
         .collect();
-    let is_log_dir = listing.files.iter().any(|f| ROOT_FILES.contains(&f.as_str()))
+    let is_log_dir = listing
+        .files
+        .iter()
+        .any(|f| ROOT_FILES.contains(&f.as_str()))
         || (!partition_children.is_empty() && parse_partition_dir(&file_name(dir)).is_none());
     if is_log_dir {
         let log_dir = read_log_dir(dir, listing, set)?;
@@ -167,6 +187,16 @@ fn visit_dir(dir: &Path, depth: usize, set: &mut DataSet) -> io::Result<()> {
             let p = read_partition(dir, name, listing, set);
             set.partitions.push(p);
             return Ok(());
+        }
+    }
+    // A plain directory holding segment-like files (copied segments, wire captures): read them.
+    for f in &listing.files {
+        let kind = classify_file(f);
+        if kind.is_log_data() {
+            set.files.push(DataFile {
+                path: dir.join(f),
+                kind,
+            });
         }
     }
     if depth >= MAX_SEARCH_DEPTH {
@@ -189,7 +219,10 @@ fn read_log_dir(dir: &Path, listing: Listing, set: &mut DataSet) -> io::Result<L
                 foreign_layout: None,
             });
         }
-        files.push(DataFile { path: dir.join(f), kind });
+        files.push(DataFile {
+            path: dir.join(f),
+            kind,
+        });
     }
     let mut partitions = Vec::new();
     for d in &listing.dirs {
@@ -215,10 +248,19 @@ fn read_log_dir(dir: &Path, listing: Listing, set: &mut DataSet) -> io::Result<L
         }
     }
     partitions.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(LogDir { path: dir.to_path_buf(), files, partitions })
+    Ok(LogDir {
+        path: dir.to_path_buf(),
+        files,
+        partitions,
+    })
 }
 
-fn read_partition(dir: &Path, name: PartitionName, listing: Listing, set: &mut DataSet) -> PartitionDir {
+fn read_partition(
+    dir: &Path,
+    name: PartitionName,
+    listing: Listing,
+    set: &mut DataSet,
+) -> PartitionDir {
     let mut names = listing.files;
     names.sort_by_key(|n| file_order(n));
     let mut files = Vec::new();
@@ -231,7 +273,10 @@ fn read_partition(dir: &Path, name: PartitionName, listing: Listing, set: &mut D
                 foreign_layout: None,
             });
         }
-        files.push(DataFile { path: dir.join(&f), kind });
+        files.push(DataFile {
+            path: dir.join(&f),
+            kind,
+        });
     }
     for d in listing.dirs {
         set.unrecognised.push(Unrecognised {
@@ -240,7 +285,11 @@ fn read_partition(dir: &Path, name: PartitionName, listing: Listing, set: &mut D
             foreign_layout: None,
         });
     }
-    PartitionDir { path: dir.to_path_buf(), name, files }
+    PartitionDir {
+        path: dir.to_path_buf(),
+        name,
+        files,
+    }
 }
 
 #[cfg(test)]
@@ -259,7 +308,7 @@ mod tests {
         fs::write(root.join("orders-0/00000000000000000000.index"), b"").unwrap();
         fs::write(root.join("orders-0/00000000000000000100.log"), b"").unwrap();
         fs::write(root.join("orders-0/notes.txt"), b"x").unwrap();
-        let set = discover(&[root.clone()]).unwrap();
+        let set = discover(std::slice::from_ref(&root)).unwrap();
         assert_eq!(set.log_dirs.len(), 1);
         let parts = &set.log_dirs[0].partitions;
         assert_eq!(parts.len(), 2);

@@ -13,7 +13,10 @@ pub enum FileKind {
     /// Producer-state snapshot `<offset>.snapshot`.
     ProducerSnapshot,
     /// KRaft snapshot `<end offset>-<epoch>.checkpoint`, read as a log.
-    KraftSnapshot { end_offset: i64, epoch: i32 },
+    KraftSnapshot {
+        end_offset: i64,
+        epoch: i32,
+    },
     /// `bootstrap.checkpoint`, the binary bootstrap metadata, read as a log.
     BootstrapCheckpoint,
     LeaderEpochCheckpoint,
@@ -51,7 +54,9 @@ impl FileKind {
             FileKind::PartitionMetadata => "partition metadata".into(),
             FileKind::RecoveryPointCheckpoint => "recovery point checkpoint".into(),
             FileKind::LogStartOffsetCheckpoint => "log start offset checkpoint".into(),
-            FileKind::ReplicationOffsetCheckpoint => "replication (high watermark) checkpoint".into(),
+            FileKind::ReplicationOffsetCheckpoint => {
+                "replication (high watermark) checkpoint".into()
+            }
             FileKind::CleanerOffsetCheckpoint => "cleaner offset checkpoint".into(),
             FileKind::MetaProperties => "meta.properties".into(),
             FileKind::CleanShutdown => "clean shutdown marker".into(),
@@ -67,7 +72,10 @@ impl FileKind {
 
     /// True for files whose content is a sequence of batches.
     pub fn is_log_data(&self) -> bool {
-        matches!(self, FileKind::Log | FileKind::KraftSnapshot { .. } | FileKind::BootstrapCheckpoint)
+        matches!(
+            self,
+            FileKind::Log | FileKind::KraftSnapshot { .. } | FileKind::BootstrapCheckpoint
+        )
     }
 }
 
@@ -82,7 +90,10 @@ pub fn base_offset_of(name: &str) -> Option<i64> {
 
 pub fn classify_file(name: &str) -> FileKind {
     for (suffix, wrap) in [
-        (".deleted", FileKind::Deleted as fn(Box<FileKind>) -> FileKind),
+        (
+            ".deleted",
+            FileKind::Deleted as fn(Box<FileKind>) -> FileKind,
+        ),
         (".cleaned", FileKind::Cleaned),
         (".swap", FileKind::Swap),
     ] {
@@ -166,7 +177,10 @@ pub fn parse_partition_dir(name: &str) -> Option<PartitionName> {
     if topic.is_empty() || partition.is_empty() || !partition.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    if !topic.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b)) {
+    if !topic
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+    {
         return None;
     }
     Some(PartitionName {
@@ -205,9 +219,10 @@ pub fn is_redpanda_file_name(name: &str) -> bool {
     name.ends_with(".base_index")
         || name.ends_with(".compaction_index")
         || name == "kvstore"
-        || name
-            .strip_suffix("-v1.log")
-            .is_some_and(|s| s.split('-').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())))
+        || name.strip_suffix("-v1.log").is_some_and(|s| {
+            s.split('-')
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        })
 }
 
 /// Joins the path given on the command line with a name found inside it.
@@ -222,8 +237,14 @@ mod tests {
     #[test]
     fn file_names() {
         assert_eq!(classify_file("00000000000000000000.log"), FileKind::Log);
-        assert_eq!(classify_file("00000000000000001234.index"), FileKind::OffsetIndex);
-        assert_eq!(classify_file("00000000000000001234.timeindex"), FileKind::TimeIndex);
+        assert_eq!(
+            classify_file("00000000000000001234.index"),
+            FileKind::OffsetIndex
+        );
+        assert_eq!(
+            classify_file("00000000000000001234.timeindex"),
+            FileKind::TimeIndex
+        );
         assert_eq!(
             classify_file("00000000000000001234.log.deleted"),
             FileKind::Deleted(Box::new(FileKind::Log))
@@ -234,10 +255,19 @@ mod tests {
         );
         assert_eq!(
             classify_file("00000000000000017073-0000000004.checkpoint"),
-            FileKind::KraftSnapshot { end_offset: 17073, epoch: 4 }
+            FileKind::KraftSnapshot {
+                end_offset: 17073,
+                epoch: 4
+            }
         );
-        assert_eq!(classify_file("bootstrap.checkpoint"), FileKind::BootstrapCheckpoint);
-        assert_eq!(classify_file("recovery-point-offset-checkpoint.tmp"), FileKind::Temporary);
+        assert_eq!(
+            classify_file("bootstrap.checkpoint"),
+            FileKind::BootstrapCheckpoint
+        );
+        assert_eq!(
+            classify_file("recovery-point-offset-checkpoint.tmp"),
+            FileKind::Temporary
+        );
         assert_eq!(classify_file("notes.txt"), FileKind::Unknown);
         assert_eq!(base_offset_of("00000000000000001234.log"), Some(1234));
     }
@@ -246,11 +276,20 @@ mod tests {
     fn partition_dirs() {
         assert_eq!(
             parse_partition_dir("__consumer_offsets-28"),
-            Some(PartitionName { topic: "__consumer_offsets".into(), partition: 28, state: PartitionState::Live })
+            Some(PartitionName {
+                topic: "__consumer_offsets".into(),
+                partition: 28,
+                state: PartitionState::Live
+            })
         );
-        assert_eq!(parse_partition_dir("my-topic-name-3").unwrap().topic, "my-topic-name");
         assert_eq!(
-            parse_partition_dir("orders-3.0123456789abcdef0123456789abcdef-delete").unwrap().state,
+            parse_partition_dir("my-topic-name-3").unwrap().topic,
+            "my-topic-name"
+        );
+        assert_eq!(
+            parse_partition_dir("orders-3.0123456789abcdef0123456789abcdef-delete")
+                .unwrap()
+                .state,
             PartitionState::PendingDelete
         );
         assert_eq!(parse_partition_dir("kafka-logs"), None);

@@ -82,7 +82,10 @@ impl ByteSource for FileSource {
         self.buf_start = pos;
         let mut filled = 0usize;
         while filled < want {
-            match self.file.read_at(&mut self.buf[filled..], pos + filled as u64) {
+            match self
+                .file
+                .read_at(&mut self.buf[filled..], pos + filled as u64)
+            {
                 Ok(0) => break,
                 Ok(n) => filled += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -172,6 +175,9 @@ mod tests {
         let mut m = MmapSource::open(&path).unwrap();
         assert_eq!(m.read_at(4, 10).unwrap(), b"ef");
         assert_eq!(std::fs::read(&path).unwrap(), b"abcdef");
-        assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), before);
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().modified().unwrap(),
+            before
+        );
     }
 }

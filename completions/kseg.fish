@@ -1,0 +1,65 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_kseg_global_optspecs
+    string join \n h/help V/version
+end
+
+function __fish_kseg_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_kseg_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_kseg_using_subcommand
+    set -l cmd (__fish_kseg_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c kseg -n "__fish_kseg_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kseg -n "__fish_kseg_needs_command" -s V -l version -d 'Print version'
+complete -c kseg -n "__fish_kseg_needs_command" -f -a "dump-log" -d 'Decode segment, index, snapshot and checkpoint files like kafka-dump-log.sh'
+complete -c kseg -n "__fish_kseg_needs_command" -f -a "summary" -d 'One row per topic-partition: segments, offsets, records, timestamps, codecs, checkpoints'
+complete -c kseg -n "__fish_kseg_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c kseg -n "__fish_kseg_needs_command" -f -a "man" -d 'Print the man page (roff)'
+complete -c kseg -n "__fish_kseg_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l files -d 'Comma-separated files, as kafka-dump-log.sh takes them' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l max-bytes -d 'Only read batches lying completely inside the first N bytes of each log' -r
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l max-messages -d 'Stop after N records (with --deep-iteration) or N batches' -r
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l from-offset -d 'Only batches and records with offsets >= N' -r
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l to-offset -d 'Only batches and records with offsets <= N' -r
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l encoding -d 'How --json shows keys, values and header values: auto is a string when valid UTF-8 and {"base64": ...} otherwise (lossless)' -r -f -a "auto\t'A JSON string when the bytes are valid UTF-8, else `{"base64":"..."}`: lossless'
+utf8\t'Always a string; invalid UTF-8 is replaced by U+FFFD (lossy)'
+hex\t'Lowercase hex string'
+base64\t'Standard Base64 with padding'"
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l key-decoder-class -d 'Kafka compatibility: accepted; keys and values print as text' -r
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l value-decoder-class -r
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l deep-iteration -d 'One line per record after each batch line'
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l print-data-log -d 'Print record keys and values (implies --deep-iteration)'
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l skip-record-metadata -d 'Do not print per-record metadata (and so no control-record details)'
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l json -d 'NDJSON output, one object per line'
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l verify-index-only -d 'For .index/.timeindex: check without printing entries'
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l index-sanity-check -d 'For .index/.timeindex: run only Kafka\'s index sanity check'
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kseg -n "__fish_kseg_using_subcommand summary" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
+complete -c kseg -n "__fish_kseg_using_subcommand summary" -l json -d 'NDJSON output: one "partition" object per row, then a "summary"'
+complete -c kseg -n "__fish_kseg_using_subcommand summary" -l no-progress -d 'Never draw a progress bar'
+complete -c kseg -n "__fish_kseg_using_subcommand summary" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
+complete -c kseg -n "__fish_kseg_using_subcommand summary" -s h -l help -d 'Print help'
+complete -c kseg -n "__fish_kseg_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c kseg -n "__fish_kseg_using_subcommand man" -s h -l help -d 'Print help'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary completions man help" -f -a "dump-log" -d 'Decode segment, index, snapshot and checkpoint files like kafka-dump-log.sh'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary completions man help" -f -a "summary" -d 'One row per topic-partition: segments, offsets, records, timestamps, codecs, checkpoints'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary completions man help" -f -a "man" -d 'Print the man page (roff)'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,194 @@
+#compdef kseg
+
+autoload -U is-at-least
+
+_kseg() {
+    typeset -A opt_args
+    typeset -a _arguments_options
+    local ret=1
+
+    if is-at-least 5.2; then
+        _arguments_options=(-s -S -C)
+    else
+        _arguments_options=(-s -C)
+    fi
+
+    local context curcontext="$curcontext" state line
+    _arguments "${_arguments_options[@]}" : \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+":: :_kseg_commands" \
+"*::: :->kseg" \
+&& ret=0
+    case $state in
+    (kseg)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:kseg-command-$line[1]:"
+        case $line[1] in
+            (dump-log)
+_arguments "${_arguments_options[@]}" : \
+'*--files=[Comma-separated files, as kafka-dump-log.sh takes them]:FILE,...:_files' \
+'--max-bytes=[Only read batches lying completely inside the first N bytes of each log]:N:_default' \
+'--max-messages=[Stop after N records (with --deep-iteration) or N batches]:N:_default' \
+'--from-offset=[Only batches and records with offsets >= N]:N:_default' \
+'--to-offset=[Only batches and records with offsets <= N]:N:_default' \
+'--encoding=[How --json shows keys, values and header values\: auto is a string when valid UTF-8 and {"base64"\: ...} otherwise (lossless)]:ENCODING:((auto\:"A JSON string when the bytes are valid UTF-8, else \`{"base64"\:"..."}\`\: lossless"
+utf8\:"Always a string; invalid UTF-8 is replaced by U+FFFD (lossy)"
+hex\:"Lowercase hex string"
+base64\:"Standard Base64 with padding"))' \
+'--key-decoder-class=[Kafka compatibility\: accepted; keys and values print as text]::KEY_DECODER_CLASS:_default' \
+'--value-decoder-class=[]::VALUE_DECODER_CLASS:_default' \
+'--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
+'--deep-iteration[One line per record after each batch line]' \
+'--print-data-log[Print record keys and values (implies --deep-iteration)]' \
+'--skip-record-metadata[Do not print per-record metadata (and so no control-record details)]' \
+'--json[NDJSON output, one object per line]' \
+'--verify-index-only[For .index/.timeindex\: check without printing entries]' \
+'--index-sanity-check[For .index/.timeindex\: run only Kafka'\''s index sanity check]' \
+'--mmap[Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker'\''s data dir (a concurrent truncation kills kseg with SIGBUS)]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'*::paths -- Files, partition dirs or log dirs (any mix; several log dirs = JBOD):_files' \
+&& ret=0
+;;
+(summary)
+_arguments "${_arguments_options[@]}" : \
+'--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
+'--json[NDJSON output\: one "partition" object per row, then a "summary"]' \
+'--no-progress[Never draw a progress bar]' \
+'--mmap[Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker'\''s data dir (a concurrent truncation kills kseg with SIGBUS)]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'*::paths -- Log dirs, partition dirs or segment files:_files' \
+&& ret=0
+;;
+(completions)
+_arguments "${_arguments_options[@]}" : \
+'-h[Print help]' \
+'--help[Print help]' \
+':shell:(bash elvish fish powershell zsh)' \
+&& ret=0
+;;
+(man)
+_arguments "${_arguments_options[@]}" : \
+'-h[Print help]' \
+'--help[Print help]' \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+":: :_kseg__subcmd__help_commands" \
+"*::: :->help" \
+&& ret=0
+
+    case $state in
+    (help)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:kseg-help-command-$line[1]:"
+        case $line[1] in
+            (dump-log)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(summary)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(completions)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(man)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+        esac
+    ;;
+esac
+}
+
+(( $+functions[_kseg_commands] )) ||
+_kseg_commands() {
+    local commands; commands=(
+'dump-log:Decode segment, index, snapshot and checkpoint files like kafka-dump-log.sh' \
+'summary:One row per topic-partition\: segments, offsets, records, timestamps, codecs, checkpoints' \
+'completions:Print a shell completion script' \
+'man:Print the man page (roff)' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'kseg commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__completions_commands] )) ||
+_kseg__subcmd__completions_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg completions commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__dump-log_commands] )) ||
+_kseg__subcmd__dump-log_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg dump-log commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__help_commands] )) ||
+_kseg__subcmd__help_commands() {
+    local commands; commands=(
+'dump-log:Decode segment, index, snapshot and checkpoint files like kafka-dump-log.sh' \
+'summary:One row per topic-partition\: segments, offsets, records, timestamps, codecs, checkpoints' \
+'completions:Print a shell completion script' \
+'man:Print the man page (roff)' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'kseg help commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__help__subcmd__completions_commands] )) ||
+_kseg__subcmd__help__subcmd__completions_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg help completions commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__help__subcmd__dump-log_commands] )) ||
+_kseg__subcmd__help__subcmd__dump-log_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg help dump-log commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__help__subcmd__help_commands] )) ||
+_kseg__subcmd__help__subcmd__help_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg help help commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__help__subcmd__man_commands] )) ||
+_kseg__subcmd__help__subcmd__man_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg help man commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__help__subcmd__summary_commands] )) ||
+_kseg__subcmd__help__subcmd__summary_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg help summary commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__man_commands] )) ||
+_kseg__subcmd__man_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg man commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__summary_commands] )) ||
+_kseg__subcmd__summary_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg summary commands' commands "$@"
+}
+
+if [ "$funcstack[1]" = "_kseg" ]; then
+    _kseg "$@"
+else
+    compdef _kseg kseg
+fi

@@ -1,0 +1,32 @@
+//! The shell completions and man page in `completions/` are generated; fail when they are stale.
+//! Regenerate with: for s in bash zsh fish; do kseg completions $s > completions/kseg.$s; done;
+//! kseg man > completions/kseg.1
+
+use assert_cmd::Command;
+
+fn generated(args: &[&str]) -> Vec<u8> {
+    let out = Command::cargo_bin("kseg")
+        .unwrap()
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    out.stdout
+}
+
+#[test]
+fn completions_are_current() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/completions");
+    for shell in ["bash", "zsh", "fish"] {
+        let committed = std::fs::read(format!("{dir}/kseg.{shell}")).unwrap();
+        assert!(
+            committed == generated(&["completions", shell]),
+            "completions/kseg.{shell} is stale: regenerate it with `kseg completions {shell}`"
+        );
+    }
+    let man = std::fs::read(format!("{dir}/kseg.1")).unwrap();
+    assert!(
+        man == generated(&["man"]),
+        "completions/kseg.1 is stale: regenerate it with `kseg man`"
+    );
+}
