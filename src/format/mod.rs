@@ -3,6 +3,7 @@
 pub mod batch;
 pub mod compression;
 pub mod control;
+pub mod encode;
 pub mod index;
 pub mod legacy;
 pub mod log;
