@@ -22,6 +22,9 @@ _kseg() {
             kseg,dump-log)
                 cmd="kseg__subcmd__dump__subcmd__log"
                 ;;
+            kseg,find-group-partition)
+                cmd="kseg__subcmd__find__subcmd__group__subcmd__partition"
+                ;;
             kseg,help)
                 cmd="kseg__subcmd__help"
                 ;;
@@ -36,6 +39,9 @@ _kseg() {
                 ;;
             kseg__subcmd__help,dump-log)
                 cmd="kseg__subcmd__help__subcmd__dump__subcmd__log"
+                ;;
+            kseg__subcmd__help,find-group-partition)
+                cmd="kseg__subcmd__help__subcmd__find__subcmd__group__subcmd__partition"
                 ;;
             kseg__subcmd__help,help)
                 cmd="kseg__subcmd__help__subcmd__help"
@@ -53,7 +59,7 @@ _kseg() {
 
     case "${cmd}" in
         kseg)
-            opts="-h -V --help --version dump-log summary completions man help"
+            opts="-h -V --help --version dump-log summary find-group-partition completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -130,8 +136,30 @@ _kseg() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kseg__subcmd__find__subcmd__group__subcmd__partition)
+            opts="-h --partitions --log-dir --transactional-id --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --partitions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kseg__subcmd__help)
-            opts="dump-log summary completions man help"
+            opts="dump-log summary find-group-partition completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -159,6 +187,20 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help__subcmd__dump__subcmd__log)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__help__subcmd__find__subcmd__group__subcmd__partition)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -65,6 +65,17 @@ _arguments "${_arguments_options[@]}" : \
 '*::paths -- Log dirs, partition dirs or segment files:_files' \
 && ret=0
 ;;
+(find-group-partition)
+_arguments "${_arguments_options[@]}" : \
+'(--log-dir)--partitions=[Partition count of the coordinator topic \[default\: 50, or what --log-dir holds\]]:N:_default' \
+'*--log-dir=[Count the coordinator topic'\''s partition dirs here, and look for the ids'\'' records on disk]:DIR:_files' \
+'--transactional-id[The ids are transactional ids\: use __transaction_state]' \
+'--json[NDJSON\: {id, hashCode, partition, partitions, topic\[, onDisk\]}]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'*::ids -- Group ids (or transactional ids with --transactional-id):_default' \
+&& ret=0
+;;
 (completions)
 _arguments "${_arguments_options[@]}" : \
 '-h[Print help]' \
@@ -98,6 +109,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(find-group-partition)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (completions)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -124,6 +139,7 @@ _kseg_commands() {
     local commands; commands=(
 'dump-log:Decode segment, index, snapshot and checkpoint files like kafka-dump-log.sh' \
 'summary:One row per topic-partition\: segments, offsets, records, timestamps, codecs, checkpoints' \
+'find-group-partition:Which __consumer_offsets (or __transaction_state) partition an id lives in' \
 'completions:Print a shell completion script' \
 'man:Print the man page (roff)' \
 'help:Print this message or the help of the given subcommand(s)' \
@@ -140,11 +156,17 @@ _kseg__subcmd__dump-log_commands() {
     local commands; commands=()
     _describe -t commands 'kseg dump-log commands' commands "$@"
 }
+(( $+functions[_kseg__subcmd__find-group-partition_commands] )) ||
+_kseg__subcmd__find-group-partition_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg find-group-partition commands' commands "$@"
+}
 (( $+functions[_kseg__subcmd__help_commands] )) ||
 _kseg__subcmd__help_commands() {
     local commands; commands=(
 'dump-log:Decode segment, index, snapshot and checkpoint files like kafka-dump-log.sh' \
 'summary:One row per topic-partition\: segments, offsets, records, timestamps, codecs, checkpoints' \
+'find-group-partition:Which __consumer_offsets (or __transaction_state) partition an id lives in' \
 'completions:Print a shell completion script' \
 'man:Print the man page (roff)' \
 'help:Print this message or the help of the given subcommand(s)' \
@@ -160,6 +182,11 @@ _kseg__subcmd__help__subcmd__completions_commands() {
 _kseg__subcmd__help__subcmd__dump-log_commands() {
     local commands; commands=()
     _describe -t commands 'kseg help dump-log commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__help__subcmd__find-group-partition_commands] )) ||
+_kseg__subcmd__help__subcmd__find-group-partition_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg help find-group-partition commands' commands "$@"
 }
 (( $+functions[_kseg__subcmd__help__subcmd__help_commands] )) ||
 _kseg__subcmd__help__subcmd__help_commands() {

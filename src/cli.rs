@@ -29,6 +29,8 @@ pub enum Command {
     DumpLog(DumpLogArgs),
     /// One row per topic-partition: segments, offsets, records, timestamps, codecs, checkpoints
     Summary(SummaryArgs),
+    /// Which __consumer_offsets (or __transaction_state) partition an id lives in
+    FindGroupPartition(FindGroupPartitionArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
     /// Print the man page (roff)
@@ -134,4 +136,27 @@ pub struct SummaryArgs {
 pub struct CompletionsArgs {
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct FindGroupPartitionArgs {
+    /// Group ids (or transactional ids with --transactional-id)
+    #[arg(value_name = "ID", required = true)]
+    pub ids: Vec<String>,
+
+    /// Partition count of the coordinator topic [default: 50, or what --log-dir holds]
+    #[arg(long, value_name = "N", conflicts_with = "log_dir")]
+    pub partitions: Option<u32>,
+
+    /// Count the coordinator topic's partition dirs here, and look for the ids' records on disk
+    #[arg(long, value_name = "DIR")]
+    pub log_dir: Vec<PathBuf>,
+
+    /// The ids are transactional ids: use __transaction_state
+    #[arg(long)]
+    pub transactional_id: bool,
+
+    /// NDJSON: {id, hashCode, partition, partitions, topic[, onDisk]}
+    #[arg(long)]
+    pub json: bool,
 }

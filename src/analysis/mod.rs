@@ -1,3 +1,4 @@
 //! Analyses over decoded data: summaries now; verification, lookups and group state later.
 
+pub mod partition_for;
 pub mod summary;

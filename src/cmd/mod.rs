@@ -2,6 +2,7 @@
 
 pub mod completions;
 pub mod dump_log;
+pub mod find_group_partition;
 pub mod summary;
 
 use std::io;

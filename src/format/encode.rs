@@ -56,7 +56,12 @@ fn put_bytes(out: &mut Vec<u8>, b: Option<&[u8]>) {
 }
 
 /// Appends one encoded batch to `out`. `scratch` is reused between calls.
-pub fn encode_batch(out: &mut Vec<u8>, batch: &NewBatch, records: &[NewRecord<'_>], scratch: &mut Vec<u8>) {
+pub fn encode_batch(
+    out: &mut Vec<u8>,
+    batch: &NewBatch,
+    records: &[NewRecord<'_>],
+    scratch: &mut Vec<u8>,
+) {
     let base_ts = records.first().map_or(-1, |r| r.timestamp);
     let mut max_ts = records.iter().map(|r| r.timestamp).max().unwrap_or(-1);
     scratch.clear();
@@ -128,7 +133,9 @@ pub fn compress(codec: Codec, raw: &[u8]) -> Vec<u8> {
             let mut out = b"\x82SNAPPY\0\0\0\0\x01\0\0\0\x01".to_vec();
             let mut enc = snap::raw::Encoder::new();
             for chunk in raw.chunks(32 * 1024) {
-                let block = enc.compress_vec(chunk).expect("snappy input below its size limit");
+                let block = enc
+                    .compress_vec(chunk)
+                    .expect("snappy input below its size limit");
                 out.extend_from_slice(&(block.len() as u32).to_be_bytes());
                 out.extend_from_slice(&block);
             }
@@ -150,7 +157,9 @@ pub fn compress(codec: Codec, raw: &[u8]) -> Vec<u8> {
             out.extend_from_slice(&0u32.to_le_bytes());
             out
         }
-        Codec::Zstd => zstd::bulk::compress(raw, 3).expect("zstd compression of an in-memory buffer"),
+        Codec::Zstd => {
+            zstd::bulk::compress(raw, 3).expect("zstd compression of an in-memory buffer")
+        }
     }
 }
 
@@ -175,9 +184,19 @@ mod tests {
                 headers,
             })
             .collect();
-        for codec in [Codec::None, Codec::Gzip, Codec::Snappy, Codec::Lz4, Codec::Zstd] {
+        for codec in [
+            Codec::None,
+            Codec::Gzip,
+            Codec::Snappy,
+            Codec::Lz4,
+            Codec::Zstd,
+        ] {
             let mut out = Vec::new();
-            let batch = NewBatch { base_offset: 100, codec, ..Default::default() };
+            let batch = NewBatch {
+                base_offset: 100,
+                codec,
+                ..Default::default()
+            };
             encode_batch(&mut out, &batch, &records, &mut Vec::new());
             let entry = LogEntry::parse(&out).unwrap();
             let info = entry.info();
@@ -187,7 +206,12 @@ mod tests {
             let mut scratch = RecordScratch::default();
             let mut seen = Vec::new();
             for_each_record(&entry, &mut scratch, |r| {
-                seen.push((r.offset, r.timestamp, r.key.map(|k| k.to_vec()), r.headers.iter().count()))
+                seen.push((
+                    r.offset,
+                    r.timestamp,
+                    r.key.map(|k| k.to_vec()),
+                    r.headers.iter().count(),
+                ))
             })
             .unwrap();
             assert_eq!(seen.len(), 50, "{codec:?}");

@@ -38,7 +38,8 @@ pub fn parse_txn_index(bytes: &[u8]) -> (Vec<Result<AbortedTxn, DecodeError>>, O
             Ok(entry)
         })
         .collect();
-    let partial = (!bytes.len().is_multiple_of(ABORTED_TXN_SIZE)).then_some(whole * ABORTED_TXN_SIZE);
+    let partial =
+        (!bytes.len().is_multiple_of(ABORTED_TXN_SIZE)).then_some(whole * ABORTED_TXN_SIZE);
     (entries, partial)
 }
 
