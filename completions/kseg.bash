@@ -34,6 +34,9 @@ _kseg() {
             kseg,summary)
                 cmd="kseg__subcmd__summary"
                 ;;
+            kseg,verify-index)
+                cmd="kseg__subcmd__verify__subcmd__index"
+                ;;
             kseg__subcmd__help,completions)
                 cmd="kseg__subcmd__help__subcmd__completions"
                 ;;
@@ -52,6 +55,9 @@ _kseg() {
             kseg__subcmd__help,summary)
                 cmd="kseg__subcmd__help__subcmd__summary"
                 ;;
+            kseg__subcmd__help,verify-index)
+                cmd="kseg__subcmd__help__subcmd__verify__subcmd__index"
+                ;;
             *)
                 ;;
         esac
@@ -59,7 +65,7 @@ _kseg() {
 
     case "${cmd}" in
         kseg)
-            opts="-h -V --help --version dump-log summary find-group-partition completions man help"
+            opts="-h -V --help --version dump-log summary verify-index find-group-partition completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -159,7 +165,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help)
-            opts="dump-log summary find-group-partition completions man help"
+            opts="dump-log summary verify-index find-group-partition completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -256,6 +262,20 @@ _kseg() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kseg__subcmd__help__subcmd__verify__subcmd__index)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kseg__subcmd__man)
             opts="-h --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -272,6 +292,24 @@ _kseg() {
             ;;
         kseg__subcmd__summary)
             opts="-h --json --no-progress --mmap --max-decompressed-bytes --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --max-decompressed-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__verify__subcmd__index)
+            opts="-v -h --index-only --sanity --json --verbose --mmap --max-decompressed-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

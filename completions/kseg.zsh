@@ -65,6 +65,20 @@ _arguments "${_arguments_options[@]}" : \
 '*::paths -- Log dirs, partition dirs or segment files:_files' \
 && ret=0
 ;;
+(verify-index)
+_arguments "${_arguments_options[@]}" : \
+'--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
+'--index-only[Skip per-batch CRC checks (like kafka-dump-log --verify-index-only)]' \
+'--sanity[Only Kafka'\''s own index sanity checks (like --index-sanity-check)]' \
+'--json[NDJSON\: "finding" objects, "recovery" objects, then one "summary"]' \
+'-v[Also list info findings in the table (always present in --json)]' \
+'--verbose[Also list info findings in the table (always present in --json)]' \
+'--mmap[Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker'\''s data dir (a concurrent truncation kills kseg with SIGBUS)]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'*::paths -- Files, partition dirs or log dirs:_files' \
+&& ret=0
+;;
 (find-group-partition)
 _arguments "${_arguments_options[@]}" : \
 '(--log-dir)--partitions=[Partition count of the coordinator topic \[default\: 50, or what --log-dir holds\]]:N:_default' \
@@ -109,6 +123,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(verify-index)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (find-group-partition)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -139,6 +157,7 @@ _kseg_commands() {
     local commands; commands=(
 'dump-log:Decode segment, index, snapshot and checkpoint files like kafka-dump-log.sh' \
 'summary:One row per topic-partition\: segments, offsets, records, timestamps, codecs, checkpoints' \
+'verify-index:Check logs and indexes after a crash; preview what Kafka'\''s recovery would do' \
 'find-group-partition:Which __consumer_offsets (or __transaction_state) partition an id lives in' \
 'completions:Print a shell completion script' \
 'man:Print the man page (roff)' \
@@ -166,6 +185,7 @@ _kseg__subcmd__help_commands() {
     local commands; commands=(
 'dump-log:Decode segment, index, snapshot and checkpoint files like kafka-dump-log.sh' \
 'summary:One row per topic-partition\: segments, offsets, records, timestamps, codecs, checkpoints' \
+'verify-index:Check logs and indexes after a crash; preview what Kafka'\''s recovery would do' \
 'find-group-partition:Which __consumer_offsets (or __transaction_state) partition an id lives in' \
 'completions:Print a shell completion script' \
 'man:Print the man page (roff)' \
@@ -203,6 +223,11 @@ _kseg__subcmd__help__subcmd__summary_commands() {
     local commands; commands=()
     _describe -t commands 'kseg help summary commands' commands "$@"
 }
+(( $+functions[_kseg__subcmd__help__subcmd__verify-index_commands] )) ||
+_kseg__subcmd__help__subcmd__verify-index_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg help verify-index commands' commands "$@"
+}
 (( $+functions[_kseg__subcmd__man_commands] )) ||
 _kseg__subcmd__man_commands() {
     local commands; commands=()
@@ -212,6 +237,11 @@ _kseg__subcmd__man_commands() {
 _kseg__subcmd__summary_commands() {
     local commands; commands=()
     _describe -t commands 'kseg summary commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__verify-index_commands] )) ||
+_kseg__subcmd__verify-index_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg verify-index commands' commands "$@"
 }
 
 if [ "$funcstack[1]" = "_kseg" ]; then

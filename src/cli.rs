@@ -29,6 +29,8 @@ pub enum Command {
     DumpLog(DumpLogArgs),
     /// One row per topic-partition: segments, offsets, records, timestamps, codecs, checkpoints
     Summary(SummaryArgs),
+    /// Check logs and indexes after a crash; preview what Kafka's recovery would do
+    VerifyIndex(VerifyIndexArgs),
     /// Which __consumer_offsets (or __transaction_state) partition an id lives in
     FindGroupPartition(FindGroupPartitionArgs),
     /// Print a shell completion script
@@ -159,4 +161,30 @@ pub struct FindGroupPartitionArgs {
     /// NDJSON: {id, hashCode, partition, partitions, topic[, onDisk]}
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyIndexArgs {
+    /// Files, partition dirs or log dirs
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<PathBuf>,
+
+    /// Skip per-batch CRC checks (like kafka-dump-log --verify-index-only)
+    #[arg(long)]
+    pub index_only: bool,
+
+    /// Only Kafka's own index sanity checks (like --index-sanity-check)
+    #[arg(long)]
+    pub sanity: bool,
+
+    /// NDJSON: "finding" objects, "recovery" objects, then one "summary"
+    #[arg(long)]
+    pub json: bool,
+
+    /// Also list info findings in the table (always present in --json)
+    #[arg(long, short)]
+    pub verbose: bool,
+
+    #[command(flatten)]
+    pub read: ReadArgs,
 }

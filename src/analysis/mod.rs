@@ -2,3 +2,4 @@
 
 pub mod partition_for;
 pub mod summary;
+pub mod verify;

@@ -4,6 +4,7 @@ pub mod completions;
 pub mod dump_log;
 pub mod find_group_partition;
 pub mod summary;
+pub mod verify_index;
 
 use std::io;
 

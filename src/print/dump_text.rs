@@ -216,9 +216,11 @@ impl<W: Write> LogSink for TextDump<W> {
 impl<W: Write> DumpPrinter for TextDump<W> {
     fn begin_file(&mut self, file: &Path, kind: &FileKind) -> io::Result<()> {
         self.file = file.to_path_buf();
-        self.last_offset = -1;
         writeln!(self.out, "Dumping {}", file.display())?;
         let name = self.file_name();
+        // Kafka 4.3 starts at -1, so every segment not based at 0 reported a false gap; kseg
+        // starts from the base offset in the file name and reports only real gaps.
+        self.last_offset = base_offset_of(&name).unwrap_or(0) - 1;
         match kind {
             FileKind::Log => {
                 if let Some(base) = base_offset_of(&name) {

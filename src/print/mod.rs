@@ -5,6 +5,7 @@ pub mod dump_json;
 pub mod dump_text;
 pub mod escape;
 pub mod summary;
+pub mod verify;
 
 use std::io;
 use std::path::Path;

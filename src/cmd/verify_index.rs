@@ -1,0 +1,122 @@
+//! `kseg verify-index`: run every check, print findings and the recovery preview.
+
+use std::io::{self, BufWriter, Write};
+
+use anyhow::Result;
+use rayon::prelude::*;
+use serde_json::json;
+
+use super::Outcome;
+use crate::analysis::summary::{log_dir_facts, LogDirFacts};
+use crate::analysis::verify::{
+    loose_partition, verify_log_dir, verify_partition, Finding, PartitionReport, Severity,
+    VerifyOptions,
+};
+use crate::cli::VerifyIndexArgs;
+use crate::print::verify as printer;
+use crate::storage::discover::{discover, PartitionDir};
+use crate::storage::layout::FileKind;
+
+pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
+    let set = discover(&args.paths)?;
+    let opts = VerifyOptions {
+        index_only: args.index_only,
+        sanity_only: args.sanity,
+        mmap: args.read.mmap,
+    };
+    let facts: Vec<LogDirFacts> = set.log_dirs.iter().map(log_dir_facts).collect();
+    let mut work: Vec<(PartitionDir, Option<&LogDirFacts>)> = Vec::new();
+    for (dir, f) in set.log_dirs.iter().zip(&facts) {
+        work.extend(dir.partitions.iter().map(|p| (p.clone(), Some(f))));
+    }
+    work.extend(set.partitions.iter().map(|p| (p.clone(), None)));
+    let mut seen_loose = std::collections::BTreeSet::new();
+    for f in &set.files {
+        if matches!(
+            f.kind,
+            FileKind::Log | FileKind::OffsetIndex | FileKind::TimeIndex | FileKind::TxnIndex
+        ) {
+            let log = f.path.with_extension("log");
+            if seen_loose.insert(log.clone()) {
+                work.push((loose_partition(&log), None));
+            }
+        }
+    }
+    let reports: Vec<PartitionReport> = work
+        .par_iter()
+        .map(|(p, f)| verify_partition(p, *f, &opts))
+        .collect();
+    let mut dir_findings: Vec<Finding> = Vec::new();
+    if !opts.sanity_only {
+        for f in &facts {
+            verify_log_dir(f, &mut dir_findings);
+        }
+    }
+    for u in &set.unrecognised {
+        if u.foreign_layout.is_some() {
+            dir_findings.push(Finding {
+                check: "unreadable",
+                severity: Severity::Error,
+                file: u.path.display().to_string(),
+                position: None,
+                offset: None,
+                message: u.reason.clone(),
+            });
+        }
+    }
+    let all: Vec<&Finding> = dir_findings
+        .iter()
+        .chain(reports.iter().flat_map(|r| r.findings.iter()))
+        .collect();
+    let errors = all.iter().filter(|f| f.severity == Severity::Error).count();
+    let warnings = all
+        .iter()
+        .filter(|f| f.severity == Severity::Warning)
+        .count();
+    let infos = all.len() - errors - warnings;
+
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    if args.json {
+        for f in &all {
+            printer::json_finding(&mut out, f)?;
+        }
+        for r in reports.iter().filter_map(|r| r.recovery.as_ref()) {
+            printer::json_recovery(&mut out, r)?;
+        }
+        let v = json!({"type": "summary", "partitions": reports.len(), "errors": errors, "warnings": warnings, "infos": infos});
+        serde_json::to_writer(&mut out, &v)?;
+        writeln!(out)?;
+    } else {
+        let shown = |f: &&Finding| args.verbose || f.severity != Severity::Info;
+        let dir_level: Vec<&Finding> = dir_findings.iter().filter(shown).collect();
+        printer::findings_table(&mut out, "log dirs", &dir_level)?;
+        for r in &reports {
+            let fs: Vec<&Finding> = r.findings.iter().filter(shown).collect();
+            printer::findings_table(&mut out, &r.partition, &fs)?;
+        }
+        if !opts.sanity_only {
+            let previews: Vec<_> = reports.iter().filter_map(|r| r.recovery.as_ref()).collect();
+            printer::recovery_table(&mut out, &previews)?;
+        }
+        writeln!(
+            out,
+            "{} partitions checked: {errors} errors, {warnings} warnings, {infos} info{}",
+            reports.len(),
+            if !args.verbose && infos > 0 {
+                " (-v lists info findings)"
+            } else {
+                ""
+            }
+        )?;
+    }
+    out.flush()?;
+    if set.is_empty() {
+        return Ok(Outcome::Failed);
+    }
+    Ok(if errors > 0 {
+        Outcome::DataProblems
+    } else {
+        Outcome::Clean
+    })
+}

@@ -1,0 +1,334 @@
+//! verify-index on crash states built byte by byte: each is reported with the right check id,
+//! severity, position and offset; normal crash leftovers are never errors.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+struct Seg {
+    batches: Vec<Vec<u8>>,
+}
+
+impl Seg {
+    /// `n` single-record batches from `base`, timestamps increasing.
+    fn new(base: i64, n: i64) -> Seg {
+        let batches = (0..n)
+            .map(|i| {
+                batch(
+                    BatchSpec {
+                        base_offset: base + i,
+                        base_timestamp: 1_700_000_000_000 + (base + i) * 10,
+                        ..Default::default()
+                    },
+                    &[rec("key", "a value long enough to matter for the index")],
+                )
+            })
+            .collect();
+        Seg { batches }
+    }
+    fn positions(&self) -> Vec<u32> {
+        let mut p = 0u32;
+        self.batches
+            .iter()
+            .map(|b| {
+                let at = p;
+                p += b.len() as u32;
+                at
+            })
+            .collect()
+    }
+    fn bytes(&self) -> Vec<u8> {
+        self.batches.concat()
+    }
+}
+
+fn offset_index(base: i64, entries: &[(i64, u32)], zero_slots: usize) -> Vec<u8> {
+    let mut v = Vec::new();
+    for (o, p) in entries {
+        v.extend_from_slice(&((o - base) as i32).to_be_bytes());
+        v.extend_from_slice(&p.to_be_bytes());
+    }
+    v.extend(vec![0u8; zero_slots * 8]);
+    v
+}
+
+fn time_index(base: i64, entries: &[(i64, i64)], zero_slots: usize) -> Vec<u8> {
+    let mut v = Vec::new();
+    for (t, o) in entries {
+        v.extend_from_slice(&t.to_be_bytes());
+        v.extend_from_slice(&((o - base) as i32).to_be_bytes());
+    }
+    v.extend(vec![0u8; zero_slots * 12]);
+    v
+}
+
+/// A log dir with one partition `t-0` of the given segments and a clean-shutdown marker.
+fn log_dir(segs: &[(i64, &Seg)], clean: bool) -> (tempfile::TempDir, PathBuf) {
+    let t = tempfile::tempdir().unwrap();
+    let part = t.path().join("t-0");
+    std::fs::create_dir_all(&part).unwrap();
+    std::fs::write(t.path().join("meta.properties"), "version=1\nnode.id=1\n").unwrap();
+    if clean {
+        std::fs::write(
+            t.path().join(".kafka_cleanshutdown"),
+            r#"{"version":0,"brokerEpoch":1}"#,
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        t.path().join("recovery-point-offset-checkpoint"),
+        "0\n1\nt 0 0\n",
+    )
+    .unwrap();
+    for (base, seg) in segs {
+        let name = format!("{base:020}");
+        std::fs::write(part.join(format!("{name}.log")), seg.bytes()).unwrap();
+        // Per-batch entries for every batch but the first, and a time entry for each.
+        let pos = seg.positions();
+        let idx: Vec<(i64, u32)> = (1..seg.batches.len())
+            .map(|i| (base + i as i64, pos[i]))
+            .collect();
+        let tim: Vec<(i64, i64)> = (1..seg.batches.len())
+            .map(|i| (1_700_000_000_000 + (base + i as i64) * 10, base + i as i64))
+            .collect();
+        std::fs::write(
+            part.join(format!("{name}.index")),
+            offset_index(*base, &idx, 0),
+        )
+        .unwrap();
+        std::fs::write(
+            part.join(format!("{name}.timeindex")),
+            time_index(*base, &tim, 0),
+        )
+        .unwrap();
+    }
+    let root = t.path().to_path_buf();
+    (t, root)
+}
+
+fn verify(path: &Path) -> (i32, Vec<Value>) {
+    let r = kseg(&["verify-index", "--json", path.to_str().unwrap()]);
+    (r.code, json_lines(&r.stdout))
+}
+
+fn findings<'a>(lines: &'a [Value], check: &str) -> Vec<&'a Value> {
+    lines
+        .iter()
+        .filter(|v| v["type"] == "finding" && v["check"] == check)
+        .collect()
+}
+
+fn errors(lines: &[Value]) -> Vec<&Value> {
+    lines
+        .iter()
+        .filter(|v| v["type"] == "finding" && v["severity"] == "error")
+        .collect()
+}
+
+fn part(root: &Path, name: &str) -> PathBuf {
+    root.join("t-0").join(name)
+}
+
+#[test]
+fn clean_partition_has_no_findings() {
+    let s = Seg::new(0, 10);
+    let (_t, root) = log_dir(&[(0, &s)], true);
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 0);
+    assert!(lines.iter().all(|v| v["type"] != "finding"), "{lines:?}");
+    assert_eq!(lines.last().unwrap()["errors"], 0);
+}
+
+#[test]
+fn torn_tail_in_active_segment_after_a_crash_is_a_warning_and_recovery_truncates() {
+    let mut s = Seg::new(0, 10);
+    let pos = s.positions();
+    let last = s.batches.last_mut().unwrap();
+    last.truncate(last.len() - 7);
+    let (_t, root) = log_dir(&[(0, &s)], false);
+    let (code, lines) = verify(&root);
+    let torn = findings(&lines, "torn-tail");
+    assert_eq!(torn.len(), 1);
+    assert_eq!(torn[0]["severity"], "warning");
+    assert_eq!(torn[0]["position"], pos[9]);
+    assert_eq!(code, 0, "{:?}", errors(&lines));
+    let rec = lines.iter().find(|v| v["type"] == "recovery").unwrap();
+    assert_eq!(rec["truncatePosition"], pos[9]);
+    assert_eq!(rec["droppedBatches"], 0);
+    assert!(rec["droppedBytes"].as_u64().unwrap() > 0);
+    assert!(!findings(&lines, "no-clean-shutdown").is_empty());
+}
+
+#[test]
+fn torn_tail_in_a_sealed_segment_is_an_error() {
+    let mut s = Seg::new(0, 5);
+    let last = s.batches.last_mut().unwrap();
+    last.truncate(last.len() - 7);
+    let s2 = Seg::new(5, 3);
+    let (_t, root) = log_dir(&[(0, &s), (5, &s2)], true);
+    let (code, lines) = verify(&root);
+    assert_eq!(findings(&lines, "torn-tail")[0]["severity"], "error");
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn zero_filled_log_tail() {
+    let mut s = Seg::new(0, 4);
+    let len = s.bytes().len();
+    s.batches.push(vec![0u8; 8192]);
+    let (_t, root) = log_dir(&[(0, &s)], false);
+    let (_code, lines) = verify(&root);
+    let z = findings(&lines, "zero-tail");
+    assert_eq!(z.len(), 1);
+    assert_eq!(z[0]["position"], len);
+    assert_eq!(z[0]["severity"], "info");
+    assert!(errors(&lines).is_empty(), "{:?}", errors(&lines));
+}
+
+#[test]
+fn bit_flip_in_a_middle_batch_value() {
+    let mut s = Seg::new(100, 6);
+    let pos = s.positions();
+    let b = &mut s.batches[3];
+    let at = b.len() - 10;
+    b[at] ^= 0x04;
+    let (_t, root) = log_dir(&[(100, &s)], true);
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 1);
+    let crc = findings(&lines, "crc-mismatch");
+    assert_eq!(crc.len(), 1);
+    assert_eq!(crc[0]["position"], pos[3]);
+    assert_eq!(crc[0]["offset"], 103);
+    assert_eq!(crc[0]["severity"], "error");
+}
+
+#[test]
+fn index_entry_moved_mid_batch() {
+    let s = Seg::new(0, 6);
+    let (_t, root) = log_dir(&[(0, &s)], true);
+    let pos = s.positions();
+    let idx = offset_index(0, &[(2, pos[2]), (4, pos[4] + 5)], 0);
+    std::fs::write(part(&root, "00000000000000000000.index"), idx).unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 1);
+    let m = findings(&lines, "offset-index-mismatch");
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert_eq!(m[0]["offset"], 4);
+    assert_eq!(m[0]["severity"], "error");
+}
+
+#[test]
+fn decreasing_time_index_entry() {
+    let s = Seg::new(0, 6);
+    let (_t, root) = log_dir(&[(0, &s)], true);
+    let tim = time_index(0, &[(1_700_000_000_020, 2), (1_700_000_000_010, 4)], 0);
+    std::fs::write(part(&root, "00000000000000000000.timeindex"), tim).unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 1);
+    let o = findings(&lines, "time-index-order");
+    assert_eq!(o.len(), 1);
+    assert_eq!(o[0]["offset"], 4);
+    assert_eq!(o[0]["position"], 12);
+}
+
+#[test]
+fn wrong_base_offset_in_the_file_name() {
+    let s = Seg::new(0, 3);
+    let (_t, root) = log_dir(&[(0, &s)], true);
+    for ext in ["log", "index", "timeindex"] {
+        std::fs::rename(
+            part(&root, &format!("00000000000000000000.{ext}")),
+            part(&root, &format!("00000000000000000002.{ext}")),
+        )
+        .unwrap();
+    }
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 1);
+    let m = findings(&lines, "base-offset-mismatch");
+    assert_eq!(m[0]["severity"], "error");
+    assert_eq!(m[0]["offset"], 0);
+}
+
+#[test]
+fn missing_index_of_a_sealed_segment_is_a_warning() {
+    let s = Seg::new(0, 3);
+    let s2 = Seg::new(3, 3);
+    let (_t, root) = log_dir(&[(0, &s), (3, &s2)], true);
+    std::fs::remove_file(part(&root, "00000000000000000000.index")).unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 0);
+    let m = findings(&lines, "missing-index");
+    assert_eq!(m.len(), 1);
+    assert_eq!(m[0]["severity"], "warning");
+}
+
+#[test]
+fn preallocated_zero_filled_indexes_of_the_active_segment_are_info() {
+    let s = Seg::new(0, 6);
+    let (_t, root) = log_dir(&[(0, &s)], false);
+    let pos = s.positions();
+    // 10 MiB-style preallocation, scaled down: real entries then a long zero tail.
+    let idx = offset_index(0, &[(3, pos[3])], 4000);
+    let tim = time_index(0, &[(1_700_000_000_030, 3)], 3000);
+    std::fs::write(part(&root, "00000000000000000000.index"), idx).unwrap();
+    std::fs::write(part(&root, "00000000000000000000.timeindex"), tim).unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 0, "{:?}", errors(&lines));
+    let p = findings(&lines, "index-preallocated");
+    assert_eq!(p.len(), 2);
+    assert!(p.iter().all(|f| f["severity"] == "info"));
+    assert!(p[0]["message"].as_str().unwrap().contains("1 real entries"));
+}
+
+#[test]
+fn old_broker_multi_batch_append_index_is_valid() {
+    // Appends of 3 batches each: the entry holds the append's last offset at the position of
+    // its first batch, as brokers before 3.9.1/4.0.1/4.1 (and followers) wrote it.
+    let s = Seg::new(0, 9);
+    let (_t, root) = log_dir(&[(0, &s)], true);
+    let pos = s.positions();
+    let idx = offset_index(0, &[(5, pos[3]), (8, pos[6])], 0);
+    let tim = time_index(0, &[(1_700_000_000_050, 5), (1_700_000_000_080, 8)], 0);
+    std::fs::write(part(&root, "00000000000000000000.index"), idx).unwrap();
+    std::fs::write(part(&root, "00000000000000000000.timeindex"), tim).unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 0, "{:?}", errors(&lines));
+    let m = findings(&lines, "offset-index-mismatch");
+    assert_eq!(m.len(), 1);
+    assert_eq!(m[0]["severity"], "info");
+}
+
+#[test]
+fn index_entry_beyond_the_log() {
+    let s = Seg::new(0, 4);
+    let s2 = Seg::new(4, 2);
+    let (_t, root) = log_dir(&[(0, &s), (4, &s2)], true);
+    let idx = offset_index(0, &[(9, 100_000)], 0);
+    std::fs::write(part(&root, "00000000000000000000.index"), idx).unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 1);
+    assert_eq!(findings(&lines, "offset-index-beyond-log")[0]["offset"], 9);
+}
+
+#[test]
+fn clean_real_data_sets_have_no_errors() {
+    let corpus = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/corpus/real"
+    ));
+    if !corpus.exists() {
+        eprintln!("corpus not found at {}; skipping", corpus.display());
+        return;
+    }
+    for entry in std::fs::read_dir(corpus).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !path.is_dir() || name.contains("tareaModulo5") || name.contains("video_ingestion") {
+            continue;
+        }
+        let (code, lines) = verify(&path);
+        assert!(errors(&lines).is_empty(), "{name}: {:?}", errors(&lines));
+        assert_eq!(code, 0, "{name}");
+    }
+}
