@@ -31,6 +31,9 @@ _kseg() {
             kseg,man)
                 cmd="kseg__subcmd__man"
                 ;;
+            kseg,recover)
+                cmd="kseg__subcmd__recover"
+                ;;
             kseg,summary)
                 cmd="kseg__subcmd__summary"
                 ;;
@@ -52,6 +55,9 @@ _kseg() {
             kseg__subcmd__help,man)
                 cmd="kseg__subcmd__help__subcmd__man"
                 ;;
+            kseg__subcmd__help,recover)
+                cmd="kseg__subcmd__help__subcmd__recover"
+                ;;
             kseg__subcmd__help,summary)
                 cmd="kseg__subcmd__help__subcmd__summary"
                 ;;
@@ -65,7 +71,7 @@ _kseg() {
 
     case "${cmd}" in
         kseg)
-            opts="-h -V --help --version dump-log summary verify-index find-group-partition completions man help"
+            opts="-h -V --help --version dump-log summary verify-index recover find-group-partition completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -165,7 +171,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help)
-            opts="dump-log summary verify-index find-group-partition completions man help"
+            opts="dump-log summary verify-index recover find-group-partition completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -248,6 +254,20 @@ _kseg() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kseg__subcmd__help__subcmd__recover)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kseg__subcmd__help__subcmd__summary)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -283,6 +303,28 @@ _kseg() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__recover)
+            opts="-h --out --salvage --index-interval-bytes --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --index-interval-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

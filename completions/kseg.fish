@@ -29,6 +29,7 @@ complete -c kseg -n "__fish_kseg_needs_command" -s V -l version -d 'Print versio
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "dump-log" -d 'Decode segment, index, snapshot and checkpoint files like kafka-dump-log.sh'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "summary" -d 'One row per topic-partition: segments, offsets, records, timestamps, codecs, checkpoints'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "verify-index" -d 'Check logs and indexes after a crash; preview what Kafka\'s recovery would do'
+complete -c kseg -n "__fish_kseg_needs_command" -f -a "recover" -d 'Write a repaired copy of a partition: truncated like Kafka\'s recovery, indexes rebuilt'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "find-group-partition" -d 'Which __consumer_offsets (or __transaction_state) partition an id lives in'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "man" -d 'Print the man page (roff)'
@@ -65,6 +66,11 @@ complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l json -d 'NDJS
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -s v -l verbose -d 'Also list info findings in the table (always present in --json)'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -s h -l help -d 'Print help'
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l out -d 'New directory for the repaired copy (must not exist, or be empty)' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l index-interval-bytes -d 'index.interval.bytes used to rebuild the indexes' -r
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l salvage -d 'Keep the valid batches found after a corrupt region instead of dropping them (and the later segments Kafka would delete)'
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l json -d 'NDJSON report instead of text'
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l partitions -d 'Partition count of the coordinator topic [default: 50, or what --log-dir holds]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l log-dir -d 'Count the coordinator topic\'s partition dirs here, and look for the ids\' records on disk' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l transactional-id -d 'The ids are transactional ids: use __transaction_state'
@@ -72,10 +78,11 @@ complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l json 
 complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand man" -s h -l help -d 'Print help'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index find-group-partition completions man help" -f -a "dump-log" -d 'Decode segment, index, snapshot and checkpoint files like kafka-dump-log.sh'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index find-group-partition completions man help" -f -a "summary" -d 'One row per topic-partition: segments, offsets, records, timestamps, codecs, checkpoints'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index find-group-partition completions man help" -f -a "verify-index" -d 'Check logs and indexes after a crash; preview what Kafka\'s recovery would do'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index find-group-partition completions man help" -f -a "find-group-partition" -d 'Which __consumer_offsets (or __transaction_state) partition an id lives in'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index find-group-partition completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index find-group-partition completions man help" -f -a "man" -d 'Print the man page (roff)'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index find-group-partition completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover find-group-partition completions man help" -f -a "dump-log" -d 'Decode segment, index, snapshot and checkpoint files like kafka-dump-log.sh'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover find-group-partition completions man help" -f -a "summary" -d 'One row per topic-partition: segments, offsets, records, timestamps, codecs, checkpoints'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover find-group-partition completions man help" -f -a "verify-index" -d 'Check logs and indexes after a crash; preview what Kafka\'s recovery would do'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover find-group-partition completions man help" -f -a "recover" -d 'Write a repaired copy of a partition: truncated like Kafka\'s recovery, indexes rebuilt'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover find-group-partition completions man help" -f -a "find-group-partition" -d 'Which __consumer_offsets (or __transaction_state) partition an id lives in'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover find-group-partition completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover find-group-partition completions man help" -f -a "man" -d 'Print the man page (roff)'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover find-group-partition completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

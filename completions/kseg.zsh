@@ -79,6 +79,17 @@ _arguments "${_arguments_options[@]}" : \
 '*::paths -- Files, partition dirs or log dirs:_files' \
 && ret=0
 ;;
+(recover)
+_arguments "${_arguments_options[@]}" : \
+'--out=[New directory for the repaired copy (must not exist, or be empty)]:NEWDIR:_files' \
+'--index-interval-bytes=[index.interval.bytes used to rebuild the indexes]:BYTES:_default' \
+'--salvage[Keep the valid batches found after a corrupt region instead of dropping them (and the later segments Kafka would delete)]' \
+'--json[NDJSON report instead of text]' \
+'-h[Print help]' \
+'--help[Print help]' \
+':partition -- The partition dir to repair (never modified):_files' \
+&& ret=0
+;;
 (find-group-partition)
 _arguments "${_arguments_options[@]}" : \
 '(--log-dir)--partitions=[Partition count of the coordinator topic \[default\: 50, or what --log-dir holds\]]:N:_default' \
@@ -127,6 +138,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(recover)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (find-group-partition)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -158,6 +173,7 @@ _kseg_commands() {
 'dump-log:Decode segment, index, snapshot and checkpoint files like kafka-dump-log.sh' \
 'summary:One row per topic-partition\: segments, offsets, records, timestamps, codecs, checkpoints' \
 'verify-index:Check logs and indexes after a crash; preview what Kafka'\''s recovery would do' \
+'recover:Write a repaired copy of a partition\: truncated like Kafka'\''s recovery, indexes rebuilt' \
 'find-group-partition:Which __consumer_offsets (or __transaction_state) partition an id lives in' \
 'completions:Print a shell completion script' \
 'man:Print the man page (roff)' \
@@ -186,6 +202,7 @@ _kseg__subcmd__help_commands() {
 'dump-log:Decode segment, index, snapshot and checkpoint files like kafka-dump-log.sh' \
 'summary:One row per topic-partition\: segments, offsets, records, timestamps, codecs, checkpoints' \
 'verify-index:Check logs and indexes after a crash; preview what Kafka'\''s recovery would do' \
+'recover:Write a repaired copy of a partition\: truncated like Kafka'\''s recovery, indexes rebuilt' \
 'find-group-partition:Which __consumer_offsets (or __transaction_state) partition an id lives in' \
 'completions:Print a shell completion script' \
 'man:Print the man page (roff)' \
@@ -218,6 +235,11 @@ _kseg__subcmd__help__subcmd__man_commands() {
     local commands; commands=()
     _describe -t commands 'kseg help man commands' commands "$@"
 }
+(( $+functions[_kseg__subcmd__help__subcmd__recover_commands] )) ||
+_kseg__subcmd__help__subcmd__recover_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg help recover commands' commands "$@"
+}
 (( $+functions[_kseg__subcmd__help__subcmd__summary_commands] )) ||
 _kseg__subcmd__help__subcmd__summary_commands() {
     local commands; commands=()
@@ -232,6 +254,11 @@ _kseg__subcmd__help__subcmd__verify-index_commands() {
 _kseg__subcmd__man_commands() {
     local commands; commands=()
     _describe -t commands 'kseg man commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__recover_commands] )) ||
+_kseg__subcmd__recover_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg recover commands' commands "$@"
 }
 (( $+functions[_kseg__subcmd__summary_commands] )) ||
 _kseg__subcmd__summary_commands() {

@@ -31,6 +31,8 @@ pub enum Command {
     Summary(SummaryArgs),
     /// Check logs and indexes after a crash; preview what Kafka's recovery would do
     VerifyIndex(VerifyIndexArgs),
+    /// Write a repaired copy of a partition: truncated like Kafka's recovery, indexes rebuilt
+    Recover(RecoverArgs),
     /// Which __consumer_offsets (or __transaction_state) partition an id lives in
     FindGroupPartition(FindGroupPartitionArgs),
     /// Print a shell completion script
@@ -187,4 +189,28 @@ pub struct VerifyIndexArgs {
 
     #[command(flatten)]
     pub read: ReadArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct RecoverArgs {
+    /// The partition dir to repair (never modified)
+    #[arg(value_name = "PARTITION_DIR")]
+    pub partition: PathBuf,
+
+    /// New directory for the repaired copy (must not exist, or be empty)
+    #[arg(long, value_name = "NEWDIR")]
+    pub out: PathBuf,
+
+    /// Keep the valid batches found after a corrupt region instead of dropping them (and the
+    /// later segments Kafka would delete)
+    #[arg(long)]
+    pub salvage: bool,
+
+    /// index.interval.bytes used to rebuild the indexes
+    #[arg(long, value_name = "BYTES", default_value_t = 4096)]
+    pub index_interval_bytes: u64,
+
+    /// NDJSON report instead of text
+    #[arg(long)]
+    pub json: bool,
 }

@@ -1,0 +1,329 @@
+//! `kseg recover`: a repaired copy of one partition, the way Kafka's recovery would leave it.
+//! The input is only read; everything is written under `--out`.
+
+use std::fs;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde_json::json;
+
+use super::Outcome;
+use crate::analysis::recovery::{analyse_segment, rebuild_indexes, ValidBatch};
+use crate::analysis::summary::log_dir_facts;
+use crate::cli::RecoverArgs;
+use crate::format::log::{ByteSource, RecordScratch};
+use crate::format::text_files::{parse_checkpoint, CheckpointEntry};
+use crate::format::txn_index::{parse_txn_index, ABORTED_TXN_SIZE};
+use crate::storage::discover::{discover, DataFile, LogDir};
+use crate::storage::layout::{base_offset_of, FileKind};
+use crate::storage::source::{read_small, FileSource};
+
+/// Copies `ranges` (position, length) of `src` one after the other into `dst`.
+fn copy_ranges(src: &Path, dst: &Path, ranges: &[(u64, u64)]) -> io::Result<u64> {
+    let mut input = FileSource::open(src)?;
+    let mut out = BufWriter::new(
+        fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(dst)?,
+    );
+    let mut written = 0u64;
+    for &(start, len) in ranges {
+        let mut at = start;
+        while at < start + len {
+            let want = ((start + len - at) as usize).min(1 << 20);
+            let chunk = input.read_at(at, want)?;
+            if chunk.is_empty() {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!("{} shrank while copying", src.display()),
+                ));
+            }
+            out.write_all(chunk)?;
+            at += chunk.len() as u64;
+            written += chunk.len() as u64;
+        }
+    }
+    out.flush()?;
+    Ok(written)
+}
+
+fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?
+        .write_all(bytes)
+}
+
+fn name_of(p: &Path) -> String {
+    p.file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned()
+}
+
+pub fn run(args: RecoverArgs) -> Result<Outcome> {
+    let set = discover(std::slice::from_ref(&args.partition))?;
+    let Some(part) = set.partitions.first().cloned().or_else(|| {
+        set.log_dirs
+            .first()
+            .and_then(|d: &LogDir| (d.partitions.len() == 1).then(|| d.partitions[0].clone()))
+    }) else {
+        bail!(
+            "{} is not a partition directory (<topic>-<partition>)",
+            args.partition.display()
+        );
+    };
+    let input = fs::canonicalize(&part.path)?;
+    if args.out.exists() {
+        if fs::read_dir(&args.out)?.next().is_some() {
+            bail!(
+                "{} exists and is not empty; kseg never overwrites",
+                args.out.display()
+            );
+        }
+        if fs::canonicalize(&args.out)?.starts_with(&input) {
+            bail!("--out must not be inside the input partition");
+        }
+    }
+    fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+
+    // Kafka recovers from the recovery point on when there was no clean shutdown.
+    let parent = part
+        .path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let parent_set = discover(std::slice::from_ref(&parent)).ok();
+    let facts = parent_set
+        .as_ref()
+        .and_then(|s| s.log_dirs.first())
+        .map(log_dir_facts);
+    let clean = facts.as_ref().is_some_and(|f| f.clean_shutdown);
+    let recovery_point = facts
+        .as_ref()
+        .and_then(|f| {
+            f.checkpoints
+                .get(&(part.name.topic.clone(), part.name.partition))
+        })
+        .and_then(|c| c.recovery_point)
+        .unwrap_or(0);
+    let segments: Vec<&DataFile> = part
+        .files
+        .iter()
+        .filter(|f| f.kind == FileKind::Log)
+        .collect();
+    let bases: Vec<i64> = segments
+        .iter()
+        .map(|f| base_offset_of(&name_of(&f.path)).unwrap_or(0))
+        .collect();
+    let recover_from = bases
+        .iter()
+        .copied()
+        .filter(|b| *b <= recovery_point)
+        .max()
+        .unwrap_or(i64::MIN);
+
+    let mut report = Vec::new();
+    let mut scratch = RecordScratch::default();
+    let mut truncated = false;
+    let mut log_end: Option<i64> = None;
+    let mut damaged = false;
+    for (seg, base) in segments.iter().zip(&bases) {
+        let name = name_of(&seg.path);
+        let stem = name.trim_end_matches(".log").to_string();
+        let recovered = !clean && *base >= recover_from;
+        let plan = analyse_segment(&seg.path, *base, &mut scratch)?;
+        if truncated && !args.salvage {
+            report.push(json!({"segment": name, "action": "deleted",
+                "reason": "a previous segment was truncated; Kafka deletes the later unflushed segments",
+                "droppedBatches": plan.kept.len() + plan.salvageable.len(), "droppedBytes": plan.size}));
+            continue;
+        }
+        if !recovered {
+            // Kafka uses this segment as it is: copy the log and its indexes unchanged.
+            copy_ranges(&seg.path, &args.out.join(&name), &[(0, plan.size)])?;
+            for ext in ["index", "timeindex", "txnindex"] {
+                let sib = seg.path.with_extension(ext);
+                if sib.exists() {
+                    let len = fs::metadata(&sib)?.len();
+                    copy_ranges(&sib, &args.out.join(format!("{stem}.{ext}")), &[(0, len)])?;
+                }
+            }
+            if plan.truncate_at.is_some() {
+                damaged = true;
+            }
+            log_end = plan
+                .kept
+                .last()
+                .map(|b| b.last_offset + 1)
+                .or(log_end)
+                .max(Some(*base));
+            report.push(json!({"segment": name, "action": "copied",
+                "reason": "below the recovery point (or clean shutdown): Kafka does not re-validate it",
+                "batches": plan.kept.len()}));
+            continue;
+        }
+        let mut ranges: Vec<(u64, u64)> = plan.kept.iter().map(|b| (b.position, b.size)).collect();
+        let mut written: Vec<ValidBatch> = plan.kept.clone();
+        let mut salvaged = 0usize;
+        if plan.truncate_at.is_some() {
+            truncated = true;
+            damaged = true;
+            if args.salvage {
+                let last = written.last().map(|b| b.last_offset);
+                for b in plan
+                    .salvageable
+                    .iter()
+                    .filter(|b| last.is_none_or(|l| b.base_offset > l))
+                {
+                    ranges.push((b.position, b.size));
+                    written.push(*b);
+                    salvaged += 1;
+                }
+            }
+        }
+        // Positions in the copy are contiguous.
+        let mut pos = 0u64;
+        for b in &mut written {
+            b.position = pos;
+            pos += b.size;
+        }
+        copy_ranges(&seg.path, &args.out.join(&name), &ranges)?;
+        let (idx, tim) = rebuild_indexes(*base, &written, args.index_interval_bytes);
+        write_new(&args.out.join(format!("{stem}.index")), &idx)?;
+        write_new(&args.out.join(format!("{stem}.timeindex")), &tim)?;
+        let seg_end = written.last().map(|b| b.last_offset + 1).unwrap_or(*base);
+        let txn = seg.path.with_extension("txnindex");
+        if txn.exists() {
+            let bytes = read_small(&txn, 1 << 30)?;
+            let (entries, _) = parse_txn_index(&bytes);
+            let keep = entries
+                .iter()
+                .take_while(|e| e.as_ref().is_ok_and(|t| t.last_offset < seg_end))
+                .count();
+            write_new(
+                &args.out.join(format!("{stem}.txnindex")),
+                &bytes[..keep * ABORTED_TXN_SIZE],
+            )?;
+        }
+        log_end = Some(log_end.map_or(seg_end, |e| e.max(seg_end)));
+        let dropped: Vec<&ValidBatch> = plan.salvageable.iter().skip(salvaged).collect();
+        report.push(json!({
+            "segment": name, "action": if plan.truncate_at.is_some() { "truncated" } else { "recovered" },
+            "truncatePosition": plan.truncate_at, "reason": plan.truncate_reason,
+            "keptBatches": plan.kept.len(), "keptRecords": plan.kept.iter().map(|b| b.records).sum::<u64>(),
+            "salvagedBatches": salvaged,
+            "salvagedOffsets": (salvaged > 0).then(|| format!("{}..{}", plan.salvageable[0].base_offset, plan.salvageable[salvaged - 1].last_offset)),
+            "droppedBytes": plan.size - ranges.iter().map(|r| r.1).sum::<u64>(),
+            "droppedValidBatches": dropped.len(),
+            "indexEntries": idx.len() / 8, "timeIndexEntries": tim.len() / 12,
+        }));
+    }
+    // Per-partition files: snapshots at or below the log end, the epoch cache truncated to it.
+    let leo = log_end.unwrap_or(0);
+    for f in &part.files {
+        let name = name_of(&f.path);
+        match f.kind {
+            FileKind::ProducerSnapshot if base_offset_of(&name).is_some_and(|o| o <= leo) => {
+                copy_ranges(
+                    &f.path,
+                    &args.out.join(&name),
+                    &[(0, fs::metadata(&f.path)?.len())],
+                )?;
+            }
+            FileKind::PartitionMetadata => {
+                copy_ranges(
+                    &f.path,
+                    &args.out.join(&name),
+                    &[(0, fs::metadata(&f.path)?.len())],
+                )?;
+            }
+            FileKind::LeaderEpochCheckpoint => {
+                let text = String::from_utf8_lossy(&read_small(&f.path, 64 << 20)?).into_owned();
+                if let Ok(c) = parse_checkpoint(&text, true) {
+                    let kept: Vec<String> = c
+                        .entries
+                        .iter()
+                        .filter_map(|e| match e {
+                            CheckpointEntry::Epoch {
+                                epoch,
+                                start_offset,
+                            } if *start_offset < leo || leo == 0 => {
+                                Some(format!("{epoch} {start_offset}"))
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    let mut body = format!("0\n{}\n", kept.len());
+                    for k in kept {
+                        body.push_str(&k);
+                        body.push('\n');
+                    }
+                    write_new(&args.out.join(&name), body.as_bytes())?;
+                }
+            }
+            _ => {}
+        }
+    }
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    if args.json {
+        for r in &report {
+            let mut r = r.clone();
+            r["type"] = "segment".into();
+            serde_json::to_writer(&mut out, &r)?;
+            writeln!(out)?;
+        }
+        serde_json::to_writer(
+            &mut out,
+            &json!({"type": "summary", "out": args.out.display().to_string(),
+            "cleanShutdown": clean, "recoveryPoint": recovery_point, "logEndOffset": leo, "salvage": args.salvage}),
+        )?;
+        writeln!(out)?;
+    } else {
+        writeln!(
+            out,
+            "Repaired copy of {} written to {}",
+            part.path.display(),
+            args.out.display()
+        )?;
+        writeln!(
+            out,
+            "{}; log end offset of the copy: {leo}",
+            if clean {
+                "clean shutdown: Kafka would not recover any segment".to_string()
+            } else {
+                format!("recovering from the segment holding recovery point {recovery_point}")
+            }
+        )?;
+        for r in &report {
+            writeln!(
+                out,
+                "  {}: {}{}",
+                r["segment"].as_str().unwrap_or(""),
+                r["action"].as_str().unwrap_or(""),
+                r.get("reason")
+                    .and_then(|v| v.as_str())
+                    .map(|s| format!(" ({s})"))
+                    .unwrap_or_default()
+            )?;
+            if r["salvagedBatches"].as_u64().unwrap_or(0) > 0 {
+                writeln!(
+                    out,
+                    "    salvaged {} valid batches after the damage: offsets {}",
+                    r["salvagedBatches"],
+                    r["salvagedOffsets"].as_str().unwrap_or("")
+                )?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(if damaged {
+        Outcome::DataProblems
+    } else {
+        Outcome::Clean
+    })
+}
