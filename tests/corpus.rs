@@ -34,8 +34,14 @@ const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/real
 
 /// Redpanda data sets: (top-level dir, data dir inside the corpus).
 const REDPANDA_DATA_DIRS: &[(&str, &str)] = &[
-    ("gildamariaperez__tareaModulo5", "gildamariaperez__tareaModulo5/redpanda-data"),
-    ("langley232__video_ingestion", "langley232__video_ingestion/redpanda/data"),
+    (
+        "gildamariaperez__tareaModulo5",
+        "gildamariaperez__tareaModulo5/redpanda-data",
+    ),
+    (
+        "langley232__video_ingestion",
+        "langley232__video_ingestion/redpanda/data",
+    ),
 ];
 
 /// Top-level dirs holding bytes captured from the wire, not broker log dirs.
@@ -92,7 +98,9 @@ fn section<'a>(catalog: &'a str, heading_prefix: &str) -> Option<Vec<&'a str>> {
 
 /// The first markdown table of a section: header cells and data rows (each
 /// with its 1-based line number inside the section, for messages).
-fn first_table(lines: &[&str]) -> Option<(Vec<String>, Vec<(usize, Vec<String>)>)> {
+type Table = (Vec<String>, Vec<(usize, Vec<String>)>);
+
+fn first_table(lines: &[&str]) -> Option<Table> {
     let start = lines.iter().position(|l| l.trim_start().starts_with('|'))?;
     let header = table_cells(lines[start]);
     let mut rows = Vec::new();
@@ -121,7 +129,10 @@ fn parse_mix(s: &str) -> Result<BTreeMap<String, u64>, String> {
             .trim()
             .rsplit_once(':')
             .ok_or_else(|| format!("bad mix item {item:?} in {s:?}"))?;
-        let n: u64 = n.trim().parse().map_err(|_| format!("bad count in {item:?} of {s:?}"))?;
+        let n: u64 = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad count in {item:?} of {s:?}"))?;
         *m.entry(k.trim().to_string()).or_insert(0) += n;
     }
     Ok(m)
@@ -133,7 +144,9 @@ fn parse_offsets(s: &str) -> Result<Option<(i64, i64)>, String> {
     if s == "None-None" || s == "-" || s.is_empty() {
         return Ok(None);
     }
-    let (a, b) = s.split_once('-').ok_or_else(|| format!("bad offsets {s:?}"))?;
+    let (a, b) = s
+        .split_once('-')
+        .ok_or_else(|| format!("bad offsets {s:?}"))?;
     let a = a.trim().parse().map_err(|_| format!("bad offsets {s:?}"))?;
     let b = b.trim().parse().map_err(|_| format!("bad offsets {s:?}"))?;
     Ok(Some((a, b)))
@@ -223,7 +236,10 @@ fn parse_appendix_a(catalog: &str) -> Result<Vec<Expected>, String> {
         // The table is documented as Kafka-format only (Redpanda segments are in a
         // plain-text block in Appendix B). Skip defensively should a Redpanda
         // row ever be added to it.
-        if REDPANDA_DATA_DIRS.iter().any(|(_, d)| file.starts_with(&format!("{d}/"))) {
+        if REDPANDA_DATA_DIRS
+            .iter()
+            .any(|(_, d)| file.starts_with(&format!("{d}/")))
+        {
             continue;
         }
         let row = (|| -> Result<Expected, String> {
@@ -323,7 +339,10 @@ impl Run {
             return Some(format!("panic (exit {:?}): {}", self.code, clip(line, 300)));
         }
         match self.code {
-            Some(101) => Some(format!("exit code 101 (panic); stderr: {}", clip(&self.stderr, 300))),
+            Some(101) => Some(format!(
+                "exit code 101 (panic); stderr: {}",
+                clip(&self.stderr, 300)
+            )),
             None => Some(format!(
                 "no exit code: killed by a signal or by the {}s timeout (after {:.1}s)",
                 RUN_TIMEOUT.as_secs(),
@@ -335,7 +354,8 @@ impl Run {
 }
 
 fn run_kseg(args: &[&std::ffi::OsStr]) -> Result<Run, String> {
-    let mut cmd = Command::cargo_bin("kseg").map_err(|e| format!("cannot locate kseg binary: {e}"))?;
+    let mut cmd =
+        Command::cargo_bin("kseg").map_err(|e| format!("cannot locate kseg binary: {e}"))?;
     cmd.args(args).timeout(RUN_TIMEOUT);
     let started = Instant::now();
     let out = cmd.output().map_err(|e| format!("cannot run kseg: {e}"))?;
@@ -384,7 +404,10 @@ struct Observed {
 
 impl Observed {
     fn problem(&mut self, key: impl Into<String>, example: impl Into<String>) {
-        let e = self.problems.entry(key.into()).or_insert((0, example.into()));
+        let e = self
+            .problems
+            .entry(key.into())
+            .or_insert((0, example.into()));
         e.0 += 1;
     }
 }
@@ -408,7 +431,10 @@ fn aggregate(stdout: &str) -> Observed {
         let v: Value = match serde_json::from_str(line) {
             Ok(v) => v,
             Err(e) => {
-                o.problem("stdout line is not JSON", format!("line {}: {e}: {}", i + 1, clip(line, 120)));
+                o.problem(
+                    "stdout line is not JSON",
+                    format!("line {}: {e}: {}", i + 1, clip(line, 120)),
+                );
                 continue;
             }
         };
@@ -420,8 +446,14 @@ fn aggregate(stdout: &str) -> Observed {
             "batch" => aggregate_batch(&mut o, &v, line),
             "record" => aggregate_record(&mut o, &v, line),
             "error" => {
-                let msg = v.get("message").and_then(Value::as_str).unwrap_or("<no message>");
-                let pos = v.get("position").map(|p| p.to_string()).unwrap_or_else(|| "?".into());
+                let msg = v
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("<no message>");
+                let pos = v
+                    .get("position")
+                    .map(|p| p.to_string())
+                    .unwrap_or_else(|| "?".into());
                 o.errors.push(format!("at {pos}: {msg}"));
             }
             "summary" => o.summaries += 1,
@@ -498,7 +530,10 @@ fn aggregate_record(o: &mut Observed, v: &Value, line: &str) {
             Some(t) => *o.control.entry(t.to_string()).or_insert(0) += 1,
             None => {
                 *o.control.entry("<no type>".into()).or_insert(0) += 1;
-                o.problem("record \"control\" without string \"type\"", clip(line, 160));
+                o.problem(
+                    "record \"control\" without string \"type\"",
+                    clip(line, 160),
+                );
             }
         },
     }
@@ -530,7 +565,13 @@ impl Report {
         });
     }
 
-    fn check<T: PartialEq + std::fmt::Display>(&mut self, file: &str, field: &str, expected: T, got: T) {
+    fn check<T: PartialEq + std::fmt::Display>(
+        &mut self,
+        file: &str,
+        field: &str,
+        expected: T,
+        got: T,
+    ) {
         if expected != got {
             self.push(file, field, expected, got);
         }
@@ -553,7 +594,11 @@ impl Report {
                 let _ = writeln!(msg, "\n  {}", m.file);
                 last_file = &m.file;
             }
-            let _ = writeln!(msg, "    {:<22} expected: {:<28} got: {}", m.field, m.expected, m.got);
+            let _ = writeln!(
+                msg,
+                "    {:<22} expected: {:<28} got: {}",
+                m.field, m.expected, m.got
+            );
         }
         panic!("{msg}");
     }
@@ -563,7 +608,10 @@ fn fmt_mix(m: &BTreeMap<String, u64>) -> String {
     if m.is_empty() {
         return "-".into();
     }
-    m.iter().map(|(k, n)| format!("{k}:{n}")).collect::<Vec<_>>().join(",")
+    m.iter()
+        .map(|(k, n)| format!("{k}:{n}"))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 fn fmt_offsets(o: Option<(i64, i64)>) -> String {
@@ -578,7 +626,13 @@ fn fmt_ts_types(s: &BTreeSet<String>) -> String {
         return "(none)".into();
     }
     s.iter()
-        .map(|t| if t.is_empty() { "(no timestamp type)".to_string() } else { t.clone() })
+        .map(|t| {
+            if t.is_empty() {
+                "(no timestamp type)".to_string()
+            } else {
+                t.clone()
+            }
+        })
         .collect::<Vec<_>>()
         .join(",")
 }
@@ -600,10 +654,73 @@ fn catalog_inventory_matches_dump_log() {
     eprintln!("Appendix A: {} Kafka-format rows", rows.len());
 
     let mut report = Report::default();
+    let mut rows = rows;
+    let mut applied = 0;
+    for exp in &mut rows {
+        applied += apply_errata(exp) as usize;
+    }
+    assert_eq!(
+        applied,
+        CATALOG_ERRATA.len(),
+        "every erratum must match a catalog row"
+    );
     for exp in &rows {
         check_row(&corpus, exp, &mut report);
     }
-    report.finish("corpus Appendix A vs kseg dump-log --deep-iteration --json", rows.len());
+    report.finish(
+        "corpus Appendix A vs kseg dump-log --deep-iteration --json",
+        rows.len(),
+    );
+}
+
+/// Rows of Appendix A that the catalog's throw-away parser got wrong, with the corrected values
+/// and the evidence from the bytes (also in the closing note of the corpus issue). Everything
+/// else in these rows is still checked against the catalog as written.
+struct Erratum {
+    file: &'static str,
+    records: u64,
+    offsets: Option<(i64, i64)>,
+    /// The file is expected to produce an `error` object and exit 1.
+    expects_error: bool,
+    #[allow(dead_code)]
+    evidence: &'static str,
+}
+
+const CATALOG_ERRATA: &[Erratum] = &[
+    // Legacy gzip wrappers: the catalog counted each wrapper as one record at the wrapper's
+    // offset; the wrappers hold several inner messages (contract: inner messages are records).
+    Erratum { file: "segmentio__kafka-go/extracted-recordsets/v1-v1c-v2-v2c-v2b-v2b-v2b-v2bc-v1b-v1bc.records.bin", records: 20, offsets: Some((0, 19)), expects_error: false,
+        evidence: "the last v1 gzip wrapper holds 2 inner messages" },
+    Erratum { file: "segmentio__kafka-go/extracted-recordsets/v1c-v1-v1c.records.bin", records: 6, offsets: Some((0, 5)), expects_error: false,
+        evidence: "first wrapper at offset 1 (00..01) is gzip (attributes 01) and inflates to 2 messages, relative offsets 0,1 -> absolute 0,1" },
+    Erratum { file: "segmentio__kafka-go/extracted-recordsets/v1c-v1c.records.bin", records: 4, offsets: Some((0, 3)), expects_error: false,
+        evidence: "first wrapper at offset 1 inflates to 2 inner messages (absolute 0,1)" },
+    Erratum { file: "segmentio__kafka-go/extracted-recordsets/v2bc-v1-v1c.records.bin", records: 6, offsets: Some((0, 5)), expects_error: false,
+        evidence: "the v1 gzip wrapper holds 2 inner messages" },
+    Erratum { file: "segmentio__kafka-go/extracted-recordsets/v2bc-v1c.records.bin", records: 4, offsets: Some((0, 3)), expects_error: false,
+        evidence: "the v1 gzip wrapper holds 2 inner messages" },
+    Erratum { file: "tulios__kafkajs/extracted-recordsets/v1_response_gzip.records.bin", records: 3, offsets: Some((0, 2)), expects_error: false,
+        evidence: "one v0 gzip wrapper at offset 2 whose value inflates to 3 messages with absolute offsets 0,1,2" },
+    Erratum { file: "tulios__kafkajs/extracted-recordsets/v2_response_gzip.records.bin", records: 3, offsets: Some((0, 2)), expects_error: false,
+        evidence: "xxd: 0000000000000002 ... magic 01 attributes 01 (gzip); inflates to relative offsets 0,1,2 -> 0..2" },
+    Erratum { file: "tulios__kafkajs/extracted-recordsets/v3_response_gzip.records.bin", records: 3, offsets: Some((0, 2)), expects_error: false,
+        evidence: "same layout as v2_response_gzip" },
+    // Attributes say "none" but the records region starts 28 b5 2f fd (a zstd frame): the
+    // catalog took the header's record count; the records cannot be decoded as stored.
+    Erratum { file: "tulios__kafkajs/extracted-recordsets/recordBatch.v0_recordbatch_zstd.bin", records: 0, offsets: None, expects_error: true,
+        evidence: "bytes 0x15-0x16 = 00 00 (codec none); byte 0x3d starts 28 b5 2f fd; read uncompressed, record 0 claims a 44-byte key in 20 bytes" },
+];
+
+fn apply_errata(exp: &mut Expected) -> bool {
+    let Some(e) = CATALOG_ERRATA.iter().find(|e| e.file == exp.file) else {
+        return false;
+    };
+    exp.records = e.records;
+    exp.offsets = e.offsets;
+    if e.expects_error {
+        exp.torn_tail = true;
+    }
+    true
 }
 
 fn check_row(corpus: &Path, exp: &Expected, r: &mut Report) {
@@ -621,14 +738,23 @@ fn check_row(corpus: &Path, exp: &Expected, r: &mut Report) {
         }
     }
 
-    let run = match run_kseg(&["dump-log".as_ref(), "--deep-iteration".as_ref(), "--json".as_ref(), path.as_os_str()]) {
+    let run = match run_kseg(&[
+        "dump-log".as_ref(),
+        "--deep-iteration".as_ref(),
+        "--json".as_ref(),
+        path.as_os_str(),
+    ]) {
         Ok(run) => run,
         Err(e) => {
             r.push(f, "run", "kseg runs", e);
             return;
         }
     };
-    eprintln!("  {:>7.2}s exit {:?}  {f}", run.elapsed.as_secs_f64(), run.code);
+    eprintln!(
+        "  {:>7.2}s exit {:?}  {f}",
+        run.elapsed.as_secs_f64(),
+        run.code
+    );
 
     if let Some(why) = run.abnormal_end() {
         r.push(f, "panic/abnormal end", "none", why);
@@ -646,12 +772,22 @@ fn check_row(corpus: &Path, exp: &Expected, r: &mut Report) {
 
     let o = aggregate(&run.stdout);
     for (what, (count, example)) in &o.problems {
-        r.push(f, "NDJSON contract", "well-formed objects", format!("{count}× {what}, e.g. {example}"));
+        r.push(
+            f,
+            "NDJSON contract",
+            "well-formed objects",
+            format!("{count}× {what}, e.g. {example}"),
+        );
     }
 
     if exp.torn_tail {
         if o.errors.is_empty() {
-            r.push(f, "error objects", format!(">=1 (torn tail: {})", exp.parse_note), 0);
+            r.push(
+                f,
+                "error objects",
+                format!(">=1 (torn tail: {})", exp.parse_note),
+                0,
+            );
         }
     } else if !o.errors.is_empty() {
         r.push(
@@ -666,7 +802,10 @@ fn check_row(corpus: &Path, exp: &Expected, r: &mut Report) {
             f,
             "summary object",
             "exactly one, last",
-            format!("{} summary objects, last object type {:?}", o.summaries, o.last_type),
+            format!(
+                "{} summary objects, last object type {:?}",
+                o.summaries, o.last_type
+            ),
         );
     }
 
@@ -676,13 +815,28 @@ fn check_row(corpus: &Path, exp: &Expected, r: &mut Report) {
         (Some(a), Some(b)) => Some((a, b)),
         _ => None,
     };
-    r.check(f, "offsets (min-max)", fmt_offsets(exp.offsets), fmt_offsets(got_offsets));
+    r.check(
+        f,
+        "offsets (min-max)",
+        fmt_offsets(exp.offsets),
+        fmt_offsets(got_offsets),
+    );
     r.check(f, "magic", fmt_mix(&exp.magic), fmt_mix(&o.magic));
     r.check(f, "codec", fmt_mix(&exp.codec), fmt_mix(&o.codec));
     r.check(f, "txn batches", exp.txn_batches, o.txn_batches);
     r.check(f, "control", fmt_mix(&exp.control), fmt_mix(&o.control));
-    r.check(f, "distinct producerIds", exp.producer_ids, o.producer_ids.len() as u64);
-    r.check(f, "timestamp type", fmt_ts_types(&exp.ts_types), fmt_ts_types(&o.ts_types));
+    r.check(
+        f,
+        "distinct producerIds",
+        exp.producer_ids,
+        o.producer_ids.len() as u64,
+    );
+    r.check(
+        f,
+        "timestamp type",
+        fmt_ts_types(&exp.ts_types),
+        fmt_ts_types(&o.ts_types),
+    );
     r.check(f, "bad CRC batches", exp.bad_crc, o.bad_crc);
 }
 
@@ -708,16 +862,20 @@ fn redpanda_data_sets_are_identified() {
                     continue;
                 }
             };
-            eprintln!("  {:>7.2}s exit {:?}  {label}", run.elapsed.as_secs_f64(), run.code);
+            eprintln!(
+                "  {:>7.2}s exit {:?}  {label}",
+                run.elapsed.as_secs_f64(),
+                run.code
+            );
             if let Some(why) = run.abnormal_end() {
                 report.push(&label, "panic/abnormal end", "none", why);
             }
             let all = format!("{}\n{}", run.stdout, run.stderr);
-            if !all.to_ascii_lowercase().contains("redpanda") {
+            if !mentions_redpanda_outside_paths(&all) {
                 report.push(
                     &label,
                     "mentions Redpanda",
-                    "stdout+stderr contains \"redpanda\"",
+                    "stdout+stderr has the word Redpanda (outside paths)",
                     format!(
                         "exit {:?}; stdout: {} | stderr: {}",
                         run.code,
@@ -729,6 +887,16 @@ fn redpanda_data_sets_are_identified() {
         }
     }
     report.finish("Redpanda data sets", checked);
+}
+
+/// Whether `text` contains the word "Redpanda" (any case) other than inside a
+/// path. The data dirs themselves are named `redpanda-data` and `redpanda/data`,
+/// so a plain substring test would pass on any output that echoes the path.
+/// Words are runs of `[A-Za-z0-9_.-/]`; words with a `/` are paths and ignored.
+fn mentions_redpanda_outside_paths(text: &str) -> bool {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || "_.-/".contains(c)))
+        .filter(|w| !w.contains('/'))
+        .any(|w| w.to_ascii_lowercase().contains("redpanda"))
 }
 
 /// `kseg dump-log --json <dir>` over every Kafka broker data set must not panic.
@@ -764,7 +932,11 @@ fn dump_log_over_kafka_data_set_dirs_does_not_panic() {
                 continue;
             }
         };
-        eprintln!("  {:>7.2}s exit {:?}  {label}", run.elapsed.as_secs_f64(), run.code);
+        eprintln!(
+            "  {:>7.2}s exit {:?}  {label}",
+            run.elapsed.as_secs_f64(),
+            run.code
+        );
         if let Some(why) = run.abnormal_end() {
             report.push(&label, "panic/abnormal end", "none", why);
         } else if !matches!(run.code, Some(0) | Some(1)) {
@@ -787,7 +959,12 @@ fn dump_log_over_kafka_data_set_dirs_does_not_panic() {
             })
             .count();
         if bad_lines > 0 {
-            report.push(&label, "NDJSON contract", "every stdout line a JSON object with \"type\"", format!("{bad_lines} lines are not"));
+            report.push(
+                &label,
+                "NDJSON contract",
+                "every stdout line a JSON object with \"type\"",
+                format!("{bad_lines} lines are not"),
+            );
         }
     }
     report.finish("dump-log over Kafka data-set dirs", dirs.len());
@@ -808,14 +985,31 @@ fn catalog_parsing_helpers() {
     assert!(parse_mix("").unwrap().is_empty());
     assert!(parse_mix("v2").is_err());
     assert_eq!(parse_offsets("0-28520").unwrap(), Some((0, 28520)));
-    assert_eq!(parse_offsets("15733908-15733910").unwrap(), Some((15733908, 15733910)));
+    assert_eq!(
+        parse_offsets("15733908-15733910").unwrap(),
+        Some((15733908, 15733910))
+    );
     assert_eq!(parse_offsets("None-None").unwrap(), None);
     assert!(parse_ts_types("").is_empty());
-    assert_eq!(parse_ts_types("log_append").into_iter().collect::<Vec<_>>(), ["log_append"]);
+    assert_eq!(
+        parse_ts_types("log_append").into_iter().collect::<Vec<_>>(),
+        ["log_append"]
+    );
     assert!(note_means_torn_tail("trailing 9 bytes"));
-    assert!(note_means_torn_tail("truncated batch at 0 (len 1773, remain 1012)"));
+    assert!(note_means_torn_tail(
+        "truncated batch at 0 (len 1773, remain 1012)"
+    ));
     assert!(!note_means_torn_tail("-"));
     assert_eq!(catalog_ts_type("NoTimestampType"), "");
+    assert!(!mentions_redpanda_outside_paths(
+        "{\"type\":\"batch\",\"file\":\"/c/x__y/redpanda-data/kafka/t/0_1/0-1-v1.log\"}\nkseg: /c/x/redpanda/data: error"
+    ));
+    assert!(mentions_redpanda_outside_paths(
+        "{\"file\":\"/c/redpanda-data\",\"layout\":\"redpanda\"}"
+    ));
+    assert!(mentions_redpanda_outside_paths(
+        "kseg: /c/redpanda/data: this is a Redpanda data directory"
+    ));
 
     let md = "# t\n## Appendix A — x\ntext\n\n\
 | file | bytes | batches | records | magic | codec | txn batches | control | producerIds | offsets | first..last ts (UTC) | ts type | bad CRC | parse note |\n\

@@ -177,8 +177,20 @@ impl Dumper<'_> {
             }
             other => other,
         };
+        if matches!(effective, FileKind::Unknown | FileKind::Temporary) && starts_with_a_batch(path)
+        {
+            // A file named otherwise (a copied segment, a capture) whose first bytes frame a
+            // batch with a valid checksum: read it as log data.
+            printer.begin_file(path, &FileKind::Log)?;
+            if let Err(e) = self.dump_content(printer, path, &FileKind::Log) {
+                self.summary.errors += 1;
+                printer.file_error(None, &format!("cannot read: {e:#}"))?;
+            }
+            return Ok(());
+        }
         if matches!(effective, FileKind::Unknown | FileKind::Temporary) {
             // Reported by discovery for files found in dirs; files given directly land here.
+            self.summary.errors += 1;
             printer.begin_file(path, kind)?;
             printer.file_error(
                 None,
@@ -372,6 +384,26 @@ fn read_text(path: &Path) -> Result<String> {
     let bytes = read_small(path, 64 << 20)?;
     String::from_utf8(bytes)
         .map_err(|e| anyhow::anyhow!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
+}
+
+/// Whether a file's first bytes frame a batch or message whose checksum is valid.
+fn starts_with_a_batch(path: &Path) -> bool {
+    let Ok(mut src) = FileSource::open(path) else {
+        return false;
+    };
+    let Ok(head) = src.read_at(0, 17) else {
+        return false;
+    };
+    if head.len() < 17 {
+        return false;
+    }
+    let size = i32::from_be_bytes([head[8], head[9], head[10], head[11]]);
+    if size < 14 || head[16] > 2 {
+        return false;
+    }
+    src.read_at(0, 12 + size as usize)
+        .map(crate::format::log::frame_crc_valid)
+        .unwrap_or(false)
 }
 
 /// The last offset of the entry that starts at `position`, read from its header alone.

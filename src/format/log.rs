@@ -436,6 +436,32 @@ impl RecordScratch {
     }
 }
 
+/// When records of an "uncompressed" batch fail to decode, say so if the payload starts with a
+/// compression codec's magic: the attributes lie about the codec.
+fn with_codec_hint(e: DecodeError, codec: Codec, payload: &[u8]) -> DecodeError {
+    if codec != Codec::None {
+        return e;
+    }
+    let looks_like = if payload.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        "zstd"
+    } else if payload.starts_with(&[0x1f, 0x8b]) {
+        "gzip"
+    } else if payload.starts_with(b"\x82SNAPPY\0") {
+        "snappy (xerial)"
+    } else if payload.starts_with(&[0x04, 0x22, 0x4d, 0x18]) {
+        "lz4"
+    } else {
+        return e;
+    };
+    DecodeError::new(
+        e.position as usize,
+        format!(
+            "{} (the records look {looks_like}-compressed although the attributes say none)",
+            e.message
+        ),
+    )
+}
+
 /// Calls `visit` for every record of `entry`, decompressing into `scratch` when needed. Records
 /// decoded before an error are still visited; the error comes back with a position relative
 /// to the start of the entry.
@@ -463,12 +489,14 @@ pub fn for_each_record<'e>(
             } else {
                 0
             };
-            let mut records = batch.records(payload, origin)?;
+            let mut records = batch
+                .records(payload, origin)
+                .map_err(|e| with_codec_hint(e, codec, payload))?;
             let ts_type = batch.header.timestamp_type();
             for record in records.by_ref() {
                 let record = record.map_err(|e| {
                     if codec == Codec::None {
-                        e
+                        with_codec_hint(e, codec, payload)
                     } else {
                         DecodeError::new(
                             V2_HEADER_SIZE,

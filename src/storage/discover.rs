@@ -183,7 +183,9 @@ fn visit_dir(dir: &Path, depth: usize, set: &mut DataSet) -> io::Result<()> {
         return Ok(());
     }
     if let Some(name) = parse_partition_dir(&file_name(dir)) {
-        if is_partition_content(&listing) || listing.files.is_empty() {
+        // A name like `project-2` is only a partition dir if it holds Kafka files (or nothing);
+        // a directory of directories is searched further instead.
+        if is_partition_content(&listing) || (listing.files.is_empty() && listing.dirs.is_empty()) {
             let p = read_partition(dir, name, listing, set);
             set.partitions.push(p);
             return Ok(());
