@@ -3,6 +3,7 @@
 pub mod batch;
 pub mod compression;
 pub mod control;
+pub mod coordinator;
 pub mod encode;
 pub mod index;
 pub mod legacy;
@@ -10,5 +11,6 @@ pub mod log;
 pub mod producer_snapshot;
 pub mod protocol;
 pub mod reader;
+pub mod schema;
 pub mod text_files;
 pub mod txn_index;
