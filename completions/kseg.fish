@@ -52,6 +52,11 @@ complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l skip-record-metad
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l json -d 'NDJSON output, one object per line'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l verify-index-only -d 'For .index/.timeindex: check without printing entries'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l index-sanity-check -d 'For .index/.timeindex: run only Kafka\'s index sanity check'
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l offsets-decoder -d 'Decode records as __consumer_offsets (group coordinator) records'
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l transaction-log-decoder -d 'Decode records as __transaction_state records'
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l cluster-metadata-decoder -d 'Decode records as KRaft __cluster_metadata records'
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l share-group-state-decoder -d 'Decode records as __share_group_state records'
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l raw -d 'Do not decode internal topics automatically from the partition directory name'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r

@@ -48,6 +48,11 @@ base64\:"Standard Base64 with padding"))' \
 '--json[NDJSON output, one object per line]' \
 '--verify-index-only[For .index/.timeindex\: check without printing entries]' \
 '--index-sanity-check[For .index/.timeindex\: run only Kafka'\''s index sanity check]' \
+'--offsets-decoder[Decode records as __consumer_offsets (group coordinator) records]' \
+'--transaction-log-decoder[Decode records as __transaction_state records]' \
+'--cluster-metadata-decoder[Decode records as KRaft __cluster_metadata records]' \
+'--share-group-state-decoder[Decode records as __share_group_state records]' \
+'--raw[Do not decode internal topics automatically from the partition directory name]' \
 '--mmap[Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker'\''s data dir (a concurrent truncation kills kseg with SIGBUS)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \

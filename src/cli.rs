@@ -108,6 +108,26 @@ pub struct DumpLogArgs {
     #[arg(long)]
     pub index_sanity_check: bool,
 
+    /// Decode records as __consumer_offsets (group coordinator) records
+    #[arg(long)]
+    pub offsets_decoder: bool,
+
+    /// Decode records as __transaction_state records
+    #[arg(long)]
+    pub transaction_log_decoder: bool,
+
+    /// Decode records as KRaft __cluster_metadata records
+    #[arg(long)]
+    pub cluster_metadata_decoder: bool,
+
+    /// Decode records as __share_group_state records
+    #[arg(long)]
+    pub share_group_state_decoder: bool,
+
+    /// Do not decode internal topics automatically from the partition directory name
+    #[arg(long)]
+    pub raw: bool,
+
     /// Kafka compatibility: accepted; keys and values print as text
     #[arg(long, hide = true, num_args = 0..=1)]
     pub key_decoder_class: Option<Option<String>>,

@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 use super::Outcome;
 use crate::cli::DumpLogArgs;
 use crate::format::index::{OffsetIndex, TimeIndex};
+use crate::format::internal::InternalDecoder;
 use crate::format::log::{BatchInfo, LogEntry, LogRecord};
 use crate::format::log::{ByteSource, RecordScratch};
 use crate::format::producer_snapshot::parse_producer_snapshot;
@@ -37,7 +38,19 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
     let set = discover(&paths)?;
     let stdout = io::stdout();
     let out = BufWriter::with_capacity(256 * 1024, stdout.lock());
-    let print_data = args.print_data_log
+    let forced_decoder = if args.offsets_decoder {
+        Some(InternalDecoder::Offsets)
+    } else if args.transaction_log_decoder {
+        Some(InternalDecoder::TransactionLog)
+    } else if args.cluster_metadata_decoder {
+        Some(InternalDecoder::ClusterMetadata)
+    } else if args.share_group_state_decoder {
+        Some(InternalDecoder::ShareGroupState)
+    } else {
+        None
+    };
+    let print_data = forced_decoder.is_some()
+        || args.print_data_log
         || args.key_decoder_class.is_some()
         || args.value_decoder_class.is_some();
     let mut printer: Box<dyn DumpPrinter> = if args.json {
@@ -69,6 +82,7 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
         scratch: RecordScratch::with_cap(args.read.max_decompressed_bytes),
         summary: DumpSummary::default(),
         budget: args.max_messages,
+        forced_decoder,
     };
     let mut outcome = Outcome::Clean;
     for item in &set.unrecognised {
@@ -111,6 +125,7 @@ struct Dumper<'a> {
     summary: DumpSummary,
     /// Records (deep) or batches (shallow) still allowed by --max-messages.
     budget: Option<u64>,
+    forced_decoder: Option<InternalDecoder>,
 }
 
 /// Counts printed items against --max-messages and stops the scan when the budget is spent.
@@ -200,6 +215,7 @@ impl Dumper<'_> {
             return Ok(());
         }
         printer.begin_file(path, kind)?;
+        printer.set_decoder(self.decoder_for(path, effective));
         if let Err(e) = self.dump_content(printer, path, effective) {
             if e.downcast_ref::<io::Error>()
                 .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
@@ -210,6 +226,25 @@ impl Dumper<'_> {
             printer.file_error(None, &format!("cannot read: {e:#}"))?;
         }
         Ok(())
+    }
+
+    /// The forced decoder, or the one the partition dir's topic calls for (`--raw` disables it).
+    fn decoder_for(&self, path: &Path, kind: &FileKind) -> Option<InternalDecoder> {
+        if self.forced_decoder.is_some() {
+            return self.forced_decoder;
+        }
+        if self.args.raw {
+            return None;
+        }
+        if matches!(
+            kind,
+            FileKind::KraftSnapshot { .. } | FileKind::BootstrapCheckpoint
+        ) {
+            return Some(InternalDecoder::ClusterMetadata);
+        }
+        let dir = path.parent()?.file_name()?.to_string_lossy().into_owned();
+        let partition = crate::storage::layout::parse_partition_dir(&dir)?;
+        InternalDecoder::for_topic(&partition.topic)
     }
 
     fn dump_content(

@@ -6,6 +6,7 @@ pub mod control;
 pub mod coordinator;
 pub mod encode;
 pub mod index;
+pub mod internal;
 pub mod legacy;
 pub mod log;
 pub mod producer_snapshot;

@@ -9,6 +9,7 @@ use super::escape::{write_json_bytes, write_json_str, Encoding};
 use super::{report_error, DumpPrinter, DumpSummary};
 use crate::format::control::{decode_control, ControlType};
 use crate::format::index::{OffsetEntry, TimeEntry};
+use crate::format::internal::{decode_record, InternalDecoder};
 use crate::format::log::{BatchInfo, LogEntry, LogRecord};
 use crate::format::producer_snapshot::ProducerEntry;
 use crate::format::text_files::CheckpointEntry;
@@ -20,6 +21,7 @@ use crate::storage::layout::FileKind;
 pub struct JsonDump<W: Write> {
     out: W,
     encoding: Encoding,
+    decoder: Option<InternalDecoder>,
     file: PathBuf,
     /// The `file` value, already JSON-escaped, so records do not re-escape it.
     file_json: Vec<u8>,
@@ -32,6 +34,7 @@ impl<W: Write> JsonDump<W> {
         JsonDump {
             out,
             encoding,
+            decoder: None,
             file: PathBuf::new(),
             file_json: b"\"\"".to_vec(),
             scratch: String::new(),
@@ -164,6 +167,17 @@ impl<W: Write> LogSink for JsonDump<W> {
             self.out.write_all(b"}")?;
         }
         self.out.write_all(b"]")?;
+        if let (Some(decoder), false) = (self.decoder, b.is_control) {
+            let d = decode_record(decoder, r.offset, r.key, r.value);
+            if let Some(k) = d.key_json {
+                self.out.write_all(b",\"decodedKey\":")?;
+                serde_json::to_writer(&mut self.out, &k).map_err(io::Error::other)?;
+            }
+            if let Some(v) = d.value_json {
+                self.out.write_all(b",\"decodedValue\":")?;
+                serde_json::to_writer(&mut self.out, &v).map_err(io::Error::other)?;
+            }
+        }
         if b.is_control {
             let control = match decode_control(r.key, r.value) {
                 Ok(c) => {
@@ -210,6 +224,10 @@ impl<W: Write> LogSink for JsonDump<W> {
 }
 
 impl<W: Write> DumpPrinter for JsonDump<W> {
+    fn set_decoder(&mut self, decoder: Option<InternalDecoder>) {
+        self.decoder = decoder;
+    }
+
     fn begin_file(&mut self, file: &Path, kind: &FileKind) -> io::Result<()> {
         self.file = file.to_path_buf();
         self.file_json = serde_json::to_vec(&file.to_string_lossy()).map_err(io::Error::other)?;

@@ -10,6 +10,7 @@ use super::escape::write_escaped;
 use super::{report_error, DumpPrinter, DumpSummary};
 use crate::format::control::{decode_control, ControlType};
 use crate::format::index::{OffsetEntry, TimeEntry};
+use crate::format::internal::{decode_record, InternalDecoder};
 use crate::format::log::{BatchInfo, LogEntry, LogRecord};
 use crate::format::producer_snapshot::ProducerEntry;
 use crate::format::text_files::CheckpointEntry;
@@ -28,6 +29,7 @@ pub struct TextStyle {
 pub struct TextDump<W: Write> {
     out: W,
     style: TextStyle,
+    decoder: Option<InternalDecoder>,
     file: PathBuf,
     last_offset: i64,
     /// Per file (absolute path): previous offset → next offset, reported on stderr at the end.
@@ -40,6 +42,7 @@ impl<W: Write> TextDump<W> {
         TextDump {
             out,
             style,
+            decoder: None,
             file: PathBuf::new(),
             last_offset: -1,
             gaps: Vec::new(),
@@ -175,6 +178,22 @@ impl<W: Write> LogSink for TextDump<W> {
             } else {
                 b" "
             };
+            if let Some(decoder) = self.decoder {
+                let d = decode_record(decoder, r.offset, r.key, r.value);
+                if let Some(k) = d.key_text {
+                    o.write_all(prefix)?;
+                    o.write_all(b"key: ")?;
+                    write_escaped(o, k.as_bytes())?;
+                    prefix = b" ";
+                }
+                if let Some(v) = d.value_text {
+                    o.write_all(prefix)?;
+                    o.write_all(b"payload: ")?;
+                    write_escaped(o, v.as_bytes())?;
+                }
+                o.write_all(b"\n")?;
+                return Ok(Flow::Continue);
+            }
             if let Some(k) = r.key {
                 o.write_all(prefix)?;
                 o.write_all(b"key: ")?;
@@ -214,6 +233,10 @@ impl<W: Write> LogSink for TextDump<W> {
 }
 
 impl<W: Write> DumpPrinter for TextDump<W> {
+    fn set_decoder(&mut self, decoder: Option<InternalDecoder>) {
+        self.decoder = decoder;
+    }
+
     fn begin_file(&mut self, file: &Path, kind: &FileKind) -> io::Result<()> {
         self.file = file.to_path_buf();
         writeln!(self.out, "Dumping {}", file.display())?;

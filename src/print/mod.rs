@@ -13,6 +13,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::format::index::{OffsetEntry, TimeEntry};
+use crate::format::internal::InternalDecoder;
 use crate::format::producer_snapshot::ProducerEntry;
 use crate::format::text_files::CheckpointEntry;
 use crate::format::txn_index::AbortedTxn;
@@ -35,6 +36,8 @@ pub struct DumpSummary {
 /// What `kseg dump-log` needs from an output format.
 pub trait DumpPrinter: LogSink {
     fn begin_file(&mut self, file: &Path, kind: &FileKind) -> io::Result<()>;
+    /// The internal-topic decoder for the records of the current file, if any.
+    fn set_decoder(&mut self, decoder: Option<InternalDecoder>);
     fn index_entry(&mut self, entry: &OffsetEntry) -> io::Result<()>;
     fn time_index_entry(&mut self, entry: &TimeEntry) -> io::Result<()>;
     /// An index with no entries (`<file> is empty.`).
