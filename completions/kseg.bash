@@ -25,6 +25,9 @@ _kseg() {
             kseg,find-group-partition)
                 cmd="kseg__subcmd__find__subcmd__group__subcmd__partition"
                 ;;
+            kseg,groups)
+                cmd="kseg__subcmd__groups"
+                ;;
             kseg,help)
                 cmd="kseg__subcmd__help"
                 ;;
@@ -49,6 +52,9 @@ _kseg() {
             kseg__subcmd__help,find-group-partition)
                 cmd="kseg__subcmd__help__subcmd__find__subcmd__group__subcmd__partition"
                 ;;
+            kseg__subcmd__help,groups)
+                cmd="kseg__subcmd__help__subcmd__groups"
+                ;;
             kseg__subcmd__help,help)
                 cmd="kseg__subcmd__help__subcmd__help"
                 ;;
@@ -71,7 +77,7 @@ _kseg() {
 
     case "${cmd}" in
         kseg)
-            opts="-h -V --help --version dump-log summary verify-index recover find-group-partition completions man help"
+            opts="-h -V --help --version dump-log summary verify-index recover groups find-group-partition completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -170,8 +176,30 @@ _kseg() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kseg__subcmd__groups)
+            opts="-h --group --history --json --mmap --max-decompressed-bytes --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-decompressed-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kseg__subcmd__help)
-            opts="dump-log summary verify-index recover find-group-partition completions man help"
+            opts="dump-log summary verify-index recover groups find-group-partition completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -213,6 +241,20 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help__subcmd__find__subcmd__group__subcmd__partition)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__help__subcmd__groups)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -95,6 +95,18 @@ _arguments "${_arguments_options[@]}" : \
 ':partition -- The partition dir to repair (never modified):_files' \
 && ret=0
 ;;
+(groups)
+_arguments "${_arguments_options[@]}" : \
+'*--group=[Only these groups]:GROUP:_default' \
+'--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
+'--history[Every commit in log order, with the commit record'\''s own offset and timestamp]' \
+'--json[NDJSON\: "offset" and "group" objects (and "commit" with --history), then a "summary"]' \
+'--mmap[Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker'\''s data dir (a concurrent truncation kills kseg with SIGBUS)]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'*::paths -- Log dirs holding __consumer_offsets (and the topics'\'' partitions, for the log end offsets):_files' \
+&& ret=0
+;;
 (find-group-partition)
 _arguments "${_arguments_options[@]}" : \
 '(--log-dir)--partitions=[Partition count of the coordinator topic \[default\: 50, or what --log-dir holds\]]:N:_default' \
@@ -147,6 +159,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(groups)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (find-group-partition)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -179,6 +195,7 @@ _kseg_commands() {
 'summary:One row per topic-partition\: segments, offsets, records, timestamps, codecs, checkpoints' \
 'verify-index:Check logs and indexes after a crash; preview what Kafka'\''s recovery would do' \
 'recover:Write a repaired copy of a partition\: truncated like Kafka'\''s recovery, indexes rebuilt' \
+'groups:Rebuild every consumer group'\''s committed offsets and state from __consumer_offsets' \
 'find-group-partition:Which __consumer_offsets (or __transaction_state) partition an id lives in' \
 'completions:Print a shell completion script' \
 'man:Print the man page (roff)' \
@@ -201,6 +218,11 @@ _kseg__subcmd__find-group-partition_commands() {
     local commands; commands=()
     _describe -t commands 'kseg find-group-partition commands' commands "$@"
 }
+(( $+functions[_kseg__subcmd__groups_commands] )) ||
+_kseg__subcmd__groups_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg groups commands' commands "$@"
+}
 (( $+functions[_kseg__subcmd__help_commands] )) ||
 _kseg__subcmd__help_commands() {
     local commands; commands=(
@@ -208,6 +230,7 @@ _kseg__subcmd__help_commands() {
 'summary:One row per topic-partition\: segments, offsets, records, timestamps, codecs, checkpoints' \
 'verify-index:Check logs and indexes after a crash; preview what Kafka'\''s recovery would do' \
 'recover:Write a repaired copy of a partition\: truncated like Kafka'\''s recovery, indexes rebuilt' \
+'groups:Rebuild every consumer group'\''s committed offsets and state from __consumer_offsets' \
 'find-group-partition:Which __consumer_offsets (or __transaction_state) partition an id lives in' \
 'completions:Print a shell completion script' \
 'man:Print the man page (roff)' \
@@ -229,6 +252,11 @@ _kseg__subcmd__help__subcmd__dump-log_commands() {
 _kseg__subcmd__help__subcmd__find-group-partition_commands() {
     local commands; commands=()
     _describe -t commands 'kseg help find-group-partition commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__help__subcmd__groups_commands] )) ||
+_kseg__subcmd__help__subcmd__groups_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg help groups commands' commands "$@"
 }
 (( $+functions[_kseg__subcmd__help__subcmd__help_commands] )) ||
 _kseg__subcmd__help__subcmd__help_commands() {

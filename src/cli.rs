@@ -33,6 +33,8 @@ pub enum Command {
     VerifyIndex(VerifyIndexArgs),
     /// Write a repaired copy of a partition: truncated like Kafka's recovery, indexes rebuilt
     Recover(RecoverArgs),
+    /// Rebuild every consumer group's committed offsets and state from __consumer_offsets
+    Groups(GroupsArgs),
     /// Which __consumer_offsets (or __transaction_state) partition an id lives in
     FindGroupPartition(FindGroupPartitionArgs),
     /// Print a shell completion script
@@ -233,4 +235,26 @@ pub struct RecoverArgs {
     /// NDJSON report instead of text
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct GroupsArgs {
+    /// Log dirs holding __consumer_offsets (and the topics' partitions, for the log end offsets)
+    #[arg(value_name = "LOGDIR", required = true)]
+    pub paths: Vec<PathBuf>,
+
+    /// Only these groups
+    #[arg(long, value_name = "GROUP")]
+    pub group: Vec<String>,
+
+    /// Every commit in log order, with the commit record's own offset and timestamp
+    #[arg(long)]
+    pub history: bool,
+
+    /// NDJSON: "offset" and "group" objects (and "commit" with --history), then a "summary"
+    #[arg(long)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub read: ReadArgs,
 }

@@ -10,6 +10,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         Command::DumpLog(args) => cmd::dump_log::run(args),
         Command::Summary(args) => cmd::summary::run(args),
+        Command::Groups(args) => cmd::groups::run(args),
         Command::VerifyIndex(args) => cmd::verify_index::run(args),
         Command::Recover(args) => cmd::recover::run(args),
         Command::FindGroupPartition(args) => cmd::find_group_partition::run(args),

@@ -95,6 +95,8 @@ pub struct ScanOptions {
     pub max_bytes: u64,
     /// Inclusive offset range; batches entirely outside it are skipped.
     pub offsets: (i64, i64),
+    /// Byte position to start at (an index entry's position); 0 for the whole file.
+    pub start_position: u64,
 }
 
 impl Default for ScanOptions {
@@ -103,6 +105,7 @@ impl Default for ScanOptions {
             deep: false,
             max_bytes: u64::MAX,
             offsets: (i64::MIN, i64::MAX),
+            start_position: 0,
         }
     }
 }
@@ -132,7 +135,7 @@ pub fn scan_log<S: ByteSource + ?Sized>(
     sink: &mut dyn LogSink,
 ) -> io::Result<ScanStats> {
     let mut stats = ScanStats::default();
-    let mut walker = LogWalker::new(opts.max_bytes);
+    let mut walker = LogWalker::starting_at(opts.start_position, opts.max_bytes);
     let (from, to) = opts.offsets;
     while let Some(event) = walker.next(src)? {
         let flow = match event {

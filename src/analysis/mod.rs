@@ -1,5 +1,6 @@
 //! Analyses over decoded data: summaries now; verification, lookups and group state later.
 
+pub mod groups;
 pub mod partition_for;
 pub mod recovery;
 pub mod summary;

@@ -78,6 +78,7 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
                 args.from_offset.unwrap_or(i64::MIN),
                 args.to_offset.unwrap_or(i64::MAX),
             ),
+            start_position: 0,
         },
         scratch: RecordScratch::with_cap(args.read.max_decompressed_bytes),
         summary: DumpSummary::default(),

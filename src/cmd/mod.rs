@@ -3,6 +3,7 @@
 pub mod completions;
 pub mod dump_log;
 pub mod find_group_partition;
+pub mod groups;
 pub mod recover;
 pub mod summary;
 pub mod verify_index;

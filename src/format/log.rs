@@ -134,6 +134,14 @@ impl LogWalker {
         LogWalker { pos: 0, end: limit }
     }
 
+    /// Walks `[start, limit)`: for lookups that begin at an index entry's position.
+    pub fn starting_at(start: u64, limit: u64) -> Self {
+        LogWalker {
+            pos: start,
+            end: limit,
+        }
+    }
+
     pub fn position(&self) -> u64 {
         self.pos
     }

@@ -1,0 +1,436 @@
+//! Rebuilding consumer-group state from `__consumer_offsets` on disk, the way the group
+//! coordinator does when it loads a partition: replay in log order, the last value per key wins,
+//! tombstones delete, transactional offset commits count only once their producer's COMMIT marker
+//! follows (never when aborted).
+
+use std::collections::{BTreeMap, HashMap};
+use std::io;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::analysis::summary::{summarize_partition, LogDirFacts};
+use crate::format::control::{decode_control, ControlType};
+use crate::format::coordinator::{
+    decode_offsets_key, decode_offsets_value, parse_group_metadata, parse_offset_commit,
+    GroupMetadata,
+};
+use crate::format::index::OffsetIndex;
+use crate::format::log::{BatchInfo, LogEntry, LogRecord, RecordScratch};
+use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
+use crate::storage::discover::PartitionDir;
+use crate::storage::layout::{base_offset_of, FileKind};
+use crate::storage::source::{open_log, read_small};
+
+/// One committed offset as the coordinator holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Committed {
+    pub offset: i64,
+    pub leader_epoch: Option<i32>,
+    pub metadata: String,
+    pub commit_timestamp: i64,
+    pub expire_timestamp: Option<i64>,
+    /// Where the commit record sits: coordinator partition and offset.
+    pub coordinator_partition: i32,
+    pub record_offset: i64,
+    pub transactional: bool,
+}
+
+/// One offset-commit record in log order (`--history`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommitEvent {
+    pub group: String,
+    pub topic: String,
+    pub partition: i32,
+    /// `None` for a tombstone (offset deleted).
+    pub offset: Option<i64>,
+    pub commit_timestamp: Option<i64>,
+    pub record_timestamp: i64,
+    pub coordinator_partition: i32,
+    pub record_offset: i64,
+    /// Producer id of a transactional commit, and what became of it.
+    pub transactional: Option<(i64, &'static str)>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct GroupState {
+    pub coordinator_partition: Option<i32>,
+    pub offsets: BTreeMap<(String, i32), Committed>,
+    /// The classic group's last GroupMetadataValue (None after a tombstone).
+    pub classic: Option<GroupMetadata>,
+    /// Whether a group-metadata tombstone was the last word on the classic group.
+    pub classic_deleted: bool,
+    /// KIP-848/share/streams group records: latest value per (record type, key), as JSON.
+    pub records: BTreeMap<(i16, String), (Value, Value)>,
+}
+
+#[derive(Debug, Default)]
+pub struct Replay {
+    pub groups: BTreeMap<String, GroupState>,
+    pub history: Vec<CommitEvent>,
+    pub commits: u64,
+    /// Records that could not be decoded: (coordinator partition, offset, message).
+    pub undecodable: Vec<(i32, i64, String)>,
+}
+
+struct Pending {
+    key: Vec<u8>,
+    value: Option<Vec<u8>>,
+    record_offset: i64,
+    record_timestamp: i64,
+    history_index: Option<usize>,
+}
+
+struct ReplaySink<'a> {
+    replay: &'a mut Replay,
+    partition: i32,
+    filter: &'a [String],
+    history: bool,
+    pending: HashMap<i64, Vec<Pending>>,
+}
+
+impl ReplaySink<'_> {
+    fn wanted(&self, group: &str) -> bool {
+        self.filter.is_empty() || self.filter.iter().any(|g| g == group)
+    }
+
+    fn apply_commit(
+        &mut self,
+        key: &[u8],
+        value: Option<&[u8]>,
+        record_offset: i64,
+        transactional: bool,
+    ) {
+        match value {
+            Some(v) => match parse_offset_commit(key, v) {
+                Ok(c) => {
+                    let state = self.replay.groups.entry(c.group.clone()).or_default();
+                    state.coordinator_partition = Some(self.partition);
+                    state.offsets.insert(
+                        (c.topic, c.partition),
+                        Committed {
+                            offset: c.offset,
+                            leader_epoch: c.leader_epoch,
+                            metadata: c.metadata,
+                            commit_timestamp: c.commit_timestamp,
+                            expire_timestamp: c.expire_timestamp,
+                            coordinator_partition: self.partition,
+                            record_offset,
+                            transactional,
+                        },
+                    );
+                }
+                Err(e) => self.replay.undecodable.push((
+                    self.partition,
+                    record_offset,
+                    e.message.to_string(),
+                )),
+            },
+            None => {
+                if let Ok(k) = crate::format::coordinator::parse_offset_commit_key(key) {
+                    if let Some(state) = self.replay.groups.get_mut(&k.group) {
+                        state.offsets.remove(&(k.topic, k.partition));
+                    }
+                }
+            }
+        }
+    }
+
+    fn history_event(
+        &mut self,
+        key: &[u8],
+        value: Option<&[u8]>,
+        r: &LogRecord<'_>,
+        txn: Option<i64>,
+    ) -> Option<usize> {
+        if !self.history {
+            return None;
+        }
+        let (group, topic, partition, offset, ts) = match value {
+            Some(v) => {
+                let c = parse_offset_commit(key, v).ok()?;
+                (
+                    c.group,
+                    c.topic,
+                    c.partition,
+                    Some(c.offset),
+                    Some(c.commit_timestamp),
+                )
+            }
+            None => {
+                let k = crate::format::coordinator::parse_offset_commit_key(key).ok()?;
+                (k.group, k.topic, k.partition, None, None)
+            }
+        };
+        self.replay.history.push(CommitEvent {
+            group,
+            topic,
+            partition,
+            offset,
+            commit_timestamp: ts,
+            record_timestamp: r.timestamp,
+            coordinator_partition: self.partition,
+            record_offset: r.offset,
+            transactional: txn.map(|p| (p, "pending")),
+        });
+        Some(self.replay.history.len() - 1)
+    }
+}
+
+/// The group id of a coordinator key: every group-coordinator key starts with an int16 record
+/// type and the group id as an int16-length string.
+fn key_group(key: &[u8]) -> Option<(i16, &str)> {
+    let mut r = crate::format::reader::Reader::new(key);
+    let t = r.i16("type").ok()?;
+    Some((t, r.string("group").ok()?))
+}
+
+impl LogSink for ReplaySink<'_> {
+    fn batch(&mut self, _p: u64, _e: &LogEntry<'_>, _b: &BatchInfo) -> io::Result<Flow> {
+        Ok(Flow::Continue)
+    }
+
+    fn record(&mut self, _p: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
+        if b.is_control {
+            if let Ok(c) = decode_control(r.key, r.value) {
+                let outcome = match c.kind {
+                    ControlType::Commit => "committed",
+                    ControlType::Abort => "aborted",
+                    _ => return Ok(Flow::Continue),
+                };
+                for p in self.pending.remove(&b.producer_id).unwrap_or_default() {
+                    if let Some(i) = p.history_index {
+                        if let Some(e) = self.replay.history.get_mut(i) {
+                            e.transactional = Some((b.producer_id, outcome));
+                        }
+                    }
+                    if outcome == "committed" {
+                        self.apply_commit(&p.key, p.value.as_deref(), p.record_offset, true);
+                    }
+                    let _ = p.record_timestamp;
+                }
+            }
+            return Ok(Flow::Continue);
+        }
+        let Some(key) = r.key else {
+            return Ok(Flow::Continue);
+        };
+        let Some((record_type, group)) = key_group(key) else {
+            self.replay.undecodable.push((
+                self.partition,
+                r.offset,
+                "record key too short for a coordinator key".into(),
+            ));
+            return Ok(Flow::Continue);
+        };
+        if !self.wanted(group) {
+            return Ok(Flow::Continue);
+        }
+        match record_type {
+            0 | 1 => {
+                self.replay.commits += 1;
+                if b.is_transactional {
+                    let idx = self.history_event(key, r.value, r, Some(b.producer_id));
+                    self.pending
+                        .entry(b.producer_id)
+                        .or_default()
+                        .push(Pending {
+                            key: key.to_vec(),
+                            value: r.value.map(<[u8]>::to_vec),
+                            record_offset: r.offset,
+                            record_timestamp: r.timestamp,
+                            history_index: idx,
+                        });
+                } else {
+                    self.history_event(key, r.value, r, None);
+                    self.apply_commit(key, r.value, r.offset, false);
+                }
+            }
+            2 => {
+                let group = group.to_string();
+                let state = self.replay.groups.entry(group).or_default();
+                state.coordinator_partition = Some(self.partition);
+                match r.value {
+                    None => {
+                        state.classic = None;
+                        state.classic_deleted = true;
+                    }
+                    Some(v) => match parse_group_metadata(v) {
+                        Ok(m) => {
+                            state.classic = Some(m);
+                            state.classic_deleted = false;
+                        }
+                        Err(e) => self.replay.undecodable.push((
+                            self.partition,
+                            r.offset,
+                            e.message.to_string(),
+                        )),
+                    },
+                }
+            }
+            _ => {
+                let group = group.to_string();
+                let decoded_key = decode_offsets_key(key);
+                let state = self.replay.groups.entry(group).or_default();
+                state.coordinator_partition = Some(self.partition);
+                match decoded_key {
+                    Ok(k) => {
+                        let id = (record_type, k.json["data"].to_string());
+                        match r.value {
+                            None => {
+                                state.records.remove(&id);
+                            }
+                            Some(v) => match decode_offsets_value(record_type, v) {
+                                Ok(val) => {
+                                    state.records.insert(id, (k.json, val.json));
+                                }
+                                Err(e) => self.replay.undecodable.push((
+                                    self.partition,
+                                    r.offset,
+                                    e.message.to_string(),
+                                )),
+                            },
+                        }
+                    }
+                    Err(e) => self.replay.undecodable.push((
+                        self.partition,
+                        r.offset,
+                        e.message.to_string(),
+                    )),
+                }
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn problem(&mut self, _p: &LogProblem<'_>) -> io::Result<Flow> {
+        Ok(Flow::Continue)
+    }
+}
+
+/// Replays the `__consumer_offsets` partitions (any order; each in its own log order).
+pub fn replay(
+    partitions: &[&PartitionDir],
+    filter: &[String],
+    history: bool,
+    mmap: bool,
+) -> io::Result<Replay> {
+    let mut replay = Replay::default();
+    let mut scratch = RecordScratch::default();
+    let opts = ScanOptions {
+        deep: true,
+        ..Default::default()
+    };
+    let mut sorted: Vec<&&PartitionDir> = partitions.iter().collect();
+    sorted.sort_by_key(|p| p.name.partition);
+    for p in sorted {
+        let mut sink = ReplaySink {
+            replay: &mut replay,
+            partition: p.name.partition,
+            filter,
+            history,
+            pending: HashMap::new(),
+        };
+        for f in p.files.iter().filter(|f| f.kind == FileKind::Log) {
+            let mut src = open_log(&f.path, mmap)?;
+            scan_log(src.as_mut(), &opts, &mut scratch, &mut sink)?;
+        }
+        // Commits of transactions still open at the end of the log are not (yet) visible.
+        for (pid, pending) in sink.pending.drain() {
+            for p in pending {
+                if let Some(i) = p.history_index {
+                    if let Some(e) = replay.history.get_mut(i) {
+                        e.transactional = Some((pid, "open"));
+                    }
+                }
+            }
+        }
+    }
+    // A group with nothing left is gone.
+    replay
+        .groups
+        .retain(|_, g| !g.offsets.is_empty() || g.classic.is_some() || !g.records.is_empty());
+    Ok(replay)
+}
+
+/// What the data partition looks like, for lag and the forensic flags.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PartitionFacts {
+    pub log_start_offset: Option<i64>,
+    pub log_end_offset: Option<i64>,
+    pub newest_timestamp: Option<i64>,
+}
+
+pub fn partition_facts(p: &PartitionDir, facts: Option<&LogDirFacts>) -> PartitionFacts {
+    let mut scratch = RecordScratch::default();
+    let s = summarize_partition(p, facts, false, &mut scratch);
+    PartitionFacts {
+        log_start_offset: s.log_start_offset,
+        log_end_offset: s.log_end_offset,
+        newest_timestamp: s.last_timestamp,
+    }
+}
+
+struct FindRecord {
+    target: i64,
+    found: Option<i64>,
+}
+
+impl LogSink for FindRecord {
+    fn batch(&mut self, _p: u64, _e: &LogEntry<'_>, _b: &BatchInfo) -> io::Result<Flow> {
+        Ok(Flow::Continue)
+    }
+    fn record(&mut self, _p: u64, _b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
+        if r.offset >= self.target {
+            self.found = Some(r.timestamp);
+            return Ok(Flow::Stop);
+        }
+        Ok(Flow::Continue)
+    }
+    fn problem(&mut self, _p: &LogProblem<'_>) -> io::Result<Flow> {
+        Ok(Flow::Continue)
+    }
+}
+
+/// The timestamp of the first record at or after `offset`, found through the offset index.
+pub fn timestamp_at(p: &PartitionDir, offset: i64) -> Option<i64> {
+    let segments: Vec<(i64, &Path)> = p
+        .files
+        .iter()
+        .filter(|f| f.kind == FileKind::Log)
+        .filter_map(|f| {
+            Some((
+                base_offset_of(&f.path.file_name()?.to_string_lossy())?,
+                f.path.as_path(),
+            ))
+        })
+        .collect();
+    let start = segments
+        .iter()
+        .rposition(|(b, _)| *b <= offset)
+        .unwrap_or(0);
+    let mut scratch = RecordScratch::default();
+    for (base, path) in &segments[start..] {
+        let index = path.with_extension("index");
+        let position = read_small(&index, 1 << 30)
+            .ok()
+            .map(|bytes| OffsetIndex::new(*base, &bytes).lookup(offset).position as u64)
+            .unwrap_or(0);
+        let mut src = open_log(path, false).ok()?;
+        let opts = ScanOptions {
+            deep: true,
+            offsets: (offset, i64::MAX),
+            start_position: position,
+            ..Default::default()
+        };
+        let mut sink = FindRecord {
+            target: offset,
+            found: None,
+        };
+        scan_log(src.as_mut(), &opts, &mut scratch, &mut sink).ok()?;
+        if sink.found.is_some() {
+            return sink.found;
+        }
+    }
+    None
+}

@@ -1,0 +1,155 @@
+//! `kseg groups`: every group's committed offsets, lag and state, from disk alone.
+
+use std::collections::HashMap;
+use std::io::{self, BufWriter, Write};
+
+use anyhow::Result;
+use serde_json::{json, Value};
+
+use super::Outcome;
+use crate::analysis::groups::{partition_facts, replay, timestamp_at, PartitionFacts};
+use crate::analysis::summary::{log_dir_facts, LogDirFacts};
+use crate::cli::GroupsArgs;
+use crate::print::groups as printer;
+use crate::storage::discover::{discover, PartitionDir};
+use crate::storage::layout::PartitionState;
+
+/// One output row: a group's committed offset on one partition, with the partition's facts.
+pub struct OffsetRow {
+    pub group: String,
+    pub topic: String,
+    pub partition: i32,
+    pub committed: crate::analysis::groups::Committed,
+    pub facts: Option<PartitionFacts>,
+    pub lag: Option<i64>,
+    pub oldest_unconsumed_age_ms: Option<i64>,
+    pub flags: Vec<&'static str>,
+}
+
+pub fn run(args: GroupsArgs) -> Result<Outcome> {
+    let set = discover(&args.paths)?;
+    if set.is_empty() {
+        anyhow::bail!("no Kafka log dir found in the given paths");
+    }
+    let facts: Vec<(std::path::PathBuf, LogDirFacts)> = set
+        .log_dirs
+        .iter()
+        .map(|d| (d.path.clone(), log_dir_facts(d)))
+        .collect();
+    let facts_of = |p: &PartitionDir| {
+        facts
+            .iter()
+            .find(|(dir, _)| p.path.parent() == Some(dir.as_path()))
+            .map(|(_, f)| f)
+    };
+    let offsets_partitions: Vec<&PartitionDir> = set
+        .all_partitions()
+        .filter(|p| p.name.topic == "__consumer_offsets" && p.name.state == PartitionState::Live)
+        .collect();
+    if offsets_partitions.is_empty() {
+        anyhow::bail!("no __consumer_offsets-N partition dirs in the given paths");
+    }
+    let replay = replay(
+        &offsets_partitions,
+        &args.group,
+        args.history,
+        args.read.mmap,
+    )?;
+    let data: HashMap<(String, i32), &PartitionDir> = set
+        .all_partitions()
+        .filter(|p| p.name.state == PartitionState::Live)
+        .map(|p| ((p.name.topic.clone(), p.name.partition), p))
+        .collect();
+    let mut cache: HashMap<(String, i32), PartitionFacts> = HashMap::new();
+    let mut rows = Vec::new();
+    for (group, state) in &replay.groups {
+        for ((topic, partition), committed) in &state.offsets {
+            let key = (topic.clone(), *partition);
+            let dir = data.get(&key).copied();
+            let facts = dir.map(|d| {
+                *cache
+                    .entry(key.clone())
+                    .or_insert_with(|| partition_facts(d, facts_of(d)))
+            });
+            let mut flags = Vec::new();
+            let mut lag = None;
+            let mut age = None;
+            match facts {
+                None => flags.push("partition-not-on-disk"),
+                Some(f) => {
+                    if let Some(end) = f.log_end_offset {
+                        lag = Some(end - committed.offset);
+                        if committed.offset > end {
+                            flags.push("beyond-log-end");
+                        }
+                    }
+                    if f.log_start_offset.is_some_and(|s| committed.offset < s) {
+                        flags.push("below-log-start");
+                    }
+                    if lag == Some(0) {
+                        age = Some(0);
+                    } else if lag.is_some_and(|l| l > 0) && !flags.contains(&"below-log-start") {
+                        if let (Some(newest), Some(ts)) = (
+                            f.newest_timestamp,
+                            dir.and_then(|d| timestamp_at(d, committed.offset)),
+                        ) {
+                            age = Some(newest - ts);
+                        }
+                    }
+                }
+            }
+            if committed.transactional {
+                flags.push("transactional");
+            }
+            rows.push(OffsetRow {
+                group: group.clone(),
+                topic: topic.clone(),
+                partition: *partition,
+                committed: committed.clone(),
+                facts,
+                lag,
+                oldest_unconsumed_age_ms: age,
+                flags,
+            });
+        }
+    }
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    if args.json {
+        for r in &rows {
+            printer::json_offset(&mut out, r)?;
+        }
+        for (group, state) in &replay.groups {
+            printer::json_group(&mut out, group, state)?;
+        }
+        if args.history {
+            for e in &replay.history {
+                printer::json_commit(&mut out, e)?;
+            }
+        }
+        let v: Value = json!({"type": "summary", "coordinatorPartitions": offsets_partitions.len(),
+            "groups": replay.groups.len(), "offsets": rows.len(), "commitRecords": replay.commits,
+            "undecodable": replay.undecodable.len()});
+        serde_json::to_writer(&mut out, &v)?;
+        writeln!(out)?;
+    } else {
+        printer::offsets_table(&mut out, &rows)?;
+        for (group, state) in &replay.groups {
+            printer::group_state(&mut out, group, state)?;
+        }
+        if args.history {
+            printer::history_table(&mut out, &replay.history)?;
+        }
+    }
+    out.flush()?;
+    for (partition, offset, msg) in &replay.undecodable {
+        eprintln!(
+            "kseg: __consumer_offsets-{partition}: offset {offset}: undecodable record: {msg}"
+        );
+    }
+    Ok(if replay.undecodable.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::DataProblems
+    })
+}

@@ -1,0 +1,230 @@
+//! `kseg groups` output: the `kafka-consumer-groups --describe` table plus forensic columns,
+//! group state, the commit history; and their NDJSON forms.
+
+use std::io::{self, Write};
+
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
+use serde_json::{json, Value};
+
+use super::summary::rfc3339_ms;
+use crate::analysis::groups::{CommitEvent, GroupState};
+use crate::cmd::groups::OffsetRow;
+
+fn esc(s: &str) -> String {
+    let mut v = Vec::new();
+    let _ = super::escape::write_escaped(&mut v, s.as_bytes());
+    String::from_utf8_lossy(&v).into_owned()
+}
+
+fn opt(v: Option<i64>) -> String {
+    v.map_or("-".into(), |x| x.to_string())
+}
+
+fn human_ms(ms: i64) -> String {
+    let s = ms / 1000;
+    match s {
+        s if s < 120 => format!("{}.{:03}s", ms / 1000, ms % 1000),
+        s if s < 7200 => format!("{}m{}s", s / 60, s % 60),
+        s if s < 172_800 => format!("{}h{}m", s / 3600, (s % 3600) / 60),
+        s => format!("{}d{}h", s / 86400, (s % 86400) / 3600),
+    }
+}
+
+pub fn offsets_table(out: &mut impl Write, rows: &[OffsetRow]) -> io::Result<()> {
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(vec![
+            "GROUP",
+            "TOPIC",
+            "PARTITION",
+            "CURRENT-OFFSET",
+            "LOG-END-OFFSET",
+            "LAG",
+            "LEADER-EPOCH",
+            "COMMITTED-AT",
+            "METADATA",
+            "OLDEST-UNCONSUMED-AGE",
+            "FLAGS",
+        ]);
+    for r in rows {
+        let right = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
+        t.add_row(vec![
+            Cell::new(esc(&r.group)),
+            Cell::new(esc(&r.topic)),
+            right(r.partition.to_string()),
+            right(r.committed.offset.to_string()),
+            right(opt(r.facts.and_then(|f| f.log_end_offset))),
+            right(opt(r.lag)),
+            right(opt(r.committed.leader_epoch.map(i64::from))),
+            Cell::new(rfc3339_ms(r.committed.commit_timestamp)),
+            Cell::new(esc(&r.committed.metadata)),
+            right(r.oldest_unconsumed_age_ms.map_or("-".into(), human_ms)),
+            Cell::new(r.flags.join(",")),
+        ]);
+    }
+    writeln!(out, "{t}")
+}
+
+pub fn group_state(out: &mut impl Write, group: &str, s: &GroupState) -> io::Result<()> {
+    write!(out, "\nGROUP {}", esc(group))?;
+    if let Some(p) = s.coordinator_partition {
+        write!(out, " (coordinator partition __consumer_offsets-{p})")?;
+    }
+    writeln!(out)?;
+    if let Some(m) = &s.classic {
+        writeln!(
+            out,
+            "  classic group: protocolType={} generation={} protocol={} leader={} stateTimestamp={}",
+            esc(&m.protocol_type),
+            m.generation,
+            esc(m.protocol.as_deref().unwrap_or("-")),
+            esc(m.leader.as_deref().unwrap_or("-")),
+            m.current_state_timestamp.map_or("-".into(), rfc3339_ms)
+        )?;
+        if m.members.is_empty() {
+            writeln!(out, "  no members (group Empty)")?;
+        } else {
+            let mut t = Table::new();
+            t.load_style(UTF8_FULL_CONDENSED)
+                .set_content_arrangement(ContentArrangement::Disabled)
+                .set_header(vec![
+                    "MEMBER-ID",
+                    "INSTANCE-ID",
+                    "CLIENT-ID",
+                    "HOST",
+                    "SESSION-MS",
+                    "REBALANCE-MS",
+                    "SUBSCRIBED",
+                    "ASSIGNED",
+                ]);
+            for mem in &m.members {
+                let subscribed = mem
+                    .subscription
+                    .as_ref()
+                    .map_or("-".into(), |s| s.topics.join(","));
+                let assigned = mem.assignment.as_ref().map_or("-".into(), |a| {
+                    a.partitions
+                        .iter()
+                        .map(|tp| format!("{}:{:?}", tp.topic, tp.partitions))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                });
+                t.add_row(vec![
+                    esc(&mem.member_id),
+                    esc(mem.group_instance_id.as_deref().unwrap_or("-")),
+                    esc(&mem.client_id),
+                    esc(&mem.client_host),
+                    mem.session_timeout.to_string(),
+                    mem.rebalance_timeout.map_or("-".into(), |r| r.to_string()),
+                    esc(&subscribed),
+                    esc(&assigned),
+                ]);
+            }
+            writeln!(out, "{t}")?;
+        }
+    } else if s.classic_deleted {
+        writeln!(out, "  classic group metadata deleted (tombstone)")?;
+    }
+    for ((record_type, _), (key, value)) in &s.records {
+        writeln!(
+            out,
+            "  record type {record_type}: key {} value {}",
+            esc(&key.to_string()),
+            esc(&value.to_string())
+        )?;
+    }
+    writeln!(out, "  committed offsets: {}", s.offsets.len())
+}
+
+pub fn history_table(out: &mut impl Write, events: &[CommitEvent]) -> io::Result<()> {
+    writeln!(out, "\nCommit history (log order):")?;
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(vec![
+            "COORDINATOR",
+            "RECORD-OFFSET",
+            "RECORD-TIME",
+            "GROUP",
+            "TOPIC",
+            "PARTITION",
+            "OFFSET",
+            "COMMITTED-AT",
+            "TRANSACTION",
+        ]);
+    for e in events {
+        t.add_row(vec![
+            format!("__consumer_offsets-{}", e.coordinator_partition),
+            e.record_offset.to_string(),
+            rfc3339_ms(e.record_timestamp),
+            esc(&e.group),
+            esc(&e.topic),
+            e.partition.to_string(),
+            e.offset.map_or("<DELETE>".into(), |o| o.to_string()),
+            e.commit_timestamp.map_or("-".into(), rfc3339_ms),
+            e.transactional
+                .map_or("-".into(), |(pid, outcome)| format!("pid {pid}: {outcome}")),
+        ]);
+    }
+    writeln!(out, "{t}")
+}
+
+fn line(out: &mut impl Write, v: &Value) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, v).map_err(io::Error::other)?;
+    out.write_all(b"\n")
+}
+
+pub fn json_offset(out: &mut impl Write, r: &OffsetRow) -> io::Result<()> {
+    line(
+        out,
+        &json!({"type": "offset", "group": r.group, "topic": r.topic, "partition": r.partition,
+            "offset": r.committed.offset, "leaderEpoch": r.committed.leader_epoch, "metadata": r.committed.metadata,
+            "commitTimestamp": r.committed.commit_timestamp, "expireTimestamp": r.committed.expire_timestamp,
+            "logStartOffset": r.facts.and_then(|f| f.log_start_offset), "logEndOffset": r.facts.and_then(|f| f.log_end_offset),
+            "lag": r.lag, "oldestUnconsumedAgeMs": r.oldest_unconsumed_age_ms, "flags": r.flags,
+            "coordinatorPartition": r.committed.coordinator_partition, "commitRecordOffset": r.committed.record_offset}),
+    )
+}
+
+pub fn json_group(out: &mut impl Write, group: &str, s: &GroupState) -> io::Result<()> {
+    let mut v = json!({"type": "group", "group": group, "coordinatorPartition": s.coordinator_partition,
+        "committedOffsets": s.offsets.len(), "classicDeleted": s.classic_deleted});
+    if let Some(m) = &s.classic {
+        let members: Vec<Value> = m
+            .members
+            .iter()
+            .map(|mem| {
+                json!({"memberId": mem.member_id, "groupInstanceId": mem.group_instance_id, "clientId": mem.client_id,
+                    "host": mem.client_host, "sessionTimeoutMs": mem.session_timeout, "rebalanceTimeoutMs": mem.rebalance_timeout,
+                    "subscribedTopics": mem.subscription.as_ref().map(|s| s.topics.clone()),
+                    "assignedPartitions": mem.assignment.as_ref().map(|a| a.partitions.iter()
+                        .map(|tp| json!({"topic": tp.topic, "partitions": tp.partitions})).collect::<Vec<_>>())})
+            })
+            .collect();
+        v["protocolType"] = json!(m.protocol_type);
+        v["generation"] = json!(m.generation);
+        v["protocol"] = json!(m.protocol);
+        v["leader"] = json!(m.leader);
+        v["stateTimestamp"] = json!(m.current_state_timestamp);
+        v["members"] = Value::Array(members);
+    }
+    if !s.records.is_empty() {
+        v["records"] = s
+            .records
+            .iter()
+            .map(|((t, _), (k, val))| json!({"recordType": t, "key": k, "value": val}))
+            .collect();
+    }
+    line(out, &v)
+}
+
+pub fn json_commit(out: &mut impl Write, e: &CommitEvent) -> io::Result<()> {
+    line(
+        out,
+        &json!({"type": "commit", "group": e.group, "topic": e.topic, "partition": e.partition, "offset": e.offset,
+            "commitTimestamp": e.commit_timestamp, "recordTimestamp": e.record_timestamp,
+            "coordinatorPartition": e.coordinator_partition, "recordOffset": e.record_offset,
+            "transactional": e.transactional.map(|(pid, outcome)| json!({"producerId": pid, "outcome": outcome}))}),
+    )
+}
