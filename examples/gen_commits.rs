@@ -13,7 +13,9 @@ fn s16(out: &mut Vec<u8>, s: &str) {
 fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let dir = std::path::Path::new(args.get(1).expect("usage: gen_commits LOGDIR COMMITS"));
-    let commits: u64 = args.get(2).map_or(1_000_000, |s| s.parse().expect("a number"));
+    let commits: u64 = args
+        .get(2)
+        .map_or(1_000_000, |s| s.parse().expect("a number"));
     std::fs::create_dir_all(dir.join("__consumer_offsets-0"))?;
     std::fs::write(dir.join("meta.properties"), "version=1\nnode.id=1\n")?;
     let path = dir.join("__consumer_offsets-0/00000000000000000000.log");
@@ -32,7 +34,7 @@ fn main() -> std::io::Result<()> {
                 let mut k = vec![0, 1];
                 s16(&mut k, &group);
                 s16(&mut k, &topic);
-                k.extend_from_slice(&(p as i32).to_be_bytes());
+                k.extend_from_slice(&p.to_be_bytes());
                 k
             })
             .collect();
@@ -47,10 +49,23 @@ fn main() -> std::io::Result<()> {
             })
             .collect();
         let records: Vec<NewRecord> = (0..5)
-            .map(|i| NewRecord { timestamp: ts + n as i64, key: Some(&keys[i]), value: Some(&values[i]), headers: &[] })
+            .map(|i| NewRecord {
+                timestamp: ts + n as i64,
+                key: Some(&keys[i]),
+                value: Some(&values[i]),
+                headers: &[],
+            })
             .collect();
         buf.clear();
-        encode_batch(&mut buf, &NewBatch { base_offset: offset, ..Default::default() }, &records, &mut scratch);
+        encode_batch(
+            &mut buf,
+            &NewBatch {
+                base_offset: offset,
+                ..Default::default()
+            },
+            &records,
+            &mut scratch,
+        );
         file.write_all(&buf)?;
         offset += 5;
         n += 5;

@@ -32,10 +32,22 @@ fn commit_value(offset: i64, ts: i64) -> Vec<u8> {
 
 fn data_partition(root: &Path, topic: &str, partition: i32, n: i64) {
     let batches: Vec<Vec<u8>> = (0..n)
-        .map(|i| batch(BatchSpec { base_offset: i, base_timestamp: 1_700_000_000_000 + i * 1000, ..Default::default() }, &[rec("k", "v")]))
+        .map(|i| {
+            batch(
+                BatchSpec {
+                    base_offset: i,
+                    base_timestamp: 1_700_000_000_000 + i * 1000,
+                    ..Default::default()
+                },
+                &[rec("k", "v")],
+            )
+        })
         .collect();
     let refs: Vec<&[u8]> = batches.iter().map(|b| b.as_slice()).collect();
-    write(&root.join(format!("{topic}-{partition}/00000000000000000000.log")), &refs);
+    write(
+        &root.join(format!("{topic}-{partition}/00000000000000000000.log")),
+        &refs,
+    );
 }
 
 #[test]
@@ -52,38 +64,72 @@ fn replay_semantics() {
     let plain = |off: i64, key: &[u8], val: Option<Vec<u8>>| {
         let val = val.map(|v| v.to_vec());
         batch(
-            BatchSpec { base_offset: off, ..Default::default() },
-            &[Rec { key: Some(key), value: val.as_deref(), headers: vec![], ts_delta: 0 }],
+            BatchSpec {
+                base_offset: off,
+                ..Default::default()
+            },
+            &[Rec {
+                key: Some(key),
+                value: val.as_deref(),
+                headers: vec![],
+                ts_delta: 0,
+            }],
         )
     };
     let txn = |off: i64, key: &[u8], val: Vec<u8>, pid: i64| {
         batch(
-            BatchSpec { base_offset: off, attributes: 0x10, producer_id: pid, producer_epoch: 0, base_sequence: 0, ..Default::default() },
-            &[Rec { key: Some(key), value: Some(&val), headers: vec![], ts_delta: 0 }],
+            BatchSpec {
+                base_offset: off,
+                attributes: 0x10,
+                producer_id: pid,
+                producer_epoch: 0,
+                base_sequence: 0,
+                ..Default::default()
+            },
+            &[Rec {
+                key: Some(key),
+                value: Some(&val),
+                headers: vec![],
+                ts_delta: 0,
+            }],
         )
     };
     let log = [
         plain(0, &k0, Some(v(10))),
-        plain(1, &k0, Some(v(40))),              // last value wins
+        plain(1, &k0, Some(v(40))), // last value wins
         plain(2, &k2, Some(v(7))),
-        plain(3, &k2, None),                     // tombstone deletes the offset
-        txn(4, &k1, v(8), 77),                   // committed below
+        plain(3, &k2, None),   // tombstone deletes the offset
+        txn(4, &k1, v(8), 77), // committed below
         marker(5, 77, true, 1),
-        txn(6, &k0, v(99), 88),                  // aborted below: never counts
+        txn(6, &k0, v(99), 88), // aborted below: never counts
         marker(7, 88, false, 1),
-        txn(8, &k1, v(9), 99),                   // open at the end: not visible
+        txn(8, &k1, v(9), 99), // open at the end: not visible
     ];
     let refs: Vec<&[u8]> = log.iter().map(|b| b.as_slice()).collect();
-    write(&root.join("__consumer_offsets-3/00000000000000000000.log"), &refs);
+    write(
+        &root.join("__consumer_offsets-3/00000000000000000000.log"),
+        &refs,
+    );
     let r = kseg(&["groups", "--json", "--history", root.to_str().unwrap()]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let lines = json_lines(&r.stdout);
     let offsets: Vec<&Value> = of_type(&lines, "offset");
     let got: BTreeMap<(String, i64), i64> = offsets
         .iter()
-        .map(|o| ((o["topic"].as_str().unwrap().to_string(), o["partition"].as_i64().unwrap()), o["offset"].as_i64().unwrap()))
+        .map(|o| {
+            (
+                (
+                    o["topic"].as_str().unwrap().to_string(),
+                    o["partition"].as_i64().unwrap(),
+                ),
+                o["offset"].as_i64().unwrap(),
+            )
+        })
         .collect();
-    assert_eq!(got, BTreeMap::from([(("orders".into(), 0), 40), (("orders".into(), 1), 8)]));
+    assert_eq!(
+        got,
+        BTreeMap::from([(("orders".into(), 0), 40), (("orders".into(), 1), 8)])
+    );
     let o0 = offsets.iter().find(|o| o["partition"] == 0).unwrap();
     assert_eq!(o0["logEndOffset"], 100);
     assert_eq!(o0["lag"], 60);
@@ -91,10 +137,17 @@ fn replay_semantics() {
     // Newest record at 1_700_000_099_000, record at offset 40 at 1_700_000_040_000.
     assert_eq!(o0["oldestUnconsumedAgeMs"], 59_000);
     let o1 = offsets.iter().find(|o| o["partition"] == 1).unwrap();
-    assert!(o1["flags"].as_array().unwrap().iter().any(|f| f == "transactional"));
+    assert!(o1["flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f == "transactional"));
     let commits = of_type(&lines, "commit");
     assert_eq!(commits.len(), 7);
-    let outcomes: Vec<&str> = commits.iter().filter_map(|c| c["transactional"]["outcome"].as_str()).collect();
+    let outcomes: Vec<&str> = commits
+        .iter()
+        .filter_map(|c| c["transactional"]["outcome"].as_str())
+        .collect();
     assert_eq!(outcomes, vec!["committed", "aborted", "open"]);
 }
 
@@ -111,26 +164,66 @@ fn offsets_outside_the_log_are_flagged() {
     let va = commit_value(2, 1);
     let vb = commit_value(50, 1);
     let log = [
-        batch(BatchSpec { base_offset: 0, ..Default::default() }, &[Rec { key: Some(&a), value: Some(&va), headers: vec![], ts_delta: 0 }]),
-        batch(BatchSpec { base_offset: 1, ..Default::default() }, &[Rec { key: Some(&b), value: Some(&vb), headers: vec![], ts_delta: 0 }]),
+        batch(
+            BatchSpec {
+                base_offset: 0,
+                ..Default::default()
+            },
+            &[Rec {
+                key: Some(&a),
+                value: Some(&va),
+                headers: vec![],
+                ts_delta: 0,
+            }],
+        ),
+        batch(
+            BatchSpec {
+                base_offset: 1,
+                ..Default::default()
+            },
+            &[Rec {
+                key: Some(&b),
+                value: Some(&vb),
+                headers: vec![],
+                ts_delta: 0,
+            }],
+        ),
     ];
     let refs: Vec<&[u8]> = log.iter().map(|b| b.as_slice()).collect();
-    write(&root.join("__consumer_offsets-0/00000000000000000000.log"), &refs);
+    write(
+        &root.join("__consumer_offsets-0/00000000000000000000.log"),
+        &refs,
+    );
     let r = kseg(&["groups", "--json", root.to_str().unwrap()]);
     let lines = json_lines(&r.stdout);
     let offsets = of_type(&lines, "offset");
     let flags = |p: i64| offsets.iter().find(|o| o["partition"] == p).unwrap()["flags"].clone();
-    assert!(flags(0).as_array().unwrap().iter().any(|f| f == "below-log-start"));
-    assert!(flags(1).as_array().unwrap().iter().any(|f| f == "beyond-log-end"));
+    assert!(flags(0)
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f == "below-log-start"));
+    assert!(flags(1)
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f == "beyond-log-end"));
     let table = kseg(&["groups", root.to_str().unwrap()]);
-    assert!(table.stdout.contains("GROUP") && table.stdout.contains("LOG-END-OFFSET") && table.stdout.contains("below-log-start"));
+    assert!(
+        table.stdout.contains("GROUP")
+            && table.stdout.contains("LOG-END-OFFSET")
+            && table.stdout.contains("below-log-start")
+    );
 }
 
 /// An independent replay over `dump-log --json` output (decodedKey/decodedValue), compared with
 /// `kseg groups --json` on every real log dir that has __consumer_offsets data.
 #[test]
 fn agrees_with_an_independent_replay_on_the_corpus() {
-    let corpus = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/real"));
+    let corpus = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/corpus/real"
+    ));
     if !corpus.exists() {
         eprintln!("corpus not found; skipping");
         return;
@@ -152,16 +245,32 @@ fn agrees_with_an_independent_replay_on_the_corpus() {
         let mut parts: Vec<_> = std::fs::read_dir(&path)
             .unwrap()
             .map(|e| e.unwrap().path())
-            .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("__consumer_offsets-"))
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("__consumer_offsets-")
+            })
             .collect();
         parts.sort();
         for p in parts {
-            let d = kseg(&["dump-log", "--json", "--deep-iteration", p.to_str().unwrap()]);
-            let mut pending: BTreeMap<i64, Vec<((String, String, i64), Option<i64>)>> = BTreeMap::new();
+            let d = kseg(&[
+                "dump-log",
+                "--json",
+                "--deep-iteration",
+                p.to_str().unwrap(),
+            ]);
+            let mut pending: BTreeMap<i64, Vec<((String, String, i64), Option<i64>)>> =
+                BTreeMap::new();
             let mut batch_txn = (false, -1i64);
             for v in json_lines(&d.stdout) {
                 match v["type"].as_str() {
-                    Some("batch") => batch_txn = (v["isTransactional"] == true, v["producerId"].as_i64().unwrap()),
+                    Some("batch") => {
+                        batch_txn = (
+                            v["isTransactional"] == true,
+                            v["producerId"].as_i64().unwrap(),
+                        )
+                    }
                     Some("record") => {
                         if let Some(c) = v.get("control") {
                             let list = pending.remove(&batch_txn.1).unwrap_or_default();
@@ -205,7 +314,11 @@ fn agrees_with_an_independent_replay_on_the_corpus() {
             .iter()
             .map(|o| {
                 (
-                    (o["group"].as_str().unwrap().to_string(), o["topic"].as_str().unwrap().to_string(), o["partition"].as_i64().unwrap()),
+                    (
+                        o["group"].as_str().unwrap().to_string(),
+                        o["topic"].as_str().unwrap().to_string(),
+                        o["partition"].as_i64().unwrap(),
+                    ),
                     o["offset"].as_i64().unwrap(),
                 )
             })
@@ -213,5 +326,8 @@ fn agrees_with_an_independent_replay_on_the_corpus() {
         assert_eq!(got, model, "{dir}");
         total += got.len();
     }
-    assert!(total > 10, "the corpus holds committed offsets; got {total}");
+    assert!(
+        total > 10,
+        "the corpus holds committed offsets; got {total}"
+    );
 }
