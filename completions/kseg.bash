@@ -40,6 +40,9 @@ _kseg() {
             kseg,summary)
                 cmd="kseg__subcmd__summary"
                 ;;
+            kseg,transactions)
+                cmd="kseg__subcmd__transactions"
+                ;;
             kseg,verify-index)
                 cmd="kseg__subcmd__verify__subcmd__index"
                 ;;
@@ -67,6 +70,9 @@ _kseg() {
             kseg__subcmd__help,summary)
                 cmd="kseg__subcmd__help__subcmd__summary"
                 ;;
+            kseg__subcmd__help,transactions)
+                cmd="kseg__subcmd__help__subcmd__transactions"
+                ;;
             kseg__subcmd__help,verify-index)
                 cmd="kseg__subcmd__help__subcmd__verify__subcmd__index"
                 ;;
@@ -77,7 +83,7 @@ _kseg() {
 
     case "${cmd}" in
         kseg)
-            opts="-h -V --help --version dump-log summary verify-index recover groups find-group-partition completions man help"
+            opts="-h -V --help --version dump-log summary verify-index recover groups transactions find-group-partition completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -199,7 +205,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help)
-            opts="dump-log summary verify-index recover groups find-group-partition completions man help"
+            opts="dump-log summary verify-index recover groups transactions find-group-partition completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -324,6 +330,20 @@ _kseg() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kseg__subcmd__help__subcmd__transactions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kseg__subcmd__help__subcmd__verify__subcmd__index)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -385,6 +405,20 @@ _kseg() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__transactions)
+            opts="-h --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;

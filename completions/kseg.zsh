@@ -107,6 +107,14 @@ _arguments "${_arguments_options[@]}" : \
 '*::paths -- Log dirs holding __consumer_offsets (and the topics'\'' partitions, for the log end offsets):_files' \
 && ret=0
 ;;
+(transactions)
+_arguments "${_arguments_options[@]}" : \
+'--json[NDJSON\: "transactionalId" and "openTransaction" objects, then a "summary"]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'*::paths -- Log dirs holding __transaction_state and the data partitions:_files' \
+&& ret=0
+;;
 (find-group-partition)
 _arguments "${_arguments_options[@]}" : \
 '(--log-dir)--partitions=[Partition count of the coordinator topic \[default\: 50, or what --log-dir holds\]]:N:_default' \
@@ -163,6 +171,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(transactions)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (find-group-partition)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -196,6 +208,7 @@ _kseg_commands() {
 'verify-index:Check logs and indexes after a crash; preview what Kafka'\''s recovery would do' \
 'recover:Write a repaired copy of a partition\: truncated like Kafka'\''s recovery, indexes rebuilt' \
 'groups:Rebuild every consumer group'\''s committed offsets and state from __consumer_offsets' \
+'transactions:Transactional ids from __transaction_state, and open or hanging transactions in the data' \
 'find-group-partition:Which __consumer_offsets (or __transaction_state) partition an id lives in' \
 'completions:Print a shell completion script' \
 'man:Print the man page (roff)' \
@@ -231,6 +244,7 @@ _kseg__subcmd__help_commands() {
 'verify-index:Check logs and indexes after a crash; preview what Kafka'\''s recovery would do' \
 'recover:Write a repaired copy of a partition\: truncated like Kafka'\''s recovery, indexes rebuilt' \
 'groups:Rebuild every consumer group'\''s committed offsets and state from __consumer_offsets' \
+'transactions:Transactional ids from __transaction_state, and open or hanging transactions in the data' \
 'find-group-partition:Which __consumer_offsets (or __transaction_state) partition an id lives in' \
 'completions:Print a shell completion script' \
 'man:Print the man page (roff)' \
@@ -278,6 +292,11 @@ _kseg__subcmd__help__subcmd__summary_commands() {
     local commands; commands=()
     _describe -t commands 'kseg help summary commands' commands "$@"
 }
+(( $+functions[_kseg__subcmd__help__subcmd__transactions_commands] )) ||
+_kseg__subcmd__help__subcmd__transactions_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg help transactions commands' commands "$@"
+}
 (( $+functions[_kseg__subcmd__help__subcmd__verify-index_commands] )) ||
 _kseg__subcmd__help__subcmd__verify-index_commands() {
     local commands; commands=()
@@ -297,6 +316,11 @@ _kseg__subcmd__recover_commands() {
 _kseg__subcmd__summary_commands() {
     local commands; commands=()
     _describe -t commands 'kseg summary commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__transactions_commands] )) ||
+_kseg__subcmd__transactions_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg transactions commands' commands "$@"
 }
 (( $+functions[_kseg__subcmd__verify-index_commands] )) ||
 _kseg__subcmd__verify-index_commands() {

@@ -30,7 +30,7 @@ fn main() -> std::io::Result<()> {
         let group = format!("group-{}", (n / 5) % 200);
         let topic = format!("topic-{}", (n / 1000) % 10);
         let keys: Vec<Vec<u8>> = (0..5)
-            .map(|p| {
+            .map(|p: i32| {
                 let mut k = vec![0, 1];
                 s16(&mut k, &group);
                 s16(&mut k, &topic);

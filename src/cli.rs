@@ -35,6 +35,8 @@ pub enum Command {
     Recover(RecoverArgs),
     /// Rebuild every consumer group's committed offsets and state from __consumer_offsets
     Groups(GroupsArgs),
+    /// Transactional ids from __transaction_state, and open or hanging transactions in the data
+    Transactions(TransactionsArgs),
     /// Which __consumer_offsets (or __transaction_state) partition an id lives in
     FindGroupPartition(FindGroupPartitionArgs),
     /// Print a shell completion script
@@ -257,4 +259,15 @@ pub struct GroupsArgs {
 
     #[command(flatten)]
     pub read: ReadArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct TransactionsArgs {
+    /// Log dirs holding __transaction_state and the data partitions
+    #[arg(value_name = "LOGDIR", required = true)]
+    pub paths: Vec<PathBuf>,
+
+    /// NDJSON: "transactionalId" and "openTransaction" objects, then a "summary"
+    #[arg(long)]
+    pub json: bool,
 }

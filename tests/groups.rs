@@ -216,6 +216,9 @@ fn offsets_outside_the_log_are_flagged() {
     );
 }
 
+/// A transactional commit waiting for its marker: (group, topic, partition) and the offset.
+type Pending = ((String, String, i64), Option<i64>);
+
 /// An independent replay over `dump-log --json` output (decodedKey/decodedValue), compared with
 /// `kseg groups --json` on every real log dir that has __consumer_offsets data.
 #[test]
@@ -260,8 +263,7 @@ fn agrees_with_an_independent_replay_on_the_corpus() {
                 "--deep-iteration",
                 p.to_str().unwrap(),
             ]);
-            let mut pending: BTreeMap<i64, Vec<((String, String, i64), Option<i64>)>> =
-                BTreeMap::new();
+            let mut pending: BTreeMap<i64, Vec<Pending>> = BTreeMap::new();
             let mut batch_txn = (false, -1i64);
             for v in json_lines(&d.stdout) {
                 match v["type"].as_str() {

@@ -4,4 +4,5 @@ pub mod groups;
 pub mod partition_for;
 pub mod recovery;
 pub mod summary;
+pub mod transactions;
 pub mod verify;

@@ -6,6 +6,7 @@ pub mod find_group_partition;
 pub mod groups;
 pub mod recover;
 pub mod summary;
+pub mod transactions;
 pub mod verify_index;
 
 use std::io;

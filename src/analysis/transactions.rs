@@ -1,0 +1,189 @@
+//! Transactions from disk: the coordinator's view (`__transaction_state`, last value per
+//! transactional id) and the data partitions' view (transactional batches with no COMMIT/ABORT
+//! marker after them: open or hanging transactions).
+
+use std::collections::{BTreeMap, HashMap};
+use std::io;
+
+use crate::format::coordinator::{
+    parse_transaction_key, parse_transaction_value, transaction_state_name, TransactionLog,
+};
+use crate::format::log::{BatchInfo, LogEntry, LogRecord, RecordScratch};
+use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
+use crate::storage::discover::PartitionDir;
+use crate::storage::layout::FileKind;
+use crate::storage::source::open_log;
+
+#[derive(Debug, Clone)]
+pub struct TransactionalId {
+    pub id: String,
+    pub coordinator_partition: i32,
+    pub state: TransactionLog,
+    pub record_offset: i64,
+}
+
+impl TransactionalId {
+    pub fn state_name(&self) -> String {
+        transaction_state_name(self.state.status)
+            .map_or(self.state.status.to_string(), str::to_string)
+    }
+}
+
+struct StateSink<'a> {
+    partition: i32,
+    ids: &'a mut BTreeMap<String, TransactionalId>,
+    undecodable: &'a mut Vec<(i32, i64, String)>,
+}
+
+impl LogSink for StateSink<'_> {
+    fn batch(&mut self, _p: u64, _e: &LogEntry<'_>, _b: &BatchInfo) -> io::Result<Flow> {
+        Ok(Flow::Continue)
+    }
+    fn record(&mut self, _p: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
+        if b.is_control {
+            return Ok(Flow::Continue);
+        }
+        let Some(key) = r.key else {
+            return Ok(Flow::Continue);
+        };
+        let id = match parse_transaction_key(key) {
+            Ok(id) => id,
+            Err(e) => {
+                self.undecodable
+                    .push((self.partition, r.offset, e.message.to_string()));
+                return Ok(Flow::Continue);
+            }
+        };
+        match r.value {
+            None => {
+                self.ids.remove(&id);
+            }
+            Some(v) => match parse_transaction_value(v) {
+                Ok(state) => {
+                    self.ids.insert(
+                        id.clone(),
+                        TransactionalId {
+                            id,
+                            coordinator_partition: self.partition,
+                            state,
+                            record_offset: r.offset,
+                        },
+                    );
+                }
+                Err(e) => self
+                    .undecodable
+                    .push((self.partition, r.offset, e.message.to_string())),
+            },
+        }
+        Ok(Flow::Continue)
+    }
+    fn problem(&mut self, _p: &LogProblem<'_>) -> io::Result<Flow> {
+        Ok(Flow::Continue)
+    }
+}
+
+/// Records that could not be decoded: (coordinator partition, offset, message).
+pub type Undecodable = Vec<(i32, i64, String)>;
+
+pub fn transactional_ids(
+    partitions: &[&PartitionDir],
+) -> io::Result<(BTreeMap<String, TransactionalId>, Undecodable)> {
+    let mut ids = BTreeMap::new();
+    let mut undecodable = Vec::new();
+    let mut scratch = RecordScratch::default();
+    let opts = ScanOptions {
+        deep: true,
+        ..Default::default()
+    };
+    for p in partitions {
+        let mut sink = StateSink {
+            partition: p.name.partition,
+            ids: &mut ids,
+            undecodable: &mut undecodable,
+        };
+        for f in p.files.iter().filter(|f| f.kind == FileKind::Log) {
+            let mut src = open_log(&f.path, false)?;
+            scan_log(src.as_mut(), &opts, &mut scratch, &mut sink)?;
+        }
+    }
+    Ok((ids, undecodable))
+}
+
+/// A transaction with data in a partition and no marker after it.
+#[derive(Debug, Clone)]
+pub struct OpenTransaction {
+    pub topic: String,
+    pub partition: i32,
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    pub first_offset: i64,
+    pub last_offset: i64,
+    pub first_timestamp: i64,
+    /// Newest timestamp in the partition minus the transaction's first timestamp.
+    pub age_ms: Option<i64>,
+}
+
+#[derive(Default)]
+struct OpenSink {
+    open: HashMap<i64, (i16, i64, i64, i64)>,
+    newest: Option<i64>,
+}
+
+impl LogSink for OpenSink {
+    fn batch(&mut self, _p: u64, _e: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
+        if b.max_timestamp >= 0 {
+            self.newest = Some(
+                self.newest
+                    .map_or(b.max_timestamp, |n| n.max(b.max_timestamp)),
+            );
+        }
+        if !b.is_transactional || b.producer_id < 0 {
+            return Ok(Flow::Continue);
+        }
+        if b.is_control {
+            // A COMMIT or ABORT marker closes whatever the producer had open here.
+            self.open.remove(&b.producer_id);
+        } else {
+            let e = self.open.entry(b.producer_id).or_insert((
+                b.producer_epoch,
+                b.base_offset,
+                b.last_offset,
+                b.first_timestamp,
+            ));
+            e.0 = b.producer_epoch;
+            e.2 = b.last_offset;
+        }
+        Ok(Flow::Continue)
+    }
+    fn problem(&mut self, _p: &LogProblem<'_>) -> io::Result<Flow> {
+        Ok(Flow::Continue)
+    }
+}
+
+/// Transactional batches of `p` with no later marker of their producer (headers only).
+pub fn open_transactions(
+    p: &PartitionDir,
+    scratch: &mut RecordScratch,
+) -> io::Result<Vec<OpenTransaction>> {
+    let mut sink = OpenSink::default();
+    for f in p.files.iter().filter(|f| f.kind == FileKind::Log) {
+        let mut src = open_log(&f.path, false)?;
+        scan_log(src.as_mut(), &ScanOptions::default(), scratch, &mut sink)?;
+    }
+    let mut out: Vec<OpenTransaction> = sink
+        .open
+        .into_iter()
+        .map(|(pid, (epoch, first, last, ts))| OpenTransaction {
+            topic: p.name.topic.clone(),
+            partition: p.name.partition,
+            producer_id: pid,
+            producer_epoch: epoch,
+            first_offset: first,
+            last_offset: last,
+            first_timestamp: ts,
+            age_ms: sink.newest.filter(|_| ts >= 0).map(|n| n - ts),
+        })
+        .collect();
+    out.sort_by_key(|t| t.first_offset);
+    Ok(out)
+}

@@ -1,0 +1,190 @@
+//! `kseg transactions`: transactional ids from `__transaction_state`, and open or hanging
+//! transactions found in the data partitions themselves.
+
+use std::io::{self, BufWriter, Write};
+
+use anyhow::Result;
+use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
+use rayon::prelude::*;
+use serde_json::json;
+
+use super::Outcome;
+use crate::analysis::transactions::{open_transactions, transactional_ids, OpenTransaction};
+use crate::cli::TransactionsArgs;
+use crate::format::log::RecordScratch;
+use crate::print::summary::rfc3339_ms;
+use crate::storage::discover::{discover, PartitionDir};
+use crate::storage::layout::PartitionState;
+
+fn esc(s: &str) -> String {
+    let mut v = Vec::new();
+    let _ = crate::print::escape::write_escaped(&mut v, s.as_bytes());
+    String::from_utf8_lossy(&v).into_owned()
+}
+
+pub fn run(args: TransactionsArgs) -> Result<Outcome> {
+    let set = discover(&args.paths)?;
+    if set.is_empty() {
+        anyhow::bail!("no Kafka log dir found in the given paths");
+    }
+    let live: Vec<&PartitionDir> = set
+        .all_partitions()
+        .filter(|p| p.name.state == PartitionState::Live)
+        .collect();
+    let state_parts: Vec<&PartitionDir> = live
+        .iter()
+        .copied()
+        .filter(|p| p.name.topic == "__transaction_state")
+        .collect();
+    let (ids, undecodable) = transactional_ids(&state_parts)?;
+    let data: Vec<&PartitionDir> = live
+        .iter()
+        .copied()
+        .filter(|p| p.name.topic != "__transaction_state" && p.name.topic != "__cluster_metadata")
+        .collect();
+    let open: Vec<OpenTransaction> = data
+        .par_iter()
+        .map_init(RecordScratch::default, |scratch, p| {
+            open_transactions(p, scratch).unwrap_or_default()
+        })
+        .flatten()
+        .collect();
+    // A transaction still open in a partition while its producer's coordinator state is complete
+    // (or gone) will never get its marker: it is hanging and blocks read_committed consumers.
+    let status_of = |t: &OpenTransaction| {
+        ids.values()
+            .find(|i| i.state.producer_id == t.producer_id)
+            .map(|i| (i.id.clone(), i.state_name()))
+    };
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let mut hanging = 0;
+    if args.json {
+        for i in ids.values() {
+            serde_json::to_writer(
+                &mut out,
+                &json!({"type": "transactionalId", "transactionalId": i.id,
+                "coordinatorPartition": i.coordinator_partition, "state": i.state_name(),
+                "producerId": i.state.producer_id, "producerEpoch": i.state.producer_epoch,
+                "timeoutMs": i.state.timeout_ms,
+                "partitions": i.state.partitions.as_ref().map(|ps| ps.iter().map(|tp| json!({"topic": tp.topic, "partitions": tp.partitions})).collect::<Vec<_>>()),
+                "lastUpdateTimestamp": i.state.last_update_timestamp, "startTimestamp": i.state.start_timestamp,
+                "recordOffset": i.record_offset}),
+            )?;
+            writeln!(out)?;
+        }
+        for t in &open {
+            let status = status_of(t);
+            let is_hanging = status
+                .as_ref()
+                .is_none_or(|(_, s)| s != "Ongoing" && !s.starts_with("Prepare"));
+            hanging += is_hanging as usize;
+            serde_json::to_writer(
+                &mut out,
+                &json!({"type": "openTransaction", "topic": t.topic, "partition": t.partition,
+                "producerId": t.producer_id, "producerEpoch": t.producer_epoch, "firstOffset": t.first_offset,
+                "lastOffset": t.last_offset, "firstTimestamp": t.first_timestamp, "ageMs": t.age_ms,
+                "transactionalId": status.as_ref().map(|s| &s.0), "coordinatorState": status.as_ref().map(|s| &s.1),
+                "hanging": is_hanging}),
+            )?;
+            writeln!(out)?;
+        }
+        serde_json::to_writer(
+            &mut out,
+            &json!({"type": "summary", "transactionalIds": ids.len(),
+            "openTransactions": open.len(), "hanging": hanging}),
+        )?;
+        writeln!(out)?;
+    } else {
+        let mut t = Table::new();
+        t.load_style(UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Disabled)
+            .set_header(vec![
+                "TRANSACTIONAL-ID",
+                "COORDINATOR",
+                "STATE",
+                "PRODUCER-ID",
+                "EPOCH",
+                "TIMEOUT-MS",
+                "PARTITIONS",
+                "LAST-UPDATE",
+                "STARTED",
+            ]);
+        for i in ids.values() {
+            let parts = i.state.partitions.as_ref().map_or("-".into(), |ps| {
+                ps.iter()
+                    .map(|tp| format!("{}:{:?}", tp.topic, tp.partitions))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            });
+            t.add_row(vec![
+                esc(&i.id),
+                format!("__transaction_state-{}", i.coordinator_partition),
+                i.state_name(),
+                i.state.producer_id.to_string(),
+                i.state.producer_epoch.to_string(),
+                i.state.timeout_ms.to_string(),
+                esc(&parts),
+                rfc3339_ms(i.state.last_update_timestamp),
+                if i.state.start_timestamp >= 0 {
+                    rfc3339_ms(i.state.start_timestamp)
+                } else {
+                    "-".into()
+                },
+            ]);
+        }
+        writeln!(out, "Transactional ids ({}):\n{t}", ids.len())?;
+        if open.is_empty() {
+            writeln!(out, "No open transactions in the data partitions.")?;
+        } else {
+            let mut t = Table::new();
+            t.load_style(UTF8_FULL_CONDENSED)
+                .set_content_arrangement(ContentArrangement::Disabled)
+                .set_header(vec![
+                    "TOPIC",
+                    "PARTITION",
+                    "PRODUCER-ID",
+                    "EPOCH",
+                    "FIRST-OFFSET",
+                    "LAST-OFFSET",
+                    "AGE",
+                    "TRANSACTIONAL-ID",
+                    "COORDINATOR-STATE",
+                    "VERDICT",
+                ]);
+            for o in &open {
+                let status = status_of(o);
+                let is_hanging = status
+                    .as_ref()
+                    .is_none_or(|(_, s)| s != "Ongoing" && !s.starts_with("Prepare"));
+                hanging += is_hanging as usize;
+                t.add_row(vec![
+                    esc(&o.topic),
+                    o.partition.to_string(),
+                    o.producer_id.to_string(),
+                    o.producer_epoch.to_string(),
+                    o.first_offset.to_string(),
+                    o.last_offset.to_string(),
+                    o.age_ms.map_or("-".into(), |a| format!("{} ms", a)),
+                    status.as_ref().map_or("-".into(), |s| esc(&s.0)),
+                    status.as_ref().map_or("-".into(), |s| s.1.clone()),
+                    if is_hanging {
+                        "hanging: no marker will come".into()
+                    } else {
+                        "in progress".to_string()
+                    },
+                ]);
+            }
+            writeln!(out, "Open transactions (transactional batches with no COMMIT/ABORT marker after them):\n{t}")?;
+        }
+    }
+    out.flush()?;
+    for (p, o, m) in &undecodable {
+        eprintln!("kseg: __transaction_state-{p}: offset {o}: undecodable record: {m}");
+    }
+    Ok(if undecodable.is_empty() && hanging == 0 {
+        Outcome::Clean
+    } else {
+        Outcome::DataProblems
+    })
+}
