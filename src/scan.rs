@@ -97,6 +97,8 @@ pub struct ScanOptions {
     pub offsets: (i64, i64),
     /// Byte position to start at (an index entry's position); 0 for the whole file.
     pub start_position: u64,
+    /// Verify every batch's checksum (`verify-index --index-only` turns it off).
+    pub check_crc: bool,
 }
 
 impl Default for ScanOptions {
@@ -106,6 +108,7 @@ impl Default for ScanOptions {
             max_bytes: u64::MAX,
             offsets: (i64::MIN, i64::MAX),
             start_position: 0,
+            check_crc: true,
         }
     }
 }
@@ -135,7 +138,8 @@ pub fn scan_log<S: ByteSource + ?Sized>(
     sink: &mut dyn LogSink,
 ) -> io::Result<ScanStats> {
     let mut stats = ScanStats::default();
-    let mut walker = LogWalker::starting_at(opts.start_position, opts.max_bytes);
+    let mut walker =
+        LogWalker::starting_at(opts.start_position, opts.max_bytes).with_crc_check(opts.check_crc);
     let (from, to) = opts.offsets;
     while let Some(event) = walker.next(src)? {
         let flow = match event {
@@ -153,7 +157,9 @@ pub fn scan_log<S: ByteSource + ?Sized>(
                         continue;
                     }
                 };
-                let mut info = entry.info();
+                // The walker computed the checksum already (or was told not to: then unchecked
+                // batches count as valid).
+                let mut info = entry.info_with_crc(Some(walker.last_crc().unwrap_or(true)));
                 if !info.crc_valid {
                     stats.crc_errors += 1;
                 }

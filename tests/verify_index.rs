@@ -204,6 +204,24 @@ fn bit_flip_in_a_middle_batch_value() {
 }
 
 #[test]
+fn index_only_skips_crc_work() {
+    let mut s = Seg::new(100, 6);
+    let b = &mut s.batches[3];
+    let at = b.len() - 10;
+    b[at] ^= 0x04;
+    let (_t, root) = log_dir(&[(100, &s)], true);
+    let r = kseg(&[
+        "verify-index",
+        "--json",
+        "--index-only",
+        root.to_str().unwrap(),
+    ]);
+    let lines = json_lines(&r.stdout);
+    assert!(findings(&lines, "crc-mismatch").is_empty());
+    assert_eq!(r.code, 0);
+}
+
+#[test]
 fn index_entry_moved_mid_batch() {
     let s = Seg::new(0, 6);
     let (_t, root) = log_dir(&[(0, &s)], true);

@@ -242,7 +242,11 @@ fn scan_segment(
     };
     // Deep iteration is needed only for control records; the sink ignores the others cheaply,
     // but decompression would still run, so deep scanning is limited to control batches below.
-    scan_log(src.as_mut(), &ScanOptions::default(), scratch, &mut sink)?;
+    let opts = ScanOptions {
+        check_crc: !opts.index_only,
+        ..Default::default()
+    };
+    scan_log(src.as_mut(), &opts, scratch, &mut sink)?;
     Ok(scan)
 }
 

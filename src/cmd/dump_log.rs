@@ -79,6 +79,7 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
                 args.to_offset.unwrap_or(i64::MAX),
             ),
             start_position: 0,
+            check_crc: true,
         },
         scratch: RecordScratch::with_cap(args.read.max_decompressed_bytes),
         summary: DumpSummary::default(),

@@ -91,6 +91,8 @@ pub enum WalkEvent<'b> {
 pub struct LogWalker {
     pos: u64,
     end: u64,
+    check_crc: bool,
+    last_crc: Option<bool>,
 }
 
 /// The plausibility check on the first 17 bytes of a frame: Kafka's own size test plus the
@@ -131,7 +133,12 @@ pub fn frame_crc_valid(bytes: &[u8]) -> bool {
 impl LogWalker {
     /// Walks `[0, limit)` of a source (`limit` = `--max-bytes`, or the file length).
     pub fn new(limit: u64) -> Self {
-        LogWalker { pos: 0, end: limit }
+        LogWalker {
+            pos: 0,
+            end: limit,
+            check_crc: true,
+            last_crc: None,
+        }
     }
 
     /// Walks `[start, limit)`: for lookups that begin at an index entry's position.
@@ -139,7 +146,21 @@ impl LogWalker {
         LogWalker {
             pos: start,
             end: limit,
+            check_crc: true,
+            last_crc: None,
         }
+    }
+
+    /// Whether to verify every entry's checksum (the default). Without it, a checksum is
+    /// computed only where the framing is in doubt.
+    pub fn with_crc_check(mut self, check: bool) -> Self {
+        self.check_crc = check;
+        self
+    }
+
+    /// The checksum verdict of the last entry returned, when it was computed.
+    pub fn last_crc(&self) -> Option<bool> {
+        self.last_crc
     }
 
     pub fn position(&self) -> u64 {
@@ -167,8 +188,15 @@ impl LogWalker {
         let problem = match frame_problem(header) {
             Ok(total) if total > remaining => Some(TailKind::Partial { declared: total }),
             Ok(total) => {
-                let crc_ok = frame_crc_valid(src.read_at(start, total as usize)?);
-                if crc_ok || self.next_frame_plausible(src, start + total)? {
+                // The checksum decides only when the framing is in doubt, unless it is wanted.
+                let plausible_next = self.next_frame_plausible(src, start + total)?;
+                let crc = if self.check_crc || !plausible_next {
+                    Some(frame_crc_valid(src.read_at(start, total as usize)?))
+                } else {
+                    None
+                };
+                self.last_crc = crc;
+                if crc == Some(true) || plausible_next {
                     let available = src.read_at(start, total as usize)?.len() as u64;
                     if available < total {
                         // The file shrank under us (a live broker truncated it).
@@ -356,6 +384,11 @@ impl<'a> LogEntry<'a> {
     }
 
     pub fn info(&self) -> BatchInfo {
+        self.info_with_crc(None)
+    }
+
+    /// Batch facts, reusing a checksum verdict already computed (`None`: compute it now).
+    pub fn info_with_crc(&self, crc_valid: Option<bool>) -> BatchInfo {
         match self {
             LogEntry::V2(b) => {
                 let h = &b.header;
@@ -377,7 +410,7 @@ impl<'a> LogEntry<'a> {
                     is_control: h.is_control(),
                     delete_horizon_ms: h.delete_horizon_ms(),
                     crc: h.crc,
-                    crc_valid: b.crc_valid(),
+                    crc_valid: crc_valid.unwrap_or_else(|| b.crc_valid()),
                     size: b.bytes.len(),
                 }
             }
@@ -399,7 +432,7 @@ impl<'a> LogEntry<'a> {
                 is_control: false,
                 delete_horizon_ms: None,
                 crc: m.crc,
-                crc_valid: m.crc_valid(),
+                crc_valid: crc_valid.unwrap_or_else(|| m.crc_valid()),
                 size: m.size(),
             },
         }
