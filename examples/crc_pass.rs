@@ -20,6 +20,9 @@ fn main() -> std::io::Result<()> {
         at += n as u64;
     }
     let secs = start.elapsed().as_secs_f64();
-    println!("{at} bytes, crc32c {crc:08x}, {secs:.3} s, {:.2} GB/s", at as f64 / secs / 1e9);
+    println!(
+        "{at} bytes, crc32c {crc:08x}, {secs:.3} s, {:.2} GB/s",
+        at as f64 / secs / 1e9
+    );
     Ok(())
 }
