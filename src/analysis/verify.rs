@@ -277,6 +277,24 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// Reads an index or snapshot file whole, reporting it as unreadable when that fails.
+    fn read(&mut self, path: &Path) -> Option<Vec<u8>> {
+        match read_small(path, 1 << 30) {
+            Ok(b) => Some(b),
+            Err(e) => {
+                self.add(
+                    "unreadable",
+                    Severity::Error,
+                    path,
+                    None,
+                    None,
+                    format!("cannot read: {e}"),
+                );
+                None
+            }
+        }
+    }
+
     fn add(
         &mut self,
         check: &'static str,
@@ -689,18 +707,8 @@ fn check_offset_index(
     recovered: bool,
     opts: &VerifyOptions,
 ) {
-    let bytes = match read_small(path, 1 << 30) {
-        Ok(b) => b,
-        Err(e) => {
-            return ctx.add(
-                "unreadable",
-                Severity::Error,
-                path,
-                None,
-                None,
-                format!("cannot read: {e}"),
-            )
-        }
+    let Some(bytes) = ctx.read(path) else {
+        return;
     };
     let index = OffsetIndex::new(base, &bytes);
     if index.layout.partial_bytes != 0 {
@@ -847,18 +855,8 @@ fn check_time_index(
     recovered: bool,
     opts: &VerifyOptions,
 ) {
-    let bytes = match read_small(path, 1 << 30) {
-        Ok(b) => b,
-        Err(e) => {
-            return ctx.add(
-                "unreadable",
-                Severity::Error,
-                path,
-                None,
-                None,
-                format!("cannot read: {e}"),
-            )
-        }
+    let Some(bytes) = ctx.read(path) else {
+        return;
     };
     let index = TimeIndex::new(base, &bytes);
     if index.layout.partial_bytes != 0 {
@@ -1022,18 +1020,8 @@ fn check_txn_index(
     scan: &SegmentScan,
     opts: &VerifyOptions,
 ) {
-    let bytes = match read_small(path, 1 << 30) {
-        Ok(b) => b,
-        Err(e) => {
-            return ctx.add(
-                "unreadable",
-                Severity::Error,
-                path,
-                None,
-                None,
-                format!("cannot read: {e}"),
-            )
-        }
+    let Some(bytes) = ctx.read(path) else {
+        return;
     };
     let (entries, partial) = parse_txn_index(&bytes);
     if let Some(at) = partial {
@@ -1107,18 +1095,8 @@ fn check_producer_snapshot(
         .to_string_lossy()
         .into_owned();
     let at = base_offset_of(&name);
-    let bytes = match read_small(path, 1 << 30) {
-        Ok(b) => b,
-        Err(e) => {
-            return ctx.add(
-                "unreadable",
-                Severity::Error,
-                path,
-                None,
-                None,
-                format!("cannot read: {e}"),
-            )
-        }
+    let Some(bytes) = ctx.read(path) else {
+        return;
     };
     match parse_producer_snapshot(&bytes) {
         Err(e) => ctx.add(
