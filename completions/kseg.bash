@@ -31,8 +31,14 @@ _kseg() {
             kseg,help)
                 cmd="kseg__subcmd__help"
                 ;;
+            kseg,lookup)
+                cmd="kseg__subcmd__lookup"
+                ;;
             kseg,man)
                 cmd="kseg__subcmd__man"
+                ;;
+            kseg,mini-broker)
+                cmd="kseg__subcmd__mini__subcmd__broker"
                 ;;
             kseg,recover)
                 cmd="kseg__subcmd__recover"
@@ -61,8 +67,14 @@ _kseg() {
             kseg__subcmd__help,help)
                 cmd="kseg__subcmd__help__subcmd__help"
                 ;;
+            kseg__subcmd__help,lookup)
+                cmd="kseg__subcmd__help__subcmd__lookup"
+                ;;
             kseg__subcmd__help,man)
                 cmd="kseg__subcmd__help__subcmd__man"
+                ;;
+            kseg__subcmd__help,mini-broker)
+                cmd="kseg__subcmd__help__subcmd__mini__subcmd__broker"
                 ;;
             kseg__subcmd__help,recover)
                 cmd="kseg__subcmd__help__subcmd__recover"
@@ -76,6 +88,30 @@ _kseg() {
             kseg__subcmd__help,verify-index)
                 cmd="kseg__subcmd__help__subcmd__verify__subcmd__index"
                 ;;
+            kseg__subcmd__help__subcmd__mini__subcmd__broker,commit)
+                cmd="kseg__subcmd__help__subcmd__mini__subcmd__broker__subcmd__commit"
+                ;;
+            kseg__subcmd__help__subcmd__mini__subcmd__broker,produce)
+                cmd="kseg__subcmd__help__subcmd__mini__subcmd__broker__subcmd__produce"
+                ;;
+            kseg__subcmd__mini__subcmd__broker,commit)
+                cmd="kseg__subcmd__mini__subcmd__broker__subcmd__commit"
+                ;;
+            kseg__subcmd__mini__subcmd__broker,help)
+                cmd="kseg__subcmd__mini__subcmd__broker__subcmd__help"
+                ;;
+            kseg__subcmd__mini__subcmd__broker,produce)
+                cmd="kseg__subcmd__mini__subcmd__broker__subcmd__produce"
+                ;;
+            kseg__subcmd__mini__subcmd__broker__subcmd__help,commit)
+                cmd="kseg__subcmd__mini__subcmd__broker__subcmd__help__subcmd__commit"
+                ;;
+            kseg__subcmd__mini__subcmd__broker__subcmd__help,help)
+                cmd="kseg__subcmd__mini__subcmd__broker__subcmd__help__subcmd__help"
+                ;;
+            kseg__subcmd__mini__subcmd__broker__subcmd__help,produce)
+                cmd="kseg__subcmd__mini__subcmd__broker__subcmd__help__subcmd__produce"
+                ;;
             *)
                 ;;
         esac
@@ -83,7 +119,7 @@ _kseg() {
 
     case "${cmd}" in
         kseg)
-            opts="-h -V --help --version dump-log summary verify-index recover groups transactions find-group-partition completions man help"
+            opts="-h -V --help --version dump-log summary verify-index recover groups transactions find-group-partition lookup mini-broker completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -205,7 +241,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help)
-            opts="dump-log summary verify-index recover groups transactions find-group-partition completions man help"
+            opts="dump-log summary verify-index recover groups transactions find-group-partition lookup mini-broker completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -288,9 +324,65 @@ _kseg() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kseg__subcmd__help__subcmd__lookup)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kseg__subcmd__help__subcmd__man)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__help__subcmd__mini__subcmd__broker)
+            opts="produce commit"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__help__subcmd__mini__subcmd__broker__subcmd__commit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__help__subcmd__mini__subcmd__broker__subcmd__produce)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -358,6 +450,40 @@ _kseg() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kseg__subcmd__lookup)
+            opts="-h --offset --timestamp --earliest --latest --max-timestamp --end-offset-for-epoch --topic --json --explain --scan --max-decompressed-bytes --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --offset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timestamp)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --end-offset-for-epoch)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topic)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-decompressed-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kseg__subcmd__man)
             opts="-h --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -365,6 +491,276 @@ _kseg() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__mini__subcmd__broker)
+            opts="-h --log-dir --num-partitions --segment-bytes --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --group-initial-rebalance-delay-ms --node-id --no-auto-create-topics --listen --advertised-host --help produce commit help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --log-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --num-partitions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --segment-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --index-interval-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --segment-index-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --message-timestamp-type)
+                    COMPREPLY=($(compgen -W "CreateTime LogAppendTime" -- "${cur}"))
+                    return 0
+                    ;;
+                --offsets-topic-partitions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --transaction-state-log-num-partitions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-message-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group-initial-rebalance-delay-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --node-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --advertised-host)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__mini__subcmd__broker__subcmd__commit)
+            opts="-h --log-dir --num-partitions --segment-bytes --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --group-initial-rebalance-delay-ms --node-id --no-auto-create-topics --group --topic --metadata --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --log-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --num-partitions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --segment-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --index-interval-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --segment-index-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --message-timestamp-type)
+                    COMPREPLY=($(compgen -W "CreateTime LogAppendTime" -- "${cur}"))
+                    return 0
+                    ;;
+                --offsets-topic-partitions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --transaction-state-log-num-partitions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-message-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group-initial-rebalance-delay-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --node-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topic)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --metadata)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__mini__subcmd__broker__subcmd__help)
+            opts="produce commit help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__mini__subcmd__broker__subcmd__help__subcmd__commit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__mini__subcmd__broker__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__mini__subcmd__broker__subcmd__help__subcmd__produce)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__mini__subcmd__broker__subcmd__produce)
+            opts="-h --log-dir --num-partitions --segment-bytes --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --group-initial-rebalance-delay-ms --node-id --no-auto-create-topics --topic --partitions --key-separator --compression --batch-size --no-idempotence --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --log-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --num-partitions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --segment-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --index-interval-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --segment-index-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --message-timestamp-type)
+                    COMPREPLY=($(compgen -W "CreateTime LogAppendTime" -- "${cur}"))
+                    return 0
+                    ;;
+                --offsets-topic-partitions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --transaction-state-log-num-partitions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-message-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group-initial-rebalance-delay-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --node-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topic)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --partitions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-separator)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compression)
+                    COMPREPLY=($(compgen -W "none gzip snappy lz4 zstd" -- "${cur}"))
+                    return 0
+                    ;;
+                --batch-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -33,6 +33,8 @@ complete -c kseg -n "__fish_kseg_needs_command" -f -a "recover" -d 'Write a repa
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "groups" -d 'Rebuild every consumer group\'s committed offsets and state from __consumer_offsets'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "transactions" -d 'Transactional ids from __transaction_state, and open or hanging transactions in the data'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "find-group-partition" -d 'Which __consumer_offsets (or __transaction_state) partition an id lives in'
+complete -c kseg -n "__fish_kseg_needs_command" -f -a "lookup" -d 'Offsets by timestamp, offset, earliest/latest or leader epoch, as the broker answers them'
+complete -c kseg -n "__fish_kseg_needs_command" -f -a "mini-broker" -d 'Run an embedded single-node Kafka broker writing real segment files (or script one with `produce` and `commit`, no client needed)'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "man" -d 'Print the man page (roff)'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -91,15 +93,94 @@ complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l log-d
 complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l transactional-id -d 'The ids are transactional ids: use __transaction_state'
 complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l json -d 'NDJSON: {id, hashCode, partition, partitions, topic[, onDisk]}'
 complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -s h -l help -d 'Print help'
+complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l offset -d 'Where a fetch from offset O starts: segment, index entry, batch' -r
+complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l timestamp -d 'The first offset whose timestamp is >= T (offsetsForTimes): epoch milliseconds, or RFC 3339 with a zone (2024-03-09T14:00:00+08:00); -1/-2/-3 = latest/earliest/max timestamp' -r
+complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l end-offset-for-epoch -d 'The end offset of leader epoch E (OffsetForLeaderEpoch), from leader-epoch-checkpoint checked against the batches\' partition leader epochs' -r
+complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l topic -d 'With a log dir as TARGET: the topic whose partitions to answer for' -r
+complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch' -r
+complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l earliest -d 'The log start offset (ListOffsets EARLIEST)'
+complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l latest -d 'The log end offset (ListOffsets LATEST)'
+complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l max-timestamp -d 'The record with the largest timestamp (ListOffsets MAX_TIMESTAMP)'
+complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l json -d 'NDJSON: one {topic, partition, target, offset, timestamp, segment, position} per partition'
+complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l explain -d 'Show the path taken: segment chosen and why, index entries, bytes and batches read'
+complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l scan -d 'Also answer by scanning every record, ignoring the indexes, and say when it differs'
+complete -c kseg -n "__fish_kseg_using_subcommand lookup" -s h -l help -d 'Print help'
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l log-dir -d 'The log dir (log.dirs); created when missing' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l num-partitions -d 'Partitions of auto-created topics (num.partitions)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l segment-bytes -d 'Segment size before a roll (log.segment.bytes)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l index-interval-bytes -d 'Bytes between offset-index entries (log.index.interval.bytes)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l segment-index-bytes -d 'Preallocated size of an active segment\'s indexes (log.index.size.max.bytes)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l message-timestamp-type -d 'Record timestamps: the producer\'s, or the broker\'s append time' -r -f -a "CreateTime\t''
+LogAppendTime\t''"
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l offsets-topic-partitions -d 'Partitions of __consumer_offsets when it is created (offsets.topic.num.partitions)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l transaction-state-log-num-partitions -d 'Partitions of __transaction_state (transaction.state.log.num.partitions)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l max-message-bytes -d 'Largest record batch accepted (message.max.bytes)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l group-initial-rebalance-delay-ms -d 'Wait before the first rebalance of a new group (group.initial.rebalance.delay.ms; Kafka\'s default is 3000)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l node-id -d 'This broker\'s id (node.id)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l listen -d 'Address to listen on; port 0 picks a free one (the chosen address is printed)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l advertised-host -d 'Host advertised to clients in Metadata and FindCoordinator' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l no-auto-create-topics -d 'Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)'
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -s h -l help -d 'Print help'
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -f -a "produce" -d 'Append stdin lines as records, partitioned like the Java producer (murmur2 of the key)'
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -f -a "commit" -d 'Commit a group\'s offsets (a simple commit, as an assign()-ing consumer makes)'
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l log-dir -d 'The log dir (log.dirs); created when missing' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l num-partitions -d 'Partitions of auto-created topics (num.partitions)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l segment-bytes -d 'Segment size before a roll (log.segment.bytes)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l index-interval-bytes -d 'Bytes between offset-index entries (log.index.interval.bytes)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l segment-index-bytes -d 'Preallocated size of an active segment\'s indexes (log.index.size.max.bytes)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l message-timestamp-type -d 'Record timestamps: the producer\'s, or the broker\'s append time' -r -f -a "CreateTime\t''
+LogAppendTime\t''"
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l offsets-topic-partitions -d 'Partitions of __consumer_offsets when it is created (offsets.topic.num.partitions)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l transaction-state-log-num-partitions -d 'Partitions of __transaction_state (transaction.state.log.num.partitions)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l max-message-bytes -d 'Largest record batch accepted (message.max.bytes)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l group-initial-rebalance-delay-ms -d 'Wait before the first rebalance of a new group (group.initial.rebalance.delay.ms; Kafka\'s default is 3000)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l node-id -d 'This broker\'s id (node.id)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l topic -d 'Topic to produce to' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l partitions -d 'Partitions of the topic if it has to be created [default: --num-partitions]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l key-separator -d 'Split each line at the first SEP into key and value (kafka-console-producer\'s parse.key/key.separator); without it records have no key (sticky partitioning)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l compression -d 'Compression of each batch (compression.type)' -r -f -a "none\t''
+gzip\t''
+snappy\t''
+lz4\t''
+zstd\t''"
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l batch-size -d 'Most record bytes in one batch (batch.size)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l no-auto-create-topics -d 'Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)'
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l no-idempotence -d 'Write batches without a producer id (enable.idempotence=false); the Java producer is idempotent by default'
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -s h -l help -d 'Print help'
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l log-dir -d 'The log dir (log.dirs); created when missing' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l num-partitions -d 'Partitions of auto-created topics (num.partitions)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l segment-bytes -d 'Segment size before a roll (log.segment.bytes)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l index-interval-bytes -d 'Bytes between offset-index entries (log.index.interval.bytes)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l segment-index-bytes -d 'Preallocated size of an active segment\'s indexes (log.index.size.max.bytes)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l message-timestamp-type -d 'Record timestamps: the producer\'s, or the broker\'s append time' -r -f -a "CreateTime\t''
+LogAppendTime\t''"
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l offsets-topic-partitions -d 'Partitions of __consumer_offsets when it is created (offsets.topic.num.partitions)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l transaction-state-log-num-partitions -d 'Partitions of __transaction_state (transaction.state.log.num.partitions)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l max-message-bytes -d 'Largest record batch accepted (message.max.bytes)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l group-initial-rebalance-delay-ms -d 'Wait before the first rebalance of a new group (group.initial.rebalance.delay.ms; Kafka\'s default is 3000)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l node-id -d 'This broker\'s id (node.id)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l group -d 'Group id' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l topic -d 'Topic of the offsets' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l metadata -d 'Metadata string stored with each offset' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l no-auto-create-topics -d 'Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)'
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -s h -l help -d 'Print help'
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from help" -f -a "produce" -d 'Append stdin lines as records, partitioned like the Java producer (murmur2 of the key)'
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from help" -f -a "commit" -d 'Commit a group\'s offsets (a simple commit, as an assign()-ing consumer makes)'
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kseg -n "__fish_kseg_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand man" -s h -l help -d 'Print help'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions find-group-partition completions man help" -f -a "dump-log" -d 'Decode segment, index, snapshot and checkpoint files like kafka-dump-log.sh'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions find-group-partition completions man help" -f -a "summary" -d 'One row per topic-partition: segments, offsets, records, timestamps, codecs, checkpoints'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions find-group-partition completions man help" -f -a "verify-index" -d 'Check logs and indexes after a crash; preview what Kafka\'s recovery would do'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions find-group-partition completions man help" -f -a "recover" -d 'Write a repaired copy of a partition: truncated like Kafka\'s recovery, indexes rebuilt'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions find-group-partition completions man help" -f -a "groups" -d 'Rebuild every consumer group\'s committed offsets and state from __consumer_offsets'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions find-group-partition completions man help" -f -a "transactions" -d 'Transactional ids from __transaction_state, and open or hanging transactions in the data'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions find-group-partition completions man help" -f -a "find-group-partition" -d 'Which __consumer_offsets (or __transaction_state) partition an id lives in'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions find-group-partition completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions find-group-partition completions man help" -f -a "man" -d 'Print the man page (roff)'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions find-group-partition completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions find-group-partition lookup mini-broker completions man help" -f -a "dump-log" -d 'Decode segment, index, snapshot and checkpoint files like kafka-dump-log.sh'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions find-group-partition lookup mini-broker completions man help" -f -a "summary" -d 'One row per topic-partition: segments, offsets, records, timestamps, codecs, checkpoints'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions find-group-partition lookup mini-broker completions man help" -f -a "verify-index" -d 'Check logs and indexes after a crash; preview what Kafka\'s recovery would do'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions find-group-partition lookup mini-broker completions man help" -f -a "recover" -d 'Write a repaired copy of a partition: truncated like Kafka\'s recovery, indexes rebuilt'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions find-group-partition lookup mini-broker completions man help" -f -a "groups" -d 'Rebuild every consumer group\'s committed offsets and state from __consumer_offsets'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions find-group-partition lookup mini-broker completions man help" -f -a "transactions" -d 'Transactional ids from __transaction_state, and open or hanging transactions in the data'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions find-group-partition lookup mini-broker completions man help" -f -a "find-group-partition" -d 'Which __consumer_offsets (or __transaction_state) partition an id lives in'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions find-group-partition lookup mini-broker completions man help" -f -a "lookup" -d 'Offsets by timestamp, offset, earliest/latest or leader epoch, as the broker answers them'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions find-group-partition lookup mini-broker completions man help" -f -a "mini-broker" -d 'Run an embedded single-node Kafka broker writing real segment files (or script one with `produce` and `commit`, no client needed)'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions find-group-partition lookup mini-broker completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions find-group-partition lookup mini-broker completions man help" -f -a "man" -d 'Print the man page (roff)'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions find-group-partition lookup mini-broker completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and __fish_seen_subcommand_from mini-broker" -f -a "produce" -d 'Append stdin lines as records, partitioned like the Java producer (murmur2 of the key)'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and __fish_seen_subcommand_from mini-broker" -f -a "commit" -d 'Commit a group\'s offsets (a simple commit, as an assign()-ing consumer makes)'

@@ -126,6 +126,130 @@ _arguments "${_arguments_options[@]}" : \
 '*::ids -- Group ids (or transactional ids with --transactional-id):_default' \
 && ret=0
 ;;
+(lookup)
+_arguments "${_arguments_options[@]}" : \
+'--offset=[Where a fetch from offset O starts\: segment, index entry, batch]:O:_default' \
+'--timestamp=[The first offset whose timestamp is >= T (offsetsForTimes)\: epoch milliseconds, or RFC 3339 with a zone (2024-03-09T14\:00\:00+08\:00); -1/-2/-3 = latest/earliest/max timestamp]:T:_default' \
+'--end-offset-for-epoch=[The end offset of leader epoch E (OffsetForLeaderEpoch), from leader-epoch-checkpoint checked against the batches'\'' partition leader epochs]:E:_default' \
+'--topic=[With a log dir as TARGET\: the topic whose partitions to answer for]:NAME:_default' \
+'--max-decompressed-bytes=[Largest decompressed size accepted for one batch]:BYTES:_default' \
+'--earliest[The log start offset (ListOffsets EARLIEST)]' \
+'--latest[The log end offset (ListOffsets LATEST)]' \
+'--max-timestamp[The record with the largest timestamp (ListOffsets MAX_TIMESTAMP)]' \
+'--json[NDJSON\: one {topic, partition, target, offset, timestamp, segment, position} per partition]' \
+'--explain[Show the path taken\: segment chosen and why, index entries, bytes and batches read]' \
+'--scan[Also answer by scanning every record, ignoring the indexes, and say when it differs]' \
+'-h[Print help]' \
+'--help[Print help]' \
+':target -- A partition dir, or a log dir with --topic (one answer per partition):_files' \
+&& ret=0
+;;
+(mini-broker)
+_arguments "${_arguments_options[@]}" : \
+'--log-dir=[The log dir (log.dirs); created when missing]:DIR:_files' \
+'--num-partitions=[Partitions of auto-created topics (num.partitions)]:N:_default' \
+'--segment-bytes=[Segment size before a roll (log.segment.bytes)]:BYTES:_default' \
+'--index-interval-bytes=[Bytes between offset-index entries (log.index.interval.bytes)]:BYTES:_default' \
+'--segment-index-bytes=[Preallocated size of an active segment'\''s indexes (log.index.size.max.bytes)]:BYTES:_default' \
+'--message-timestamp-type=[Record timestamps\: the producer'\''s, or the broker'\''s append time]:MESSAGE_TIMESTAMP_TYPE:(CreateTime LogAppendTime)' \
+'--offsets-topic-partitions=[Partitions of __consumer_offsets when it is created (offsets.topic.num.partitions)]:N:_default' \
+'--transaction-state-log-num-partitions=[Partitions of __transaction_state (transaction.state.log.num.partitions)]:N:_default' \
+'--max-message-bytes=[Largest record batch accepted (message.max.bytes)]:BYTES:_default' \
+'--group-initial-rebalance-delay-ms=[Wait before the first rebalance of a new group (group.initial.rebalance.delay.ms; Kafka'\''s default is 3000)]:MS:_default' \
+'--node-id=[This broker'\''s id (node.id)]:ID:_default' \
+'--listen=[Address to listen on; port 0 picks a free one (the chosen address is printed)]:ADDR:_default' \
+'--advertised-host=[Host advertised to clients in Metadata and FindCoordinator]:HOST:_default' \
+'--no-auto-create-topics[Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)]' \
+'-h[Print help]' \
+'--help[Print help]' \
+":: :_kseg__subcmd__mini-broker_commands" \
+"*::: :->mini-broker" \
+&& ret=0
+
+    case $state in
+    (mini-broker)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:kseg-mini-broker-command-$line[1]:"
+        case $line[1] in
+            (produce)
+_arguments "${_arguments_options[@]}" : \
+'--log-dir=[The log dir (log.dirs); created when missing]:DIR:_files' \
+'--num-partitions=[Partitions of auto-created topics (num.partitions)]:N:_default' \
+'--segment-bytes=[Segment size before a roll (log.segment.bytes)]:BYTES:_default' \
+'--index-interval-bytes=[Bytes between offset-index entries (log.index.interval.bytes)]:BYTES:_default' \
+'--segment-index-bytes=[Preallocated size of an active segment'\''s indexes (log.index.size.max.bytes)]:BYTES:_default' \
+'--message-timestamp-type=[Record timestamps\: the producer'\''s, or the broker'\''s append time]:MESSAGE_TIMESTAMP_TYPE:(CreateTime LogAppendTime)' \
+'--offsets-topic-partitions=[Partitions of __consumer_offsets when it is created (offsets.topic.num.partitions)]:N:_default' \
+'--transaction-state-log-num-partitions=[Partitions of __transaction_state (transaction.state.log.num.partitions)]:N:_default' \
+'--max-message-bytes=[Largest record batch accepted (message.max.bytes)]:BYTES:_default' \
+'--group-initial-rebalance-delay-ms=[Wait before the first rebalance of a new group (group.initial.rebalance.delay.ms; Kafka'\''s default is 3000)]:MS:_default' \
+'--node-id=[This broker'\''s id (node.id)]:ID:_default' \
+'--topic=[Topic to produce to]:NAME:_default' \
+'--partitions=[Partitions of the topic if it has to be created \[default\: --num-partitions\]]:N:_default' \
+'--key-separator=[Split each line at the first SEP into key and value (kafka-console-producer'\''s parse.key/key.separator); without it records have no key (sticky partitioning)]:SEP:_default' \
+'--compression=[Compression of each batch (compression.type)]:COMPRESSION:(none gzip snappy lz4 zstd)' \
+'--batch-size=[Most record bytes in one batch (batch.size)]:BYTES:_default' \
+'--no-auto-create-topics[Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)]' \
+'--no-idempotence[Write batches without a producer id (enable.idempotence=false); the Java producer is idempotent by default]' \
+'-h[Print help]' \
+'--help[Print help]' \
+&& ret=0
+;;
+(commit)
+_arguments "${_arguments_options[@]}" : \
+'--log-dir=[The log dir (log.dirs); created when missing]:DIR:_files' \
+'--num-partitions=[Partitions of auto-created topics (num.partitions)]:N:_default' \
+'--segment-bytes=[Segment size before a roll (log.segment.bytes)]:BYTES:_default' \
+'--index-interval-bytes=[Bytes between offset-index entries (log.index.interval.bytes)]:BYTES:_default' \
+'--segment-index-bytes=[Preallocated size of an active segment'\''s indexes (log.index.size.max.bytes)]:BYTES:_default' \
+'--message-timestamp-type=[Record timestamps\: the producer'\''s, or the broker'\''s append time]:MESSAGE_TIMESTAMP_TYPE:(CreateTime LogAppendTime)' \
+'--offsets-topic-partitions=[Partitions of __consumer_offsets when it is created (offsets.topic.num.partitions)]:N:_default' \
+'--transaction-state-log-num-partitions=[Partitions of __transaction_state (transaction.state.log.num.partitions)]:N:_default' \
+'--max-message-bytes=[Largest record batch accepted (message.max.bytes)]:BYTES:_default' \
+'--group-initial-rebalance-delay-ms=[Wait before the first rebalance of a new group (group.initial.rebalance.delay.ms; Kafka'\''s default is 3000)]:MS:_default' \
+'--node-id=[This broker'\''s id (node.id)]:ID:_default' \
+'--group=[Group id]:ID:_default' \
+'--topic=[Topic of the offsets]:NAME:_default' \
+'--metadata=[Metadata string stored with each offset]:TEXT:_default' \
+'--no-auto-create-topics[Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'*::offsets -- Offsets to commit\: PARTITION=OFFSET, where OFFSET may also be `earliest` or `latest`:_default' \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+":: :_kseg__subcmd__mini-broker__subcmd__help_commands" \
+"*::: :->help" \
+&& ret=0
+
+    case $state in
+    (help)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:kseg-mini-broker-help-command-$line[1]:"
+        case $line[1] in
+            (produce)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(commit)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+        esac
+    ;;
+esac
+;;
 (completions)
 _arguments "${_arguments_options[@]}" : \
 '-h[Print help]' \
@@ -179,6 +303,34 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(lookup)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(mini-broker)
+_arguments "${_arguments_options[@]}" : \
+":: :_kseg__subcmd__help__subcmd__mini-broker_commands" \
+"*::: :->mini-broker" \
+&& ret=0
+
+    case $state in
+    (mini-broker)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:kseg-help-mini-broker-command-$line[1]:"
+        case $line[1] in
+            (produce)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(commit)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
 (completions)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -210,6 +362,8 @@ _kseg_commands() {
 'groups:Rebuild every consumer group'\''s committed offsets and state from __consumer_offsets' \
 'transactions:Transactional ids from __transaction_state, and open or hanging transactions in the data' \
 'find-group-partition:Which __consumer_offsets (or __transaction_state) partition an id lives in' \
+'lookup:Offsets by timestamp, offset, earliest/latest or leader epoch, as the broker answers them' \
+'mini-broker:Run an embedded single-node Kafka broker writing real segment files (or script one with \`produce\` and \`commit\`, no client needed)' \
 'completions:Print a shell completion script' \
 'man:Print the man page (roff)' \
 'help:Print this message or the help of the given subcommand(s)' \
@@ -246,6 +400,8 @@ _kseg__subcmd__help_commands() {
 'groups:Rebuild every consumer group'\''s committed offsets and state from __consumer_offsets' \
 'transactions:Transactional ids from __transaction_state, and open or hanging transactions in the data' \
 'find-group-partition:Which __consumer_offsets (or __transaction_state) partition an id lives in' \
+'lookup:Offsets by timestamp, offset, earliest/latest or leader epoch, as the broker answers them' \
+'mini-broker:Run an embedded single-node Kafka broker writing real segment files (or script one with \`produce\` and \`commit\`, no client needed)' \
 'completions:Print a shell completion script' \
 'man:Print the man page (roff)' \
 'help:Print this message or the help of the given subcommand(s)' \
@@ -277,10 +433,33 @@ _kseg__subcmd__help__subcmd__help_commands() {
     local commands; commands=()
     _describe -t commands 'kseg help help commands' commands "$@"
 }
+(( $+functions[_kseg__subcmd__help__subcmd__lookup_commands] )) ||
+_kseg__subcmd__help__subcmd__lookup_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg help lookup commands' commands "$@"
+}
 (( $+functions[_kseg__subcmd__help__subcmd__man_commands] )) ||
 _kseg__subcmd__help__subcmd__man_commands() {
     local commands; commands=()
     _describe -t commands 'kseg help man commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__help__subcmd__mini-broker_commands] )) ||
+_kseg__subcmd__help__subcmd__mini-broker_commands() {
+    local commands; commands=(
+'produce:Append stdin lines as records, partitioned like the Java producer (murmur2 of the key)' \
+'commit:Commit a group'\''s offsets (a simple commit, as an assign()-ing consumer makes)' \
+    )
+    _describe -t commands 'kseg help mini-broker commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__help__subcmd__mini-broker__subcmd__commit_commands] )) ||
+_kseg__subcmd__help__subcmd__mini-broker__subcmd__commit_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg help mini-broker commit commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__help__subcmd__mini-broker__subcmd__produce_commands] )) ||
+_kseg__subcmd__help__subcmd__mini-broker__subcmd__produce_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg help mini-broker produce commands' commands "$@"
 }
 (( $+functions[_kseg__subcmd__help__subcmd__recover_commands] )) ||
 _kseg__subcmd__help__subcmd__recover_commands() {
@@ -302,10 +481,58 @@ _kseg__subcmd__help__subcmd__verify-index_commands() {
     local commands; commands=()
     _describe -t commands 'kseg help verify-index commands' commands "$@"
 }
+(( $+functions[_kseg__subcmd__lookup_commands] )) ||
+_kseg__subcmd__lookup_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg lookup commands' commands "$@"
+}
 (( $+functions[_kseg__subcmd__man_commands] )) ||
 _kseg__subcmd__man_commands() {
     local commands; commands=()
     _describe -t commands 'kseg man commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__mini-broker_commands] )) ||
+_kseg__subcmd__mini-broker_commands() {
+    local commands; commands=(
+'produce:Append stdin lines as records, partitioned like the Java producer (murmur2 of the key)' \
+'commit:Commit a group'\''s offsets (a simple commit, as an assign()-ing consumer makes)' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'kseg mini-broker commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__mini-broker__subcmd__commit_commands] )) ||
+_kseg__subcmd__mini-broker__subcmd__commit_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg mini-broker commit commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__mini-broker__subcmd__help_commands] )) ||
+_kseg__subcmd__mini-broker__subcmd__help_commands() {
+    local commands; commands=(
+'produce:Append stdin lines as records, partitioned like the Java producer (murmur2 of the key)' \
+'commit:Commit a group'\''s offsets (a simple commit, as an assign()-ing consumer makes)' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'kseg mini-broker help commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__mini-broker__subcmd__help__subcmd__commit_commands] )) ||
+_kseg__subcmd__mini-broker__subcmd__help__subcmd__commit_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg mini-broker help commit commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__mini-broker__subcmd__help__subcmd__help_commands] )) ||
+_kseg__subcmd__mini-broker__subcmd__help__subcmd__help_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg mini-broker help help commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__mini-broker__subcmd__help__subcmd__produce_commands] )) ||
+_kseg__subcmd__mini-broker__subcmd__help__subcmd__produce_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg mini-broker help produce commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__mini-broker__subcmd__produce_commands] )) ||
+_kseg__subcmd__mini-broker__subcmd__produce_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg mini-broker produce commands' commands "$@"
 }
 (( $+functions[_kseg__subcmd__recover_commands] )) ||
 _kseg__subcmd__recover_commands() {

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{ArgGroup, Args, Parser, Subcommand};
 
 use crate::format::compression::DEFAULT_MAX_DECOMPRESSED;
 use crate::print::escape::Encoding;
@@ -39,6 +39,11 @@ pub enum Command {
     Transactions(TransactionsArgs),
     /// Which __consumer_offsets (or __transaction_state) partition an id lives in
     FindGroupPartition(FindGroupPartitionArgs),
+    /// Offsets by timestamp, offset, earliest/latest or leader epoch, as the broker answers them
+    Lookup(LookupArgs),
+    /// Run an embedded single-node Kafka broker writing real segment files (or script one with
+    /// `produce` and `commit`, no client needed)
+    MiniBroker(MiniBrokerArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
     /// Print the man page (roff)
@@ -240,6 +245,64 @@ pub struct RecoverArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(group(
+    ArgGroup::new("query")
+        .required(true)
+        .args(["offset", "timestamp", "earliest", "latest", "max_timestamp", "end_offset_for_epoch"])
+))]
+pub struct LookupArgs {
+    /// A partition dir, or a log dir with --topic (one answer per partition)
+    #[arg(value_name = "TARGET")]
+    pub target: PathBuf,
+
+    /// Where a fetch from offset O starts: segment, index entry, batch
+    #[arg(long, value_name = "O", allow_negative_numbers = true)]
+    pub offset: Option<i64>,
+
+    /// The first offset whose timestamp is >= T (offsetsForTimes): epoch milliseconds, or RFC
+    /// 3339 with a zone (2024-03-09T14:00:00+08:00); -1/-2/-3 = latest/earliest/max timestamp
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
+    pub timestamp: Option<String>,
+
+    /// The log start offset (ListOffsets EARLIEST)
+    #[arg(long)]
+    pub earliest: bool,
+
+    /// The log end offset (ListOffsets LATEST)
+    #[arg(long)]
+    pub latest: bool,
+
+    /// The record with the largest timestamp (ListOffsets MAX_TIMESTAMP)
+    #[arg(long)]
+    pub max_timestamp: bool,
+
+    /// The end offset of leader epoch E (OffsetForLeaderEpoch), from leader-epoch-checkpoint
+    /// checked against the batches' partition leader epochs
+    #[arg(long, value_name = "E", allow_negative_numbers = true)]
+    pub end_offset_for_epoch: Option<i32>,
+
+    /// With a log dir as TARGET: the topic whose partitions to answer for
+    #[arg(long, value_name = "NAME")]
+    pub topic: Option<String>,
+
+    /// NDJSON: one {topic, partition, target, offset, timestamp, segment, position} per partition
+    #[arg(long)]
+    pub json: bool,
+
+    /// Show the path taken: segment chosen and why, index entries, bytes and batches read
+    #[arg(long)]
+    pub explain: bool,
+
+    /// Also answer by scanning every record, ignoring the indexes, and say when it differs
+    #[arg(long)]
+    pub scan: bool,
+
+    /// Largest decompressed size accepted for one batch
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_DECOMPRESSED)]
+    pub max_decompressed_bytes: usize,
+}
+
+#[derive(Debug, Args)]
 pub struct GroupsArgs {
     /// Log dirs holding __consumer_offsets (and the topics' partitions, for the log end offsets)
     #[arg(value_name = "LOGDIR", required = true)]
@@ -259,6 +322,167 @@ pub struct GroupsArgs {
 
     #[command(flatten)]
     pub read: ReadArgs,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    long_about = "Runs an embedded single-node Kafka broker on loopback that real clients (kcat, \
+                  librdkafka, confluent-kafka, kafka-python) produce into, consume from and commit \
+                  offsets to. It writes its log dir exactly as Kafka lays it out. SIGINT/SIGTERM \
+                  stop it cleanly (.kafka_cleanshutdown); kill -9 leaves a real crash state, which \
+                  the next start recovers like Kafka. `produce` and `commit` write the same files \
+                  without a network client."
+)]
+pub struct MiniBrokerArgs {
+    #[command(subcommand)]
+    pub action: Option<MiniBrokerAction>,
+
+    #[command(flatten)]
+    pub broker: BrokerArgs,
+
+    /// Address to listen on; port 0 picks a free one (the chosen address is printed)
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9092")]
+    pub listen: std::net::SocketAddr,
+
+    /// Host advertised to clients in Metadata and FindCoordinator
+    #[arg(long, value_name = "HOST", default_value = "127.0.0.1")]
+    pub advertised_host: String,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MiniBrokerAction {
+    /// Append stdin lines as records, partitioned like the Java producer (murmur2 of the key)
+    Produce(MiniBrokerProduceArgs),
+    /// Commit a group's offsets (a simple commit, as an assign()-ing consumer makes)
+    Commit(MiniBrokerCommitArgs),
+}
+
+/// The record timestamp type of a topic (`log.message.timestamp.type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TimestampTypeArg {
+    #[value(name = "CreateTime")]
+    CreateTime,
+    #[value(name = "LogAppendTime")]
+    LogAppendTime,
+}
+
+/// Broker settings, named after Kafka's configs.
+#[derive(Debug, Args, Clone)]
+pub struct BrokerArgs {
+    /// The log dir (log.dirs); created when missing
+    #[arg(long, value_name = "DIR", required = true)]
+    pub log_dir: Option<PathBuf>,
+
+    /// Partitions of auto-created topics (num.partitions)
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub num_partitions: i32,
+
+    /// Segment size before a roll (log.segment.bytes)
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 30)]
+    pub segment_bytes: u64,
+
+    /// Bytes between offset-index entries (log.index.interval.bytes)
+    #[arg(long, value_name = "BYTES", default_value_t = 4096)]
+    pub index_interval_bytes: u64,
+
+    /// Preallocated size of an active segment's indexes (log.index.size.max.bytes)
+    #[arg(long, value_name = "BYTES", default_value_t = 10 * 1024 * 1024)]
+    pub segment_index_bytes: u64,
+
+    /// Record timestamps: the producer's, or the broker's append time
+    #[arg(long, value_enum, default_value_t = TimestampTypeArg::CreateTime)]
+    pub message_timestamp_type: TimestampTypeArg,
+
+    /// Partitions of __consumer_offsets when it is created (offsets.topic.num.partitions)
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub offsets_topic_partitions: u32,
+
+    /// Partitions of __transaction_state (transaction.state.log.num.partitions)
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub transaction_state_log_num_partitions: u32,
+
+    /// Largest record batch accepted (message.max.bytes)
+    #[arg(long, value_name = "BYTES", default_value_t = 1024 * 1024 + 12)]
+    pub max_message_bytes: usize,
+
+    /// Wait before the first rebalance of a new group (group.initial.rebalance.delay.ms; Kafka's
+    /// default is 3000)
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub group_initial_rebalance_delay_ms: i64,
+
+    /// This broker's id (node.id)
+    #[arg(long, value_name = "ID", default_value_t = 1)]
+    pub node_id: i32,
+
+    /// Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)
+    #[arg(long)]
+    pub no_auto_create_topics: bool,
+}
+
+/// A compression codec for `mini-broker produce` (compression.type).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompressionArg {
+    None,
+    Gzip,
+    Snappy,
+    Lz4,
+    Zstd,
+}
+
+#[derive(Debug, Args)]
+pub struct MiniBrokerProduceArgs {
+    #[command(flatten)]
+    pub broker: BrokerArgs,
+
+    /// Topic to produce to
+    #[arg(long, value_name = "NAME")]
+    pub topic: String,
+
+    /// Partitions of the topic if it has to be created [default: --num-partitions]
+    #[arg(long, value_name = "N")]
+    pub partitions: Option<i32>,
+
+    /// Split each line at the first SEP into key and value (kafka-console-producer's
+    /// parse.key/key.separator); without it records have no key (sticky partitioning)
+    #[arg(long, value_name = "SEP")]
+    pub key_separator: Option<String>,
+
+    /// Compression of each batch (compression.type)
+    #[arg(long, value_enum, default_value_t = CompressionArg::None)]
+    pub compression: CompressionArg,
+
+    /// Most record bytes in one batch (batch.size)
+    #[arg(long, value_name = "BYTES", default_value_t = 16384)]
+    pub batch_size: usize,
+
+    /// Write batches without a producer id (enable.idempotence=false); the Java producer is
+    /// idempotent by default
+    #[arg(long)]
+    pub no_idempotence: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct MiniBrokerCommitArgs {
+    #[command(flatten)]
+    pub broker: BrokerArgs,
+
+    /// Group id
+    #[arg(long, value_name = "ID")]
+    pub group: String,
+
+    /// Topic of the offsets
+    #[arg(long, value_name = "NAME")]
+    pub topic: String,
+
+    /// Offsets to commit: PARTITION=OFFSET, where OFFSET may also be `earliest` or `latest`
+    #[arg(value_name = "PARTITION=OFFSET", required = true)]
+    pub offsets: Vec<String>,
+
+    /// Metadata string stored with each offset
+    #[arg(long, value_name = "TEXT")]
+    pub metadata: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -5,6 +5,7 @@
 //! tables) and [`cmd`] (one small module per subcommand wiring the others).
 
 pub mod analysis;
+pub mod broker;
 pub mod cli;
 pub mod cmd;
 pub mod format;

@@ -1,6 +1,7 @@
 //! Analyses over decoded data: summaries now; verification, lookups and group state later.
 
 pub mod groups;
+pub mod lookup;
 pub mod partition_for;
 pub mod recovery;
 pub mod summary;

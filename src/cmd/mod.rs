@@ -4,6 +4,8 @@ pub mod completions;
 pub mod dump_log;
 pub mod find_group_partition;
 pub mod groups;
+pub mod lookup;
+pub mod mini_broker;
 pub mod recover;
 pub mod summary;
 pub mod transactions;

@@ -188,21 +188,25 @@ impl LogWalker {
         let problem = match frame_problem(header) {
             Ok(total) if total > remaining => Some(TailKind::Partial { declared: total }),
             Ok(total) => {
+                // One read covers this frame and the next frame's header, so a frame that
+                // crosses the read buffer's end is fetched once, not twice.
+                let with_next = (total + HEADER_SIZE_UP_TO_MAGIC).min(self.end - start);
+                let window = src.read_at(start, with_next as usize)?;
+                let available = window.len() as u64;
+                if available < total {
+                    // The file shrank under us (a live broker truncated it).
+                    self.end = start + available;
+                    return self.tail(src, start, TailKind::Partial { declared: total });
+                }
+                let plausible_next = self.plausible_after(window, start, total);
                 // The checksum decides only when the framing is in doubt, unless it is wanted.
-                let plausible_next = self.next_frame_plausible(src, start + total)?;
                 let crc = if self.check_crc || !plausible_next {
-                    Some(frame_crc_valid(src.read_at(start, total as usize)?))
+                    Some(frame_crc_valid(&window[..total as usize]))
                 } else {
                     None
                 };
                 self.last_crc = crc;
                 if crc == Some(true) || plausible_next {
-                    let available = src.read_at(start, total as usize)?.len() as u64;
-                    if available < total {
-                        // The file shrank under us (a live broker truncated it).
-                        self.end = start + available;
-                        return self.tail(src, start, TailKind::Partial { declared: total });
-                    }
                     self.pos = start + total;
                     let bytes = src.read_at(start, total as usize)?;
                     return Ok(Some(WalkEvent::Entry {
@@ -287,19 +291,18 @@ impl LogWalker {
     }
 
     /// True at the end of the walked range, or where a frame with a sane header starts.
-    fn next_frame_plausible<S: ByteSource + ?Sized>(
-        &self,
-        src: &mut S,
-        at: u64,
-    ) -> io::Result<bool> {
+    /// Whether what follows a frame of `total` bytes at `start` is the end of the walked range
+    /// or a sane frame header. `window` holds the frame and, when present, the next header.
+    fn plausible_after(&self, window: &[u8], start: u64, total: u64) -> bool {
+        let at = start + total;
         if at >= self.end || self.end - at <= HEADER_SIZE_UP_TO_MAGIC {
-            return Ok(true);
+            return true;
         }
-        let header = src.read_at(at, HEADER_SIZE_UP_TO_MAGIC as usize)?;
-        if (header.len() as u64) < HEADER_SIZE_UP_TO_MAGIC {
-            return Ok(true);
-        }
-        Ok(matches!(frame_problem(header), Ok(total) if at + total <= self.end))
+        let Some(header) = window.get(total as usize..(total + HEADER_SIZE_UP_TO_MAGIC) as usize)
+        else {
+            return true;
+        };
+        matches!(frame_problem(header), Ok(next) if at + next <= self.end)
     }
 
     /// The next position at or after `from` where a complete frame with a valid checksum starts.

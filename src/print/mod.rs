@@ -5,6 +5,7 @@ pub mod dump_json;
 pub mod dump_text;
 pub mod escape;
 pub mod groups;
+pub mod lookup;
 pub mod summary;
 pub mod verify;
 

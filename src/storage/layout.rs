@@ -195,6 +195,12 @@ fn strip_uuid(s: &str) -> Option<&str> {
     (uuid.len() == 32 && uuid.bytes().all(|b| b.is_ascii_hexdigit())).then_some(base)
 }
 
+/// Kafka's name for an offset-named file: the offset as 20 zero-padded digits, then `.suffix`
+/// (`00000000000000001234.log`, `.index`, `.timeindex`, `.txnindex`, `.snapshot`).
+pub fn offset_file_name(offset: i64, suffix: &str) -> String {
+    format!("{offset:020}.{suffix}")
+}
+
 /// Order of files inside a partition: by offset, then log before its indexes.
 pub fn file_order(name: &str) -> (i64, u8, String) {
     let kind_rank = match classify_file(name) {
@@ -270,6 +276,11 @@ mod tests {
         );
         assert_eq!(classify_file("notes.txt"), FileKind::Unknown);
         assert_eq!(base_offset_of("00000000000000001234.log"), Some(1234));
+        assert_eq!(offset_file_name(1234, "log"), "00000000000000001234.log");
+        assert_eq!(
+            base_offset_of(&offset_file_name(i64::MAX, "index")),
+            Some(i64::MAX)
+        );
     }
 
     #[test]

@@ -43,12 +43,20 @@ pub struct FileSource {
     len: u64,
     buf: Vec<u8>,
     buf_start: u64,
+    /// Smallest read issued to the file (a caller asking for more gets what it asks for).
+    chunk: usize,
     /// Bytes read from the file so far (for benchmarks and `--explain`-style reports).
     pub bytes_read: u64,
 }
 
 impl FileSource {
     pub fn open(path: &Path) -> io::Result<FileSource> {
+        FileSource::with_chunk(path, READ_CHUNK)
+    }
+
+    /// Like [`FileSource::open`], with refills of at least `chunk` bytes instead of 1 MiB: an
+    /// index-guided lookup that touches two or three batches then reads only a few pages.
+    pub fn with_chunk(path: &Path, chunk: usize) -> io::Result<FileSource> {
         let file = open_read_only(path)?;
         let len = file.metadata()?.len();
         Ok(FileSource {
@@ -56,6 +64,7 @@ impl FileSource {
             len,
             buf: Vec::new(),
             buf_start: 0,
+            chunk: chunk.max(1),
             bytes_read: 0,
         })
     }
@@ -77,7 +86,7 @@ impl ByteSource for FileSource {
         if pos >= self.len {
             return Ok(&[]);
         }
-        let want = (len.max(READ_CHUNK) as u64).min(self.len - pos) as usize;
+        let want = (len.max(self.chunk) as u64).min(self.len - pos) as usize;
         self.buf.resize(want, 0);
         self.buf_start = pos;
         let mut filled = 0usize;

@@ -1,0 +1,187 @@
+//! Hostile input: frames of length 0, 3, 2^31-1 and negative, unknown api keys, truncated
+//! headers, and requests whose arrays claim 2^31-1 (or 2^32-2) elements close that connection
+//! only. The broker keeps serving a connection opened before them and new ones after them.
+
+mod mini_broker_support;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use mini_broker_support::BrokerProcess;
+
+fn connect(port: u16) -> TcpStream {
+    let s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s
+}
+
+fn frame(body: &[u8]) -> Vec<u8> {
+    let mut f = (body.len() as i32).to_be_bytes().to_vec();
+    f.extend_from_slice(body);
+    f
+}
+
+/// A request header v1 (api key, version, correlation id, client id "t").
+fn header(api_key: i16, version: i16, correlation: i32) -> Vec<u8> {
+    let mut h = Vec::new();
+    h.extend_from_slice(&api_key.to_be_bytes());
+    h.extend_from_slice(&version.to_be_bytes());
+    h.extend_from_slice(&correlation.to_be_bytes());
+    h.extend_from_slice(&1i16.to_be_bytes());
+    h.push(b't');
+    h
+}
+
+/// ApiVersions v0 on `s`: the answer must carry our correlation id and error 0.
+fn api_versions_ok(s: &mut TcpStream, correlation: i32) {
+    s.write_all(&frame(&header(18, 0, correlation))).unwrap();
+    let mut len = [0u8; 4];
+    s.read_exact(&mut len).expect("a response");
+    let mut body = vec![0u8; i32::from_be_bytes(len) as usize];
+    s.read_exact(&mut body).unwrap();
+    assert_eq!(
+        i32::from_be_bytes(body[0..4].try_into().unwrap()),
+        correlation
+    );
+    assert_eq!(i16::from_be_bytes(body[4..6].try_into().unwrap()), 0);
+}
+
+/// The broker closed the connection: a read ends (or is reset) instead of timing out.
+fn assert_closed(mut s: TcpStream, what: &str) {
+    let mut buf = [0u8; 64];
+    match s.read(&mut buf) {
+        Ok(0) => {}
+        Err(e)
+            if e.kind() != std::io::ErrorKind::WouldBlock
+                && e.kind() != std::io::ErrorKind::TimedOut => {}
+        other => panic!("{what}: the connection is still open ({other:?})"),
+    }
+}
+
+fn uvarint(mut v: u32, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+#[test]
+fn hostile_frames_close_only_their_connection() {
+    let t = tempfile::tempdir().unwrap();
+    let mut broker = BrokerProcess::start(&t.path().join("data"), &[]);
+    let port = broker.port;
+    let mut good = connect(port);
+    api_versions_ok(&mut good, 1);
+
+    let mut cases: Vec<(&str, Vec<u8>)> = vec![
+        ("length 0", 0i32.to_be_bytes().to_vec()),
+        ("length 3", {
+            let mut f = 3i32.to_be_bytes().to_vec();
+            f.extend_from_slice(&[0, 18, 0]);
+            f
+        }),
+        ("length 2^31-1", {
+            let mut f = i32::MAX.to_be_bytes().to_vec();
+            f.extend_from_slice(&[0; 32]);
+            f
+        }),
+        ("negative length", (-1i32).to_be_bytes().to_vec()),
+        ("unknown api key", frame(&header(999, 0, 5))),
+        ("truncated header", frame(&[0, 3, 0, 4, 0, 0, 0, 9])),
+        ("unsupported version", frame(&header(3, 99, 5))),
+    ];
+    // MetadataRequest v4: topics array of 2^31-1 elements in 5 bytes.
+    let mut m = header(3, 4, 10);
+    m.extend_from_slice(&i32::MAX.to_be_bytes());
+    m.push(1);
+    cases.push(("Metadata v4 array 2^31-1", frame(&m)));
+    // MetadataRequest v12 (flexible): compact array length 2^32-1 (= 2^32-2 elements).
+    let mut m = header(3, 12, 11);
+    m.push(0); // header tagged fields
+    uvarint(u32::MAX, &mut m);
+    cases.push(("Metadata v12 compact array", frame(&m)));
+    // JoinGroup v5: protocols array of 2^31-1 elements.
+    let mut j = header(11, 5, 12);
+    j.extend_from_slice(&1i16.to_be_bytes());
+    j.push(b'g');
+    j.extend_from_slice(&10_000i32.to_be_bytes());
+    j.extend_from_slice(&30_000i32.to_be_bytes());
+    j.extend_from_slice(&0i16.to_be_bytes());
+    j.extend_from_slice(&(-1i16).to_be_bytes());
+    j.extend_from_slice(&8i16.to_be_bytes());
+    j.extend_from_slice(b"consumer");
+    j.extend_from_slice(&i32::MAX.to_be_bytes());
+    cases.push(("JoinGroup v5 protocols 2^31-1", frame(&j)));
+    // Produce v9 (flexible): topic_data of 2^32-2 elements.
+    let mut p = header(0, 9, 13);
+    p.push(0);
+    p.push(0); // null transactional id
+    p.extend_from_slice(&1i16.to_be_bytes());
+    p.extend_from_slice(&30_000i32.to_be_bytes());
+    uvarint(u32::MAX, &mut p);
+    cases.push(("Produce v9 topic_data 2^32-2", frame(&p)));
+    // Produce v8: a partition whose record bytes claim 2^31-1 bytes.
+    let mut p = header(0, 8, 14);
+    p.extend_from_slice(&(-1i16).to_be_bytes());
+    p.extend_from_slice(&1i16.to_be_bytes());
+    p.extend_from_slice(&30_000i32.to_be_bytes());
+    p.extend_from_slice(&1i32.to_be_bytes());
+    p.extend_from_slice(&1i16.to_be_bytes());
+    p.push(b't');
+    p.extend_from_slice(&1i32.to_be_bytes());
+    p.extend_from_slice(&0i32.to_be_bytes());
+    p.extend_from_slice(&i32::MAX.to_be_bytes());
+    cases.push(("Produce v8 records 2^31-1 bytes", frame(&p)));
+
+    for (i, (what, bytes)) in cases.into_iter().enumerate() {
+        let mut s = connect(port);
+        // The peer may close while we are still writing: that is the expected outcome.
+        let _ = s.write_all(&bytes);
+        assert_closed(s, what);
+        assert!(broker.is_running(), "the broker died on {what}");
+        api_versions_ok(&mut good, 100 + i as i32);
+        api_versions_ok(&mut connect(port), 200 + i as i32);
+    }
+    let err = broker.stop();
+    assert!(err.contains("closing the connection"), "{err}");
+}
+
+#[test]
+fn an_unknown_api_versions_version_gets_a_v0_answer_to_fall_back_on() {
+    let t = tempfile::tempdir().unwrap();
+    let broker = BrokerProcess::start(&t.path().join("data"), &[]);
+    let mut s = connect(broker.port);
+    // ApiVersions v99 from a future client: header v2 (tagged fields), body unknown.
+    let mut req = header(18, 99, 42);
+    req.extend_from_slice(&[0, 0xde, 0xad]);
+    s.write_all(&frame(&req)).unwrap();
+    let mut len = [0u8; 4];
+    s.read_exact(&mut len).unwrap();
+    let mut body = vec![0u8; i32::from_be_bytes(len) as usize];
+    s.read_exact(&mut body).unwrap();
+    assert_eq!(i32::from_be_bytes(body[0..4].try_into().unwrap()), 42);
+    assert_eq!(
+        i16::from_be_bytes(body[4..6].try_into().unwrap()),
+        35,
+        "UNSUPPORTED_VERSION"
+    );
+    // v0 body: the api keys array follows; ApiVersions itself is listed with max version 4.
+    let n = i32::from_be_bytes(body[6..10].try_into().unwrap()) as usize;
+    let keys: Vec<(i16, i16, i16)> = (0..n)
+        .map(|i| {
+            let at = 10 + i * 6;
+            let f = |o: usize| i16::from_be_bytes(body[at + o..at + o + 2].try_into().unwrap());
+            (f(0), f(2), f(4))
+        })
+        .collect();
+    assert!(keys.contains(&(18, 0, 4)), "{keys:?}");
+    assert!(
+        keys.contains(&(0, 0, 12)),
+        "Produce advertised from v0, as Kafka 4.0 does: {keys:?}"
+    );
+    // The connection stays usable: the client retries with a version we support.
+    api_versions_ok(&mut s, 43);
+    broker.stop();
+}
