@@ -9,6 +9,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::analysis::partition_for::coordinator_key_id;
 use crate::analysis::summary::{summarize_partition, LogDirFacts};
 use crate::format::control::{decode_control, ControlType};
 use crate::format::coordinator::{
@@ -177,14 +178,6 @@ impl ReplaySink<'_> {
     }
 }
 
-/// The group id of a coordinator key: every group-coordinator key starts with an int16 record
-/// type and the group id as an int16-length string.
-fn key_group(key: &[u8]) -> Option<(i16, &str)> {
-    let mut r = crate::format::reader::Reader::new(key);
-    let t = r.i16("type").ok()?;
-    Some((t, r.string("group").ok()?))
-}
-
 impl LogSink for ReplaySink<'_> {
     fn batch(&mut self, _p: u64, _e: &LogEntry<'_>, _b: &BatchInfo) -> io::Result<Flow> {
         Ok(Flow::Continue)
@@ -215,7 +208,7 @@ impl LogSink for ReplaySink<'_> {
         let Some(key) = r.key else {
             return Ok(Flow::Continue);
         };
-        let Some((record_type, group)) = key_group(key) else {
+        let Some((record_type, group)) = coordinator_key_id(key) else {
             self.replay.undecodable.push((
                 self.partition,
                 r.offset,

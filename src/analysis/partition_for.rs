@@ -16,6 +16,16 @@ pub fn kafka_abs(n: i32) -> i32 {
     }
 }
 
+/// The id a coordinator record key is about, whatever its record type: every group-coordinator
+/// key and the transaction-log key are an int16 record type followed by the id as an
+/// int16-length string.
+pub fn coordinator_key_id(key: &[u8]) -> Option<(i16, &str)> {
+    let mut r = crate::format::reader::Reader::new(key);
+    let record_type = r.i16("record type").ok()?;
+    let id = r.string("id").ok()?;
+    Some((record_type, id))
+}
+
 pub fn partition_for(id: &str, partitions: u32) -> u32 {
     (kafka_abs(java_string_hash(id)) as u32) % partitions.max(1)
 }

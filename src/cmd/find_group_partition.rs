@@ -8,23 +8,15 @@ use anyhow::Result;
 use serde_json::json;
 
 use super::Outcome;
-use crate::analysis::partition_for::{java_string_hash, kafka_abs, partition_for};
+use crate::analysis::partition_for::{
+    coordinator_key_id, java_string_hash, kafka_abs, partition_for,
+};
 use crate::cli::FindGroupPartitionArgs;
 use crate::format::log::{BatchInfo, LogEntry, LogRecord, RecordScratch};
-use crate::format::reader::Reader;
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use crate::storage::discover::{discover, PartitionDir};
 use crate::storage::layout::{FileKind, PartitionState};
 use crate::storage::source::open_log;
-
-/// The id a coordinator record key is about: every group-coordinator key (and the transaction
-/// log key) is an int16 record type followed by the id as an int16-length string.
-pub fn key_id(key: &[u8]) -> Option<(i16, &str)> {
-    let mut r = Reader::new(key);
-    let record_type = r.i16("record type").ok()?;
-    let id = r.string("id").ok()?;
-    Some((record_type, id))
-}
 
 struct CountIds<'a> {
     ids: &'a [String],
@@ -40,7 +32,7 @@ impl LogSink for CountIds<'_> {
         if info.is_control {
             return Ok(Flow::Continue);
         }
-        if let Some((_, id)) = r.key.and_then(key_id) {
+        if let Some((_, id)) = r.key.and_then(coordinator_key_id) {
             if let Some(i) = self.ids.iter().position(|x| x == id) {
                 self.hits[i] += 1;
             }
