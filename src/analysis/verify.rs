@@ -12,7 +12,9 @@ use serde::Serialize;
 
 use crate::analysis::summary::LogDirFacts;
 use crate::format::control::{decode_control, ControlType};
-use crate::format::index::{OffsetIndex, TimeIndex, OFFSET_ENTRY_SIZE, TIME_ENTRY_SIZE};
+use crate::format::index::{
+    IndexLayout, OffsetIndex, TimeIndex, OFFSET_ENTRY_SIZE, TIME_ENTRY_SIZE,
+};
 use crate::format::log::{BatchInfo, LogEntry, LogRecord, RecordScratch, TailKind};
 use crate::format::producer_snapshot::parse_producer_snapshot;
 use crate::format::txn_index::parse_txn_index;
@@ -698,6 +700,52 @@ fn index_severity(_active: bool, recovered: bool) -> Severity {
     }
 }
 
+/// A file length that is not a whole number of entries.
+fn size_finding(
+    ctx: &mut Ctx<'_>,
+    path: &Path,
+    layout: &IndexLayout,
+    entry_size: usize,
+    len: usize,
+) {
+    if layout.partial_bytes != 0 {
+        ctx.add(
+            "index-size",
+            Severity::Error,
+            path,
+            Some((layout.slots * entry_size) as u64),
+            None,
+            format!("file length {len} is not a multiple of {entry_size}"),
+        );
+    }
+}
+
+/// A zero-filled preallocated tail: the normal state of a crashed broker's active segment.
+fn preallocation_finding(
+    ctx: &mut Ctx<'_>,
+    path: &Path,
+    layout: &IndexLayout,
+    entry_size: usize,
+    len: usize,
+    active: bool,
+    what: &str,
+) {
+    if layout.zero_tail {
+        ctx.add(
+            "index-preallocated",
+            if active { Severity::Info } else { Severity::Warning },
+            path,
+            Some((layout.entries * entry_size) as u64),
+            None,
+            format!(
+                "preallocated {what} ({len} bytes) with {} real entries and a zero-filled tail: the broker did not close this segment{}",
+                layout.entries,
+                if active { " (normal for the active segment after a crash)" } else { "" }
+            ),
+        );
+    }
+}
+
 fn check_offset_index(
     ctx: &mut Ctx<'_>,
     path: &Path,
@@ -711,16 +759,7 @@ fn check_offset_index(
         return;
     };
     let index = OffsetIndex::new(base, &bytes);
-    if index.layout.partial_bytes != 0 {
-        ctx.add(
-            "index-size",
-            Severity::Error,
-            path,
-            Some((index.layout.slots * OFFSET_ENTRY_SIZE) as u64),
-            None,
-            format!("file length {} is not a multiple of 8", bytes.len()),
-        );
-    }
+    size_finding(ctx, path, &index.layout, OFFSET_ENTRY_SIZE, bytes.len());
     if let Err(msg) = index.sanity_check() {
         ctx.add(
             "index-sanity",
@@ -734,28 +773,22 @@ fn check_offset_index(
     if opts.sanity_only {
         return;
     }
-    if index.layout.zero_tail {
-        ctx.add(
-            "index-preallocated",
-            if active { Severity::Info } else { Severity::Warning },
-            path,
-            Some((index.layout.entries * OFFSET_ENTRY_SIZE) as u64),
-            None,
-            format!(
-                "preallocated index ({} bytes) with {} real entries and a zero-filled tail: the broker did not close this segment{}",
-                bytes.len(),
-                index.layout.entries,
-                if active { " (normal for the active segment after a crash)" } else { "" }
-            ),
-        );
-    }
+    preallocation_finding(
+        ctx,
+        path,
+        &index.layout,
+        OFFSET_ENTRY_SIZE,
+        bytes.len(),
+        active,
+        "index",
+    );
     let entries: Vec<_> = index.entries().collect();
     let severity = index_severity(active, recovered);
     for w in entries.windows(2) {
         if w[1].offset <= w[0].offset || w[1].position <= w[0].position {
             ctx.add(
                 "offset-index-order",
-                Severity::Error.min(severity.max(Severity::Warning)),
+                severity,
                 path,
                 None,
                 Some(w[1].offset),
@@ -859,16 +892,7 @@ fn check_time_index(
         return;
     };
     let index = TimeIndex::new(base, &bytes);
-    if index.layout.partial_bytes != 0 {
-        ctx.add(
-            "index-size",
-            Severity::Error,
-            path,
-            Some((index.layout.slots * TIME_ENTRY_SIZE) as u64),
-            None,
-            format!("file length {} is not a multiple of 12", bytes.len()),
-        );
-    }
+    size_finding(ctx, path, &index.layout, TIME_ENTRY_SIZE, bytes.len());
     if opts.sanity_only {
         if let Err(msg) = index.sanity_check() {
             ctx.add(
@@ -882,29 +906,15 @@ fn check_time_index(
         }
         return;
     }
-    if index.layout.zero_tail {
-        ctx.add(
-            "index-preallocated",
-            if active {
-                Severity::Info
-            } else {
-                Severity::Warning
-            },
-            path,
-            Some((index.layout.entries * TIME_ENTRY_SIZE) as u64),
-            None,
-            format!(
-                "preallocated time index ({} bytes) with {} real entries and a zero-filled tail{}",
-                bytes.len(),
-                index.layout.entries,
-                if active {
-                    " (normal for the active segment after a crash)"
-                } else {
-                    ""
-                }
-            ),
-        );
-    }
+    preallocation_finding(
+        ctx,
+        path,
+        &index.layout,
+        TIME_ENTRY_SIZE,
+        bytes.len(),
+        active,
+        "time index",
+    );
     let severity = index_severity(active, recovered);
     let entries: Vec<_> = index.entries().collect();
     for (i, w) in entries.windows(2).enumerate() {
