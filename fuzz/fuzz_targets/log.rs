@@ -1,7 +1,9 @@
 //! A whole `.log` file: framing, resynchronisation, batch headers, records, control records.
 #![no_main]
 use kseg::format::control::decode_control;
-use kseg::format::log::{for_each_record, LogEntry, LogWalker, RecordScratch, SliceSource, WalkEvent};
+use kseg::format::log::{
+    for_each_record, LogEntry, LogWalker, RecordScratch, SliceSource, WalkEvent,
+};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

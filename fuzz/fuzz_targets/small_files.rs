@@ -1,7 +1,9 @@
 //! Producer snapshots and the text files (checkpoints, partition.metadata, markers).
 #![no_main]
 use kseg::format::producer_snapshot::parse_producer_snapshot;
-use kseg::format::text_files::{parse_checkpoint, parse_json_object, parse_partition_metadata, parse_properties};
+use kseg::format::text_files::{
+    parse_checkpoint, parse_json_object, parse_partition_metadata, parse_properties,
+};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

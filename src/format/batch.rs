@@ -104,10 +104,13 @@ pub fn sequence_at(base_sequence: i32, delta: i32) -> i32 {
     if base_sequence < 0 {
         return -1;
     }
-    if base_sequence > i32::MAX - delta {
-        delta - (i32::MAX - base_sequence) - 1
+    // Java int arithmetic: hostile deltas (negative, huge) wrap instead of overflowing.
+    if base_sequence > i32::MAX.wrapping_sub(delta) {
+        delta
+            .wrapping_sub(i32::MAX.wrapping_sub(base_sequence))
+            .wrapping_sub(1)
     } else {
-        base_sequence + delta
+        base_sequence.wrapping_add(delta)
     }
 }
 
@@ -429,6 +432,9 @@ pub(crate) mod tests {
         assert_eq!(sequence_at(i32::MAX, 1), 0);
         assert_eq!(sequence_at(i32::MAX - 5, 10), 4);
         assert_eq!(sequence_at(-1, 3), -1);
+        // Found by fuzzing: a negative offset delta must not overflow.
+        assert_eq!(sequence_at(5, -7), 2147483646);
+        assert_eq!(sequence_at(0, i32::MIN), 0);
     }
 
     proptest::proptest! {
