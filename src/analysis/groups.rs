@@ -427,3 +427,152 @@ pub fn timestamp_at(p: &PartitionDir, offset: i64) -> Option<i64> {
     }
     None
 }
+
+/// A KIP-848 consumer group, assembled from its latest records (types 3, 5, 6, 7 and 8).
+#[derive(Debug, Clone, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsumerGroupView {
+    pub group_epoch: Option<i64>,
+    pub assignment_epoch: Option<i64>,
+    pub members: Vec<ConsumerMemberView>,
+}
+
+#[derive(Debug, Clone, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsumerMemberView {
+    pub member_id: String,
+    pub instance_id: Option<String>,
+    pub client_id: Option<String>,
+    pub client_host: Option<String>,
+    pub subscribed_topics: Vec<String>,
+    pub subscribed_regex: Option<String>,
+    pub member_epoch: Option<i64>,
+    /// Partitions the member owns now, then what the assignor targets, as `topic:[p,...]`
+    /// (topic names resolved through the log dirs' partition.metadata where possible).
+    pub assigned: Vec<(String, Vec<i64>)>,
+    pub target: Vec<(String, Vec<i64>)>,
+    pub pending_revocation: Vec<(String, Vec<i64>)>,
+}
+
+fn topic_partitions(v: &Value, topic_names: &HashMap<String, String>) -> Vec<(String, Vec<i64>)> {
+    v.as_array()
+        .map(|list| {
+            list.iter()
+                .map(|tp| {
+                    let id = tp["topicId"].as_str().unwrap_or_default();
+                    let name = topic_names
+                        .get(id)
+                        .cloned()
+                        .unwrap_or_else(|| id.to_string());
+                    let parts = tp["partitions"]
+                        .as_array()
+                        .map(|ps| ps.iter().filter_map(Value::as_i64).collect())
+                        .unwrap_or_default();
+                    (name, parts)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The structured view of a KIP-848 group, or `None` when the group has no such records.
+pub fn consumer_group_view(
+    state: &GroupState,
+    topic_names: &HashMap<String, String>,
+) -> Option<ConsumerGroupView> {
+    let mut view = ConsumerGroupView::default();
+    let mut members: BTreeMap<String, ConsumerMemberView> = BTreeMap::new();
+    let mut any = false;
+    for ((record_type, _), (key, value)) in &state.records {
+        let data = &value["data"];
+        let member = || {
+            key["data"]["memberId"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        };
+        match record_type {
+            3 => view.group_epoch = data["epoch"].as_i64(),
+            6 => view.assignment_epoch = data["assignmentEpoch"].as_i64(),
+            5 => {
+                let m = members.entry(member()).or_default();
+                m.instance_id = data["instanceId"].as_str().map(str::to_string);
+                m.client_id = data["clientId"].as_str().map(str::to_string);
+                m.client_host = data["clientHost"].as_str().map(str::to_string);
+                m.subscribed_topics = data["subscribedTopicNames"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|t| t.as_str().map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                m.subscribed_regex = data["subscribedTopicRegex"].as_str().map(str::to_string);
+            }
+            7 => {
+                members.entry(member()).or_default().target =
+                    topic_partitions(&data["topicPartitions"], topic_names)
+            }
+            8 => {
+                let m = members.entry(member()).or_default();
+                m.member_epoch = data["memberEpoch"].as_i64();
+                m.assigned = topic_partitions(&data["assignedPartitions"], topic_names);
+                m.pending_revocation =
+                    topic_partitions(&data["partitionsPendingRevocation"], topic_names);
+            }
+            _ => continue,
+        }
+        any = true;
+    }
+    for (id, mut m) in members {
+        m.member_id = id;
+        view.members.push(m);
+    }
+    any.then_some(view)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn kip848_records_assemble_into_members() {
+        let mut state = GroupState::default();
+        let key = |t: i16, member: &str| json!({"type": t.to_string(), "data": {"groupId": "g", "memberId": member}});
+        let mut put = |t: i16, member: &str, data: Value| {
+            state.records.insert(
+                (t, format!("{t}{member}")),
+                (key(t, member), json!({"version": "0", "data": data})),
+            );
+        };
+        put(3, "", json!({"epoch": 7}));
+        put(6, "", json!({"assignmentEpoch": 7}));
+        put(
+            5,
+            "m1",
+            json!({"clientId": "c1", "clientHost": "/10.0.0.1", "subscribedTopicNames": ["orders"], "instanceId": null}),
+        );
+        put(
+            8,
+            "m1",
+            json!({"memberEpoch": 7, "assignedPartitions": [{"topicId": "TID", "partitions": [0, 2]}], "partitionsPendingRevocation": []}),
+        );
+        put(
+            7,
+            "m1",
+            json!({"topicPartitions": [{"topicId": "TID", "partitions": [0, 1, 2]}]}),
+        );
+        let names = HashMap::from([("TID".to_string(), "orders".to_string())]);
+        let v = consumer_group_view(&state, &names).unwrap();
+        assert_eq!(v.group_epoch, Some(7));
+        assert_eq!(v.assignment_epoch, Some(7));
+        assert_eq!(v.members.len(), 1);
+        let m = &v.members[0];
+        assert_eq!(m.member_id, "m1");
+        assert_eq!(m.client_id.as_deref(), Some("c1"));
+        assert_eq!(m.assigned, vec![("orders".to_string(), vec![0, 2])]);
+        assert_eq!(m.target, vec![("orders".to_string(), vec![0, 1, 2])]);
+        assert!(consumer_group_view(&GroupState::default(), &names).is_none());
+    }
+}

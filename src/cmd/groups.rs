@@ -1,18 +1,23 @@
 //! `kseg groups`: every group's committed offsets, lag and state, from disk alone.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{self, BufWriter, Write};
 
 use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::Outcome;
-use crate::analysis::groups::{partition_facts, replay, timestamp_at, PartitionFacts};
+use crate::analysis::groups::{
+    consumer_group_view, partition_facts, replay, timestamp_at, ConsumerGroupView, PartitionFacts,
+};
 use crate::analysis::summary::{log_dir_facts, LogDirFacts};
 use crate::cli::GroupsArgs;
+use crate::format::text_files::parse_partition_metadata;
 use crate::print::groups as printer;
 use crate::storage::discover::{discover, PartitionDir};
+use crate::storage::layout::FileKind;
 use crate::storage::layout::PartitionState;
+use crate::storage::source::read_small;
 
 /// One output row: a group's committed offset on one partition, with the partition's facts.
 pub struct OffsetRow {
@@ -113,6 +118,24 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
             });
         }
     }
+    // KIP-848 records name topics by id; partition.metadata files give the names.
+    let topic_names: HashMap<String, String> = set
+        .all_partitions()
+        .filter_map(|p| {
+            let f = p
+                .files
+                .iter()
+                .find(|f| f.kind == FileKind::PartitionMetadata)?;
+            let text = String::from_utf8(read_small(&f.path, 1 << 16).ok()?).ok()?;
+            let m = parse_partition_metadata(&text).ok()?;
+            Some((m.topic_id, p.name.topic.clone()))
+        })
+        .collect();
+    let views: BTreeMap<&String, ConsumerGroupView> = replay
+        .groups
+        .iter()
+        .filter_map(|(g, s)| Some((g, consumer_group_view(s, &topic_names)?)))
+        .collect();
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     if args.json {
@@ -120,7 +143,7 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
             printer::json_offset(&mut out, r)?;
         }
         for (group, state) in &replay.groups {
-            printer::json_group(&mut out, group, state)?;
+            printer::json_group(&mut out, group, state, views.get(group))?;
         }
         if args.history {
             for e in &replay.history {
@@ -135,7 +158,7 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
     } else {
         printer::offsets_table(&mut out, &rows)?;
         for (group, state) in &replay.groups {
-            printer::group_state(&mut out, group, state)?;
+            printer::group_state(&mut out, group, state, views.get(group))?;
         }
         if args.history {
             printer::history_table(&mut out, &replay.history)?;

@@ -7,7 +7,7 @@ use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArra
 use serde_json::{json, Value};
 
 use super::summary::rfc3339_ms;
-use crate::analysis::groups::{CommitEvent, GroupState};
+use crate::analysis::groups::{CommitEvent, ConsumerGroupView, GroupState};
 use crate::cmd::groups::OffsetRow;
 
 fn esc(s: &str) -> String {
@@ -66,7 +66,12 @@ pub fn offsets_table(out: &mut impl Write, rows: &[OffsetRow]) -> io::Result<()>
     writeln!(out, "{t}")
 }
 
-pub fn group_state(out: &mut impl Write, group: &str, s: &GroupState) -> io::Result<()> {
+pub fn group_state(
+    out: &mut impl Write,
+    group: &str,
+    s: &GroupState,
+    view: Option<&ConsumerGroupView>,
+) -> io::Result<()> {
     write!(out, "\nGROUP {}", esc(group))?;
     if let Some(p) = s.coordinator_partition {
         write!(out, " (coordinator partition __consumer_offsets-{p})")?;
@@ -126,7 +131,62 @@ pub fn group_state(out: &mut impl Write, group: &str, s: &GroupState) -> io::Res
     } else if s.classic_deleted {
         writeln!(out, "  classic group metadata deleted (tombstone)")?;
     }
+    if let Some(v) = view {
+        writeln!(
+            out,
+            "  consumer group (KIP-848): group epoch {} assignment epoch {}",
+            v.group_epoch.map_or("-".into(), |e| e.to_string()),
+            v.assignment_epoch.map_or("-".into(), |e| e.to_string())
+        )?;
+        if !v.members.is_empty() {
+            let fmt = |tps: &[(String, Vec<i64>)]| {
+                if tps.is_empty() {
+                    "-".to_string()
+                } else {
+                    tps.iter()
+                        .map(|(t, p)| format!("{t}:{p:?}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                }
+            };
+            let mut t = Table::new();
+            t.load_style(UTF8_FULL_CONDENSED)
+                .set_content_arrangement(ContentArrangement::Disabled)
+                .set_header(vec![
+                    "MEMBER-ID",
+                    "INSTANCE-ID",
+                    "CLIENT-ID",
+                    "HOST",
+                    "MEMBER-EPOCH",
+                    "SUBSCRIBED",
+                    "ASSIGNED",
+                    "TARGET",
+                    "PENDING-REVOCATION",
+                ]);
+            for m in &v.members {
+                let subscribed = match &m.subscribed_regex {
+                    Some(r) => format!("{} /{r}/", m.subscribed_topics.join(",")),
+                    None => m.subscribed_topics.join(","),
+                };
+                t.add_row(vec![
+                    esc(&m.member_id),
+                    esc(m.instance_id.as_deref().unwrap_or("-")),
+                    esc(m.client_id.as_deref().unwrap_or("-")),
+                    esc(m.client_host.as_deref().unwrap_or("-")),
+                    m.member_epoch.map_or("-".into(), |e| e.to_string()),
+                    esc(&subscribed),
+                    esc(&fmt(&m.assigned)),
+                    esc(&fmt(&m.target)),
+                    esc(&fmt(&m.pending_revocation)),
+                ]);
+            }
+            writeln!(out, "{t}")?;
+        }
+    }
     for ((record_type, _), (key, value)) in &s.records {
+        if view.is_some() && matches!(record_type, 3 | 5 | 6 | 7 | 8) {
+            continue;
+        }
         writeln!(
             out,
             "  record type {record_type}: key {} value {}",
@@ -187,7 +247,12 @@ pub fn json_offset(out: &mut impl Write, r: &OffsetRow) -> io::Result<()> {
     )
 }
 
-pub fn json_group(out: &mut impl Write, group: &str, s: &GroupState) -> io::Result<()> {
+pub fn json_group(
+    out: &mut impl Write,
+    group: &str,
+    s: &GroupState,
+    view: Option<&ConsumerGroupView>,
+) -> io::Result<()> {
     let mut v = json!({"type": "group", "group": group, "coordinatorPartition": s.coordinator_partition,
         "committedOffsets": s.offsets.len(), "classicDeleted": s.classic_deleted});
     if let Some(m) = &s.classic {
@@ -208,6 +273,9 @@ pub fn json_group(out: &mut impl Write, group: &str, s: &GroupState) -> io::Resu
         v["leader"] = json!(m.leader);
         v["stateTimestamp"] = json!(m.current_state_timestamp);
         v["members"] = Value::Array(members);
+    }
+    if let Some(view) = view {
+        v["consumerGroup"] = serde_json::to_value(view).map_err(io::Error::other)?;
     }
     if !s.records.is_empty() {
         v["records"] = s
