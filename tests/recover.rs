@@ -132,3 +132,27 @@ fn refuses_to_overwrite() {
     assert_eq!(r.code, 2);
     assert_eq!(std::fs::read_to_string(out.join("x")).unwrap(), "keep me");
 }
+
+#[test]
+fn refuses_an_out_dir_inside_the_input_even_when_it_does_not_exist_yet() {
+    let t = tempfile::tempdir().unwrap();
+    let (_b, part) = crashed_partition(t.path());
+    let before: Vec<_> = std::fs::read_dir(&part)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    let out = part.join("fixed").join("deeper");
+    let r = kseg(&[
+        "recover",
+        part.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(r.stderr.contains("inside the input"), "{}", r.stderr);
+    let after: Vec<_> = std::fs::read_dir(&part)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(before, after, "nothing was created inside the input");
+}

@@ -350,3 +350,110 @@ fn clean_real_data_sets_have_no_errors() {
         assert_eq!(code, 0, "{name}");
     }
 }
+
+#[test]
+fn all_zero_preallocated_indexes_are_not_entries() {
+    // A crashed broker's active segment with one batch: nothing was ever indexed.
+    let s = Seg::new(0, 1);
+    let (_t, root) = log_dir(&[(0, &s)], false);
+    std::fs::write(
+        part(&root, "00000000000000000000.index"),
+        vec![0u8; 8 * 5000],
+    )
+    .unwrap();
+    std::fs::write(
+        part(&root, "00000000000000000000.timeindex"),
+        vec![0u8; 12 * 5000],
+    )
+    .unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 0);
+    let bad: Vec<&Value> = lines
+        .iter()
+        .filter(|v| v["type"] == "finding" && v["severity"] != "info")
+        .collect();
+    assert!(bad.is_empty(), "{bad:?}");
+    assert!(findings(&lines, "index-preallocated")[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("0 real entries"));
+}
+
+#[test]
+fn a_partition_dir_alone_is_read_with_its_log_dir_state() {
+    let s = Seg::new(0, 6);
+    let (_t, root) = log_dir(&[(0, &s)], false);
+    let pos = s.positions();
+    std::fs::write(
+        part(&root, "00000000000000000000.index"),
+        offset_index(0, &[(3, pos[3] + 1)], 0),
+    )
+    .unwrap();
+    // No clean-shutdown marker in the parent: the segment is recovered, its index rebuilt.
+    let r = kseg(&["verify-index", "--json", root.join("t-0").to_str().unwrap()]);
+    let lines = json_lines(&r.stdout);
+    assert_eq!(
+        findings(&lines, "offset-index-mismatch")[0]["severity"],
+        "warning"
+    );
+    assert_eq!(r.code, 0);
+}
+
+/// Trimmed indexes with no entries (valid for small segments).
+fn empty_indexes(root: &Path) {
+    std::fs::write(part(root, "00000000000000000000.index"), b"").unwrap();
+    std::fs::write(part(root, "00000000000000000000.timeindex"), b"").unwrap();
+}
+
+#[test]
+fn an_empty_aborted_transaction_needs_no_txnindex_entry() {
+    let mut s = Seg::new(0, 2);
+    s.batches.push(marker(2, 7, false, 0));
+    let (_t, root) = log_dir(&[(0, &s)], true);
+    empty_indexes(&root);
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 0, "{:?}", errors(&lines));
+    assert_eq!(
+        findings(&lines, "txn-index-mismatch")[0]["severity"],
+        "info"
+    );
+    // With transactional data before the marker, the missing entry is an error.
+    let mut s = Seg::new(0, 0);
+    s.batches.push(batch(
+        BatchSpec {
+            base_offset: 0,
+            attributes: 0x10,
+            producer_id: 7,
+            producer_epoch: 0,
+            base_sequence: 0,
+            ..Default::default()
+        },
+        &[rec("k", "v")],
+    ));
+    s.batches.push(marker(1, 7, false, 0));
+    let (_t2, root) = log_dir(&[(0, &s)], true);
+    empty_indexes(&root);
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 1);
+    assert_eq!(
+        findings(&lines, "txn-index-mismatch")[0]["severity"],
+        "error"
+    );
+}
+
+#[test]
+fn a_bad_crc_batch_before_a_zero_tail_is_still_a_batch() {
+    let mut s = Seg::new(0, 3);
+    let b = &mut s.batches[2];
+    let at = b.len() - 8;
+    b[at] ^= 0x01;
+    s.batches.push(vec![0u8; 100]);
+    let (_t, root) = log_dir(&[(0, &s)], true);
+    let (_code, lines) = verify(&root);
+    assert_eq!(findings(&lines, "crc-mismatch").len(), 1);
+    assert_eq!(
+        findings(&lines, "zero-tail")[0]["position"],
+        s.batches[..3].iter().map(|b| b.len()).sum::<usize>()
+    );
+    assert!(findings(&lines, "invalid-bytes").is_empty());
+}

@@ -1157,7 +1157,7 @@ impl<'t> Ctx<'t> {
             last = Some(b.info.last_offset);
             Flow::Continue
         })?;
-        let leo = last.map_or(base, |l| (l + 1).max(base));
+        let leo = last.map_or(base, |l| l.saturating_add(1).max(base));
         let note = format!(
             "log end offset {leo}: {} ({} from byte {from}, the last offset-index entry \
              of the last segment {})",
@@ -1788,7 +1788,7 @@ impl<'t> Ctx<'t> {
             })?;
         }
         let last_base = self.segs[n - 1].files.base_offset;
-        let leo = last_offset.map_or(last_base, |l| (l + 1).max(last_base));
+        let leo = last_offset.map_or(last_base, |l| l.saturating_add(1).max(last_base));
         self.step(format!(
             "read every batch of {n} segments{}: log end offset {leo}",
             if decode_all {

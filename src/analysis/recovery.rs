@@ -144,7 +144,8 @@ pub fn rebuild_indexes(
             max_ts_offset = b.last_offset;
         }
         if valid_bytes - last_index_entry > index_interval {
-            offset_index.extend_from_slice(&((b.last_offset - base_offset) as i32).to_be_bytes());
+            offset_index
+                .extend_from_slice(&(b.last_offset.wrapping_sub(base_offset) as i32).to_be_bytes());
             offset_index.extend_from_slice(&(valid_bytes as u32).to_be_bytes());
             append_time(max_ts, max_ts_offset, &mut time_index);
             last_index_entry = valid_bytes;

@@ -215,8 +215,8 @@ pub fn summarize_partition(
     }
     // The log end offset is one past the last batch, or the active segment's base when empty.
     s.log_end_offset = match (last_offset, last_segment_base) {
-        (Some(l), Some(b)) => Some((l + 1).max(b)),
-        (Some(l), None) => Some(l + 1),
+        (Some(l), Some(b)) => Some(l.saturating_add(1).max(b)),
+        (Some(l), None) => Some(l.saturating_add(1)),
         (None, b) => b,
     };
     if let (Some(ckpt), Some(start)) = (s.checkpoints.log_start, s.log_start_offset) {

@@ -15,7 +15,7 @@ use crate::format::control::{decode_control, ControlType};
 use crate::format::index::{
     IndexLayout, OffsetIndex, TimeIndex, OFFSET_ENTRY_SIZE, TIME_ENTRY_SIZE,
 };
-use crate::format::log::{BatchInfo, LogEntry, LogRecord, RecordScratch, TailKind};
+use crate::format::log::{BatchInfo, LogEntry, RecordScratch, TailKind};
 use crate::format::producer_snapshot::parse_producer_snapshot;
 use crate::format::txn_index::parse_txn_index;
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
@@ -131,7 +131,11 @@ struct SegmentScan {
     /// (position, length, kind) of framing problems, in file order.
     problems: Vec<(u64, u64, ProblemKind, String)>,
     crc_failures: Vec<(u64, i64)>,
-    aborts: Vec<(i64, i64)>,
+    /// ABORT markers: (offset, producer id, whether that producer's transactional data precedes
+    /// the marker in this segment — only then is a `.txnindex` entry certain).
+    aborts: Vec<(i64, i64, bool)>,
+    /// Producers with transactional data and no marker yet, in this segment.
+    txn_open: std::collections::HashSet<i64>,
     size: u64,
 }
 
@@ -183,16 +187,6 @@ impl LogSink for Collect<'_> {
         });
         Ok(Flow::Continue)
     }
-    fn record(&mut self, _position: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
-        if b.is_control {
-            if let Ok(c) = decode_control(r.key, r.value) {
-                if c.kind == ControlType::Abort {
-                    self.scan.aborts.push((r.offset, b.producer_id));
-                }
-            }
-        }
-        Ok(Flow::Continue)
-    }
     fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<Flow> {
         let kind = match p {
             LogProblem::Corrupt { .. } => ProblemKind::Corrupt,
@@ -234,6 +228,7 @@ fn scan_segment(
         problems: Vec::new(),
         crc_failures: Vec::new(),
         aborts: Vec::new(),
+        txn_open: Default::default(),
         size: src.len(),
     };
     let mut sink = ControlOnly {
@@ -255,17 +250,24 @@ fn scan_segment(
 impl LogSink for ControlOnly<'_> {
     fn batch(&mut self, position: u64, entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
         self.inner.batch(position, entry, b)?;
+        let scan = &mut *self.inner.scan;
+        if b.is_transactional && !b.is_control {
+            scan.txn_open.insert(b.producer_id);
+        }
         if b.is_control {
+            // Kafka indexes an aborted transaction only when it had data (an empty one, or one
+            // whose data is in an earlier segment, may legitimately have no entry here).
+            let had_data = scan.txn_open.remove(&b.producer_id);
             let mut scratch = RecordScratch::with_cap(1 << 20);
             let mut aborts = Vec::new();
             let _ = crate::format::log::for_each_record(entry, &mut scratch, |r| {
                 if let Ok(c) = decode_control(r.key, r.value) {
                     if c.kind == ControlType::Abort {
-                        aborts.push((r.offset, b.producer_id));
+                        aborts.push((r.offset, b.producer_id, had_data));
                     }
                 }
             });
-            self.inner.scan.aborts.extend(aborts);
+            scan.aborts.extend(aborts);
         }
         Ok(Flow::Continue)
     }
@@ -339,7 +341,8 @@ pub fn verify_partition(
         findings: &mut findings,
     };
     let mut scratch = RecordScratch::default();
-    let clean_shutdown = facts.is_none_or(|f| f.clean_shutdown);
+    // Unknown log dir state (a loose partition or file): assume Kafka will run recovery.
+    let clean_shutdown = facts.is_some_and(|f| f.clean_shutdown);
     let checkpoints = facts
         .and_then(|f| {
             f.checkpoints
@@ -446,7 +449,7 @@ pub fn verify_partition(
         let seg_end = scan
             .batches
             .last()
-            .map(|b| b.last_offset + 1)
+            .map(|b| b.last_offset.saturating_add(1))
             .unwrap_or(base)
             .max(base);
         log_end = Some(log_end.map_or(seg_end, |e: i64| e.max(seg_end)));
@@ -494,22 +497,27 @@ pub fn verify_partition(
         }
         if let Some(f) = sibling(&p.files, base, FileKind::TxnIndex) {
             check_txn_index(&mut ctx, &f.path, base, &scan, opts);
-        } else if !scan.aborts.is_empty() && !opts.sanity_only {
-            ctx.add(
-                "txn-index-mismatch",
-                if recovered {
-                    Severity::Warning
-                } else {
-                    Severity::Error
-                },
-                &seg.path,
-                None,
-                Some(scan.aborts[0].0),
-                format!(
-                    "{} ABORT markers in the log but no .txnindex file",
-                    scan.aborts.len()
-                ),
-            );
+        } else if !opts.sanity_only {
+            let certain = scan.aborts.iter().filter(|a| a.2).count();
+            if let Some(first) = scan.aborts.first() {
+                ctx.add(
+                    "txn-index-mismatch",
+                    if certain == 0 {
+                        Severity::Info
+                    } else if recovered {
+                        Severity::Warning
+                    } else {
+                        Severity::Error
+                    },
+                    &seg.path,
+                    None,
+                    Some(first.0),
+                    format!(
+                        "{} ABORT markers in the log ({certain} after transactional data in this segment) but no .txnindex file",
+                        scan.aborts.len()
+                    ),
+                );
+            }
         }
     }
 
@@ -633,7 +641,7 @@ fn log_checks(
                     Some(base),
                     format!("segment base offset {base} is not above the previous segment's last offset {prev}"),
                 );
-            } else if first.base_offset > prev + 1 {
+            } else if first.base_offset > prev.saturating_add(1) {
                 ctx.add(
                     "segment-overlap",
                     if compacted {
@@ -646,8 +654,8 @@ fn log_checks(
                     Some(first.base_offset),
                     format!(
                         "offsets {}..{} are missing between segments",
-                        prev + 1,
-                        first.base_offset - 1
+                        prev.saturating_add(1),
+                        first.base_offset.saturating_sub(1)
                     ),
                 );
             }
@@ -670,7 +678,7 @@ fn log_checks(
                 );
             }
         }
-        if b.last_offset - base > i32::MAX as i64 {
+        if b.last_offset.saturating_sub(base) > i32::MAX as i64 {
             ctx.add(
                 "offset-overflow",
                 Severity::Error,
@@ -735,11 +743,11 @@ fn preallocation_finding(
             "index-preallocated",
             if active { Severity::Info } else { Severity::Warning },
             path,
-            Some((layout.entries * entry_size) as u64),
+            Some((layout.real_entries * entry_size) as u64),
             None,
             format!(
                 "preallocated {what} ({len} bytes) with {} real entries and a zero-filled tail: the broker did not close this segment{}",
-                layout.entries,
+                layout.real_entries,
                 if active { " (normal for the active segment after a crash)" } else { "" }
             ),
         );
@@ -782,7 +790,7 @@ fn check_offset_index(
         active,
         "index",
     );
-    let entries: Vec<_> = index.entries().collect();
+    let entries: Vec<_> = index.real_entries().collect();
     let severity = index_severity(active, recovered);
     for w in entries.windows(2) {
         if w[1].offset <= w[0].offset || w[1].position <= w[0].position {
@@ -916,7 +924,7 @@ fn check_time_index(
         "time index",
     );
     let severity = index_severity(active, recovered);
-    let entries: Vec<_> = index.entries().collect();
+    let entries: Vec<_> = index.real_entries().collect();
     for (i, w) in entries.windows(2).enumerate() {
         if w[1].timestamp <= w[0].timestamp || w[1].offset < w[0].offset {
             ctx.add(
@@ -1077,11 +1085,21 @@ fn check_txn_index(
     if opts.sanity_only {
         return;
     }
-    let markers: BTreeSet<(i64, i64)> = scan.aborts.iter().copied().collect();
+    let markers: BTreeSet<(i64, i64)> = scan.aborts.iter().map(|a| (a.0, a.1)).collect();
+    let certain: BTreeSet<(i64, i64)> = scan
+        .aborts
+        .iter()
+        .filter(|a| a.2)
+        .map(|a| (a.0, a.1))
+        .collect();
     for (offset, pid) in markers.difference(&listed) {
         ctx.add(
             "txn-index-mismatch",
-            Severity::Error,
+            if certain.contains(&(*offset, *pid)) {
+                Severity::Error
+            } else {
+                Severity::Info
+            },
             path,
             None,
             Some(*offset),

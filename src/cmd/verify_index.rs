@@ -29,7 +29,23 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
     for (dir, f) in set.log_dirs.iter().zip(&facts) {
         work.extend(dir.partitions.iter().map(|p| (p.clone(), Some(f))));
     }
-    work.extend(set.partitions.iter().map(|p| (p.clone(), None)));
+    // A partition dir given on its own: its log dir's marker and checkpoints still decide what
+    // Kafka recovers. Without them, assume recovery will run (the safe reading of a crash).
+    let parent_facts: Vec<Option<LogDirFacts>> = set
+        .partitions
+        .iter()
+        .map(|p| {
+            let parent = p.path.parent()?.to_path_buf();
+            let parent_set = discover(std::slice::from_ref(&parent)).ok()?;
+            parent_set.log_dirs.first().map(log_dir_facts)
+        })
+        .collect();
+    work.extend(
+        set.partitions
+            .iter()
+            .zip(&parent_facts)
+            .map(|(p, f)| (p.clone(), f.as_ref())),
+    );
     let mut seen_loose = std::collections::BTreeSet::new();
     for f in &set.files {
         if matches!(

@@ -27,6 +27,9 @@ pub struct IndexLayout {
     pub slots: usize,
     /// Entries before the first zero slot after slot 0 (the DumpLogSegments stop rule).
     pub entries: usize,
+    /// Entries Kafka could have written: `entries`, or 0 when slot 0 is all zero bytes (the
+    /// first batch of a segment is never indexed, so an all-zero slot 0 is preallocation).
+    pub real_entries: usize,
     /// Bytes after the last whole slot (file length not a multiple of the entry size).
     pub partial_bytes: usize,
     /// True when every slot from `entries` on is all zeros: a preallocated or crash-left tail.
@@ -55,12 +58,15 @@ impl<'a> OffsetIndex<'a> {
             && bytes[entries * OFFSET_ENTRY_SIZE..slots * OFFSET_ENTRY_SIZE]
                 .iter()
                 .all(|&b| b == 0);
+        let slot0_zero =
+            bytes.len() >= OFFSET_ENTRY_SIZE && bytes[..OFFSET_ENTRY_SIZE].iter().all(|&b| b == 0);
         OffsetIndex {
             base_offset,
             bytes,
             layout: IndexLayout {
                 slots,
                 entries,
+                real_entries: if slot0_zero { 0 } else { entries },
                 partial_bytes: bytes.len() % OFFSET_ENTRY_SIZE,
                 zero_tail,
             },
@@ -79,9 +85,14 @@ impl<'a> OffsetIndex<'a> {
         })
     }
 
-    /// The real entries (stop rule applied).
+    /// The entries by the DumpLogSegments stop rule (slot 0 is always shown).
     pub fn entries(&self) -> impl Iterator<Item = OffsetEntry> + '_ {
         (0..self.layout.entries).filter_map(move |i| self.slot(i))
+    }
+
+    /// The entries Kafka can have written (an all-zero slot 0 is preallocation, not an entry).
+    pub fn real_entries(&self) -> impl Iterator<Item = OffsetEntry> + '_ {
+        (0..self.layout.real_entries).filter_map(move |i| self.slot(i))
     }
 
     /// Kafka's `OffsetIndex.lookup`: the entry with the largest offset ≤ target, or
@@ -162,12 +173,15 @@ impl<'a> TimeIndex<'a> {
             && bytes[entries * TIME_ENTRY_SIZE..slots * TIME_ENTRY_SIZE]
                 .iter()
                 .all(|&b| b == 0);
+        let slot0_zero =
+            bytes.len() >= TIME_ENTRY_SIZE && bytes[..TIME_ENTRY_SIZE].iter().all(|&b| b == 0);
         TimeIndex {
             base_offset,
             bytes,
             layout: IndexLayout {
                 slots,
                 entries,
+                real_entries: if slot0_zero { 0 } else { entries },
                 partial_bytes: bytes.len() % TIME_ENTRY_SIZE,
                 zero_tail,
             },
@@ -187,6 +201,11 @@ impl<'a> TimeIndex<'a> {
 
     pub fn entries(&self) -> impl Iterator<Item = TimeEntry> + '_ {
         (0..self.layout.entries).filter_map(move |i| self.slot(i))
+    }
+
+    /// The entries Kafka can have written (an all-zero slot 0 is preallocation, not an entry).
+    pub fn real_entries(&self) -> impl Iterator<Item = TimeEntry> + '_ {
+        (0..self.layout.real_entries).filter_map(move |i| self.slot(i))
     }
 
     /// Kafka's `TimeIndex.lookup`: the entry with the largest timestamp ≤ target, or

@@ -194,7 +194,9 @@ pub fn inner_messages<'a>(
                 ));
             }
             for m in &mut out {
-                m.offset += wrapper.offset - last_inner;
+                m.offset = m
+                    .offset
+                    .wrapping_add(wrapper.offset.wrapping_sub(last_inner));
             }
         }
         let wrapper_type = wrapper.timestamp_type();

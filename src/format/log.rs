@@ -114,6 +114,32 @@ fn frame_problem(header: &[u8]) -> Result<u64, String> {
     Ok(LOG_OVERHEAD as u64 + size as u64)
 }
 
+/// Field checks on a candidate frame's header (61 bytes for v2, 26 for v0/v1) that real
+/// writers always satisfy: attribute bits Kafka never sets are clear, the codec exists, counts
+/// and deltas are not negative. Used before a checksum when resynchronising.
+fn header_fields_sane(h: &[u8]) -> bool {
+    if h.len() < 17 {
+        return false;
+    }
+    if h[16] >= 2 {
+        if h.len() < V2_HEADER_SIZE {
+            return false;
+        }
+        let delta = i32::from_be_bytes([h[23], h[24], h[25], h[26]]);
+        let count = i32::from_be_bytes([h[57], h[58], h[59], h[60]]);
+        let max_ts = i64::from_be_bytes(h[35..43].try_into().expect("8 bytes"));
+        h[21] == 0
+            && h[22] & 0x07 <= 4
+            && h[22] & 0x80 == 0
+            && delta >= 0
+            && count >= 0
+            && count as i64 <= delta as i64 + 1
+            && max_ts >= -1
+    } else {
+        h.len() >= 18 && h[17] & 0x07 <= 3 && h[17] & 0xf0 == 0
+    }
+}
+
 /// Whether a complete frame passes its checksum.
 pub fn frame_crc_valid(bytes: &[u8]) -> bool {
     if bytes.len() < 17 {
@@ -302,7 +328,9 @@ impl LogWalker {
         else {
             return true;
         };
-        matches!(frame_problem(header), Ok(next) if at + next <= self.end)
+        // A sane header follows (a torn one, running past the end, is the tail), or zeros do
+        // (a preallocated or zeroed tail): either way this frame's length is believable.
+        frame_problem(header).is_ok() || header.iter().all(|&b| b == 0)
     }
 
     /// The next position at or after `from` where a complete frame with a valid checksum starts.
@@ -333,7 +361,11 @@ impl LogWalker {
                     let p = at + i;
                     let total = frame_problem(src.read_at(p, HEADER_SIZE_UP_TO_MAGIC as usize)?)
                         .unwrap_or(0);
-                    if total > 0 && frame_crc_valid(src.read_at(p, total as usize)?) {
+                    // Cheap header checks first, so that garbage never costs a CRC per byte.
+                    if total > 0
+                        && header_fields_sane(src.read_at(p, V2_HEADER_SIZE)?)
+                        && frame_crc_valid(src.read_at(p, total as usize)?)
+                    {
                         return Ok(Some(p));
                     }
                     at = p + 1;
