@@ -333,3 +333,56 @@ fn agrees_with_an_independent_replay_on_the_corpus() {
         "the corpus holds committed offsets; got {total}"
     );
 }
+
+#[test]
+fn a_committed_transaction_does_not_override_a_later_plain_commit_and_tombstones_drop_pending() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    std::fs::write(root.join("meta.properties"), "version=1\n").unwrap();
+    let ka = commit_key("g", "a", 0);
+    let kb = commit_key("g", "b", 0);
+    let rec_of = |key: &[u8], val: Option<&[u8]>, off: i64, txn: Option<i64>| {
+        let spec = match txn {
+            Some(pid) => BatchSpec {
+                base_offset: off,
+                attributes: 0x10,
+                producer_id: pid,
+                producer_epoch: 0,
+                base_sequence: 0,
+                ..Default::default()
+            },
+            None => BatchSpec {
+                base_offset: off,
+                ..Default::default()
+            },
+        };
+        batch(
+            spec,
+            &[Rec {
+                key: Some(key),
+                value: val,
+                headers: vec![],
+                ts_delta: 0,
+            }],
+        )
+    };
+    let (v100, v200) = (commit_value(100, 1), commit_value(200, 1));
+    let log = [
+        rec_of(&ka, Some(&v100), 0, Some(5)),
+        rec_of(&ka, Some(&v200), 1, None),
+        rec_of(&kb, Some(&v100), 2, Some(5)),
+        rec_of(&kb, None, 3, None),
+        marker(4, 5, true, 0),
+    ];
+    let refs: Vec<&[u8]> = log.iter().map(|b| b.as_slice()).collect();
+    write(
+        &root.join("__consumer_offsets-1/00000000000000000000.log"),
+        &refs,
+    );
+    let r = kseg(&["groups", "--json", root.to_str().unwrap()]);
+    let lines = json_lines(&r.stdout);
+    let offsets = of_type(&lines, "offset");
+    assert_eq!(offsets.len(), 1, "{offsets:?}");
+    assert_eq!(offsets[0]["topic"], "a");
+    assert_eq!(offsets[0]["offset"], 200);
+}

@@ -185,3 +185,47 @@ fn an_unknown_api_versions_version_gets_a_v0_answer_to_fall_back_on() {
     api_versions_ok(&mut s, 43);
     broker.stop();
 }
+
+/// DescribeGroups v5 with `n` one-byte group ids (each decodes into a full group description).
+fn describe_groups_v5(correlation: i32, n: u32) -> Vec<u8> {
+    let mut d = header(15, 5, correlation);
+    d.push(0); // header tagged fields
+    uvarint(n + 1, &mut d);
+    for _ in 0..n {
+        d.extend_from_slice(&[2, b'g']);
+    }
+    d.push(0); // include_authorized_operations
+    d.push(0); // tagged fields
+    d
+}
+
+#[test]
+fn an_oversized_non_produce_frame_is_refused_and_others_are_served() {
+    let t = tempfile::tempdir().unwrap();
+    let mut broker = BrokerProcess::start(&t.path().join("data"), &[]);
+    let port = broker.port;
+    let mut good = connect(port);
+    api_versions_ok(&mut good, 1);
+
+    // 2 MiB of DescribeGroups: over the 1 MiB cap for everything but Produce.
+    let big = frame(&describe_groups_v5(7, 1 << 20));
+    assert!(big.len() > 2 << 20);
+    let mut s = connect(port);
+    let _ = s.write_all(&big);
+    assert_closed(s, "2 MiB DescribeGroups");
+    assert!(broker.is_running());
+    api_versions_ok(&mut good, 2);
+    api_versions_ok(&mut connect(port), 3);
+
+    // A small DescribeGroups is still answered on a fresh connection.
+    let mut s = connect(port);
+    s.write_all(&frame(&describe_groups_v5(8, 2))).unwrap();
+    let mut len = [0u8; 4];
+    s.read_exact(&mut len).expect("a DescribeGroups response");
+    let mut body = vec![0u8; i32::from_be_bytes(len) as usize];
+    s.read_exact(&mut body).unwrap();
+    assert_eq!(i32::from_be_bytes(body[0..4].try_into().unwrap()), 8);
+
+    let err = broker.stop();
+    assert!(err.contains("over its cap"), "{err}");
+}

@@ -107,6 +107,15 @@ impl ReplaySink<'_> {
                 Ok(c) => {
                     let state = self.replay.groups.entry(c.group.clone()).or_default();
                     state.coordinator_partition = Some(self.partition);
+                    // A transactional commit made visible by its COMMIT marker does not replace
+                    // a commit written later in the log (Kafka keeps the higher record offset).
+                    let newer_exists = state
+                        .offsets
+                        .get(&(c.topic.clone(), c.partition))
+                        .is_some_and(|e| e.record_offset > record_offset);
+                    if transactional && newer_exists {
+                        return;
+                    }
                     state.offsets.insert(
                         (c.topic, c.partition),
                         Committed {
@@ -236,6 +245,12 @@ impl LogSink for ReplaySink<'_> {
                         });
                 } else {
                     self.history_event(key, r.value, r, None);
+                    if r.value.is_none() {
+                        // An offset tombstone also drops pending transactional offsets of the key.
+                        for list in self.pending.values_mut() {
+                            list.retain(|p| p.key != key);
+                        }
+                    }
                     self.apply_commit(key, r.value, r.offset, false);
                 }
             }
@@ -325,7 +340,18 @@ pub fn replay(
             pending: HashMap::new(),
         };
         for f in p.files.iter().filter(|f| f.kind == FileKind::Log) {
-            let mut src = open_log(&f.path, mmap)?;
+            let mut src = match open_log(&f.path, mmap) {
+                Ok(src) => src,
+                Err(e) => {
+                    // Keep going: the rest of the partition still says something.
+                    sink.replay.undecodable.push((
+                        p.name.partition,
+                        -1,
+                        format!("cannot read {}: {e}", f.path.display()),
+                    ));
+                    continue;
+                }
+            };
             scan_log(src.as_mut(), &opts, &mut scratch, &mut sink)?;
         }
         // Commits of transactions still open at the end of the log are not (yet) visible.

@@ -105,6 +105,74 @@ pub struct ReadResult {
     pub aborted: Option<Vec<(i64, i64)>>,
 }
 
+/// Where a fetch's bytes lie in one segment file.
+#[derive(Debug)]
+struct ReadSource {
+    file: File,
+    start: u64,
+    /// Bytes from `start` up to the fetch's upper bound in this segment.
+    len: usize,
+    /// The size of the first batch, returned whole even past `max_bytes` (KIP-74).
+    first_batch: usize,
+}
+
+/// A fetch of one partition planned under the broker lock, to read outside it.
+#[derive(Debug)]
+pub struct ReadPlan {
+    source: Option<ReadSource>,
+    offset: i64,
+    result: ReadResult,
+    /// `read_committed`: aborted transactions that may overlap the bytes read.
+    aborted: Vec<(i64, i64)>,
+}
+
+impl ReadPlan {
+    /// Reads whole batches, at most `max_bytes` of them but at least the first one when
+    /// `max_bytes` > 0.
+    pub fn execute(self, max_bytes: usize) -> io::Result<ReadResult> {
+        let ReadPlan {
+            source,
+            offset,
+            mut result,
+            aborted,
+        } = self;
+        let Some(src) = source else {
+            return Ok(result);
+        };
+        if max_bytes == 0 {
+            return Ok(result);
+        }
+        let want = src.len.min(max_bytes.max(src.first_batch));
+        let mut bytes = read_at(&src.file, src.start, want)?;
+        // Keep whole batches only.
+        let mut keep = 0usize;
+        let mut last_offset = offset;
+        while keep + V2_HEADER_SIZE <= bytes.len() {
+            let Ok(h) = BatchHeader::parse(&bytes[keep..]) else {
+                break;
+            };
+            if h.size() < V2_HEADER_SIZE || keep + h.size() > bytes.len() {
+                break;
+            }
+            if keep > 0 && keep + h.size() > max_bytes {
+                break;
+            }
+            keep += h.size();
+            last_offset = h.last_offset();
+        }
+        bytes.truncate(keep);
+        result.records = bytes;
+        if let Some(a) = &mut result.aborted {
+            a.extend(
+                aborted
+                    .into_iter()
+                    .filter(|&(_, first)| first <= last_offset),
+            );
+        }
+        Ok(result)
+    }
+}
+
 /// What loading found, for the broker's log.
 #[derive(Debug, Clone, Default)]
 pub struct LoadReport {
@@ -126,6 +194,13 @@ fn read_at(file: &File, pos: u64, len: usize) -> io::Result<Vec<u8>> {
     }
     buf.truncate(filled);
     Ok(buf)
+}
+
+fn remove_if_exists(path: &Path) -> io::Result<()> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
 }
 
 fn open_rw(path: &Path, truncate: bool) -> io::Result<File> {
@@ -639,6 +714,7 @@ impl PartitionLog {
             first_recovered.get_or_insert(base);
             let log_path = dir.join(offset_file_name(base, "log"));
             let plan = analyse_segment(&log_path, base, &mut scratch)?;
+            trim_scratch(&mut scratch);
             if let Some(at) = plan.truncate_at {
                 let f = open_rw(&log_path, false)?;
                 f.set_len(at)?;
@@ -682,7 +758,9 @@ impl PartitionLog {
             config,
             segments,
             log_start_offset: log_start.unwrap_or(first_base).max(first_base).min(leo),
-            recovery_point: leo,
+            // LogLoader.recoverLog: the log end after a clean shutdown; otherwise the checkpoint,
+            // unless the log now ends before it. Only a flush moves it further.
+            recovery_point: if clean { leo } else { recovery_point.min(leo) },
             leader_epoch: 0,
             epochs,
             producers: ProducerStateManager::default(),
@@ -693,6 +771,7 @@ impl PartitionLog {
         log.load_producer_state(first_recovered)?;
         // Cut what the log no longer holds: snapshots and epochs past the end.
         log.remove_snapshots_after(leo)?;
+        log.remove_stray_snapshots()?;
         let before = log.epochs.len();
         log.epochs.retain(|(_, start)| *start < leo);
         if log.epochs.len() != before {
@@ -714,6 +793,14 @@ impl PartitionLog {
         let limit = first_recovered.unwrap_or(leo);
         let mut snaps = self.snapshot_offsets()?;
         snaps.sort_unstable();
+        if first_recovered.is_some() {
+            // LogLoader.recoverSegment rebuilds producer state up to the first recovered
+            // segment (ProducerStateManager.truncateAndReload): snapshots past it go.
+            for off in snaps.iter().filter(|o| **o > limit) {
+                remove_if_exists(&self.dir.join(offset_file_name(*off, "snapshot")))?;
+            }
+            snaps.retain(|o| *o <= limit);
+        }
         let mut start = self.log_start_offset;
         for off in snaps.iter().rev().filter(|o| **o <= limit) {
             let path = self.dir.join(offset_file_name(*off, "snapshot"));
@@ -732,8 +819,23 @@ impl PartitionLog {
             .iter()
             .rposition(|s| s.base_offset <= start)
             .unwrap_or(0);
+        // Recovery snapshots the producer state as Kafka does: at the start of each recovered
+        // segment (recoverSegment's takeSnapshot after the previous one), at the last two
+        // segments' bases while replaying (rebuildProducerState) and at the log end.
+        let n = self.segments.len();
+        let last_two: Vec<i64> = self.segments[n.saturating_sub(2)..]
+            .iter()
+            .map(|s| s.base_offset)
+            .collect();
         for i in from_segment..self.segments.len() {
             let rebuild_txn = first_recovered.is_some_and(|r| self.segments[i].base_offset >= r);
+            let base = self.segments[i].base_offset;
+            if first_recovered.is_some()
+                && base >= start
+                && (rebuild_txn || last_two.contains(&base))
+            {
+                self.write_snapshot(base)?;
+            }
             let seg = &self.segments[i];
             let mut batches = Vec::new();
             let mut walk = HeaderWalk::new(&seg.log, seg.index.lookup(start), seg.size);
@@ -772,6 +874,34 @@ impl PartitionLog {
                 }
             }
         }
+        if first_recovered.is_some() {
+            self.write_snapshot(leo)?;
+        }
+        Ok(())
+    }
+
+    /// `ProducerStateManager.removeStraySnapshots`: snapshots at no segment's base offset are
+    /// deleted, but for the newest one when it lies past the last segment's base.
+    fn remove_stray_snapshots(&mut self) -> io::Result<()> {
+        let bases: Vec<i64> = self.segments.iter().map(|s| s.base_offset).collect();
+        let max_base = bases.iter().copied().max();
+        let mut snaps = self.snapshot_offsets()?;
+        snaps.sort_unstable();
+        let mut strays: Vec<i64> = snaps.into_iter().filter(|o| !bases.contains(o)).collect();
+        if let Some(&newest) = strays.last() {
+            if max_base.is_some_and(|m| newest > m) {
+                strays.pop();
+            }
+        }
+        for off in strays {
+            remove_if_exists(&self.dir.join(offset_file_name(off, "snapshot")))?;
+        }
+        self.last_snapshot_offset = self
+            .snapshot_offsets()?
+            .into_iter()
+            .max()
+            .unwrap_or(-1)
+            .min(self.log_end_offset());
         Ok(())
     }
 
@@ -891,15 +1021,26 @@ impl PartitionLog {
                 return Ok(AppendInfo {
                     base_offset: dup.first_offset(),
                     last_offset: dup.last_offset,
-                    log_append_time: if self.config.log_append_time { now } else { -1 },
+                    // The original append's time (UnifiedLog.append: `duplicate.timestamp`).
+                    log_append_time: if self.config.log_append_time {
+                        dup.timestamp
+                    } else {
+                        -1
+                    },
                     duplicate: true,
                 });
             }
         }
         let info = self.write_batch(&mut data, &h, v.max_timestamp, now)?;
         if let Some(p) = producer {
+            // The written batch's max timestamp: the append time on LogAppendTime topics.
+            let written = if info.log_append_time >= 0 {
+                info.log_append_time
+            } else {
+                v.max_timestamp
+            };
             self.producers
-                .update(&p, info.base_offset, info.last_offset, v.max_timestamp);
+                .update(&p, info.base_offset, info.last_offset, written);
         }
         Ok(info)
     }
@@ -1079,7 +1220,7 @@ impl PartitionLog {
         let mut bad_ts = None;
         let limit = now.saturating_add(self.config.timestamp_after_max_ms);
         let log_append_time = self.config.log_append_time;
-        for_each_record(
+        let decoded = for_each_record(
             &LogEntry::V2(batch),
             &mut self.scratch,
             |r: &LogRecord<'_>| {
@@ -1092,8 +1233,10 @@ impl PartitionLog {
                 max_ts = max_ts.max(r.timestamp);
                 count += 1;
             },
-        )
-        .map_err(|e| BrokerError::new(ResponseError::CorruptMessage, e.message.to_string()))?;
+        );
+        trim_scratch(&mut self.scratch);
+        decoded
+            .map_err(|e| BrokerError::new(ResponseError::CorruptMessage, e.message.to_string()))?;
         if count != h.records_count as i64 {
             return Err(invalid(format!(
                 "batch declares {} records but holds {count}",
@@ -1213,12 +1356,24 @@ impl PartitionLog {
     /// Reads whole batches from `offset` up to the high watermark (or the last stable offset
     /// for `read_committed`), at most `max_bytes` unless the first batch alone is larger.
     pub fn read(&self, offset: i64, max_bytes: usize, committed: bool) -> BrokerResult<ReadResult> {
-        let mut result = ReadResult {
-            records: Vec::new(),
-            high_watermark: self.high_watermark(),
-            last_stable_offset: self.last_stable_offset(),
-            log_start_offset: self.log_start_offset,
-            aborted: committed.then(Vec::new),
+        Ok(self.plan_read(offset, committed)?.execute(max_bytes)?)
+    }
+
+    /// The part of a fetch that needs the log's state: where the bytes to return lie (with a
+    /// handle of their own, so [`ReadPlan::execute`] can read them without the broker lock:
+    /// segment files only ever grow while the broker runs) and the offsets to report.
+    pub fn plan_read(&self, offset: i64, committed: bool) -> BrokerResult<ReadPlan> {
+        let mut plan = ReadPlan {
+            source: None,
+            offset,
+            result: ReadResult {
+                records: Vec::new(),
+                high_watermark: self.high_watermark(),
+                last_stable_offset: self.last_stable_offset(),
+                log_start_offset: self.log_start_offset,
+                aborted: committed.then(Vec::new),
+            },
+            aborted: Vec::new(),
         };
         let leo = self.log_end_offset();
         if offset < self.log_start_offset || offset > leo {
@@ -1231,12 +1386,12 @@ impl PartitionLog {
             ));
         }
         let upper = if committed {
-            result.last_stable_offset
+            plan.result.last_stable_offset
         } else {
-            result.high_watermark
+            plan.result.high_watermark
         };
         if offset >= upper {
-            return Ok(result);
+            return Ok(plan);
         }
         let first = self
             .segments
@@ -1247,7 +1402,7 @@ impl PartitionLog {
                 continue;
             };
             if first_header.base_offset >= upper {
-                return Ok(result);
+                return Ok(plan);
             }
             let end = if upper >= seg.next_offset {
                 seg.size
@@ -1257,38 +1412,23 @@ impl PartitionLog {
                     None => seg.size,
                 }
             };
-            let want = ((end - start) as usize).min(max_bytes.max(first_header.size()));
-            let bytes = read_at(&seg.log, start, want)?;
-            // Keep whole batches only.
-            let mut keep = 0usize;
-            let mut last_offset = offset;
-            while keep + V2_HEADER_SIZE <= bytes.len() {
-                let Ok(h) = BatchHeader::parse(&bytes[keep..]) else {
-                    break;
-                };
-                if h.size() < V2_HEADER_SIZE || keep + h.size() > bytes.len() {
-                    break;
-                }
-                if keep > 0 && keep + h.size() > max_bytes {
-                    break;
-                }
-                keep += h.size();
-                last_offset = h.last_offset();
+            plan.source = Some(ReadSource {
+                file: seg.log.try_clone()?,
+                start,
+                len: end.saturating_sub(start) as usize,
+                first_batch: first_header.size(),
+            });
+            if committed {
+                plan.aborted = self
+                    .aborted
+                    .iter()
+                    .filter(|t| t.last_offset >= offset && t.first_offset < upper)
+                    .map(|t| (t.producer_id, t.first_offset))
+                    .collect();
             }
-            let mut bytes = bytes;
-            bytes.truncate(keep);
-            result.records = bytes;
-            if let Some(aborted) = &mut result.aborted {
-                aborted.extend(
-                    self.aborted
-                        .iter()
-                        .filter(|t| t.last_offset >= offset && t.first_offset <= last_offset)
-                        .map(|t| (t.producer_id, t.first_offset)),
-                );
-            }
-            return Ok(result);
+            return Ok(plan);
         }
-        Ok(result)
+        Ok(plan)
     }
 
     /// ListOffsets by timestamp (`UnifiedLog.fetchOffsetByTimestamp`): the first record with a
@@ -1333,6 +1473,7 @@ impl PartitionLog {
                     found = Some((r.offset, ts));
                 }
             });
+            trim_scratch(&mut self.scratch);
             if let Some((offset, ts)) = found {
                 return Ok(Some((offset, ts, h.partition_leader_epoch)));
             }
@@ -1398,6 +1539,7 @@ impl PartitionLog {
                     continue;
                 };
                 let _ = for_each_record(&entry, &mut self.scratch, |r| visit(&h, r));
+                trim_scratch(&mut self.scratch);
             }
         }
         Ok(())
@@ -1419,6 +1561,17 @@ fn producer_batch(h: &BatchHeader) -> ProducerBatch {
     }
 }
 
+/// A partition's decompression buffer above this is released after use: one 128 MiB batch
+/// must not pin 128 MiB per partition for the broker's lifetime.
+const SCRATCH_KEEP: usize = 4 << 20;
+
+/// Releases `scratch`'s buffer when it grew past [`SCRATCH_KEEP`].
+fn trim_scratch(scratch: &mut RecordScratch) {
+    if scratch.buffer.capacity() > SCRATCH_KEEP {
+        scratch.buffer = Vec::new();
+    }
+}
+
 /// (commit?, coordinator epoch) of a transaction marker batch.
 fn control_marker(bytes: &[u8], scratch: &mut RecordScratch) -> Option<(bool, i32)> {
     let entry = LogEntry::parse(bytes).ok()?;
@@ -1432,6 +1585,7 @@ fn control_marker(bytes: &[u8], scratch: &mut RecordScratch) -> Option<(bool, i3
             }
         }
     });
+    trim_scratch(scratch);
     out
 }
 
@@ -1547,6 +1701,38 @@ mod tests {
         assert_eq!(report.recovered_segments, 1);
         assert!(report.truncated_at.is_some());
         assert_eq!(log.log_end_offset(), 4);
+    }
+
+    #[test]
+    fn unclean_load_keeps_the_recovery_point_and_snapshots_the_log_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut log = PartitionLog::create(dir.path(), "t", 0, [1; 16], config(), 0).unwrap();
+        let now = 1_700_000_000_000;
+        for i in 0..30 {
+            log.append_client(client_batch(2, 50, now + i * 10), now)
+                .unwrap();
+        }
+        let bases = log.segment_bases();
+        assert!(bases.len() > 2, "{bases:?}");
+        let pdir = dir.path().join("t-0");
+        drop(log);
+        // A stray snapshot below the last base goes; the rolled segments' ones stay.
+        fs::write(pdir.join(offset_file_name(3, "snapshot")), b"").unwrap();
+        let (log, report) =
+            PartitionLog::load(&pdir, "t", 0, config(), false, Some(bases[1]), None, None).unwrap();
+        assert!(report.recovered_segments >= 2);
+        assert_eq!(log.log_end_offset(), 60);
+        assert_eq!(log.recovery_point, bases[1], "min(checkpoint, log end)");
+        let mut snaps = log.snapshot_offsets().unwrap();
+        snaps.sort_unstable();
+        let mut want: Vec<i64> = bases[1..].to_vec();
+        want.push(60);
+        assert_eq!(snaps, want);
+        drop(log);
+        // A checkpoint past the log end is cut to it.
+        let (log, _) =
+            PartitionLog::load(&pdir, "t", 0, config(), false, Some(1000), None, None).unwrap();
+        assert_eq!(log.recovery_point, 60);
     }
 
     #[test]

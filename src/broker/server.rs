@@ -1,8 +1,13 @@
 //! The Kafka wire protocol over tokio: framing, request decoding with `kafka-protocol`'s
 //! broker-side messages, and one handler per API.
 //!
-//! Untrusted input rules: a frame shorter than a request header (8 bytes) or longer than
-//! `socket.request.max.bytes` (100 MiB) closes the connection before anything is decoded; the
+//! Untrusted input rules: a frame shorter than a request header (8 bytes), a Produce frame
+//! longer than `socket.request.max.bytes` (100 MiB) or any other frame longer than 1 MiB closes
+//! the connection before anything is decoded (decoding small-element arrays grows memory by two
+//! orders of magnitude over the wire size, so only Produce, whose bulk is record bytes, gets the
+//! large cap); frames being read, decoded and handled at once share a budget (like Kafka's
+//! `queued.max.request.bytes`, weighted by how much decoding can amplify them), so many
+//! connections cannot multiply that memory; the
 //! header's api key and version are checked by hand before the generated decoders run (which
 //! are vendored with a clamp on array capacities, see `vendor/kafka-protocol/PATCHED.md`); any
 //! decoding error closes that connection only. Requests of one connection are answered in order,
@@ -19,14 +24,47 @@ use kafka_protocol::protocol::{Decodable, Encodable, StrBytes};
 use kafka_protocol::ResponseError;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Notify;
+use tokio::sync::{Notify, Semaphore};
 
 use super::core::{Broker, OFFSETS_TOPIC, TRANSACTION_TOPIC};
 use super::group::{CommitPartition, CoordinatorRecord, JoinRequest, Pending};
 use super::{now_ms, BrokerError};
 
-/// Kafka's `socket.request.max.bytes`.
+/// Kafka's `socket.request.max.bytes`: the cap for Produce frames.
 pub const MAX_FRAME: i32 = 100 * 1024 * 1024;
+/// The cap for frames of every other API.
+pub const MAX_OTHER_FRAME: i32 = 1024 * 1024;
+/// The budget of request memory in flight at once (`queued.max.request.bytes`), counted with
+/// [`request_cost`]; a frame waits for its share before its body is read.
+pub const REQUEST_BUDGET: usize = 256 * 1024 * 1024;
+/// The longest the rest of a frame may take to arrive once its budget share is granted.
+const FRAME_READ_TIMEOUT: Duration = Duration::from_secs(60);
+/// How much more than its wire size a non-Produce request may take once decoded and answered
+/// (DescribeGroups with 1-byte group ids was measured at ~275x; most are far below that).
+const DECODE_WEIGHT: usize = 64;
+
+/// The frame cap for `api_key`.
+fn max_frame(api_key: i16) -> i32 {
+    if api_key == ApiKey::Produce as i16 {
+        MAX_FRAME
+    } else {
+        MAX_OTHER_FRAME
+    }
+}
+
+/// What a frame of `len` bytes for `api_key` counts against [`REQUEST_BUDGET`].
+fn request_cost(api_key: i16, len: i32) -> u32 {
+    let len = len.max(0) as usize;
+    let cost = if api_key == ApiKey::Produce as i16 {
+        len
+    } else {
+        len.saturating_mul(DECODE_WEIGHT)
+    };
+    cost.clamp(1, REQUEST_BUDGET) as u32
+}
+/// Kafka's `fetch.max.bytes` default: the most one fetch response carries (but for a first
+/// batch larger than that).
+pub const FETCH_MAX_BYTES: usize = 55 * 1024 * 1024;
 /// api key, api version and correlation id: the smallest request header.
 pub const MIN_FRAME: i32 = 8;
 
@@ -77,6 +115,8 @@ struct Shared {
     cluster_id: String,
     /// `KSEG_BROKER_DEBUG=1`: log every request.
     debug: bool,
+    /// [`REQUEST_BUDGET`] in permits of one byte.
+    budget: Semaphore,
 }
 
 impl Shared {
@@ -110,6 +150,7 @@ async fn serve(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
         host: opts.advertised_host,
         port: addr.port() as i32,
         debug: std::env::var_os("KSEG_BROKER_DEBUG").is_some_and(|v| v != "0"),
+        budget: Semaphore::new(REQUEST_BUDGET),
     });
     {
         use std::io::Write;
@@ -144,6 +185,7 @@ async fn serve(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
         })
     };
     let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut last_accept_log: Option<Instant> = None;
     loop {
         tokio::select! {
             accepted = listener.accept() => {
@@ -152,7 +194,16 @@ async fn serve(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
                         let _ = stream.set_nodelay(true);
                         tokio::spawn(connection(shared.clone(), stream, peer));
                     }
-                    Err(e) => eprintln!("kseg mini-broker: accept failed: {e}"),
+                    Err(e) => {
+                        // EMFILE, ENFILE, ENOBUFS...: the error repeats at once until a
+                        // descriptor frees up, so back off instead of spinning, logging at most
+                        // once a second.
+                        if last_accept_log.is_none_or(|t: Instant| t.elapsed() >= Duration::from_secs(1)) {
+                            eprintln!("kseg mini-broker: accept failed: {e} (retrying in 100 ms)");
+                            last_accept_log = Some(Instant::now());
+                        }
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
                 }
             }
             _ = tokio::signal::ctrl_c() => break,
@@ -178,9 +229,29 @@ async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
             eprintln!("kseg mini-broker: {peer}: frame length {n} is outside [{MIN_FRAME}, {MAX_FRAME}]: closing the connection");
             return;
         }
-        let mut frame = vec![0u8; n as usize];
+        // The api key and version come first: the cap depends on the api.
+        let mut frame = vec![0u8; 4];
         if rd.read_exact(&mut frame).await.is_err() {
             return;
+        }
+        let api_key = i16::from_be_bytes([frame[0], frame[1]]);
+        let cap = max_frame(api_key);
+        if n > cap {
+            eprintln!("kseg mini-broker: {peer}: frame length {n} for api key {api_key} is over its cap {cap}: closing the connection");
+            return;
+        }
+        let Ok(_permit) = shared.budget.acquire_many(request_cost(api_key, n)).await else {
+            return;
+        };
+        frame.resize(n as usize, 0);
+        // A peer that stops sending mid-frame must not hold its share of the budget forever.
+        match tokio::time::timeout(FRAME_READ_TIMEOUT, rd.read_exact(&mut frame[4..])).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(_)) => return,
+            Err(_) => {
+                eprintln!("kseg mini-broker: {peer}: a {n}-byte frame did not arrive within {FRAME_READ_TIMEOUT:?}: closing the connection");
+                return;
+            }
         }
         match request(&shared, Bytes::from(frame), peer).await {
             Ok(Some(response)) => {
@@ -202,7 +273,7 @@ fn encode<R: Encodable>(
     version: i16,
     correlation_id: i32,
     response: &R,
-) -> Result<Vec<u8>, String> {
+) -> Result<BytesMut, String> {
     let mut buf = BytesMut::with_capacity(256);
     buf.put_i32(0);
     ResponseHeader::default()
@@ -214,7 +285,7 @@ fn encode<R: Encodable>(
         .map_err(|e| format!("encoding a {key:?} v{version} response: {e}"))?;
     let len = (buf.len() - 4) as i32;
     buf[0..4].copy_from_slice(&len.to_be_bytes());
-    Ok(buf.to_vec())
+    Ok(buf)
 }
 
 macro_rules! decode {
@@ -240,7 +311,7 @@ async fn request(
     shared: &Shared,
     mut buf: Bytes,
     peer: SocketAddr,
-) -> Result<Option<Vec<u8>>, String> {
+) -> Result<Option<BytesMut>, String> {
     let api_key = i16::from_be_bytes([buf[0], buf[1]]);
     let version = i16::from_be_bytes([buf[2], buf[3]]);
     let key = ApiKey::try_from(api_key).map_err(|_| format!("unknown api key {api_key}"))?;
@@ -592,20 +663,22 @@ fn epoch_error(current: i32, ours: i32) -> i16 {
 async fn fetch(shared: &Shared, req: FetchRequest, version: i16) -> Result<FetchResponse, String> {
     let deadline = Instant::now() + Duration::from_millis(req.max_wait_ms.clamp(0, 60_000) as u64);
     let committed = req.isolation_level == 1;
+    // `fetch.max.bytes` caps what the request asks for (ReplicaManager.fetchMessages).
     let max_bytes = if version >= 3 && req.max_bytes > 0 {
-        req.max_bytes as usize
+        (req.max_bytes as usize).min(FETCH_MAX_BYTES)
     } else {
-        usize::MAX
+        FETCH_MAX_BYTES
     };
     loop {
         let notified = shared.appended.notified();
         tokio::pin!(notified);
         notified.as_mut().enable();
-        let (resp, bytes, errors) = {
+        // Under the lock: where each partition's bytes lie. The reads happen after it.
+        let mut plans = Vec::new();
+        let mut errors = false;
+        let mut topics = Vec::new();
+        {
             let b = shared.broker()?;
-            let mut total = 0usize;
-            let mut errors = false;
-            let mut topics = Vec::new();
             for t in &req.topics {
                 let (name, id) = if version >= 13 {
                     match b.topic_by_id(t.topic_id.as_bytes()) {
@@ -643,32 +716,13 @@ async fn fetch(shared: &Shared, req: FetchRequest, version: i16) -> Result<Fetch
                         parts.push(d);
                         continue;
                     }
-                    let budget = (p.partition_max_bytes.max(0) as usize)
-                        .min(max_bytes.saturating_sub(total));
-                    // The first batch of the response is returned even when it is larger
-                    // than the limits (KIP-74).
-                    let budget = if total == 0 { budget.max(1) } else { budget };
-                    match log.read(p.fetch_offset, budget, committed) {
-                        Ok(r) => {
-                            if budget == 0 {
-                                d.records = Some(Bytes::new());
-                            } else {
-                                total += r.records.len();
-                                d.records = Some(Bytes::from(r.records));
-                            }
-                            d.high_watermark = r.high_watermark;
-                            d.last_stable_offset = r.last_stable_offset;
-                            d.log_start_offset = r.log_start_offset;
-                            d.aborted_transactions = r.aborted.map(|a| {
-                                a.into_iter()
-                                    .map(|(pid, first)| {
-                                        fetch_response::AbortedTransaction::default()
-                                            .with_producer_id(pid.into())
-                                            .with_first_offset(first)
-                                    })
-                                    .collect()
-                            });
-                        }
+                    match log.plan_read(p.fetch_offset, committed) {
+                        Ok(plan) => plans.push((
+                            topics.len(),
+                            parts.len(),
+                            p.partition_max_bytes.max(0) as usize,
+                            plan,
+                        )),
                         Err(e) => {
                             d.error_code = e.code();
                             d.high_watermark = log.high_watermark();
@@ -690,12 +744,40 @@ async fn fetch(shared: &Shared, req: FetchRequest, version: i16) -> Result<Fetch
                         .with_partitions(parts),
                 );
             }
-            (
-                FetchResponse::default().with_responses(topics),
-                total,
-                errors,
-            )
-        };
+        }
+        let mut total = 0usize;
+        for (ti, pi, partition_max, plan) in plans {
+            let d = &mut topics[ti].partitions[pi];
+            let budget = partition_max.min(max_bytes.saturating_sub(total));
+            // The first batch of the response is returned even when it is larger than the
+            // limits (KIP-74).
+            let budget = if total == 0 { budget.max(1) } else { budget };
+            match plan.execute(budget) {
+                Ok(r) => {
+                    total += r.records.len();
+                    d.records = Some(Bytes::from(r.records));
+                    d.high_watermark = r.high_watermark;
+                    d.last_stable_offset = r.last_stable_offset;
+                    d.log_start_offset = r.log_start_offset;
+                    d.aborted_transactions = r.aborted.map(|a| {
+                        a.into_iter()
+                            .map(|(pid, first)| {
+                                fetch_response::AbortedTransaction::default()
+                                    .with_producer_id(pid.into())
+                                    .with_first_offset(first)
+                            })
+                            .collect()
+                    });
+                }
+                Err(e) => {
+                    eprintln!("kseg mini-broker: reading a fetch failed: {e}");
+                    d.error_code = ResponseError::KafkaStorageError.code();
+                    errors = true;
+                }
+            }
+        }
+        let resp = FetchResponse::default().with_responses(topics);
+        let bytes = total;
         let now = Instant::now();
         if errors || bytes >= req.min_bytes.max(1) as usize || now >= deadline {
             return Ok(resp);
@@ -746,7 +828,13 @@ fn list_offsets(
                 }
                 -2 | -4 => {
                     r.offset = log.log_start_offset;
-                    r.leader_epoch = log.epoch_of_offset(log.log_start_offset).unwrap_or(-1);
+                    // UnifiedLog.fetchOffsetByTimestamp: the earliest epoch-cache entry, when
+                    // it starts at or before the log start (also on an empty partition).
+                    r.leader_epoch = log
+                        .epochs()
+                        .first()
+                        .filter(|(_, start)| *start <= log.log_start_offset)
+                        .map_or(-1, |(e, _)| *e);
                 }
                 -5 => {}
                 ts => {
@@ -755,13 +843,20 @@ fn list_offsets(
                     } else {
                         log.offset_for_timestamp(ts)
                     };
+                    // ReplicaManager.fetchOffsets: an offset at or past the last fetchable one
+                    // (the LSO for read_committed, else the HW) answers "none".
+                    let fetchable = if committed {
+                        log.last_stable_offset()
+                    } else {
+                        log.high_watermark()
+                    };
                     match found {
-                        Ok(Some((offset, timestamp, epoch))) => {
+                        Ok(Some((offset, timestamp, epoch))) if offset < fetchable => {
                             r.offset = offset;
                             r.timestamp = timestamp;
                             r.leader_epoch = epoch;
                         }
-                        Ok(None) => {}
+                        Ok(_) => {}
                         Err(e) => r.error_code = BrokerError::Io(e).code(),
                     }
                 }
@@ -1261,23 +1356,19 @@ fn init_producer_id(
     let resp = InitProducerIdResponse::default()
         .with_producer_id((-1).into())
         .with_producer_epoch(-1);
-    let txn_id = req
+    // TransactionCoordinator.handleInitProducerId: without a transactional id, always a new
+    // producer id at epoch 0; an empty one is INVALID_REQUEST.
+    let Some(id) = req
         .transactional_id
         .as_ref()
         .map(|t| t.as_str().to_string())
-        .filter(|t| !t.is_empty());
-    let Some(id) = txn_id else {
-        // Idempotent producer: a new id, or (KIP-360) the same id with a bumped epoch.
-        let (pid, epoch) = if req.producer_id.0 >= 0
-            && req.producer_epoch >= 0
-            && req.producer_epoch < i16::MAX - 1
-        {
-            (req.producer_id.0, req.producer_epoch + 1)
-        } else {
-            (b.allocate_producer_id(), 0)
-        };
-        return Ok(resp.with_producer_id(pid.into()).with_producer_epoch(epoch));
+    else {
+        let pid = b.allocate_producer_id();
+        return Ok(resp.with_producer_id(pid.into()).with_producer_epoch(0));
     };
+    if id.is_empty() {
+        return Ok(resp.with_error_code(ResponseError::InvalidRequest.code()));
+    }
     match b.init_transactional_producer(&id, req.transaction_timeout_ms) {
         Ok((pid, epoch)) => {
             shared.appended.notify_waiters();

@@ -42,19 +42,38 @@ pub fn run(args: TransactionsArgs) -> Result<Outcome> {
         .copied()
         .filter(|p| p.name.topic != "__transaction_state" && p.name.topic != "__cluster_metadata")
         .collect();
-    let open: Vec<OpenTransaction> = data
+    let scans: Vec<(&PartitionDir, std::io::Result<Vec<OpenTransaction>>)> = data
         .par_iter()
         .map_init(RecordScratch::default, |scratch, p| {
-            open_transactions(p, scratch).unwrap_or_default()
+            (*p, open_transactions(p, scratch))
         })
-        .flatten()
         .collect();
+    let mut unreadable = 0usize;
+    let mut open: Vec<OpenTransaction> = Vec::new();
+    for (p, result) in scans {
+        match result {
+            Ok(list) => open.extend(list),
+            Err(e) => {
+                // A partition that cannot be read may hide an open transaction: say so.
+                unreadable += 1;
+                crate::print::report_error(&p.path, None, &format!("cannot read: {e}"));
+            }
+        }
+    }
     // A transaction still open in a partition while its producer's coordinator state is complete
     // (or gone) will never get its marker: it is hanging and blocks read_committed consumers.
     let status_of = |t: &OpenTransaction| {
         ids.values()
             .find(|i| i.state.producer_id == t.producer_id)
             .map(|i| (i.id.clone(), i.state_name()))
+    };
+    let verdict = |status: &Option<(String, String)>| -> (&'static str, bool) {
+        match status {
+            Some((_, s)) if s == "Ongoing" || s.starts_with("Prepare") => ("in progress", false),
+            Some(_) => ("hanging: the coordinator has finished this producer's transaction; no marker will come", true),
+            None if state_parts.is_empty() => ("unknown: no __transaction_state partitions in these log dirs", false),
+            None => ("unknown: no coordinator record for this producer here (its __transaction_state partition may be on another broker, or the id expired)", false),
+        }
     };
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -75,9 +94,7 @@ pub fn run(args: TransactionsArgs) -> Result<Outcome> {
         }
         for t in &open {
             let status = status_of(t);
-            let is_hanging = status
-                .as_ref()
-                .is_none_or(|(_, s)| s != "Ongoing" && !s.starts_with("Prepare"));
+            let (why, is_hanging) = verdict(&status);
             hanging += is_hanging as usize;
             serde_json::to_writer(
                 &mut out,
@@ -85,7 +102,7 @@ pub fn run(args: TransactionsArgs) -> Result<Outcome> {
                 "producerId": t.producer_id, "producerEpoch": t.producer_epoch, "firstOffset": t.first_offset,
                 "lastOffset": t.last_offset, "firstTimestamp": t.first_timestamp, "ageMs": t.age_ms,
                 "transactionalId": status.as_ref().map(|s| &s.0), "coordinatorState": status.as_ref().map(|s| &s.1),
-                "hanging": is_hanging}),
+                "hanging": is_hanging, "verdict": why}),
             )?;
             writeln!(out)?;
         }
@@ -154,9 +171,7 @@ pub fn run(args: TransactionsArgs) -> Result<Outcome> {
                 ]);
             for o in &open {
                 let status = status_of(o);
-                let is_hanging = status
-                    .as_ref()
-                    .is_none_or(|(_, s)| s != "Ongoing" && !s.starts_with("Prepare"));
+                let (why, is_hanging) = verdict(&status);
                 hanging += is_hanging as usize;
                 t.add_row(vec![
                     esc(&o.topic),
@@ -168,11 +183,7 @@ pub fn run(args: TransactionsArgs) -> Result<Outcome> {
                     o.age_ms.map_or("-".into(), |a| format!("{} ms", a)),
                     status.as_ref().map_or("-".into(), |s| esc(&s.0)),
                     status.as_ref().map_or("-".into(), |s| s.1.clone()),
-                    if is_hanging {
-                        "hanging: no marker will come".into()
-                    } else {
-                        "in progress".to_string()
-                    },
+                    why.to_string(),
                 ]);
             }
             writeln!(out, "Open transactions (transactional batches with no COMMIT/ABORT marker after them):\n{t}")?;
@@ -182,9 +193,11 @@ pub fn run(args: TransactionsArgs) -> Result<Outcome> {
     for (p, o, m) in &undecodable {
         eprintln!("kseg: __transaction_state-{p}: offset {o}: undecodable record: {m}");
     }
-    Ok(if undecodable.is_empty() && hanging == 0 {
-        Outcome::Clean
-    } else {
-        Outcome::DataProblems
-    })
+    Ok(
+        if undecodable.is_empty() && hanging == 0 && unreadable == 0 {
+            Outcome::Clean
+        } else {
+            Outcome::DataProblems
+        },
+    )
 }
