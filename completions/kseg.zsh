@@ -117,7 +117,7 @@ _arguments "${_arguments_options[@]}" : \
 ;;
 (find-group-partition)
 _arguments "${_arguments_options[@]}" : \
-'(--log-dir)--partitions=[Partition count of the coordinator topic \[default\: 50, or what --log-dir holds\]]:N:_default' \
+'--partitions=[Partition count of the coordinator topic \[default\: 50, or what --log-dir holds\]]:N:_default' \
 '*--log-dir=[Count the coordinator topic'\''s partition dirs here, and look for the ids'\'' records on disk]:DIR:_files' \
 '--transactional-id[The ids are transactional ids\: use __transaction_state]' \
 '--json[NDJSON\: {id, hashCode, partition, partitions, topic\[, onDisk\]}]' \

@@ -178,7 +178,7 @@ pub struct FindGroupPartitionArgs {
     pub ids: Vec<String>,
 
     /// Partition count of the coordinator topic [default: 50, or what --log-dir holds]
-    #[arg(long, value_name = "N", conflicts_with = "log_dir")]
+    #[arg(long, value_name = "N")]
     pub partitions: Option<u32>,
 
     /// Count the coordinator topic's partition dirs here, and look for the ids' records on disk

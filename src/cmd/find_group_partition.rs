@@ -67,8 +67,10 @@ pub fn run(args: FindGroupPartitionArgs) -> Result<Outcome> {
         let distinct: std::collections::BTreeSet<i32> =
             dirs.iter().map(|p| p.name.partition).collect();
         let highest = *distinct.iter().max().expect("non-empty") as u32 + 1;
-        partitions = (distinct.len() as u32).max(highest);
-        if (distinct.len() as u32) < highest {
+        partitions = args
+            .partitions
+            .unwrap_or((distinct.len() as u32).max(highest));
+        if args.partitions.is_none() && (distinct.len() as u32) < highest {
             eprintln!(
                 "kseg: note: only {} of {topic}'s partitions are here (highest is {}); assuming {partitions} partitions — pass --partitions if the topic has more",
                 distinct.len(),

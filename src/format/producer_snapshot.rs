@@ -21,8 +21,15 @@ impl ProducerEntry {
     pub fn has_batch_metadata(&self) -> bool {
         self.last_offset >= 0
     }
+    /// Java's `DefaultRecordBatch.decrementSequence`: below zero it wraps to `i32::MAX`.
     pub fn first_sequence(&self) -> i32 {
-        self.last_sequence.wrapping_sub(self.offset_delta)
+        if self.last_sequence < self.offset_delta {
+            i32::MAX
+                .wrapping_sub(self.offset_delta.wrapping_sub(self.last_sequence))
+                .wrapping_add(1)
+        } else {
+            self.last_sequence - self.offset_delta
+        }
     }
 }
 
@@ -84,6 +91,11 @@ mod tests {
         assert!(s.crc_valid);
         assert_eq!(s.entries[0].producer_id, 1000);
         assert_eq!(s.entries[0].first_sequence(), 0);
+        let mut wrapped = s.entries[0];
+        wrapped.last_sequence = 2;
+        wrapped.offset_delta = 5;
+        // decrementSequence(2, 5) = MAX - 3 + 1 (DefaultRecordBatchTest: decrement(0, 1) = MAX).
+        assert_eq!(wrapped.first_sequence(), i32::MAX - 2);
         assert_eq!(s.entries[0].current_txn_first_offset, -1);
     }
 
