@@ -191,6 +191,11 @@ fn gunzip(input: &[u8], out: &mut Vec<u8>, cap: usize) -> Result<(), DecodeError
 
 const XERIAL_MAGIC: &[u8; 8] = b"\x82SNAPPY\0";
 
+/// Upper bounds on how much one input byte can expand, per codec (used to refuse impossible
+/// declared sizes before allocating for them).
+const SNAPPY_MAX_RATIO: usize = 22;
+const LZ4_MAX_RATIO: usize = 256;
+
 /// snappy-java's xerial stream (16-byte header, then `[u32 BE length][raw block]`...), or a
 /// single raw snappy block when the header is absent (librdkafka writes raw blocks).
 fn unsnappy(input: &[u8], out: &mut Vec<u8>, cap: usize) -> Result<(), DecodeError> {
@@ -235,6 +240,17 @@ fn snappy_block(block: &[u8], at: usize, out: &mut Vec<u8>, cap: usize) -> Resul
         .map_err(|e| DecodeError::new(at, format!("snappy: {e}")))?;
     if out.len() + len > cap {
         return Err(cap_error(at, cap));
+    }
+    // No snappy element expands more than 64 bytes from 3 input bytes, so a block cannot honestly
+    // declare more than ~22x its size: refuse before zero-filling the claimed length.
+    if len > block.len().saturating_mul(SNAPPY_MAX_RATIO) + 64 {
+        return Err(DecodeError::new(
+            at,
+            format!(
+                "snappy: a {}-byte block cannot decode to the {len} bytes it declares",
+                block.len()
+            ),
+        ));
     }
     let start = out.len();
     out.resize(start + len, 0);
@@ -398,7 +414,10 @@ fn unlz4(
             continue;
         }
         let start = out.len();
-        let room = max_block.min(cap - start);
+        // An LZ4 sequence expands at most ~255x, so size the output by the block, not by the
+        // frame's maximum block size (which would zero-fill up to 4 MiB per tiny block).
+        let possible = max_block.min(block.len().saturating_mul(LZ4_MAX_RATIO) + 64);
+        let room = possible.min(cap - start);
         out.resize(start + room, 0);
         let written = if independent || start == 0 {
             lz4_flex::block::decompress_into(block, &mut out[start..])
@@ -411,7 +430,7 @@ fn unlz4(
             Ok(n) => out.truncate(start + n),
             Err(e) => {
                 out.truncate(start);
-                if room < max_block {
+                if room < possible {
                     return Err(cap_error(pos - size, cap));
                 }
                 return Err(err(pos - size, format!("{e}")));
@@ -498,6 +517,24 @@ mod tests {
         let mut out = Vec::new();
         let e = d.decompress(Codec::Snappy, 2, &bomb, &mut out).unwrap_err();
         assert!(e.message.contains("cap"), "{e}");
+    }
+
+    #[test]
+    fn impossible_declared_sizes_are_refused_before_allocating() {
+        // A 6-byte snappy block declaring ~120 MiB, under the default 128 MiB cap.
+        let mut bomb = Vec::new();
+        crate::format::reader::put_uvarint(&mut bomb, 120 << 20);
+        bomb.push(0);
+        let mut d = Decompressor::default();
+        let mut out = Vec::new();
+        let e = d.decompress(Codec::Snappy, 2, &bomb, &mut out).unwrap_err();
+        assert!(e.message.contains("cannot decode"), "{e}");
+        assert!(out.capacity() < 1 << 20);
+        // The most compressible LZ4 input still decodes (64 KiB of zeros, ~240x).
+        let zeros = vec![0u8; 64 << 10];
+        let frame = kafka_lz4_frame(&zeros, 0x82);
+        d.decompress(Codec::Lz4, 2, &frame, &mut out).unwrap();
+        assert_eq!(out, zeros);
     }
 
     #[test]
