@@ -457,3 +457,29 @@ fn a_bad_crc_batch_before_a_zero_tail_is_still_a_batch() {
     );
     assert!(findings(&lines, "invalid-bytes").is_empty());
 }
+
+#[test]
+fn a_garbage_index_gets_a_bounded_number_of_findings() {
+    let s = Seg::new(0, 4);
+    let (_t, root) = log_dir(&[(0, &s)], true);
+    std::fs::write(
+        part(&root, "00000000000000000000.index"),
+        vec![0xffu8; 8 * 20_000],
+    )
+    .unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 1);
+    let mismatches = findings(&lines, "offset-index-mismatch");
+    let beyond = findings(&lines, "offset-index-beyond-log");
+    assert!(
+        mismatches.len() + beyond.len() <= 202,
+        "{} findings",
+        mismatches.len() + beyond.len()
+    );
+    let summary: Vec<&&Value> = beyond
+        .iter()
+        .chain(mismatches.iter())
+        .filter(|f| f["message"].as_str().unwrap().contains("more"))
+        .collect();
+    assert!(!summary.is_empty(), "the cut-off is said");
+}

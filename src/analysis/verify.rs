@@ -4,7 +4,7 @@
 //! Normal states of a crashed broker (preallocated zero-filled indexes, a torn last write in the
 //! active segment, no clean-shutdown marker) are `info` or `warning`, never `error`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -276,8 +276,14 @@ impl LogSink for ControlOnly<'_> {
     }
 }
 
+/// Findings listed per (check, file); beyond this a damaged file (say, a garbage index) gets one
+/// summary line instead of millions of findings.
+const MAX_FINDINGS_PER_CHECK_AND_FILE: u64 = 100;
+
 struct Ctx<'a> {
     findings: &'a mut Vec<Finding>,
+    /// Findings per (check, file), with the worst severity among them.
+    counts: HashMap<(&'static str, String), (u64, Severity)>,
 }
 
 impl Ctx<'_> {
@@ -308,14 +314,47 @@ impl Ctx<'_> {
         offset: Option<i64>,
         message: String,
     ) {
+        let file = file.display().to_string();
+        let count = self
+            .counts
+            .entry((check, file.clone()))
+            .or_insert((0, severity));
+        count.0 += 1;
+        count.1 = count.1.max(severity);
+        if count.0 > MAX_FINDINGS_PER_CHECK_AND_FILE {
+            return;
+        }
         self.findings.push(Finding {
             check,
             severity,
-            file: file.display().to_string(),
+            file,
             position,
             offset,
             message,
         });
+    }
+
+    /// Adds one line per (check, file) whose findings were cut off.
+    fn finish(self) {
+        let mut cut: Vec<_> = self
+            .counts
+            .into_iter()
+            .filter(|(_, (n, _))| *n > MAX_FINDINGS_PER_CHECK_AND_FILE)
+            .collect();
+        cut.sort_by(|a, b| a.0.cmp(&b.0));
+        for ((check, file), (n, severity)) in cut {
+            self.findings.push(Finding {
+                check,
+                severity,
+                file,
+                position: None,
+                offset: None,
+                message: format!(
+                    "{} more {check} findings in this file are not listed (first {MAX_FINDINGS_PER_CHECK_AND_FILE} shown)",
+                    n - MAX_FINDINGS_PER_CHECK_AND_FILE
+                ),
+            });
+        }
     }
 }
 
@@ -339,6 +378,7 @@ pub fn verify_partition(
     let mut findings = Vec::new();
     let mut ctx = Ctx {
         findings: &mut findings,
+        counts: HashMap::new(),
     };
     let mut scratch = RecordScratch::default();
     // Unknown log dir state (a loose partition or file): assume Kafka will run recovery.
@@ -559,6 +599,7 @@ pub fn verify_partition(
             }
         }
     }
+    ctx.finish();
     PartitionReport {
         partition: label,
         findings,
@@ -715,11 +756,12 @@ fn size_finding(
     layout: &IndexLayout,
     entry_size: usize,
     len: usize,
+    severity: Severity,
 ) {
     if layout.partial_bytes != 0 {
         ctx.add(
             "index-size",
-            Severity::Error,
+            severity,
             path,
             Some((layout.slots * entry_size) as u64),
             None,
@@ -767,11 +809,19 @@ fn check_offset_index(
         return;
     };
     let index = OffsetIndex::new(base, &bytes);
-    size_finding(ctx, path, &index.layout, OFFSET_ENTRY_SIZE, bytes.len());
+    let severity = index_severity(active, recovered);
+    size_finding(
+        ctx,
+        path,
+        &index.layout,
+        OFFSET_ENTRY_SIZE,
+        bytes.len(),
+        severity,
+    );
     if let Err(msg) = index.sanity_check() {
         ctx.add(
             "index-sanity",
-            Severity::Error,
+            severity,
             path,
             None,
             None,
@@ -791,7 +841,6 @@ fn check_offset_index(
         "index",
     );
     let entries: Vec<_> = index.real_entries().collect();
-    let severity = index_severity(active, recovered);
     for w in entries.windows(2) {
         if w[1].offset <= w[0].offset || w[1].position <= w[0].position {
             ctx.add(
@@ -900,12 +949,20 @@ fn check_time_index(
         return;
     };
     let index = TimeIndex::new(base, &bytes);
-    size_finding(ctx, path, &index.layout, TIME_ENTRY_SIZE, bytes.len());
+    let severity = index_severity(active, recovered);
+    size_finding(
+        ctx,
+        path,
+        &index.layout,
+        TIME_ENTRY_SIZE,
+        bytes.len(),
+        severity,
+    );
     if opts.sanity_only {
         if let Err(msg) = index.sanity_check() {
             ctx.add(
                 "index-sanity",
-                Severity::Error,
+                severity,
                 path,
                 None,
                 None,
@@ -923,7 +980,6 @@ fn check_time_index(
         active,
         "time index",
     );
-    let severity = index_severity(active, recovered);
     let entries: Vec<_> = index.real_entries().collect();
     for (i, w) in entries.windows(2).enumerate() {
         if w[1].timestamp <= w[0].timestamp || w[1].offset < w[0].offset {
