@@ -250,3 +250,61 @@ fn input_files_are_never_modified() {
     assert_eq!(std::fs::read(&p).unwrap(), before);
     assert_eq!(std::fs::metadata(&p).unwrap().modified().unwrap(), mtime);
 }
+
+#[test]
+fn time_index_checks_like_kafka_dump_log() {
+    let t = tempfile::tempdir().unwrap();
+    let b = three_batches(); // offsets 0, 1, 2 at timestamps ...000, ...001, ...002
+    let log = seg(t.path());
+    write(&log, &[&b[0], &b[1], &b[2]]);
+    let mut tim = Vec::new();
+    for (ts, rel) in [
+        (1_700_000_000_005i64, 1i32),
+        (1_700_000_000_002, 2),
+        (1_700_000_000_009, 7),
+    ] {
+        tim.extend_from_slice(&ts.to_be_bytes());
+        tim.extend_from_slice(&rel.to_be_bytes());
+    }
+    let tpath = log.with_extension("timeindex");
+    std::fs::write(&tpath, tim).unwrap();
+    let r = kseg(&["dump-log", "--verify-index-only", tpath.to_str().unwrap()]);
+    assert!(
+        r.stderr.contains("Found timestamp mismatch in :"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("  Index timestamp: 1700000000005, log timestamp: 1700000000001"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("Found out of order timestamp in :"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains(
+            "  Index timestamp: 1700000000002, Previously indexed timestamp: 1700000000005"
+        ),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("The following indexed offsets are not found in :"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("Indexed offset: 7, found log offset: -1"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        !r.stdout.contains("timestamp:"),
+        "--verify-index-only prints no entries"
+    );
+}

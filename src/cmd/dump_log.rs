@@ -19,7 +19,7 @@ use crate::format::text_files::{
 use crate::format::txn_index::parse_txn_index;
 use crate::print::dump_json::JsonDump;
 use crate::print::dump_text::{TextDump, TextStyle};
-use crate::print::{DumpPrinter, DumpSummary};
+use crate::print::{DumpPrinter, DumpSummary, TimeIndexProblem};
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use crate::storage::discover::{discover, DataFile};
 use crate::storage::layout::{base_offset_of, FileKind};
@@ -305,8 +305,47 @@ impl Dumper<'_> {
                 if self.args.index_sanity_check {
                     return self.sanity(printer, index.sanity_check());
                 }
+                // Kafka's checks need the sibling log (and offset index, for the start position).
+                let log = path.with_extension("log");
+                let offsets = read_small(&path.with_extension("index"), SMALL_FILE_LIMIT).ok();
+                let offset_index = offsets.as_deref().map(|b| OffsetIndex::new(base, b));
+                let mut log_src = FileSource::open(&log).ok();
+                let mut previous = -1i64;
                 for entry in index.entries() {
+                    if let Some(src) = log_src.as_mut() {
+                        let start =
+                            offset_index.map_or(0, |i| i.lookup(entry.offset).position as u64);
+                        let found =
+                            batch_ending_at_or_after(src, start, entry.offset, &mut self.scratch)?;
+                        match found {
+                            None => printer.time_index_problem(TimeIndexProblem::NotFound {
+                                index_offset: entry.offset,
+                                found: -1,
+                            })?,
+                            Some((last, _)) if last != entry.offset => {
+                                printer.time_index_problem(TimeIndexProblem::NotFound {
+                                    index_offset: entry.offset,
+                                    found: last,
+                                })?
+                            }
+                            Some((_, max_ts)) => {
+                                if max_ts != entry.timestamp {
+                                    printer.time_index_problem(TimeIndexProblem::Mismatch {
+                                        index_timestamp: entry.timestamp,
+                                        log_timestamp: max_ts,
+                                    })?;
+                                }
+                                if previous >= entry.timestamp {
+                                    printer.time_index_problem(TimeIndexProblem::OutOfOrder {
+                                        index_timestamp: entry.timestamp,
+                                        previous,
+                                    })?;
+                                }
+                            }
+                        }
+                    }
                     printer.time_index_entry(&entry)?;
+                    previous = entry.timestamp;
                 }
                 if let Some(e) = crate::format::index::describe_layout(&index.layout, 12) {
                     self.summary.errors += 1;
@@ -421,6 +460,52 @@ fn read_text(path: &Path) -> Result<String> {
     let bytes = read_small(path, 64 << 20)?;
     String::from_utf8(bytes)
         .map_err(|e| anyhow::anyhow!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
+}
+
+/// Finds the first batch at or after `start` whose last offset is ≥ `target`: its last offset and
+/// the largest timestamp of its records (what kafka-dump-log compares a time-index entry with).
+fn batch_ending_at_or_after(
+    src: &mut FileSource,
+    start: u64,
+    target: i64,
+    scratch: &mut crate::format::log::RecordScratch,
+) -> io::Result<Option<(i64, i64)>> {
+    struct Find {
+        target: i64,
+        found: Option<(i64, i64)>,
+    }
+    impl LogSink for Find {
+        fn batch(&mut self, _p: u64, _e: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
+            if self.found.is_some() {
+                return Ok(Flow::Stop);
+            }
+            if b.last_offset >= self.target {
+                self.found = Some((b.last_offset, -1));
+            }
+            Ok(Flow::Continue)
+        }
+        fn record(&mut self, _p: u64, _b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
+            if let Some((_, max)) = self.found.as_mut() {
+                *max = (*max).max(r.timestamp);
+            }
+            Ok(Flow::Continue)
+        }
+        fn problem(&mut self, _p: &LogProblem<'_>) -> io::Result<Flow> {
+            Ok(Flow::Continue)
+        }
+    }
+    // Every record of the batch counts for its maximum, so no offset filter here.
+    let opts = ScanOptions {
+        deep: true,
+        start_position: start,
+        ..Default::default()
+    };
+    let mut find = Find {
+        target,
+        found: None,
+    };
+    scan_log(src, &opts, scratch, &mut find)?;
+    Ok(find.found)
 }
 
 /// Whether a file's first bytes frame a batch or message whose checksum is valid.

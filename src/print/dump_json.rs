@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::escape::{write_json_bytes, write_json_str, Encoding};
-use super::{report_error, DumpPrinter, DumpSummary};
+use super::{report_error, DumpPrinter, DumpSummary, TimeIndexProblem};
 use crate::format::control::{decode_control, ControlType};
 use crate::format::index::{OffsetEntry, TimeEntry};
 use crate::format::internal::{decode_record, InternalDecoder};
@@ -271,6 +271,32 @@ impl<W: Write> DumpPrinter for JsonDump<W> {
             "indexMismatch",
             json!({"indexOffset": index_offset, "logOffset": log_offset}),
         )
+    }
+
+    fn time_index_problem(&mut self, problem: TimeIndexProblem) -> io::Result<()> {
+        match problem {
+            TimeIndexProblem::Mismatch {
+                index_timestamp,
+                log_timestamp,
+            } => self.value_line(
+                "timeIndexMismatch",
+                json!({"indexTimestamp": index_timestamp, "logTimestamp": log_timestamp}),
+            ),
+            TimeIndexProblem::OutOfOrder {
+                index_timestamp,
+                previous,
+            } => self.value_line(
+                "timeIndexOutOfOrder",
+                json!({"indexTimestamp": index_timestamp, "previousTimestamp": previous}),
+            ),
+            TimeIndexProblem::NotFound {
+                index_offset,
+                found,
+            } => self.value_line(
+                "timeIndexOffsetNotFound",
+                json!({"indexOffset": index_offset, "foundLogOffset": found}),
+            ),
+        }
     }
 
     fn aborted_txn(&mut self, t: &AbortedTxn) -> io::Result<()> {

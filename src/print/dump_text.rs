@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::escape::write_escaped;
-use super::{report_error, DumpPrinter, DumpSummary};
+use super::{report_error, DumpPrinter, DumpSummary, TimeIndexProblem};
 use crate::format::control::{decode_control, ControlType};
 use crate::format::index::{OffsetEntry, TimeEntry};
 use crate::format::internal::{decode_record, InternalDecoder};
@@ -35,6 +35,7 @@ pub struct TextDump<W: Write> {
     /// Per file (absolute path): previous offset → next offset, reported on stderr at the end.
     gaps: Vec<(PathBuf, BTreeMap<i64, i64>)>,
     mismatches: Vec<(PathBuf, BTreeMap<std::cmp::Reverse<i64>, i64>)>,
+    time_problems: Vec<(PathBuf, TimeIndexProblem)>,
 }
 
 impl<W: Write> TextDump<W> {
@@ -47,6 +48,7 @@ impl<W: Write> TextDump<W> {
             last_offset: -1,
             gaps: Vec::new(),
             mismatches: Vec::new(),
+            time_problems: Vec::new(),
         }
     }
 
@@ -299,6 +301,11 @@ impl<W: Write> DumpPrinter for TextDump<W> {
         Ok(())
     }
 
+    fn time_index_problem(&mut self, problem: TimeIndexProblem) -> io::Result<()> {
+        self.time_problems.push((absolute(&self.file), problem));
+        Ok(())
+    }
+
     fn aborted_txn(&mut self, t: &AbortedTxn) -> io::Result<()> {
         writeln!(
             self.out,
@@ -395,6 +402,63 @@ impl<W: Write> DumpPrinter for TextDump<W> {
             writeln!(err, "Mismatches in :{}", file.display())?;
             for (std::cmp::Reverse(index), log) in m {
                 writeln!(err, "  Index offset: {index}, log offset: {log}")?;
+            }
+        }
+        // Kafka's order: mismatches, then out-of-order timestamps, then offsets not found.
+        let groups = |want: fn(&TimeIndexProblem) -> bool| {
+            let mut out: Vec<(&PathBuf, Vec<TimeIndexProblem>)> = Vec::new();
+            for (f, p) in self.time_problems.iter().filter(|(_, p)| want(p)) {
+                match out.last_mut() {
+                    Some((g, list)) if *g == f => list.push(*p),
+                    _ => out.push((f, vec![*p])),
+                }
+            }
+            out
+        };
+        for (file, list) in groups(|p| matches!(p, TimeIndexProblem::Mismatch { .. })) {
+            writeln!(err, "Found timestamp mismatch in :{}", file.display())?;
+            for p in list {
+                if let TimeIndexProblem::Mismatch {
+                    index_timestamp,
+                    log_timestamp,
+                } = p
+                {
+                    writeln!(
+                        err,
+                        "  Index timestamp: {index_timestamp}, log timestamp: {log_timestamp}"
+                    )?;
+                }
+            }
+        }
+        for (file, list) in groups(|p| matches!(p, TimeIndexProblem::OutOfOrder { .. })) {
+            writeln!(err, "Found out of order timestamp in :{}", file.display())?;
+            for p in list {
+                if let TimeIndexProblem::OutOfOrder {
+                    index_timestamp,
+                    previous,
+                } = p
+                {
+                    writeln!(err, "  Index timestamp: {index_timestamp}, Previously indexed timestamp: {previous}")?;
+                }
+            }
+        }
+        for (file, list) in groups(|p| matches!(p, TimeIndexProblem::NotFound { .. })) {
+            writeln!(
+                err,
+                "The following indexed offsets are not found in :{}",
+                file.display()
+            )?;
+            for p in list {
+                if let TimeIndexProblem::NotFound {
+                    index_offset,
+                    found,
+                } = p
+                {
+                    writeln!(
+                        err,
+                        "Indexed offset: {index_offset}, found log offset: {found}"
+                    )?;
+                }
             }
         }
         for (file, gaps) in &self.gaps {

@@ -23,6 +23,20 @@ use crate::scan::LogSink;
 use crate::storage::discover::Unrecognised;
 use crate::storage::layout::FileKind;
 
+/// The three time-index checks of kafka-dump-log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeIndexProblem {
+    /// The batch ending at the entry's offset has another max record timestamp.
+    Mismatch {
+        index_timestamp: i64,
+        log_timestamp: i64,
+    },
+    /// The entry's timestamp is not above the previous entry's.
+    OutOfOrder { index_timestamp: i64, previous: i64 },
+    /// No batch ends at the entry's offset (`found` = the last offset of the batch found, or -1).
+    NotFound { index_offset: i64, found: i64 },
+}
+
 /// Counts for the closing summary of a dump.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct DumpSummary {
@@ -48,6 +62,8 @@ pub trait DumpPrinter: LogSink {
     fn sanity_passed(&mut self) -> io::Result<()>;
     /// An offset-index entry whose offset is not the last offset of the batch at its position.
     fn index_mismatch(&mut self, index_offset: i64, log_offset: i64) -> io::Result<()>;
+    /// A time-index entry that disagrees with the log, as kafka-dump-log checks it.
+    fn time_index_problem(&mut self, problem: TimeIndexProblem) -> io::Result<()>;
     fn aborted_txn(&mut self, txn: &AbortedTxn) -> io::Result<()>;
     fn producer_entry(&mut self, entry: &ProducerEntry) -> io::Result<()>;
     fn checkpoint_entry(&mut self, entry: &CheckpointEntry) -> io::Result<()>;
