@@ -108,14 +108,10 @@ impl<'a> LegacyMessage<'a> {
     }
 }
 
+/// An int32 length and that many bytes; any negative length is null, as `LegacyRecord` reads it.
 fn int32_bytes<'a>(r: &mut Reader<'a>, what: &str) -> DecodeResult<Option<&'a [u8]>> {
-    let at = r.position();
     match r.i32(what)? {
-        -1 => Ok(None),
-        n if n < 0 => Err(DecodeError::new(
-            at,
-            format!("{what}: invalid negative length {n}"),
-        )),
+        n if n < 0 => Ok(None),
         n => r.bytes(n as usize, what).map(Some),
     }
 }

@@ -186,18 +186,14 @@ impl<'a> Reader<'a> {
         Ok(((u >> 1) as i64) ^ -((u & 1) as i64))
     }
 
-    /// A zigzag length followed by that many bytes; -1 means null, other negatives are errors.
+    /// A zigzag length followed by that many bytes. Any negative length means null, as Kafka's
+    /// `DefaultRecord.readFrom` reads keys, values and header values.
     pub fn varint_bytes(&mut self, what: &str) -> DecodeResult<Option<&'a [u8]>> {
-        let at = self.position();
         let len = self.varint(what)?;
-        match len {
-            -1 => Ok(None),
-            n if n < 0 => Err(DecodeError::new(
-                at,
-                format!("{what}: invalid negative length {n}"),
-            )),
-            n => self.bytes(n as usize, what).map(Some),
+        if len < 0 {
+            return Ok(None);
         }
+        self.bytes(len as usize, what).map(Some)
     }
 }
 
@@ -257,6 +253,17 @@ mod tests {
         assert_eq!(
             Reader::new(&[0xff, 0xff, 0xff, 0xff, 0x0f]).uvarint("u"),
             Ok(u32::MAX)
+        );
+    }
+
+    #[test]
+    fn any_negative_length_is_null_like_kafka() {
+        // zigzag(-5) = 9, zigzag(-1) = 1
+        assert_eq!(Reader::new(&[0x09]).varint_bytes("key"), Ok(None));
+        assert_eq!(Reader::new(&[0x01]).varint_bytes("key"), Ok(None));
+        assert_eq!(
+            Reader::new(&[0x02, 0x61]).varint_bytes("key"),
+            Ok(Some(&b"a"[..]))
         );
     }
 

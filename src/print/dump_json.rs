@@ -123,7 +123,7 @@ impl<W: Write> LogSink for JsonDump<W> {
     }
 
     fn record(&mut self, position: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
-        if r.offset != self.last_offset.wrapping_add(1) && self.last_offset >= 0 {
+        if r.offset != self.last_offset.wrapping_add(1) {
             self.open("nonConsecutive")?;
             writeln!(
                 self.out,
@@ -231,7 +231,9 @@ impl<W: Write> DumpPrinter for JsonDump<W> {
     fn begin_file(&mut self, file: &Path, kind: &FileKind) -> io::Result<()> {
         self.file = file.to_path_buf();
         self.file_json = serde_json::to_vec(&file.to_string_lossy()).map_err(io::Error::other)?;
-        self.last_offset = -1;
+        // Like the text output: gaps are counted from the base offset in the file name.
+        let name = file.file_name().unwrap_or_default().to_string_lossy();
+        self.last_offset = crate::storage::layout::base_offset_of(&name).unwrap_or(0) - 1;
         let mut fields = json!({"kind": kind_name(kind), "description": kind.describe()});
         if let FileKind::KraftSnapshot { end_offset, epoch } = kind {
             fields["snapshotEndOffset"] = (*end_offset).into();
