@@ -483,3 +483,23 @@ fn a_garbage_index_gets_a_bounded_number_of_findings() {
         .collect();
     assert!(!summary.is_empty(), "the cut-off is said");
 }
+
+#[test]
+fn a_future_magic_is_a_warning_not_corruption() {
+    let mut s = Seg::new(0, 3);
+    let b = &mut s.batches[1];
+    b[16] = 3;
+    let crc = crc32c::crc32c(&b[21..]);
+    b[17..21].copy_from_slice(&crc.to_be_bytes());
+    let (_t, root) = log_dir(&[(0, &s)], false);
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 0, "{:?}", errors(&lines));
+    let m = findings(&lines, "unknown-magic");
+    assert_eq!(m.len(), 1);
+    assert_eq!(m[0]["offset"], 1);
+    let rec = lines.iter().find(|v| v["type"] == "recovery").unwrap();
+    assert!(
+        rec["truncatePosition"].is_null(),
+        "Kafka's recovery keeps it: {rec}"
+    );
+}

@@ -44,6 +44,7 @@ impl Severity {
 /// Every check id kseg reports; part of the interface (README lists them).
 pub const CHECKS: &[(&str, &str)] = &[
     ("crc-mismatch", "a batch whose stored CRC does not match its bytes"),
+    ("unknown-magic", "a batch with a magic byte above 2 and a valid CRC: Kafka reads it as v2, no Kafka writes it"),
     ("torn-tail", "a partial last batch: the file ends inside a batch"),
     ("zero-tail", "a zero-filled tail after the last batch (preallocation or a torn write)"),
     ("invalid-bytes", "bytes in the middle of a log that frame no batch; the next valid batch is found after them"),
@@ -131,6 +132,8 @@ struct SegmentScan {
     /// (position, length, kind) of framing problems, in file order.
     problems: Vec<(u64, u64, ProblemKind, String)>,
     crc_failures: Vec<(u64, i64)>,
+    /// Batches with a magic byte above 2: (position, base offset, magic).
+    unknown_magic: Vec<(u64, i64, i8)>,
     /// ABORT markers: (offset, producer id, whether that producer's transactional data precedes
     /// the marker in this segment — only then is a `.txnindex` entry certain).
     aborts: Vec<(i64, i64, bool)>,
@@ -176,6 +179,11 @@ impl LogSink for Collect<'_> {
     fn batch(&mut self, position: u64, _entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
         if self.check_crc && !b.crc_valid {
             self.scan.crc_failures.push((position, b.base_offset));
+        }
+        if b.magic > 2 {
+            self.scan
+                .unknown_magic
+                .push((position, b.base_offset, b.magic));
         }
         self.scan.batches.push(BatchMeta {
             position,
@@ -227,6 +235,7 @@ fn scan_segment(
         batches: Vec::new(),
         problems: Vec::new(),
         crc_failures: Vec::new(),
+        unknown_magic: Vec::new(),
         aborts: Vec::new(),
         txn_open: Default::default(),
         size: src.len(),
@@ -626,6 +635,16 @@ fn log_checks(
             Some(*position),
             Some(*offset),
             "stored CRC does not match the batch bytes".into(),
+        );
+    }
+    for (position, offset, magic) in &scan.unknown_magic {
+        ctx.add(
+            "unknown-magic",
+            Severity::Warning,
+            path,
+            Some(*position),
+            Some(*offset),
+            format!("magic byte {magic}: Kafka reads the batch with the v2 layout (and its recovery keeps it), but no Kafka version writes it"),
         );
     }
     for (position, length, kind, message) in &scan.problems {

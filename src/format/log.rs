@@ -211,6 +211,25 @@ impl LogWalker {
             self.end = start + header.len() as u64;
             return self.next(src);
         }
+        let header: [u8; HEADER_SIZE_UP_TO_MAGIC as usize] =
+            header.try_into().expect("length checked above");
+        let header = &header;
+        // Kafka reads any magic above 2 with the v2 layout and its recovery never checks the
+        // magic, so such a frame whose CRC-32C is valid is a batch (printed with its magic).
+        let magic = header[16] as i8;
+        let size = i32::from_be_bytes(header[8..12].try_into().expect("4 bytes"));
+        if magic > 2 && size >= (V2_HEADER_SIZE - LOG_OVERHEAD) as i32 {
+            let total = LOG_OVERHEAD as u64 + size as u64;
+            if total <= remaining && frame_crc_valid(src.read_at(start, total as usize)?) {
+                self.last_crc = Some(true);
+                self.pos = start + total;
+                let bytes = src.read_at(start, total as usize)?;
+                return Ok(Some(WalkEvent::Entry {
+                    position: start,
+                    bytes,
+                }));
+            }
+        }
         let problem = match frame_problem(header) {
             Ok(total) if total > remaining => Some(TailKind::Partial { declared: total }),
             Ok(total) => {
@@ -723,6 +742,19 @@ mod tests {
             walk(&data),
             vec!["entry@0+76", "corrupt@76+38", "entry@114+85"]
         );
+    }
+
+    #[test]
+    fn a_future_magic_with_a_valid_crc_is_a_batch() {
+        let mut data = hex::decode(V1_BATCH).unwrap();
+        data[16] = 3;
+        let crc = crc32c::crc32c(&data[21..]);
+        data[17..21].copy_from_slice(&crc.to_be_bytes());
+        let mut second = hex::decode(V2_BATCH).unwrap();
+        second[7] = 1;
+        data.extend(second);
+        assert_eq!(walk(&data), vec!["entry@0+76", "entry@76+85"]);
+        assert_eq!(LogEntry::parse(&data[..76]).unwrap().info().magic, 3);
     }
 
     #[test]
