@@ -499,7 +499,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__mini__subcmd__broker)
-            opts="-h --log-dir --num-partitions --segment-bytes --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --group-initial-rebalance-delay-ms --node-id --no-auto-create-topics --listen --advertised-host --help produce commit help"
+            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --group-initial-rebalance-delay-ms --node-id --no-auto-create-topics --listen --advertised-host --help produce commit help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -514,6 +514,10 @@ _kseg() {
                     return 0
                     ;;
                 --segment-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --segment-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -565,7 +569,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__mini__subcmd__broker__subcmd__commit)
-            opts="-h --log-dir --num-partitions --segment-bytes --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --group-initial-rebalance-delay-ms --node-id --no-auto-create-topics --group --topic --metadata --help"
+            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --group-initial-rebalance-delay-ms --node-id --no-auto-create-topics --group --topic --metadata --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -580,6 +584,10 @@ _kseg() {
                     return 0
                     ;;
                 --segment-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --segment-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -691,7 +699,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__mini__subcmd__broker__subcmd__produce)
-            opts="-h --log-dir --num-partitions --segment-bytes --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --group-initial-rebalance-delay-ms --node-id --no-auto-create-topics --topic --partitions --key-separator --compression --batch-size --no-idempotence --help"
+            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --group-initial-rebalance-delay-ms --node-id --no-auto-create-topics --topic --partitions --key-separator --compression --batch-size --no-idempotence --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -706,6 +714,10 @@ _kseg() {
                     return 0
                     ;;
                 --segment-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --segment-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

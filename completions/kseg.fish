@@ -108,6 +108,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand lookup" -s h -l help -d 'Print
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l log-dir -d 'The log dir (log.dirs); created when missing' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l num-partitions -d 'Partitions of auto-created topics (num.partitions)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l segment-bytes -d 'Segment size before a roll (log.segment.bytes)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l segment-ms -d 'Roll a segment once its newest timestamp is this far past its first batch\'s (log.roll.ms / segment.ms; 7 days)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l index-interval-bytes -d 'Bytes between offset-index entries (log.index.interval.bytes)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l segment-index-bytes -d 'Preallocated size of an active segment\'s indexes (log.index.size.max.bytes)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l message-timestamp-type -d 'Record timestamps: the producer\'s, or the broker\'s append time' -r -f -a "CreateTime\t''
@@ -127,6 +128,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_se
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l log-dir -d 'The log dir (log.dirs); created when missing' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l num-partitions -d 'Partitions of auto-created topics (num.partitions)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l segment-bytes -d 'Segment size before a roll (log.segment.bytes)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l segment-ms -d 'Roll a segment once its newest timestamp is this far past its first batch\'s (log.roll.ms / segment.ms; 7 days)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l index-interval-bytes -d 'Bytes between offset-index entries (log.index.interval.bytes)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l segment-index-bytes -d 'Preallocated size of an active segment\'s indexes (log.index.size.max.bytes)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l message-timestamp-type -d 'Record timestamps: the producer\'s, or the broker\'s append time' -r -f -a "CreateTime\t''
@@ -151,6 +153,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_s
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l log-dir -d 'The log dir (log.dirs); created when missing' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l num-partitions -d 'Partitions of auto-created topics (num.partitions)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l segment-bytes -d 'Segment size before a roll (log.segment.bytes)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l segment-ms -d 'Roll a segment once its newest timestamp is this far past its first batch\'s (log.roll.ms / segment.ms; 7 days)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l index-interval-bytes -d 'Bytes between offset-index entries (log.index.interval.bytes)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l segment-index-bytes -d 'Preallocated size of an active segment\'s indexes (log.index.size.max.bytes)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l message-timestamp-type -d 'Record timestamps: the producer\'s, or the broker\'s append time' -r -f -a "CreateTime\t''

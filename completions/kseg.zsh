@@ -149,6 +149,7 @@ _arguments "${_arguments_options[@]}" : \
 '--log-dir=[The log dir (log.dirs); created when missing]:DIR:_files' \
 '--num-partitions=[Partitions of auto-created topics (num.partitions)]:N:_default' \
 '--segment-bytes=[Segment size before a roll (log.segment.bytes)]:BYTES:_default' \
+'--segment-ms=[Roll a segment once its newest timestamp is this far past its first batch'\''s (log.roll.ms / segment.ms; 7 days)]:MS:_default' \
 '--index-interval-bytes=[Bytes between offset-index entries (log.index.interval.bytes)]:BYTES:_default' \
 '--segment-index-bytes=[Preallocated size of an active segment'\''s indexes (log.index.size.max.bytes)]:BYTES:_default' \
 '--message-timestamp-type=[Record timestamps\: the producer'\''s, or the broker'\''s append time]:MESSAGE_TIMESTAMP_TYPE:(CreateTime LogAppendTime)' \
@@ -177,6 +178,7 @@ _arguments "${_arguments_options[@]}" : \
 '--log-dir=[The log dir (log.dirs); created when missing]:DIR:_files' \
 '--num-partitions=[Partitions of auto-created topics (num.partitions)]:N:_default' \
 '--segment-bytes=[Segment size before a roll (log.segment.bytes)]:BYTES:_default' \
+'--segment-ms=[Roll a segment once its newest timestamp is this far past its first batch'\''s (log.roll.ms / segment.ms; 7 days)]:MS:_default' \
 '--index-interval-bytes=[Bytes between offset-index entries (log.index.interval.bytes)]:BYTES:_default' \
 '--segment-index-bytes=[Preallocated size of an active segment'\''s indexes (log.index.size.max.bytes)]:BYTES:_default' \
 '--message-timestamp-type=[Record timestamps\: the producer'\''s, or the broker'\''s append time]:MESSAGE_TIMESTAMP_TYPE:(CreateTime LogAppendTime)' \
@@ -201,6 +203,7 @@ _arguments "${_arguments_options[@]}" : \
 '--log-dir=[The log dir (log.dirs); created when missing]:DIR:_files' \
 '--num-partitions=[Partitions of auto-created topics (num.partitions)]:N:_default' \
 '--segment-bytes=[Segment size before a roll (log.segment.bytes)]:BYTES:_default' \
+'--segment-ms=[Roll a segment once its newest timestamp is this far past its first batch'\''s (log.roll.ms / segment.ms; 7 days)]:MS:_default' \
 '--index-interval-bytes=[Bytes between offset-index entries (log.index.interval.bytes)]:BYTES:_default' \
 '--segment-index-bytes=[Preallocated size of an active segment'\''s indexes (log.index.size.max.bytes)]:BYTES:_default' \
 '--message-timestamp-type=[Record timestamps\: the producer'\''s, or the broker'\''s append time]:MESSAGE_TIMESTAMP_TYPE:(CreateTime LogAppendTime)' \

@@ -383,6 +383,11 @@ pub struct BrokerArgs {
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 30)]
     pub segment_bytes: u64,
 
+    /// Roll a segment once its newest timestamp is this far past its first batch's
+    /// (log.roll.ms / segment.ms; 7 days)
+    #[arg(long, value_name = "MS", default_value_t = 604_800_000)]
+    pub segment_ms: i64,
+
     /// Bytes between offset-index entries (log.index.interval.bytes)
     #[arg(long, value_name = "BYTES", default_value_t = 4096)]
     pub index_interval_bytes: u64,

@@ -47,6 +47,9 @@ const MAX_DECOMPRESSED: usize = 128 << 20;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogConfig {
     pub segment_bytes: u64,
+    /// `segment.ms`: roll when the appended timestamp is this far past the segment's first
+    /// batch (or, without timestamps, this long after the segment was created).
+    pub segment_ms: i64,
     pub index_interval_bytes: u64,
     pub segment_index_bytes: u64,
     pub log_append_time: bool,
@@ -59,6 +62,7 @@ impl Default for LogConfig {
     fn default() -> Self {
         LogConfig {
             segment_bytes: 1 << 30,
+            segment_ms: 604_800_000,
             index_interval_bytes: 4096,
             segment_index_bytes: 10 * 1024 * 1024,
             log_append_time: false,
@@ -399,6 +403,17 @@ struct Segment {
     bytes_since_last_index_entry: u64,
     max_timestamp: i64,
     max_timestamp_offset: i64,
+    /// The first batch's max timestamp: what `segment.ms` counts from (Kafka's
+    /// `rollingBasedTimestamp`).
+    rolling_base_timestamp: Option<i64>,
+    /// When the segment was created here, for segments without timestamps.
+    created_ms: i64,
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
 }
 
 impl Segment {
@@ -435,6 +450,8 @@ impl Segment {
             bytes_since_last_index_entry: 0,
             max_timestamp: -1,
             max_timestamp_offset: -1,
+            rolling_base_timestamp: None,
+            created_ms: now_ms(),
         })
     }
 
@@ -469,7 +486,16 @@ impl Segment {
             bytes_since_last_index_entry: 0,
             max_timestamp,
             max_timestamp_offset,
+            rolling_base_timestamp: None,
+            created_ms: now_ms(),
         };
+        // The first batch's max timestamp, from its header.
+        let mut first = [0u8; 43];
+        if size >= 61 && seg.log.read_exact_at(&mut first, 0).is_ok() {
+            seg.rolling_base_timestamp = Some(i64::from_be_bytes(
+                first[35..43].try_into().expect("8 bytes"),
+            ));
+        }
         // The next offset: walk from the last indexed batch to the end.
         let from = seg.index.entries.last().map_or(0, |e| e.1 as u64);
         let mut walk = HeaderWalk::new(&seg.log, from, size);
@@ -488,6 +514,9 @@ impl Segment {
         interval: u64,
     ) -> io::Result<()> {
         let position = self.size;
+        if position == 0 {
+            self.rolling_base_timestamp = Some(max_ts);
+        }
         self.log.write_all_at(bytes, position)?;
         self.size += bytes.len() as u64;
         self.next_offset = last_offset + 1;
@@ -1274,14 +1303,14 @@ impl PartitionLog {
     ) -> BrokerResult<AppendInfo> {
         let base = self.log_end_offset();
         let last = base + h.last_offset_delta as i64;
-        self.maybe_roll(data.len() as u64, last)?;
-        data[0..8].copy_from_slice(&base.to_be_bytes());
-        data[12..16].copy_from_slice(&self.leader_epoch.to_be_bytes());
         let (lat, max_ts) = if self.config.log_append_time {
             (true, now)
         } else {
             (false, record_max_ts)
         };
+        self.maybe_roll(data.len() as u64, last, max_ts, now)?;
+        data[0..8].copy_from_slice(&base.to_be_bytes());
+        data[12..16].copy_from_slice(&self.leader_epoch.to_be_bytes());
         let stored_lat = h.attributes & 0x08 != 0;
         if stored_lat != lat || h.max_timestamp != max_ts {
             let attributes = if lat {
@@ -1308,10 +1337,22 @@ impl PartitionLog {
         })
     }
 
-    fn maybe_roll(&mut self, append_size: u64, last_offset: i64) -> io::Result<()> {
+    fn maybe_roll(
+        &mut self,
+        append_size: u64,
+        last_offset: i64,
+        max_ts: i64,
+        now: i64,
+    ) -> io::Result<()> {
         let seg = self.segments.last().expect("active segment");
+        // LogSegment.timeWaitedForRoll: from the first batch's timestamp, else from creation.
+        let waited = match seg.rolling_base_timestamp {
+            Some(first) if first >= 0 => max_ts.saturating_sub(first),
+            _ => now.saturating_sub(seg.created_ms),
+        };
         let roll = seg.size > 0
             && (seg.size > self.config.segment_bytes.saturating_sub(append_size)
+                || waited > self.config.segment_ms
                 || seg.index.is_full()
                 || seg.time_index.is_full()
                 || last_offset - seg.base_offset > i32::MAX as i64);
@@ -1624,6 +1665,23 @@ mod tests {
             segment_index_bytes: 1024,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn segment_ms_rolls_on_timestamps_like_kafka() {
+        // Kafka rolls when the appended max timestamp is more than segment.ms past the first
+        // batch's: timestamps now-10d, now-9d (1 day later: same segment), now (9 days: roll).
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = config();
+        c.segment_bytes = 1 << 30;
+        c.segment_ms = 7 * 86_400_000;
+        let mut log = PartitionLog::create(dir.path(), "t", 0, [1; 16], c, 0).unwrap();
+        let now = 1_700_000_000_000;
+        let day = 86_400_000;
+        for ts in [now - 10 * day, now - 9 * day, now] {
+            log.append_client(client_batch(1, 10, ts), now).unwrap();
+        }
+        assert_eq!(log.segment_bases(), vec![0, 2]);
     }
 
     #[test]

@@ -56,6 +56,7 @@ pub fn broker_config(a: &BrokerArgs) -> anyhow::Result<BrokerConfig> {
     c.num_partitions = a.num_partitions;
     c.log = LogConfig {
         segment_bytes: a.segment_bytes,
+        segment_ms: a.segment_ms,
         index_interval_bytes: a.index_interval_bytes,
         segment_index_bytes: a.segment_index_bytes,
         log_append_time: a.message_timestamp_type == TimestampTypeArg::LogAppendTime,
