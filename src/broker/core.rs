@@ -651,6 +651,13 @@ impl Broker {
     /// Writes the three log-dir checkpoints: recovery points, log start offsets (only those
     /// above their first segment, as Kafka writes them) and high watermarks.
     pub fn write_checkpoints(&self) -> io::Result<()> {
+        self.write_some_checkpoints(true, true)
+    }
+
+    /// Kafka writes the high watermarks every 5 s (`replica.high.watermark.checkpoint.interval.ms`)
+    /// but recovery points and log start offsets every 60 s
+    /// (`log.flush.offset.checkpoint.interval.ms`, `log.flush.start.offset.checkpoint.interval.ms`).
+    pub fn write_some_checkpoints(&self, offsets: bool, high_watermarks: bool) -> io::Result<()> {
         let mut recovery = Vec::new();
         let mut start = Vec::new();
         let mut hw = Vec::new();
@@ -664,18 +671,23 @@ impl Broker {
             }
         }
         let dir = &self.config.log_dir;
-        write_atomically(
-            &dir.join(RECOVERY_POINT_CHECKPOINT),
-            offset_checkpoint_text(&recovery).as_bytes(),
-        )?;
-        write_atomically(
-            &dir.join(LOG_START_CHECKPOINT),
-            offset_checkpoint_text(&start).as_bytes(),
-        )?;
-        write_atomically(
-            &dir.join(REPLICATION_CHECKPOINT),
-            offset_checkpoint_text(&hw).as_bytes(),
-        )
+        if offsets {
+            write_atomically(
+                &dir.join(RECOVERY_POINT_CHECKPOINT),
+                offset_checkpoint_text(&recovery).as_bytes(),
+            )?;
+            write_atomically(
+                &dir.join(LOG_START_CHECKPOINT),
+                offset_checkpoint_text(&start).as_bytes(),
+            )?;
+        }
+        if high_watermarks {
+            write_atomically(
+                &dir.join(REPLICATION_CHECKPOINT),
+                offset_checkpoint_text(&hw).as_bytes(),
+            )?;
+        }
+        Ok(())
     }
 
     /// Clean shutdown: closes every log (final index entries, trimmed indexes, producer

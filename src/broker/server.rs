@@ -166,16 +166,26 @@ async fn serve(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
         let shared = shared.clone();
         tokio::spawn(async move {
             let mut interval = tokio::time::interval(Duration::from_millis(100));
-            let mut last_checkpoint = Instant::now();
+            let mut last_hw_checkpoint = Instant::now();
+            let mut last_offsets_checkpoint = Instant::now();
             loop {
                 interval.tick().await;
                 let Ok(mut b) = shared.broker() else { return };
                 if let Err(e) = b.tick() {
                     eprintln!("kseg mini-broker: periodic work failed: {e}");
                 }
-                if last_checkpoint.elapsed() >= Duration::from_secs(5) {
-                    last_checkpoint = Instant::now();
-                    if let Err(e) = b.write_checkpoints() {
+                // Kafka's cadences: high watermarks every 5 s, recovery points and log start
+                // offsets every 60 s.
+                let hw = last_hw_checkpoint.elapsed() >= Duration::from_secs(5);
+                let offsets = last_offsets_checkpoint.elapsed() >= Duration::from_secs(60);
+                if hw {
+                    last_hw_checkpoint = Instant::now();
+                }
+                if offsets {
+                    last_offsets_checkpoint = Instant::now();
+                }
+                if hw || offsets {
+                    if let Err(e) = b.write_some_checkpoints(offsets, hw) {
                         eprintln!("kseg mini-broker: writing checkpoints failed: {e}");
                     }
                 }
