@@ -758,7 +758,7 @@ fn log_checks(
     }
 }
 
-fn index_severity(_active: bool, recovered: bool) -> Severity {
+fn index_severity(recovered: bool) -> Severity {
     // Kafka rebuilds the indexes of segments it recovers, so damage there does not last; with a
     // clean shutdown it trusts every index as it is, the active segment's included.
     if recovered {
@@ -828,7 +828,7 @@ fn check_offset_index(
         return;
     };
     let index = OffsetIndex::new(base, &bytes);
-    let severity = index_severity(active, recovered);
+    let severity = index_severity(recovered);
     size_finding(
         ctx,
         path,
@@ -968,7 +968,7 @@ fn check_time_index(
         return;
     };
     let index = TimeIndex::new(base, &bytes);
-    let severity = index_severity(active, recovered);
+    let severity = index_severity(recovered);
     size_finding(
         ctx,
         path,
