@@ -429,13 +429,15 @@ impl Segment {
             config.segment_index_bytes,
             true,
         )?;
+        // Sized as soon as it exists, as Kafka's index constructors do, so a crash leaves at
+        // most one zero-length index beside an empty log.
+        index.preallocate()?;
         let time_index = TimeIndexFile::open(
             &dir.join(offset_file_name(base, "timeindex")),
             base,
             config.segment_index_bytes,
             true,
         )?;
-        index.preallocate()?;
         time_index.preallocate()?;
         Ok(Segment {
             base_offset: base,
