@@ -835,12 +835,16 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__verify__subcmd__index)
-            opts="-v -h --index-only --sanity --json --verbose --mmap --max-decompressed-bytes --help"
+            opts="-v -h --index-only --sanity --index-interval-bytes --json --verbose --mmap --max-decompressed-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --index-interval-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --max-decompressed-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -68,6 +68,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand summary" -l json -d 'NDJSON ou
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l no-progress -d 'Never draw a progress bar'
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -s h -l help -d 'Print help'
+complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l index-interval-bytes -d 'The partitions\' index.interval.bytes: where the recovery preview rebuilds index entries (and so whether non-increasing offsets make Kafka empty a segment)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l index-only -d 'Skip per-batch CRC checks (like kafka-dump-log --verify-index-only)'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l sanity -d 'Only Kafka\'s own index sanity checks (like --index-sanity-check)'

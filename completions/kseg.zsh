@@ -72,6 +72,7 @@ _arguments "${_arguments_options[@]}" : \
 ;;
 (verify-index)
 _arguments "${_arguments_options[@]}" : \
+'--index-interval-bytes=[The partitions'\'' index.interval.bytes\: where the recovery preview rebuilds index entries (and so whether non-increasing offsets make Kafka empty a segment)]:BYTES:_default' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
 '--index-only[Skip per-batch CRC checks (like kafka-dump-log --verify-index-only)]' \
 '--sanity[Only Kafka'\''s own index sanity checks (like --index-sanity-check)]' \

@@ -9,7 +9,9 @@
 
 use std::path::Path;
 
-use kseg::analysis::recovery::{analyse_segment, rebuild_indexes, DEFAULT_INDEX_INTERVAL};
+use kseg::analysis::recovery::{
+    analyse_segment, rebuild_indexes, IndexedBatch, DEFAULT_INDEX_INTERVAL,
+};
 use kseg::format::log::RecordScratch;
 use kseg::storage::layout::base_offset_of;
 
@@ -29,7 +31,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_default();
     let base = base_offset_of(&name).ok_or("the segment's name must be <20 digits>.log")?;
     let mut scratch = RecordScratch::default();
-    let seg = analyse_segment(log, base, &mut scratch)?;
+    let seg = analyse_segment(log, base, interval, &mut scratch)?;
     if let Some(at) = seg.truncate_at {
         return Err(format!(
             "{}: byte {at}: {}",
@@ -38,7 +40,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
         .into());
     }
-    let (index, timeindex) = rebuild_indexes(base, &seg.kept, interval);
+    let (index, timeindex) =
+        rebuild_indexes(base, seg.kept.iter().map(IndexedBatch::from), interval)
+            .map_err(|e| e.message())?;
     std::fs::write(log.with_extension("index"), &index)?;
     std::fs::write(log.with_extension("timeindex"), &timeindex)?;
     eprintln!(

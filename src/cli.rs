@@ -208,6 +208,11 @@ pub struct VerifyIndexArgs {
     #[arg(long)]
     pub sanity: bool,
 
+    /// The partitions' index.interval.bytes: where the recovery preview rebuilds index entries
+    /// (and so whether non-increasing offsets make Kafka empty a segment)
+    #[arg(long, value_name = "BYTES", default_value_t = 4096)]
+    pub index_interval_bytes: u64,
+
     /// NDJSON: "finding" objects, "recovery" objects, then one "summary"
     #[arg(long)]
     pub json: bool,

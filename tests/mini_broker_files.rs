@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use kseg::analysis::recovery::{analyse_segment, rebuild_indexes};
+use kseg::analysis::recovery::{analyse_segment, rebuild_indexes, IndexedBatch};
 use kseg::format::log::RecordScratch;
 use mini_broker_support::{group_offsets, kseg, kseg_bin, records, verify_errors};
 
@@ -163,10 +163,11 @@ fn segments_roll_with_trimmed_indexes_that_match_kafkas_recover_rule() {
         assert_eq!(log.len(), 24, "20-digit segment names: {log}");
         let base: i64 = log[..20].parse().unwrap();
         let mut scratch = RecordScratch::default();
-        let seg = analyse_segment(&pdir.join(log.as_str()), base, &mut scratch).unwrap();
+        let seg = analyse_segment(&pdir.join(log.as_str()), base, 700, &mut scratch).unwrap();
         assert!(seg.truncate_at.is_none());
         // One session wrote each segment, so its indexes are what LogSegment.recover rebuilds.
-        let (index, time_index) = rebuild_indexes(base, &seg.kept, 700);
+        let (index, time_index) =
+            rebuild_indexes(base, seg.kept.iter().map(IndexedBatch::from), 700).unwrap();
         assert_eq!(
             fs::read(pdir.join(format!("{}.index", &log[..20]))).unwrap(),
             index,

@@ -503,3 +503,88 @@ fn a_future_magic_is_a_warning_not_corruption() {
         "Kafka's recovery keeps it: {rec}"
     );
 }
+
+/// Offsets 0..99, then a rewritten stretch 50..149, then a second segment from 150.
+fn rewound_segments() -> (Seg, Seg) {
+    let mut first = Seg::new(0, 100);
+    first.batches.extend(Seg::new(50, 100).batches);
+    (first, Seg::new(150, 5))
+}
+
+#[test]
+fn offsets_that_stop_increasing_at_an_index_point_empty_the_segment_in_recovery() {
+    let (first, second) = rewound_segments();
+    let (_t, root) = log_dir(&[(0, &first), (150, &second)], false);
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 1);
+    let empties = findings(&lines, "recovery-empties-segment");
+    assert_eq!(empties.len(), 1, "{lines:?}");
+    assert_eq!(empties[0]["severity"], "error");
+    // The first index point inside the rewound stretch: the batch ends at an offset not above
+    // the previous entry's.
+    let offset = empties[0]["offset"].as_i64().unwrap();
+    assert!((50..100).contains(&offset), "{offset}");
+    assert!(!findings(&lines, "offset-order").is_empty());
+    let rec = lines.iter().find(|v| v["type"] == "recovery").unwrap();
+    assert_eq!(rec["truncatePosition"], 0);
+    assert_eq!(rec["droppedBatches"], 205);
+    assert_eq!(rec["deletedSegments"].as_array().unwrap().len(), 1);
+
+    // A larger index interval puts no index point inside the rewound stretch: Kafka's recovery
+    // passes it (the offset-order error stays).
+    let r = kseg(&[
+        "verify-index",
+        "--json",
+        "--index-interval-bytes",
+        "100000000",
+        root.to_str().unwrap(),
+    ]);
+    let lines = json_lines(&r.stdout);
+    assert!(findings(&lines, "recovery-empties-segment").is_empty());
+    assert!(!findings(&lines, "offset-order").is_empty());
+    let rec = lines.iter().find(|v| v["type"] == "recovery").unwrap();
+    assert_eq!(rec["truncatePosition"], Value::Null);
+}
+
+#[test]
+fn recover_empties_a_segment_whose_offsets_stop_increasing_at_an_index_point() {
+    let (first, second) = rewound_segments();
+    let (t, root) = log_dir(&[(0, &first), (150, &second)], false);
+    let out = t.path().join("copy");
+    let r = kseg(&[
+        "recover",
+        root.join("t-0").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let lines = json_lines(&r.stdout);
+    assert_eq!(lines[0]["action"], "truncated", "{lines:?}");
+    assert_eq!(lines[0]["truncatePosition"], 0);
+    assert_eq!(lines[1]["action"], "deleted");
+    assert_eq!(
+        std::fs::metadata(out.join("00000000000000000000.log"))
+            .unwrap()
+            .len(),
+        0
+    );
+    // --salvage keeps the batches whose offsets still advance: 0..99, then 100..149, then the
+    // second segment.
+    let out = t.path().join("salvaged");
+    let r = kseg(&[
+        "recover",
+        root.join("t-0").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--salvage",
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let dump = kseg(&["dump-log", "--json", out.to_str().unwrap()]);
+    let offsets: Vec<i64> = json_lines(&dump.stdout)
+        .iter()
+        .filter(|v| v["type"] == "batch")
+        .map(|v| v["baseOffset"].as_i64().unwrap())
+        .collect();
+    assert_eq!(offsets, (0..155).collect::<Vec<i64>>());
+}

@@ -88,6 +88,7 @@ impl LogSink for Collect {
 pub fn analyse_segment(
     path: &Path,
     base_offset: i64,
+    index_interval: u64,
     scratch: &mut RecordScratch,
 ) -> io::Result<SegmentRecovery> {
     let mut src = open_log(path, false)?;
@@ -99,7 +100,7 @@ pub fn analyse_segment(
         reason: None,
     };
     scan_log(src.as_mut(), &ScanOptions::default(), scratch, &mut sink)?;
-    Ok(SegmentRecovery {
+    let mut plan = SegmentRecovery {
         path: path.to_path_buf(),
         base_offset,
         size,
@@ -107,49 +108,165 @@ pub fn analyse_segment(
         truncate_at: sink.truncate_at,
         truncate_reason: sink.reason,
         salvageable: sink.after,
-    })
+    };
+    if let Err(invalid) = rebuild_indexes(
+        base_offset,
+        plan.kept.iter().map(IndexedBatch::from),
+        index_interval,
+    ) {
+        // The rebuild fails before recovery reaches any invalid batch: the segment is emptied
+        // from `truncate_to` on, whatever follows.
+        let cut = plan
+            .kept
+            .partition_point(|b| b.position < invalid.truncate_to);
+        let mut rest: Vec<ValidBatch> = plan.kept.split_off(cut);
+        rest.append(&mut plan.salvageable);
+        let mut last = plan.kept.last().map(|b| b.last_offset);
+        rest.retain(|b| {
+            let advances = last.is_none_or(|l| b.base_offset > l);
+            if advances {
+                last = Some(b.last_offset);
+            }
+            advances
+        });
+        plan.salvageable = rest;
+        plan.truncate_at = Some(invalid.truncate_to);
+        plan.truncate_reason = Some(invalid.message());
+    }
+    Ok(plan)
 }
 
-/// The `.index` and `.timeindex` bytes `LogSegment.recover` builds for these batches, laid out
-/// contiguously from position 0, trimmed to their entries.
+/// The batch fields `LogSegment.recover` uses to rebuild the indexes.
+#[derive(Debug, Clone, Copy)]
+pub struct IndexedBatch {
+    pub size: u64,
+    pub last_offset: i64,
+    pub max_timestamp: i64,
+}
+
+impl From<&ValidBatch> for IndexedBatch {
+    fn from(b: &ValidBatch) -> Self {
+        IndexedBatch {
+            size: b.size,
+            last_offset: b.last_offset,
+            max_timestamp: b.max_timestamp,
+        }
+    }
+}
+
+/// Where rebuilding a segment's indexes throws `InvalidOffsetException`: an index point whose
+/// offset is not above the last entry's. Kafka's `LogLoader.recoverLog` then empties the whole
+/// segment (`truncateTo(baseOffset)`) and deletes the later unflushed segments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InvalidIndexOffset {
+    /// Byte position of the batch at the failing index point.
+    pub position: u64,
+    /// The offset Kafka tried to append, and the last one already in that index.
+    pub offset: i64,
+    pub previous: i64,
+    pub time_index: bool,
+    /// Where `truncateTo(baseOffset)` cuts the log: the position of the first index entry when
+    /// it names the base offset itself, otherwise the start of the file.
+    pub truncate_to: u64,
+}
+
+impl InvalidIndexOffset {
+    pub fn message(&self) -> String {
+        format!(
+            "rebuilding the {} at the batch at byte {} appends offset {} after {}: Kafka's recovery throws InvalidOffsetException and empties the segment",
+            if self.time_index { "time index" } else { "offset index" },
+            self.position,
+            self.offset,
+            self.previous
+        )
+    }
+}
+
+/// The `.index` and `.timeindex` bytes `LogSegment.recover` builds for batches laid out
+/// contiguously from position 0, trimmed to their entries — or where that rebuild fails.
 pub fn rebuild_indexes(
     base_offset: i64,
-    batches: &[ValidBatch],
+    batches: impl IntoIterator<Item = IndexedBatch>,
     index_interval: u64,
-) -> (Vec<u8>, Vec<u8>) {
+) -> Result<(Vec<u8>, Vec<u8>), InvalidIndexOffset> {
     let mut offset_index = Vec::new();
     let mut time_index = Vec::new();
     let mut valid_bytes = 0u64;
     let mut last_index_entry = 0u64;
     let mut max_ts = -1i64;
     let mut max_ts_offset = -1i64;
-    let mut last_time_entry = -1i64;
-    let mut append_time = |ts: i64, offset: i64, out: &mut Vec<u8>| {
-        // TimeIndex.maybeAppend: only a strictly larger timestamp is written.
-        if ts > last_time_entry {
-            out.extend_from_slice(&ts.to_be_bytes());
-            out.extend_from_slice(&((offset - base_offset) as i32).to_be_bytes());
-            last_time_entry = ts;
+    let mut max_ts_position = 0u64;
+    let mut last_offset_entry: Option<i64> = None;
+    let mut first_offset_entry: Option<(i64, u64)> = None;
+    // The last time index entry (timestamp, offset); an empty index reports (-1, base).
+    let mut last_time_entry: Option<(i64, i64)> = None;
+    let fail =
+        |position: u64, offset: i64, previous: i64, time_index: bool, first: Option<(i64, u64)>| {
+            InvalidIndexOffset {
+                position,
+                offset,
+                previous,
+                time_index,
+                truncate_to: first
+                    .filter(|(o, _)| *o == base_offset)
+                    .map_or(0, |(_, p)| p),
+            }
+        };
+    // TimeIndex.maybeAppend: an offset below the last entry's throws; only a strictly larger
+    // timestamp is written.
+    let mut append_time = |ts: i64, offset: i64, out: &mut Vec<u8>| -> Result<(), (i64, i64)> {
+        if let Some((last_ts, last_offset)) = last_time_entry {
+            if offset < last_offset {
+                return Err((offset, last_offset));
+            }
+            if ts <= last_ts {
+                return Ok(());
+            }
+        } else if ts <= -1 {
+            return Ok(());
         }
+        out.extend_from_slice(&ts.to_be_bytes());
+        out.extend_from_slice(&(offset.wrapping_sub(base_offset) as i32).to_be_bytes());
+        last_time_entry = Some((ts, offset));
+        Ok(())
     };
     for b in batches {
         if b.max_timestamp > max_ts {
             max_ts = b.max_timestamp;
             max_ts_offset = b.last_offset;
+            max_ts_position = valid_bytes;
         }
         if valid_bytes - last_index_entry > index_interval {
+            // OffsetIndex.append: a non-increasing offset throws.
+            if let Some(previous) = last_offset_entry.filter(|l| b.last_offset <= *l) {
+                return Err(fail(
+                    valid_bytes,
+                    b.last_offset,
+                    previous,
+                    false,
+                    first_offset_entry,
+                ));
+            }
             offset_index
                 .extend_from_slice(&(b.last_offset.wrapping_sub(base_offset) as i32).to_be_bytes());
             offset_index.extend_from_slice(&(valid_bytes as u32).to_be_bytes());
-            append_time(max_ts, max_ts_offset, &mut time_index);
+            last_offset_entry = Some(b.last_offset);
+            first_offset_entry.get_or_insert((b.last_offset, valid_bytes));
+            append_time(max_ts, max_ts_offset, &mut time_index).map_err(|(offset, previous)| {
+                fail(valid_bytes, offset, previous, true, first_offset_entry)
+            })?;
             last_index_entry = valid_bytes;
         }
         valid_bytes += b.size;
     }
     if max_ts_offset >= 0 {
-        append_time(max_ts, max_ts_offset, &mut time_index);
+        // The closing entry: a failure here also empties the segment (it is outside recover's
+        // catch), blamed on the batch carrying the maximum.
+        append_time(max_ts, max_ts_offset, &mut time_index).map_err(|(offset, previous)| {
+            fail(max_ts_position, offset, previous, true, first_offset_entry)
+        })?;
     }
-    (offset_index, time_index)
+    Ok((offset_index, time_index))
 }
 
 #[cfg(test)]
@@ -182,7 +299,8 @@ mod tests {
                 )
             })
             .collect();
-        let (idx, tim) = rebuild_indexes(100, &batches, 4096);
+        let (idx, tim) =
+            rebuild_indexes(100, batches.iter().map(IndexedBatch::from), 4096).unwrap();
         assert_eq!(
             idx,
             [
@@ -203,5 +321,48 @@ mod tests {
             })
             .collect();
         assert_eq!(entries, vec![(30, 1), (40, 3), (50, 5)]);
+    }
+
+    fn indexed(batches: &[ValidBatch]) -> impl Iterator<Item = IndexedBatch> + '_ {
+        batches.iter().map(IndexedBatch::from)
+    }
+
+    #[test]
+    fn a_non_increasing_offset_at_an_index_point_fails_the_rebuild() {
+        // Entries at batches 2 (offset 102) and 4; batch 4 ends at 101.
+        let offsets = [100, 101, 102, 103, 101, 104];
+        let batches: Vec<ValidBatch> = (0..6)
+            .map(|i| b(i * 3000, 3000, offsets[i as usize], 10 + i as i64))
+            .collect();
+        let err = rebuild_indexes(100, indexed(&batches), 4096).unwrap_err();
+        assert_eq!(
+            (err.position, err.offset, err.previous, err.time_index),
+            (12000, 101, 102, false)
+        );
+        assert_eq!(err.truncate_to, 0);
+        // Between index points the same offsets pass.
+        assert!(rebuild_indexes(100, indexed(&batches), 20_000).is_ok());
+    }
+
+    #[test]
+    fn a_time_index_offset_below_the_last_entry_fails_the_rebuild() {
+        // The offset index stays increasing (batch 4 ends at 104), but the maximum timestamp
+        // moves to batch 3, which ends at 99 — below the time index's last entry (102).
+        let offsets = [100, 101, 102, 99, 104, 105];
+        let ts = [10, 11, 12, 50, 13, 14];
+        let batches: Vec<ValidBatch> = (0..6)
+            .map(|i| b(i * 3000, 3000, offsets[i as usize], ts[i as usize]))
+            .collect();
+        let err = rebuild_indexes(100, indexed(&batches), 4096).unwrap_err();
+        assert_eq!((err.offset, err.previous, err.time_index), (99, 102, true));
+    }
+
+    #[test]
+    fn an_emptied_segment_is_cut_at_the_first_entry_naming_the_base_offset() {
+        // Every batch ends at the base offset: the first entry (batch 2) names it, so
+        // truncateTo(base) keeps the bytes before that entry's position.
+        let batches: Vec<ValidBatch> = (0..6).map(|i| b(i * 3000, 3000, 100, 10)).collect();
+        let err = rebuild_indexes(100, indexed(&batches), 4096).unwrap_err();
+        assert_eq!(err.truncate_to, 6000);
     }
 }

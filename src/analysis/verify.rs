@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::analysis::recovery::{rebuild_indexes, IndexedBatch, DEFAULT_INDEX_INTERVAL};
 use crate::analysis::summary::LogDirFacts;
 use crate::format::control::{decode_control, ControlType};
 use crate::format::index::{
@@ -51,6 +52,7 @@ pub const CHECKS: &[(&str, &str)] = &[
     ("offset-order", "a batch whose offsets do not increase from the previous batch"),
     ("base-offset-mismatch", "the file name's base offset disagrees with the first batch"),
     ("segment-overlap", "a segment starting at or below the previous segment's last offset (gaps: info)"),
+    ("recovery-empties-segment", "offsets that stop increasing at an index point: Kafka's recovery throws InvalidOffsetException and empties the segment"),
     ("offset-overflow", "offsets too far from the segment base to fit a relative offset"),
     ("offset-index-mismatch", "an .index entry not on a batch boundary or naming an offset the batch there does not end with"),
     ("offset-index-order", ".index entries whose offsets or positions do not strictly increase"),
@@ -100,13 +102,27 @@ pub struct RecoveryPreview {
     pub rebuilt_indexes: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct VerifyOptions {
     /// Skip per-batch CRC work (`--index-only`).
     pub index_only: bool,
     /// Kafka's index sanity checks only (`--sanity`).
     pub sanity_only: bool,
     pub mmap: bool,
+    /// The partition's `index.interval.bytes`, which decides where recovery rebuilds index
+    /// entries.
+    pub index_interval: u64,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        VerifyOptions {
+            index_only: false,
+            sanity_only: false,
+            mmap: false,
+            index_interval: DEFAULT_INDEX_INTERVAL,
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -466,7 +482,35 @@ pub fn verify_partition(
             preview.dropped_records += scan.batches.iter().map(|b| b.records).sum::<u64>();
             preview.dropped_bytes += scan.size;
         } else if recovered {
-            if let Some(pos) = scan.first_invalid_position(true) {
+            let first_invalid = scan.first_invalid_position(true);
+            let valid = scan
+                .batches
+                .iter()
+                .take_while(|b| first_invalid.is_none_or(|at| b.position < at));
+            let rebuild = rebuild_indexes(
+                base,
+                valid.map(|b| IndexedBatch {
+                    size: b.size,
+                    last_offset: b.last_offset,
+                    max_timestamp: b.max_timestamp,
+                }),
+                opts.index_interval,
+            );
+            let cut = match rebuild {
+                Ok(_) => first_invalid,
+                Err(invalid) => {
+                    ctx.add(
+                        "recovery-empties-segment",
+                        Severity::Error,
+                        &seg.path,
+                        Some(invalid.position),
+                        Some(invalid.offset),
+                        invalid.message(),
+                    );
+                    Some(invalid.truncate_to)
+                }
+            };
+            if let Some(pos) = cut {
                 truncated = true;
                 preview.truncate_file = Some(seg.path.display().to_string());
                 preview.truncate_position = Some(pos);

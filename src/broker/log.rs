@@ -30,7 +30,7 @@ use super::files::{
 use super::producer_state::{CompletedTxn, ProducerBatch, ProducerStateManager};
 use super::records::{marker_key, marker_value};
 use super::{BrokerError, BrokerResult};
-use crate::analysis::recovery::{analyse_segment, rebuild_indexes};
+use crate::analysis::recovery::{analyse_segment, rebuild_indexes, IndexedBatch};
 use crate::format::batch::{BatchHeader, RecordBatch, LOG_OVERHEAD, V2_CRC_START, V2_HEADER_SIZE};
 use crate::format::compression::Codec;
 use crate::format::control::{decode_control, ControlType};
@@ -744,7 +744,7 @@ impl PartitionLog {
             report.recovered_segments += 1;
             first_recovered.get_or_insert(base);
             let log_path = dir.join(offset_file_name(base, "log"));
-            let plan = analyse_segment(&log_path, base, &mut scratch)?;
+            let plan = analyse_segment(&log_path, base, config.index_interval_bytes, &mut scratch)?;
             trim_scratch(&mut scratch);
             if let Some(at) = plan.truncate_at {
                 let f = open_rw(&log_path, false)?;
@@ -757,8 +757,13 @@ impl PartitionLog {
                 ));
                 deleting = true;
             }
-            let (index, time_index) =
-                rebuild_indexes(base, &plan.kept, config.index_interval_bytes);
+            let (index, time_index) = rebuild_indexes(
+                base,
+                plan.kept.iter().map(IndexedBatch::from),
+                config.index_interval_bytes,
+            )
+            // The kept batches are those whose rebuild succeeds.
+            .unwrap_or_default();
             write_atomically(&dir.join(offset_file_name(base, "index")), &index)?;
             write_atomically(&dir.join(offset_file_name(base, "timeindex")), &time_index)?;
             // The transaction index is rebuilt by the producer-state replay below.

@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 use serde_json::json;
 
 use super::Outcome;
-use crate::analysis::recovery::{analyse_segment, rebuild_indexes, ValidBatch};
+use crate::analysis::recovery::{analyse_segment, rebuild_indexes, IndexedBatch, ValidBatch};
 use crate::analysis::summary::log_dir_facts;
 use crate::cli::RecoverArgs;
 use crate::format::log::{ByteSource, RecordScratch};
@@ -165,7 +165,7 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         let name = name_of(&seg.path);
         let stem = name.trim_end_matches(".log").to_string();
         let recovered = !clean && *base >= recover_from;
-        let plan = analyse_segment(&seg.path, *base, &mut scratch)?;
+        let plan = analyse_segment(&seg.path, *base, args.index_interval_bytes, &mut scratch)?;
         if truncated && !args.salvage {
             report.push(json!({"segment": name, "action": "deleted",
                 "reason": "a previous segment was truncated; Kafka deletes the later unflushed segments",
@@ -222,7 +222,14 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
             pos += b.size;
         }
         copy_ranges(&seg.path, &args.out.join(&name), &ranges)?;
-        let (idx, tim) = rebuild_indexes(*base, &written, args.index_interval_bytes);
+        // Kept batches passed this rebuild already; should salvaged ones make it fail, empty
+        // indexes are written (Kafka rebuilds indexes it finds empty on a sealed segment's load).
+        let (idx, tim) = rebuild_indexes(
+            *base,
+            written.iter().map(IndexedBatch::from),
+            args.index_interval_bytes,
+        )
+        .unwrap_or_default();
         write_new(&args.out.join(format!("{stem}.index")), &idx)?;
         write_new(&args.out.join(format!("{stem}.timeindex")), &tim)?;
         let seg_end = written.last().map(|b| b.last_offset + 1).unwrap_or(*base);

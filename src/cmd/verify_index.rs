@@ -23,6 +23,7 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
         index_only: args.index_only,
         sanity_only: args.sanity,
         mmap: args.read.mmap,
+        index_interval: args.index_interval_bytes,
     };
     let facts: Vec<LogDirFacts> = set.log_dirs.iter().map(log_dir_facts).collect();
     let mut work: Vec<(PartitionDir, Option<&LogDirFacts>)> = Vec::new();
