@@ -279,6 +279,33 @@ fn missing_index_of_a_sealed_segment_is_a_warning() {
     let m = findings(&lines, "missing-index");
     assert_eq!(m.len(), 1);
     assert_eq!(m[0]["severity"], "warning");
+    // Even after a clean shutdown Kafka recovers that segment: both its indexes are rebuilt.
+    let rec = lines.iter().find(|v| v["type"] == "recovery").unwrap();
+    let rebuilt: Vec<&str> = rec["rebuiltIndexes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(rebuilt.len(), 2, "{rebuilt:?}");
+    assert!(rebuilt[0].ends_with("00000000000000000000.log (offset index, missing)"));
+    assert!(rebuilt[1].ends_with("00000000000000000000.timeindex"));
+}
+
+#[test]
+fn a_missing_time_index_beside_an_index_is_created_empty_not_rebuilt() {
+    let s = Seg::new(0, 3);
+    let s2 = Seg::new(3, 3);
+    let (_t, root) = log_dir(&[(0, &s), (3, &s2)], true);
+    std::fs::remove_file(part(&root, "00000000000000000000.timeindex")).unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 0);
+    let m = findings(&lines, "missing-index");
+    assert_eq!(m.len(), 1);
+    assert_eq!(m[0]["severity"], "warning");
+    assert!(m[0]["message"].as_str().unwrap().contains("mtime"), "{m:?}");
+    let rec = lines.iter().find(|v| v["type"] == "recovery").unwrap();
+    assert_eq!(rec["rebuiltIndexes"].as_array().unwrap().len(), 0);
 }
 
 #[test]

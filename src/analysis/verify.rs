@@ -555,29 +555,44 @@ pub fn verify_partition(
         // Indexes.
         let index = sibling(&p.files, base, FileKind::OffsetIndex);
         let time_index = sibling(&p.files, base, FileKind::TimeIndex);
-        for (kind, file) in [("offset index", index), ("time index", time_index)] {
-            if file.is_none() && !scan.batches.is_empty() {
-                if recovered || !active {
-                    preview
-                        .rebuilt_indexes
-                        .push(format!("{} ({kind}, missing)", seg.path.display()));
-                }
-                let sev = if active {
-                    Severity::Info
-                } else {
-                    Severity::Warning
-                };
+        // LogLoader: a missing .index makes Kafka recover the segment (both indexes rebuilt,
+        // whatever the shutdown); a missing .timeindex beside an .index is created empty, and
+        // only a recovery fills it.
+        let rebuilds_all = recovered || index.is_none();
+        if !scan.batches.is_empty() {
+            if index.is_none() {
+                preview
+                    .rebuilt_indexes
+                    .push(format!("{} (offset index, missing)", seg.path.display()));
                 ctx.add(
                     "missing-index",
-                    sev,
+                    if active { Severity::Info } else { Severity::Warning },
                     &seg.path,
                     None,
                     None,
-                    format!("segment has no {kind} file; Kafka rebuilds it from the log when it loads the segment"),
+                    "segment has no offset index file; Kafka recovers the segment when it loads it (re-validating every batch) and rebuilds both indexes".into(),
+                );
+            }
+            if time_index.is_none() {
+                let message = if rebuilds_all {
+                    preview
+                        .rebuilt_indexes
+                        .push(format!("{} (time index, missing)", seg.path.display()));
+                    "segment has no time index file; Kafka's recovery of the segment rebuilds it"
+                } else {
+                    "segment has no time index file; Kafka creates it empty without reading the log, so lookups by time in this segment use the file's mtime"
+                };
+                ctx.add(
+                    "missing-index",
+                    if active { Severity::Info } else { Severity::Warning },
+                    &seg.path,
+                    None,
+                    None,
+                    message.into(),
                 );
             }
         }
-        if recovered {
+        if rebuilds_all {
             for f in [index, time_index].into_iter().flatten() {
                 preview.rebuilt_indexes.push(f.path.display().to_string());
             }
