@@ -182,40 +182,72 @@ impl InvalidIndexOffset {
     }
 }
 
-/// The `.index` and `.timeindex` bytes `LogSegment.recover` builds for batches laid out
-/// contiguously from position 0, trimmed to their entries — or where that rebuild fails.
-pub fn rebuild_indexes(
+/// `LogSegment.recover`'s index rebuild, one batch at a time (batches laid out contiguously
+/// from position 0), so a scan can run it without keeping its batches.
+#[derive(Debug, Clone)]
+pub struct IndexRebuild {
     base_offset: i64,
-    batches: impl IntoIterator<Item = IndexedBatch>,
     index_interval: u64,
-) -> Result<(Vec<u8>, Vec<u8>), InvalidIndexOffset> {
-    let mut offset_index = Vec::new();
-    let mut time_index = Vec::new();
-    let mut valid_bytes = 0u64;
-    let mut last_index_entry = 0u64;
-    let mut max_ts = -1i64;
-    let mut max_ts_offset = -1i64;
-    let mut max_ts_position = 0u64;
-    let mut last_offset_entry: Option<i64> = None;
-    let mut first_offset_entry: Option<(i64, u64)> = None;
-    // The last time index entry (timestamp, offset); an empty index reports (-1, base).
-    let mut last_time_entry: Option<(i64, i64)> = None;
-    let fail =
-        |position: u64, offset: i64, previous: i64, time_index: bool, first: Option<(i64, u64)>| {
-            InvalidIndexOffset {
-                position,
-                offset,
-                previous,
-                time_index,
-                truncate_to: first
-                    .filter(|(o, _)| *o == base_offset)
-                    .map_or(0, |(_, p)| p),
-            }
-        };
-    // TimeIndex.maybeAppend: an offset below the last entry's throws; only a strictly larger
-    // timestamp is written.
-    let mut append_time = |ts: i64, offset: i64, out: &mut Vec<u8>| -> Result<(), (i64, i64)> {
-        if let Some((last_ts, last_offset)) = last_time_entry {
+    offset_index: Vec<u8>,
+    time_index: Vec<u8>,
+    valid_bytes: u64,
+    last_index_entry: u64,
+    max_ts: i64,
+    max_ts_offset: i64,
+    max_ts_position: u64,
+    last_offset_entry: Option<i64>,
+    first_offset_entry: Option<(i64, u64)>,
+    /// The last time index entry (timestamp, offset); an empty index has none.
+    last_time_entry: Option<(i64, i64)>,
+}
+
+impl IndexRebuild {
+    pub fn new(base_offset: i64, index_interval: u64) -> Self {
+        IndexRebuild {
+            base_offset,
+            index_interval,
+            offset_index: Vec::new(),
+            time_index: Vec::new(),
+            valid_bytes: 0,
+            last_index_entry: 0,
+            max_ts: -1,
+            max_ts_offset: -1,
+            max_ts_position: 0,
+            last_offset_entry: None,
+            first_offset_entry: None,
+            last_time_entry: None,
+        }
+    }
+
+    /// Whether an offset index entry has been written yet.
+    pub fn has_entries(&self) -> bool {
+        self.first_offset_entry.is_some()
+    }
+
+    fn fail(
+        &self,
+        position: u64,
+        offset: i64,
+        previous: i64,
+        time_index: bool,
+    ) -> InvalidIndexOffset {
+        InvalidIndexOffset {
+            position,
+            offset,
+            previous,
+            time_index,
+            truncate_to: self
+                .first_offset_entry
+                .filter(|(o, _)| *o == self.base_offset)
+                .map_or(0, |(_, p)| p),
+        }
+    }
+
+    /// TimeIndex.maybeAppend: an offset below the last entry's throws; only a strictly larger
+    /// timestamp is written. Err carries (offset, previous offset).
+    fn append_time(&mut self) -> Result<(), (i64, i64)> {
+        let (ts, offset) = (self.max_ts, self.max_ts_offset);
+        if let Some((last_ts, last_offset)) = self.last_time_entry {
             if offset < last_offset {
                 return Err((offset, last_offset));
             }
@@ -225,48 +257,66 @@ pub fn rebuild_indexes(
         } else if ts <= -1 {
             return Ok(());
         }
-        out.extend_from_slice(&ts.to_be_bytes());
-        out.extend_from_slice(&(offset.wrapping_sub(base_offset) as i32).to_be_bytes());
-        last_time_entry = Some((ts, offset));
+        self.time_index.extend_from_slice(&ts.to_be_bytes());
+        self.time_index
+            .extend_from_slice(&(offset.wrapping_sub(self.base_offset) as i32).to_be_bytes());
+        self.last_time_entry = Some((ts, offset));
         Ok(())
-    };
-    for b in batches {
-        if b.max_timestamp > max_ts {
-            max_ts = b.max_timestamp;
-            max_ts_offset = b.last_offset;
-            max_ts_position = valid_bytes;
+    }
+
+    pub fn push(&mut self, b: IndexedBatch) -> Result<(), InvalidIndexOffset> {
+        let position = self.valid_bytes;
+        if b.max_timestamp > self.max_ts {
+            self.max_ts = b.max_timestamp;
+            self.max_ts_offset = b.last_offset;
+            self.max_ts_position = position;
         }
-        if valid_bytes - last_index_entry > index_interval {
+        if position - self.last_index_entry > self.index_interval {
             // OffsetIndex.append: a non-increasing offset throws.
-            if let Some(previous) = last_offset_entry.filter(|l| b.last_offset <= *l) {
-                return Err(fail(
-                    valid_bytes,
-                    b.last_offset,
-                    previous,
-                    false,
-                    first_offset_entry,
-                ));
+            if let Some(previous) = self.last_offset_entry.filter(|l| b.last_offset <= *l) {
+                return Err(self.fail(position, b.last_offset, previous, false));
             }
-            offset_index
-                .extend_from_slice(&(b.last_offset.wrapping_sub(base_offset) as i32).to_be_bytes());
-            offset_index.extend_from_slice(&(valid_bytes as u32).to_be_bytes());
-            last_offset_entry = Some(b.last_offset);
-            first_offset_entry.get_or_insert((b.last_offset, valid_bytes));
-            append_time(max_ts, max_ts_offset, &mut time_index).map_err(|(offset, previous)| {
-                fail(valid_bytes, offset, previous, true, first_offset_entry)
-            })?;
-            last_index_entry = valid_bytes;
+            self.offset_index.extend_from_slice(
+                &(b.last_offset.wrapping_sub(self.base_offset) as i32).to_be_bytes(),
+            );
+            self.offset_index
+                .extend_from_slice(&(position as u32).to_be_bytes());
+            self.last_offset_entry = Some(b.last_offset);
+            self.first_offset_entry
+                .get_or_insert((b.last_offset, position));
+            if let Err((offset, previous)) = self.append_time() {
+                return Err(self.fail(position, offset, previous, true));
+            }
+            self.last_index_entry = position;
         }
-        valid_bytes += b.size;
+        self.valid_bytes += b.size;
+        Ok(())
     }
-    if max_ts_offset >= 0 {
-        // The closing entry: a failure here also empties the segment (it is outside recover's
-        // catch), blamed on the batch carrying the maximum.
-        append_time(max_ts, max_ts_offset, &mut time_index).map_err(|(offset, previous)| {
-            fail(max_ts_position, offset, previous, true, first_offset_entry)
-        })?;
+
+    /// The closing time index entry, then the indexes. A failure here also empties the segment
+    /// in Kafka (it is outside recover's catch); it is blamed on the batch carrying the maximum.
+    pub fn finish(mut self) -> Result<(Vec<u8>, Vec<u8>), InvalidIndexOffset> {
+        if self.max_ts_offset >= 0 {
+            if let Err((offset, previous)) = self.append_time() {
+                return Err(self.fail(self.max_ts_position, offset, previous, true));
+            }
+        }
+        Ok((self.offset_index, self.time_index))
     }
-    Ok((offset_index, time_index))
+}
+
+/// The `.index` and `.timeindex` bytes `LogSegment.recover` builds for batches laid out
+/// contiguously from position 0, trimmed to their entries — or where that rebuild fails.
+pub fn rebuild_indexes(
+    base_offset: i64,
+    batches: impl IntoIterator<Item = IndexedBatch>,
+    index_interval: u64,
+) -> Result<(Vec<u8>, Vec<u8>), InvalidIndexOffset> {
+    let mut rebuild = IndexRebuild::new(base_offset, index_interval);
+    for b in batches {
+        rebuild.push(b)?;
+    }
+    rebuild.finish()
 }
 
 #[cfg(test)]

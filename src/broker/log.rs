@@ -1057,12 +1057,9 @@ impl PartitionLog {
                 return Ok(AppendInfo {
                     base_offset: dup.first_offset(),
                     last_offset: dup.last_offset,
-                    // The original append's time (UnifiedLog.append: `duplicate.timestamp`).
-                    log_append_time: if self.config.log_append_time {
-                        dup.timestamp
-                    } else {
-                        -1
-                    },
+                    // UnifiedLog.append answers a duplicate with the stored batch's timestamp
+                    // whatever the timestamp type: the append time, or the max CreateTime.
+                    log_append_time: dup.timestamp,
                     duplicate: true,
                 });
             }
@@ -1867,5 +1864,48 @@ mod tests {
         log.append_marker(5, 0, 0, true, now).unwrap();
         assert_eq!(log.last_stable_offset(), 4);
         assert_eq!(log.end_offset_for_epoch(0), (0, 4));
+    }
+
+    #[test]
+    fn a_retried_idempotent_batch_gets_the_original_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut log =
+            PartitionLog::create(dir.path(), "t", 0, [1; 16], LogConfig::default(), 0).unwrap();
+        let now = 1_700_000_000_000;
+        let idempotent = |seq: i32, ts: i64| {
+            let records = [NewRecord {
+                timestamp: ts,
+                key: None,
+                value: Some(b"x"),
+                headers: &[],
+            }];
+            let mut out = Vec::new();
+            encode_batch(
+                &mut out,
+                &NewBatch {
+                    producer_id: 9,
+                    producer_epoch: 0,
+                    base_sequence: seq,
+                    ..Default::default()
+                },
+                &records,
+                &mut Vec::new(),
+            );
+            out
+        };
+        let first = log.append_client(idempotent(0, now - 5), now).unwrap();
+        log.append_client(idempotent(1, now - 4), now).unwrap();
+        // A retry of sequence 0: same offsets, nothing written, and (CreateTime) the batch's
+        // max timestamp as UnifiedLog.append answers duplicates.
+        let retry = log
+            .append_client(idempotent(0, now - 5), now + 100)
+            .unwrap();
+        assert!(retry.duplicate);
+        assert_eq!(
+            (retry.base_offset, retry.last_offset),
+            (first.base_offset, first.last_offset)
+        );
+        assert_eq!(retry.log_append_time, now - 5);
+        assert_eq!(log.log_end_offset(), 2);
     }
 }

@@ -1,0 +1,465 @@
+//! `.index` and `.timeindex` checks. The file-level ones (size, Kafka's sanity check, the
+//! preallocated tail, entry order) run when a pass is opened; the checks against the log run as
+//! its batches stream past, in file order, and end in `finish`.
+
+use std::path::{Path, PathBuf};
+
+use super::{Ctx, Severity, VerifyOptions};
+use crate::format::index::{
+    IndexLayout, OffsetIndex, TimeEntry, TimeIndex, OFFSET_ENTRY_SIZE, TIME_ENTRY_SIZE,
+};
+
+/// Where an index file sits in the segment's life.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct IndexSetting {
+    pub base: i64,
+    pub active: bool,
+    /// Kafka rebuilds this index at the next start.
+    pub rebuilt: bool,
+}
+
+fn index_severity(rebuilt: bool) -> Severity {
+    // Kafka rebuilds the indexes of segments it recovers, so damage there does not last; with a
+    // clean shutdown it trusts every index as it is, the active segment's included.
+    if rebuilt {
+        Severity::Warning
+    } else {
+        Severity::Error
+    }
+}
+
+/// A file length that is not a whole number of entries.
+fn size_finding(
+    ctx: &mut Ctx<'_>,
+    path: &Path,
+    layout: &IndexLayout,
+    entry_size: usize,
+    len: usize,
+    severity: Severity,
+) {
+    if layout.partial_bytes != 0 {
+        ctx.add(
+            "index-size",
+            severity,
+            path,
+            Some((layout.slots * entry_size) as u64),
+            None,
+            format!("file length {len} is not a multiple of {entry_size}"),
+        );
+    }
+}
+
+/// A zero-filled preallocated tail: the normal state of a crashed broker's active segment.
+fn preallocation_finding(
+    ctx: &mut Ctx<'_>,
+    path: &Path,
+    layout: &IndexLayout,
+    entry_size: usize,
+    len: usize,
+    active: bool,
+    what: &str,
+) {
+    if layout.zero_tail {
+        ctx.add(
+            "index-preallocated",
+            if active { Severity::Info } else { Severity::Warning },
+            path,
+            Some((layout.real_entries * entry_size) as u64),
+            None,
+            format!(
+                "preallocated {what} ({len} bytes) with {} real entries and a zero-filled tail: the broker did not close this segment{}",
+                layout.real_entries,
+                if active { " (normal for the active segment after a crash)" } else { "" }
+            ),
+        );
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct PositionEntry {
+    position: u64,
+    offset: i64,
+    slot: usize,
+}
+
+/// An entry above the last offset of the batch at its position, waiting for a later batch
+/// (before the next entry's position) to end exactly there: a multi-batch append.
+#[derive(Debug, Clone, Copy)]
+struct PendingAppend {
+    entry: PositionEntry,
+    next_position: u64,
+    batch_base: i64,
+    batch_last: i64,
+}
+
+/// The offset index against the log, by position.
+pub(super) struct OffsetIndexPass {
+    path: PathBuf,
+    severity: Severity,
+    by_position: Vec<PositionEntry>,
+    next: usize,
+    pending: Option<PendingAppend>,
+    multi_batch: usize,
+}
+
+impl OffsetIndexPass {
+    /// Reads the file and runs the file-level checks; `None` when there is nothing to check
+    /// against the log (unreadable, or `--sanity`).
+    pub fn open(
+        ctx: &mut Ctx<'_>,
+        path: &Path,
+        at: IndexSetting,
+        opts: &VerifyOptions,
+    ) -> Option<OffsetIndexPass> {
+        let bytes = ctx.read(path)?;
+        let index = OffsetIndex::new(at.base, &bytes);
+        let severity = index_severity(at.rebuilt);
+        size_finding(
+            ctx,
+            path,
+            &index.layout,
+            OFFSET_ENTRY_SIZE,
+            bytes.len(),
+            severity,
+        );
+        if let Err(msg) = index.sanity_check() {
+            ctx.add(
+                "index-sanity",
+                severity,
+                path,
+                None,
+                None,
+                format!("Kafka's sanity check fails: {msg}"),
+            );
+        }
+        if opts.sanity_only {
+            return None;
+        }
+        preallocation_finding(
+            ctx,
+            path,
+            &index.layout,
+            OFFSET_ENTRY_SIZE,
+            bytes.len(),
+            at.active,
+            "index",
+        );
+        let mut by_position: Vec<PositionEntry> = index
+            .real_entries()
+            .enumerate()
+            .map(|(slot, e)| PositionEntry {
+                position: e.position as u64,
+                offset: e.offset,
+                slot,
+            })
+            .collect();
+        for w in by_position.windows(2) {
+            if w[1].offset <= w[0].offset || w[1].position <= w[0].position {
+                ctx.add(
+                    "offset-index-order",
+                    severity,
+                    path,
+                    None,
+                    Some(w[1].offset),
+                    format!(
+                        "entry (offset {}, position {}) does not follow (offset {}, position {})",
+                        w[1].offset, w[1].position, w[0].offset, w[0].position
+                    ),
+                );
+            }
+        }
+        by_position.sort_by_key(|e| (e.position, e.offset));
+        Some(OffsetIndexPass {
+            path: path.to_path_buf(),
+            severity,
+            by_position,
+            next: 0,
+            pending: None,
+            multi_batch: 0,
+        })
+    }
+
+    fn not_a_batch_start(&self, ctx: &mut Ctx<'_>, e: PositionEntry) {
+        ctx.add(
+            "offset-index-mismatch",
+            self.severity,
+            &self.path,
+            None,
+            Some(e.offset),
+            format!("entry position {} is not the start of a batch", e.position),
+        );
+    }
+
+    fn wrong_offset(&self, ctx: &mut Ctx<'_>, e: PositionEntry, batch_base: i64, batch_last: i64) {
+        ctx.add(
+            "offset-index-mismatch",
+            self.severity,
+            &self.path,
+            Some(e.position),
+            Some(e.offset),
+            format!(
+                "entry says offset {} but the batch at position {} holds {batch_base}..{batch_last}",
+                e.offset, e.position
+            ),
+        );
+    }
+
+    pub fn batch(&mut self, ctx: &mut Ctx<'_>, position: u64, base_offset: i64, last_offset: i64) {
+        if let Some(p) = self.pending {
+            if position >= p.next_position {
+                self.pending = None;
+                self.wrong_offset(ctx, p.entry, p.batch_base, p.batch_last);
+            } else if last_offset == p.entry.offset {
+                self.pending = None;
+                self.multi_batch += 1;
+            }
+        }
+        while let Some(&e) = self.by_position.get(self.next) {
+            if e.position > position {
+                break;
+            }
+            self.next += 1;
+            if e.position < position {
+                self.not_a_batch_start(ctx, e);
+                continue;
+            }
+            if e.offset == last_offset {
+                continue;
+            }
+            if e.offset > last_offset {
+                // Older brokers and followers indexed a whole multi-batch append: the append's
+                // last offset at the position of its first batch. Valid if a later batch, before
+                // the next entry's position, ends exactly there.
+                let next_position = self
+                    .by_position
+                    .get(self.next)
+                    .map_or(u64::MAX, |n| n.position);
+                if next_position > position {
+                    self.pending = Some(PendingAppend {
+                        entry: e,
+                        next_position,
+                        batch_base: base_offset,
+                        batch_last: last_offset,
+                    });
+                    continue;
+                }
+            }
+            self.wrong_offset(ctx, e, base_offset, last_offset);
+        }
+    }
+
+    /// After the last batch, ending at `valid_end`.
+    pub fn finish(mut self, ctx: &mut Ctx<'_>, valid_end: u64) {
+        if let Some(p) = self.pending.take() {
+            self.wrong_offset(ctx, p.entry, p.batch_base, p.batch_last);
+        }
+        for &e in &self.by_position[self.next..] {
+            if e.position >= valid_end {
+                ctx.add(
+                    "offset-index-beyond-log",
+                    self.severity,
+                    &self.path,
+                    Some((e.slot * OFFSET_ENTRY_SIZE) as u64),
+                    Some(e.offset),
+                    format!(
+                        "entry points to position {}, past the valid end of the log at {valid_end}",
+                        e.position
+                    ),
+                );
+            } else {
+                self.not_a_batch_start(ctx, e);
+            }
+        }
+        if self.multi_batch > 0 {
+            ctx.add(
+                "offset-index-mismatch",
+                Severity::Info,
+                &self.path,
+                None,
+                None,
+                format!(
+                    "{} entries index a multi-batch append (written by a broker before 3.9.1/4.0.1/4.1, by a follower, or by the log cleaner): valid",
+                    self.multi_batch
+                ),
+            );
+        }
+    }
+}
+
+/// The time index against the log: each entry must carry the maximum timestamp so far at the
+/// batch ending at its offset.
+pub(super) struct TimeIndexPass {
+    path: PathBuf,
+    severity: Severity,
+    /// (slot, entry), by offset.
+    by_offset: Vec<(usize, TimeEntry)>,
+    next: usize,
+    last_timestamp: Option<i64>,
+    max_so_far: i64,
+    record_offsets: usize,
+}
+
+impl TimeIndexPass {
+    /// Reads the file and runs the file-level checks; `None` when there is nothing to check
+    /// against the log (unreadable, or `--sanity`).
+    pub fn open(
+        ctx: &mut Ctx<'_>,
+        path: &Path,
+        at: IndexSetting,
+        opts: &VerifyOptions,
+    ) -> Option<TimeIndexPass> {
+        let bytes = ctx.read(path)?;
+        let index = TimeIndex::new(at.base, &bytes);
+        let severity = index_severity(at.rebuilt);
+        size_finding(
+            ctx,
+            path,
+            &index.layout,
+            TIME_ENTRY_SIZE,
+            bytes.len(),
+            severity,
+        );
+        if opts.sanity_only {
+            if let Err(msg) = index.sanity_check() {
+                ctx.add(
+                    "index-sanity",
+                    severity,
+                    path,
+                    None,
+                    None,
+                    format!("Kafka's sanity check fails: {msg}"),
+                );
+            }
+            return None;
+        }
+        preallocation_finding(
+            ctx,
+            path,
+            &index.layout,
+            TIME_ENTRY_SIZE,
+            bytes.len(),
+            at.active,
+            "time index",
+        );
+        let mut by_offset: Vec<(usize, TimeEntry)> = index.real_entries().enumerate().collect();
+        for w in by_offset.windows(2) {
+            let (slot, e) = w[1];
+            let prev = w[0].1;
+            if e.timestamp <= prev.timestamp || e.offset < prev.offset {
+                ctx.add(
+                    "time-index-order",
+                    severity,
+                    path,
+                    Some((slot * TIME_ENTRY_SIZE) as u64),
+                    Some(e.offset),
+                    format!(
+                        "entry (timestamp {}, offset {}) does not follow (timestamp {}, offset {})",
+                        e.timestamp, e.offset, prev.timestamp, prev.offset
+                    ),
+                );
+            }
+        }
+        let last_timestamp = by_offset.last().map(|(_, e)| e.timestamp);
+        by_offset.sort_by_key(|(_, e)| e.offset);
+        Some(TimeIndexPass {
+            path: path.to_path_buf(),
+            severity,
+            by_offset,
+            next: 0,
+            last_timestamp,
+            max_so_far: i64::MIN,
+            record_offsets: 0,
+        })
+    }
+
+    pub fn batch(&mut self, ctx: &mut Ctx<'_>, base_offset: i64, last_offset: i64, max_ts: i64) {
+        self.max_so_far = self.max_so_far.max(max_ts);
+        while let Some(&(slot, e)) = self.by_offset.get(self.next) {
+            if e.offset > last_offset {
+                break;
+            }
+            self.next += 1;
+            let at = Some((slot * TIME_ENTRY_SIZE) as u64);
+            if e.offset < base_offset {
+                ctx.add(
+                    "time-index-mismatch",
+                    self.severity,
+                    &self.path,
+                    at,
+                    Some(e.offset),
+                    format!("entry offset {} is not in any batch", e.offset),
+                );
+            } else if e.offset != last_offset {
+                // Up to 3.6 (uncompressed CreateTime appends) the offset of the max-timestamp record.
+                if max_ts == e.timestamp {
+                    self.record_offsets += 1;
+                } else {
+                    ctx.add(
+                        "time-index-mismatch",
+                        self.severity,
+                        &self.path,
+                        at,
+                        Some(e.offset),
+                        format!("entry (timestamp {}, offset {}) points inside batch {base_offset}..{last_offset} whose max timestamp is {max_ts}", e.timestamp, e.offset),
+                    );
+                }
+            } else if max_ts != e.timestamp || self.max_so_far != e.timestamp {
+                ctx.add(
+                    "time-index-mismatch",
+                    self.severity,
+                    &self.path,
+                    at,
+                    Some(e.offset),
+                    format!(
+                        "entry timestamp {} but the batch ending at {} has max timestamp {max_ts} and the maximum so far is {}",
+                        e.timestamp, e.offset, self.max_so_far
+                    ),
+                );
+            }
+        }
+    }
+
+    /// After the last batch.
+    pub fn finish(self, ctx: &mut Ctx<'_>, active: bool, had_batches: bool) {
+        for (slot, e) in &self.by_offset[self.next..] {
+            ctx.add(
+                "time-index-beyond-log",
+                self.severity,
+                &self.path,
+                Some((slot * TIME_ENTRY_SIZE) as u64),
+                Some(e.offset),
+                format!(
+                    "entry offset {} is past the last batch of the log",
+                    e.offset
+                ),
+            );
+        }
+        if self.record_offsets > 0 {
+            ctx.add(
+                "time-index-mismatch",
+                Severity::Info,
+                &self.path,
+                None,
+                None,
+                format!("{} entries store a record offset inside the batch (written by a broker up to 3.6): valid", self.record_offsets),
+            );
+        }
+        if !active && had_batches && self.max_so_far >= 0 {
+            let last = self.last_timestamp;
+            if last.is_none_or(|t| t < self.max_so_far) {
+                ctx.add(
+                    "time-index-mismatch",
+                    Severity::Warning,
+                    &self.path,
+                    None,
+                    None,
+                    format!(
+                        "the segment's largest timestamp {} has no entry (Kafka appends one at roll); lookups by time will use {}",
+                        self.max_so_far,
+                        last.map_or("the file's mtime".to_string(), |t| t.to_string())
+                    ),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,581 @@
+//! `verify-index`: every check of a partition's files against Kafka's writing rules, with the
+//! severity Kafka's own behaviour implies, and a preview of what Kafka's recovery would do.
+//!
+//! Normal states of a crashed broker (preallocated zero-filled indexes, a torn last write in the
+//! active segment, no clean-shutdown marker) are `info` or `warning`, never `error`.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::analysis::recovery::DEFAULT_INDEX_INTERVAL;
+use crate::analysis::summary::LogDirFacts;
+use crate::format::log::RecordScratch;
+use crate::scan::{scan_log, ScanOptions};
+use crate::storage::discover::{DataFile, PartitionDir};
+use crate::storage::layout::{base_offset_of, FileKind};
+use crate::storage::source::{open_log, read_small};
+
+mod files;
+mod indexes;
+mod segment;
+
+use indexes::{IndexSetting, OffsetIndexPass, TimeIndexPass};
+use segment::{SegmentPass, SegmentSetting};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// Every check id kseg reports; part of the interface (README lists them).
+pub const CHECKS: &[(&str, &str)] = &[
+    ("crc-mismatch", "a batch whose stored CRC does not match its bytes"),
+    ("unknown-magic", "a batch with a magic byte above 2 and a valid CRC: Kafka reads it as v2, no Kafka writes it"),
+    ("torn-tail", "a partial last batch: the file ends inside a batch"),
+    ("zero-tail", "a zero-filled tail after the last batch (preallocation or a torn write)"),
+    ("invalid-bytes", "bytes in the middle of a log that frame no batch; the next valid batch is found after them"),
+    ("offset-order", "a batch whose offsets do not increase from the previous batch"),
+    ("base-offset-mismatch", "the file name's base offset disagrees with the first batch"),
+    ("segment-overlap", "a segment starting at or below the previous segment's last offset (gaps: info)"),
+    ("recovery-empties-segment", "offsets that stop increasing at an index point: Kafka's recovery throws InvalidOffsetException and empties the segment"),
+    ("offset-overflow", "offsets too far from the segment base to fit a relative offset"),
+    ("offset-index-mismatch", "an .index entry not on a batch boundary or naming an offset the batch there does not end with"),
+    ("offset-index-order", ".index entries whose offsets or positions do not strictly increase"),
+    ("offset-index-beyond-log", "an .index entry pointing past the valid end of the log"),
+    ("index-preallocated", "an .index/.timeindex still at its preallocated size with a zero tail"),
+    ("index-size", "an index file whose length is not a multiple of its entry size"),
+    ("index-sanity", "Kafka's own index sanity check fails (last offset below the base offset, ...)"),
+    ("time-index-mismatch", "a .timeindex entry that is not the maximum timestamp so far at the batch it names"),
+    ("time-index-order", ".timeindex timestamps or offsets that do not increase"),
+    ("time-index-beyond-log", "a .timeindex entry naming an offset past the end of the log"),
+    ("missing-index", "a segment without its .index or .timeindex"),
+    ("txn-index-mismatch", "a .txnindex that disagrees with the ABORT markers in the log"),
+    ("producer-snapshot", "a producer-state snapshot that is corrupt or disagrees with the log"),
+    ("no-clean-shutdown", "the log dir has no .kafka_cleanshutdown marker: Kafka will run recovery"),
+    ("checkpoint-range", "a recovery point, log start offset or high watermark outside the log"),
+    ("unreadable", "a file kseg could not read"),
+];
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    pub check: &'static str,
+    pub severity: Severity,
+    pub file: String,
+    pub position: Option<u64>,
+    pub offset: Option<i64>,
+    pub message: String,
+}
+
+/// What Kafka's `LogLoader` would do with a partition at the next start.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecoveryPreview {
+    pub partition: String,
+    pub clean_shutdown: bool,
+    pub recovery_point: Option<i64>,
+    /// Segments `LogSegment.recover` would re-validate (and whose indexes it would rebuild).
+    pub recovered_segments: Vec<String>,
+    /// Where the log would be truncated: the first invalid batch in a recovered segment.
+    pub truncate_file: Option<String>,
+    pub truncate_position: Option<u64>,
+    pub dropped_batches: u64,
+    pub dropped_records: u64,
+    pub dropped_bytes: u64,
+    /// Later unflushed segments Kafka deletes after a truncation.
+    pub deleted_segments: Vec<String>,
+    /// Index files Kafka rebuilds (missing, or in recovered segments).
+    pub rebuilt_indexes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct VerifyOptions {
+    /// Skip per-batch CRC work (`--index-only`).
+    pub index_only: bool,
+    /// Kafka's index sanity checks only (`--sanity`).
+    pub sanity_only: bool,
+    pub mmap: bool,
+    /// The partition's `index.interval.bytes`, which decides where recovery rebuilds index
+    /// entries.
+    pub index_interval: u64,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        VerifyOptions {
+            index_only: false,
+            sanity_only: false,
+            mmap: false,
+            index_interval: DEFAULT_INDEX_INTERVAL,
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct PartitionReport {
+    pub partition: String,
+    pub findings: Vec<Finding>,
+    pub recovery: Option<RecoveryPreview>,
+}
+
+/// Findings listed per (check, file); beyond this a damaged file (say, a garbage index) gets one
+/// summary line instead of millions of findings.
+const MAX_FINDINGS_PER_CHECK_AND_FILE: u64 = 100;
+
+struct Ctx<'a> {
+    findings: &'a mut Vec<Finding>,
+    /// Findings per (check, file), with the worst severity among them.
+    counts: HashMap<(&'static str, String), (u64, Severity)>,
+}
+
+impl Ctx<'_> {
+    /// Reads an index or snapshot file whole, reporting it as unreadable when that fails.
+    fn read(&mut self, path: &Path) -> Option<Vec<u8>> {
+        match read_small(path, 1 << 30) {
+            Ok(b) => Some(b),
+            Err(e) => {
+                self.add(
+                    "unreadable",
+                    Severity::Error,
+                    path,
+                    None,
+                    None,
+                    format!("cannot read: {e}"),
+                );
+                None
+            }
+        }
+    }
+
+    fn add(
+        &mut self,
+        check: &'static str,
+        severity: Severity,
+        file: &Path,
+        position: Option<u64>,
+        offset: Option<i64>,
+        message: String,
+    ) {
+        let file = file.display().to_string();
+        let count = self
+            .counts
+            .entry((check, file.clone()))
+            .or_insert((0, severity));
+        count.0 += 1;
+        count.1 = count.1.max(severity);
+        if count.0 > MAX_FINDINGS_PER_CHECK_AND_FILE {
+            return;
+        }
+        self.findings.push(Finding {
+            check,
+            severity,
+            file,
+            position,
+            offset,
+            message,
+        });
+    }
+
+    /// Adds one line per (check, file) whose findings were cut off.
+    fn finish(self) {
+        let mut cut: Vec<_> = self
+            .counts
+            .into_iter()
+            .filter(|(_, (n, _))| *n > MAX_FINDINGS_PER_CHECK_AND_FILE)
+            .collect();
+        cut.sort_by(|a, b| a.0.cmp(&b.0));
+        for ((check, file), (n, severity)) in cut {
+            self.findings.push(Finding {
+                check,
+                severity,
+                file,
+                position: None,
+                offset: None,
+                message: format!(
+                    "{} more {check} findings in this file are not listed (first {MAX_FINDINGS_PER_CHECK_AND_FILE} shown)",
+                    n - MAX_FINDINGS_PER_CHECK_AND_FILE
+                ),
+            });
+        }
+    }
+}
+
+fn sibling(files: &[DataFile], base: i64, kind: FileKind) -> Option<&DataFile> {
+    files.iter().find(|f| {
+        f.kind == kind
+            && f.path
+                .file_name()
+                .and_then(|n| base_offset_of(&n.to_string_lossy()))
+                == Some(base)
+    })
+}
+
+/// Everything about one partition.
+pub fn verify_partition(
+    p: &PartitionDir,
+    facts: Option<&LogDirFacts>,
+    opts: &VerifyOptions,
+) -> PartitionReport {
+    let label = format!("{}-{}", p.name.topic, p.name.partition);
+    let mut findings = Vec::new();
+    let mut ctx = Ctx {
+        findings: &mut findings,
+        counts: HashMap::new(),
+    };
+    let mut scratch = RecordScratch::default();
+    // Unknown log dir state (a loose partition or file): assume Kafka will run recovery.
+    let clean_shutdown = facts.is_some_and(|f| f.clean_shutdown);
+    let checkpoints = facts
+        .and_then(|f| {
+            f.checkpoints
+                .get(&(p.name.topic.clone(), p.name.partition))
+                .copied()
+        })
+        .unwrap_or_default();
+    let compacted = p.name.topic.starts_with("__");
+
+    let segments: Vec<&DataFile> = p.files.iter().filter(|f| f.kind == FileKind::Log).collect();
+    let bases: Vec<i64> = segments
+        .iter()
+        .map(|f| {
+            base_offset_of(&f.path.file_name().unwrap_or_default().to_string_lossy()).unwrap_or(0)
+        })
+        .collect();
+    // Kafka recovers from the segment holding the recovery point on (all of them when the
+    // partition is missing from the checkpoint).
+    let recovery_from = if clean_shutdown {
+        None
+    } else {
+        let rp = checkpoints.recovery_point.unwrap_or(0);
+        Some(
+            bases
+                .iter()
+                .copied()
+                .filter(|b| *b <= rp)
+                .max()
+                .unwrap_or(i64::MIN),
+        )
+    };
+    let mut preview = RecoveryPreview {
+        partition: label.clone(),
+        clean_shutdown,
+        recovery_point: checkpoints.recovery_point,
+        ..Default::default()
+    };
+
+    // Producer snapshots are read first: the segment passes note which of their last offsets
+    // some batch ends at, instead of keeping every batch's offsets.
+    let snapshots: Vec<(&Path, Vec<u8>)> = if opts.sanity_only {
+        Vec::new()
+    } else {
+        p.files
+            .iter()
+            .filter(|f| f.kind == FileKind::ProducerSnapshot)
+            .filter_map(|f| Some((f.path.as_path(), ctx.read(&f.path)?)))
+            .collect()
+    };
+    let snapshot_wanted: HashSet<i64> = snapshots
+        .iter()
+        .flat_map(|(_, bytes)| files::snapshot_last_offsets(bytes))
+        .collect();
+    let mut snapshot_found = HashSet::new();
+    let mut smallest_last_offset: Option<i64> = None;
+
+    let mut prev_last: Option<i64> = None;
+    let mut log_end: Option<i64> = None;
+    let mut log_start: Option<i64> = None;
+    let mut truncated = false;
+
+    for (i, seg) in segments.iter().enumerate() {
+        let base = bases[i];
+        let active = i + 1 == segments.len();
+        let recovered = recovery_from.is_some_and(|from| base >= from);
+        let mut src = match open_log(&seg.path, opts.mmap) {
+            Ok(s) => s,
+            Err(e) => {
+                ctx.add(
+                    "unreadable",
+                    Severity::Error,
+                    &seg.path,
+                    None,
+                    None,
+                    format!("cannot read: {e}"),
+                );
+                continue;
+            }
+        };
+        let size = src.len();
+        let index = sibling(&p.files, base, FileKind::OffsetIndex);
+        let time_index = sibling(&p.files, base, FileKind::TimeIndex);
+        // LogLoader: a missing .index makes Kafka recover the segment (both indexes rebuilt,
+        // whatever the shutdown); a missing .timeindex beside an .index is created empty, and
+        // only a recovery fills it.
+        let rebuilds_all = recovered || index.is_none();
+        let at = IndexSetting {
+            base,
+            active,
+            rebuilt: recovered,
+        };
+        let offset_pass = index.and_then(|f| OffsetIndexPass::open(&mut ctx, &f.path, at, opts));
+        let time_pass = time_index.and_then(|f| TimeIndexPass::open(&mut ctx, &f.path, at, opts));
+        let setting = SegmentSetting {
+            path: &seg.path,
+            base,
+            active,
+            recovered,
+            compacted,
+            check_crc: !opts.index_only,
+            log_checks: !opts.sanity_only,
+            index_interval: opts.index_interval,
+        };
+        let mut pass = SegmentPass::new(
+            &mut ctx,
+            setting,
+            prev_last,
+            offset_pass,
+            time_pass,
+            &snapshot_wanted,
+            &mut snapshot_found,
+        );
+        // Records are decoded only in control batches (the pass reads ABORT markers itself).
+        let scan_opts = ScanOptions {
+            check_crc: !opts.index_only,
+            ..Default::default()
+        };
+        let scanned = scan_log(src.as_mut(), &scan_opts, &mut scratch, &mut pass);
+        let seg_facts = pass.finish();
+        if let Err(e) = scanned {
+            ctx.add(
+                "unreadable",
+                Severity::Error,
+                &seg.path,
+                None,
+                None,
+                format!("cannot read: {e}"),
+            );
+            continue;
+        }
+
+        if recovered {
+            preview
+                .recovered_segments
+                .push(seg.path.display().to_string());
+        }
+        if truncated && recovered {
+            preview
+                .deleted_segments
+                .push(seg.path.display().to_string());
+            preview.dropped_batches += seg_facts.batches;
+            preview.dropped_records += seg_facts.records;
+            preview.dropped_bytes += size;
+        } else if let Some(cut) = seg_facts.cut {
+            truncated = true;
+            preview.truncate_file = Some(seg.path.display().to_string());
+            preview.truncate_position = Some(cut.position);
+            preview.dropped_batches += cut.dropped_batches;
+            preview.dropped_records += cut.dropped_records;
+            preview.dropped_bytes += size.saturating_sub(cut.position);
+        }
+        if let Some(l) = seg_facts.max_last_offset {
+            prev_last = Some(prev_last.map_or(l, |p| p.max(l)));
+            smallest_last_offset = Some(smallest_last_offset.map_or(l, |s| s.min(l)));
+        }
+        if log_start.is_none() {
+            log_start = Some(seg_facts.first_base_offset.map_or(base, |f| f.min(base)));
+        }
+        let seg_end = seg_facts
+            .last_batch_last_offset
+            .map(|l| l.saturating_add(1))
+            .unwrap_or(base)
+            .max(base);
+        log_end = Some(log_end.map_or(seg_end, |e: i64| e.max(seg_end)));
+
+        if seg_facts.batches > 0 {
+            if index.is_none() {
+                preview
+                    .rebuilt_indexes
+                    .push(format!("{} (offset index, missing)", seg.path.display()));
+                ctx.add(
+                    "missing-index",
+                    if active { Severity::Info } else { Severity::Warning },
+                    &seg.path,
+                    None,
+                    None,
+                    "segment has no offset index file; Kafka recovers the segment when it loads it (re-validating every batch) and rebuilds both indexes".into(),
+                );
+            }
+            if time_index.is_none() {
+                let message = if rebuilds_all {
+                    preview
+                        .rebuilt_indexes
+                        .push(format!("{} (time index, missing)", seg.path.display()));
+                    "segment has no time index file; Kafka's recovery of the segment rebuilds it"
+                } else {
+                    "segment has no time index file; Kafka creates it empty without reading the log, so lookups by time in this segment use the file's mtime"
+                };
+                ctx.add(
+                    "missing-index",
+                    if active {
+                        Severity::Info
+                    } else {
+                        Severity::Warning
+                    },
+                    &seg.path,
+                    None,
+                    None,
+                    message.into(),
+                );
+            }
+        }
+        if rebuilds_all {
+            for f in [index, time_index].into_iter().flatten() {
+                preview.rebuilt_indexes.push(f.path.display().to_string());
+            }
+        }
+        if let Some(f) = sibling(&p.files, base, FileKind::TxnIndex) {
+            files::check_txn_index(&mut ctx, &f.path, base, &seg_facts.aborts, opts);
+        } else if !opts.sanity_only {
+            let aborts = &seg_facts.aborts;
+            let certain = aborts.iter().filter(|a| a.2).count();
+            if let Some(first) = aborts.first() {
+                ctx.add(
+                    "txn-index-mismatch",
+                    if certain == 0 {
+                        Severity::Info
+                    } else if recovered {
+                        Severity::Warning
+                    } else {
+                        Severity::Error
+                    },
+                    &seg.path,
+                    None,
+                    Some(first.0),
+                    format!(
+                        "{} ABORT markers in the log ({certain} after transactional data in this segment) but no .txnindex file",
+                        aborts.len()
+                    ),
+                );
+            }
+        }
+    }
+
+    if !opts.sanity_only {
+        for (path, bytes) in &snapshots {
+            files::check_producer_snapshot(
+                &mut ctx,
+                path,
+                bytes,
+                log_end,
+                &snapshot_found,
+                smallest_last_offset,
+            );
+        }
+        if let Some(end) = log_end {
+            let start = checkpoints.log_start.or(log_start).unwrap_or(0);
+            for (name, value) in [
+                ("recovery point", checkpoints.recovery_point),
+                ("log start offset", checkpoints.log_start),
+                ("high watermark", checkpoints.high_watermark),
+            ] {
+                let Some(v) = value else { continue };
+                if v > end {
+                    ctx.add(
+                        "checkpoint-range",
+                        Severity::Warning,
+                        &p.path,
+                        None,
+                        Some(v),
+                        format!("{name} checkpoint {v} is beyond the log end offset {end}"),
+                    );
+                } else if v < start && name != "log start offset" {
+                    ctx.add(
+                        "checkpoint-range",
+                        Severity::Warning,
+                        &p.path,
+                        None,
+                        Some(v),
+                        format!("{name} checkpoint {v} is before the log start offset {start}"),
+                    );
+                }
+            }
+        }
+    }
+    ctx.finish();
+    PartitionReport {
+        partition: label,
+        findings,
+        recovery: (!opts.sanity_only).then_some(preview),
+    }
+}
+
+/// The log dir level: the clean-shutdown marker.
+pub fn verify_log_dir(facts: &LogDirFacts, findings: &mut Vec<Finding>) {
+    if !facts.clean_shutdown {
+        findings.push(Finding {
+            check: "no-clean-shutdown",
+            severity: Severity::Info,
+            file: facts.path.display().to_string(),
+            position: None,
+            offset: None,
+            message: "no .kafka_cleanshutdown marker: the broker did not shut down cleanly (or is running); Kafka will recover every partition from its recovery point".into(),
+        });
+    }
+    for (path, msg) in &facts.problems {
+        findings.push(Finding {
+            check: "checkpoint-range",
+            severity: Severity::Error,
+            file: path.display().to_string(),
+            position: None,
+            offset: None,
+            message: format!("unreadable checkpoint: {msg}"),
+        });
+    }
+}
+
+/// Segments given as loose files are verified as a one-segment partition.
+pub fn loose_partition(path: &Path) -> PartitionDir {
+    let dir = path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let name = path
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    let base = name.split('.').next().unwrap_or_default().to_string();
+    let files = ["log", "index", "timeindex", "txnindex"]
+        .iter()
+        .map(|ext| dir.join(format!("{base}.{ext}")))
+        .filter(|p| p.exists())
+        .map(|p| {
+            let kind = crate::storage::layout::classify_file(
+                &p.file_name().unwrap_or_default().to_string_lossy(),
+            );
+            DataFile { path: p, kind }
+        })
+        .collect();
+    PartitionDir {
+        path: dir,
+        name: crate::storage::layout::PartitionName {
+            topic: path.display().to_string(),
+            partition: 0,
+            state: crate::storage::layout::PartitionState::Live,
+        },
+        files,
+    }
+}

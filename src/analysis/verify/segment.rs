@@ -1,0 +1,394 @@
+//! One pass over a segment's log: the log checks, the recovery simulation, the ABORT markers and
+//! the index checks all consume each batch as it streams past, so memory does not grow with the
+//! number of batches in a segment.
+
+use std::collections::HashSet;
+use std::io;
+use std::path::Path;
+
+use super::indexes::{OffsetIndexPass, TimeIndexPass};
+use super::{Ctx, Severity};
+use crate::analysis::recovery::{IndexRebuild, IndexedBatch, InvalidIndexOffset};
+use crate::format::control::{decode_control, ControlType};
+use crate::format::log::{for_each_record, BatchInfo, LogEntry, RecordScratch, TailKind};
+use crate::scan::{Flow, LogProblem, LogSink};
+
+/// What the partition-level checks need to know about a segment.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct SegmentSetting<'p> {
+    pub path: &'p Path,
+    pub base: i64,
+    pub active: bool,
+    /// Kafka's recovery re-validates this segment at the next start.
+    pub recovered: bool,
+    /// Internal topics are compacted: gaps are normal.
+    pub compacted: bool,
+    pub check_crc: bool,
+    /// Report log findings (not with `--sanity`).
+    pub log_checks: bool,
+    pub index_interval: u64,
+}
+
+/// Where Kafka's recovery cuts a segment and what it loses.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Cut {
+    pub position: u64,
+    pub dropped_batches: u64,
+    pub dropped_records: u64,
+}
+
+/// A segment after its pass.
+#[derive(Debug, Default)]
+pub(super) struct SegmentFacts {
+    pub batches: u64,
+    pub records: u64,
+    /// Base offset of the first batch in file order.
+    pub first_base_offset: Option<i64>,
+    /// Last offset of the last batch in file order.
+    pub last_batch_last_offset: Option<i64>,
+    /// The largest last offset of any batch.
+    pub max_last_offset: Option<i64>,
+    /// ABORT markers: (offset, producer id, whether that producer's transactional data precedes
+    /// the marker in this segment — only then is a `.txnindex` entry certain).
+    pub aborts: Vec<(i64, i64, bool)>,
+    /// Where recovery truncates this segment (only computed for recovered segments).
+    pub cut: Option<Cut>,
+}
+
+/// Counts of batches and records before some position.
+#[derive(Debug, Clone, Copy, Default)]
+struct Before {
+    batches: u64,
+    records: u64,
+}
+
+pub(super) struct SegmentPass<'p, 'c, 'f> {
+    ctx: &'c mut Ctx<'f>,
+    seg: SegmentSetting<'p>,
+    /// The largest last offset of the partition's earlier segments.
+    prev_last: Option<i64>,
+    facts: SegmentFacts,
+    /// The first batch Kafka's recovery rejects (a framing problem or a CRC failure).
+    first_invalid: Option<(u64, Before)>,
+    rebuild: Option<IndexRebuild>,
+    before_first_index_entry: Before,
+    rebuild_failure: Option<InvalidIndexOffset>,
+    offset_index: Option<OffsetIndexPass>,
+    time_index: Option<TimeIndexPass>,
+    /// Producers with transactional data and no marker yet, in this segment.
+    txn_open: HashSet<i64>,
+    /// Producer-snapshot last offsets to look for, and those found as a batch's last offset.
+    snapshot_wanted: &'c HashSet<i64>,
+    snapshot_found: &'c mut HashSet<i64>,
+    control_scratch: RecordScratch,
+    /// End of the last batch: the log's valid end for the index checks.
+    valid_end: u64,
+}
+
+impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        ctx: &'c mut Ctx<'f>,
+        seg: SegmentSetting<'p>,
+        prev_last: Option<i64>,
+        offset_index: Option<OffsetIndexPass>,
+        time_index: Option<TimeIndexPass>,
+        snapshot_wanted: &'c HashSet<i64>,
+        snapshot_found: &'c mut HashSet<i64>,
+    ) -> Self {
+        SegmentPass {
+            ctx,
+            rebuild: seg
+                .recovered
+                .then(|| IndexRebuild::new(seg.base, seg.index_interval)),
+            seg,
+            prev_last,
+            facts: SegmentFacts::default(),
+            first_invalid: None,
+            before_first_index_entry: Before::default(),
+            rebuild_failure: None,
+            offset_index,
+            time_index,
+            txn_open: HashSet::new(),
+            snapshot_wanted,
+            snapshot_found,
+            control_scratch: RecordScratch::with_cap(1 << 20),
+            valid_end: 0,
+        }
+    }
+
+    fn before(&self) -> Before {
+        Before {
+            batches: self.facts.batches,
+            records: self.facts.records,
+        }
+    }
+
+    fn mark_invalid(&mut self, position: u64) {
+        if self.first_invalid.is_none() {
+            self.first_invalid = Some((position, self.before()));
+        }
+    }
+
+    /// The first batch: its base offset against the file name and the previous segment.
+    fn first_batch_checks(&mut self, position: u64, base_offset: i64) {
+        let (path, base) = (self.seg.path, self.seg.base);
+        if base_offset < base {
+            self.ctx.add(
+                "base-offset-mismatch",
+                Severity::Error,
+                path,
+                Some(position),
+                Some(base_offset),
+                format!(
+                    "file name says base offset {base} but the first batch starts at {base_offset}"
+                ),
+            );
+        } else if base_offset > base && !self.seg.compacted {
+            self.ctx.add(
+                "base-offset-mismatch",
+                Severity::Info,
+                path,
+                Some(position),
+                Some(base_offset),
+                format!(
+                    "first batch starts at {base_offset} above the file name's base offset {base} (compaction, DeleteRecords or an emptied segment)"
+                ),
+            );
+        }
+        if let Some(prev) = self.prev_last {
+            if base <= prev {
+                self.ctx.add(
+                    "segment-overlap",
+                    Severity::Error,
+                    path,
+                    Some(0),
+                    Some(base),
+                    format!("segment base offset {base} is not above the previous segment's last offset {prev}"),
+                );
+            } else if base_offset > prev.saturating_add(1) {
+                self.ctx.add(
+                    "segment-overlap",
+                    if self.seg.compacted {
+                        Severity::Info
+                    } else {
+                        Severity::Warning
+                    },
+                    path,
+                    Some(position),
+                    Some(base_offset),
+                    format!(
+                        "offsets {}..{} are missing between segments",
+                        prev.saturating_add(1),
+                        base_offset.saturating_sub(1)
+                    ),
+                );
+            }
+        }
+    }
+
+    fn order_checks(&mut self, position: u64, b: &BatchInfo) {
+        let (path, base) = (self.seg.path, self.seg.base);
+        if let Some(l) = self.facts.max_last_offset {
+            if b.base_offset <= l {
+                self.ctx.add(
+                    "offset-order",
+                    Severity::Error,
+                    path,
+                    Some(position),
+                    Some(b.base_offset),
+                    format!(
+                        "batch starts at offset {} but the previous batch ended at {l}",
+                        b.base_offset
+                    ),
+                );
+            }
+        }
+        if b.last_offset.saturating_sub(base) > i32::MAX as i64 {
+            self.ctx.add(
+                "offset-overflow",
+                Severity::Error,
+                path,
+                Some(position),
+                Some(b.last_offset),
+                format!(
+                    "offset {} cannot be stored relative to base {base}",
+                    b.last_offset
+                ),
+            );
+        }
+    }
+
+    /// ABORT markers, and whether the producer's data precedes them in this segment.
+    fn track_transactions(&mut self, entry: &LogEntry<'_>, b: &BatchInfo) {
+        if b.is_transactional && !b.is_control {
+            self.txn_open.insert(b.producer_id);
+        }
+        if b.is_control {
+            // Kafka indexes an aborted transaction only when it had data (an empty one, or one
+            // whose data is in an earlier segment, may legitimately have no entry here).
+            let had_data = self.txn_open.remove(&b.producer_id);
+            let aborts = &mut self.facts.aborts;
+            let _ = for_each_record(entry, &mut self.control_scratch, |r| {
+                if let Ok(c) = decode_control(r.key, r.value) {
+                    if c.kind == ControlType::Abort {
+                        aborts.push((r.offset, b.producer_id, had_data));
+                    }
+                }
+            });
+        }
+    }
+
+    /// Ends the pass: the index checks that need the whole log, and the recovery cut.
+    pub fn finish(mut self) -> SegmentFacts {
+        if let Some(pass) = self.offset_index.take() {
+            pass.finish(self.ctx, self.valid_end);
+        }
+        if let Some(pass) = self.time_index.take() {
+            pass.finish(self.ctx, self.seg.active, self.facts.batches > 0);
+        }
+        if let Some(rebuild) = self.rebuild.take() {
+            if let Err(e) = rebuild.finish() {
+                self.rebuild_failure = Some(e);
+            }
+        }
+        let total = self.before();
+        let cut = match (self.rebuild_failure, self.first_invalid) {
+            (Some(invalid), _) => {
+                if self.seg.log_checks {
+                    self.ctx.add(
+                        "recovery-empties-segment",
+                        Severity::Error,
+                        self.seg.path,
+                        Some(invalid.position),
+                        Some(invalid.offset),
+                        invalid.message(),
+                    );
+                }
+                let before = if invalid.truncate_to == 0 {
+                    Before::default()
+                } else {
+                    self.before_first_index_entry
+                };
+                Some((invalid.truncate_to, before))
+            }
+            (None, first_invalid) if self.seg.recovered => first_invalid,
+            _ => None,
+        };
+        self.facts.cut = cut.map(|(position, before)| Cut {
+            position,
+            dropped_batches: total.batches - before.batches,
+            dropped_records: total.records - before.records,
+        });
+        self.facts
+    }
+}
+
+impl LogSink for SegmentPass<'_, '_, '_> {
+    fn batch(&mut self, position: u64, entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
+        let path = self.seg.path;
+        let records = b.count.unwrap_or(1).max(0) as u64;
+        if self.seg.check_crc && !b.crc_valid {
+            if self.seg.log_checks {
+                self.ctx.add(
+                    "crc-mismatch",
+                    Severity::Error,
+                    path,
+                    Some(position),
+                    Some(b.base_offset),
+                    "stored CRC does not match the batch bytes".into(),
+                );
+            }
+            self.mark_invalid(position);
+        }
+        if self.seg.log_checks {
+            if b.magic > 2 {
+                self.ctx.add(
+                    "unknown-magic",
+                    Severity::Warning,
+                    path,
+                    Some(position),
+                    Some(b.base_offset),
+                    format!("magic byte {}: Kafka reads the batch with the v2 layout (and its recovery keeps it), but no Kafka version writes it", b.magic),
+                );
+            }
+            if self.facts.first_base_offset.is_none() {
+                self.first_batch_checks(position, b.base_offset);
+            }
+            self.order_checks(position, b);
+        }
+        // Recovery rebuilds the indexes from the batches before the first invalid one.
+        if self.first_invalid.is_none() {
+            let before = self.before();
+            if let Some(rebuild) = &mut self.rebuild {
+                if !rebuild.has_entries() {
+                    self.before_first_index_entry = before;
+                }
+                let pushed = rebuild.push(IndexedBatch {
+                    size: b.size as u64,
+                    last_offset: b.last_offset,
+                    max_timestamp: b.max_timestamp,
+                });
+                if let Err(e) = pushed {
+                    self.rebuild_failure = Some(e);
+                    self.rebuild = None;
+                }
+            }
+        }
+        if let Some(pass) = &mut self.offset_index {
+            pass.batch(self.ctx, position, b.base_offset, b.last_offset);
+        }
+        if let Some(pass) = &mut self.time_index {
+            pass.batch(self.ctx, b.base_offset, b.last_offset, b.max_timestamp);
+        }
+        self.track_transactions(entry, b);
+        if self.snapshot_wanted.contains(&b.last_offset) {
+            self.snapshot_found.insert(b.last_offset);
+        }
+        self.valid_end = position + b.size as u64;
+        let f = &mut self.facts;
+        f.first_base_offset.get_or_insert(b.base_offset);
+        f.last_batch_last_offset = Some(b.last_offset);
+        f.max_last_offset = Some(
+            f.max_last_offset
+                .map_or(b.last_offset, |l| l.max(b.last_offset)),
+        );
+        f.batches += 1;
+        f.records += records;
+        Ok(Flow::Continue)
+    }
+
+    fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<Flow> {
+        let (position, length, message) = (p.position(), p.length(), p.message());
+        self.mark_invalid(position);
+        if !self.seg.log_checks {
+            return Ok(Flow::Continue);
+        }
+        let (active, recovered) = (self.seg.active, self.seg.recovered);
+        let (check, severity, text) = match p {
+            LogProblem::Tail {
+                kind: TailKind::Partial { .. } | TailKind::Short,
+                ..
+            } => (
+                "torn-tail",
+                // A partial last write in a segment Kafka recovers is the normal state after a crash.
+                if active && recovered { Severity::Warning } else { Severity::Error },
+                format!("{message}; Kafka's recovery truncates the log here"),
+            ),
+            LogProblem::Tail {
+                kind: TailKind::ZeroFilled,
+                ..
+            } => (
+                "zero-tail",
+                if active { Severity::Info } else { Severity::Warning },
+                format!("{length} zero bytes after the last batch (preallocated log or torn write); Kafka stops reading here"),
+            ),
+            LogProblem::Corrupt { .. } | LogProblem::Tail { .. } | LogProblem::BadEntry { .. } => {
+                ("invalid-bytes", Severity::Error, message)
+            }
+        };
+        self.ctx
+            .add(check, severity, self.seg.path, Some(position), None, text);
+        Ok(Flow::Continue)
+    }
+}
