@@ -9,9 +9,7 @@
 
 use std::path::Path;
 
-use kseg::analysis::recovery::{
-    analyse_segment, rebuild_indexes, IndexedBatch, DEFAULT_INDEX_INTERVAL,
-};
+use kseg::analysis::recovery::{analyse_segment, DEFAULT_INDEX_INTERVAL};
 use kseg::format::log::RecordScratch;
 use kseg::storage::layout::base_offset_of;
 
@@ -40,14 +38,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
         .into());
     }
-    let (index, timeindex) =
-        rebuild_indexes(base, seg.kept.iter().map(IndexedBatch::from), interval)
-            .map_err(|e| e.message())?;
+    let (index, timeindex) = seg.kept_indexes();
     std::fs::write(log.with_extension("index"), &index)?;
     std::fs::write(log.with_extension("timeindex"), &timeindex)?;
     eprintln!(
         "{} batches: {} index entries, {} time-index entries",
-        seg.kept.len(),
+        seg.kept.batches,
         index.len() / 8,
         timeindex.len() / 12
     );

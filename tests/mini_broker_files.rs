@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use kseg::analysis::recovery::{analyse_segment, rebuild_indexes, IndexedBatch};
+use kseg::analysis::recovery::analyse_segment;
 use kseg::format::log::RecordScratch;
 use mini_broker_support::{group_offsets, kseg, kseg_bin, records, verify_errors};
 
@@ -166,8 +166,7 @@ fn segments_roll_with_trimmed_indexes_that_match_kafkas_recover_rule() {
         let seg = analyse_segment(&pdir.join(log.as_str()), base, 700, &mut scratch).unwrap();
         assert!(seg.truncate_at.is_none());
         // One session wrote each segment, so its indexes are what LogSegment.recover rebuilds.
-        let (index, time_index) =
-            rebuild_indexes(base, seg.kept.iter().map(IndexedBatch::from), 700).unwrap();
+        let (index, time_index) = seg.kept_indexes();
         assert_eq!(
             fs::read(pdir.join(format!("{}.index", &log[..20]))).unwrap(),
             index,

@@ -12,66 +12,139 @@ use crate::storage::source::open_log;
 /// Kafka's default `index.interval.bytes`.
 pub const DEFAULT_INDEX_INTERVAL: u64 = 4096;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ValidBatch {
-    pub position: u64,
-    pub size: u64,
-    pub base_offset: i64,
-    pub last_offset: i64,
-    pub max_timestamp: i64,
+/// The valid prefix of a segment: what Kafka keeps.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KeptPrefix {
+    /// Bytes `[0, end)` of the log.
+    pub end: u64,
+    pub batches: u64,
     pub records: u64,
-    pub partition_leader_epoch: i32,
+    /// The last batch's last offset.
+    pub last_offset: Option<i64>,
 }
 
-/// One segment as recovery sees it.
+impl KeptPrefix {
+    fn add(&mut self, position: u64, b: &BatchInfo) {
+        self.end = position + b.size as u64;
+        self.batches += 1;
+        self.records += b.count.unwrap_or(1).max(0) as u64;
+        self.last_offset = Some(b.last_offset);
+    }
+}
+
+/// A run of valid batches after the damage, contiguous in the file and with advancing offsets:
+/// what `--salvage` keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SalvageRun {
+    pub position: u64,
+    pub len: u64,
+    pub batches: u64,
+    pub records: u64,
+    pub base_offset: i64,
+    pub last_offset: i64,
+}
+
+/// One segment as recovery sees it. Nothing here grows with the number of kept batches.
 #[derive(Debug, Clone)]
 pub struct SegmentRecovery {
     pub path: PathBuf,
     pub base_offset: i64,
     pub size: u64,
     /// Batches before the first invalid one: what Kafka keeps.
-    pub kept: Vec<ValidBatch>,
+    pub kept: KeptPrefix,
+    /// The index rebuild after the kept batches; [`SegmentRecovery::kept_indexes`] finishes it.
+    pub rebuild: IndexRebuild,
     /// Where Kafka truncates (the first invalid batch), if anywhere.
     pub truncate_at: Option<u64>,
     pub truncate_reason: Option<String>,
     /// Valid batches found after the truncation point (kept only with --salvage).
-    pub salvageable: Vec<ValidBatch>,
+    pub salvage: Vec<SalvageRun>,
+}
+
+impl SegmentRecovery {
+    /// The `.index` and `.timeindex` Kafka writes for the kept batches.
+    pub fn kept_indexes(&self) -> (Vec<u8>, Vec<u8>) {
+        // The kept batches are those whose rebuild succeeded (a failure empties the segment
+        // back to a state with no entries, which cannot fail).
+        self.rebuild.clone().finish().unwrap_or_default()
+    }
+
+    pub fn salvage_batches(&self) -> u64 {
+        self.salvage.iter().map(|r| r.batches).sum()
+    }
+}
+
+/// Collects salvage runs: valid batches whose offsets advance past everything kept so far.
+#[derive(Debug, Default)]
+struct Salvage {
+    runs: Vec<SalvageRun>,
+    last_offset: Option<i64>,
+}
+
+impl Salvage {
+    fn batch(&mut self, position: u64, b: &BatchInfo) {
+        if !b.crc_valid || self.last_offset.is_some_and(|l| b.base_offset <= l) {
+            return;
+        }
+        self.last_offset = Some(b.last_offset);
+        let records = b.count.unwrap_or(1).max(0) as u64;
+        match self.runs.last_mut() {
+            Some(run) if run.position + run.len == position => {
+                run.len += b.size as u64;
+                run.batches += 1;
+                run.records += records;
+                run.last_offset = b.last_offset;
+            }
+            _ => self.runs.push(SalvageRun {
+                position,
+                len: b.size as u64,
+                batches: 1,
+                records,
+                base_offset: b.base_offset,
+                last_offset: b.last_offset,
+            }),
+        }
+    }
 }
 
 struct Collect {
-    kept: Vec<ValidBatch>,
-    after: Vec<ValidBatch>,
+    kept: KeptPrefix,
+    rebuild: IndexRebuild,
+    /// The kept prefix and rebuild just before the first index entry: where an emptied segment
+    /// is cut when that entry names the base offset.
+    before_first_entry: (KeptPrefix, IndexRebuild),
+    failed: Option<InvalidIndexOffset>,
+    salvage: Salvage,
     truncate_at: Option<u64>,
     reason: Option<String>,
 }
 
 impl LogSink for Collect {
     fn batch(&mut self, position: u64, _entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
-        let v = ValidBatch {
-            position,
-            size: b.size as u64,
-            base_offset: b.base_offset,
-            last_offset: b.last_offset,
-            max_timestamp: b.max_timestamp,
-            records: b.count.unwrap_or(1).max(0) as u64,
-            partition_leader_epoch: b.partition_leader_epoch,
-        };
         if self.truncate_at.is_none() && !b.crc_valid {
             self.truncate_at = Some(position);
             self.reason = Some(format!("batch at byte {position} fails its CRC"));
+            self.salvage.last_offset = self.kept.last_offset;
         }
-        // Offsets that do not advance pass Kafka's recovery unnoticed except at an index point,
-        // where the whole segment is emptied; that case is not modelled (it is reported by
-        // verify-index as offset-order).
-        if self.truncate_at.is_none() {
-            self.kept.push(v);
-        } else if b.crc_valid
-            && self
-                .after
-                .last()
-                .is_none_or(|a| b.base_offset > a.last_offset)
-        {
-            self.after.push(v);
+        if self.truncate_at.is_some() {
+            self.salvage.batch(position, b);
+            return Ok(Flow::Continue);
+        }
+        if !self.rebuild.has_entries() {
+            self.before_first_entry = (self.kept, self.rebuild.clone());
+        }
+        let pushed = self.rebuild.push(IndexedBatch {
+            size: b.size as u64,
+            last_offset: b.last_offset,
+            max_timestamp: b.max_timestamp,
+        });
+        match pushed {
+            Ok(()) => self.kept.add(position, b),
+            Err(e) => {
+                // Kafka empties the segment: the rest is looked at again from the cut.
+                self.failed = Some(e);
+                return Ok(Flow::Stop);
+            }
         }
         Ok(Flow::Continue)
     }
@@ -80,11 +153,27 @@ impl LogSink for Collect {
         if self.truncate_at.is_none() {
             self.truncate_at = Some(p.position());
             self.reason = Some(p.message());
+            self.salvage.last_offset = self.kept.last_offset;
         }
         Ok(Flow::Continue)
     }
 }
 
+/// Only salvage runs, from a position on.
+struct SalvageOnly(Salvage);
+
+impl LogSink for SalvageOnly {
+    fn batch(&mut self, position: u64, _entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
+        self.0.batch(position, b);
+        Ok(Flow::Continue)
+    }
+    fn problem(&mut self, _p: &LogProblem<'_>) -> io::Result<Flow> {
+        Ok(Flow::Continue)
+    }
+}
+
+/// What `LogSegment.recover` (and `LogLoader.recoverLog` around it) does to one segment, in one
+/// streaming pass (two when the rebuild fails and the segment is emptied).
 pub fn analyse_segment(
     path: &Path,
     base_offset: i64,
@@ -93,47 +182,101 @@ pub fn analyse_segment(
 ) -> io::Result<SegmentRecovery> {
     let mut src = open_log(path, false)?;
     let size = src.len();
+    let fresh = IndexRebuild::new(base_offset, index_interval);
     let mut sink = Collect {
-        kept: Vec::new(),
-        after: Vec::new(),
+        kept: KeptPrefix::default(),
+        rebuild: fresh.clone(),
+        before_first_entry: (KeptPrefix::default(), fresh.clone()),
+        failed: None,
+        salvage: Salvage::default(),
         truncate_at: None,
         reason: None,
     };
     scan_log(src.as_mut(), &ScanOptions::default(), scratch, &mut sink)?;
-    let mut plan = SegmentRecovery {
+    // The closing time index entry can fail too (outside recover's catch): same outcome.
+    let failed = sink.failed.or_else(|| sink.rebuild.clone().finish().err());
+    let Some(invalid) = failed else {
+        return Ok(SegmentRecovery {
+            path: path.to_path_buf(),
+            base_offset,
+            size,
+            kept: sink.kept,
+            rebuild: sink.rebuild,
+            truncate_at: sink.truncate_at,
+            truncate_reason: sink.reason,
+            salvage: sink.salvage.runs,
+        });
+    };
+    // The segment is emptied from `truncate_to` on, whatever follows.
+    let (kept, rebuild) = if invalid.truncate_to == 0 {
+        (KeptPrefix::default(), fresh)
+    } else {
+        sink.before_first_entry
+    };
+    let mut salvage = SalvageOnly(Salvage {
+        runs: Vec::new(),
+        last_offset: kept.last_offset,
+    });
+    let from = ScanOptions {
+        start_position: invalid.truncate_to,
+        ..Default::default()
+    };
+    scan_log(src.as_mut(), &from, scratch, &mut salvage)?;
+    Ok(SegmentRecovery {
         path: path.to_path_buf(),
         base_offset,
         size,
-        kept: sink.kept,
-        truncate_at: sink.truncate_at,
-        truncate_reason: sink.reason,
-        salvageable: sink.after,
-    };
-    if let Err(invalid) = rebuild_indexes(
-        base_offset,
-        plan.kept.iter().map(IndexedBatch::from),
-        index_interval,
-    ) {
-        // The rebuild fails before recovery reaches any invalid batch: the segment is emptied
-        // from `truncate_to` on, whatever follows.
-        let cut = plan
-            .kept
-            .partition_point(|b| b.position < invalid.truncate_to);
-        let mut rest: Vec<ValidBatch> = plan.kept.split_off(cut);
-        rest.append(&mut plan.salvageable);
-        let mut last = plan.kept.last().map(|b| b.last_offset);
-        rest.retain(|b| {
-            let advances = last.is_none_or(|l| b.base_offset > l);
-            if advances {
-                last = Some(b.last_offset);
-            }
-            advances
-        });
-        plan.salvageable = rest;
-        plan.truncate_at = Some(invalid.truncate_to);
-        plan.truncate_reason = Some(invalid.message());
+        kept,
+        rebuild,
+        truncate_at: Some(invalid.truncate_to),
+        truncate_reason: Some(invalid.message()),
+        salvage: salvage.0.runs,
+    })
+}
+
+/// Feeds a salvage run's batches to the index rebuild of the copy (they follow the kept bytes
+/// there); the inner result is the rebuild's own failure.
+pub fn extend_rebuild(
+    log: &Path,
+    run: &SalvageRun,
+    rebuild: &mut IndexRebuild,
+    scratch: &mut RecordScratch,
+) -> io::Result<Result<(), InvalidIndexOffset>> {
+    struct Feed<'r> {
+        rebuild: &'r mut IndexRebuild,
+        failed: Option<InvalidIndexOffset>,
     }
-    Ok(plan)
+    impl LogSink for Feed<'_> {
+        fn batch(&mut self, _: u64, _: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
+            let pushed = self.rebuild.push(IndexedBatch {
+                size: b.size as u64,
+                last_offset: b.last_offset,
+                max_timestamp: b.max_timestamp,
+            });
+            match pushed {
+                Ok(()) => Ok(Flow::Continue),
+                Err(e) => {
+                    self.failed = Some(e);
+                    Ok(Flow::Stop)
+                }
+            }
+        }
+        fn problem(&mut self, _: &LogProblem<'_>) -> io::Result<Flow> {
+            Ok(Flow::Continue)
+        }
+    }
+    let mut src = open_log(log, false)?;
+    let mut feed = Feed {
+        rebuild,
+        failed: None,
+    };
+    let opts = ScanOptions {
+        start_position: run.position,
+        max_bytes: run.position + run.len,
+        ..Default::default()
+    };
+    scan_log(src.as_mut(), &opts, scratch, &mut feed)?;
+    Ok(feed.failed.map_or(Ok(()), Err))
 }
 
 /// The batch fields `LogSegment.recover` uses to rebuild the indexes.
@@ -142,16 +285,6 @@ pub struct IndexedBatch {
     pub size: u64,
     pub last_offset: i64,
     pub max_timestamp: i64,
-}
-
-impl From<&ValidBatch> for IndexedBatch {
-    fn from(b: &ValidBatch) -> Self {
-        IndexedBatch {
-            size: b.size,
-            last_offset: b.last_offset,
-            max_timestamp: b.max_timestamp,
-        }
-    }
 }
 
 /// Where rebuilding a segment's indexes throws `InvalidOffsetException`: an index point whose
@@ -323,15 +456,13 @@ pub fn rebuild_indexes(
 mod tests {
     use super::*;
 
-    fn b(position: u64, size: u64, offset: i64, ts: i64) -> ValidBatch {
-        ValidBatch {
-            position,
+    /// A batch of `size` bytes ending at `offset`; batches are laid out back to back, so the
+    /// position only documents the layout.
+    fn b(_position: u64, size: u64, offset: i64, ts: i64) -> IndexedBatch {
+        IndexedBatch {
             size,
-            base_offset: offset,
             last_offset: offset,
             max_timestamp: ts,
-            records: 1,
-            partition_leader_epoch: 0,
         }
     }
 
@@ -339,7 +470,7 @@ mod tests {
     fn rebuild_follows_kafkas_recover_rule() {
         // Batches of 3000 bytes, interval 4096: entries when 6000 - 0 > 4096 (batch 2), then
         // 12000 - 6000 > 4096 (batch 4).
-        let batches: Vec<ValidBatch> = (0..6)
+        let batches: Vec<IndexedBatch> = (0..6)
             .map(|i| {
                 b(
                     i * 3000,
@@ -349,8 +480,7 @@ mod tests {
                 )
             })
             .collect();
-        let (idx, tim) =
-            rebuild_indexes(100, batches.iter().map(IndexedBatch::from), 4096).unwrap();
+        let (idx, tim) = rebuild_indexes(100, batches.iter().copied(), 4096).unwrap();
         assert_eq!(
             idx,
             [
@@ -373,15 +503,15 @@ mod tests {
         assert_eq!(entries, vec![(30, 1), (40, 3), (50, 5)]);
     }
 
-    fn indexed(batches: &[ValidBatch]) -> impl Iterator<Item = IndexedBatch> + '_ {
-        batches.iter().map(IndexedBatch::from)
+    fn indexed(batches: &[IndexedBatch]) -> impl Iterator<Item = IndexedBatch> + '_ {
+        batches.iter().copied()
     }
 
     #[test]
     fn a_non_increasing_offset_at_an_index_point_fails_the_rebuild() {
         // Entries at batches 2 (offset 102) and 4; batch 4 ends at 101.
         let offsets = [100, 101, 102, 103, 101, 104];
-        let batches: Vec<ValidBatch> = (0..6)
+        let batches: Vec<IndexedBatch> = (0..6)
             .map(|i| b(i * 3000, 3000, offsets[i as usize], 10 + i as i64))
             .collect();
         let err = rebuild_indexes(100, indexed(&batches), 4096).unwrap_err();
@@ -400,7 +530,7 @@ mod tests {
         // moves to batch 3, which ends at 99 — below the time index's last entry (102).
         let offsets = [100, 101, 102, 99, 104, 105];
         let ts = [10, 11, 12, 50, 13, 14];
-        let batches: Vec<ValidBatch> = (0..6)
+        let batches: Vec<IndexedBatch> = (0..6)
             .map(|i| b(i * 3000, 3000, offsets[i as usize], ts[i as usize]))
             .collect();
         let err = rebuild_indexes(100, indexed(&batches), 4096).unwrap_err();
@@ -411,7 +541,7 @@ mod tests {
     fn an_emptied_segment_is_cut_at_the_first_entry_naming_the_base_offset() {
         // Every batch ends at the base offset: the first entry (batch 2) names it, so
         // truncateTo(base) keeps the bytes before that entry's position.
-        let batches: Vec<ValidBatch> = (0..6).map(|i| b(i * 3000, 3000, 100, 10)).collect();
+        let batches: Vec<IndexedBatch> = (0..6).map(|i| b(i * 3000, 3000, 100, 10)).collect();
         let err = rebuild_indexes(100, indexed(&batches), 4096).unwrap_err();
         assert_eq!(err.truncate_to, 6000);
     }

@@ -30,7 +30,7 @@ use super::files::{
 use super::producer_state::{CompletedTxn, ProducerBatch, ProducerStateManager};
 use super::records::{marker_key, marker_value};
 use super::{BrokerError, BrokerResult};
-use crate::analysis::recovery::{analyse_segment, rebuild_indexes, IndexedBatch};
+use crate::analysis::recovery::analyse_segment;
 use crate::format::batch::{BatchHeader, RecordBatch, LOG_OVERHEAD, V2_CRC_START, V2_HEADER_SIZE};
 use crate::format::compression::Codec;
 use crate::format::control::{decode_control, ControlType};
@@ -757,13 +757,7 @@ impl PartitionLog {
                 ));
                 deleting = true;
             }
-            let (index, time_index) = rebuild_indexes(
-                base,
-                plan.kept.iter().map(IndexedBatch::from),
-                config.index_interval_bytes,
-            )
-            // The kept batches are those whose rebuild succeeds.
-            .unwrap_or_default();
+            let (index, time_index) = plan.kept_indexes();
             write_atomically(&dir.join(offset_file_name(base, "index")), &index)?;
             write_atomically(&dir.join(offset_file_name(base, "timeindex")), &time_index)?;
             // The transaction index is rebuilt by the producer-state replay below.

@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 use serde_json::json;
 
 use super::Outcome;
-use crate::analysis::recovery::{analyse_segment, rebuild_indexes, IndexedBatch, ValidBatch};
+use crate::analysis::recovery::{analyse_segment, extend_rebuild, IndexRebuild, SalvageRun};
 use crate::analysis::summary::log_dir_facts;
 use crate::cli::RecoverArgs;
 use crate::format::log::{ByteSource, RecordScratch};
@@ -32,7 +32,7 @@ fn copy_ranges(src: &Path, dst: &Path, ranges: &[(u64, u64)]) -> io::Result<u64>
     for &(start, len) in ranges {
         let mut at = start;
         while at < start + len {
-            let want = ((start + len - at) as usize).min(1 << 20);
+            let want = ((start + len - at) as usize).min(1 << 16);
             let chunk = input.read_at(at, want)?;
             if chunk.is_empty() {
                 return Err(io::Error::new(
@@ -169,7 +169,7 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         if truncated && !args.salvage {
             report.push(json!({"segment": name, "action": "deleted",
                 "reason": "a previous segment was truncated; Kafka deletes the later unflushed segments",
-                "droppedBatches": plan.kept.len() + plan.salvageable.len(), "droppedBytes": plan.size}));
+                "droppedBatches": plan.kept.batches + plan.salvage_batches(), "droppedBytes": plan.size}));
             continue;
         }
         if !recovered {
@@ -187,52 +187,46 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
             }
             log_end = plan
                 .kept
-                .last()
-                .map(|b| b.last_offset + 1)
+                .last_offset
+                .map(|l| l + 1)
                 .or(log_end)
                 .max(Some(*base));
             report.push(json!({"segment": name, "action": "copied",
                 "reason": "below the recovery point (or clean shutdown): Kafka does not re-validate it",
-                "batches": plan.kept.len()}));
+                "batches": plan.kept.batches}));
             continue;
         }
-        let mut ranges: Vec<(u64, u64)> = plan.kept.iter().map(|b| (b.position, b.size)).collect();
-        let mut written: Vec<ValidBatch> = plan.kept.clone();
-        let mut salvaged = 0usize;
+        let mut ranges: Vec<(u64, u64)> = Vec::new();
+        if plan.kept.end > 0 {
+            ranges.push((0, plan.kept.end));
+        }
+        let mut rebuild = Ok(plan.rebuild.clone());
+        let mut last_offset = plan.kept.last_offset;
+        let mut salvaged: &[SalvageRun] = &[];
         if plan.truncate_at.is_some() {
             truncated = true;
             damaged = true;
             if args.salvage {
-                let last = written.last().map(|b| b.last_offset);
-                for b in plan
-                    .salvageable
-                    .iter()
-                    .filter(|b| last.is_none_or(|l| b.base_offset > l))
-                {
-                    ranges.push((b.position, b.size));
-                    written.push(*b);
-                    salvaged += 1;
+                salvaged = &plan.salvage;
+                for run in salvaged {
+                    ranges.push((run.position, run.len));
+                    // The copy's indexes cover the salvaged batches too: read them again.
+                    if let Ok(r) = &mut rebuild {
+                        if let Err(e) = extend_rebuild(&seg.path, run, r, &mut scratch)? {
+                            rebuild = Err(e);
+                        }
+                    }
+                    last_offset = Some(run.last_offset);
                 }
             }
         }
-        // Positions in the copy are contiguous.
-        let mut pos = 0u64;
-        for b in &mut written {
-            b.position = pos;
-            pos += b.size;
-        }
         copy_ranges(&seg.path, &args.out.join(&name), &ranges)?;
-        // Kept batches passed this rebuild already; should salvaged ones make it fail, empty
-        // indexes are written (Kafka rebuilds indexes it finds empty on a sealed segment's load).
-        let (idx, tim) = rebuild_indexes(
-            *base,
-            written.iter().map(IndexedBatch::from),
-            args.index_interval_bytes,
-        )
-        .unwrap_or_default();
+        // Should salvaged batches make the rebuild fail, empty indexes are written (Kafka
+        // rebuilds indexes it finds empty on a sealed segment's load).
+        let (idx, tim) = rebuild.and_then(IndexRebuild::finish).unwrap_or_default();
         write_new(&args.out.join(format!("{stem}.index")), &idx)?;
         write_new(&args.out.join(format!("{stem}.timeindex")), &tim)?;
-        let seg_end = written.last().map(|b| b.last_offset + 1).unwrap_or(*base);
+        let seg_end = last_offset.map(|l| l + 1).unwrap_or(*base);
         let txn = seg.path.with_extension("txnindex");
         if txn.exists() {
             let bytes = read_small(&txn, 1 << 30)?;
@@ -247,15 +241,15 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
             )?;
         }
         log_end = Some(log_end.map_or(seg_end, |e| e.max(seg_end)));
-        let dropped: Vec<&ValidBatch> = plan.salvageable.iter().skip(salvaged).collect();
+        let salvaged_batches: u64 = salvaged.iter().map(|r| r.batches).sum();
         report.push(json!({
             "segment": name, "action": if plan.truncate_at.is_some() { "truncated" } else { "recovered" },
             "truncatePosition": plan.truncate_at, "reason": plan.truncate_reason,
-            "keptBatches": plan.kept.len(), "keptRecords": plan.kept.iter().map(|b| b.records).sum::<u64>(),
-            "salvagedBatches": salvaged,
-            "salvagedOffsets": (salvaged > 0).then(|| format!("{}..{}", plan.salvageable[0].base_offset, plan.salvageable[salvaged - 1].last_offset)),
+            "keptBatches": plan.kept.batches, "keptRecords": plan.kept.records,
+            "salvagedBatches": salvaged_batches,
+            "salvagedOffsets": salvaged.first().zip(salvaged.last()).map(|(a, z)| format!("{}..{}", a.base_offset, z.last_offset)),
             "droppedBytes": plan.size - ranges.iter().map(|r| r.1).sum::<u64>(),
-            "droppedValidBatches": dropped.len(),
+            "droppedValidBatches": plan.salvage_batches() - salvaged_batches,
             "indexEntries": idx.len() / 8, "timeIndexEntries": tim.len() / 12,
         }));
     }
