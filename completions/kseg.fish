@@ -60,6 +60,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l offsets-decoder -
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l transaction-log-decoder -d 'Decode records as __transaction_state records'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l cluster-metadata-decoder -d 'Decode records as KRaft __cluster_metadata records'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l share-group-state-decoder -d 'Decode records as __share_group_state records'
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l remote-log-metadata-decoder -d 'Decode records as __remote_log_metadata records (tiered storage, written by TopicBasedRemoteLogMetadataManager)'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l raw -d 'Do not decode internal topics automatically from the partition directory name'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -s h -l help -d 'Print help (see more with \'--help\')'

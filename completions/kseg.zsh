@@ -52,6 +52,7 @@ base64\:"Standard Base64 with padding"))' \
 '--transaction-log-decoder[Decode records as __transaction_state records]' \
 '--cluster-metadata-decoder[Decode records as KRaft __cluster_metadata records]' \
 '--share-group-state-decoder[Decode records as __share_group_state records]' \
+'--remote-log-metadata-decoder[Decode records as __remote_log_metadata records (tiered storage, written by TopicBasedRemoteLogMetadataManager)]' \
 '--raw[Do not decode internal topics automatically from the partition directory name]' \
 '--mmap[Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker'\''s data dir (a concurrent truncation kills kseg with SIGBUS)]' \
 '-h[Print help (see more with '\''--help'\'')]' \

@@ -13,8 +13,9 @@ stdout.
 
 Sources (all pinned by commit):
 * trunk ``d79bd502ec7fa49335afa422f442af80ed0ab8f6`` (Apache trunk, 2026-08-23, 4.5.0-SNAPSHOT):
-  every group/transaction/share coordinator record, every KRaft metadata record and the two
-  consumer-protocol messages embedded in GroupMetadataValue;
+  every group/transaction/share coordinator record, every KRaft metadata record, the tiered
+  storage records of ``__remote_log_metadata`` and the two consumer-protocol messages embedded
+  in GroupMetadataValue;
 * record types that trunk no longer defines but released or pre-release brokers wrote:
   type 9 ShareGroupPartitionMetadata (Kafka 4.0, removed by KAFKA-17747) from ``82ea9d0f`` and
   type 18 StreamsGroupPartitionMetadata (trunk only, Dec 2024 - Jun 2025) from ``df93571f``;
@@ -38,6 +39,7 @@ TXN = "transaction-coordinator/src/main/resources/common/message/"
 SHARE = "share-coordinator/src/main/resources/common/message/"
 METADATA = "metadata/src/main/resources/common/metadata/"
 CLIENTS = "clients/src/main/resources/common/message/"
+STORAGE = "storage/src/main/resources/message/"
 
 PRIMS = {
     "bool": "Bool",
@@ -348,6 +350,24 @@ def generate(repo):
     out.append(
         "/// `__cluster_metadata` record types: (apiKey, MetadataRecordType name, message).\n"
         "pub static METADATA_RECORDS: &[(i16, &str, &Message)] = &[\n"
+        + "".join(f"    ({ak}, {rust_str(n)}, &{s}),\n" for ak, n, s in rows)
+        + "];\n"
+    )
+
+    # Tiered storage: the records TopicBasedRemoteLogMetadataManager writes to
+    # __remote_log_metadata, framed like KRaft metadata records.
+    rows = []
+    for path in git_ls(repo, TRUNK, STORAGE):
+        spec = load(repo, TRUNK, path)
+        if spec.get("type") != "metadata":
+            continue
+        static = const_case(spec["name"])
+        msg(TRUNK, path, static)
+        rows.append((spec["apiKey"], enum_name(spec["name"]), static))
+    rows.sort()
+    out.append(
+        "/// `__remote_log_metadata` record types: (apiKey, record type name, message).\n"
+        "pub static REMOTE_LOG_METADATA_RECORDS: &[(i16, &str, &Message)] = &[\n"
         + "".join(f"    ({ak}, {rust_str(n)}, &{s}),\n" for ak, n, s in rows)
         + "];\n"
     )

@@ -133,6 +133,11 @@ pub struct DumpLogArgs {
     #[arg(long)]
     pub share_group_state_decoder: bool,
 
+    /// Decode records as __remote_log_metadata records (tiered storage, written by
+    /// TopicBasedRemoteLogMetadataManager)
+    #[arg(long)]
+    pub remote_log_metadata_decoder: bool,
+
     /// Do not decode internal topics automatically from the partition directory name
     #[arg(long)]
     pub raw: bool,

@@ -308,3 +308,64 @@ fn time_index_checks_like_kafka_dump_log() {
         "--verify-index-only prints no entries"
     );
 }
+
+/// A tiered-storage `__remote_log_metadata` partition is decoded by its directory name (and by
+/// `--remote-log-metadata-decoder` anywhere): a RemotePartitionDeleteMetadataRecord built from
+/// its schema (frame 1, apiKey 2, version 0; topic "t", a topic id, partition 0, broker 1,
+/// event time, state 1 = DELETE_PARTITION_STARTED, no tagged fields).
+#[test]
+fn remote_log_metadata_records_are_decoded() {
+    let value = hex::decode(concat!(
+        "010200",
+        "0274",
+        "0000000000000000000000000000000a",
+        "00000000",
+        "00",
+        "00000001",
+        "0000019000000000",
+        "01",
+        "00",
+    ))
+    .unwrap();
+    let t = tempfile::tempdir().unwrap();
+    let part = t.path().join("__remote_log_metadata-0");
+    std::fs::create_dir_all(&part).unwrap();
+    let b = batch(
+        BatchSpec::default(),
+        &[Rec {
+            key: None,
+            value: Some(&value),
+            headers: vec![],
+            ts_delta: 0,
+        }],
+    );
+    write(&part.join("00000000000000000000.log"), &[&b]);
+    let r = kseg(&[
+        "dump-log",
+        "--json",
+        "--print-data-log",
+        part.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines = json_lines(&r.stdout);
+    let rec = lines.iter().find(|v| v["type"] == "record").unwrap();
+    let decoded = &rec["decodedValue"];
+    assert_eq!(decoded["type"], "REMOTE_PARTITION_DELETE_METADATA_RECORD");
+    assert_eq!(decoded["data"]["topicIdPartition"]["name"], "t");
+    assert_eq!(decoded["data"]["remotePartitionDeleteState"], 1);
+    assert_eq!(decoded["data"]["brokerId"], 1);
+    // Text output, and the flag on a file outside such a directory.
+    let loose = t.path().join("00000000000000000000.log");
+    std::fs::copy(part.join("00000000000000000000.log"), &loose).unwrap();
+    let r = kseg(&[
+        "dump-log",
+        "--remote-log-metadata-decoder",
+        loose.to_str().unwrap(),
+    ]);
+    assert!(
+        r.stdout
+            .contains(r#"payload: {"type":"REMOTE_PARTITION_DELETE_METADATA_RECORD","version":0"#),
+        "{}",
+        r.stdout
+    );
+}

@@ -1,4 +1,5 @@
-//! Internal-topic keys and values: group coordinator, transaction log, share state, KRaft metadata.
+//! Internal-topic keys and values: group coordinator, transaction log, share state, KRaft
+//! metadata, tiered-storage remote log metadata.
 #![no_main]
 use kseg::format::coordinator::*;
 use kseg::format::internal::{decode_record, InternalDecoder};
@@ -22,6 +23,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = decode_transaction_key(key);
     let _ = decode_share_state_key(key);
     let _ = decode_metadata_record(value);
+    let _ = decode_remote_log_metadata_record(value);
     let _ = parse_offset_commit(key, value);
     let _ = parse_group_metadata(value);
     let _ = parse_transaction_value(value);
@@ -30,6 +32,7 @@ fuzz_target!(|data: &[u8]| {
         InternalDecoder::TransactionLog,
         InternalDecoder::ClusterMetadata,
         InternalDecoder::ShareGroupState,
+        InternalDecoder::RemoteLogMetadata,
     ] {
         let _ = decode_record(d, 0, Some(key), Some(value));
         let _ = decode_record(d, 0, Some(key), None);

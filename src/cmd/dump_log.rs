@@ -46,6 +46,8 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
         Some(InternalDecoder::ClusterMetadata)
     } else if args.share_group_state_decoder {
         Some(InternalDecoder::ShareGroupState)
+    } else if args.remote_log_metadata_decoder {
+        Some(InternalDecoder::RemoteLogMetadata)
     } else {
         None
     };

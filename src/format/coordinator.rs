@@ -39,7 +39,7 @@ use super::reader::{DecodeError, DecodeResult, Reader};
 use super::schema::{read_message, Message};
 use tables::{
     CONSUMER_PROTOCOL_ASSIGNMENT, CONSUMER_PROTOCOL_SUBSCRIPTION, GROUP_RECORDS, LEGACY_4_0_VALUES,
-    METADATA_RECORDS, SHARE_STATE_RECORDS, TRANSACTION_RECORDS,
+    METADATA_RECORDS, REMOTE_LOG_METADATA_RECORDS, SHARE_STATE_RECORDS, TRANSACTION_RECORDS,
 };
 
 /// Start of the error message for a record type no table knows.
@@ -254,6 +254,16 @@ fn uvarint_short(r: &mut Reader<'_>, what: &str) -> DecodeResult<i16> {
 /// Decodes a `__cluster_metadata` (or `.checkpoint`) record value: uvarint frame version (1),
 /// uvarint apiKey, uvarint version, then the message, with nothing after it.
 pub fn decode_metadata_record(value: &[u8]) -> DecodeResult<Value> {
+    decode_framed(value, METADATA_RECORDS)
+}
+
+/// Decodes a `__remote_log_metadata` record value (tiered storage): framed like a KRaft
+/// metadata record (`AbstractApiMessageSerde`), with the storage module's record types.
+pub fn decode_remote_log_metadata_record(value: &[u8]) -> DecodeResult<Value> {
+    decode_framed(value, REMOTE_LOG_METADATA_RECORDS)
+}
+
+fn decode_framed(value: &[u8], table: &[(i16, &str, &Message)]) -> DecodeResult<Value> {
     let mut r = Reader::new(value);
     let frame = uvarint_short(&mut r, "frame version")?;
     if frame == 0 {
@@ -271,7 +281,7 @@ pub fn decode_metadata_record(value: &[u8]) -> DecodeResult<Value> {
     }
     let api_key = uvarint_short(&mut r, "type")?;
     let version = uvarint_short(&mut r, "version")?;
-    let (name, msg) = METADATA_RECORDS
+    let (name, msg) = table
         .iter()
         .find(|(k, ..)| *k == api_key)
         .map(|(_, n, m)| (*n, *m))
@@ -882,6 +892,14 @@ pub mod tables {
         (27, "REGISTER_CONTROLLER_RECORD", &REGISTER_CONTROLLER_RECORD),
         (28, "CLEAR_ELR_RECORD", &CLEAR_ELR_RECORD),
         (29, "UNREGISTER_CONTROLLER_RECORD", &UNREGISTER_CONTROLLER_RECORD),
+    ];
+
+    /// `__remote_log_metadata` record types: (apiKey, record type name, message).
+    pub static REMOTE_LOG_METADATA_RECORDS: &[(i16, &str, &Message)] = &[
+        (0, "REMOTE_LOG_SEGMENT_METADATA_RECORD", &REMOTE_LOG_SEGMENT_METADATA_RECORD),
+        (1, "REMOTE_LOG_SEGMENT_METADATA_UPDATE_RECORD", &REMOTE_LOG_SEGMENT_METADATA_UPDATE_RECORD),
+        (2, "REMOTE_PARTITION_DELETE_METADATA_RECORD", &REMOTE_PARTITION_DELETE_METADATA_RECORD),
+        (3, "REMOTE_LOG_SEGMENT_METADATA_SNAPSHOT_RECORD", &REMOTE_LOG_SEGMENT_METADATA_SNAPSHOT_RECORD),
     ];
 
     /// `LegacyOffsetCommitKey` (trunk).
@@ -2340,6 +2358,93 @@ pub mod tables {
         },
     };
 
+    /// `RemoteLogSegmentMetadataRecord` (trunk).
+    pub static REMOTE_LOG_SEGMENT_METADATA_RECORD: Message = Message {
+        name: "RemoteLogSegmentMetadataRecord",
+        api_key: 0,
+        valid: vr(0, 0),
+        flexible: vp(0),
+        root: Struct {
+            name: "RemoteLogSegmentMetadataRecord",
+            versions: vr(0, 0),
+            fields: &[
+                field("remoteLogSegmentId", Type::Struct(&REMOTE_LOG_SEGMENT_METADATA_RECORD__REMOTE_LOG_SEGMENT_ID_ENTRY), vp(0)),
+                field("startOffset", Type::Prim(Prim::Int64), vp(0)),
+                field("endOffset", Type::Prim(Prim::Int64), vp(0)),
+                field("brokerId", Type::Prim(Prim::Int32), vp(0)),
+                field("maxTimestampMs", Type::Prim(Prim::Int64), vp(0)),
+                field("eventTimestampMs", Type::Prim(Prim::Int64), vp(0)),
+                field("segmentLeaderEpochs", Type::StructArray(&REMOTE_LOG_SEGMENT_METADATA_RECORD__SEGMENT_LEADER_EPOCH_ENTRY), vp(0)),
+                field("segmentSizeInBytes", Type::Prim(Prim::Int32), vp(0)),
+                field("customMetadata", Type::Prim(Prim::Bytes), vp(0)).nullable(vp(0)).with_default(FieldDefault::Null),
+                field("remoteLogSegmentState", Type::Prim(Prim::Int8), vp(0)),
+                field("txnIndexEmpty", Type::Prim(Prim::Bool), vp(0)).tagged(vp(0), 0),
+            ],
+        },
+    };
+
+    /// `RemoteLogSegmentMetadataSnapshotRecord` (trunk).
+    pub static REMOTE_LOG_SEGMENT_METADATA_SNAPSHOT_RECORD: Message = Message {
+        name: "RemoteLogSegmentMetadataSnapshotRecord",
+        api_key: 3,
+        valid: vr(0, 0),
+        flexible: vp(0),
+        root: Struct {
+            name: "RemoteLogSegmentMetadataSnapshotRecord",
+            versions: vr(0, 0),
+            fields: &[
+                field("segmentId", Type::Prim(Prim::Uuid), vp(0)),
+                field("startOffset", Type::Prim(Prim::Int64), vp(0)),
+                field("endOffset", Type::Prim(Prim::Int64), vp(0)),
+                field("brokerId", Type::Prim(Prim::Int32), vp(0)),
+                field("maxTimestampMs", Type::Prim(Prim::Int64), vp(0)),
+                field("eventTimestampMs", Type::Prim(Prim::Int64), vp(0)),
+                field("segmentLeaderEpochs", Type::StructArray(&REMOTE_LOG_SEGMENT_METADATA_SNAPSHOT_RECORD__SEGMENT_LEADER_EPOCH_ENTRY), vp(0)),
+                field("segmentSizeInBytes", Type::Prim(Prim::Int32), vp(0)),
+                field("customMetadata", Type::Prim(Prim::Bytes), vp(0)).nullable(vp(0)).with_default(FieldDefault::Null),
+                field("remoteLogSegmentState", Type::Prim(Prim::Int8), vp(0)),
+                field("txnIndexEmpty", Type::Prim(Prim::Bool), vp(0)).tagged(vp(0), 0),
+            ],
+        },
+    };
+
+    /// `RemoteLogSegmentMetadataUpdateRecord` (trunk).
+    pub static REMOTE_LOG_SEGMENT_METADATA_UPDATE_RECORD: Message = Message {
+        name: "RemoteLogSegmentMetadataUpdateRecord",
+        api_key: 1,
+        valid: vr(0, 0),
+        flexible: vp(0),
+        root: Struct {
+            name: "RemoteLogSegmentMetadataUpdateRecord",
+            versions: vr(0, 0),
+            fields: &[
+                field("remoteLogSegmentId", Type::Struct(&REMOTE_LOG_SEGMENT_METADATA_UPDATE_RECORD__REMOTE_LOG_SEGMENT_ID_ENTRY), vp(0)),
+                field("brokerId", Type::Prim(Prim::Int32), vp(0)),
+                field("eventTimestampMs", Type::Prim(Prim::Int64), vp(0)),
+                field("customMetadata", Type::Prim(Prim::Bytes), vp(0)).nullable(vp(0)).with_default(FieldDefault::Null),
+                field("remoteLogSegmentState", Type::Prim(Prim::Int8), vp(0)),
+            ],
+        },
+    };
+
+    /// `RemotePartitionDeleteMetadataRecord` (trunk).
+    pub static REMOTE_PARTITION_DELETE_METADATA_RECORD: Message = Message {
+        name: "RemotePartitionDeleteMetadataRecord",
+        api_key: 2,
+        valid: vr(0, 0),
+        flexible: vp(0),
+        root: Struct {
+            name: "RemotePartitionDeleteMetadataRecord",
+            versions: vr(0, 0),
+            fields: &[
+                field("topicIdPartition", Type::Struct(&REMOTE_PARTITION_DELETE_METADATA_RECORD__TOPIC_ID_PARTITION_ENTRY), vp(0)),
+                field("brokerId", Type::Prim(Prim::Int32), vp(0)),
+                field("eventTimestampMs", Type::Prim(Prim::Int64), vp(0)),
+                field("remotePartitionDeleteState", Type::Prim(Prim::Int8), vp(0)),
+            ],
+        },
+    };
+
     /// `ConsumerProtocolSubscription` (trunk).
     pub static CONSUMER_PROTOCOL_SUBSCRIPTION: Message = Message {
         name: "ConsumerProtocolSubscription",
@@ -2727,6 +2832,72 @@ pub mod tables {
         ],
     };
 
+    static REMOTE_LOG_SEGMENT_METADATA_RECORD__TOPIC_ID_PARTITION_ENTRY: Struct = Struct {
+        name: "TopicIdPartitionEntry",
+        versions: vp(0),
+        fields: &[
+            field("name", Type::Prim(Prim::String), vp(0)),
+            field("id", Type::Prim(Prim::Uuid), vp(0)),
+            field("partition", Type::Prim(Prim::Int32), vp(0)),
+        ],
+    };
+
+    static REMOTE_LOG_SEGMENT_METADATA_RECORD__REMOTE_LOG_SEGMENT_ID_ENTRY: Struct = Struct {
+        name: "RemoteLogSegmentIdEntry",
+        versions: vp(0),
+        fields: &[
+            field("topicIdPartition", Type::Struct(&REMOTE_LOG_SEGMENT_METADATA_RECORD__TOPIC_ID_PARTITION_ENTRY), vp(0)),
+            field("id", Type::Prim(Prim::Uuid), vp(0)),
+        ],
+    };
+
+    static REMOTE_LOG_SEGMENT_METADATA_RECORD__SEGMENT_LEADER_EPOCH_ENTRY: Struct = Struct {
+        name: "SegmentLeaderEpochEntry",
+        versions: vp(0),
+        fields: &[
+            field("leaderEpoch", Type::Prim(Prim::Int32), vp(0)),
+            field("offset", Type::Prim(Prim::Int64), vp(0)),
+        ],
+    };
+
+    static REMOTE_LOG_SEGMENT_METADATA_SNAPSHOT_RECORD__SEGMENT_LEADER_EPOCH_ENTRY: Struct = Struct {
+        name: "SegmentLeaderEpochEntry",
+        versions: vp(0),
+        fields: &[
+            field("leaderEpoch", Type::Prim(Prim::Int32), vp(0)),
+            field("offset", Type::Prim(Prim::Int64), vp(0)),
+        ],
+    };
+
+    static REMOTE_LOG_SEGMENT_METADATA_UPDATE_RECORD__TOPIC_ID_PARTITION_ENTRY: Struct = Struct {
+        name: "TopicIdPartitionEntry",
+        versions: vp(0),
+        fields: &[
+            field("name", Type::Prim(Prim::String), vp(0)),
+            field("id", Type::Prim(Prim::Uuid), vp(0)),
+            field("partition", Type::Prim(Prim::Int32), vp(0)),
+        ],
+    };
+
+    static REMOTE_LOG_SEGMENT_METADATA_UPDATE_RECORD__REMOTE_LOG_SEGMENT_ID_ENTRY: Struct = Struct {
+        name: "RemoteLogSegmentIdEntry",
+        versions: vp(0),
+        fields: &[
+            field("topicIdPartition", Type::Struct(&REMOTE_LOG_SEGMENT_METADATA_UPDATE_RECORD__TOPIC_ID_PARTITION_ENTRY), vp(0)),
+            field("id", Type::Prim(Prim::Uuid), vp(0)),
+        ],
+    };
+
+    static REMOTE_PARTITION_DELETE_METADATA_RECORD__TOPIC_ID_PARTITION_ENTRY: Struct = Struct {
+        name: "TopicIdPartitionEntry",
+        versions: vp(0),
+        fields: &[
+            field("name", Type::Prim(Prim::String), vp(0)),
+            field("id", Type::Prim(Prim::Uuid), vp(0)),
+            field("partition", Type::Prim(Prim::Int32), vp(0)),
+        ],
+    };
+
     static CONSUMER_PROTOCOL_SUBSCRIPTION__TOPIC_PARTITION: Struct = Struct {
         name: "TopicPartition",
         versions: vp(1),
@@ -2952,6 +3123,45 @@ mod tests {
     }
 
     #[test]
+    fn remote_log_segment_metadata_record_by_hand() {
+        // Frame 1, apiKey 0, version 0 (flexible): topic "t" (compact string: length + 1),
+        // a topic id and a segment id, partition 3, start 0, end 99, broker 1, max timestamp,
+        // event timestamp, one leader epoch (0 at offset 0), size 4096, null custom metadata
+        // (compact bytes 0), state 1 (COPY_SEGMENT_FINISHED), then tagged fields: the outer
+        // struct has none, the record carries TxnIndexEmpty (tag 0, 1 byte, true).
+        let v = hex(concat!(
+            "01 00 00",
+            "02 74",
+            "00000000000000000000000000000001",
+            "00000003",
+            "00",
+            "00000000000000000000000000000002",
+            "00",
+            "0000000000000000",
+            "0000000000000063",
+            "00000001",
+            "0000019000000000",
+            "0000019000000001",
+            "02 00000000 0000000000000000 00",
+            "00001000",
+            "00",
+            "01",
+            "01 00 01 01",
+        ));
+        let out = decode_remote_log_metadata_record(&v).unwrap();
+        assert_eq!(out["type"], "REMOTE_LOG_SEGMENT_METADATA_RECORD");
+        let d = &out["data"];
+        assert_eq!(d["remoteLogSegmentId"]["topicIdPartition"]["name"], "t");
+        assert_eq!(d["remoteLogSegmentId"]["topicIdPartition"]["partition"], 3);
+        assert_eq!(d["endOffset"], 99);
+        assert_eq!(d["segmentLeaderEpochs"][0]["leaderEpoch"], 0);
+        assert_eq!(d["segmentSizeInBytes"], 4096);
+        assert_eq!(d["customMetadata"], Value::Null);
+        assert_eq!(d["remoteLogSegmentState"], 1);
+        assert_eq!(d["txnIndexEmpty"], true);
+    }
+
+    #[test]
     fn consumer_group_examples_of_dump_log_segments_test() {
         let k = decode_offsets_key(&hex("0003 0005 67726f7570")).unwrap();
         assert_eq!(
@@ -3124,17 +3334,26 @@ mod tests {
         for (_, _, old) in LEGACY_4_0_VALUES {
             check(old, 0, &mut rng);
         }
-        for (api_key, name, msg) in METADATA_RECORDS {
-            for version in msg.valid.lowest..=msg.valid.highest {
-                check(msg, version, &mut rng);
-                let data = sample_message(msg, version, &mut rng);
-                let mut bytes = vec![1, *api_key as u8, version as u8];
-                bytes.extend(encode_message(msg, version, &data));
-                assert_eq!(
-                    decode_metadata_record(&bytes).unwrap(),
-                    json!({"type": name, "version": version, "data": data})
-                );
-                pairs += 1;
+        type Framed = fn(&[u8]) -> DecodeResult<Value>;
+        for (table, decode) in [
+            (METADATA_RECORDS, decode_metadata_record as Framed),
+            (
+                REMOTE_LOG_METADATA_RECORDS,
+                decode_remote_log_metadata_record,
+            ),
+        ] {
+            for (api_key, name, msg) in table {
+                for version in msg.valid.lowest..=msg.valid.highest {
+                    check(msg, version, &mut rng);
+                    let data = sample_message(msg, version, &mut rng);
+                    let mut bytes = vec![1, *api_key as u8, version as u8];
+                    bytes.extend(encode_message(msg, version, &data));
+                    assert_eq!(
+                        decode(&bytes).unwrap(),
+                        json!({"type": name, "version": version, "data": data})
+                    );
+                    pairs += 1;
+                }
             }
         }
         for msg in [
@@ -3287,7 +3506,7 @@ mod tests {
                     let _ = parse_transaction_value(&bytes);
                 }
             }
-            for (api_key, _, msg) in METADATA_RECORDS {
+            for (api_key, _, msg) in METADATA_RECORDS.iter().chain(REMOTE_LOG_METADATA_RECORDS) {
                 let data = sample_message(msg, msg.valid.highest, &mut rng);
                 let mut bytes = vec![1, *api_key as u8, msg.valid.highest as u8];
                 bytes.extend(encode_message(msg, msg.valid.highest, &data));
@@ -3295,6 +3514,7 @@ mod tests {
                 bytes[i] ^= bits;
                 bytes.truncate(bytes.len().saturating_sub(cut % 8));
                 let _ = decode_metadata_record(&bytes);
+                let _ = decode_remote_log_metadata_record(&bytes);
             }
         }
     }

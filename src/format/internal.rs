@@ -6,9 +6,9 @@
 use serde_json::{json, Value};
 
 use super::coordinator::{
-    decode_metadata_record, decode_offsets_key, decode_offsets_value, decode_share_state_key,
-    decode_share_state_value, decode_transaction_key, decode_transaction_value, is_unknown,
-    CoordinatorKey, CoordinatorValue,
+    decode_metadata_record, decode_offsets_key, decode_offsets_value,
+    decode_remote_log_metadata_record, decode_share_state_key, decode_share_state_value,
+    decode_transaction_key, decode_transaction_value, is_unknown, CoordinatorKey, CoordinatorValue,
 };
 use super::reader::DecodeResult;
 
@@ -22,6 +22,8 @@ pub enum InternalDecoder {
     ClusterMetadata,
     /// `__share_group_state`.
     ShareGroupState,
+    /// `__remote_log_metadata` (tiered storage).
+    RemoteLogMetadata,
 }
 
 impl InternalDecoder {
@@ -32,6 +34,7 @@ impl InternalDecoder {
             "__transaction_state" => Some(InternalDecoder::TransactionLog),
             "__cluster_metadata" => Some(InternalDecoder::ClusterMetadata),
             "__share_group_state" => Some(InternalDecoder::ShareGroupState),
+            "__remote_log_metadata" => Some(InternalDecoder::RemoteLogMetadata),
             _ => None,
         }
     }
@@ -70,8 +73,18 @@ pub fn decode_record(
     key: Option<&[u8]>,
     value: Option<&[u8]>,
 ) -> Decoded {
-    if decoder == InternalDecoder::ClusterMetadata {
-        return match value.map(decode_metadata_record) {
+    // Framed metadata records: no key, the whole value is the record. The error prefixes are
+    // those of Kafka's two parsers.
+    type Framed = fn(&[u8]) -> DecodeResult<Value>;
+    let framed: Option<(Framed, &str)> = match decoder {
+        InternalDecoder::ClusterMetadata => Some((decode_metadata_record, "Error at")),
+        InternalDecoder::RemoteLogMetadata => {
+            Some((decode_remote_log_metadata_record, "Error at offset"))
+        }
+        _ => None,
+    };
+    if let Some((decode, error_at)) = framed {
+        return match value.map(decode) {
             Some(Ok(v)) => Decoded {
                 key_text: None,
                 value_text: Some(v.to_string()),
@@ -79,7 +92,7 @@ pub fn decode_record(
                 value_json: Some(v),
             },
             Some(Err(e)) => {
-                let text = format!("Error at {offset}, skipping. {}", e.message);
+                let text = format!("{error_at} {offset}, skipping. {}", e.message);
                 Decoded {
                     key_text: None,
                     value_text: Some(format!("{text}{}", hex_suffix(key, value))),
@@ -88,7 +101,8 @@ pub fn decode_record(
                 }
             }
             None => {
-                let text = format!("Error at {offset}, skipping. metadata record without a value");
+                let text =
+                    format!("{error_at} {offset}, skipping. metadata record without a value");
                 Decoded {
                     key_text: None,
                     value_text: Some(text.clone()),
@@ -135,7 +149,9 @@ pub fn decode_record(
                 .and_then(|k| value.map(|v| decode_share_state_value(k.record_type, v)));
             (k, v)
         }
-        InternalDecoder::ClusterMetadata => unreachable!("handled above"),
+        InternalDecoder::ClusterMetadata | InternalDecoder::RemoteLogMetadata => {
+            unreachable!("handled above")
+        }
     };
     let record_type = (key.len() >= 2).then(|| i16::from_be_bytes([key[0], key[1]]));
     let failure = |message: &str, unknown_type: bool| {
