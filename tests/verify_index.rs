@@ -615,3 +615,63 @@ fn recover_empties_a_segment_whose_offsets_stop_increasing_at_an_index_point() {
         .collect();
     assert_eq!(offsets, (0..155).collect::<Vec<i64>>());
 }
+
+/// A crash in the middle of a compaction: the cleaned segment waits as `.swap` beside the
+/// segments it replaces, with a stray `.deleted` file and an orphan index. Kafka's load deletes
+/// the replaced segments and the strays, renames the swap into place — and the checks run on
+/// that result.
+#[test]
+fn an_interrupted_compaction_is_completed_by_the_load_and_checked_as_such() {
+    let first = Seg::new(0, 10);
+    let second = Seg::new(10, 10);
+    let (_t, root) = log_dir(&[(0, &first), (10, &second)], true);
+    let p = root.join("t-0");
+    // The cleaner's output: every other offset of both segments, no indexes yet.
+    let cleaned = Seg {
+        batches: (0..20)
+            .filter(|o| o % 2 == 1)
+            .map(|o| {
+                batch(
+                    BatchSpec {
+                        base_offset: o,
+                        base_timestamp: 1_700_000_000_000 + o * 10,
+                        ..Default::default()
+                    },
+                    &[rec("key", "a value long enough to matter for the index")],
+                )
+            })
+            .collect(),
+    };
+    std::fs::write(p.join("00000000000000000000.log.swap"), cleaned.bytes()).unwrap();
+    std::fs::write(p.join("00000000000000000030.index"), [0u8; 8]).unwrap();
+    std::fs::write(p.join("00000000000000000040.log.deleted"), b"gone").unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 0, "{:?}", errors(&lines));
+    let cleanup = findings(&lines, "load-cleanup");
+    let about = |suffix: &str| {
+        cleanup
+            .iter()
+            .filter(|f| f["file"].as_str().unwrap().ends_with(suffix))
+            .count()
+    };
+    // Both old segments with their indexes (6 files) replaced, the swap renamed, the stray and
+    // the orphan deleted.
+    assert_eq!(cleanup.len(), 9, "{cleanup:?}");
+    assert_eq!(about("00000000000000000010.log"), 1);
+    assert_eq!(about("00000000000000000000.log.swap"), 1);
+    assert_eq!(about("00000000000000000030.index"), 1);
+    assert_eq!(about("00000000000000000040.log.deleted"), 1);
+    assert!(cleanup
+        .iter()
+        .filter(|f| f["file"].as_str().unwrap().contains(".log"))
+        .all(|f| f["severity"] == "warning" || f["file"].as_str().unwrap().ends_with(".deleted")));
+    // The swapped-in segment is what gets checked: it has no index yet, which Kafka rebuilds.
+    let missing = findings(&lines, "missing-index");
+    assert_eq!(missing.len(), 2, "{missing:?}");
+    assert!(missing[0]["file"]
+        .as_str()
+        .unwrap()
+        .ends_with("00000000000000000000.log.swap"));
+    let rec = lines.iter().find(|v| v["type"] == "recovery").unwrap();
+    assert_eq!(rec["loadActions"].as_array().unwrap().len(), 9);
+}

@@ -19,6 +19,7 @@ use crate::storage::source::{open_log, read_small};
 
 mod files;
 mod indexes;
+mod load;
 mod segment;
 
 use indexes::{IndexSetting, OffsetIndexPass, TimeIndexPass};
@@ -68,6 +69,7 @@ pub const CHECKS: &[(&str, &str)] = &[
     ("producer-snapshot", "a producer-state snapshot that is corrupt or disagrees with the log"),
     ("no-clean-shutdown", "the log dir has no .kafka_cleanshutdown marker: Kafka will run recovery"),
     ("checkpoint-range", "a recovery point, log start offset or high watermark outside the log"),
+    ("load-cleanup", "a file Kafka deletes or renames when it loads the partition (.deleted, .cleaned, .swap, an index without its log)"),
     ("unreadable", "a file kseg could not read"),
 ];
 
@@ -100,6 +102,9 @@ pub struct RecoveryPreview {
     pub deleted_segments: Vec<String>,
     /// Index files Kafka rebuilds (missing, or in recovered segments).
     pub rebuilt_indexes: Vec<String>,
+    /// File operations of the load before any recovery: stray and orphan files deleted,
+    /// interrupted compactions or splits completed through their `.swap` files.
+    pub load_actions: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -248,7 +253,30 @@ pub fn verify_partition(
         .unwrap_or_default();
     let compacted = p.name.topic.starts_with("__");
 
-    let segments: Vec<&DataFile> = p.files.iter().filter(|f| f.kind == FileKind::Log).collect();
+    // The checks run on the files as Kafka's load leaves them.
+    let load = load::plan(&p.files, &mut scratch);
+    let loaded = &load.files;
+    let load_actions: Vec<String> = load
+        .actions
+        .iter()
+        .map(|a| {
+            ctx.add(
+                "load-cleanup",
+                if a.replaces_data {
+                    Severity::Warning
+                } else {
+                    Severity::Info
+                },
+                &a.path,
+                None,
+                None,
+                a.message.clone(),
+            );
+            format!("{}: {}", a.path.display(), a.message)
+        })
+        .collect();
+
+    let segments: Vec<&DataFile> = loaded.iter().filter(|f| f.kind == FileKind::Log).collect();
     let bases: Vec<i64> = segments
         .iter()
         .map(|f| {
@@ -274,6 +302,7 @@ pub fn verify_partition(
         partition: label.clone(),
         clean_shutdown,
         recovery_point: checkpoints.recovery_point,
+        load_actions,
         ..Default::default()
     };
 
@@ -282,7 +311,7 @@ pub fn verify_partition(
     let snapshots: Vec<(&Path, Vec<u8>)> = if opts.sanity_only {
         Vec::new()
     } else {
-        p.files
+        loaded
             .iter()
             .filter(|f| f.kind == FileKind::ProducerSnapshot)
             .filter_map(|f| Some((f.path.as_path(), ctx.read(&f.path)?)))
@@ -319,8 +348,8 @@ pub fn verify_partition(
             }
         };
         let size = src.len();
-        let index = sibling(&p.files, base, FileKind::OffsetIndex);
-        let time_index = sibling(&p.files, base, FileKind::TimeIndex);
+        let index = sibling(loaded, base, FileKind::OffsetIndex);
+        let time_index = sibling(loaded, base, FileKind::TimeIndex);
         // LogLoader: a missing .index makes Kafka recover the segment (both indexes rebuilt,
         // whatever the shutdown); a missing .timeindex beside an .index is created empty, and
         // only a recovery fills it.
@@ -446,7 +475,7 @@ pub fn verify_partition(
                 preview.rebuilt_indexes.push(f.path.display().to_string());
             }
         }
-        if let Some(f) = sibling(&p.files, base, FileKind::TxnIndex) {
+        if let Some(f) = sibling(loaded, base, FileKind::TxnIndex) {
             files::check_txn_index(&mut ctx, &f.path, base, &seg_facts.aborts, opts);
         } else if !opts.sanity_only {
             let aborts = &seg_facts.aborts;
