@@ -675,3 +675,55 @@ fn an_interrupted_compaction_is_completed_by_the_load_and_checked_as_such() {
     let rec = lines.iter().find(|v| v["type"] == "recovery").unwrap();
     assert_eq!(rec["loadActions"].as_array().unwrap().len(), 9);
 }
+
+/// `recover` starts from the same load result: the swapped-in segment under its final name, the
+/// replaced segments and the strays left out.
+#[test]
+fn recover_copies_the_files_as_the_load_leaves_them() {
+    let first = Seg::new(0, 10);
+    let second = Seg::new(10, 10);
+    let (t, root) = log_dir(&[(0, &first), (10, &second)], false);
+    let p = root.join("t-0");
+    let cleaned = Seg {
+        batches: second.batches[5..].to_vec(),
+    };
+    std::fs::write(p.join("00000000000000000010.log.swap"), cleaned.bytes()).unwrap();
+    std::fs::write(p.join("00000000000000000099.timeindex"), [0u8; 12]).unwrap();
+    let out = t.path().join("copy");
+    let r = kseg(&[
+        "recover",
+        p.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines = json_lines(&r.stdout);
+    let cleanups = lines
+        .iter()
+        .filter(|v| v["action"] == "load-cleanup")
+        .count();
+    // 10.log, 10.index, 10.timeindex replaced; the swap renamed; the orphan time index.
+    assert_eq!(cleanups, 5, "{lines:?}");
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("000"))
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "00000000000000000000.index",
+            "00000000000000000000.log",
+            "00000000000000000000.timeindex",
+            "00000000000000000010.index",
+            "00000000000000000010.log",
+            "00000000000000000010.timeindex"
+        ]
+    );
+    assert_eq!(
+        std::fs::read(out.join("00000000000000000010.log")).unwrap(),
+        cleaned.bytes()
+    );
+}

@@ -1,6 +1,8 @@
-//! Analyses over decoded data: summaries now; verification, lookups and group state later.
+//! Analyses over decoded data: summaries, verification and recovery, lookups, group and
+//! transaction state.
 
 pub mod groups;
+pub mod load;
 pub mod lookup;
 pub mod partition_for;
 pub mod recovery;

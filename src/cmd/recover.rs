@@ -9,13 +9,14 @@ use anyhow::{bail, Context, Result};
 use serde_json::json;
 
 use super::Outcome;
+use crate::analysis::load;
 use crate::analysis::recovery::{analyse_segment, extend_rebuild, IndexRebuild, SalvageRun};
 use crate::analysis::summary::log_dir_facts;
 use crate::cli::RecoverArgs;
 use crate::format::log::{ByteSource, RecordScratch};
 use crate::format::text_files::{parse_checkpoint, CheckpointEntry};
 use crate::format::txn_index::{parse_txn_index, ABORTED_TXN_SIZE};
-use crate::storage::discover::{discover, DataFile, LogDir};
+use crate::storage::discover::{discover, segment_sibling, DataFile, LogDir};
 use crate::storage::layout::{base_offset_of, FileKind};
 use crate::storage::source::{read_small, FileSource};
 
@@ -140,7 +141,18 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         })
         .and_then(|c| c.recovery_point)
         .unwrap_or(0);
-    let segments: Vec<&DataFile> = part
+    let mut scratch = RecordScratch::default();
+    // Kafka's load first deletes leftovers and completes interrupted compactions or splits:
+    // the copy starts from the files as it leaves them (a `.swap` file under its final name).
+    let load = load::plan(&part.files, &mut scratch);
+    let mut report: Vec<serde_json::Value> = load
+        .actions
+        .iter()
+        .map(
+            |a| json!({"segment": name_of(&a.path), "action": "load-cleanup", "reason": a.message}),
+        )
+        .collect();
+    let segments: Vec<&DataFile> = load
         .files
         .iter()
         .filter(|f| f.kind == FileKind::Log)
@@ -156,13 +168,12 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         .max()
         .unwrap_or(i64::MIN);
 
-    let mut report = Vec::new();
-    let mut scratch = RecordScratch::default();
     let mut truncated = false;
     let mut log_end: Option<i64> = None;
     let mut damaged = false;
     for (seg, base) in segments.iter().zip(&bases) {
-        let name = name_of(&seg.path);
+        // A swapped-in segment is written under its final name.
+        let name = name_of(&seg.path).trim_end_matches(".swap").to_string();
         let stem = name.trim_end_matches(".log").to_string();
         let recovered = !clean && *base >= recover_from;
         let plan = analyse_segment(&seg.path, *base, args.index_interval_bytes, &mut scratch)?;
@@ -175,11 +186,18 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         if !recovered {
             // Kafka uses this segment as it is: copy the log and its indexes unchanged.
             copy_ranges(&seg.path, &args.out.join(&name), &[(0, plan.size)])?;
-            for ext in ["index", "timeindex", "txnindex"] {
-                let sib = seg.path.with_extension(ext);
-                if sib.exists() {
-                    let len = fs::metadata(&sib)?.len();
-                    copy_ranges(&sib, &args.out.join(format!("{stem}.{ext}")), &[(0, len)])?;
+            for (kind, ext) in [
+                (FileKind::OffsetIndex, "index"),
+                (FileKind::TimeIndex, "timeindex"),
+                (FileKind::TxnIndex, "txnindex"),
+            ] {
+                if let Some(sib) = segment_sibling(&load.files, *base, &kind) {
+                    let len = fs::metadata(&sib.path)?.len();
+                    copy_ranges(
+                        &sib.path,
+                        &args.out.join(format!("{stem}.{ext}")),
+                        &[(0, len)],
+                    )?;
                 }
             }
             if plan.truncate_at.is_some() {
@@ -227,9 +245,9 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         write_new(&args.out.join(format!("{stem}.index")), &idx)?;
         write_new(&args.out.join(format!("{stem}.timeindex")), &tim)?;
         let seg_end = last_offset.map(|l| l + 1).unwrap_or(*base);
-        let txn = seg.path.with_extension("txnindex");
-        if txn.exists() {
-            let bytes = read_small(&txn, 1 << 30)?;
+        if let Some(txn) = segment_sibling(&load.files, *base, &FileKind::TxnIndex).map(|f| &f.path)
+        {
+            let bytes = read_small(txn, 1 << 30)?;
             let (entries, _) = parse_txn_index(&bytes);
             let keep = entries
                 .iter()
@@ -255,7 +273,7 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
     }
     // Per-partition files: snapshots at or below the log end, the epoch cache truncated to it.
     let leo = log_end.unwrap_or(0);
-    for f in &part.files {
+    for f in &load.files {
         let name = name_of(&f.path);
         match f.kind {
             FileKind::ProducerSnapshot if base_offset_of(&name).is_some_and(|o| o <= leo) => {

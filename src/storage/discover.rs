@@ -6,13 +6,30 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::layout::{
-    classify_file, file_order, is_redpanda_file_name, parse_partition_dir, FileKind, PartitionName,
+    base_offset_of, classify_file, file_order, is_redpanda_file_name, parse_partition_dir,
+    FileKind, PartitionName,
 };
 
 #[derive(Debug, Clone)]
 pub struct DataFile {
     pub path: PathBuf,
     pub kind: FileKind,
+}
+
+/// The file of `kind` belonging to the segment with base offset `base` (its `.index`,
+/// `.timeindex`, ...), whatever suffix the name carries.
+pub fn segment_sibling<'f>(
+    files: &'f [DataFile],
+    base: i64,
+    kind: &FileKind,
+) -> Option<&'f DataFile> {
+    files.iter().find(|f| {
+        f.kind == *kind
+            && f.path
+                .file_name()
+                .and_then(|n| base_offset_of(&n.to_string_lossy()))
+                == Some(base)
+    })
 }
 
 #[derive(Debug, Clone)]

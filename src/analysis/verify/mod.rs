@@ -13,15 +13,16 @@ use crate::analysis::recovery::DEFAULT_INDEX_INTERVAL;
 use crate::analysis::summary::LogDirFacts;
 use crate::format::log::RecordScratch;
 use crate::scan::{scan_log, ScanOptions};
-use crate::storage::discover::{DataFile, PartitionDir};
+use crate::storage::discover::{segment_sibling, DataFile, PartitionDir};
 use crate::storage::layout::{base_offset_of, FileKind};
 use crate::storage::source::{open_log, read_small};
 
 mod files;
 mod indexes;
-mod load;
+
 mod segment;
 
+use crate::analysis::load;
 use indexes::{IndexSetting, OffsetIndexPass, TimeIndexPass};
 use segment::{SegmentPass, SegmentSetting};
 
@@ -219,16 +220,6 @@ impl Ctx<'_> {
     }
 }
 
-fn sibling(files: &[DataFile], base: i64, kind: FileKind) -> Option<&DataFile> {
-    files.iter().find(|f| {
-        f.kind == kind
-            && f.path
-                .file_name()
-                .and_then(|n| base_offset_of(&n.to_string_lossy()))
-                == Some(base)
-    })
-}
-
 /// Everything about one partition.
 pub fn verify_partition(
     p: &PartitionDir,
@@ -348,8 +339,8 @@ pub fn verify_partition(
             }
         };
         let size = src.len();
-        let index = sibling(loaded, base, FileKind::OffsetIndex);
-        let time_index = sibling(loaded, base, FileKind::TimeIndex);
+        let index = segment_sibling(loaded, base, &FileKind::OffsetIndex);
+        let time_index = segment_sibling(loaded, base, &FileKind::TimeIndex);
         // LogLoader: a missing .index makes Kafka recover the segment (both indexes rebuilt,
         // whatever the shutdown); a missing .timeindex beside an .index is created empty, and
         // only a recovery fills it.
@@ -475,7 +466,7 @@ pub fn verify_partition(
                 preview.rebuilt_indexes.push(f.path.display().to_string());
             }
         }
-        if let Some(f) = sibling(loaded, base, FileKind::TxnIndex) {
+        if let Some(f) = segment_sibling(loaded, base, &FileKind::TxnIndex) {
             files::check_txn_index(&mut ctx, &f.path, base, &seg_facts.aborts, opts);
         } else if !opts.sanity_only {
             let aborts = &seg_facts.aborts;

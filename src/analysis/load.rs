@@ -15,7 +15,7 @@ use crate::storage::source::open_log;
 
 /// One file operation of Kafka's load, with its reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct LoadAction {
+pub struct LoadAction {
     pub path: PathBuf,
     pub message: String,
     /// Completing or abandoning an interrupted compaction or split (segments change), as
@@ -25,7 +25,7 @@ pub(super) struct LoadAction {
 
 /// The partition's files after the load's clean-up, and what it did to get there.
 #[derive(Debug, Default)]
-pub(super) struct LoadPlan {
+pub struct LoadPlan {
     /// `.swap` files that take their original's place keep their path, with the kind they will
     /// have once renamed.
     pub files: Vec<DataFile>,
@@ -61,7 +61,7 @@ fn next_offset(path: &Path, base: i64, scratch: &mut RecordScratch) -> io::Resul
     Ok(last.0.map_or(base, |l| l.saturating_add(1).max(base)))
 }
 
-pub(super) fn plan(files: &[DataFile], scratch: &mut RecordScratch) -> LoadPlan {
+pub fn plan(files: &[DataFile], scratch: &mut RecordScratch) -> LoadPlan {
     let mut out = LoadPlan::default();
     let mut act = |path: &Path, message: String| {
         let replaces_data = message.contains("swap");
@@ -151,8 +151,8 @@ pub(super) fn plan(files: &[DataFile], scratch: &mut RecordScratch) -> LoadPlan 
             f.kind,
             FileKind::OffsetIndex | FileKind::TimeIndex | FileKind::TxnIndex
         );
-        let orphan = is_index
-            && base_offset_of(&name_of(&f.path)).is_some_and(|base| !logs.contains(&base));
+        let orphan =
+            is_index && base_offset_of(&name_of(&f.path)).is_some_and(|base| !logs.contains(&base));
         if orphan {
             act(
                 &f.path,
