@@ -81,6 +81,8 @@ fn log_dir(segs: &[(i64, &Seg)], clean: bool) -> (tempfile::TempDir, PathBuf) {
         "0\n1\nt 0 0\n",
     )
     .unwrap();
+    // The batches all carry leader epoch 0.
+    std::fs::write(part.join("leader-epoch-checkpoint"), "0\n1\n0 0\n").unwrap();
     for (base, seg) in segs {
         let name = format!("{base:020}");
         std::fs::write(part.join(format!("{name}.log")), seg.bytes()).unwrap();
@@ -726,4 +728,100 @@ fn recover_copies_the_files_as_the_load_leaves_them() {
         std::fs::read(out.join("00000000000000000010.log")).unwrap(),
         cleaned.bytes()
     );
+}
+
+/// Segments whose batches start epochs 0, 3 and 5 (at offsets 0, 4, 8).
+fn epoch_segments() -> (Seg, Seg) {
+    let epoch_of = |o: i64| match o {
+        0..=3 => 0,
+        4..=7 => 3,
+        _ => 5,
+    };
+    let make = |base: i64, n: i64| Seg {
+        batches: (base..base + n)
+            .map(|o| {
+                batch(
+                    BatchSpec {
+                        base_offset: o,
+                        leader_epoch: epoch_of(o),
+                        base_timestamp: 1_700_000_000_000 + o * 10,
+                        ..Default::default()
+                    },
+                    &[rec("key", "a value long enough to matter for the index")],
+                )
+            })
+            .collect(),
+    };
+    (make(0, 6), make(6, 6))
+}
+
+#[test]
+fn the_leader_epoch_checkpoint_is_checked_against_the_batches() {
+    let (a, b) = epoch_segments();
+    let (_t, root) = log_dir(&[(0, &a), (6, &b)], true);
+    let checkpoint = part(&root, "leader-epoch-checkpoint");
+    // What Kafka writes: no findings.
+    std::fs::write(&checkpoint, "0\n3\n0 0\n3 4\n5 8\n").unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 0);
+    assert!(findings(&lines, "leader-epoch").is_empty(), "{lines:?}");
+
+    // Epoch 3 starts too late in the checkpoint, epoch 5 is missing, an entry past the log end.
+    std::fs::write(&checkpoint, "0\n3\n0 0\n3 6\n9 40\n").unwrap();
+    let (_, lines) = verify(&root);
+    let f = findings(&lines, "leader-epoch");
+    let warning_at = |offset: i64| {
+        f.iter()
+            .any(|v| v["severity"] == "warning" && v["offset"] == offset)
+    };
+    assert!(warning_at(4), "{f:?}");
+    assert!(warning_at(8), "{f:?}");
+    assert!(
+        f.iter().any(|v| v["severity"] == "info"
+            && v["message"].as_str().unwrap().contains("log end offset")),
+        "{f:?}"
+    );
+
+    // Out of order, then unreadable.
+    std::fs::write(&checkpoint, "0\n3\n0 0\n5 8\n3 4\n").unwrap();
+    let (_, lines) = verify(&root);
+    assert!(findings(&lines, "leader-epoch")
+        .iter()
+        .any(|v| v["message"].as_str().unwrap().contains("does not follow")));
+    std::fs::write(&checkpoint, "0\n3\n0 0\n").unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 1);
+    assert_eq!(findings(&lines, "leader-epoch")[0]["severity"], "error");
+
+    // Missing after a clean shutdown: the epochs of the batches are unknown to the broker.
+    std::fs::remove_file(&checkpoint).unwrap();
+    let (_, lines) = verify(&root);
+    assert_eq!(findings(&lines, "leader-epoch")[0]["severity"], "warning");
+}
+
+#[test]
+fn epochs_that_go_back_in_the_log_are_reported() {
+    let (a, mut b) = epoch_segments();
+    b.batches[3] = batch(
+        BatchSpec {
+            base_offset: 9,
+            leader_epoch: 1,
+            base_timestamp: 1_700_000_000_090,
+            ..Default::default()
+        },
+        &[rec("key", "a value long enough to matter for the index")],
+    );
+    let (_t, root) = log_dir(&[(0, &a), (6, &b)], true);
+    std::fs::write(
+        part(&root, "leader-epoch-checkpoint"),
+        "0\n3\n0 0\n3 4\n5 8\n",
+    )
+    .unwrap();
+    let (_, lines) = verify(&root);
+    let f = findings(&lines, "leader-epoch");
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(f[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("partitionLeaderEpoch 1 after batches of epoch 5"));
 }

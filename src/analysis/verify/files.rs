@@ -3,8 +3,11 @@
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 
+use super::segment::EpochTrack;
 use super::{Ctx, Severity, VerifyOptions};
+use crate::analysis::lookup::load_epoch_cache;
 use crate::format::producer_snapshot::parse_producer_snapshot;
+use crate::format::text_files::{parse_checkpoint, CheckpointEntry};
 use crate::format::txn_index::parse_txn_index;
 use crate::storage::layout::base_offset_of;
 
@@ -153,4 +156,132 @@ pub(super) fn check_producer_snapshot(
             }
         }
     }
+}
+
+/// The leader-epoch checkpoint against itself and the epochs the batches start. `log_start` and
+/// `log_end` bound what Kafka's cache keeps at load.
+pub(super) fn check_leader_epochs(
+    ctx: &mut Ctx<'_>,
+    partition: &Path,
+    // A partition directory (not loose segment files) always has one on a broker.
+    expect_checkpoint: bool,
+    checkpoint: Option<&Path>,
+    track: &EpochTrack,
+    log_start: i64,
+    log_end: i64,
+) {
+    if let Some((path, position, epoch, before)) = &track.first_decrease {
+        ctx.add(
+            "leader-epoch",
+            Severity::Warning,
+            path,
+            Some(*position),
+            None,
+            format!("batch carries partitionLeaderEpoch {epoch} after batches of epoch {before}: epochs never go back in a log (Kafka's epoch cache ignores it)"),
+        );
+    }
+    let Some(path) = checkpoint else {
+        if expect_checkpoint && track.starts.iter().any(|s| !s.recovered) {
+            ctx.add(
+                "leader-epoch",
+                Severity::Warning,
+                partition,
+                None,
+                None,
+                format!("no leader-epoch-checkpoint although the batches carry epochs {}: Kafka rebuilds the cache only from segments it recovers, so OffsetForLeaderEpoch cannot answer for the others", show_starts(track)),
+            );
+        }
+        return;
+    };
+    let Some(bytes) = ctx.read(path) else {
+        return;
+    };
+    let entries: Vec<(i32, i64)> = match parse_checkpoint(&String::from_utf8_lossy(&bytes), true) {
+        Ok(c) => c
+            .entries
+            .iter()
+            .filter_map(|e| match e {
+                CheckpointEntry::Epoch {
+                    epoch,
+                    start_offset,
+                } => Some((*epoch, *start_offset)),
+                CheckpointEntry::Partition { .. } => None,
+            })
+            .collect(),
+        Err(e) => {
+            ctx.add(
+                "leader-epoch",
+                Severity::Error,
+                path,
+                Some(e.position),
+                None,
+                format!("unreadable leader-epoch-checkpoint: {} (Kafka cannot load this partition's log)", e.message),
+            );
+            return;
+        }
+    };
+    for w in entries.windows(2) {
+        let ((e0, s0), (e1, s1)) = (w[0], w[1]);
+        if e1 <= e0 || s1 < s0 {
+            ctx.add(
+                "leader-epoch",
+                Severity::Warning,
+                path,
+                None,
+                Some(s1),
+                format!("entry ({e1}, {s1}) does not follow ({e0}, {s0}): when Kafka loads the cache, each entry removes the earlier ones with an epoch or start offset not below its own"),
+            );
+        }
+    }
+    let (cache, changes) = load_epoch_cache(entries, log_start, log_end);
+    for change in changes {
+        ctx.add("leader-epoch", Severity::Info, path, None, None, change);
+    }
+    for start in track.starts.iter().filter(|s| s.offset >= log_start) {
+        let (epoch, offset) = (start.epoch, start.offset);
+        match cache.iter().find(|(e, _)| *e == epoch) {
+            None if start.recovered => ctx.add(
+                "leader-epoch",
+                Severity::Info,
+                &start.path,
+                Some(start.position),
+                Some(offset),
+                format!("the checkpoint lacks epoch {epoch}, which the batches start at offset {offset}: Kafka's recovery of this segment adds it"),
+            ),
+            None => ctx.add(
+                "leader-epoch",
+                Severity::Warning,
+                &start.path,
+                Some(start.position),
+                Some(offset),
+                format!("the checkpoint lacks epoch {epoch}, which the batches start at offset {offset}: OffsetForLeaderEpoch answers for it as for an earlier epoch"),
+            ),
+            Some(&(_, cached)) if cached > offset => ctx.add(
+                "leader-epoch",
+                Severity::Warning,
+                &start.path,
+                Some(start.position),
+                Some(offset),
+                format!("the checkpoint starts epoch {epoch} at offset {cached}, but batches carry it from offset {offset}: OffsetForLeaderEpoch ends the previous epoch too late"),
+            ),
+            Some(&(_, cached)) if cached < offset => ctx.add(
+                "leader-epoch",
+                Severity::Info,
+                &start.path,
+                Some(start.position),
+                Some(offset),
+                format!("the checkpoint starts epoch {epoch} at offset {cached}, the first batch carrying it is at {offset} (the records between were removed, e.g. by compaction)"),
+            ),
+            Some(_) => {}
+        }
+    }
+}
+
+fn show_starts(track: &EpochTrack) -> String {
+    track
+        .starts
+        .iter()
+        .map(|s| format!("{} from {}", s.epoch, s.offset))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

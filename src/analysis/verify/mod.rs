@@ -14,7 +14,7 @@ use crate::analysis::summary::LogDirFacts;
 use crate::format::log::RecordScratch;
 use crate::scan::{scan_log, ScanOptions};
 use crate::storage::discover::{segment_sibling, DataFile, PartitionDir};
-use crate::storage::layout::{base_offset_of, FileKind};
+use crate::storage::layout::{base_offset_of, parse_partition_dir, FileKind};
 use crate::storage::source::{open_log, read_small};
 
 mod files;
@@ -24,7 +24,7 @@ mod segment;
 
 use crate::analysis::load;
 use indexes::{IndexSetting, OffsetIndexPass, TimeIndexPass};
-use segment::{SegmentPass, SegmentSetting};
+use segment::{EpochTrack, SegmentPass, SegmentSetting};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -70,6 +70,7 @@ pub const CHECKS: &[(&str, &str)] = &[
     ("producer-snapshot", "a producer-state snapshot that is corrupt or disagrees with the log"),
     ("no-clean-shutdown", "the log dir has no .kafka_cleanshutdown marker: Kafka will run recovery"),
     ("checkpoint-range", "a recovery point, log start offset or high watermark outside the log"),
+    ("leader-epoch", "a leader-epoch-checkpoint that is unreadable, out of order, or disagrees with the epochs the batches carry"),
     ("load-cleanup", "a file Kafka deletes or renames when it loads the partition (.deleted, .cleaned, .swap, an index without its log)"),
     ("unreadable", "a file kseg could not read"),
 ];
@@ -314,6 +315,7 @@ pub fn verify_partition(
         .collect();
     let mut snapshot_found = HashSet::new();
     let mut smallest_last_offset: Option<i64> = None;
+    let mut epochs = EpochTrack::default();
 
     let mut prev_last: Option<i64> = None;
     let mut log_end: Option<i64> = None;
@@ -370,6 +372,7 @@ pub fn verify_partition(
             time_pass,
             &snapshot_wanted,
             &mut snapshot_found,
+            &mut epochs,
         );
         // Records are decoded only in control batches (the pass reads ABORT markers itself).
         let scan_opts = ScanOptions {
@@ -506,6 +509,24 @@ pub fn verify_partition(
         }
         if let Some(end) = log_end {
             let start = checkpoints.log_start.or(log_start).unwrap_or(0);
+            let checkpoint = loaded
+                .iter()
+                .find(|f| f.kind == FileKind::LeaderEpochCheckpoint)
+                .map(|f| f.path.as_path());
+            let is_partition_dir = p
+                .path
+                .file_name()
+                .and_then(|n| parse_partition_dir(&n.to_string_lossy()))
+                .is_some();
+            files::check_leader_epochs(
+                &mut ctx,
+                &p.path,
+                is_partition_dir,
+                checkpoint,
+                &epochs,
+                start,
+                end,
+            );
             for (name, value) in [
                 ("recovery point", checkpoints.recovery_point),
                 ("log start offset", checkpoints.log_start),

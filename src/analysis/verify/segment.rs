@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::indexes::{OffsetIndexPass, TimeIndexPass};
 use super::{Ctx, Severity};
@@ -12,6 +12,51 @@ use crate::analysis::recovery::{IndexRebuild, IndexedBatch, InvalidIndexOffset};
 use crate::format::control::{decode_control, ControlType};
 use crate::format::log::{for_each_record, BatchInfo, LogEntry, RecordScratch, TailKind};
 use crate::scan::{Flow, LogProblem, LogSink};
+
+/// A batch that starts a larger leader epoch than every batch before it in the partition (the
+/// rule `LogSegment.recover` assigns epochs by).
+#[derive(Debug, Clone)]
+pub(super) struct EpochStart {
+    pub epoch: i32,
+    pub offset: i64,
+    pub path: PathBuf,
+    pub position: u64,
+    /// In a segment Kafka's recovery re-reads (which assigns the epoch to the cache).
+    pub recovered: bool,
+}
+
+/// Leader epochs as the partition's batches start them.
+#[derive(Debug, Default)]
+pub(super) struct EpochTrack {
+    pub starts: Vec<EpochStart>,
+    /// The first batch whose epoch is below an earlier batch's: (file, position, epoch, the
+    /// larger epoch before it).
+    pub first_decrease: Option<(PathBuf, u64, i32, i32)>,
+}
+
+impl EpochTrack {
+    fn batch(&mut self, seg: &SegmentSetting<'_>, position: u64, b: &BatchInfo) {
+        if b.magic < 2 || b.partition_leader_epoch < 0 {
+            return;
+        }
+        let epoch = b.partition_leader_epoch;
+        match self.starts.last().map(|s| s.epoch) {
+            Some(latest) if epoch == latest => {}
+            Some(latest) if epoch < latest => {
+                if self.first_decrease.is_none() {
+                    self.first_decrease = Some((seg.path.to_path_buf(), position, epoch, latest));
+                }
+            }
+            _ => self.starts.push(EpochStart {
+                epoch,
+                offset: b.base_offset,
+                path: seg.path.to_path_buf(),
+                position,
+                recovered: seg.recovered,
+            }),
+        }
+    }
+}
 
 /// What the partition-level checks need to know about a segment.
 #[derive(Debug, Clone, Copy)]
@@ -81,6 +126,7 @@ pub(super) struct SegmentPass<'p, 'c, 'f> {
     snapshot_wanted: &'c HashSet<i64>,
     snapshot_found: &'c mut HashSet<i64>,
     control_scratch: RecordScratch,
+    epochs: &'c mut EpochTrack,
     /// End of the last batch: the log's valid end for the index checks.
     valid_end: u64,
 }
@@ -95,6 +141,7 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
         time_index: Option<TimeIndexPass>,
         snapshot_wanted: &'c HashSet<i64>,
         snapshot_found: &'c mut HashSet<i64>,
+        epochs: &'c mut EpochTrack,
     ) -> Self {
         SegmentPass {
             ctx,
@@ -113,6 +160,7 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
             snapshot_wanted,
             snapshot_found,
             control_scratch: RecordScratch::with_cap(1 << 20),
+            epochs,
             valid_end: 0,
         }
     }
@@ -342,6 +390,7 @@ impl LogSink for SegmentPass<'_, '_, '_> {
             pass.batch(self.ctx, b.base_offset, b.last_offset, b.max_timestamp);
         }
         self.track_transactions(entry, b);
+        self.epochs.batch(&self.seg, position, b);
         if self.snapshot_wanted.contains(&b.last_offset) {
             self.snapshot_found.insert(b.last_offset);
         }
