@@ -1444,18 +1444,7 @@ impl<'t> Ctx<'t> {
                     .map_err(|e| format!("byte {}: {}", e.position, e.message))
             });
         match parsed {
-            Ok(c) => Some(
-                c.entries
-                    .into_iter()
-                    .filter_map(|e| match e {
-                        CheckpointEntry::Epoch {
-                            epoch,
-                            start_offset,
-                        } => Some((epoch, start_offset)),
-                        _ => None,
-                    })
-                    .collect(),
-            ),
+            Ok(c) => Some(c.epochs()),
             Err(m) => {
                 self.step(format!("{}: {m}; ignored", path.display()));
                 None

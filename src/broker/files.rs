@@ -81,18 +81,7 @@ pub fn read_epoch_checkpoint(path: &Path) -> Vec<(i32, i64)> {
         return Vec::new();
     };
     parse_checkpoint(&text, true)
-        .map(|c| {
-            c.entries
-                .into_iter()
-                .filter_map(|e| match e {
-                    CheckpointEntry::Epoch {
-                        epoch,
-                        start_offset,
-                    } => Some((epoch, start_offset)),
-                    CheckpointEntry::Partition { .. } => None,
-                })
-                .collect()
-        })
+        .map(|c| c.epochs())
         .unwrap_or_default()
 }
 

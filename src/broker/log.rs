@@ -1656,6 +1656,30 @@ mod tests {
         out
     }
 
+    /// One record from producer `producer_id` (epoch 0) at sequence `seq`.
+    fn producer_batch_bytes(producer_id: i64, seq: i32, transactional: bool, ts: i64) -> Vec<u8> {
+        let records = [NewRecord {
+            timestamp: ts,
+            key: None,
+            value: Some(b"x"),
+            headers: &[],
+        }];
+        let mut out = Vec::new();
+        encode_batch(
+            &mut out,
+            &NewBatch {
+                transactional,
+                producer_id,
+                producer_epoch: 0,
+                base_sequence: seq,
+                ..Default::default()
+            },
+            &records,
+            &mut Vec::new(),
+        );
+        out
+    }
+
     fn config() -> LogConfig {
         LogConfig {
             segment_bytes: 2000,
@@ -1822,29 +1846,8 @@ mod tests {
         let mut log =
             PartitionLog::create(dir.path(), "t", 0, [1; 16], LogConfig::default(), 0).unwrap();
         let now = 1_700_000_000_000;
-        let txn = |seq: i32| {
-            let records = [NewRecord {
-                timestamp: now,
-                key: None,
-                value: Some(b"x"),
-                headers: &[],
-            }];
-            let mut out = Vec::new();
-            encode_batch(
-                &mut out,
-                &NewBatch {
-                    transactional: true,
-                    producer_id: 5,
-                    producer_epoch: 0,
-                    base_sequence: seq,
-                    ..Default::default()
-                },
-                &records,
-                &mut Vec::new(),
-            );
-            out
-        };
-        log.append_client(txn(0), now).unwrap();
+        log.append_client(producer_batch_bytes(5, 0, true, now), now)
+            .unwrap();
         assert_eq!(log.last_stable_offset(), 0);
         assert!(log.read(0, 1000, true).unwrap().records.is_empty());
         log.append_marker(5, 0, 0, false, now).unwrap();
@@ -1854,7 +1857,8 @@ mod tests {
         let txnindex =
             fs::read(dir.path().join("t-0").join(offset_file_name(0, "txnindex"))).unwrap();
         assert_eq!(txnindex.len(), ABORTED_TXN_SIZE);
-        log.append_client(txn(1), now).unwrap();
+        log.append_client(producer_batch_bytes(5, 1, true, now), now)
+            .unwrap();
         log.append_marker(5, 0, 0, true, now).unwrap();
         assert_eq!(log.last_stable_offset(), 4);
         assert_eq!(log.end_offset_for_epoch(0), (0, 4));
@@ -1866,33 +1870,15 @@ mod tests {
         let mut log =
             PartitionLog::create(dir.path(), "t", 0, [1; 16], LogConfig::default(), 0).unwrap();
         let now = 1_700_000_000_000;
-        let idempotent = |seq: i32, ts: i64| {
-            let records = [NewRecord {
-                timestamp: ts,
-                key: None,
-                value: Some(b"x"),
-                headers: &[],
-            }];
-            let mut out = Vec::new();
-            encode_batch(
-                &mut out,
-                &NewBatch {
-                    producer_id: 9,
-                    producer_epoch: 0,
-                    base_sequence: seq,
-                    ..Default::default()
-                },
-                &records,
-                &mut Vec::new(),
-            );
-            out
-        };
-        let first = log.append_client(idempotent(0, now - 5), now).unwrap();
-        log.append_client(idempotent(1, now - 4), now).unwrap();
+        let first = log
+            .append_client(producer_batch_bytes(9, 0, false, now - 5), now)
+            .unwrap();
+        log.append_client(producer_batch_bytes(9, 1, false, now - 4), now)
+            .unwrap();
         // A retry of sequence 0: same offsets, nothing written, and (CreateTime) the batch's
         // max timestamp as UnifiedLog.append answers duplicates.
         let retry = log
-            .append_client(idempotent(0, now - 5), now + 100)
+            .append_client(producer_batch_bytes(9, 0, false, now - 5), now + 100)
             .unwrap();
         assert!(retry.duplicate);
         assert_eq!(

@@ -14,7 +14,7 @@ use crate::analysis::recovery::{analyse_segment, extend_rebuild, IndexRebuild, S
 use crate::analysis::summary::log_dir_facts;
 use crate::cli::RecoverArgs;
 use crate::format::log::{ByteSource, RecordScratch};
-use crate::format::text_files::{parse_checkpoint, CheckpointEntry};
+use crate::format::text_files::parse_checkpoint;
 use crate::format::txn_index::{parse_txn_index, ABORTED_TXN_SIZE};
 use crate::storage::discover::{discover, segment_sibling, DataFile, LogDir};
 use crate::storage::layout::{base_offset_of, FileKind};
@@ -294,17 +294,10 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
                 let text = String::from_utf8_lossy(&read_small(&f.path, 64 << 20)?).into_owned();
                 if let Ok(c) = parse_checkpoint(&text, true) {
                     let kept: Vec<String> = c
-                        .entries
-                        .iter()
-                        .filter_map(|e| match e {
-                            CheckpointEntry::Epoch {
-                                epoch,
-                                start_offset,
-                            } if *start_offset < leo || leo == 0 => {
-                                Some(format!("{epoch} {start_offset}"))
-                            }
-                            _ => None,
-                        })
+                        .epochs()
+                        .into_iter()
+                        .filter(|(_, start)| *start < leo || leo == 0)
+                        .map(|(epoch, start)| format!("{epoch} {start}"))
                         .collect();
                     let mut body = format!("0\n{}\n", kept.len());
                     for k in kept {

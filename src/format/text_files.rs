@@ -24,6 +24,22 @@ pub struct Checkpoint {
     pub entries: Vec<CheckpointEntry>,
 }
 
+impl Checkpoint {
+    /// The (epoch, start offset) entries of a `leader-epoch-checkpoint`, in file order.
+    pub fn epochs(&self) -> Vec<(i32, i64)> {
+        self.entries
+            .iter()
+            .filter_map(|e| match e {
+                CheckpointEntry::Epoch {
+                    epoch,
+                    start_offset,
+                } => Some((*epoch, *start_offset)),
+                CheckpointEntry::Partition { .. } => None,
+            })
+            .collect()
+    }
+}
+
 /// Parses Kafka's `CheckpointFile` format. Errors name the line (as a byte position).
 pub fn parse_checkpoint(text: &str, epoch_entries: bool) -> Result<Checkpoint, DecodeError> {
     if text.trim().is_empty() {

@@ -7,7 +7,7 @@ use super::segment::EpochTrack;
 use super::{Ctx, Severity, VerifyOptions};
 use crate::analysis::lookup::load_epoch_cache;
 use crate::format::producer_snapshot::parse_producer_snapshot;
-use crate::format::text_files::{parse_checkpoint, CheckpointEntry};
+use crate::format::text_files::parse_checkpoint;
 use crate::format::txn_index::parse_txn_index;
 use crate::storage::layout::base_offset_of;
 
@@ -197,17 +197,7 @@ pub(super) fn check_leader_epochs(
         return;
     };
     let entries: Vec<(i32, i64)> = match parse_checkpoint(&String::from_utf8_lossy(&bytes), true) {
-        Ok(c) => c
-            .entries
-            .iter()
-            .filter_map(|e| match e {
-                CheckpointEntry::Epoch {
-                    epoch,
-                    start_offset,
-                } => Some((*epoch, *start_offset)),
-                CheckpointEntry::Partition { .. } => None,
-            })
-            .collect(),
+        Ok(c) => c.epochs(),
         Err(e) => {
             ctx.add(
                 "leader-epoch",

@@ -49,6 +49,20 @@ fn size_finding(
     }
 }
 
+/// Kafka's own sanity check of an index file (`AbstractIndex.sanityCheck`).
+fn sanity_finding(ctx: &mut Ctx<'_>, path: &Path, result: Result<(), String>, severity: Severity) {
+    if let Err(msg) = result {
+        ctx.add(
+            "index-sanity",
+            severity,
+            path,
+            None,
+            None,
+            format!("Kafka's sanity check fails: {msg}"),
+        );
+    }
+}
+
 /// A zero-filled preallocated tail: the normal state of a crashed broker's active segment.
 fn preallocation_finding(
     ctx: &mut Ctx<'_>,
@@ -122,16 +136,7 @@ impl OffsetIndexPass {
             bytes.len(),
             severity,
         );
-        if let Err(msg) = index.sanity_check() {
-            ctx.add(
-                "index-sanity",
-                severity,
-                path,
-                None,
-                None,
-                format!("Kafka's sanity check fails: {msg}"),
-            );
-        }
+        sanity_finding(ctx, path, index.sanity_check(), severity);
         if opts.sanity_only {
             return None;
         }
@@ -320,16 +325,7 @@ impl TimeIndexPass {
             severity,
         );
         if opts.sanity_only {
-            if let Err(msg) = index.sanity_check() {
-                ctx.add(
-                    "index-sanity",
-                    severity,
-                    path,
-                    None,
-                    None,
-                    format!("Kafka's sanity check fails: {msg}"),
-                );
-            }
+            sanity_finding(ctx, path, index.sanity_check(), severity);
             return None;
         }
         preallocation_finding(

@@ -155,17 +155,21 @@ impl Ctx<'_> {
         match read_small(path, 1 << 30) {
             Ok(b) => Some(b),
             Err(e) => {
-                self.add(
-                    "unreadable",
-                    Severity::Error,
-                    path,
-                    None,
-                    None,
-                    format!("cannot read: {e}"),
-                );
+                self.unreadable(path, &e);
                 None
             }
         }
+    }
+
+    fn unreadable(&mut self, path: &Path, e: &std::io::Error) {
+        self.add(
+            "unreadable",
+            Severity::Error,
+            path,
+            None,
+            None,
+            format!("cannot read: {e}"),
+        );
     }
 
     fn add(
@@ -329,14 +333,7 @@ pub fn verify_partition(
         let mut src = match open_log(&seg.path, opts.mmap) {
             Ok(s) => s,
             Err(e) => {
-                ctx.add(
-                    "unreadable",
-                    Severity::Error,
-                    &seg.path,
-                    None,
-                    None,
-                    format!("cannot read: {e}"),
-                );
+                ctx.unreadable(&seg.path, &e);
                 continue;
             }
         };
@@ -382,14 +379,7 @@ pub fn verify_partition(
         let scanned = scan_log(src.as_mut(), &scan_opts, &mut scratch, &mut pass);
         let seg_facts = pass.finish();
         if let Err(e) = scanned {
-            ctx.add(
-                "unreadable",
-                Severity::Error,
-                &seg.path,
-                None,
-                None,
-                format!("cannot read: {e}"),
-            );
+            ctx.unreadable(&seg.path, &e);
             continue;
         }
 
