@@ -7,7 +7,7 @@
 use std::io;
 
 use super::batch::Headers;
-use super::batch::{RecordBatch, TimestampType, LOG_OVERHEAD, V2_HEADER_SIZE};
+use super::batch::{RecordBatch, TimestampType, LOG_OVERHEAD, V2_CRC_START, V2_HEADER_SIZE};
 use super::compression::{Codec, Decompressor};
 use super::legacy::{inner_messages, LegacyMessage, V0_OVERHEAD};
 use super::reader::DecodeError;
@@ -156,6 +156,62 @@ pub fn frame_crc_valid(bytes: &[u8]) -> bool {
     }
 }
 
+/// Frames larger than this are judged (the header after them, a checksum streamed in 1 MiB
+/// pieces) before they are read whole: a flipped bit in a size field must not make kseg hold a
+/// gigabyte of a segment in memory.
+pub const LARGE_FRAME: u64 = 16 << 20;
+
+/// [`frame_crc_valid`] for the `total`-byte frame at `start`, without holding it.
+fn streamed_crc_valid<S: ByteSource + ?Sized>(
+    src: &mut S,
+    start: u64,
+    total: u64,
+) -> io::Result<bool> {
+    let head = src.read_at(start, V2_HEADER_SIZE)?;
+    if head.len() < 17 || (head[16] as i8 >= 2 && head.len() < V2_CRC_START) {
+        return Ok(false);
+    }
+    // v2 (and later magics, read as v2): CRC-32C at 17..21 over byte 21 on; v0/v1: CRC-32 at
+    // 12..16 over byte 16 on.
+    let v2 = head[16] as i8 >= 2;
+    let (stored, from) = if v2 {
+        (
+            u32::from_be_bytes([head[17], head[18], head[19], head[20]]),
+            V2_CRC_START as u64,
+        )
+    } else {
+        (
+            u32::from_be_bytes([head[12], head[13], head[14], head[15]]),
+            16,
+        )
+    };
+    let mut crc32c_state = 0u32;
+    let mut crc32 = crc32fast::Hasher::new();
+    let (mut at, end) = (start + from, start + total);
+    while at < end {
+        let chunk = src.read_at(at, ((end - at) as usize).min(1 << 20))?;
+        if chunk.is_empty() {
+            return Ok(false);
+        }
+        if v2 {
+            crc32c_state = crc32c::crc32c_append(crc32c_state, chunk);
+        } else {
+            crc32.update(chunk);
+        }
+        at += chunk.len() as u64;
+    }
+    Ok(stored == if v2 { crc32c_state } else { crc32.finalize() })
+}
+
+/// Whether the frame at `start` passes its checksum, streamed when it is large.
+fn checksum_valid<S: ByteSource + ?Sized>(src: &mut S, start: u64, total: u64) -> io::Result<bool> {
+    if total > LARGE_FRAME {
+        streamed_crc_valid(src, start, total)
+    } else {
+        Ok(frame_crc_valid(src.read_at(start, total as usize)?))
+    }
+}
+
 impl LogWalker {
     /// Walks `[0, limit)` of a source (`limit` = `--max-bytes`, or the file length).
     pub fn new(limit: u64) -> Self {
@@ -220,7 +276,7 @@ impl LogWalker {
         let size = i32::from_be_bytes(header[8..12].try_into().expect("4 bytes"));
         if magic > 2 && size >= (V2_HEADER_SIZE - LOG_OVERHEAD) as i32 {
             let total = LOG_OVERHEAD as u64 + size as u64;
-            if total <= remaining && frame_crc_valid(src.read_at(start, total as usize)?) {
+            if total <= remaining && checksum_valid(src, start, total)? {
                 self.last_crc = Some(true);
                 self.pos = start + total;
                 let bytes = src.read_at(start, total as usize)?;
@@ -232,6 +288,42 @@ impl LogWalker {
         }
         let problem = match frame_problem(header) {
             Ok(total) if total > remaining => Some(TailKind::Partial { declared: total }),
+            Ok(total) if total > LARGE_FRAME => {
+                // Stricter than for small frames, as believing costs `total` bytes of memory:
+                // what follows must be a whole frame with sane header fields (zeros or a bare
+                // magic byte do not vouch for a size that a flipped bit may have inflated).
+                let at = start + total;
+                let plausible_next =
+                    at >= self.end || self.end - at <= HEADER_SIZE_UP_TO_MAGIC || {
+                        let next = src.read_at(at, V2_HEADER_SIZE)?;
+                        next.len() as u64 > HEADER_SIZE_UP_TO_MAGIC
+                            && frame_problem(next).is_ok_and(|n| n <= self.end - at)
+                            && header_fields_sane(next)
+                    };
+                let crc = if self.check_crc || !plausible_next {
+                    Some(streamed_crc_valid(src, start, total)?)
+                } else {
+                    None
+                };
+                self.last_crc = crc;
+                if crc == Some(true) || plausible_next {
+                    // Believed: read whole, as decoding it needs.
+                    let available = src.read_at(start, total as usize)?.len() as u64;
+                    if available < total {
+                        self.end = start + available;
+                        return self.tail(src, start, TailKind::Partial { declared: total });
+                    }
+                    self.pos = start + total;
+                    let bytes = src.read_at(start, total as usize)?;
+                    return Ok(Some(WalkEvent::Entry {
+                        position: start,
+                        bytes,
+                    }));
+                }
+                Some(TailKind::Garbage {
+                    reason: "checksum mismatch and no batch follows it".into(),
+                })
+            }
             Ok(total) => {
                 // One read covers this frame and the next frame's header, so a frame that
                 // crosses the read buffer's end is fetched once, not twice.
@@ -339,12 +431,18 @@ impl LogWalker {
     /// Whether what follows a frame of `total` bytes at `start` is the end of the walked range
     /// or a sane frame header. `window` holds the frame and, when present, the next header.
     fn plausible_after(&self, window: &[u8], start: u64, total: u64) -> bool {
-        let at = start + total;
+        self.plausible_next(
+            start + total,
+            window.get(total as usize..(total + HEADER_SIZE_UP_TO_MAGIC) as usize),
+        )
+    }
+
+    /// [`Self::plausible_after`] given the header read at `at` (`None` when not there).
+    fn plausible_next(&self, at: u64, header: Option<&[u8]>) -> bool {
         if at >= self.end || self.end - at <= HEADER_SIZE_UP_TO_MAGIC {
             return true;
         }
-        let Some(header) = window.get(total as usize..(total + HEADER_SIZE_UP_TO_MAGIC) as usize)
-        else {
+        let Some(header) = header else {
             return true;
         };
         // A sane header follows (a torn one, running past the end, is the tail), or zeros do
@@ -383,7 +481,7 @@ impl LogWalker {
                     // Cheap header checks first, so that garbage never costs a CRC per byte.
                     if total > 0
                         && header_fields_sane(src.read_at(p, V2_HEADER_SIZE)?)
-                        && frame_crc_valid(src.read_at(p, total as usize)?)
+                        && checksum_valid(src, p, total)?
                     {
                         return Ok(Some(p));
                     }
@@ -702,6 +800,76 @@ mod tests {
         second[7] = 1;
         data.extend(second);
         data
+    }
+
+    /// A source over a slice that remembers the largest read asked of it.
+    struct Tracking<'a> {
+        data: &'a [u8],
+        largest_read: usize,
+    }
+
+    impl ByteSource for Tracking<'_> {
+        fn len(&self) -> u64 {
+            self.data.len() as u64
+        }
+        fn read_at(&mut self, pos: u64, len: usize) -> io::Result<&[u8]> {
+            self.largest_read = self.largest_read.max(len);
+            let from = (pos as usize).min(self.data.len());
+            Ok(&self.data[from..(from + len).min(self.data.len())])
+        }
+    }
+
+    #[test]
+    fn a_huge_declared_size_is_judged_without_reading_the_frame() {
+        // A bit flip in the size field's high byte makes a 85-byte batch declare 32 MiB more,
+        // and the file is long enough to hold that (zeros): the walker must not read it at once.
+        let batch = hex::decode(V2_BATCH).unwrap();
+        let mut data = batch.clone();
+        data.extend(&batch);
+        data[85 + 8] ^= 0x02;
+        data.resize(40 << 20, 0);
+        let tail = data.len();
+        data.extend(&batch);
+        let mut src = Tracking {
+            data: &data,
+            largest_read: 0,
+        };
+        let mut w = LogWalker::new(data.len() as u64);
+        let mut events = Vec::new();
+        while let Some(ev) = w.next(&mut src).unwrap() {
+            events.push(match ev {
+                WalkEvent::Entry { position, .. } => format!("entry@{position}"),
+                WalkEvent::Corrupt { position, .. } => format!("corrupt@{position}"),
+                WalkEvent::Tail { position, .. } => format!("tail@{position}"),
+            });
+        }
+        assert_eq!(
+            events,
+            ["entry@0", "corrupt@85", format!("entry@{tail}").as_str()]
+        );
+        assert!(src.largest_read <= 2 << 20, "{}", src.largest_read);
+    }
+
+    #[test]
+    fn a_large_valid_frame_is_still_a_batch() {
+        // A v2 batch padded past LARGE_FRAME with a correct CRC: judged by the streamed
+        // checksum, then read whole.
+        let mut batch = hex::decode(V2_BATCH).unwrap();
+        let extra = (LARGE_FRAME as usize) + 100;
+        batch.extend(vec![0u8; extra]);
+        let size = (batch.len() - 12) as i32;
+        batch[8..12].copy_from_slice(&size.to_be_bytes());
+        let crc = crc32c::crc32c(&batch[V2_CRC_START..]);
+        batch[17..21].copy_from_slice(&crc.to_be_bytes());
+        let mut src = SliceSource(&batch);
+        let mut w = LogWalker::new(batch.len() as u64);
+        match w.next(&mut src).unwrap() {
+            Some(WalkEvent::Entry { position, bytes }) => {
+                assert_eq!((position, bytes.len()), (0, batch.len()));
+            }
+            _ => panic!("not an entry"),
+        }
+        assert_eq!(w.last_crc(), Some(true));
     }
 
     #[test]

@@ -87,6 +87,10 @@ impl ByteSource for FileSource {
             return Ok(&[]);
         }
         let want = (len.max(self.chunk) as u64).min(self.len - pos) as usize;
+        // A large frame read once must not pin its buffer for the rest of the file.
+        if want <= self.chunk && self.buf.capacity() > 4 * self.chunk {
+            self.buf = Vec::new();
+        }
         self.buf.resize(want, 0);
         self.buf_start = pos;
         let mut filled = 0usize;
