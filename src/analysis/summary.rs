@@ -238,6 +238,31 @@ pub fn summarize_partition(
             }
         }
     }
+    // Leftovers Kafka's load acts on (verify-index says exactly what it does with them).
+    let swaps = p
+        .files
+        .iter()
+        .filter(|f| matches!(f.kind, FileKind::Swap(_)))
+        .count();
+    let strays = p
+        .files
+        .iter()
+        .filter(|f| match &f.kind {
+            FileKind::Cleaned(_) => true,
+            FileKind::Deleted(inner) => !matches!(**inner, FileKind::KraftSnapshot { .. }),
+            _ => false,
+        })
+        .count();
+    if swaps > 0 {
+        s.warnings.push(format!(
+            "{swaps} .swap files of an interrupted compaction or split (Kafka completes or abandons it at load)"
+        ));
+    }
+    if strays > 0 {
+        s.warnings.push(format!(
+            "{strays} stray .deleted/.cleaned files (Kafka deletes them at load)"
+        ));
+    }
     if s.crc_errors > 0 {
         s.warnings
             .push(format!("{} batches fail their CRC", s.crc_errors));
