@@ -1041,3 +1041,61 @@ fn every_answer_matches_the_model_on_real_brokers_data() {
         eprintln!("{}: {n} lookups in {:?}", dir.display(), started.elapsed());
     }
 }
+
+/// A sealed segment whose `.timeindex` is gone (its `.index` still there): Kafka creates the time
+/// index empty, so the segment's largest timestamp is its `.log` mtime. With a late mtime, a time
+/// past everything the segment holds still selects it — and the broker answers none, although
+/// later segments hold such records.
+#[test]
+fn a_sealed_segment_without_its_time_index_is_judged_by_its_mtime() {
+    let (_tmp, root) = fixture();
+    let parts = fixture_model(&root);
+    let p = parts
+        .iter()
+        .find(|p| {
+            p.segs.len() >= 2 && {
+                let max0 = p.segs[0]
+                    .batches
+                    .iter()
+                    .map(|b| b.max_ts)
+                    .max()
+                    .unwrap_or(-1);
+                max0 >= 0
+                    && p.segs[1..]
+                        .iter()
+                        .flat_map(|s| s.batches.iter())
+                        .any(|b| b.max_ts > max0)
+            }
+        })
+        .expect("a partition with timestamps in several segments");
+    let seg0 = &p.segs[0];
+    let max0 = seg0.batches.iter().map(|b| b.max_ts).max().unwrap();
+    let target = max0 + 1;
+    let dir = p.dir.to_str().unwrap().to_string();
+    let answer = |args: &[&str]| {
+        let mut all = vec!["lookup", dir.as_str(), "--timestamp"];
+        let t = target.to_string();
+        all.push(&t);
+        all.extend_from_slice(args);
+        cli_json(&all)
+    };
+    // With its time index, a later segment answers.
+    assert!(answer(&["--json"])[0]["offset"].is_number());
+    fs::remove_file(seg0.log.with_extension("timeindex")).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&seg0.log)
+        .unwrap()
+        .set_modified(UNIX_EPOCH + Duration::from_millis((target + 86_400_000) as u64))
+        .unwrap();
+    let v = answer(&["--json"]);
+    assert!(v[0]["offset"].is_null(), "{v:?}");
+    let run = kseg(&[
+        "lookup",
+        &dir,
+        "--timestamp",
+        &target.to_string(),
+        "--explain",
+    ]);
+    assert!(run.stdout.contains("no .timeindex file"), "{}", run.stdout);
+}

@@ -58,8 +58,14 @@ fn checkpoints_beyond_the_log_end_are_flagged() {
     )
     .unwrap();
     // Leftovers of an interrupted compaction.
-    write(&t.path().join("t-0/00000000000000000000.log.swap"), &[&b[0]]);
-    write(&t.path().join("t-0/00000000000000000005.log.deleted"), &[&b[0]]);
+    write(
+        &t.path().join("t-0/00000000000000000000.log.swap"),
+        &[&b[0]],
+    );
+    write(
+        &t.path().join("t-0/00000000000000000005.log.deleted"),
+        &[&b[0]],
+    );
     let r = kseg(&["summary", "--json", t.path().to_str().unwrap()]);
     assert_eq!(r.code, 1);
     let lines = json_lines(&r.stdout);

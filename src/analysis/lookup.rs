@@ -1180,6 +1180,21 @@ impl<'t> Ctx<'t> {
             return Ok(m);
         }
         let base = self.segs[i].files.base_offset;
+        let files = self.segs[i].files;
+        if files.time_index.is_none() && files.offset_index.is_some() && i + 1 < self.segs.len() {
+            // LogLoader creates a missing `.timeindex` empty beside an existing `.index` (with
+            // no `.index` it would recover the segment and rebuild both) and
+            // LogSegment takes its max timestamp from the time index: none, so the broker
+            // falls back to the file's mtime for this sealed segment.
+            let m = SegmentMax {
+                timestamp: -1,
+                offset: base,
+            };
+            self.segs[i].max = Some(m);
+            self.segs[i].max_how =
+                "no .timeindex file: the broker creates it empty and knows no timestamp".into();
+            return Ok(m);
+        }
         let last_te = self.last_time_entry(i)?;
         let (mut ts, mut off) = last_te.map_or((-1, base), |e| (e.timestamp, e.offset));
         let from = self.last_offset_entry(i)?.map_or(0, |e| e.position as u64);
