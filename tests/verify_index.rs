@@ -825,3 +825,60 @@ fn epochs_that_go_back_in_the_log_are_reported() {
         .unwrap()
         .contains("partitionLeaderEpoch 1 after batches of epoch 5"));
 }
+
+/// Kafka up to 1.1 indexed the first offset of each append; such entries are valid lower
+/// bounds and must not be errors, even after a clean shutdown.
+#[test]
+fn indexes_written_by_kafka_up_to_1_1_are_valid() {
+    let batches: Vec<Vec<u8>> = (0..6)
+        .map(|i| {
+            batch(
+                BatchSpec {
+                    base_offset: i * 3,
+                    base_timestamp: 1_700_000_000_000 + i * 10,
+                    ..Default::default()
+                },
+                &[rec("a", "x"), rec("b", "y"), rec("c", "z")],
+            )
+        })
+        .collect();
+    let s = Seg { batches };
+    let (_t, root) = log_dir(&[(0, &s)], true);
+    let pos = s.positions();
+    std::fs::write(
+        part(&root, "00000000000000000000.index"),
+        offset_index(0, &[(3, pos[1]), (9, pos[3])], 0),
+    )
+    .unwrap();
+    // (The helper's time index assumes one record per batch; the active segment's may be empty.)
+    std::fs::write(part(&root, "00000000000000000000.timeindex"), b"").unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 0, "{:?}", errors(&lines));
+    let f = findings(&lines, "offset-index-mismatch");
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0]["severity"], "info");
+    assert!(f[0]["message"].as_str().unwrap().contains("1.1"));
+}
+
+/// An interrupted cleaning that produced nothing: empty swap files of the segment's own name.
+/// The renames overwrite the originals, so the old indexes are not checked against the empty log.
+#[test]
+fn a_swap_renamed_over_its_original_replaces_it() {
+    let s = Seg::new(0, 10);
+    let s2 = Seg::new(10, 3);
+    let (_t, root) = log_dir(&[(0, &s), (10, &s2)], true);
+    for ext in ["log", "index", "timeindex"] {
+        std::fs::write(
+            part(&root, &format!("00000000000000000000.{ext}.swap")),
+            b"",
+        )
+        .unwrap();
+    }
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 0, "{:?}", errors(&lines));
+    let overwritten = findings(&lines, "load-cleanup")
+        .iter()
+        .filter(|f| f["message"].as_str().unwrap().contains("overwritten"))
+        .count();
+    assert_eq!(overwritten, 3);
+}

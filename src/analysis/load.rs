@@ -134,6 +134,15 @@ pub fn plan(files: &[DataFile], scratch: &mut RecordScratch) -> LoadPlan {
         let FileKind::Swap(inner) = &f.kind else {
             continue;
         };
+        // The rename overwrites a file of the final name that is still there.
+        let target = name_of(&f.path).trim_end_matches(".swap").to_string();
+        if let Some(i) = kept.iter().position(|k| name_of(&k.path) == target) {
+            let old = kept.remove(i);
+            act(
+                &old.path,
+                "overwritten by the rename of its .swap file at load".into(),
+            );
+        }
         act(&f.path, format!("swap file of an interrupted compaction or split: Kafka completes it by renaming it to {} at load", name_of(&f.path).trim_end_matches(".swap")));
         kept.push(DataFile {
             path: f.path.clone(),

@@ -495,12 +495,43 @@ pub fn end_offset_for(epochs: &[(i32, i64)], requested: i32, log_end: i64) -> Op
 /// (`truncateFromEnd`), entries at or before the log start folded into one starting there
 /// (`truncateFromStart`). Returns the entries and what changed.
 pub fn load_epoch_cache(
-    mut epochs: Vec<(i32, i64)>,
+    epochs: Vec<(i32, i64)>,
     log_start: i64,
     log_end: i64,
 ) -> (Vec<(i32, i64)>, Vec<String>) {
     let mut changes = Vec::new();
-    epochs.sort_by_key(|e| e.0);
+    // LeaderEpochFileCache's constructor assigns the entries in file order: one repeating the
+    // latest epoch at a start not below it is ignored; otherwise it first removes, from the
+    // end, every entry whose epoch or start offset is not below its own. An invalid (negative)
+    // entry makes Kafka fail to load the log; it is left out here.
+    let mut cache: Vec<(i32, i64)> = Vec::new();
+    for (epoch, start) in epochs {
+        if epoch < 0 || start < 0 {
+            changes.push(format!(
+                "entry ({epoch}, {start}) is invalid: Kafka refuses it and fails to load the log"
+            ));
+            continue;
+        }
+        if cache.last().is_some_and(|&(e, s)| e == epoch && start >= s) {
+            continue;
+        }
+        let mut removed = Vec::new();
+        while let Some(&(e, s)) = cache.last() {
+            if e < epoch && s < start {
+                break;
+            }
+            removed.push(format!("{e} {s}"));
+            cache.pop();
+        }
+        if !removed.is_empty() {
+            changes.push(format!(
+                "entry ({epoch}, {start}) removes the earlier entries it conflicts with: {}",
+                removed.join(", ")
+            ));
+        }
+        cache.push((epoch, start));
+    }
+    let mut epochs = cache;
     if log_end >= 0 && epochs.last().is_some_and(|l| l.1 >= log_end) {
         let dropped: Vec<String> = epochs
             .iter()
@@ -2088,5 +2119,12 @@ mod tests {
         assert_eq!(epoch_for_offset(&c, 3), Some(0));
         assert_eq!(epoch_for_offset(&c, 4), Some(1));
         assert_eq!(epoch_for_offset(&[(2, 5)], 3), None);
+        // Entries are assigned in file order: a later, smaller epoch removes the larger one
+        // before it; a repeated epoch at a later start is ignored; a negative entry is refused.
+        let (c, changes) = load_epoch_cache(vec![(0, 0), (2, 50), (1, 60)], 0, 100);
+        assert_eq!(c, vec![(0, 0), (1, 60)]);
+        assert_eq!(changes.len(), 1);
+        let (c, _) = load_epoch_cache(vec![(0, 0), (1, 10), (1, 20), (-1, 30)], 0, 100);
+        assert_eq!(c, vec![(0, 0), (1, 10)]);
     }
 }

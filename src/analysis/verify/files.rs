@@ -223,8 +223,18 @@ pub(super) fn check_leader_epochs(
             );
         }
     }
+    for &(epoch, start) in entries.iter().filter(|(e, s)| *e < 0 || *s < 0) {
+        ctx.add(
+            "leader-epoch",
+            Severity::Error,
+            path,
+            None,
+            Some(start),
+            format!("entry ({epoch}, {start}) is invalid: Kafka's epoch cache refuses it and the log fails to load"),
+        );
+    }
     let (cache, changes) = load_epoch_cache(entries, log_start, log_end);
-    for change in changes {
+    for change in changes.into_iter().filter(|c| !c.contains("is invalid")) {
         ctx.add("leader-epoch", Severity::Info, path, None, None, change);
     }
     for start in track.starts.iter().filter(|s| s.offset >= log_start) {

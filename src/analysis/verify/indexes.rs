@@ -114,6 +114,9 @@ pub(super) struct OffsetIndexPass {
     next: usize,
     pending: Option<PendingAppend>,
     multi_batch: usize,
+    /// Entries naming an offset inside the batch at their position (its first offset, as Kafka
+    /// up to 1.1 indexed appends): still valid lower bounds for lookups.
+    inside_batch: usize,
 }
 
 impl OffsetIndexPass {
@@ -181,6 +184,7 @@ impl OffsetIndexPass {
             next: 0,
             pending: None,
             multi_batch: 0,
+            inside_batch: 0,
         })
     }
 
@@ -231,6 +235,10 @@ impl OffsetIndexPass {
             if e.offset == last_offset {
                 continue;
             }
+            if e.offset >= base_offset && e.offset < last_offset {
+                self.inside_batch += 1;
+                continue;
+            }
             if e.offset > last_offset {
                 // Older brokers and followers indexed a whole multi-batch append: the append's
                 // last offset at the position of its first batch. Valid if a later batch, before
@@ -275,6 +283,19 @@ impl OffsetIndexPass {
                 self.not_a_batch_start(ctx, e);
             }
         }
+        if self.inside_batch > 0 {
+            ctx.add(
+                "offset-index-mismatch",
+                Severity::Info,
+                &self.path,
+                None,
+                None,
+                format!(
+                    "{} entries name an offset inside the batch at their position rather than its last offset (Kafka up to 1.1 indexed the first offset of each append): valid for lookups",
+                    self.inside_batch
+                ),
+            );
+        }
         if self.multi_batch > 0 {
             ctx.add(
                 "offset-index-mismatch",
@@ -302,6 +323,8 @@ pub(super) struct TimeIndexPass {
     last_timestamp: Option<i64>,
     max_so_far: i64,
     record_offsets: usize,
+    /// Kafka rebuilds this index (with its closing entry) at the next start.
+    rebuilt: bool,
 }
 
 impl TimeIndexPass {
@@ -365,6 +388,7 @@ impl TimeIndexPass {
             last_timestamp,
             max_so_far: i64::MIN,
             record_offsets: 0,
+            rebuilt: at.rebuilt,
         })
     }
 
@@ -440,7 +464,7 @@ impl TimeIndexPass {
                 format!("{} entries store a record offset inside the batch (written by a broker up to 3.6): valid", self.record_offsets),
             );
         }
-        if !active && had_batches && self.max_so_far >= 0 {
+        if !active && !self.rebuilt && had_batches && self.max_so_far >= 0 {
             let last = self.last_timestamp;
             if last.is_none_or(|t| t < self.max_so_far) {
                 ctx.add(

@@ -508,13 +508,14 @@ pub fn verify_partition(
                 .file_name()
                 .and_then(|n| parse_partition_dir(&n.to_string_lossy()))
                 .is_some();
+            // Kafka folds the cache at the log start offset checkpoint (0 when absent).
             files::check_leader_epochs(
                 &mut ctx,
                 &p.path,
                 is_partition_dir,
                 checkpoint,
                 &epochs,
-                start,
+                checkpoints.log_start.unwrap_or(0),
                 end,
             );
             for (name, value) in [
