@@ -541,7 +541,7 @@ pub fn load_epoch_cache(
         epochs.retain(|e| e.1 < log_end);
         changes.push(format!(
             "entries starting at or after the log end offset {log_end} are dropped when the log \
-             is loaded: {}",
+             is loaded: {} (normal when a leader was elected and nothing appended since)",
             dropped.join(", ")
         ));
     }
