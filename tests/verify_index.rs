@@ -882,3 +882,27 @@ fn a_swap_renamed_over_its_original_replaces_it() {
         .count();
     assert_eq!(overwritten, 3);
 }
+
+/// A segment without its `.index` is recovered by LogLoader.loadSegmentFiles itself: it is cut
+/// at its first bad batch even after a clean shutdown, and — cut at load — it makes recoverLog
+/// delete nothing after it.
+#[test]
+fn a_segment_recovered_at_load_is_cut_without_deleting_later_segments() {
+    for clean in [false, true] {
+        let mut s = Seg::new(0, 10);
+        let n = s.batches[4].len();
+        s.batches[4][n - 3] ^= 0x01;
+        let pos = s.positions();
+        let s2 = Seg::new(10, 5);
+        let (_t, root) = log_dir(&[(0, &s), (10, &s2)], clean);
+        std::fs::remove_file(part(&root, "00000000000000000000.index")).unwrap();
+        let (_, lines) = verify(&root);
+        let rec = lines.iter().find(|v| v["type"] == "recovery").unwrap();
+        assert_eq!(rec["truncatePosition"], pos[4], "clean {clean}: {rec}");
+        assert_eq!(rec["droppedBatches"], 6, "clean {clean}: {rec}");
+        assert!(
+            rec["deletedSegments"].as_array().unwrap().is_empty(),
+            "clean {clean}: {rec}"
+        );
+    }
+}

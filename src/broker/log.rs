@@ -755,7 +755,8 @@ impl PartitionLog {
                     at,
                     plan.truncate_reason.clone().unwrap_or_default(),
                 ));
-                deleting = true;
+                // A segment cut while being loaded (no .index) makes recoverLog delete nothing.
+                deleting |= !missing_index;
             }
             let (index, time_index) = plan.kept_indexes();
             write_atomically(&dir.join(offset_file_name(base, "index")), &index)?;

@@ -176,6 +176,9 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         let name = name_of(&seg.path).trim_end_matches(".swap").to_string();
         let stem = name.trim_end_matches(".log").to_string();
         let recovered = !clean && *base >= recover_from;
+        // Without its .index, LogLoader.loadSegmentFiles recovers the segment itself (whatever
+        // the shutdown); cut there, it makes recoverLog delete nothing after it.
+        let load_recovered = segment_sibling(&load.files, *base, &FileKind::OffsetIndex).is_none();
         let plan = analyse_segment(&seg.path, *base, args.index_interval_bytes, &mut scratch)?;
         if truncated && !args.salvage {
             report.push(json!({"segment": name, "action": "deleted",
@@ -183,7 +186,7 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
                 "droppedBatches": plan.kept.batches + plan.salvage_batches(), "droppedBytes": plan.size}));
             continue;
         }
-        if !recovered {
+        if !recovered && !load_recovered {
             // Kafka uses this segment as it is: copy the log and its indexes unchanged.
             copy_ranges(&seg.path, &args.out.join(&name), &[(0, plan.size)])?;
             for (kind, ext) in [
@@ -222,7 +225,7 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         let mut last_offset = plan.kept.last_offset;
         let mut salvaged: &[SalvageRun] = &[];
         if plan.truncate_at.is_some() {
-            truncated = true;
+            truncated |= recovered && !load_recovered;
             damaged = true;
             if args.salvage {
                 salvaged = &plan.salvage;

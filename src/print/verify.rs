@@ -59,22 +59,31 @@ pub fn findings_table(
 }
 
 pub fn recovery_table(out: &mut impl Write, previews: &[&RecoveryPreview]) -> io::Result<()> {
-    if previews.iter().all(|r| r.clean_shutdown) {
-        return writeln!(out, "Recovery preview: every log dir has a clean-shutdown marker; Kafka will not run log recovery.");
-    }
+    // Segments without their .index are recovered at load even after a clean shutdown.
     let interesting: Vec<&&RecoveryPreview> = previews
         .iter()
-        .filter(|r| {
-            !r.clean_shutdown && (!r.recovered_segments.is_empty() || r.truncate_position.is_some())
-        })
+        .filter(|r| !r.recovered_segments.is_empty() || r.truncate_position.is_some())
         .collect();
-    let idle = previews.iter().filter(|r| !r.clean_shutdown).count() - interesting.len();
+    let all_clean = previews.iter().all(|r| r.clean_shutdown);
     if interesting.is_empty() {
-        return writeln!(out, "Recovery preview: no clean-shutdown marker, but no partition has data past its recovery point; nothing to recover.");
+        return if all_clean {
+            writeln!(out, "Recovery preview: every log dir has a clean-shutdown marker; Kafka will not run log recovery.")
+        } else {
+            writeln!(out, "Recovery preview: no clean-shutdown marker, but no partition has data past its recovery point; nothing to recover.")
+        };
     }
+    let idle = previews
+        .iter()
+        .filter(|r| !r.clean_shutdown && r.recovered_segments.is_empty())
+        .count();
     writeln!(
         out,
-        "Recovery preview (what Kafka does at the next start, without a clean-shutdown marker):"
+        "{}",
+        if all_clean {
+            "Recovery preview (clean shutdown, but Kafka recovers the segments whose .index is missing when it loads them):"
+        } else {
+            "Recovery preview (what Kafka does at the next start, without a clean-shutdown marker):"
+        }
     )?;
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED)

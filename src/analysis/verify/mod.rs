@@ -356,6 +356,7 @@ pub fn verify_partition(
             base,
             active,
             recovered,
+            load_recovered: index.is_none(),
             compacted,
             check_crc: !opts.index_only,
             log_checks: !opts.sanity_only,
@@ -383,7 +384,7 @@ pub fn verify_partition(
             continue;
         }
 
-        if recovered {
+        if recovered || index.is_none() {
             preview
                 .recovered_segments
                 .push(seg.path.display().to_string());
@@ -396,9 +397,11 @@ pub fn verify_partition(
             preview.dropped_records += seg_facts.records;
             preview.dropped_bytes += size;
         } else if let Some(cut) = seg_facts.cut {
-            truncated = true;
-            preview.truncate_file = Some(seg.path.display().to_string());
-            preview.truncate_position = Some(cut.position);
+            truncated |= cut.deletes_later;
+            if preview.truncate_file.is_none() {
+                preview.truncate_file = Some(seg.path.display().to_string());
+                preview.truncate_position = Some(cut.position);
+            }
             preview.dropped_batches += cut.dropped_batches;
             preview.dropped_records += cut.dropped_records;
             preview.dropped_bytes += size.saturating_sub(cut.position);

@@ -66,6 +66,9 @@ pub(super) struct SegmentSetting<'p> {
     pub active: bool,
     /// Kafka's recovery re-validates this segment at the next start.
     pub recovered: bool,
+    /// `LogLoader.loadSegmentFiles` recovers it already (it has no `.index`): its truncation
+    /// happens at load and deletes no later segment.
+    pub load_recovered: bool,
     /// Internal topics are compacted: gaps are normal.
     pub compacted: bool,
     pub check_crc: bool,
@@ -78,6 +81,8 @@ pub(super) struct SegmentSetting<'p> {
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Cut {
     pub position: u64,
+    /// `LogLoader.recoverLog` deletes the later unflushed segments after this cut.
+    pub deletes_later: bool,
     pub dropped_batches: u64,
     pub dropped_records: u64,
 }
@@ -145,8 +150,7 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
     ) -> Self {
         SegmentPass {
             ctx,
-            rebuild: seg
-                .recovered
+            rebuild: (seg.recovered || seg.load_recovered)
                 .then(|| IndexRebuild::new(seg.base, seg.index_interval)),
             seg,
             prev_last,
@@ -302,6 +306,20 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
         }
         let total = self.before();
         let cut = match (self.rebuild_failure, self.first_invalid) {
+            (Some(invalid), _) if self.seg.load_recovered => {
+                // Thrown inside loadSegmentFiles, where nothing catches it.
+                if self.seg.log_checks {
+                    self.ctx.add(
+                        "recovery-empties-segment",
+                        Severity::Error,
+                        self.seg.path,
+                        Some(invalid.position),
+                        Some(invalid.offset),
+                        format!("{} while recovering this segment at load (it has no .index), where the exception is not caught: Kafka fails to load the partition", invalid.message().split(": Kafka").next().unwrap_or_default()),
+                    );
+                }
+                None
+            }
             (Some(invalid), _) => {
                 if self.seg.log_checks {
                     self.ctx.add(
@@ -320,11 +338,15 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
                 };
                 Some((invalid.truncate_to, before))
             }
-            (None, first_invalid) if self.seg.recovered => first_invalid,
+            (None, first_invalid) if self.seg.recovered || self.seg.load_recovered => first_invalid,
             _ => None,
         };
+        // A segment recovered at load is already cut when recoverLog reaches it: nothing is
+        // truncated then, so nothing later is deleted.
+        let deletes_later = self.seg.recovered && !self.seg.load_recovered;
         self.facts.cut = cut.map(|(position, before)| Cut {
             position,
+            deletes_later,
             dropped_batches: total.batches - before.batches,
             dropped_records: total.records - before.records,
         });
@@ -413,7 +435,10 @@ impl LogSink for SegmentPass<'_, '_, '_> {
         if !self.seg.log_checks {
             return Ok(Flow::Continue);
         }
-        let (active, recovered) = (self.seg.active, self.seg.recovered);
+        let (active, recovered) = (
+            self.seg.active,
+            self.seg.recovered || self.seg.load_recovered,
+        );
         let (check, severity, text) = match p {
             LogProblem::Tail {
                 kind: TailKind::Partial { .. } | TailKind::Short,
