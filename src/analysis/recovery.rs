@@ -399,6 +399,13 @@ impl IndexRebuild {
 
     pub fn push(&mut self, b: IndexedBatch) -> Result<(), InvalidIndexOffset> {
         let position = self.valid_bytes;
+        // LogSegment.ensureOffsetInRange: an offset that no relative offset can hold makes
+        // Kafka split the segment (LogSegmentOffsetOverflowException), not truncate it. Such a
+        // batch gets no index entry here: a wrapped relative offset would be a lie.
+        if !(0..=i32::MAX as i64).contains(&b.last_offset.saturating_sub(self.base_offset)) {
+            self.valid_bytes += b.size;
+            return Ok(());
+        }
         if b.max_timestamp > self.max_ts {
             self.max_ts = b.max_timestamp;
             self.max_ts_offset = b.last_offset;
@@ -533,8 +540,11 @@ mod tests {
         let batches: Vec<IndexedBatch> = (0..6)
             .map(|i| b(i * 3000, 3000, offsets[i as usize], ts[i as usize]))
             .collect();
-        let err = rebuild_indexes(100, indexed(&batches), 4096).unwrap_err();
+        let err = rebuild_indexes(90, indexed(&batches), 4096).unwrap_err();
         assert_eq!((err.offset, err.previous, err.time_index), (99, 102, true));
+        // Below the segment's base it is an offset overflow instead (Kafka splits the segment):
+        // no entry, no failure.
+        assert!(rebuild_indexes(100, indexed(&batches), 4096).is_ok());
     }
 
     #[test]

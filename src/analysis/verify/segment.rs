@@ -256,7 +256,7 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
                 );
             }
         }
-        if b.last_offset.saturating_sub(base) > i32::MAX as i64 {
+        if !(0..=i32::MAX as i64).contains(&b.last_offset.saturating_sub(base)) {
             self.ctx.add(
                 "offset-overflow",
                 Severity::Error,
@@ -264,7 +264,7 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
                 Some(position),
                 Some(b.last_offset),
                 format!(
-                    "offset {} cannot be stored relative to base {base}",
+                    "offset {} cannot be stored relative to base {base} (Kafka splits the segment at load: LogSegmentOffsetOverflowException)",
                     b.last_offset
                 ),
             );
