@@ -906,3 +906,38 @@ fn a_segment_recovered_at_load_is_cut_without_deleting_later_segments() {
         );
     }
 }
+
+/// A producer-state snapshot torn by a crash: Kafka deletes it at load and rebuilds producer
+/// state from an older snapshot or the log — a warning, not corruption of the data.
+#[test]
+fn a_corrupt_producer_snapshot_is_a_warning() {
+    let s = Seg::new(0, 3);
+    let (_t, root) = log_dir(&[(0, &s)], false);
+    // Version 1, CRC-32C of what follows, no producers.
+    let body = [0u8, 0, 0, 0];
+    let mut snapshot = vec![0u8, 1];
+    snapshot.extend_from_slice(&crc32c::crc32c(&body).to_be_bytes());
+    snapshot.extend_from_slice(&body);
+    let path = part(&root, "00000000000000000003.snapshot");
+    std::fs::write(&path, &snapshot).unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 0);
+    assert!(
+        findings(&lines, "producer-snapshot").is_empty(),
+        "{lines:?}"
+    );
+    snapshot[3] ^= 0xff;
+    std::fs::write(&path, &snapshot).unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 0, "{:?}", errors(&lines));
+    let f = findings(&lines, "producer-snapshot");
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0]["severity"], "warning");
+    std::fs::write(&path, &snapshot[..3]).unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 0, "{:?}", errors(&lines));
+    assert_eq!(
+        findings(&lines, "producer-snapshot")[0]["severity"],
+        "warning"
+    );
+}

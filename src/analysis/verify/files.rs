@@ -120,15 +120,20 @@ pub(super) fn check_producer_snapshot(
     match parse_producer_snapshot(bytes) {
         Err(e) => ctx.add(
             "producer-snapshot",
-            Severity::Error,
+            // ProducerStateManager.loadFromSnapshot deletes a corrupt snapshot and falls back to
+            // an older one or the log: slower start, no data lost (a torn write after a crash).
+            Severity::Warning,
             path,
             Some(e.position),
             None,
-            format!("corrupt snapshot: {}", e.message),
+            format!(
+                "corrupt snapshot: {}; Kafka deletes it at load and rebuilds producer state from an older snapshot or the log",
+                e.message
+            ),
         ),
         Ok(s) => {
             if !s.crc_valid {
-                ctx.add("producer-snapshot", Severity::Error, path, Some(2), None, "snapshot CRC does not match its contents (Kafka discards it and rebuilds producer state)".into());
+                ctx.add("producer-snapshot", Severity::Warning, path, Some(2), None, "snapshot CRC does not match its contents; Kafka deletes it at load and rebuilds producer state from an older snapshot or the log".into());
             }
             if let (Some(at), Some(end)) = (at, log_end) {
                 if at > end {
