@@ -941,3 +941,30 @@ fn a_corrupt_producer_snapshot_is_a_warning() {
         "warning"
     );
 }
+
+/// A `.txnindex` entry ending below its segment's base fails TransactionIndex.sanityCheck at
+/// load: Kafka recovers that segment (rebuilding the index) even after a clean shutdown.
+#[test]
+fn a_txn_index_failing_its_sanity_check_makes_kafka_recover_the_segment() {
+    let s = Seg::new(0, 10);
+    let s2 = Seg::new(10, 5);
+    let (_t, root) = log_dir(&[(0, &s), (10, &s2)], true);
+    let mut entry = Vec::new();
+    entry.extend_from_slice(&0i16.to_be_bytes());
+    entry.extend_from_slice(&7i64.to_be_bytes());
+    entry.extend_from_slice(&3i64.to_be_bytes());
+    entry.extend_from_slice(&5i64.to_be_bytes());
+    entry.extend_from_slice(&6i64.to_be_bytes());
+    std::fs::write(part(&root, "00000000000000000010.txnindex"), &entry).unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 0, "{:?}", errors(&lines));
+    let f = findings(&lines, "index-sanity");
+    assert_eq!(f[0]["severity"], "warning", "{f:?}");
+    let rec = lines.iter().find(|v| v["type"] == "recovery").unwrap();
+    let recovered = rec["recoveredSegments"].as_array().unwrap();
+    assert_eq!(recovered.len(), 1, "{rec}");
+    assert!(recovered[0]
+        .as_str()
+        .unwrap()
+        .ends_with("00000000000000000010.log"));
+}

@@ -11,6 +11,15 @@ use crate::format::text_files::parse_checkpoint;
 use crate::format::txn_index::parse_txn_index;
 use crate::storage::layout::base_offset_of;
 
+/// Whether `TransactionIndex.sanityCheck` fails on these bytes (an entry ending below the
+/// segment's base offset), which makes Kafka recover the segment while loading it.
+pub(super) fn txn_index_fails_sanity(bytes: &[u8], base: i64) -> bool {
+    parse_txn_index(bytes)
+        .0
+        .iter()
+        .any(|e| e.as_ref().is_ok_and(|t| t.last_offset < base))
+}
+
 /// `aborts`: the segment's ABORT markers (offset, producer id, whether the producer's data
 /// precedes the marker in this segment).
 pub(super) fn check_txn_index(
@@ -18,8 +27,15 @@ pub(super) fn check_txn_index(
     path: &Path,
     base: i64,
     aborts: &[(i64, i64, bool)],
+    // Kafka rebuilds this index at the next start (its segment is recovered).
+    rebuilt: bool,
     opts: &VerifyOptions,
 ) {
+    let mismatch = if rebuilt {
+        Severity::Warning
+    } else {
+        Severity::Error
+    };
     let Some(bytes) = ctx.read(path) else {
         return;
     };
@@ -48,14 +64,16 @@ pub(super) fn check_txn_index(
             ),
             Ok(t) => {
                 if t.last_offset < base {
+                    // TransactionIndex.sanityCheck fails at load and Kafka recovers the segment,
+                    // rebuilding this index.
                     ctx.add(
                         "index-sanity",
-                        Severity::Error,
+                        Severity::Warning,
                         path,
                         at,
                         Some(t.last_offset),
                         format!(
-                            "aborted txn last offset {} is below the segment base {base}",
+                            "aborted txn last offset {} is below the segment base {base}: Kafka's sanity check fails at load, so it recovers the segment and rebuilds this index",
                             t.last_offset
                         ),
                     );
@@ -73,7 +91,7 @@ pub(super) fn check_txn_index(
         ctx.add(
             "txn-index-mismatch",
             if certain.contains(&(*offset, *pid)) {
-                Severity::Error
+                mismatch
             } else {
                 Severity::Info
             },
@@ -84,7 +102,7 @@ pub(super) fn check_txn_index(
         );
     }
     for (offset, pid) in listed.difference(&markers) {
-        ctx.add("txn-index-mismatch", Severity::Error, path, None, Some(*offset), format!(".txnindex lists an aborted transaction of producer {pid} ending at {offset}, but the log has no ABORT marker there"));
+        ctx.add("txn-index-mismatch", mismatch, path, None, Some(*offset), format!(".txnindex lists an aborted transaction of producer {pid} ending at {offset}, but the log has no ABORT marker there"));
     }
 }
 

@@ -343,7 +343,15 @@ pub fn verify_partition(
         // LogLoader: a missing .index makes Kafka recover the segment (both indexes rebuilt,
         // whatever the shutdown); a missing .timeindex beside an .index is created empty, and
         // only a recovery fills it.
-        let rebuilds_all = recovered || index.is_none();
+        // LogLoader.loadSegmentFiles recovers a segment itself when its .index is missing or
+        // its .txnindex fails the sanity check.
+        let txn_index = segment_sibling(loaded, base, &FileKind::TxnIndex);
+        let load_recovered = index.is_none()
+            || txn_index.is_some_and(|f| {
+                read_small(&f.path, 1 << 30)
+                    .is_ok_and(|bytes| files::txn_index_fails_sanity(&bytes, base))
+            });
+        let rebuilds_all = recovered || load_recovered;
         let at = IndexSetting {
             base,
             active,
@@ -356,7 +364,7 @@ pub fn verify_partition(
             base,
             active,
             recovered,
-            load_recovered: index.is_none(),
+            load_recovered,
             compacted,
             check_crc: !opts.index_only,
             log_checks: !opts.sanity_only,
@@ -384,7 +392,7 @@ pub fn verify_partition(
             continue;
         }
 
-        if recovered || index.is_none() {
+        if recovered || load_recovered {
             preview
                 .recovered_segments
                 .push(seg.path.display().to_string());
@@ -463,7 +471,14 @@ pub fn verify_partition(
             }
         }
         if let Some(f) = segment_sibling(loaded, base, &FileKind::TxnIndex) {
-            files::check_txn_index(&mut ctx, &f.path, base, &seg_facts.aborts, opts);
+            files::check_txn_index(
+                &mut ctx,
+                &f.path,
+                base,
+                &seg_facts.aborts,
+                rebuilds_all,
+                opts,
+            );
         } else if !opts.sanity_only {
             let aborts = &seg_facts.aborts;
             let certain = aborts.iter().filter(|a| a.2).count();

@@ -66,8 +66,8 @@ pub(super) struct SegmentSetting<'p> {
     pub active: bool,
     /// Kafka's recovery re-validates this segment at the next start.
     pub recovered: bool,
-    /// `LogLoader.loadSegmentFiles` recovers it already (it has no `.index`): its truncation
-    /// happens at load and deletes no later segment.
+    /// `LogLoader.loadSegmentFiles` recovers it already (no `.index`, or a `.txnindex` failing
+    /// its sanity check): its truncation happens at load and deletes no later segment.
     pub load_recovered: bool,
     /// Internal topics are compacted: gaps are normal.
     pub compacted: bool,
@@ -315,7 +315,7 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
                         self.seg.path,
                         Some(invalid.position),
                         Some(invalid.offset),
-                        format!("{} while recovering this segment at load (it has no .index), where the exception is not caught: Kafka fails to load the partition", invalid.message().split(": Kafka").next().unwrap_or_default()),
+                        format!("{} while recovering this segment at load (no .index, or a .txnindex failing its sanity check), where the exception is not caught: Kafka fails to load the partition", invalid.message().split(": Kafka").next().unwrap_or_default()),
                     );
                 }
                 None
