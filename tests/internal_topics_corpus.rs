@@ -265,3 +265,28 @@ fn every_internal_topic_record_in_the_corpus_decodes() {
         Some("Empty,Ongoing,PrepareCommit,CompleteCommit".to_string())
     );
 }
+
+/// Topic configurations replayed from a KRaft snapshot: Kafka Connect's compacted topics are
+/// found, a topic set to `delete` is not.
+#[test]
+fn compacted_topics_come_from_the_cluster_metadata() {
+    let Some(root) = corpus() else { return };
+    let dir =
+        root.join("ItumelengMogase__Real-Time-Data-Pipeline-for-Patient-Admissions/kafka-data");
+    let set = kseg::storage::discover::discover(&[dir]).unwrap();
+    let metadata = set
+        .log_dirs
+        .iter()
+        .flat_map(|d| d.partitions.iter())
+        .find(|p| p.name.topic == "__cluster_metadata")
+        .expect("a __cluster_metadata partition");
+    let compacted = kseg::analysis::topic_configs::compacted_topics(metadata);
+    for topic in [
+        "docker-connect-configs",
+        "docker-connect-status",
+        "__consumer_offsets",
+    ] {
+        assert!(compacted.contains(topic), "{topic}: {compacted:?}");
+    }
+    assert!(!compacted.contains("_confluent-ksql-default__command_topic"));
+}

@@ -968,3 +968,36 @@ fn a_txn_index_failing_its_sanity_check_makes_kafka_recover_the_segment() {
         .unwrap()
         .ends_with("00000000000000000010.log"));
 }
+
+/// Offsets missing between segments are a warning for a topic with `cleanup.policy=delete`, and
+/// info once the cluster metadata in the same log dir says the topic is compacted.
+#[test]
+fn gaps_in_topics_the_cluster_metadata_says_are_compacted_are_info() {
+    let s = Seg::new(0, 5);
+    let s2 = Seg::new(8, 5);
+    let (_t, root) = log_dir(&[(0, &s), (8, &s2)], true);
+    let gap = |root: &Path| {
+        let (_, lines) = verify(root);
+        findings(&lines, "segment-overlap")[0]["severity"].clone()
+    };
+    assert_eq!(gap(&root), "warning");
+    // ConfigRecord (frame 1, type 4, version 0): topic "t", cleanup.policy = compact.
+    let mut value = vec![1u8, 4, 0, 2, 2, b't', 15];
+    value.extend_from_slice(b"cleanup.policy");
+    value.push(8);
+    value.extend_from_slice(b"compact");
+    value.push(0);
+    let meta = root.join("__cluster_metadata-0");
+    std::fs::create_dir_all(&meta).unwrap();
+    let b = batch(
+        BatchSpec::default(),
+        &[Rec {
+            key: None,
+            value: Some(&value),
+            headers: vec![],
+            ts_delta: 0,
+        }],
+    );
+    write(&meta.join("00000000000000000000.log"), &[&b]);
+    assert_eq!(gap(&root), "info");
+}

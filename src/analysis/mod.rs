@@ -7,5 +7,6 @@ pub mod lookup;
 pub mod partition_for;
 pub mod recovery;
 pub mod summary;
+pub mod topic_configs;
 pub mod transactions;
 pub mod verify;

@@ -29,6 +29,9 @@ pub struct LogDirFacts {
     pub checkpoints: BTreeMap<(String, i32), Checkpoints>,
     /// Checkpoint files that could not be parsed: (file, message).
     pub problems: Vec<(PathBuf, String)>,
+    /// Topics whose `cleanup.policy` includes `compact`, when a `__cluster_metadata` partition
+    /// among the inputs says so.
+    pub compacted_topics: std::collections::HashSet<String>,
 }
 
 pub fn log_dir_facts(dir: &LogDir) -> LogDirFacts {

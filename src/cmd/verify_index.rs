@@ -1,5 +1,6 @@
 //! `kseg verify-index`: run every check, print findings and the recovery preview.
 
+use std::collections::HashSet;
 use std::io::{self, BufWriter, Write};
 
 use anyhow::Result;
@@ -8,6 +9,7 @@ use serde_json::json;
 
 use super::Outcome;
 use crate::analysis::summary::{log_dir_facts, LogDirFacts};
+use crate::analysis::topic_configs::compacted_topics;
 use crate::analysis::verify::{
     loose_partition, verify_log_dir, verify_partition, Finding, PartitionReport, Severity,
     VerifyOptions,
@@ -25,7 +27,19 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
         mmap: args.read.mmap,
         index_interval: args.index_interval_bytes,
     };
-    let facts: Vec<LogDirFacts> = set.log_dirs.iter().map(log_dir_facts).collect();
+    let mut facts: Vec<LogDirFacts> = set.log_dirs.iter().map(log_dir_facts).collect();
+    // Topic configs from any `__cluster_metadata` partition given: compacted topics have gaps.
+    let compacted: HashSet<String> = set
+        .log_dirs
+        .iter()
+        .flat_map(|d| d.partitions.iter())
+        .chain(set.partitions.iter())
+        .filter(|p| p.name.topic == "__cluster_metadata")
+        .flat_map(compacted_topics)
+        .collect();
+    for f in &mut facts {
+        f.compacted_topics = compacted.clone();
+    }
     let mut work: Vec<(PartitionDir, Option<&LogDirFacts>)> = Vec::new();
     for (dir, f) in set.log_dirs.iter().zip(&facts) {
         work.extend(dir.partitions.iter().map(|p| (p.clone(), Some(f))));
@@ -38,7 +52,16 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
         .map(|p| {
             let parent = p.path.parent()?.to_path_buf();
             let parent_set = discover(std::slice::from_ref(&parent)).ok()?;
-            parent_set.log_dirs.first().map(log_dir_facts)
+            let dir = parent_set.log_dirs.first()?;
+            let mut f = log_dir_facts(dir);
+            f.compacted_topics = dir
+                .partitions
+                .iter()
+                .filter(|p| p.name.topic == "__cluster_metadata")
+                .flat_map(compacted_topics)
+                .chain(compacted.iter().cloned())
+                .collect();
+            Some(f)
         })
         .collect();
     work.extend(

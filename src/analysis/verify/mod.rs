@@ -247,7 +247,9 @@ pub fn verify_partition(
                 .copied()
         })
         .unwrap_or_default();
-    let compacted = p.name.topic.starts_with("__");
+    // Internal topics are compacted; others when the cluster metadata says so.
+    let compacted = p.name.topic.starts_with("__")
+        || facts.is_some_and(|f| f.compacted_topics.contains(&p.name.topic));
 
     // The checks run on the files as Kafka's load leaves them.
     let load = load::plan(&p.files, &mut scratch);
