@@ -53,7 +53,7 @@ pub const CHECKS: &[(&str, &str)] = &[
     ("invalid-bytes", "bytes in the middle of a log that frame no batch; the next valid batch is found after them"),
     ("offset-order", "a batch whose offsets do not increase from the previous batch"),
     ("base-offset-mismatch", "the file name's base offset disagrees with the first batch"),
-    ("segment-overlap", "a segment starting at or below the previous segment's last offset (gaps: info)"),
+    ("segment-overlap", "a segment starting at or below the previous segment's last offset; offsets missing between segments (warning, info on compacted topics: internal ones, and those whose cleanup.policy in __cluster_metadata says compact)"),
     ("recovery-empties-segment", "offsets that stop increasing at an index point: Kafka's recovery throws InvalidOffsetException and empties the segment"),
     ("offset-overflow", "offsets too far from the segment base to fit a relative offset"),
     ("offset-index-mismatch", "an .index entry not on a batch boundary or naming an offset the batch there does not end with"),
