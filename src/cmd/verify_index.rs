@@ -1,7 +1,8 @@
 //! `kseg verify-index`: run every check, print findings and the recovery preview.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use rayon::prelude::*;
@@ -46,22 +47,17 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
     }
     // A partition dir given on its own: its log dir's marker and checkpoints still decide what
     // Kafka recovers. Without them, assume recovery will run (the safe reading of a crash).
+    // One discovery per parent log dir, however many of its partitions were given.
+    let mut by_parent: HashMap<PathBuf, Option<LogDirFacts>> = HashMap::new();
     let parent_facts: Vec<Option<LogDirFacts>> = set
         .partitions
         .iter()
         .map(|p| {
             let parent = p.path.parent()?.to_path_buf();
-            let parent_set = discover(std::slice::from_ref(&parent)).ok()?;
-            let dir = parent_set.log_dirs.first()?;
-            let mut f = log_dir_facts(dir);
-            f.compacted_topics = dir
-                .partitions
-                .iter()
-                .filter(|p| p.name.topic == "__cluster_metadata")
-                .flat_map(compacted_topics)
-                .chain(compacted.iter().cloned())
-                .collect();
-            Some(f)
+            by_parent
+                .entry(parent.clone())
+                .or_insert_with(|| parent_log_dir_facts(&parent, &compacted))
+                .clone()
         })
         .collect();
     work.extend(
@@ -159,4 +155,20 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
     } else {
         Outcome::Clean
     })
+}
+
+/// The facts of the log dir holding a partition dir given alone, with the compacted topics its
+/// `__cluster_metadata` (or the inputs') records.
+fn parent_log_dir_facts(parent: &Path, compacted: &HashSet<String>) -> Option<LogDirFacts> {
+    let parent_set = discover(&[parent.to_path_buf()]).ok()?;
+    let dir = parent_set.log_dirs.first()?;
+    let mut f = log_dir_facts(dir);
+    f.compacted_topics = dir
+        .partitions
+        .iter()
+        .filter(|p| p.name.topic == "__cluster_metadata")
+        .flat_map(compacted_topics)
+        .chain(compacted.iter().cloned())
+        .collect();
+    Some(f)
 }
