@@ -63,8 +63,7 @@ fn next_offset(path: &Path, base: i64, scratch: &mut RecordScratch) -> io::Resul
 
 pub fn plan(files: &[DataFile], scratch: &mut RecordScratch) -> LoadPlan {
     let mut out = LoadPlan::default();
-    let mut act = |path: &Path, message: String| {
-        let replaces_data = message.contains("swap");
+    let mut act = |path: &Path, replaces_data: bool, message: String| {
         out.actions.push(LoadAction {
             path: path.to_path_buf(),
             message,
@@ -85,17 +84,19 @@ pub fn plan(files: &[DataFile], scratch: &mut RecordScratch) -> LoadPlan {
         match &f.kind {
             FileKind::Deleted(_) if !name.ends_with(".checkpoint.deleted") => act(
                 &f.path,
+                false,
                 "stray file marked for deletion: Kafka deletes it at load".into(),
             ),
             FileKind::Cleaned(_) => act(
                 &f.path,
+                false,
                 "log cleaner output of an interrupted cleaning: Kafka deletes it at load".into(),
             ),
             FileKind::Swap(_) => {
                 let base = base_offset_of(&name);
                 if let (Some(base), Some(min)) = (base, min_cleaned) {
                     if base >= min {
-                        act(&f.path, format!("swap file at or above the smallest .cleaned offset {min}: part of an incomplete segment split, Kafka deletes it at load"));
+                        act(&f.path, true, format!("swap file at or above the smallest .cleaned offset {min}: part of an incomplete segment split, Kafka deletes it at load"));
                         continue;
                     }
                 }
@@ -125,7 +126,7 @@ pub fn plan(files: &[DataFile], scratch: &mut RecordScratch) -> LoadPlan {
         });
         if replaced {
             let (lo, hi) = range.unwrap_or_default();
-            act(&f.path, format!("replaced by the swap files of an interrupted compaction or split (offsets {lo}..{hi}): Kafka deletes it at load"));
+            act(&f.path, true, format!("replaced by the swap files of an interrupted compaction or split (offsets {lo}..{hi}): Kafka deletes it at load"));
         } else {
             kept.push(f.clone());
         }
@@ -140,10 +141,11 @@ pub fn plan(files: &[DataFile], scratch: &mut RecordScratch) -> LoadPlan {
             let old = kept.remove(i);
             act(
                 &old.path,
+                true,
                 "overwritten by the rename of its .swap file at load".into(),
             );
         }
-        act(&f.path, format!("swap file of an interrupted compaction or split: Kafka completes it by renaming it to {} at load", name_of(&f.path).trim_end_matches(".swap")));
+        act(&f.path, true, format!("swap file of an interrupted compaction or split: Kafka completes it by renaming it to {target} at load"));
         kept.push(DataFile {
             path: f.path.clone(),
             kind: (**inner).clone(),
@@ -165,6 +167,7 @@ pub fn plan(files: &[DataFile], scratch: &mut RecordScratch) -> LoadPlan {
         if orphan {
             act(
                 &f.path,
+                false,
                 "index file without its .log: Kafka deletes it at load".into(),
             );
         }

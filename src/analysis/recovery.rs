@@ -304,13 +304,26 @@ pub struct InvalidIndexOffset {
 }
 
 impl InvalidIndexOffset {
-    pub fn message(&self) -> String {
+    /// What throws, without what Kafka then does.
+    pub fn cause(&self) -> String {
         format!(
-            "rebuilding the {} at the batch at byte {} appends offset {} after {}: Kafka's recovery throws InvalidOffsetException and empties the segment",
-            if self.time_index { "time index" } else { "offset index" },
+            "rebuilding the {} at the batch at byte {} appends offset {} after {}",
+            if self.time_index {
+                "time index"
+            } else {
+                "offset index"
+            },
             self.position,
             self.offset,
             self.previous
+        )
+    }
+
+    /// The cause and what `LogLoader.recoverLog` does about it.
+    pub fn message(&self) -> String {
+        format!(
+            "{}: Kafka's recovery throws InvalidOffsetException and empties the segment",
+            self.cause()
         )
     }
 }

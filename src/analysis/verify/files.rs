@@ -25,6 +25,7 @@ pub(super) fn txn_index_fails_sanity(bytes: &[u8], base: i64) -> bool {
 pub(super) fn check_txn_index(
     ctx: &mut Ctx<'_>,
     path: &Path,
+    bytes: &[u8],
     base: i64,
     aborts: &[(i64, i64, bool)],
     // Kafka rebuilds this index at the next start (its segment is recovered).
@@ -36,10 +37,7 @@ pub(super) fn check_txn_index(
     } else {
         Severity::Error
     };
-    let Some(bytes) = ctx.read(path) else {
-        return;
-    };
-    let (entries, partial) = parse_txn_index(&bytes);
+    let (entries, partial) = parse_txn_index(bytes);
     if let Some(at) = partial {
         ctx.add(
             "txn-index-mismatch",

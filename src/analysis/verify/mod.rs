@@ -347,12 +347,13 @@ pub fn verify_partition(
         // only a recovery fills it.
         // LogLoader.loadSegmentFiles recovers a segment itself when its .index is missing or
         // its .txnindex fails the sanity check.
-        let txn_index = segment_sibling(loaded, base, &FileKind::TxnIndex);
+        // Read once: for that decision here and for its checks after the log's pass.
+        let txn_index = segment_sibling(loaded, base, &FileKind::TxnIndex)
+            .and_then(|f| Some((f.path.as_path(), ctx.read(&f.path)?)));
         let load_recovered = index.is_none()
-            || txn_index.is_some_and(|f| {
-                read_small(&f.path, 1 << 30)
-                    .is_ok_and(|bytes| files::txn_index_fails_sanity(&bytes, base))
-            });
+            || txn_index
+                .as_ref()
+                .is_some_and(|(_, bytes)| files::txn_index_fails_sanity(bytes, base));
         let rebuilds_all = recovered || load_recovered;
         let at = IndexSetting {
             base,
@@ -472,10 +473,11 @@ pub fn verify_partition(
                 preview.rebuilt_indexes.push(f.path.display().to_string());
             }
         }
-        if let Some(f) = segment_sibling(loaded, base, &FileKind::TxnIndex) {
+        if let Some((path, bytes)) = &txn_index {
             files::check_txn_index(
                 &mut ctx,
-                &f.path,
+                path,
+                bytes,
                 base,
                 &seg_facts.aborts,
                 rebuilds_all,

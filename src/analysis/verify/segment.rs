@@ -305,32 +305,26 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
             }
         }
         let total = self.before();
-        let cut = match (self.rebuild_failure, self.first_invalid) {
-            (Some(invalid), _) if self.seg.load_recovered => {
+        if let Some(invalid) = self.rebuild_failure.filter(|_| self.seg.log_checks) {
+            let message = if self.seg.load_recovered {
                 // Thrown inside loadSegmentFiles, where nothing catches it.
-                if self.seg.log_checks {
-                    self.ctx.add(
-                        "recovery-empties-segment",
-                        Severity::Error,
-                        self.seg.path,
-                        Some(invalid.position),
-                        Some(invalid.offset),
-                        format!("{} while recovering this segment at load (no .index, or a .txnindex failing its sanity check), where the exception is not caught: Kafka fails to load the partition", invalid.message().split(": Kafka").next().unwrap_or_default()),
-                    );
-                }
-                None
-            }
+                format!("{} while recovering this segment at load (no .index, or a .txnindex failing its sanity check), where the exception is not caught: Kafka fails to load the partition", invalid.cause())
+            } else {
+                invalid.message()
+            };
+            self.ctx.add(
+                "recovery-empties-segment",
+                Severity::Error,
+                self.seg.path,
+                Some(invalid.position),
+                Some(invalid.offset),
+                message,
+            );
+        }
+        let cut = match (self.rebuild_failure, self.first_invalid) {
+            // The load fails: there is no cut to preview.
+            (Some(_), _) if self.seg.load_recovered => None,
             (Some(invalid), _) => {
-                if self.seg.log_checks {
-                    self.ctx.add(
-                        "recovery-empties-segment",
-                        Severity::Error,
-                        self.seg.path,
-                        Some(invalid.position),
-                        Some(invalid.offset),
-                        invalid.message(),
-                    );
-                }
                 let before = if invalid.truncate_to == 0 {
                     Before::default()
                 } else {
