@@ -7,8 +7,10 @@ use clap::CommandFactory;
 use crate::cli::Cli;
 
 pub fn completions(shell: clap_complete::Shell, out: &mut impl Write) -> io::Result<()> {
-    clap_complete::generate(shell, &mut Cli::command(), "kseg", out);
-    Ok(())
+    // clap_complete panics when its writer fails (a closed stdout): generate into memory.
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "kseg", &mut script);
+    out.write_all(&script)
 }
 
 /// One man page: the top-level sections, then a section per subcommand with its options.

@@ -132,6 +132,9 @@ pub fn run(args: FindGroupPartitionArgs) -> Result<Outcome> {
                 writeln!(out, "{id}\t{partition}")?;
             }
             if !args.log_dir.is_empty() {
+                // The answer reaches stdout before its note reaches stderr (and a closed
+                // stdout ends the run before the note).
+                out.flush()?;
                 let hits: Vec<String> = on_disk[i]
                     .iter()
                     .map(|(p, n)| format!("{topic}-{p}: {n} records"))
@@ -147,6 +150,7 @@ pub fn run(args: FindGroupPartitionArgs) -> Result<Outcome> {
             }
         }
         if let Some(w) = warning {
+            out.flush()?;
             eprintln!("kseg: warning: {w}");
         }
     }

@@ -34,10 +34,21 @@ impl Outcome {
     }
 }
 
-/// Whether an error (anywhere in its chain) is a closed stdout, as in `kseg ... | head`.
+/// Whether an error (anywhere in its chain) is a closed stdout, as in `kseg ... | head`: an
+/// `io::Error` of kind `BrokenPipe`, also when a JSON serializer or another `io::Error` carries it.
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|e| {
-        e.downcast_ref::<io::Error>()
-            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
-    })
+    err.chain().any(error_is_broken_pipe)
+}
+
+fn error_is_broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
+    if let Some(io) = e.downcast_ref::<io::Error>() {
+        return io.kind() == io::ErrorKind::BrokenPipe
+            || io
+                .get_ref()
+                .is_some_and(|inner| error_is_broken_pipe(inner));
+    }
+    if let Some(json) = e.downcast_ref::<serde_json::Error>() {
+        return json.io_error_kind() == Some(io::ErrorKind::BrokenPipe);
+    }
+    false
 }

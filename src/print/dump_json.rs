@@ -53,7 +53,7 @@ impl<W: Write> JsonDump<W> {
         if let Value::Object(map) = fields {
             for (k, v) in map {
                 write!(self.out, ",\"{k}\":")?;
-                serde_json::to_writer(&mut self.out, &v).map_err(io::Error::other)?;
+                serde_json::to_writer(&mut self.out, &v).map_err(io::Error::from)?;
             }
         }
         self.out.write_all(b"}\n")
@@ -171,11 +171,11 @@ impl<W: Write> LogSink for JsonDump<W> {
             let d = decode_record(decoder, r.offset, r.key, r.value);
             if let Some(k) = d.key_json {
                 self.out.write_all(b",\"decodedKey\":")?;
-                serde_json::to_writer(&mut self.out, &k).map_err(io::Error::other)?;
+                serde_json::to_writer(&mut self.out, &k).map_err(io::Error::from)?;
             }
             if let Some(v) = d.value_json {
                 self.out.write_all(b",\"decodedValue\":")?;
-                serde_json::to_writer(&mut self.out, &v).map_err(io::Error::other)?;
+                serde_json::to_writer(&mut self.out, &v).map_err(io::Error::from)?;
             }
         }
         if b.is_control {
@@ -196,7 +196,7 @@ impl<W: Write> LogSink for JsonDump<W> {
                 Err(e) => json!({"type": "INVALID", "error": e.message}),
             };
             self.out.write_all(b",\"control\":")?;
-            serde_json::to_writer(&mut self.out, &control).map_err(io::Error::other)?;
+            serde_json::to_writer(&mut self.out, &control).map_err(io::Error::from)?;
         }
         self.out.write_all(b"}\n")?;
         Ok(Flow::Continue)
@@ -230,7 +230,7 @@ impl<W: Write> DumpPrinter for JsonDump<W> {
 
     fn begin_file(&mut self, file: &Path, kind: &FileKind) -> io::Result<()> {
         self.file = file.to_path_buf();
-        self.file_json = serde_json::to_vec(&file.to_string_lossy()).map_err(io::Error::other)?;
+        self.file_json = serde_json::to_vec(&file.to_string_lossy()).map_err(io::Error::from)?;
         // Like the text output: gaps are counted from the base offset in the file name.
         let name = file.file_name().unwrap_or_default().to_string_lossy();
         self.last_offset = crate::storage::layout::base_offset_of(&name).unwrap_or(0) - 1;
@@ -358,7 +358,7 @@ impl<W: Write> DumpPrinter for JsonDump<W> {
         let file = item.path.to_string_lossy();
         let v = json!({"type": if item.foreign_layout.is_some() { "error" } else { "unrecognised" },
             "file": file, "position": null, "length": null, "layout": item.foreign_layout, "message": item.reason});
-        serde_json::to_writer(&mut self.out, &v).map_err(io::Error::other)?;
+        serde_json::to_writer(&mut self.out, &v).map_err(io::Error::from)?;
         self.out.write_all(b"\n")?;
         if item.foreign_layout.is_some() {
             self.out.flush()?;
@@ -371,7 +371,7 @@ impl<W: Write> DumpPrinter for JsonDump<W> {
         let v = json!({"type": "summary", "files": s.files, "batches": s.batches, "records": s.records,
             "errors": s.errors, "crcErrors": s.crc_errors, "invalidBytes": s.invalid_bytes,
             "unrecognised": s.unrecognised});
-        serde_json::to_writer(&mut self.out, &v).map_err(io::Error::other)?;
+        serde_json::to_writer(&mut self.out, &v).map_err(io::Error::from)?;
         self.out.write_all(b"\n")?;
         self.out.flush()
     }

@@ -115,7 +115,7 @@ pub fn write_json_bytes(
 
 /// A JSON string literal with every required escape (no allocation).
 pub fn write_json_str(out: &mut impl Write, s: &str) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, s).map_err(io::Error::other)
+    serde_json::to_writer(&mut *out, s).map_err(io::Error::from)
 }
 
 #[cfg(test)]

@@ -231,7 +231,7 @@ pub fn history_table(out: &mut impl Write, events: &[CommitEvent]) -> io::Result
 }
 
 fn line(out: &mut impl Write, v: &Value) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, v).map_err(io::Error::other)?;
+    serde_json::to_writer(&mut *out, v).map_err(io::Error::from)?;
     out.write_all(b"\n")
 }
 
@@ -275,7 +275,7 @@ pub fn json_group(
         v["members"] = Value::Array(members);
     }
     if let Some(view) = view {
-        v["consumerGroup"] = serde_json::to_value(view).map_err(io::Error::other)?;
+        v["consumerGroup"] = serde_json::to_value(view).map_err(io::Error::from)?;
     }
     if !s.records.is_empty() {
         v["records"] = s

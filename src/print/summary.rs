@@ -129,6 +129,6 @@ pub fn json_row(out: &mut impl Write, r: &PartitionSummary) -> io::Result<()> {
         "checkpoints": r.checkpoints,
         "warnings": r.warnings,
     });
-    serde_json::to_writer(&mut *out, &v).map_err(io::Error::other)?;
+    serde_json::to_writer(&mut *out, &v).map_err(io::Error::from)?;
     out.write_all(b"\n")
 }

@@ -10,16 +10,16 @@ use crate::analysis::verify::{Finding, RecoveryPreview, Severity};
 pub fn json_finding(out: &mut impl Write, f: &Finding) -> io::Result<()> {
     let v = json!({"type": "finding", "check": f.check, "severity": f.severity, "file": f.file,
         "position": f.position, "offset": f.offset, "message": f.message});
-    serde_json::to_writer(&mut *out, &v).map_err(io::Error::other)?;
+    serde_json::to_writer(&mut *out, &v).map_err(io::Error::from)?;
     out.write_all(b"\n")
 }
 
 pub fn json_recovery(out: &mut impl Write, r: &RecoveryPreview) -> io::Result<()> {
-    let mut v = serde_json::to_value(r).map_err(io::Error::other)?;
+    let mut v = serde_json::to_value(r).map_err(io::Error::from)?;
     v.as_object_mut()
         .expect("struct")
         .insert("type".into(), "recovery".into());
-    serde_json::to_writer(&mut *out, &v).map_err(io::Error::other)?;
+    serde_json::to_writer(&mut *out, &v).map_err(io::Error::from)?;
     out.write_all(b"\n")
 }
 
