@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde_json::{json, Map, Value};
 
-use super::Outcome;
+use super::{discover_inputs, Outcome, Reads};
 use crate::cli::DumpLogArgs;
 use crate::format::index::{OffsetIndex, TimeIndex};
 use crate::format::internal::InternalDecoder;
@@ -21,9 +21,9 @@ use crate::print::dump_json::JsonDump;
 use crate::print::dump_text::{TextDump, TextStyle};
 use crate::print::{DumpPrinter, DumpSummary, TimeIndexProblem};
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
-use crate::storage::discover::{discover, DataFile};
+use crate::storage::discover::DataFile;
 use crate::storage::layout::{base_offset_of, FileKind};
-use crate::storage::source::{open_log, read_small, FileSource};
+use crate::storage::source::{open_log, read_small, starts_with_a_batch, FileSource};
 
 /// Index and snapshot files are read whole; a preallocated index is 10 MiB, so 1 GiB is
 /// generous while still refusing absurd files.
@@ -35,7 +35,7 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
     if paths.is_empty() {
         anyhow::bail!("no input: give files, partition dirs or log dirs (or --files a,b)");
     }
-    let set = discover(&paths)?;
+    let (set, mut outcome) = discover_inputs(&paths, "dump-log", Reads::AnyKafkaFile)?;
     let stdout = io::stdout();
     let out = BufWriter::with_capacity(256 * 1024, stdout.lock());
     let forced_decoder = if args.offsets_decoder {
@@ -88,7 +88,6 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
         budget: args.max_messages,
         forced_decoder,
     };
-    let mut outcome = Outcome::Clean;
     for item in &set.unrecognised {
         printer.unrecognised(item)?;
         dumper.summary.unrecognised += 1;
@@ -113,9 +112,6 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
         dumper.dump_file(printer.as_mut(), &file.path, &file.kind)?;
     }
     printer.finish(&dumper.summary)?;
-    if set.is_empty() {
-        return Ok(Outcome::Failed);
-    }
     if dumper.summary.errors > 0 || dumper.summary.crc_errors > 0 {
         outcome = outcome.worst(Outcome::DataProblems);
     }
@@ -508,26 +504,6 @@ fn batch_ending_at_or_after(
     };
     scan_log(src, &opts, scratch, &mut find)?;
     Ok(find.found)
-}
-
-/// Whether a file's first bytes frame a batch or message whose checksum is valid.
-fn starts_with_a_batch(path: &Path) -> bool {
-    let Ok(mut src) = FileSource::open(path) else {
-        return false;
-    };
-    let Ok(head) = src.read_at(0, 17) else {
-        return false;
-    };
-    if head.len() < 17 {
-        return false;
-    }
-    let size = i32::from_be_bytes([head[8], head[9], head[10], head[11]]);
-    if size < 14 || head[16] > 2 {
-        return false;
-    }
-    src.read_at(0, 12 + size as usize)
-        .map(crate::format::log::frame_crc_valid)
-        .unwrap_or(false)
 }
 
 /// The last offset of the entry that starts at `position`, read from its header alone.

@@ -6,7 +6,7 @@ use std::io::{self, BufWriter, Write};
 use anyhow::Result;
 use serde_json::{json, Value};
 
-use super::Outcome;
+use super::{discover_inputs, Outcome, Reads};
 use crate::analysis::groups::{
     consumer_group_view, partition_facts, replay, timestamp_at, ConsumerGroupView, PartitionFacts,
 };
@@ -14,7 +14,7 @@ use crate::analysis::summary::{log_dir_facts, LogDirFacts};
 use crate::cli::GroupsArgs;
 use crate::format::text_files::parse_partition_metadata;
 use crate::print::groups as printer;
-use crate::storage::discover::{discover, PartitionDir};
+use crate::storage::discover::PartitionDir;
 use crate::storage::layout::FileKind;
 use crate::storage::layout::PartitionState;
 use crate::storage::source::read_small;
@@ -32,10 +32,7 @@ pub struct OffsetRow {
 }
 
 pub fn run(args: GroupsArgs) -> Result<Outcome> {
-    let set = discover(&args.paths)?;
-    if set.is_empty() {
-        anyhow::bail!("no Kafka log dir found in the given paths");
-    }
+    let (set, inputs) = discover_inputs(&args.paths, "groups", Reads::DirsOnly)?;
     let facts: Vec<(std::path::PathBuf, LogDirFacts)> = set
         .log_dirs
         .iter()
@@ -156,7 +153,15 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
         serde_json::to_writer(&mut out, &v)?;
         writeln!(out)?;
     } else {
-        printer::offsets_table(&mut out, &rows)?;
+        if rows.is_empty() {
+            writeln!(
+                out,
+                "No committed offsets in the {} __consumer_offsets partitions read.",
+                offsets_partitions.len()
+            )?;
+        } else {
+            printer::offsets_table(&mut out, &rows)?;
+        }
         for (group, state) in &replay.groups {
             printer::group_state(&mut out, group, state, views.get(group))?;
         }
@@ -165,14 +170,28 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
         }
     }
     out.flush()?;
+    let mut outcome = inputs;
+    for g in args
+        .group
+        .iter()
+        .filter(|g| !replay.groups.contains_key(*g))
+    {
+        // Asked for and not there: kseg could not do what was asked (exit 2).
+        eprintln!(
+            "kseg: no such group: {:?} has no records in the {} __consumer_offsets partitions read",
+            g,
+            offsets_partitions.len()
+        );
+        outcome = outcome.worst(Outcome::Failed);
+    }
     for (partition, offset, msg) in &replay.undecodable {
         eprintln!(
             "kseg: __consumer_offsets-{partition}: offset {offset}: undecodable record: {msg}"
         );
     }
     Ok(if replay.undecodable.is_empty() {
-        Outcome::Clean
+        outcome
     } else {
-        Outcome::DataProblems
+        outcome.worst(Outcome::DataProblems)
     })
 }

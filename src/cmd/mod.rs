@@ -11,7 +11,13 @@ pub mod summary;
 pub mod transactions;
 pub mod verify_index;
 
+use std::collections::HashSet;
 use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::storage::discover::{discover, DataSet};
+use crate::storage::layout::{classify_file, FileKind};
+use crate::storage::source::starts_with_a_batch;
 
 /// Exit codes shared by every command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,4 +57,146 @@ fn error_is_broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
         return json.io_error_kind() == Some(io::ErrorKind::BrokenPipe);
     }
     false
+}
+
+/// The files a command reads when they are given on their own (log dirs and partition dirs it
+/// always reads).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reads {
+    /// Every file kind kseg decodes (`dump-log`).
+    AnyKafkaFile,
+    /// Segments and KRaft snapshots (`summary`).
+    LogData,
+    /// Segments and their indexes (`verify-index`).
+    LogAndIndexes,
+    /// Log dirs and partition dirs only (`groups`, `transactions`).
+    DirsOnly,
+}
+
+impl Reads {
+    fn accepts(self, kind: &FileKind) -> bool {
+        match self {
+            Reads::AnyKafkaFile => *kind != FileKind::Unknown,
+            Reads::LogData => kind.is_log_data(),
+            Reads::LogAndIndexes => matches!(
+                kind,
+                FileKind::Log | FileKind::OffsetIndex | FileKind::TimeIndex | FileKind::TxnIndex
+            ),
+            Reads::DirsOnly => false,
+        }
+    }
+}
+
+/// What one given path holds that a command cannot read.
+enum Lack {
+    /// Another system's data dir (Redpanda): named, and a data problem next to Kafka data.
+    Foreign(String),
+    /// Nothing Kafka's at all.
+    Nothing(String),
+}
+
+fn lack_of(path: &Path, found: &DataSet, command: &str, reads: Reads) -> Option<Lack> {
+    if !found.log_dirs.is_empty()
+        || !found.partitions.is_empty()
+        || found.files.iter().any(|f| reads.accepts(&f.kind))
+    {
+        return None;
+    }
+    if let Some(u) = found
+        .unrecognised
+        .iter()
+        .find(|u| u.foreign_layout.is_some())
+    {
+        return Some(Lack::Foreign(format!("{}: {}", u.path.display(), u.reason)));
+    }
+    let shown = path.display();
+    if !path.is_dir() {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let kind = classify_file(&name);
+        let described = |k: &FileKind| {
+            let d = k.describe();
+            let article = if d.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            };
+            format!("{article} {d}")
+        };
+        return Some(Lack::Nothing(match (kind, reads) {
+            (FileKind::Unknown, _) => format!(
+                "{shown} is not a Kafka log segment: its name is not a segment's \
+                 (<base offset>.log) nor that of another file Kafka writes"
+            ),
+            (kind, Reads::DirsOnly) => format!(
+                "{shown} is {}, not a Kafka log dir: kseg {command} reads log dirs",
+                described(&kind)
+            ),
+            (kind, _) => format!(
+                "{shown} is not a Kafka log segment: it is {}, which kseg {command} does not \
+                 read on its own (give its partition dir; kseg dump-log decodes it)",
+                described(&kind)
+            ),
+        }));
+    }
+    Some(Lack::Nothing(format!(
+        "no Kafka log dir or partition under {shown}"
+    )))
+}
+
+/// Discovers the given paths for a command. A path holding nothing the command reads is named on
+/// stderr ("no Kafka log dir or partition under X", "X is not a Kafka log segment: ...") and
+/// makes the run end with exit 2 after the others are read; when no path holds anything, that is
+/// the error. A path given twice is read once. Returns the data and the outcome so far.
+pub fn discover_inputs(
+    paths: &[PathBuf],
+    command: &str,
+    reads: Reads,
+) -> anyhow::Result<(DataSet, Outcome)> {
+    let mut set = DataSet::default();
+    let mut seen = HashSet::new();
+    let mut found = 0usize;
+    let mut lacking = Vec::new();
+    for path in paths {
+        if !seen.insert(std::fs::canonicalize(path).unwrap_or_else(|_| path.clone())) {
+            continue;
+        }
+        let mut one = discover(std::slice::from_ref(path))?;
+        if !path.is_dir() && reads.accepts(&FileKind::Log) {
+            // A file named otherwise (a copied segment, a capture) whose first bytes frame a
+            // batch with a valid checksum is read as a segment.
+            for f in &mut one.files {
+                if f.kind == FileKind::Unknown && starts_with_a_batch(&f.path) {
+                    f.kind = FileKind::Log;
+                }
+            }
+        }
+        match lack_of(path, &one, command, reads) {
+            None => found += 1,
+            Some(lack) => lacking.push(lack),
+        }
+        // A file given on its own that the command does not read has been named here.
+        if !path.is_dir() {
+            one.files.retain(|f| reads.accepts(&f.kind));
+        }
+        set.merge(one);
+    }
+    let message = |l: &Lack| match l {
+        Lack::Foreign(m) | Lack::Nothing(m) => m.clone(),
+    };
+    if found == 0 {
+        let all: Vec<String> = lacking.iter().map(message).collect();
+        anyhow::bail!("{}", all.join("; "));
+    }
+    let mut outcome = Outcome::Clean;
+    for l in &lacking {
+        // Foreign data dirs are reported by the command itself, in its own output.
+        if let Lack::Nothing(m) = l {
+            eprintln!("kseg: {m}");
+            outcome = Outcome::Failed;
+        }
+    }
+    Ok((set, outcome))
 }

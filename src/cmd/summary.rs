@@ -6,20 +6,19 @@ use anyhow::Result;
 use rayon::prelude::*;
 use serde_json::json;
 
-use super::Outcome;
+use super::{discover_inputs, Outcome, Reads};
 use crate::analysis::summary::{
     log_dir_facts, summarize_file, summarize_partition, LogDirFacts, PartitionSummary,
 };
 use crate::cli::SummaryArgs;
 use crate::format::log::RecordScratch;
 use crate::print::{report_error, summary};
-use crate::storage::discover::{discover, PartitionDir};
+use crate::storage::discover::PartitionDir;
 
 pub fn run(args: SummaryArgs) -> Result<Outcome> {
-    let set = discover(&args.paths)?;
+    let (set, mut outcome) = discover_inputs(&args.paths, "summary", Reads::LogData)?;
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let mut outcome = Outcome::Clean;
     for item in &set.unrecognised {
         if args.json {
             let v = json!({"type": if item.foreign_layout.is_some() { "error" } else { "unrecognised" },
@@ -107,11 +106,15 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
                 }
             )?;
         }
-        summary::table(&mut out, &rows)?;
+        if rows.is_empty() {
+            writeln!(
+                out,
+                "No partitions: no <topic>-<partition> dir in the log dirs given."
+            )?;
+        } else {
+            summary::table(&mut out, &rows)?;
+        }
     }
     out.flush()?;
-    if set.is_empty() {
-        return Ok(Outcome::Failed);
-    }
     Ok(outcome)
 }

@@ -8,12 +8,12 @@ use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 use rayon::prelude::*;
 use serde_json::json;
 
-use super::Outcome;
+use super::{discover_inputs, Outcome, Reads};
 use crate::analysis::transactions::{open_transactions, transactional_ids, OpenTransaction};
 use crate::cli::TransactionsArgs;
 use crate::format::log::RecordScratch;
 use crate::print::summary::rfc3339_ms;
-use crate::storage::discover::{discover, PartitionDir};
+use crate::storage::discover::PartitionDir;
 use crate::storage::layout::PartitionState;
 
 fn esc(s: &str) -> String {
@@ -23,10 +23,7 @@ fn esc(s: &str) -> String {
 }
 
 pub fn run(args: TransactionsArgs) -> Result<Outcome> {
-    let set = discover(&args.paths)?;
-    if set.is_empty() {
-        anyhow::bail!("no Kafka log dir found in the given paths");
-    }
+    let (set, inputs) = discover_inputs(&args.paths, "transactions", Reads::DirsOnly)?;
     let live: Vec<&PartitionDir> = set
         .all_partitions()
         .filter(|p| p.name.state == PartitionState::Live)
@@ -195,9 +192,9 @@ pub fn run(args: TransactionsArgs) -> Result<Outcome> {
     }
     Ok(
         if undecodable.is_empty() && hanging == 0 && unreadable == 0 {
-            Outcome::Clean
+            inputs
         } else {
-            Outcome::DataProblems
+            inputs.worst(Outcome::DataProblems)
         },
     )
 }

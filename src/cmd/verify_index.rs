@@ -8,7 +8,7 @@ use anyhow::Result;
 use rayon::prelude::*;
 use serde_json::json;
 
-use super::Outcome;
+use super::{discover_inputs, Outcome, Reads};
 use crate::analysis::summary::{log_dir_facts, LogDirFacts};
 use crate::analysis::topic_configs::compacted_topics;
 use crate::analysis::verify::{
@@ -21,7 +21,7 @@ use crate::storage::discover::{discover, PartitionDir};
 use crate::storage::layout::FileKind;
 
 pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
-    let set = discover(&args.paths)?;
+    let (set, outcome) = discover_inputs(&args.paths, "verify-index", Reads::LogAndIndexes)?;
     let opts = VerifyOptions {
         index_only: args.index_only,
         sanity_only: args.sanity,
@@ -147,13 +147,10 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
         )?;
     }
     out.flush()?;
-    if set.is_empty() {
-        return Ok(Outcome::Failed);
-    }
     Ok(if errors > 0 {
-        Outcome::DataProblems
+        outcome.worst(Outcome::DataProblems)
     } else {
-        Outcome::Clean
+        outcome
     })
 }
 

@@ -64,6 +64,12 @@ pub fn recovery_table(out: &mut impl Write, previews: &[&RecoveryPreview]) -> io
         .iter()
         .filter(|r| !r.recovered_segments.is_empty() || r.truncate_position.is_some())
         .collect();
+    if previews.is_empty() {
+        return writeln!(
+            out,
+            "Recovery preview: no partitions, nothing for Kafka to recover."
+        );
+    }
     let all_clean = previews.iter().all(|r| r.clean_shutdown);
     if interesting.is_empty() {
         return if all_clean {

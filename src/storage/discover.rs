@@ -72,6 +72,14 @@ impl DataSet {
         self.log_dirs.is_empty() && self.partitions.is_empty() && self.files.is_empty()
     }
 
+    /// Adds what another discovery found.
+    pub fn merge(&mut self, other: DataSet) {
+        self.log_dirs.extend(other.log_dirs);
+        self.partitions.extend(other.partitions);
+        self.files.extend(other.files);
+        self.unrecognised.extend(other.unrecognised);
+    }
+
     /// Every partition, from log dirs and given directly (JBOD: one topic-partition may appear in
     /// several log dirs, e.g. a `-future` replica).
     pub fn all_partitions(&self) -> impl Iterator<Item = &PartitionDir> {
@@ -106,20 +114,9 @@ pub fn discover(paths: &[PathBuf]) -> io::Result<DataSet> {
                 kind: classify_file(&name),
             });
         } else {
-            let found_before = set.log_dirs.len()
-                + set.partitions.len()
-                + set.unrecognised.len()
-                + set.files.len();
+            // A directory holding nothing Kafka's adds nothing: the commands say so, each knowing
+            // what it reads (cmd::discover_inputs).
             visit_dir(path, 0, &mut set)?;
-            if set.log_dirs.len() + set.partitions.len() + set.unrecognised.len() + set.files.len()
-                == found_before
-            {
-                set.unrecognised.push(Unrecognised {
-                    path: path.clone(),
-                    reason: "no Kafka log dir, partition dir or segment found here".into(),
-                    foreign_layout: None,
-                });
-            }
         }
     }
     Ok(set)

@@ -155,6 +155,26 @@ pub fn open_log(path: &Path, mmap: bool) -> io::Result<Box<dyn ByteSource>> {
     })
 }
 
+/// Whether a file's first bytes frame a batch or message whose checksum is valid.
+pub fn starts_with_a_batch(path: &Path) -> bool {
+    let Ok(mut src) = FileSource::open(path) else {
+        return false;
+    };
+    let Ok(head) = src.read_at(0, 17) else {
+        return false;
+    };
+    if head.len() < 17 {
+        return false;
+    }
+    let size = i32::from_be_bytes([head[8], head[9], head[10], head[11]]);
+    if size < 14 || head[16] > 2 {
+        return false;
+    }
+    src.read_at(0, 12 + size as usize)
+        .map(crate::format::log::frame_crc_valid)
+        .unwrap_or(false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
