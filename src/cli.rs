@@ -88,7 +88,7 @@ pub struct DumpLogArgs {
     #[arg(long, value_name = "N", default_value_t = i32::MAX as u64)]
     pub max_bytes: u64,
 
-    /// Stop after N records (with --deep-iteration) or N batches
+    /// Stop after N records (with --deep-iteration) or N batches of each log file
     #[arg(long, value_name = "N")]
     pub max_messages: Option<u64>,
 

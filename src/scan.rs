@@ -85,6 +85,10 @@ pub trait LogSink {
         Ok(Flow::Continue)
     }
     fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<Flow>;
+    /// The data went on to `last_offset` through a batch or a record that the offset range
+    /// (`--from-offset`/`--to-offset`) left out: a gap check starts again from there rather
+    /// than calling the records not shown a gap.
+    fn filtered(&mut self, _last_offset: i64) {}
 }
 
 #[derive(Debug, Clone)]
@@ -176,6 +180,7 @@ pub fn scan_log<S: ByteSource + ?Sized>(
                     }
                 }
                 if info.last_offset < from || info.base_offset > to {
+                    sink.filtered(info.last_offset);
                     continue;
                 }
                 stats.batches += 1;
@@ -184,7 +189,11 @@ pub fn scan_log<S: ByteSource + ?Sized>(
                     let mut io_error = None;
                     let mut record_flow = Flow::Continue;
                     let result = for_each_record(&entry, scratch, |r| {
-                        if record_flow == Flow::Stop || r.offset < from || r.offset > to {
+                        if record_flow == Flow::Stop {
+                            return;
+                        }
+                        if r.offset < from || r.offset > to {
+                            sink.filtered(r.offset);
                             return;
                         }
                         stats.records += 1;

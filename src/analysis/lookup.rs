@@ -1050,9 +1050,10 @@ impl<'t> Ctx<'t> {
         let len = self.log_len(i)?;
         if position > 0 && position >= len {
             let note = format!(
-                "{}: the index points at byte {position}, past the end of the log ({len} bytes): \
+                "{}: the index points at byte {position}, {} the end of the log ({len} bytes): \
                  starting at byte 0",
-                self.name(i)
+                self.name(i),
+                if position == len { "at" } else { "past" }
             );
             self.step(note);
             return Ok(0);

@@ -106,9 +106,8 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
         files.extend(p.files.iter());
     }
     for file in files {
-        if dumper.budget == Some(0) {
-            break;
-        }
+        // --max-messages counts per file, as kafka-dump-log's only limit (--max-bytes) does.
+        dumper.budget = args.max_messages;
         dumper.dump_file(printer.as_mut(), &file.path, &file.kind)?;
     }
     printer.finish(&dumper.summary)?;
@@ -123,7 +122,7 @@ struct Dumper<'a> {
     scan: ScanOptions,
     scratch: RecordScratch,
     summary: DumpSummary,
-    /// Records (deep) or batches (shallow) still allowed by --max-messages.
+    /// Records (deep) or batches (shallow) still allowed by --max-messages in this file.
     budget: Option<u64>,
     forced_decoder: Option<InternalDecoder>,
 }
@@ -175,6 +174,9 @@ impl LogSink for Budgeted<'_> {
     }
     fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<Flow> {
         self.inner.problem(problem)
+    }
+    fn filtered(&mut self, last_offset: i64) {
+        self.inner.filtered(last_offset)
     }
 }
 
@@ -282,15 +284,19 @@ impl Dumper<'_> {
                 }
                 let log = path.with_extension("log");
                 let mut log_src = FileSource::open(&log).ok();
-                for entry in index.entries() {
+                let mut padding_mismatch = false;
+                for (slot, entry) in index.entries().enumerate() {
                     if let Some(src) = log_src.as_mut() {
-                        match last_offset_at(src, entry.position as u64)? {
-                            Some(last) if last == entry.offset => {}
-                            Some(last) => printer.index_mismatch(entry.offset, last)?,
-                            None => printer.index_mismatch(entry.offset, -1)?,
+                        let found = last_offset_at(src, entry.position as u64)?;
+                        if found != Some(entry.offset) {
+                            printer.index_mismatch(entry.offset, found.unwrap_or(-1))?;
+                            padding_mismatch |= slot == 0 && index.layout.real_entries == 0;
                         }
                     }
                     printer.index_entry(&entry)?;
+                }
+                if padding_mismatch && index.layout.zero_tail {
+                    printer.note(&preallocated_note(path, &index.layout, bytes.len()))?;
                 }
                 if let Some(e) = crate::format::index::describe_layout(&index.layout, 8) {
                     self.summary.errors += 1;
@@ -504,6 +510,39 @@ fn batch_ending_at_or_after(
     };
     scan_log(src, &opts, scratch, &mut find)?;
     Ok(find.found)
+}
+
+/// What a zero-filled index with no entries is: Kafka's tool reads its first slot as an entry
+/// (offset = base, position 0) and reports it as a mismatch; it is the preallocation of a segment
+/// the broker has not closed, as `verify-index` reports it (`index-preallocated`).
+fn preallocated_note(
+    path: &Path,
+    layout: &crate::format::index::IndexLayout,
+    len: usize,
+) -> String {
+    let base = base_offset_of(&path.file_name().unwrap_or_default().to_string_lossy());
+    let later_segment = base.is_some_and(|base| {
+        path.parent()
+            .and_then(|d| std::fs::read_dir(d).ok())
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok())
+            .any(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.ends_with(".log") && base_offset_of(&name).is_some_and(|b| b > base)
+            })
+    });
+    format!(
+        "a preallocated {}index ({len} bytes, zero-filled, {} real entries): the mismatch at its \
+         first slot is that zero padding, not an index entry{}",
+        if later_segment { "" } else { "active " },
+        layout.real_entries,
+        if later_segment {
+            " (the segment was not closed: Kafka trims the index when it rolls a segment)"
+        } else {
+            " (normal for the active segment of a running or crashed broker)"
+        }
+    )
 }
 
 /// The last offset of the entry that starts at `position`, read from its header alone.

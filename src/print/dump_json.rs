@@ -202,6 +202,10 @@ impl<W: Write> LogSink for JsonDump<W> {
         Ok(Flow::Continue)
     }
 
+    fn filtered(&mut self, last_offset: i64) {
+        self.last_offset = last_offset;
+    }
+
     fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<Flow> {
         let kind = match p {
             LogProblem::Corrupt { .. } => "invalidBytes",
@@ -273,6 +277,10 @@ impl<W: Write> DumpPrinter for JsonDump<W> {
             "indexMismatch",
             json!({"indexOffset": index_offset, "logOffset": log_offset}),
         )
+    }
+
+    fn note(&mut self, message: &str) -> io::Result<()> {
+        self.value_line("note", json!({ "message": message }))
     }
 
     fn time_index_problem(&mut self, problem: TimeIndexProblem) -> io::Result<()> {

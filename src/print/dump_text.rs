@@ -35,6 +35,8 @@ pub struct TextDump<W: Write> {
     /// Per file (absolute path): previous offset → next offset, reported on stderr at the end.
     gaps: Vec<(PathBuf, BTreeMap<i64, i64>)>,
     mismatches: Vec<(PathBuf, BTreeMap<std::cmp::Reverse<i64>, i64>)>,
+    /// kseg's notes per file (absolute path), printed after Kafka's lines about that file.
+    notes: Vec<(PathBuf, String)>,
     time_problems: Vec<(PathBuf, TimeIndexProblem)>,
 }
 
@@ -48,6 +50,7 @@ impl<W: Write> TextDump<W> {
             last_offset: -1,
             gaps: Vec::new(),
             mismatches: Vec::new(),
+            notes: Vec::new(),
             time_problems: Vec::new(),
         }
     }
@@ -212,6 +215,10 @@ impl<W: Write> LogSink for TextDump<W> {
         Ok(Flow::Continue)
     }
 
+    fn filtered(&mut self, last_offset: i64) {
+        self.last_offset = last_offset;
+    }
+
     fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<Flow> {
         match p {
             LogProblem::Tail { length, .. } => writeln!(
@@ -298,6 +305,11 @@ impl<W: Write> DumpPrinter for TextDump<W> {
                 BTreeMap::from([(std::cmp::Reverse(index_offset), log_offset)]),
             )),
         }
+        Ok(())
+    }
+
+    fn note(&mut self, message: &str) -> io::Result<()> {
+        self.notes.push((absolute(&self.file), message.to_string()));
         Ok(())
     }
 
@@ -402,6 +414,14 @@ impl<W: Write> DumpPrinter for TextDump<W> {
             writeln!(err, "Mismatches in :{}", file.display())?;
             for (std::cmp::Reverse(index), log) in m {
                 writeln!(err, "  Index offset: {index}, log offset: {log}")?;
+            }
+            for (_, note) in self.notes.iter().filter(|(f, _)| f == file) {
+                writeln!(err, "kseg: note: {}: {note}", file.display())?;
+            }
+        }
+        for (file, note) in &self.notes {
+            if !self.mismatches.iter().any(|(f, _)| f == file) {
+                writeln!(err, "kseg: note: {}: {note}", file.display())?;
             }
         }
         // Kafka's order: mismatches, then out-of-order timestamps, then offsets not found.

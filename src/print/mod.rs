@@ -62,6 +62,9 @@ pub trait DumpPrinter: LogSink {
     fn sanity_passed(&mut self) -> io::Result<()>;
     /// An offset-index entry whose offset is not the last offset of the batch at its position.
     fn index_mismatch(&mut self, index_offset: i64, log_offset: i64) -> io::Result<()>;
+    /// kseg's reading of a line Kafka's tool prints for the current file (its own line, never
+    /// a change to Kafka's).
+    fn note(&mut self, message: &str) -> io::Result<()>;
     /// A time-index entry that disagrees with the log, as kafka-dump-log checks it.
     fn time_index_problem(&mut self, problem: TimeIndexProblem) -> io::Result<()>;
     fn aborted_txn(&mut self, txn: &AbortedTxn) -> io::Result<()>;

@@ -274,10 +274,17 @@ impl OffsetIndexPass {
                     &self.path,
                     Some((e.slot * OFFSET_ENTRY_SIZE) as u64),
                     Some(e.offset),
-                    format!(
-                        "entry points to position {}, past the valid end of the log at {valid_end}",
-                        e.position
-                    ),
+                    if e.position == valid_end {
+                        format!(
+                            "entry points to position {}, the valid end of the log: no batch starts there",
+                            e.position
+                        )
+                    } else {
+                        format!(
+                            "entry points to position {}, past the valid end of the log at {valid_end}",
+                            e.position
+                        )
+                    },
                 );
             } else {
                 self.not_a_batch_start(ctx, e);

@@ -58,7 +58,7 @@ pub const CHECKS: &[(&str, &str)] = &[
     ("offset-overflow", "offsets too far from the segment base to fit a relative offset"),
     ("offset-index-mismatch", "an .index entry not on a batch boundary or naming an offset the batch there does not end with"),
     ("offset-index-order", ".index entries whose offsets or positions do not strictly increase"),
-    ("offset-index-beyond-log", "an .index entry pointing past the valid end of the log"),
+    ("offset-index-beyond-log", "an .index entry pointing at or past the valid end of the log"),
     ("index-preallocated", "an .index/.timeindex still at its preallocated size with a zero tail"),
     ("index-size", "an index file whose length is not a multiple of its entry size"),
     ("index-sanity", "Kafka's own index sanity check fails (last offset below the base offset, ...)"),
