@@ -236,7 +236,8 @@ pub struct RecoverArgs {
     #[arg(value_name = "PARTITION_DIR")]
     pub partition: PathBuf,
 
-    /// New directory for the repaired copy (must not exist, or be empty)
+    /// Where to write the repaired copy: NEWDIR/<topic>-<partition>, named as the input's
+    /// partition dir so kseg and Kafka read it as that partition (it must not exist, or be empty)
     #[arg(long, value_name = "NEWDIR")]
     pub out: PathBuf,
 

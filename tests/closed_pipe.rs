@@ -168,7 +168,10 @@ fn every_command_ends_quietly_on_a_closed_stdout() {
         let (code, stderr) = into_closed_pipe(&args, "");
         assert_eq!(code, 0, "kseg {}: stderr: {stderr}", args.join(" "));
         assert_eq!(stderr, "", "kseg {}", args.join(" "));
-        assert!(Path::new(&target).exists());
+        assert!(Path::new(&target)
+            .join("wide-0")
+            .join("00000000000000000000.log")
+            .exists());
         runs += 1;
     }
     let fresh = t.path().join("fresh").display().to_string();

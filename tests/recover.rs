@@ -40,15 +40,17 @@ fn recover_truncates_at_the_first_bad_batch_and_rebuilds_indexes() {
     let t = tempfile::tempdir().unwrap();
     let (batches, part) = crashed_partition(t.path());
     let before = std::fs::read(part.join("00000000000000000000.log")).unwrap();
-    let out = t.path().join("copy").join("orders-0");
+    let copy = t.path().join("copy");
+    let out = copy.join("orders-0");
     let r = kseg(&[
         "recover",
         part.to_str().unwrap(),
         "--out",
-        out.to_str().unwrap(),
+        copy.to_str().unwrap(),
         "--json",
     ]);
-    assert_eq!(r.code, 1, "{}", r.stderr);
+    // The repair was written: exit 0, the damage is in the report.
+    assert_eq!(r.code, 0, "{}", r.stderr);
     let lines = json_lines(&r.stdout);
     let seg = &lines[0];
     let cut: usize = batches[..25].iter().map(|b| b.len()).sum();
@@ -78,21 +80,39 @@ fn recover_truncates_at_the_first_bad_batch_and_rebuilds_indexes() {
         .len();
     assert!(idx > 0 && idx.is_multiple_of(8));
     assert!(findings.iter().all(|f| f["check"] != "index-preallocated"));
+    let summary = of_type(&lines, "summary")[0];
+    assert_eq!(summary["damaged"], true);
+    assert_eq!(summary["out"], out.display().to_string());
+    // The copy reads as the same partition, from the --out dir and from the partition dir.
+    for path in [&copy, &out] {
+        let s = kseg(&["summary", "--json", path.to_str().unwrap()]);
+        assert_eq!(s.code, 0, "{}", s.stderr);
+        let rows = json_lines(&s.stdout);
+        let rows = of_type(&rows, "partition");
+        assert_eq!(rows.len(), 1);
+        assert_eq!(
+            (rows[0]["topic"].as_str(), rows[0]["partition"].as_i64()),
+            (Some("orders"), Some(0))
+        );
+        assert_eq!(rows[0]["records"], 50);
+    }
 }
 
 #[test]
 fn salvage_keeps_the_valid_batches_after_the_damage() {
     let t = tempfile::tempdir().unwrap();
     let (batches, part) = crashed_partition(t.path());
-    let out = t.path().join("salvaged");
+    let parent = t.path().join("salvaged");
+    let out = parent.join("orders-0");
     let r = kseg(&[
         "recover",
         part.to_str().unwrap(),
         "--out",
-        out.to_str().unwrap(),
+        parent.to_str().unwrap(),
         "--salvage",
         "--json",
     ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
     let lines = json_lines(&r.stdout);
     assert_eq!(lines[0]["salvagedBatches"], 14);
     assert_eq!(lines[0]["salvagedOffsets"], "52..79");
@@ -120,16 +140,17 @@ fn salvage_keeps_the_valid_batches_after_the_damage() {
 fn refuses_to_overwrite() {
     let t = tempfile::tempdir().unwrap();
     let (_b, part) = crashed_partition(t.path());
-    let out = t.path().join("busy");
+    let out = t.path().join("busy").join("orders-0");
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(out.join("x"), "keep me").unwrap();
     let r = kseg(&[
         "recover",
         part.to_str().unwrap(),
         "--out",
-        out.to_str().unwrap(),
+        t.path().join("busy").to_str().unwrap(),
     ]);
     assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("exists and is not empty"), "{}", r.stderr);
     assert_eq!(std::fs::read_to_string(out.join("x")).unwrap(), "keep me");
 }
 

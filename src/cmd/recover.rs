@@ -100,26 +100,29 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         );
     };
     let input = fs::canonicalize(&part.path)?;
-    // Resolve --out through its nearest existing ancestor before creating anything, so a path
-    // inside the input (existing or not, through symlinks or `..`) is refused.
-    if resolved_path(&args.out)?.starts_with(&input) {
+    // The copy keeps the partition dir's name under --out, so kseg and Kafka read it as the same
+    // topic-partition (`--out restored` writes `restored/orders-0/`).
+    let target = args.out.join(name_of(&part.path));
+    // Resolve the copy's path through its nearest existing ancestor before creating anything, so
+    // a path inside the input (existing or not, through symlinks or `..`) is refused.
+    if resolved_path(&target)?.starts_with(&input) {
         bail!(
             "--out must not be inside the input partition {}",
             input.display()
         );
     }
-    if args.out.exists() {
-        if fs::read_dir(&args.out)?.next().is_some() {
+    if target.exists() {
+        if fs::read_dir(&target)?.next().is_some() {
             bail!(
                 "{} exists and is not empty; kseg never overwrites",
-                args.out.display()
+                target.display()
             );
         }
-        if fs::canonicalize(&args.out)?.starts_with(&input) {
+        if fs::canonicalize(&target)?.starts_with(&input) {
             bail!("--out must not be inside the input partition");
         }
     }
-    fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    fs::create_dir_all(&target).with_context(|| format!("creating {}", target.display()))?;
 
     // Kafka recovers from the recovery point on when there was no clean shutdown.
     let parent = part
@@ -188,7 +191,7 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         }
         if !recovered && !load_recovered {
             // Kafka uses this segment as it is: copy the log and its indexes unchanged.
-            copy_ranges(&seg.path, &args.out.join(&name), &[(0, plan.size)])?;
+            copy_ranges(&seg.path, &target.join(&name), &[(0, plan.size)])?;
             for (kind, ext) in [
                 (FileKind::OffsetIndex, "index"),
                 (FileKind::TimeIndex, "timeindex"),
@@ -198,7 +201,7 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
                     let len = fs::metadata(&sib.path)?.len();
                     copy_ranges(
                         &sib.path,
-                        &args.out.join(format!("{stem}.{ext}")),
+                        &target.join(format!("{stem}.{ext}")),
                         &[(0, len)],
                     )?;
                 }
@@ -241,12 +244,12 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
                 }
             }
         }
-        copy_ranges(&seg.path, &args.out.join(&name), &ranges)?;
+        copy_ranges(&seg.path, &target.join(&name), &ranges)?;
         // Should salvaged batches make the rebuild fail, empty indexes are written (Kafka
         // rebuilds indexes it finds empty on a sealed segment's load).
         let (idx, tim) = rebuild.and_then(IndexRebuild::finish).unwrap_or_default();
-        write_new(&args.out.join(format!("{stem}.index")), &idx)?;
-        write_new(&args.out.join(format!("{stem}.timeindex")), &tim)?;
+        write_new(&target.join(format!("{stem}.index")), &idx)?;
+        write_new(&target.join(format!("{stem}.timeindex")), &tim)?;
         let seg_end = last_offset.map(|l| l + 1).unwrap_or(*base);
         if let Some(txn) = segment_sibling(&load.files, *base, &FileKind::TxnIndex).map(|f| &f.path)
         {
@@ -257,7 +260,7 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
                 .take_while(|e| e.as_ref().is_ok_and(|t| t.last_offset < seg_end))
                 .count();
             write_new(
-                &args.out.join(format!("{stem}.txnindex")),
+                &target.join(format!("{stem}.txnindex")),
                 &bytes[..keep * ABORTED_TXN_SIZE],
             )?;
         }
@@ -282,14 +285,14 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
             FileKind::ProducerSnapshot if base_offset_of(&name).is_some_and(|o| o <= leo) => {
                 copy_ranges(
                     &f.path,
-                    &args.out.join(&name),
+                    &target.join(&name),
                     &[(0, fs::metadata(&f.path)?.len())],
                 )?;
             }
             FileKind::PartitionMetadata => {
                 copy_ranges(
                     &f.path,
-                    &args.out.join(&name),
+                    &target.join(&name),
                     &[(0, fs::metadata(&f.path)?.len())],
                 )?;
             }
@@ -307,7 +310,7 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
                         body.push_str(&k);
                         body.push('\n');
                     }
-                    write_new(&args.out.join(&name), body.as_bytes())?;
+                    write_new(&target.join(&name), body.as_bytes())?;
                 }
             }
             _ => {}
@@ -324,7 +327,7 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         }
         serde_json::to_writer(
             &mut out,
-            &json!({"type": "summary", "out": args.out.display().to_string(),
+            &json!({"type": "summary", "out": target.display().to_string(), "damaged": damaged,
             "cleanShutdown": clean, "recoveryPoint": recovery_point, "logEndOffset": leo, "salvage": args.salvage}),
         )?;
         writeln!(out)?;
@@ -333,7 +336,7 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
             out,
             "Repaired copy of {} written to {}",
             part.path.display(),
-            args.out.display()
+            target.display()
         )?;
         writeln!(
             out,
@@ -366,9 +369,6 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         }
     }
     out.flush()?;
-    Ok(if damaged {
-        Outcome::DataProblems
-    } else {
-        Outcome::Clean
-    })
+    // The repair was written: the damage it repaired is in the report, not in the exit code.
+    Ok(Outcome::Clean)
 }
