@@ -386,3 +386,85 @@ fn a_committed_transaction_does_not_override_a_later_plain_commit_and_tombstones
     assert_eq!(offsets[0]["topic"], "a");
     assert_eq!(offsets[0]["offset"], 200);
 }
+
+/// A record type this kseg does not know (a newer Kafka's) is skipped as Kafka's coordinator
+/// loader skips it: a note with its type and offset, the rest replayed, exit 0. A known type
+/// whose value does not decode is still undecodable (exit 1).
+#[test]
+fn unknown_record_types_are_noted_and_skipped() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    std::fs::write(root.join("meta.properties"), "version=1\n").unwrap();
+    data_partition(root, "orders", 0, 10);
+    let one = |off: i64, key: &[u8], val: &[u8]| {
+        batch(
+            BatchSpec {
+                base_offset: off,
+                ..Default::default()
+            },
+            &[Rec {
+                key: Some(key),
+                value: Some(val),
+                headers: vec![],
+                ts_delta: 0,
+            }],
+        )
+    };
+    // Type 99: a key whose layout after the type is not a group id at all.
+    let mut unknown_key = vec![0, 99];
+    unknown_key.extend_from_slice(&[0xff, 0xff, 0x01, 0x02]);
+    let log = [
+        one(
+            0,
+            &commit_key("g1", "orders", 0),
+            &commit_value(4, 1_700_000_500_000),
+        ),
+        one(1, &unknown_key, b"\x00\x00whatever a newer Kafka writes"),
+        one(
+            2,
+            &commit_key("g1", "orders", 0),
+            &commit_value(6, 1_700_000_600_000),
+        ),
+    ];
+    let refs: Vec<&[u8]> = log.iter().map(|b| b.as_slice()).collect();
+    let coordinator = root.join("__consumer_offsets-7/00000000000000000000.log");
+    write(&coordinator, &refs);
+    let r = kseg(&["groups", root.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("kseg: note: __consumer_offsets-7: offset 1: unknown record type 99 skipped"),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("undecodable"), "{}", r.stderr);
+    let r = kseg(&["groups", "--json", root.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines = json_lines(&r.stdout);
+    let offsets = of_type(&lines, "offset");
+    assert_eq!(offsets.len(), 1);
+    assert_eq!(offsets[0]["offset"], 6);
+    // No group is made up from the unknown record's key.
+    assert_eq!(of_type(&lines, "group").len(), 1);
+    let skipped = of_type(&lines, "skippedRecord");
+    assert_eq!(skipped.len(), 1);
+    assert_eq!(
+        (
+            skipped[0]["partition"].as_i64(),
+            skipped[0]["offset"].as_i64(),
+            skipped[0]["recordType"].as_i64()
+        ),
+        (Some(7), Some(1), Some(99))
+    );
+    assert_eq!(of_type(&lines, "summary")[0]["skippedUnknownTypes"], 1);
+
+    // A known type (offset commit) with a value version no Kafka defines fails Kafka's load.
+    let mut bad = commit_value(8, 1_700_000_700_000);
+    bad[1] = 42;
+    let log = [one(0, &commit_key("g1", "orders", 0), &bad)];
+    let refs: Vec<&[u8]> = log.iter().map(|b| b.as_slice()).collect();
+    write(&coordinator, &refs);
+    let r = kseg(&["groups", root.to_str().unwrap()]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("undecodable record"), "{}", r.stderr);
+}

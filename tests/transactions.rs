@@ -101,3 +101,46 @@ fn ongoing_transaction_is_in_progress() {
     assert!(r.stdout.contains("Ongoing"));
     assert!(r.stdout.contains("in progress"));
 }
+
+/// A `__transaction_state` key version this kseg does not know is skipped, as Kafka's
+/// TransactionStateManager skips it: a note names it, the known ids are still read, exit 0.
+#[test]
+fn unknown_transaction_key_versions_are_noted_and_skipped() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    std::fs::write(root.join("meta.properties"), "version=1\n").unwrap();
+    let mut key = vec![0, 0];
+    s16(&mut key, "payments-tx");
+    let value = txn_value(4, "payments");
+    let unknown_key = [0u8, 7, 1, 2, 3];
+    let records = [
+        Rec {
+            key: Some(&unknown_key),
+            value: Some(b"from a newer Kafka"),
+            headers: vec![],
+            ts_delta: 0,
+        },
+        Rec {
+            key: Some(&key),
+            value: Some(&value),
+            headers: vec![],
+            ts_delta: 0,
+        },
+    ];
+    write(
+        &root.join("__transaction_state-3/00000000000000000000.log"),
+        &[&batch(BatchSpec::default(), &records)],
+    );
+    let r = kseg(&["transactions", root.to_str().unwrap(), "--json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("kseg: note: __transaction_state-3: offset 0: unknown record type 7 skipped"),
+        "{}",
+        r.stderr
+    );
+    let lines = json_lines(&r.stdout);
+    assert_eq!(of_type(&lines, "transactionalId").len(), 1);
+    assert_eq!(of_type(&lines, "skippedRecord").len(), 1);
+    assert_eq!(of_type(&lines, "summary")[0]["skippedUnknownTypes"], 1);
+}

@@ -13,8 +13,8 @@ use crate::analysis::partition_for::coordinator_key_id;
 use crate::analysis::summary::{summarize_partition, LogDirFacts};
 use crate::format::control::{decode_control, ControlType};
 use crate::format::coordinator::{
-    decode_offsets_key, decode_offsets_value, parse_group_metadata, parse_offset_commit,
-    GroupMetadata,
+    decode_offsets_key, decode_offsets_value, is_known_group_record_type, parse_group_metadata,
+    parse_offset_commit, GroupMetadata,
 };
 use crate::format::index::OffsetIndex;
 use crate::format::log::{BatchInfo, LogEntry, LogRecord, RecordScratch};
@@ -72,6 +72,9 @@ pub struct Replay {
     pub commits: u64,
     /// Records that could not be decoded: (coordinator partition, offset, message).
     pub undecodable: Vec<(i32, i64, String)>,
+    /// Records of a type this kseg does not know, skipped as Kafka's loader skips them:
+    /// (coordinator partition, offset, record type).
+    pub unknown_types: Vec<(i32, i64, i16)>,
 }
 
 struct Pending {
@@ -217,6 +220,16 @@ impl LogSink for ReplaySink<'_> {
         let Some(key) = r.key else {
             return Ok(Flow::Continue);
         };
+        if let Some(t) = key.get(..2).map(|b| i16::from_be_bytes([b[0], b[1]])) {
+            if !is_known_group_record_type(t) {
+                // CoordinatorLoaderImpl: "Unknown record type ... Ignoring it." The rest of its
+                // key need not hold a group id, so no group is made up from it.
+                self.replay
+                    .unknown_types
+                    .push((self.partition, r.offset, t));
+                return Ok(Flow::Continue);
+            }
+        }
         let Some((record_type, group)) = coordinator_key_id(key) else {
             self.replay.undecodable.push((
                 self.partition,

@@ -6,7 +6,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::io;
 
 use crate::format::coordinator::{
-    parse_transaction_key, parse_transaction_value, transaction_state_name, TransactionLog,
+    is_known_transaction_record_type, parse_transaction_key, parse_transaction_value,
+    transaction_state_name, TransactionLog,
 };
 use crate::format::log::{BatchInfo, LogEntry, LogRecord, RecordScratch};
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
@@ -33,6 +34,7 @@ struct StateSink<'a> {
     partition: i32,
     ids: &'a mut BTreeMap<String, TransactionalId>,
     undecodable: &'a mut Vec<(i32, i64, String)>,
+    unknown_types: &'a mut Vec<(i32, i64, i16)>,
 }
 
 impl LogSink for StateSink<'_> {
@@ -46,6 +48,13 @@ impl LogSink for StateSink<'_> {
         let Some(key) = r.key else {
             return Ok(Flow::Continue);
         };
+        if let Some(t) = key.get(..2).map(|b| i16::from_be_bytes([b[0], b[1]])) {
+            if !is_known_transaction_record_type(t) {
+                // TransactionStateManager: "Unknown message key with version ... Ignoring it."
+                self.unknown_types.push((self.partition, r.offset, t));
+                return Ok(Flow::Continue);
+            }
+        }
         let id = match parse_transaction_key(key) {
             Ok(id) => id,
             Err(e) => {
@@ -85,11 +94,20 @@ impl LogSink for StateSink<'_> {
 /// Records that could not be decoded: (coordinator partition, offset, message).
 pub type Undecodable = Vec<(i32, i64, String)>;
 
-pub fn transactional_ids(
-    partitions: &[&PartitionDir],
-) -> io::Result<(BTreeMap<String, TransactionalId>, Undecodable)> {
+/// What the `__transaction_state` partitions hold, replayed as the coordinator loads them.
+#[derive(Debug, Default)]
+pub struct TransactionState {
+    pub ids: BTreeMap<String, TransactionalId>,
+    pub undecodable: Undecodable,
+    /// Records whose key version this kseg does not know, skipped as Kafka skips them:
+    /// (coordinator partition, offset, key version).
+    pub unknown_types: Vec<(i32, i64, i16)>,
+}
+
+pub fn transactional_ids(partitions: &[&PartitionDir]) -> io::Result<TransactionState> {
     let mut ids = BTreeMap::new();
     let mut undecodable = Vec::new();
+    let mut unknown_types = Vec::new();
     let mut scratch = RecordScratch::default();
     let opts = ScanOptions {
         deep: true,
@@ -100,13 +118,18 @@ pub fn transactional_ids(
             partition: p.name.partition,
             ids: &mut ids,
             undecodable: &mut undecodable,
+            unknown_types: &mut unknown_types,
         };
         for f in p.files.iter().filter(|f| f.kind == FileKind::Log) {
             let mut src = open_log(&f.path, false)?;
             scan_log(src.as_mut(), &opts, &mut scratch, &mut sink)?;
         }
     }
-    Ok((ids, undecodable))
+    Ok(TransactionState {
+        ids,
+        undecodable,
+        unknown_types,
+    })
 }
 
 /// A transaction with data in a partition and no marker after it.

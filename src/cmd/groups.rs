@@ -147,9 +147,15 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
                 printer::json_commit(&mut out, e)?;
             }
         }
+        for (partition, offset, record_type) in &replay.unknown_types {
+            let v = json!({"type": "skippedRecord", "partition": partition, "offset": offset,
+                "recordType": record_type, "reason": "unknown record type"});
+            serde_json::to_writer(&mut out, &v)?;
+            writeln!(out)?;
+        }
         let v: Value = json!({"type": "summary", "coordinatorPartitions": offsets_partitions.len(),
             "groups": replay.groups.len(), "offsets": rows.len(), "commitRecords": replay.commits,
-            "undecodable": replay.undecodable.len()});
+            "undecodable": replay.undecodable.len(), "skippedUnknownTypes": replay.unknown_types.len()});
         serde_json::to_writer(&mut out, &v)?;
         writeln!(out)?;
     } else {
@@ -183,6 +189,13 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
             offsets_partitions.len()
         );
         outcome = outcome.worst(Outcome::Failed);
+    }
+    for (partition, offset, record_type) in &replay.unknown_types {
+        eprintln!(
+            "kseg: note: __consumer_offsets-{partition}: offset {offset}: unknown record type \
+             {record_type} skipped, as Kafka's coordinator loader skips it (a newer Kafka's \
+             record, or a leftover of an aborted upgrade)"
+        );
     }
     for (partition, offset, msg) in &replay.undecodable {
         eprintln!(

@@ -33,7 +33,8 @@ pub fn run(args: TransactionsArgs) -> Result<Outcome> {
         .copied()
         .filter(|p| p.name.topic == "__transaction_state")
         .collect();
-    let (ids, undecodable) = transactional_ids(&state_parts)?;
+    let state = transactional_ids(&state_parts)?;
+    let (ids, undecodable) = (&state.ids, &state.undecodable);
     let data: Vec<&PartitionDir> = live
         .iter()
         .copied()
@@ -103,10 +104,17 @@ pub fn run(args: TransactionsArgs) -> Result<Outcome> {
             )?;
             writeln!(out)?;
         }
+        for (partition, offset, record_type) in &state.unknown_types {
+            let v = json!({"type": "skippedRecord", "partition": partition, "offset": offset,
+                "recordType": record_type, "reason": "unknown record type"});
+            serde_json::to_writer(&mut out, &v)?;
+            writeln!(out)?;
+        }
         serde_json::to_writer(
             &mut out,
             &json!({"type": "summary", "transactionalIds": ids.len(),
-            "openTransactions": open.len(), "hanging": hanging}),
+            "openTransactions": open.len(), "hanging": hanging,
+            "skippedUnknownTypes": state.unknown_types.len()}),
         )?;
         writeln!(out)?;
     } else {
@@ -187,7 +195,14 @@ pub fn run(args: TransactionsArgs) -> Result<Outcome> {
         }
     }
     out.flush()?;
-    for (p, o, m) in &undecodable {
+    for (p, o, t) in &state.unknown_types {
+        eprintln!(
+            "kseg: note: __transaction_state-{p}: offset {o}: unknown record type {t} skipped, \
+             as Kafka's transaction coordinator skips it (a newer Kafka's record, or a leftover \
+             of an aborted upgrade)"
+        );
+    }
+    for (p, o, m) in undecodable {
         eprintln!("kseg: __transaction_state-{p}: offset {o}: undecodable record: {m}");
     }
     Ok(

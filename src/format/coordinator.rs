@@ -302,6 +302,19 @@ fn decode_framed(value: &[u8], table: &[(i16, &str, &Message)]) -> DecodeResult<
 // ---------------------------------------------------------------------------------------------
 // Typed helpers
 
+/// Whether a `__consumer_offsets` record type is one this table knows. Kafka's loader skips a
+/// record of an unknown type with a warning (a newer Kafka's record, or a leftover of an aborted
+/// upgrade) and goes on.
+pub fn is_known_group_record_type(record_type: i16) -> bool {
+    GROUP_RECORDS.iter().any(|(t, ..)| *t == record_type)
+}
+
+/// Whether a `__transaction_state` key version is one this table knows (Kafka's
+/// TransactionStateManager skips an unknown one with a warning and goes on).
+pub fn is_known_transaction_record_type(record_type: i16) -> bool {
+    TRANSACTION_RECORDS.iter().any(|(t, ..)| *t == record_type)
+}
+
 /// Record type and group id of a `__consumer_offsets` key, without allocating. `None` for an
 /// unknown record type or a key that does not start with a valid group id string.
 pub fn group_of_key(key: &[u8]) -> Option<(i16, &str)> {
