@@ -219,7 +219,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__groups)
-            opts="-h --group --history --json --mmap --max-decompressed-bytes --help"
+            opts="-h --group --history --json --format --mmap --max-decompressed-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -227,6 +227,10 @@ _kseg() {
             case "${prev}" in
                 --group)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table tsv" -- "${cur}"))
                     return 0
                     ;;
                 --max-decompressed-bytes)
@@ -803,12 +807,16 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__summary)
-            opts="-h --json --no-progress --mmap --max-decompressed-bytes --help"
+            opts="-h --json --format --no-progress --mmap --max-decompressed-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "table tsv" -- "${cur}"))
+                    return 0
+                    ;;
                 --max-decompressed-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -821,12 +829,16 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__transactions)
-            opts="-h --json --help"
+            opts="-h --json --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "table tsv" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -835,7 +847,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__verify__subcmd__index)
-            opts="-v -h --index-only --sanity --index-interval-bytes --json --verbose --mmap --max-decompressed-bytes --help"
+            opts="-v -h --index-only --sanity --index-interval-bytes --json --format --verbose --mmap --max-decompressed-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -843,6 +855,10 @@ _kseg() {
             case "${prev}" in
                 --index-interval-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table tsv" -- "${cur}"))
                     return 0
                     ;;
                 --max-decompressed-bytes)

@@ -40,7 +40,7 @@ complete -c kseg -n "__fish_kseg_needs_command" -f -a "man" -d 'Print the man pa
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l files -d 'Comma-separated files, as kafka-dump-log.sh takes them' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l max-bytes -d 'Only read batches lying completely inside the first N bytes of each log' -r
-complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l max-messages -d 'Stop after N records (with --deep-iteration) or N batches' -r
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l max-messages -d 'Stop after N records (with --deep-iteration) or N batches of each log file' -r
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l from-offset -d 'Only batches and records with offsets >= N' -r
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l to-offset -d 'Only batches and records with offsets <= N' -r
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l encoding -d 'How --json shows keys, values and header values: auto is a string when valid UTF-8 and {"base64": ...} otherwise (lossless)' -r -f -a "auto\t'A JSON string when the bytes are valid UTF-8, else `{"base64":"..."}`: lossless'
@@ -64,32 +64,40 @@ complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l remote-log-metada
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l raw -d 'Do not decode internal topics automatically from the partition directory name'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kseg -n "__fish_kseg_using_subcommand summary" -l format -d 'Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)' -r -f -a "table\t'Box-drawn tables, fitted to the terminal when stdout is one'
+tsv\t'Tab-separated values: a header line, then one line per row; no other text'"
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l json -d 'NDJSON output: one "partition" object per row, then a "summary"'
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l no-progress -d 'Never draw a progress bar'
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
-complete -c kseg -n "__fish_kseg_using_subcommand summary" -s h -l help -d 'Print help'
+complete -c kseg -n "__fish_kseg_using_subcommand summary" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l index-interval-bytes -d 'The partitions\' index.interval.bytes: where the recovery preview rebuilds index entries (and so whether non-increasing offsets make Kafka empty a segment)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l format -d 'Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)' -r -f -a "table\t'Box-drawn tables, fitted to the terminal when stdout is one'
+tsv\t'Tab-separated values: a header line, then one line per row; no other text'"
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l index-only -d 'Skip per-batch CRC checks (like kafka-dump-log --verify-index-only)'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l sanity -d 'Only Kafka\'s own index sanity checks (like --index-sanity-check)'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l json -d 'NDJSON: "finding" objects, "recovery" objects, then one "summary"'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -s v -l verbose -d 'Also list info findings in the table (always present in --json)'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
-complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -s h -l help -d 'Print help'
-complete -c kseg -n "__fish_kseg_using_subcommand recover" -l out -d 'New directory for the repaired copy (must not exist, or be empty)' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l out -d 'Where to write the repaired copy: NEWDIR/<topic>-<partition>, named as the input\'s partition dir so kseg and Kafka read it as that partition (it must not exist, or be empty)' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l index-interval-bytes -d 'index.interval.bytes used to rebuild the indexes' -r
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l salvage -d 'Keep the valid batches found after a corrupt region instead of dropping them (and the later segments Kafka would delete)'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l json -d 'NDJSON report instead of text'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l group -d 'Only these groups' -r
+complete -c kseg -n "__fish_kseg_using_subcommand groups" -l format -d 'Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)' -r -f -a "table\t'Box-drawn tables, fitted to the terminal when stdout is one'
+tsv\t'Tab-separated values: a header line, then one line per row; no other text'"
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l history -d 'Every commit in log order, with the commit record\'s own offset and timestamp'
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l json -d 'NDJSON: "offset" and "group" objects (and "commit" with --history), then a "summary"'
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
-complete -c kseg -n "__fish_kseg_using_subcommand groups" -s h -l help -d 'Print help'
+complete -c kseg -n "__fish_kseg_using_subcommand groups" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kseg -n "__fish_kseg_using_subcommand transactions" -l format -d 'Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)' -r -f -a "table\t'Box-drawn tables, fitted to the terminal when stdout is one'
+tsv\t'Tab-separated values: a header line, then one line per row; no other text'"
 complete -c kseg -n "__fish_kseg_using_subcommand transactions" -l json -d 'NDJSON: "transactionalId" and "openTransaction" objects, then a "summary"'
-complete -c kseg -n "__fish_kseg_using_subcommand transactions" -s h -l help -d 'Print help'
+complete -c kseg -n "__fish_kseg_using_subcommand transactions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l partitions -d 'Partition count of the coordinator topic [default: 50, or what --log-dir holds]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l log-dir -d 'Count the coordinator topic\'s partition dirs here, and look for the ids\' records on disk' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l transactional-id -d 'The ids are transactional ids: use __transaction_state'

@@ -32,7 +32,7 @@ _kseg() {
 _arguments "${_arguments_options[@]}" : \
 '*--files=[Comma-separated files, as kafka-dump-log.sh takes them]:FILE,...:_files' \
 '--max-bytes=[Only read batches lying completely inside the first N bytes of each log]:N:_default' \
-'--max-messages=[Stop after N records (with --deep-iteration) or N batches]:N:_default' \
+'--max-messages=[Stop after N records (with --deep-iteration) or N batches of each log file]:N:_default' \
 '--from-offset=[Only batches and records with offsets >= N]:N:_default' \
 '--to-offset=[Only batches and records with offsets <= N]:N:_default' \
 '--encoding=[How --json shows keys, values and header values\: auto is a string when valid UTF-8 and {"base64"\: ...} otherwise (lossless)]:ENCODING:((auto\:"A JSON string when the bytes are valid UTF-8, else \`{"base64"\:"..."}\`\: lossless"
@@ -62,18 +62,22 @@ base64\:"Standard Base64 with padding"))' \
 ;;
 (summary)
 _arguments "${_arguments_options[@]}" : \
+'(--json)--format=[Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)]:FORMAT:((table\:"Box-drawn tables, fitted to the terminal when stdout is one"
+tsv\:"Tab-separated values\: a header line, then one line per row; no other text"))' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
 '--json[NDJSON output\: one "partition" object per row, then a "summary"]' \
 '--no-progress[Never draw a progress bar]' \
 '--mmap[Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker'\''s data dir (a concurrent truncation kills kseg with SIGBUS)]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '*::paths -- Log dirs, partition dirs or segment files:_files' \
 && ret=0
 ;;
 (verify-index)
 _arguments "${_arguments_options[@]}" : \
 '--index-interval-bytes=[The partitions'\'' index.interval.bytes\: where the recovery preview rebuilds index entries (and so whether non-increasing offsets make Kafka empty a segment)]:BYTES:_default' \
+'(--json)--format=[Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)]:FORMAT:((table\:"Box-drawn tables, fitted to the terminal when stdout is one"
+tsv\:"Tab-separated values\: a header line, then one line per row; no other text"))' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
 '--index-only[Skip per-batch CRC checks (like kafka-dump-log --verify-index-only)]' \
 '--sanity[Only Kafka'\''s own index sanity checks (like --index-sanity-check)]' \
@@ -81,14 +85,14 @@ _arguments "${_arguments_options[@]}" : \
 '-v[Also list info findings in the table (always present in --json)]' \
 '--verbose[Also list info findings in the table (always present in --json)]' \
 '--mmap[Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker'\''s data dir (a concurrent truncation kills kseg with SIGBUS)]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '*::paths -- Files, partition dirs or log dirs:_files' \
 && ret=0
 ;;
 (recover)
 _arguments "${_arguments_options[@]}" : \
-'--out=[New directory for the repaired copy (must not exist, or be empty)]:NEWDIR:_files' \
+'--out=[Where to write the repaired copy\: NEWDIR/<topic>-<partition>, named as the input'\''s partition dir so kseg and Kafka read it as that partition (it must not exist, or be empty)]:NEWDIR:_files' \
 '--index-interval-bytes=[index.interval.bytes used to rebuild the indexes]:BYTES:_default' \
 '--salvage[Keep the valid batches found after a corrupt region instead of dropping them (and the later segments Kafka would delete)]' \
 '--json[NDJSON report instead of text]' \
@@ -100,20 +104,24 @@ _arguments "${_arguments_options[@]}" : \
 (groups)
 _arguments "${_arguments_options[@]}" : \
 '*--group=[Only these groups]:GROUP:_default' \
+'(--json)--format=[Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)]:FORMAT:((table\:"Box-drawn tables, fitted to the terminal when stdout is one"
+tsv\:"Tab-separated values\: a header line, then one line per row; no other text"))' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
 '--history[Every commit in log order, with the commit record'\''s own offset and timestamp]' \
 '--json[NDJSON\: "offset" and "group" objects (and "commit" with --history), then a "summary"]' \
 '--mmap[Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker'\''s data dir (a concurrent truncation kills kseg with SIGBUS)]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '*::paths -- Log dirs holding __consumer_offsets (and the topics'\'' partitions, for the log end offsets):_files' \
 && ret=0
 ;;
 (transactions)
 _arguments "${_arguments_options[@]}" : \
+'(--json)--format=[Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)]:FORMAT:((table\:"Box-drawn tables, fitted to the terminal when stdout is one"
+tsv\:"Tab-separated values\: a header line, then one line per row; no other text"))' \
 '--json[NDJSON\: "transactionalId" and "openTransaction" objects, then a "summary"]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '*::paths -- Log dirs holding __transaction_state and the data partitions:_files' \
 && ret=0
 ;;

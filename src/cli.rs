@@ -7,6 +7,7 @@ use clap::{ArgGroup, Args, Parser, Subcommand};
 
 use crate::format::compression::DEFAULT_MAX_DECOMPRESSED;
 use crate::print::escape::Encoding;
+use crate::print::table::Format;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -162,6 +163,11 @@ pub struct SummaryArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Tables fitted to the terminal (table), or tab-separated values with a header line and no
+    /// other text, for awk and cut (tsv)
+    #[arg(long, value_enum, default_value_t = Format::Table, conflicts_with = "json")]
+    pub format: Format,
+
     /// Never draw a progress bar
     #[arg(long)]
     pub no_progress: bool,
@@ -221,6 +227,11 @@ pub struct VerifyIndexArgs {
     /// NDJSON: "finding" objects, "recovery" objects, then one "summary"
     #[arg(long)]
     pub json: bool,
+
+    /// Tables fitted to the terminal (table), or tab-separated values with a header line and no
+    /// other text, for awk and cut (tsv)
+    #[arg(long, value_enum, default_value_t = Format::Table, conflicts_with = "json")]
+    pub format: Format,
 
     /// Also list info findings in the table (always present in --json)
     #[arg(long, short)]
@@ -330,6 +341,11 @@ pub struct GroupsArgs {
     /// NDJSON: "offset" and "group" objects (and "commit" with --history), then a "summary"
     #[arg(long)]
     pub json: bool,
+
+    /// Tables fitted to the terminal (table), or tab-separated values with a header line and no
+    /// other text, for awk and cut (tsv)
+    #[arg(long, value_enum, default_value_t = Format::Table, conflicts_with = "json")]
+    pub format: Format,
 
     #[command(flatten)]
     pub read: ReadArgs,
@@ -510,4 +526,9 @@ pub struct TransactionsArgs {
     /// NDJSON: "transactionalId" and "openTransaction" objects, then a "summary"
     #[arg(long)]
     pub json: bool,
+
+    /// Tables fitted to the terminal (table), or tab-separated values with a header line and no
+    /// other text, for awk and cut (tsv)
+    #[arg(long, value_enum, default_value_t = Format::Table, conflicts_with = "json")]
+    pub format: Format,
 }

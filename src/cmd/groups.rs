@@ -14,6 +14,7 @@ use crate::analysis::summary::{log_dir_facts, LogDirFacts};
 use crate::cli::GroupsArgs;
 use crate::format::text_files::parse_partition_metadata;
 use crate::print::groups as printer;
+use crate::print::table::Layout;
 use crate::storage::discover::PartitionDir;
 use crate::storage::layout::FileKind;
 use crate::storage::layout::PartitionState;
@@ -134,7 +135,8 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
         .filter_map(|(g, s)| Some((g, consumer_group_view(s, &topic_names)?)))
         .collect();
     let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let layout = Layout::detect(args.format);
+    let mut out = layout.writer(BufWriter::new(stdout.lock()));
     if args.json {
         for r in &rows {
             printer::json_offset(&mut out, r)?;
@@ -158,6 +160,13 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
             "undecodable": replay.undecodable.len(), "skippedUnknownTypes": replay.unknown_types.len()});
         serde_json::to_writer(&mut out, &v)?;
         writeln!(out)?;
+    } else if layout == Layout::Tsv {
+        // One table: the offsets, or with --history the commits.
+        if args.history {
+            printer::history_table(&mut out, &replay.history, layout)?;
+        } else {
+            printer::offsets_table(&mut out, &rows, layout)?;
+        }
     } else {
         if rows.is_empty() {
             writeln!(
@@ -166,13 +175,13 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
                 offsets_partitions.len()
             )?;
         } else {
-            printer::offsets_table(&mut out, &rows)?;
+            printer::offsets_table(&mut out, &rows, layout)?;
         }
         for (group, state) in &replay.groups {
-            printer::group_state(&mut out, group, state, views.get(group))?;
+            printer::group_state(&mut out, group, state, views.get(group), layout)?;
         }
         if args.history {
-            printer::history_table(&mut out, &replay.history)?;
+            printer::history_table(&mut out, &replay.history, layout)?;
         }
     }
     out.flush()?;

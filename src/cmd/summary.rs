@@ -12,13 +12,15 @@ use crate::analysis::summary::{
 };
 use crate::cli::SummaryArgs;
 use crate::format::log::RecordScratch;
+use crate::print::table::Layout;
 use crate::print::{report_error, summary};
 use crate::storage::discover::PartitionDir;
 
 pub fn run(args: SummaryArgs) -> Result<Outcome> {
     let (set, mut outcome) = discover_inputs(&args.paths, "summary", Reads::LogData)?;
     let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let layout = Layout::detect(args.format);
+    let mut out = layout.writer(BufWriter::new(stdout.lock()));
     for item in &set.unrecognised {
         if args.json {
             let v = json!({"type": if item.foreign_layout.is_some() { "error" } else { "unrecognised" },
@@ -93,7 +95,7 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
             "partitionsWithProblems": problems});
         serde_json::to_writer(&mut out, &v)?;
         out.write_all(b"\n")?;
-    } else {
+    } else if layout.prose() {
         for f in &facts {
             writeln!(
                 out,
@@ -112,8 +114,10 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
                 "No partitions: no <topic>-<partition> dir in the log dirs given."
             )?;
         } else {
-            summary::table(&mut out, &rows)?;
+            summary::table(&mut out, &rows, layout)?;
         }
+    } else {
+        summary::table(&mut out, &rows, layout)?;
     }
     out.flush()?;
     Ok(outcome)

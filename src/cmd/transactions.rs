@@ -4,7 +4,6 @@
 use std::io::{self, BufWriter, Write};
 
 use anyhow::Result;
-use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 use rayon::prelude::*;
 use serde_json::json;
 
@@ -13,8 +12,25 @@ use crate::analysis::transactions::{open_transactions, transactional_ids, OpenTr
 use crate::cli::TransactionsArgs;
 use crate::format::log::RecordScratch;
 use crate::print::summary::rfc3339_ms;
+use crate::print::table::{col, Col, Column, Grid, Layout};
 use crate::storage::discover::PartitionDir;
 use crate::storage::layout::PartitionState;
+
+/// The open transactions: one row each. AGE-AT-NEWEST is the partition's newest timestamp minus
+/// the transaction's first: how long the partition went on being written while it stayed open
+/// (not how long ago it started).
+const OPEN_COLUMNS: [Column; 10] = [
+    col("TOPIC", Col::Id, 0),
+    col("PARTITION", Col::Num, 0),
+    col("PRODUCER-ID", Col::Num, 0),
+    col("EPOCH", Col::Num, 3),
+    col("FIRST-OFFSET", Col::Num, 0),
+    col("LAST-OFFSET", Col::Num, 2),
+    col("AGE-AT-NEWEST", Col::Whole, 4),
+    col("TRANSACTIONAL-ID", Col::Id, 1),
+    col("COORDINATOR-STATE", Col::Whole, 2),
+    col("VERDICT", Col::Text, 0),
+];
 
 fn esc(s: &str) -> String {
     let mut v = Vec::new();
@@ -74,7 +90,8 @@ pub fn run(args: TransactionsArgs) -> Result<Outcome> {
         }
     };
     let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let layout = Layout::detect(args.format);
+    let mut out = layout.writer(BufWriter::new(stdout.lock()));
     let mut hanging = 0;
     if args.json {
         for i in ids.values() {
@@ -118,80 +135,70 @@ pub fn run(args: TransactionsArgs) -> Result<Outcome> {
         )?;
         writeln!(out)?;
     } else {
-        let mut t = Table::new();
-        t.load_style(UTF8_FULL_CONDENSED)
-            .set_content_arrangement(ContentArrangement::Disabled)
-            .set_header(vec![
-                "TRANSACTIONAL-ID",
-                "COORDINATOR",
-                "STATE",
-                "PRODUCER-ID",
-                "EPOCH",
-                "TIMEOUT-MS",
-                "PARTITIONS",
-                "LAST-UPDATE",
-                "STARTED",
-            ]);
-        for i in ids.values() {
-            let parts = i.state.partitions.as_ref().map_or("-".into(), |ps| {
-                ps.iter()
-                    .map(|tp| format!("{}:{:?}", tp.topic, tp.partitions))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            });
-            t.add_row(vec![
-                esc(&i.id),
-                format!("__transaction_state-{}", i.coordinator_partition),
-                i.state_name(),
-                i.state.producer_id.to_string(),
-                i.state.producer_epoch.to_string(),
-                i.state.timeout_ms.to_string(),
-                esc(&parts),
-                rfc3339_ms(i.state.last_update_timestamp),
-                if i.state.start_timestamp >= 0 {
-                    rfc3339_ms(i.state.start_timestamp)
-                } else {
-                    "-".into()
-                },
+        let mut open_table = Grid::new(&OPEN_COLUMNS);
+        for o in &open {
+            let status = status_of(o);
+            let (why, is_hanging) = verdict(&status);
+            hanging += is_hanging as usize;
+            open_table.row(vec![
+                esc(&o.topic),
+                o.partition.to_string(),
+                o.producer_id.to_string(),
+                o.producer_epoch.to_string(),
+                o.first_offset.to_string(),
+                o.last_offset.to_string(),
+                o.age_ms.map_or("-".into(), |a| format!("{} ms", a)),
+                status.as_ref().map_or("-".into(), |s| esc(&s.0)),
+                status.as_ref().map_or("-".into(), |s| s.1.clone()),
+                why.to_string(),
             ]);
         }
-        writeln!(out, "Transactional ids ({}):\n{t}", ids.len())?;
-        if open.is_empty() {
-            writeln!(out, "No open transactions in the data partitions.")?;
+        if layout == Layout::Tsv {
+            // One table: the open transactions (the ids are in --json).
+            open_table.write(&mut out, layout)?;
         } else {
-            let mut t = Table::new();
-            t.load_style(UTF8_FULL_CONDENSED)
-                .set_content_arrangement(ContentArrangement::Disabled)
-                .set_header(vec![
-                    "TOPIC",
-                    "PARTITION",
-                    "PRODUCER-ID",
-                    "EPOCH",
-                    "FIRST-OFFSET",
-                    "LAST-OFFSET",
-                    "AGE",
-                    "TRANSACTIONAL-ID",
-                    "COORDINATOR-STATE",
-                    "VERDICT",
-                ]);
-            for o in &open {
-                let status = status_of(o);
-                let (why, is_hanging) = verdict(&status);
-                hanging += is_hanging as usize;
-                t.add_row(vec![
-                    esc(&o.topic),
-                    o.partition.to_string(),
-                    o.producer_id.to_string(),
-                    o.producer_epoch.to_string(),
-                    o.first_offset.to_string(),
-                    o.last_offset.to_string(),
-                    o.age_ms.map_or("-".into(), |a| format!("{} ms", a)),
-                    status.as_ref().map_or("-".into(), |s| esc(&s.0)),
-                    status.as_ref().map_or("-".into(), |s| s.1.clone()),
-                    why.to_string(),
+            let mut t = Grid::new(&[
+                col("TRANSACTIONAL-ID", Col::Id, 0),
+                col("COORDINATOR", Col::Id, 3),
+                col("STATE", Col::Whole, 0),
+                col("PRODUCER-ID", Col::Num, 0),
+                col("EPOCH", Col::Num, 2),
+                col("TIMEOUT-MS", Col::Num, 4),
+                col("PARTITIONS", Col::Text, 1),
+                col("LAST-UPDATE", Col::Whole, 2),
+                col("STARTED", Col::Whole, 3),
+            ]);
+            for i in ids.values() {
+                let parts = i.state.partitions.as_ref().map_or("-".into(), |ps| {
+                    ps.iter()
+                        .map(|tp| format!("{}:{:?}", tp.topic, tp.partitions))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                });
+                t.row(vec![
+                    esc(&i.id),
+                    format!("__transaction_state-{}", i.coordinator_partition),
+                    i.state_name(),
+                    i.state.producer_id.to_string(),
+                    i.state.producer_epoch.to_string(),
+                    i.state.timeout_ms.to_string(),
+                    esc(&parts),
+                    rfc3339_ms(i.state.last_update_timestamp),
+                    if i.state.start_timestamp >= 0 {
+                        rfc3339_ms(i.state.start_timestamp)
+                    } else {
+                        "-".into()
+                    },
                 ]);
             }
-            writeln!(out, "Open transactions (transactional batches with no COMMIT/ABORT marker after them):\n{t}")?;
+            writeln!(out, "Transactional ids ({}):", ids.len())?;
+            t.write(&mut out, layout)?;
+            if open.is_empty() {
+                writeln!(out, "No open transactions in the data partitions.")?;
+            } else {
+                writeln!(out, "Open transactions (transactional batches with no COMMIT/ABORT marker after them):")?;
+                open_table.write(&mut out, layout)?;
+            }
         }
     }
     out.flush()?;

@@ -16,6 +16,7 @@ use crate::analysis::verify::{
     VerifyOptions,
 };
 use crate::cli::VerifyIndexArgs;
+use crate::print::table::Layout;
 use crate::print::verify as printer;
 use crate::storage::discover::{discover, PartitionDir};
 use crate::storage::layout::FileKind;
@@ -112,7 +113,8 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
     let infos = all.len() - errors - warnings;
 
     let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let layout = Layout::detect(args.format);
+    let mut out = layout.writer(BufWriter::new(stdout.lock()));
     if args.json {
         for f in &all {
             printer::json_finding(&mut out, f)?;
@@ -123,17 +125,31 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
         let v = json!({"type": "summary", "partitions": reports.len(), "errors": errors, "warnings": warnings, "infos": infos});
         serde_json::to_writer(&mut out, &v)?;
         writeln!(out)?;
+    } else if layout == Layout::Tsv {
+        let shown = |f: &&Finding| args.verbose || f.severity != Severity::Info;
+        let rows: Vec<(&str, &Finding)> = dir_findings
+            .iter()
+            .filter(shown)
+            .map(|f| ("log dirs", f))
+            .chain(reports.iter().flat_map(|r| {
+                r.findings
+                    .iter()
+                    .filter(shown)
+                    .map(move |f| (r.partition.as_str(), f))
+            }))
+            .collect();
+        printer::findings_tsv(&mut out, &rows)?;
     } else {
         let shown = |f: &&Finding| args.verbose || f.severity != Severity::Info;
         let dir_level: Vec<&Finding> = dir_findings.iter().filter(shown).collect();
-        printer::findings_table(&mut out, "log dirs", &dir_level)?;
+        printer::findings_table(&mut out, "log dirs", &dir_level, layout)?;
         for r in &reports {
             let fs: Vec<&Finding> = r.findings.iter().filter(shown).collect();
-            printer::findings_table(&mut out, &r.partition, &fs)?;
+            printer::findings_table(&mut out, &r.partition, &fs, layout)?;
         }
         if !opts.sanity_only {
             let previews: Vec<_> = reports.iter().filter_map(|r| r.recovery.as_ref()).collect();
-            printer::recovery_table(&mut out, &previews)?;
+            printer::recovery_table(&mut out, &previews, layout)?;
         }
         writeln!(
             out,

@@ -3,10 +3,10 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 use serde_json::{json, Value};
 
 use super::summary::rfc3339_ms;
+use super::table::{col, Col, Column, Grid, Layout};
 use crate::analysis::groups::{CommitEvent, ConsumerGroupView, GroupState};
 use crate::cmd::groups::OffsetRow;
 
@@ -30,40 +30,38 @@ fn human_ms(ms: i64) -> String {
     }
 }
 
-pub fn offsets_table(out: &mut impl Write, rows: &[OffsetRow]) -> io::Result<()> {
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(vec![
-            "GROUP",
-            "TOPIC",
-            "PARTITION",
-            "CURRENT-OFFSET",
-            "LOG-END-OFFSET",
-            "LAG",
-            "LEADER-EPOCH",
-            "COMMITTED-AT",
-            "METADATA",
-            "OLDEST-UNCONSUMED-AGE",
-            "FLAGS",
-        ]);
+const OFFSET_COLUMNS: [Column; 11] = [
+    col("GROUP", Col::Id, 0),
+    col("TOPIC", Col::Id, 0),
+    col("PARTITION", Col::Num, 0),
+    col("CURRENT-OFFSET", Col::Num, 0),
+    col("LOG-END-OFFSET", Col::Num, 1),
+    col("LAG", Col::Num, 0),
+    col("LEADER-EPOCH", Col::Num, 4),
+    col("COMMITTED-AT", Col::Whole, 3),
+    col("METADATA", Col::Id, 5),
+    col("OLDEST-UNCONSUMED-AGE", Col::Num, 2),
+    col("FLAGS", Col::Text, 0),
+];
+
+pub fn offsets_table(out: &mut impl Write, rows: &[OffsetRow], layout: Layout) -> io::Result<()> {
+    let mut t = Grid::new(&OFFSET_COLUMNS);
     for r in rows {
-        let right = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
-        t.add_row(vec![
-            Cell::new(esc(&r.group)),
-            Cell::new(esc(&r.topic)),
-            right(r.partition.to_string()),
-            right(r.committed.offset.to_string()),
-            right(opt(r.facts.and_then(|f| f.log_end_offset))),
-            right(opt(r.lag)),
-            right(opt(r.committed.leader_epoch.map(i64::from))),
-            Cell::new(rfc3339_ms(r.committed.commit_timestamp)),
-            Cell::new(esc(&r.committed.metadata)),
-            right(r.oldest_unconsumed_age_ms.map_or("-".into(), human_ms)),
-            Cell::new(r.flags.join(",")),
+        t.row(vec![
+            esc(&r.group),
+            esc(&r.topic),
+            r.partition.to_string(),
+            r.committed.offset.to_string(),
+            opt(r.facts.and_then(|f| f.log_end_offset)),
+            opt(r.lag),
+            opt(r.committed.leader_epoch.map(i64::from)),
+            rfc3339_ms(r.committed.commit_timestamp),
+            esc(&r.committed.metadata),
+            r.oldest_unconsumed_age_ms.map_or("-".into(), human_ms),
+            r.flags.join(","),
         ]);
     }
-    writeln!(out, "{t}")
+    t.write(out, layout)
 }
 
 pub fn group_state(
@@ -71,6 +69,7 @@ pub fn group_state(
     group: &str,
     s: &GroupState,
     view: Option<&ConsumerGroupView>,
+    layout: Layout,
 ) -> io::Result<()> {
     write!(out, "\nGROUP {}", esc(group))?;
     if let Some(p) = s.coordinator_partition {
@@ -90,19 +89,16 @@ pub fn group_state(
         if m.members.is_empty() {
             writeln!(out, "  no members (group Empty)")?;
         } else {
-            let mut t = Table::new();
-            t.load_style(UTF8_FULL_CONDENSED)
-                .set_content_arrangement(ContentArrangement::Disabled)
-                .set_header(vec![
-                    "MEMBER-ID",
-                    "INSTANCE-ID",
-                    "CLIENT-ID",
-                    "HOST",
-                    "SESSION-MS",
-                    "REBALANCE-MS",
-                    "SUBSCRIBED",
-                    "ASSIGNED",
-                ]);
+            let mut t = Grid::new(&[
+                col("MEMBER-ID", Col::Id, 0),
+                col("INSTANCE-ID", Col::Id, 3),
+                col("CLIENT-ID", Col::Id, 2),
+                col("HOST", Col::Id, 1),
+                col("SESSION-MS", Col::Num, 4),
+                col("REBALANCE-MS", Col::Num, 4),
+                col("SUBSCRIBED", Col::Text, 0),
+                col("ASSIGNED", Col::Text, 0),
+            ]);
             for mem in &m.members {
                 let subscribed = mem
                     .subscription
@@ -115,7 +111,7 @@ pub fn group_state(
                         .collect::<Vec<_>>()
                         .join(" ")
                 });
-                t.add_row(vec![
+                t.row(vec![
                     esc(&mem.member_id),
                     esc(mem.group_instance_id.as_deref().unwrap_or("-")),
                     esc(&mem.client_id),
@@ -126,7 +122,7 @@ pub fn group_state(
                     esc(&assigned),
                 ]);
             }
-            writeln!(out, "{t}")?;
+            t.write(out, layout)?;
         }
     } else if s.classic_deleted {
         writeln!(out, "  classic group metadata deleted (tombstone)")?;
@@ -149,26 +145,23 @@ pub fn group_state(
                         .join(" ")
                 }
             };
-            let mut t = Table::new();
-            t.load_style(UTF8_FULL_CONDENSED)
-                .set_content_arrangement(ContentArrangement::Disabled)
-                .set_header(vec![
-                    "MEMBER-ID",
-                    "INSTANCE-ID",
-                    "CLIENT-ID",
-                    "HOST",
-                    "MEMBER-EPOCH",
-                    "SUBSCRIBED",
-                    "ASSIGNED",
-                    "TARGET",
-                    "PENDING-REVOCATION",
-                ]);
+            let mut t = Grid::new(&[
+                col("MEMBER-ID", Col::Id, 0),
+                col("INSTANCE-ID", Col::Id, 3),
+                col("CLIENT-ID", Col::Id, 2),
+                col("HOST", Col::Id, 1),
+                col("MEMBER-EPOCH", Col::Num, 4),
+                col("SUBSCRIBED", Col::Text, 0),
+                col("ASSIGNED", Col::Text, 0),
+                col("TARGET", Col::Text, 5),
+                col("PENDING-REVOCATION", Col::Text, 5),
+            ]);
             for m in &v.members {
                 let subscribed = match &m.subscribed_regex {
                     Some(r) => format!("{} /{r}/", m.subscribed_topics.join(",")),
                     None => m.subscribed_topics.join(","),
                 };
-                t.add_row(vec![
+                t.row(vec![
                     esc(&m.member_id),
                     esc(m.instance_id.as_deref().unwrap_or("-")),
                     esc(m.client_id.as_deref().unwrap_or("-")),
@@ -180,7 +173,7 @@ pub fn group_state(
                     esc(&fmt(&m.pending_revocation)),
                 ]);
             }
-            writeln!(out, "{t}")?;
+            t.write(out, layout)?;
         }
     }
     for ((record_type, _), (key, value)) in &s.records {
@@ -197,24 +190,27 @@ pub fn group_state(
     writeln!(out, "  committed offsets: {}", s.offsets.len())
 }
 
-pub fn history_table(out: &mut impl Write, events: &[CommitEvent]) -> io::Result<()> {
-    writeln!(out, "\nCommit history (log order):")?;
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(vec![
-            "COORDINATOR",
-            "RECORD-OFFSET",
-            "RECORD-TIME",
-            "GROUP",
-            "TOPIC",
-            "PARTITION",
-            "OFFSET",
-            "COMMITTED-AT",
-            "TRANSACTION",
-        ]);
+pub fn history_table(
+    out: &mut impl Write,
+    events: &[CommitEvent],
+    layout: Layout,
+) -> io::Result<()> {
+    if layout.prose() {
+        writeln!(out, "\nCommit history (log order):")?;
+    }
+    let mut t = Grid::new(&[
+        col("COORDINATOR", Col::Id, 2),
+        col("RECORD-OFFSET", Col::Num, 3),
+        col("RECORD-TIME", Col::Whole, 1),
+        col("GROUP", Col::Id, 0),
+        col("TOPIC", Col::Id, 0),
+        col("PARTITION", Col::Num, 0),
+        col("OFFSET", Col::Num, 0),
+        col("COMMITTED-AT", Col::Whole, 4),
+        col("TRANSACTION", Col::Text, 1),
+    ]);
     for e in events {
-        t.add_row(vec![
+        t.row(vec![
             format!("__consumer_offsets-{}", e.coordinator_partition),
             e.record_offset.to_string(),
             rfc3339_ms(e.record_timestamp),
@@ -227,7 +223,7 @@ pub fn history_table(out: &mut impl Write, events: &[CommitEvent]) -> io::Result
                 .map_or("-".into(), |(pid, outcome)| format!("pid {pid}: {outcome}")),
         ]);
     }
-    writeln!(out, "{t}")
+    t.write(out, layout)
 }
 
 fn line(out: &mut impl Write, v: &Value) -> io::Result<()> {

@@ -7,6 +7,7 @@ pub mod escape;
 pub mod groups;
 pub mod lookup;
 pub mod summary;
+pub mod table;
 pub mod verify;
 
 use std::io;

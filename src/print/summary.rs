@@ -2,9 +2,9 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 use serde_json::json;
 
+use super::table::{col, Col, Column, Grid, Layout};
 use crate::analysis::summary::PartitionSummary;
 use crate::storage::layout::PartitionState;
 
@@ -28,29 +28,28 @@ fn state_name(s: Option<PartitionState>) -> Option<&'static str> {
     }
 }
 
-pub fn table(out: &mut impl Write, rows: &[PartitionSummary]) -> io::Result<()> {
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(vec![
-            "TOPIC",
-            "PART",
-            "SEGS",
-            "BYTES",
-            "START",
-            "END",
-            "RECORDS",
-            "FIRST TIMESTAMP",
-            "LAST TIMESTAMP",
-            "MAGIC",
-            "CODECS",
-            "PIDS",
-            "TXN",
-            "CTRL",
-            "CLEAN",
-            "RECOVERY/HW",
-            "NOTES",
-        ]);
+const COLUMNS: [Column; 17] = [
+    col("TOPIC", Col::Id, 0),
+    col("PART", Col::Num, 0),
+    col("SEGS", Col::Num, 4),
+    col("BYTES", Col::Num, 2),
+    col("START", Col::Num, 1),
+    col("END", Col::Num, 0),
+    col("RECORDS", Col::Num, 1),
+    col("FIRST TIMESTAMP", Col::Whole, 5),
+    col("LAST TIMESTAMP", Col::Whole, 3),
+    col("MAGIC", Col::Text, 6),
+    col("CODECS", Col::Text, 6),
+    col("PIDS", Col::Num, 7),
+    col("TXN", Col::Num, 7),
+    col("CTRL", Col::Num, 7),
+    col("CLEAN", Col::Whole, 4),
+    col("RECOVERY/HW", Col::Whole, 5),
+    col("NOTES", Col::Text, 0),
+];
+
+pub fn table(out: &mut impl Write, rows: &[PartitionSummary], layout: Layout) -> io::Result<()> {
+    let mut t = Grid::new(&COLUMNS);
     for r in rows {
         let magic: Vec<String> = r.magics.iter().map(|(m, n)| format!("v{m}:{n}")).collect();
         let codecs: Vec<String> = r.codecs.iter().map(|(c, n)| format!("{c}:{n}")).collect();
@@ -58,43 +57,46 @@ pub fn table(out: &mut impl Write, rows: &[PartitionSummary]) -> io::Result<()> 
         if let Some(s) = state_name(r.state) {
             notes.insert(0, s.to_string());
         }
-        let mut topic = Vec::new();
-        crate::print::escape::write_escaped(&mut topic, r.topic.as_bytes())?;
-        let topic = String::from_utf8_lossy(&topic).into_owned();
-        t.add_row(vec![
-            Cell::new(topic),
-            Cell::new(if r.partition >= 0 {
+        t.row(vec![
+            escape(&r.topic),
+            if r.partition >= 0 {
                 r.partition.to_string()
             } else {
                 "-".into()
-            })
-            .set_alignment(CellAlignment::Right),
-            Cell::new(r.segments).set_alignment(CellAlignment::Right),
-            Cell::new(r.bytes).set_alignment(CellAlignment::Right),
-            Cell::new(opt(r.log_start_offset)).set_alignment(CellAlignment::Right),
-            Cell::new(opt(r.log_end_offset)).set_alignment(CellAlignment::Right),
-            Cell::new(r.records).set_alignment(CellAlignment::Right),
-            Cell::new(r.first_timestamp.map_or("-".into(), rfc3339_ms)),
-            Cell::new(r.last_timestamp.map_or("-".into(), rfc3339_ms)),
-            Cell::new(magic.join(" ")),
-            Cell::new(codecs.join(" ")),
-            Cell::new(r.producer_ids.len()).set_alignment(CellAlignment::Right),
-            Cell::new(r.transactional_batches).set_alignment(CellAlignment::Right),
-            Cell::new(r.control_batches).set_alignment(CellAlignment::Right),
-            Cell::new(match r.clean_shutdown {
+            },
+            r.segments.to_string(),
+            r.bytes.to_string(),
+            opt(r.log_start_offset),
+            opt(r.log_end_offset),
+            r.records.to_string(),
+            r.first_timestamp.map_or("-".into(), rfc3339_ms),
+            r.last_timestamp.map_or("-".into(), rfc3339_ms),
+            magic.join(" "),
+            codecs.join(" "),
+            r.producer_ids.len().to_string(),
+            r.transactional_batches.to_string(),
+            r.control_batches.to_string(),
+            match r.clean_shutdown {
                 Some(true) => "yes",
                 Some(false) => "no",
                 None => "-",
-            }),
-            Cell::new(format!(
+            }
+            .into(),
+            format!(
                 "{}/{}",
                 opt(r.checkpoints.recovery_point),
                 opt(r.checkpoints.high_watermark)
-            )),
-            Cell::new(notes.join("; ")),
+            ),
+            escape(&notes.join("; ")),
         ]);
     }
-    writeln!(out, "{t}")
+    t.write(out, layout)
+}
+
+fn escape(s: &str) -> String {
+    let mut v = Vec::new();
+    let _ = crate::print::escape::write_escaped(&mut v, s.as_bytes());
+    String::from_utf8_lossy(&v).into_owned()
 }
 
 pub fn json_row(out: &mut impl Write, r: &PartitionSummary) -> io::Result<()> {

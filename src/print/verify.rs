@@ -2,9 +2,9 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, ContentArrangement, Table};
 use serde_json::json;
 
+use super::table::{col, Col, Column, Grid, Layout};
 use crate::analysis::verify::{Finding, RecoveryPreview, Severity};
 
 pub fn json_finding(out: &mut impl Write, f: &Finding) -> io::Result<()> {
@@ -29,47 +29,84 @@ fn escape(s: &str) -> String {
     String::from_utf8_lossy(&v).into_owned()
 }
 
+const FINDING_COLUMNS: [Column; 6] = [
+    col("SEVERITY", Col::Whole, 0),
+    col("CHECK", Col::Whole, 0),
+    col("FILE", Col::Id, 2),
+    col("POSITION", Col::Num, 3),
+    col("OFFSET", Col::Num, 1),
+    col("MESSAGE", Col::Text, 0),
+];
+
+fn finding_cells(f: &Finding) -> Vec<String> {
+    let file = f.file.rsplit('/').next().unwrap_or(&f.file);
+    vec![
+        f.severity.name().to_string(),
+        f.check.to_string(),
+        escape(file),
+        f.position.map_or("-".into(), |p| p.to_string()),
+        f.offset.map_or("-".into(), |o| o.to_string()),
+        escape(&f.message),
+    ]
+}
+
+/// The findings of one partition (or of the log dirs), under its name.
 pub fn findings_table(
     out: &mut impl Write,
     partition: &str,
     findings: &[&Finding],
+    layout: Layout,
 ) -> io::Result<()> {
     if findings.is_empty() {
         return Ok(());
     }
-    writeln!(out, "{partition}")?;
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(vec![
-            "SEVERITY", "CHECK", "FILE", "POSITION", "OFFSET", "MESSAGE",
-        ]);
+    writeln!(out, "{}", escape(partition))?;
+    let mut t = Grid::new(&FINDING_COLUMNS);
     for f in findings {
-        let file = f.file.rsplit('/').next().unwrap_or(&f.file);
-        t.add_row(vec![
-            Cell::new(f.severity.name()),
-            Cell::new(f.check),
-            Cell::new(escape(file)),
-            Cell::new(f.position.map_or("-".into(), |p| p.to_string())),
-            Cell::new(f.offset.map_or("-".into(), |o| o.to_string())),
-            Cell::new(escape(&f.message)),
-        ]);
+        t.row(finding_cells(f));
     }
-    writeln!(out, "{t}")
+    t.write(out, layout)
 }
 
-pub fn recovery_table(out: &mut impl Write, previews: &[&RecoveryPreview]) -> io::Result<()> {
-    // Segments without their .index are recovered at load even after a clean shutdown.
-    let interesting: Vec<&&RecoveryPreview> = previews
-        .iter()
-        .filter(|r| !r.recovered_segments.is_empty() || r.truncate_position.is_some())
-        .collect();
+/// `--format tsv`: every finding shown, one line each, its partition first.
+pub fn findings_tsv(out: &mut impl Write, findings: &[(&str, &Finding)]) -> io::Result<()> {
+    let mut columns = vec![col("PARTITION", Col::Id, 0)];
+    columns.extend(FINDING_COLUMNS);
+    let mut t = Grid::new(&columns);
+    for (partition, f) in findings {
+        let mut cells = vec![escape(partition)];
+        cells.extend(finding_cells(f));
+        t.row(cells);
+    }
+    t.write(out, Layout::Tsv)
+}
+
+const RECOVERY_COLUMNS: [Column; 7] = [
+    col("PARTITION", Col::Id, 0),
+    col("RECOVERY POINT", Col::Num, 2),
+    col("SEGMENTS RECOVERED", Col::Num, 0),
+    col("TRUNCATE AT", Col::Id, 0),
+    col("DROPPED BATCHES/RECORDS/BYTES", Col::Whole, 1),
+    col("SEGMENTS DELETED", Col::Num, 3),
+    col("INDEXES REBUILT", Col::Num, 3),
+];
+
+pub fn recovery_table(
+    out: &mut impl Write,
+    previews: &[&RecoveryPreview],
+    layout: Layout,
+) -> io::Result<()> {
     if previews.is_empty() {
         return writeln!(
             out,
             "Recovery preview: no partitions, nothing for Kafka to recover."
         );
     }
+    // Segments without their .index are recovered at load even after a clean shutdown.
+    let interesting: Vec<&&RecoveryPreview> = previews
+        .iter()
+        .filter(|r| !r.recovered_segments.is_empty() || r.truncate_position.is_some())
+        .collect();
     let all_clean = previews.iter().all(|r| r.clean_shutdown);
     if interesting.is_empty() {
         return if all_clean {
@@ -91,37 +128,26 @@ pub fn recovery_table(out: &mut impl Write, previews: &[&RecoveryPreview]) -> io
             "Recovery preview (what Kafka does at the next start, without a clean-shutdown marker):"
         }
     )?;
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(vec![
-            "PARTITION",
-            "RECOVERY POINT",
-            "SEGMENTS RECOVERED",
-            "TRUNCATE AT",
-            "DROPPED BATCHES/RECORDS/BYTES",
-            "SEGMENTS DELETED",
-            "INDEXES REBUILT",
-        ]);
+    let mut t = Grid::new(&RECOVERY_COLUMNS);
     for r in interesting {
         let truncate = match (&r.truncate_file, r.truncate_position) {
             (Some(f), Some(p)) => format!("{} @ {p}", f.rsplit('/').next().unwrap_or(f)),
             _ => "-".into(),
         };
-        t.add_row(vec![
-            Cell::new(escape(&r.partition)),
-            Cell::new(r.recovery_point.map_or("- (all)".into(), |p| p.to_string())),
-            Cell::new(r.recovered_segments.len()),
-            Cell::new(truncate),
-            Cell::new(format!(
+        t.row(vec![
+            escape(&r.partition),
+            r.recovery_point.map_or("- (all)".into(), |p| p.to_string()),
+            r.recovered_segments.len().to_string(),
+            escape(&truncate),
+            format!(
                 "{}/{}/{}",
                 r.dropped_batches, r.dropped_records, r.dropped_bytes
-            )),
-            Cell::new(r.deleted_segments.len()),
-            Cell::new(r.rebuilt_indexes.len()),
+            ),
+            r.deleted_segments.len().to_string(),
+            r.rebuilt_indexes.len().to_string(),
         ]);
     }
-    writeln!(out, "{t}")?;
+    t.write(out, layout)?;
     if idle > 0 {
         writeln!(
             out,
