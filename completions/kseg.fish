@@ -98,8 +98,8 @@ complete -c kseg -n "__fish_kseg_using_subcommand transactions" -l format -d 'Ta
 tsv\t'Tab-separated values: a header line, then one line per row; no other text'"
 complete -c kseg -n "__fish_kseg_using_subcommand transactions" -l json -d 'NDJSON: "transactionalId" and "openTransaction" objects, then a "summary"'
 complete -c kseg -n "__fish_kseg_using_subcommand transactions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l partitions -d 'Partition count of the coordinator topic [default: 50, or what --log-dir holds]' -r
-complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l log-dir -d 'Count the coordinator topic\'s partition dirs here, and look for the ids\' records on disk' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l partitions -d 'Partition count of the coordinator topic [default: 50; with --log-dir, what its __cluster_metadata records]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l log-dir -d 'Log dirs to look for the ids\' records in; their __cluster_metadata gives the partition count (a broker\'s partition dirs cannot: it holds only some of them)' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l transactional-id -d 'The ids are transactional ids: use __transaction_state'
 complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l json -d 'NDJSON: {id, hashCode, partition, partitions, topic[, onDisk]}'
 complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -s h -l help -d 'Print help'

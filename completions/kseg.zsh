@@ -127,8 +127,8 @@ tsv\:"Tab-separated values\: a header line, then one line per row; no other text
 ;;
 (find-group-partition)
 _arguments "${_arguments_options[@]}" : \
-'--partitions=[Partition count of the coordinator topic \[default\: 50, or what --log-dir holds\]]:N:_default' \
-'*--log-dir=[Count the coordinator topic'\''s partition dirs here, and look for the ids'\'' records on disk]:DIR:_files' \
+'--partitions=[Partition count of the coordinator topic \[default\: 50; with --log-dir, what its __cluster_metadata records\]]:N:_default' \
+'*--log-dir=[Log dirs to look for the ids'\'' records in; their __cluster_metadata gives the partition count (a broker'\''s partition dirs cannot\: it holds only some of them)]:DIR:_files' \
 '--transactional-id[The ids are transactional ids\: use __transaction_state]' \
 '--json[NDJSON\: {id, hashCode, partition, partitions, topic\[, onDisk\]}]' \
 '-h[Print help]' \

@@ -188,11 +188,13 @@ pub struct FindGroupPartitionArgs {
     #[arg(value_name = "ID", required = true)]
     pub ids: Vec<String>,
 
-    /// Partition count of the coordinator topic [default: 50, or what --log-dir holds]
-    #[arg(long, value_name = "N")]
+    /// Partition count of the coordinator topic [default: 50; with --log-dir, what its
+    /// __cluster_metadata records]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub partitions: Option<u32>,
 
-    /// Count the coordinator topic's partition dirs here, and look for the ids' records on disk
+    /// Log dirs to look for the ids' records in; their __cluster_metadata gives the partition
+    /// count (a broker's partition dirs cannot: it holds only some of them)
     #[arg(long, value_name = "DIR")]
     pub log_dir: Vec<PathBuf>,
 

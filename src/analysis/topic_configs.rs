@@ -1,8 +1,9 @@
-//! Topic configurations a KRaft cluster keeps in `__cluster_metadata`: which topics are
-//! compacted (`cleanup.policy` containing `compact`), so that their normal offset gaps are not
-//! reported as lost data. Replays the latest snapshot, then the log after it.
+//! Topic facts a KRaft cluster keeps in `__cluster_metadata`: which topics are compacted
+//! (`cleanup.policy` containing `compact`), so that their normal offset gaps are not reported as
+//! lost data, and how many partitions each topic has (its PartitionRecords), which no single
+//! broker's partition dirs tell. Replays the latest snapshot, then the log after it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io;
 
 use serde_json::Value;
@@ -23,6 +24,8 @@ struct Replay {
     names: HashMap<String, String>,
     /// Topic name → `cleanup.policy`.
     policies: HashMap<String, String>,
+    /// Topic id → partition ids.
+    partitions: HashMap<String, BTreeSet<i32>>,
     /// Offsets below this were replayed from a snapshot.
     from_offset: i64,
 }
@@ -36,12 +39,21 @@ impl Replay {
                     self.names.insert(id.to_string(), name.to_string());
                 }
             }
-            Some("REMOVE_TOPIC_RECORD") => {
-                if let Some(name) = data["topicId"]
-                    .as_str()
-                    .and_then(|id| self.names.remove(id))
+            Some("PARTITION_RECORD") => {
+                if let (Some(id), Some(p)) =
+                    (data["topicId"].as_str(), data["partitionId"].as_i64())
                 {
-                    self.policies.remove(&name);
+                    if let Ok(p) = i32::try_from(p) {
+                        self.partitions.entry(id.to_string()).or_default().insert(p);
+                    }
+                }
+            }
+            Some("REMOVE_TOPIC_RECORD") => {
+                if let Some(id) = data["topicId"].as_str() {
+                    self.partitions.remove(id);
+                    if let Some(name) = self.names.remove(id) {
+                        self.policies.remove(&name);
+                    }
                 }
             }
             Some("CONFIG_RECORD")
@@ -72,8 +84,9 @@ impl LogSink for Replay {
             return Ok(Flow::Continue);
         }
         // Frame version 1, then the record type as an unsigned varint: only TopicRecord (2),
-        // ConfigRecord (4) and RemoveTopicRecord (9) matter, so the rest is never decoded.
-        if let Some(value) = r.value.filter(|v| matches!(v.get(1), Some(2 | 4 | 9))) {
+        // PartitionRecord (3), ConfigRecord (4) and RemoveTopicRecord (9) matter, so the rest is
+        // never decoded.
+        if let Some(value) = r.value.filter(|v| matches!(v.get(1), Some(2..=4 | 9))) {
             if let Ok(v) = decode_metadata_record(value) {
                 self.apply(&v);
             }
@@ -86,9 +99,9 @@ impl LogSink for Replay {
     }
 }
 
-/// The compacted topics a `__cluster_metadata` partition records; unreadable parts are skipped
-/// (the answer only softens how offset gaps are graded).
-pub fn compacted_topics(metadata: &PartitionDir) -> HashSet<String> {
+/// Replays a `__cluster_metadata` partition: its latest snapshot, then the log after it;
+/// unreadable parts are skipped.
+fn replay(metadata: &PartitionDir) -> Replay {
     let mut replay = Replay::default();
     let mut scratch = RecordScratch::default();
     let deep = ScanOptions {
@@ -116,9 +129,31 @@ pub fn compacted_topics(metadata: &PartitionDir) -> HashSet<String> {
         }
     }
     replay
+}
+
+/// The compacted topics a `__cluster_metadata` partition records; unreadable parts are skipped
+/// (the answer only softens how offset gaps are graded).
+pub fn compacted_topics(metadata: &PartitionDir) -> HashSet<String> {
+    let replay = replay(metadata);
+    replay
         .policies
         .into_iter()
         .filter(|(_, policy)| policy.split(',').any(|p| p.trim() == "compact"))
         .map(|(topic, _)| topic)
+        .collect()
+}
+
+/// The partition count of each topic a `__cluster_metadata` partition records: one more than
+/// the highest partition id of its PartitionRecords (a topic's partitions are numbered from 0).
+pub fn partition_counts(metadata: &PartitionDir) -> HashMap<String, u32> {
+    let replay = replay(metadata);
+    replay
+        .partitions
+        .iter()
+        .filter_map(|(id, ps)| {
+            let name = replay.names.get(id)?;
+            let highest = *ps.iter().next_back()?;
+            Some((name.clone(), u32::try_from(highest).ok()? + 1))
+        })
         .collect()
 }

@@ -11,6 +11,7 @@ use super::Outcome;
 use crate::analysis::partition_for::{
     coordinator_key_id, java_string_hash, kafka_abs, partition_for,
 };
+use crate::analysis::topic_configs::partition_counts;
 use crate::cli::FindGroupPartitionArgs;
 use crate::format::log::{BatchInfo, LogEntry, LogRecord, RecordScratch};
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
@@ -52,29 +53,50 @@ pub fn run(args: FindGroupPartitionArgs) -> Result<Outcome> {
     };
     let mut on_disk: Vec<BTreeMap<i32, u64>> = vec![BTreeMap::new(); args.ids.len()];
     let mut partitions = args.partitions.unwrap_or(50);
+    let mut partitions_from = if args.partitions.is_some() {
+        "--partitions"
+    } else {
+        "default"
+    };
     if !args.log_dir.is_empty() {
         let set = discover(&args.log_dir)?;
+        // A broker holds only some partitions of a topic: its dirs cannot give the count. The
+        // cluster metadata can.
+        let recorded = set
+            .all_partitions()
+            .filter(|p| p.name.topic == "__cluster_metadata")
+            .filter_map(|m| partition_counts(m).get(topic).copied())
+            .max();
+        match (args.partitions, recorded) {
+            (Some(n), Some(m)) if n != m => eprintln!(
+                "kseg: warning: --partitions {n}, but __cluster_metadata records {m} partitions of {topic}; using {n}"
+            ),
+            (Some(_), _) => {}
+            (None, Some(m)) => {
+                partitions = m;
+                partitions_from = "__cluster_metadata";
+            }
+            (None, None) => anyhow::bail!(
+                "the partition count of {topic} is not recorded under {} (no __cluster_metadata \
+                 PartitionRecords for it: a ZooKeeper-mode cluster, or a metadata log kept \
+                 elsewhere), and a broker's partition dirs cannot tell it; pass --partitions N \
+                 ({}, 50 by default)",
+                args.log_dir[0].display(),
+                if args.transactional_id {
+                    "transaction.state.log.num.partitions"
+                } else {
+                    "offsets.topic.num.partitions"
+                }
+            ),
+        }
         let dirs: Vec<&PartitionDir> = set
             .all_partitions()
             .filter(|p| p.name.topic == topic && p.name.state == PartitionState::Live)
             .collect();
         if dirs.is_empty() {
-            anyhow::bail!(
-                "no {topic}-N partition dirs under {}",
-                args.log_dir[0].display()
-            );
-        }
-        let distinct: std::collections::BTreeSet<i32> =
-            dirs.iter().map(|p| p.name.partition).collect();
-        let highest = *distinct.iter().max().expect("non-empty") as u32 + 1;
-        partitions = args
-            .partitions
-            .unwrap_or((distinct.len() as u32).max(highest));
-        if args.partitions.is_none() && (distinct.len() as u32) < highest {
             eprintln!(
-                "kseg: note: only {} of {topic}'s partitions are here (highest is {}); assuming {partitions} partitions — pass --partitions if the topic has more",
-                distinct.len(),
-                highest - 1
+                "kseg: note: no {topic}-N partition dirs under {}: no records to look for",
+                args.log_dir[0].display()
             );
         }
         let mut scratch = RecordScratch::default();
@@ -115,7 +137,7 @@ pub fn run(args: FindGroupPartitionArgs) -> Result<Outcome> {
         });
         if args.json {
             let mut v = json!({"id": id, "hashCode": hash, "abs": kafka_abs(hash), "partition": partition,
-                "partitions": partitions, "topic": topic});
+                "partitions": partitions, "partitionsFrom": partitions_from, "topic": topic});
             if !args.log_dir.is_empty() {
                 v["onDisk"] = on_disk[i]
                     .iter()

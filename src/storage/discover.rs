@@ -186,10 +186,26 @@ fn visit_dir(dir: &Path, depth: usize, set: &mut DataSet) -> io::Result<()> {
         .iter()
         .filter(|d| parse_partition_dir(d).is_some())
         .collect();
-    let is_log_dir = listing
+    let has_root_files = listing
         .files
         .iter()
-        .any(|f| ROOT_FILES.contains(&f.as_str()))
+        .any(|f| ROOT_FILES.contains(&f.as_str()));
+    // A folder of log dirs (`kafka-logs/`, `kafka-logs-1/`, each with its meta.properties, as
+    // several brokers or a JBOD broker leave them): each is a log dir, however it is named —
+    // `kafka-logs-1` is not partition 1 of a topic `kafka-logs`.
+    if !has_root_files
+        && depth < MAX_SEARCH_DEPTH
+        && listing
+            .dirs
+            .iter()
+            .any(|d| ROOT_FILES.iter().any(|f| dir.join(d).join(f).is_file()))
+    {
+        for d in &listing.dirs {
+            visit_dir(&dir.join(d), depth + 1, set)?;
+        }
+        return Ok(());
+    }
+    let is_log_dir = has_root_files
         || (!partition_children.is_empty() && parse_partition_dir(&file_name(dir)).is_none());
     if is_log_dir {
         let log_dir = read_log_dir(dir, listing, set)?;
