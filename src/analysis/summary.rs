@@ -32,6 +32,8 @@ pub struct LogDirFacts {
     /// Topics whose `cleanup.policy` includes `compact`, when a `__cluster_metadata` partition
     /// among the inputs says so.
     pub compacted_topics: std::collections::HashSet<String>,
+    /// Processes holding the log dir's `.lock`: a broker is running on it.
+    pub lock_holders: Vec<u32>,
 }
 
 pub fn log_dir_facts(dir: &LogDir) -> LogDirFacts {
@@ -43,6 +45,10 @@ pub fn log_dir_facts(dir: &LogDir) -> LogDirFacts {
         let slot: fn(&mut Checkpoints) -> &mut Option<i64> = match f.kind {
             FileKind::CleanShutdown => {
                 facts.clean_shutdown = true;
+                continue;
+            }
+            FileKind::Lock => {
+                facts.lock_holders = crate::storage::source::lock_holders(&f.path);
                 continue;
             }
             FileKind::RecoveryPointCheckpoint => |c| &mut c.recovery_point,

@@ -149,7 +149,11 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
         }
         if !opts.sanity_only {
             let previews: Vec<_> = reports.iter().filter_map(|r| r.recovery.as_ref()).collect();
-            printer::recovery_table(&mut out, &previews, layout)?;
+            let live = facts
+                .iter()
+                .chain(parent_facts.iter().flatten())
+                .any(|f| !f.lock_holders.is_empty());
+            printer::recovery_table(&mut out, &previews, live, layout)?;
         }
         writeln!(
             out,

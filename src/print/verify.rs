@@ -91,9 +91,11 @@ const RECOVERY_COLUMNS: [Column; 7] = [
     col("INDEXES REBUILT", Col::Num, 3),
 ];
 
+/// The recovery preview; `live` when a broker holds a log dir's `.lock` (it is running).
 pub fn recovery_table(
     out: &mut impl Write,
     previews: &[&RecoveryPreview],
+    live: bool,
     layout: Layout,
 ) -> io::Result<()> {
     if previews.is_empty() {
@@ -124,6 +126,8 @@ pub fn recovery_table(
         "{}",
         if all_clean {
             "Recovery preview (clean shutdown, but Kafka recovers the segments whose .index is missing when it loads them):"
+        } else if live {
+            "Recovery preview (a broker is running on this data: what Kafka would do if it stopped now without a clean shutdown):"
         } else {
             "Recovery preview (what Kafka does at the next start, without a clean-shutdown marker):"
         }

@@ -69,6 +69,7 @@ pub const CHECKS: &[(&str, &str)] = &[
     ("txn-index-mismatch", "a .txnindex that disagrees with the ABORT markers in the log"),
     ("producer-snapshot", "a producer-state snapshot that is corrupt or disagrees with the log"),
     ("no-clean-shutdown", "the log dir has no .kafka_cleanshutdown marker: Kafka will run recovery"),
+    ("live-broker", "the log dir's .lock is held: a broker is running on it (its active segments are not a crash)"),
     ("checkpoint-range", "a recovery point, log start offset or high watermark outside the log"),
     ("leader-epoch", "a leader-epoch-checkpoint that is unreadable, out of order, or disagrees with the epochs the batches carry"),
     ("load-cleanup", "a file Kafka deletes or renames when it loads the partition (.deleted, .cleaned, .swap, an index without its log)"),
@@ -578,6 +579,20 @@ pub fn verify_partition(
 
 /// The log dir level: the clean-shutdown marker.
 pub fn verify_log_dir(facts: &LogDirFacts, findings: &mut Vec<Finding>) {
+    if !facts.lock_holders.is_empty() {
+        let pids: Vec<String> = facts.lock_holders.iter().map(u32::to_string).collect();
+        findings.push(Finding {
+            check: "live-broker",
+            severity: Severity::Info,
+            file: facts.path.join(".lock").display().to_string(),
+            position: None,
+            offset: None,
+            message: format!(
+                ".lock is held (process {}): a broker is running on this log dir. No clean-shutdown marker, preallocated active indexes and a tail still being written are its normal state, not a crash; the recovery preview is what Kafka would do if it stopped now without shutting down cleanly",
+                pids.join(", ")
+            ),
+        });
+    }
     if !facts.clean_shutdown {
         findings.push(Finding {
             check: "no-clean-shutdown",
