@@ -143,6 +143,12 @@ fn tables_fit_80_columns_on_a_terminal_and_are_full_width_in_a_pipe() {
     let row = text.lines().find(|l| l.contains("orders-")).unwrap();
     let cells: Vec<&str> = row.split(['│', '┆']).map(str::trim).collect();
     assert!(cells.contains(&"20"), "{row}");
+    // --json on a terminal is data: never wrapped.
+    let json = on_terminal(&["summary", &dir, "--json"], 80).unwrap();
+    for line in json.lines() {
+        serde_json::from_str::<serde_json::Value>(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    }
+    assert!(widest(&json) > 80);
     // A wider terminal gets more columns.
     let wide = on_terminal(&["summary", &dir, "--no-progress"], 200).unwrap();
     assert!(widest(&wide) <= 200 && widest(&wide) > 80, "{wide}");

@@ -135,7 +135,7 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
         .filter_map(|(g, s)| Some((g, consumer_group_view(s, &topic_names)?)))
         .collect();
     let stdout = io::stdout();
-    let layout = Layout::detect(args.format);
+    let layout = Layout::detect(args.format, args.json);
     let mut out = layout.writer(BufWriter::new(stdout.lock()));
     if args.json {
         for r in &rows {

@@ -19,7 +19,7 @@ use crate::storage::discover::PartitionDir;
 pub fn run(args: SummaryArgs) -> Result<Outcome> {
     let (set, mut outcome) = discover_inputs(&args.paths, "summary", Reads::LogData)?;
     let stdout = io::stdout();
-    let layout = Layout::detect(args.format);
+    let layout = Layout::detect(args.format, args.json);
     let mut out = layout.writer(BufWriter::new(stdout.lock()));
     for item in &set.unrecognised {
         if args.json {

@@ -90,7 +90,7 @@ pub fn run(args: TransactionsArgs) -> Result<Outcome> {
         }
     };
     let stdout = io::stdout();
-    let layout = Layout::detect(args.format);
+    let layout = Layout::detect(args.format, args.json);
     let mut out = layout.writer(BufWriter::new(stdout.lock()));
     let mut hanging = 0;
     if args.json {

@@ -113,7 +113,7 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
     let infos = all.len() - errors - warnings;
 
     let stdout = io::stdout();
-    let layout = Layout::detect(args.format);
+    let layout = Layout::detect(args.format, args.json);
     let mut out = layout.writer(BufWriter::new(stdout.lock()));
     if args.json {
         for f in &all {

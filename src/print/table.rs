@@ -34,8 +34,11 @@ pub enum Layout {
 
 impl Layout {
     /// `--format tsv`; else the terminal's width when stdout is a terminal (`COLUMNS` first, as
-    /// shells export it); else full width.
-    pub fn detect(format: Format) -> Layout {
+    /// shells export it); else full width. `--json` output is never fitted: its lines are data.
+    pub fn detect(format: Format, json: bool) -> Layout {
+        if json {
+            return Layout::Full;
+        }
         if format == Format::Tsv {
             return Layout::Tsv;
         }
