@@ -284,9 +284,15 @@ pub struct LookupArgs {
     pub offset: Option<i64>,
 
     /// The first offset whose timestamp is >= T (offsetsForTimes): epoch milliseconds, or RFC
-    /// 3339 with a zone (2024-03-09T14:00:00+08:00); -1/-2/-3 = latest/earliest/max timestamp
-    #[arg(long, value_name = "T", allow_negative_numbers = true)]
-    pub timestamp: Option<String>,
+    /// 3339 with a zone (2024-03-09T14:00:00+08:00); -1/-2/-3 = latest/earliest/max timestamp.
+    /// Several (T1,T2,... or the option repeated): one answer per partition and timestamp
+    #[arg(
+        long,
+        value_name = "T",
+        allow_negative_numbers = true,
+        value_delimiter = ','
+    )]
+    pub timestamp: Vec<String>,
 
     /// The log start offset (ListOffsets EARLIEST)
     #[arg(long)]

@@ -692,7 +692,20 @@ impl IndexFile {
             bytes_read: 0,
         };
         let zero_tail = f.slots > 1 && f.relative_at(f.slots - 1)? == 0;
-        if zero_tail || len % entry as u64 != 0 {
+        if zero_tail && len % entry as u64 == 0 {
+            // A preallocated (active, or crash-left) index: the entries end at the first slot
+            // after slot 0 whose relative offset is 0 (format::index's stop rule). Read pages up
+            // to there only: a live broker's active index is 10 MiB of mostly zeros.
+            let end = (1..f.slots)
+                .find_map(|i| match f.relative_at(i) {
+                    Ok(0) => Some(Ok(i)),
+                    Ok(_) => None,
+                    Err(e) => Some(Err(e)),
+                })
+                .transpose()?
+                .unwrap_or(f.slots);
+            f.slots = end;
+        } else if len % entry as u64 != 0 {
             let bytes = read_small(path, SMALL_FILE_LIMIT)?;
             f.bytes_read += bytes.len() as u64;
             f.slots = if time {

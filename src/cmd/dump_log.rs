@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 
 use super::{discover_inputs, Outcome, Reads};
 use crate::cli::DumpLogArgs;
-use crate::format::index::{OffsetIndex, TimeIndex};
+use crate::format::index::{OffsetIndex, SanityError, TimeIndex};
 use crate::format::internal::InternalDecoder;
 use crate::format::log::{BatchInfo, LogEntry, LogRecord};
 use crate::format::log::{ByteSource, RecordScratch};
@@ -280,7 +280,7 @@ impl Dumper<'_> {
                     return Ok(printer.index_empty()?);
                 }
                 if self.args.index_sanity_check {
-                    return self.sanity(printer, index.sanity_check());
+                    return self.sanity(printer, index.sanity_check(), false, path);
                 }
                 let log = path.with_extension("log");
                 let mut log_src = FileSource::open(&log).ok();
@@ -307,7 +307,7 @@ impl Dumper<'_> {
                 let bytes = read_small(path, SMALL_FILE_LIMIT)?;
                 let index = TimeIndex::new(base, &bytes);
                 if self.args.index_sanity_check {
-                    return self.sanity(printer, index.sanity_check());
+                    return self.sanity(printer, index.sanity_check(), true, path);
                 }
                 // Kafka's checks need the sibling log (and offset index, for the start position).
                 let log = path.with_extension("log");
@@ -448,12 +448,23 @@ impl Dumper<'_> {
         Ok(())
     }
 
-    fn sanity(&mut self, printer: &mut dyn DumpPrinter, result: Result<(), String>) -> Result<()> {
+    /// Kafka throws `CorruptIndexException` and stops the whole run; kseg reports the same
+    /// message for the file and goes on with the next one.
+    fn sanity(
+        &mut self,
+        printer: &mut dyn DumpPrinter,
+        result: Result<(), SanityError>,
+        time: bool,
+        path: &Path,
+    ) -> Result<()> {
         match result {
             Ok(()) => printer.sanity_passed()?,
-            Err(msg) => {
+            Err(e) => {
                 self.summary.errors += 1;
-                printer.file_error(None, &format!("corrupt index: {msg}"))?;
+                printer.file_error(
+                    None,
+                    &crate::print::dump_text::sanity_message(&e, time, path),
+                )?;
             }
         }
         Ok(())

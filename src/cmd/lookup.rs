@@ -13,11 +13,17 @@ use crate::print::report_error;
 use crate::storage::discover::discover;
 use crate::storage::layout::PartitionState;
 
-fn query_of(args: &LookupArgs) -> Result<Query> {
-    Ok(if let Some(o) = args.offset {
+/// The questions asked: one, or one per `--timestamp` value.
+fn queries_of(args: &LookupArgs) -> Result<Vec<Query>> {
+    if !args.timestamp.is_empty() {
+        return args
+            .timestamp
+            .iter()
+            .map(|t| parse_timestamp(t).map_err(anyhow::Error::msg))
+            .collect();
+    }
+    Ok(vec![if let Some(o) = args.offset {
         Query::Offset(o)
-    } else if let Some(t) = &args.timestamp {
-        parse_timestamp(t).map_err(anyhow::Error::msg)?
     } else if args.earliest {
         Query::Earliest
     } else if args.latest {
@@ -28,7 +34,7 @@ fn query_of(args: &LookupArgs) -> Result<Query> {
         Query::EndOffsetForEpoch(e)
     } else {
         bail!("nothing to look up: give --offset, --timestamp, --earliest, --latest, --max-timestamp or --end-offset-for-epoch")
-    })
+    }])
 }
 
 /// The partitions TARGET names.
@@ -89,12 +95,15 @@ fn targets(args: &LookupArgs) -> Result<Vec<PartitionTarget>> {
 }
 
 pub fn run(args: LookupArgs) -> Result<Outcome> {
-    let query = query_of(&args)?;
+    let queries = queries_of(&args)?;
     let targets = targets(&args)?;
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut outcome = Outcome::Clean;
-    for t in &targets {
+    for (t, &query) in targets
+        .iter()
+        .flat_map(|t| queries.iter().map(move |q| (t, q)))
+    {
         match lookup(t, query, args.scan, args.max_decompressed_bytes) {
             Ok(report) => {
                 if args.json {

@@ -110,19 +110,19 @@ impl<'a> OffsetIndex<'a> {
     }
 
     /// Kafka's `OffsetIndex.sanityCheck`.
-    pub fn sanity_check(&self) -> Result<(), String> {
+    pub fn sanity_check(&self) -> Result<(), SanityError> {
         if self.layout.partial_bytes != 0 {
-            return Err(format!(
-                "index file size {} is not a multiple of {OFFSET_ENTRY_SIZE}",
-                self.bytes.len()
-            ));
+            return Err(SanityError::PartialEntry {
+                length: self.bytes.len(),
+                entry_size: OFFSET_ENTRY_SIZE,
+            });
         }
         if let Some(last) = self.layout.slots.checked_sub(1).and_then(|i| self.slot(i)) {
             if last.offset < self.base_offset {
-                return Err(format!(
-                    "last offset {} is below the base offset {}",
-                    last.offset, self.base_offset
-                ));
+                return Err(SanityError::LastOffsetBelowBase {
+                    last: last.offset,
+                    base: self.base_offset,
+                });
             }
         }
         Ok(())
@@ -223,12 +223,12 @@ impl<'a> TimeIndex<'a> {
     }
 
     /// Kafka's `TimeIndex.sanityCheck` (it reads the last *slot*, so a zero tail usually fails).
-    pub fn sanity_check(&self) -> Result<(), String> {
+    pub fn sanity_check(&self) -> Result<(), SanityError> {
         if self.layout.partial_bytes != 0 {
-            return Err(format!(
-                "time index file size {} is not a multiple of {TIME_ENTRY_SIZE}",
-                self.bytes.len()
-            ));
+            return Err(SanityError::PartialEntry {
+                length: self.bytes.len(),
+                entry_size: TIME_ENTRY_SIZE,
+            });
         }
         let slots = self.layout.slots;
         if slots == 0 {
@@ -237,18 +237,48 @@ impl<'a> TimeIndex<'a> {
         let first = self.slot(0).expect("slot 0 exists");
         let last = self.slot(slots - 1).expect("last slot exists");
         if last.timestamp < first.timestamp {
-            return Err(format!(
-                "last timestamp {} is below the first timestamp {}",
-                last.timestamp, first.timestamp
-            ));
+            return Err(SanityError::LastTimestampBelowFirst {
+                last: last.timestamp,
+                first: first.timestamp,
+            });
         }
         if last.offset < self.base_offset {
-            return Err(format!(
-                "last offset {} is below the base offset {}",
-                last.offset, self.base_offset
-            ));
+            return Err(SanityError::LastOffsetBelowBase {
+                last: last.offset,
+                base: self.base_offset,
+            });
         }
         Ok(())
+    }
+}
+
+/// Why an index fails Kafka's `sanityCheck` (which throws `CorruptIndexException`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SanityError {
+    /// The file length is not a multiple of the entry size.
+    PartialEntry { length: usize, entry_size: usize },
+    /// The last slot's offset is below the segment's base offset.
+    LastOffsetBelowBase { last: i64, base: i64 },
+    /// The last slot's timestamp is below the first's (time index only).
+    LastTimestampBelowFirst { last: i64, first: i64 },
+}
+
+impl std::fmt::Display for SanityError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            SanityError::PartialEntry { length, entry_size } => {
+                write!(f, "file size {length} is not a multiple of {entry_size}")
+            }
+            SanityError::LastOffsetBelowBase { last, base } => {
+                write!(f, "last offset {last} is below the base offset {base}")
+            }
+            SanityError::LastTimestampBelowFirst { last, first } => {
+                write!(
+                    f,
+                    "last timestamp {last} is below the first timestamp {first}"
+                )
+            }
+        }
     }
 }
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::escape::write_escaped;
 use super::{report_error, DumpPrinter, DumpSummary, TimeIndexProblem};
 use crate::format::control::{decode_control, ControlType};
-use crate::format::index::{OffsetEntry, TimeEntry};
+use crate::format::index::{OffsetEntry, SanityError, TimeEntry};
 use crate::format::internal::{decode_record, InternalDecoder};
 use crate::format::log::{BatchInfo, LogEntry, LogRecord};
 use crate::format::producer_snapshot::ProducerEntry;
@@ -488,5 +488,29 @@ impl<W: Write> DumpPrinter for TextDump<W> {
             }
         }
         Ok(())
+    }
+}
+
+/// Kafka's `CorruptIndexException` message for an index failing `sanityCheck`, word for word
+/// (`OffsetIndex`/`TimeIndex.sanityCheck`), with the file's absolute path as Java prints it.
+pub fn sanity_message(e: &SanityError, time: bool, path: &Path) -> String {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let abs = abs.display();
+    match (*e, time) {
+        (SanityError::PartialEntry { length, entry_size }, false) => format!(
+            "Index file {abs} is corrupt, found {length} bytes which is neither positive nor a multiple of {entry_size}"
+        ),
+        (SanityError::PartialEntry { length, entry_size }, true) => format!(
+            "Time index file {abs} is corrupt, found {length} bytes which is neither positive nor a multiple of {entry_size}"
+        ),
+        (SanityError::LastOffsetBelowBase { last, base }, false) => format!(
+            "Corrupt index found, index file {abs} has non-zero size but the last offset is {last} which is less than the base offset {base}"
+        ),
+        (SanityError::LastOffsetBelowBase { last, base }, true) => format!(
+            "Corrupt time index found, time index file ({abs}) has non-zero size but the last offset is {last} which is less than the first offset {base}"
+        ),
+        (SanityError::LastTimestampBelowFirst { last, first }, _) => format!(
+            "Corrupt time index found, time index file ({abs}) has non-zero size but the last timestamp is {last} which is less than the first timestamp {first}"
+        ),
     }
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Ctx, Severity, VerifyOptions};
 use crate::format::index::{
-    IndexLayout, OffsetIndex, TimeEntry, TimeIndex, OFFSET_ENTRY_SIZE, TIME_ENTRY_SIZE,
+    IndexLayout, OffsetIndex, SanityError, TimeEntry, TimeIndex, OFFSET_ENTRY_SIZE, TIME_ENTRY_SIZE,
 };
 
 /// Where an index file sits in the segment's life.
@@ -50,7 +50,12 @@ fn size_finding(
 }
 
 /// Kafka's own sanity check of an index file (`AbstractIndex.sanityCheck`).
-fn sanity_finding(ctx: &mut Ctx<'_>, path: &Path, result: Result<(), String>, severity: Severity) {
+fn sanity_finding(
+    ctx: &mut Ctx<'_>,
+    path: &Path,
+    result: Result<(), SanityError>,
+    severity: Severity,
+) {
     if let Err(msg) = result {
         ctx.add(
             "index-sanity",

@@ -1,0 +1,468 @@
+// The workloads kseg's parity tests run against a real Kafka broker, with the real Java clients,
+// and the broker's own answers the tests compare kseg with. Compiled by oracle/setup with javac
+// against the pinned kafka-clients; run by tests/oracle/mod.rs.
+//
+//   KsegOracle produce BOOTSTRAP PHASE      write the deterministic workload (phase 1, or 2 after a restart)
+//   KsegOracle query BOOTSTRAP OUT.ndjson   the broker's answers: ListOffsets, group offsets, transactions
+//   KsegOracle groups BOOTSTRAP N           commit offsets for N generated group ids (find-group-partition)
+//
+// Everything sent is fixed by the code (keys, values, headers, CreateTime timestamps, partitions,
+// batch boundaries by flush), except what the broker stamps itself (LogAppendTime) and the few
+// "recent" records of the retention topic, which must be newer than retention.ms.
+
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.*;
+import java.util.concurrent.*;
+
+import org.apache.kafka.clients.admin.*;
+import org.apache.kafka.clients.consumer.*;
+import org.apache.kafka.clients.producer.*;
+import org.apache.kafka.common.*;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.utils.internals.AppInfoParser;
+
+public class KsegOracle {
+    /** 2026-01-01T00:00:00Z: the CreateTime of the workload's first record. */
+    static final long T0 = 1_767_225_600_000L;
+    static final String[] CODECS = {"none", "gzip", "snappy", "lz4", "zstd"};
+    static final int SEGMENT_BYTES = 16 * 1024;
+
+    public static void main(String[] args) throws Exception {
+        String bootstrap = args[1];
+        switch (args[0]) {
+            case "produce" -> produce(bootstrap, Integer.parseInt(args[2]));
+            case "query" -> query(bootstrap, Path.of(args[2]));
+            case "groups" -> manyGroups(bootstrap, Integer.parseInt(args[2]));
+            default -> throw new IllegalArgumentException("unknown command " + args[0]);
+        }
+        // The open transaction's producer is never closed: exit without waiting for its threads.
+        System.exit(0);
+    }
+
+    static Properties common(String bootstrap) {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", bootstrap);
+        p.put("request.timeout.ms", "20000");
+        p.put("default.api.timeout.ms", "60000");
+        return p;
+    }
+
+    static KafkaProducer<byte[], byte[]> producer(String bootstrap, Map<String, String> extra) {
+        Properties p = common(bootstrap);
+        p.put("key.serializer", ByteArraySerializer.class.getName());
+        p.put("value.serializer", ByteArraySerializer.class.getName());
+        p.put("acks", "all");
+        p.put("linger.ms", "1000"); // batches end at flush(), not by timing
+        p.put("batch.size", "1000000");
+        p.putAll(extra);
+        return new KafkaProducer<>(p);
+    }
+
+    static KafkaConsumer<byte[], byte[]> consumer(String bootstrap, Map<String, String> extra) {
+        Properties p = common(bootstrap);
+        p.put("key.deserializer", ByteArrayDeserializer.class.getName());
+        p.put("value.deserializer", ByteArrayDeserializer.class.getName());
+        p.put("auto.offset.reset", "earliest");
+        p.put("enable.auto.commit", "false");
+        p.putAll(extra);
+        return new KafkaConsumer<>(p);
+    }
+
+    static byte[] utf8(String s) {
+        return s == null ? null : s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Creates a topic with a small segment size: `segment.bytes` below 1 MiB is refused by Kafka 4.x,
+     *  which has `internal.segment.bytes` for that instead. */
+    static void createTopic(Admin admin, String name, int partitions, Map<String, String> configs) throws Exception {
+        Map<String, String> withSegment = new HashMap<>(configs);
+        withSegment.put("segment.bytes", Integer.toString(SEGMENT_BYTES));
+        try {
+            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(withSegment))).all().get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof TopicExistsException) return;
+            if (!(e.getCause() instanceof InvalidConfigurationException)) throw e;
+            withSegment.remove("segment.bytes");
+            withSegment.put("internal.segment.bytes", Integer.toString(SEGMENT_BYTES));
+            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(withSegment))).all().get();
+        }
+    }
+
+    /** Record i of a data topic: keys with nulls and binary bytes, values of varied length, some
+     *  null values, headers on some (one with a null value), and every 7th timestamp late. */
+    static ProducerRecord<byte[], byte[]> dataRecord(String topic, int partition, int i, long base) {
+        byte[] key;
+        if (i % 11 == 0) key = null;
+        else if (i % 13 == 0) key = new byte[] {0, (byte) 0xff, (byte) i, 10, 27, (byte) 0x80};
+        else key = utf8("key-" + (i % 37));
+        byte[] value = i % 17 == 5 ? null : utf8("value-" + i + "-" + "x".repeat(i % 50) + (i % 19 == 0 ? "\u00e9\u4e2d\n\t" : ""));
+        long ts = i % 7 == 3 ? base - 5_000 + i : base + i * 10L;
+        RecordHeaders headers = new RecordHeaders();
+        if (i % 5 == 0) headers.add("h-one", utf8("v" + i));
+        if (i % 10 == 0) headers.add("h-null", null);
+        if (i % 15 == 0) headers.add("h\u00fc", new byte[] {1, 2, 3, (byte) 0xfe});
+        return new ProducerRecord<>(topic, partition, ts, key, value, headers);
+    }
+
+    static void produce(String bootstrap, int phase) throws Exception {
+        try (Admin admin = Admin.create(common(bootstrap))) {
+            if (phase == 1) createTopics(admin);
+            // Each codec, idempotent (the Java producer's default) and two partitions; one flush per batch.
+            for (String codec : CODECS) {
+                try (var producer = producer(bootstrap, Map.of("compression.type", codec))) {
+                    batches(producer, "codec-" + codec, 2, phase == 1 ? 0 : 300, 300, 10, T0 + (phase - 1) * 100_000L);
+                }
+            }
+            try (var producer = producer(bootstrap, Map.of("enable.idempotence", "false", "acks", "1", "compression.type", "gzip"))) {
+                batches(producer, "plain", 1, phase == 1 ? 0 : 100, 100, 7, T0);
+            }
+            try (var producer = producer(bootstrap, Map.of("compression.type", "lz4"))) {
+                batches(producer, "log-append-time", 1, phase == 1 ? 0 : 150, 150, 10, T0);
+            }
+            transactions(bootstrap, phase);
+            if (phase == 1) {
+                compacted(bootstrap);
+                deleteRecords(bootstrap, admin);
+                retention(bootstrap);
+                classicGroup(bootstrap);
+                consumerProtocolGroup(bootstrap, admin);
+            } else {
+                // More commits after the restart: the group's records go on in a new leader epoch.
+                try (var c = consumer(bootstrap, Map.of("group.id", "classic-group", "group.protocol", "classic"))) {
+                    c.subscribe(List.of("group-src"));
+                    pollUntilAssigned(c);
+                    c.commitSync();
+                }
+            }
+        }
+    }
+
+    static void createTopics(Admin admin) throws Exception {
+        for (String codec : CODECS) createTopic(admin, "codec-" + codec, 2, Map.of());
+        createTopic(admin, "plain", 1, Map.of());
+        createTopic(admin, "log-append-time", 1, Map.of("message.timestamp.type", "LogAppendTime"));
+        createTopic(admin, "txn", 2, Map.of());
+        createTopic(admin, "compacted", 1, Map.of("cleanup.policy", "compact", "min.cleanable.dirty.ratio", "0.01",
+                "delete.retention.ms", "86400000", "min.compaction.lag.ms", "0"));
+        createTopic(admin, "delete-records", 1, Map.of());
+        createTopic(admin, "retention", 1, Map.of("retention.ms", "3600000"));
+        createTopic(admin, "group-src", 4, Map.of());
+    }
+
+    static void batches(KafkaProducer<byte[], byte[]> producer, String topic, int partitions, int from, int count, int perBatch, long base) throws Exception {
+        List<Future<RecordMetadata>> pending = new ArrayList<>();
+        for (int i = from; i < from + count; i++) {
+            for (int p = 0; p < partitions; p++) pending.add(producer.send(dataRecord(topic, p, i, base)));
+            if ((i - from + 1) % perBatch == 0) flush(producer, pending);
+        }
+        flush(producer, pending);
+    }
+
+    static void flush(KafkaProducer<byte[], byte[]> producer, List<Future<RecordMetadata>> pending) throws Exception {
+        producer.flush();
+        for (var f : pending) f.get(60, TimeUnit.SECONDS);
+        pending.clear();
+    }
+
+    static KafkaProducer<byte[], byte[]> txnProducer(String bootstrap, String id) {
+        var producer = producer(bootstrap, Map.of("transactional.id", id, "transaction.timeout.ms", "600000"));
+        producer.initTransactions();
+        return producer;
+    }
+
+    /** Committed and aborted transactions; an abort inside another producer's open transaction (its
+     *  aborted-transaction entry carries that transaction's first offset as the LSO); a
+     *  transactional offset commit; and, in phase 2, one transaction left open at the broker's stop. */
+    static void transactions(String bootstrap, int phase) throws Exception {
+        long base = T0 + 1_000_000L * phase;
+        try (var a = txnProducer(bootstrap, "txn-a"); var b = txnProducer(bootstrap, "txn-b")) {
+            a.beginTransaction();
+            for (int i = 0; i < 5; i++) a.send(new ProducerRecord<>("txn", 0, base + i, utf8("a" + i), utf8("a-value-" + i))).get();
+            b.beginTransaction();
+            for (int i = 0; i < 5; i++) b.send(new ProducerRecord<>("txn", 0, base + 10 + i, utf8("b" + i), utf8("b-value-" + i))).get();
+            b.send(new ProducerRecord<>("txn", 1, base + 20, utf8("b-p1"), utf8("aborted on p1"))).get();
+            b.abortTransaction();
+            for (int i = 5; i < 10; i++) a.send(new ProducerRecord<>("txn", 0, base + 30 + i, utf8("a" + i), utf8("a-value-" + i))).get();
+            a.send(new ProducerRecord<>("txn", 1, base + 50, utf8("a-p1"), utf8("committed on p1"))).get();
+            a.commitTransaction();
+            for (int round = 0; round < 6; round++) {
+                b.beginTransaction();
+                for (int i = 0; i < 4; i++) b.send(new ProducerRecord<>("txn", round % 2, base + 100 + round * 10 + i, utf8("r" + round), utf8("round-" + round + "-" + i))).get();
+                if (round % 3 == 2) b.abortTransaction(); else b.commitTransaction();
+            }
+        }
+        if (phase == 1) {
+            // Consume-transform-produce: offsets committed inside a transaction (TxnOffsetCommit).
+            try (var p = txnProducer(bootstrap, "txn-offsets")) {
+                p.beginTransaction();
+                p.send(new ProducerRecord<>("txn", 1, base + 500, utf8("t"), utf8("with offsets"))).get();
+                var offsets = Map.of(new TopicPartition("codec-none", 0), new OffsetAndMetadata(42, "txn-meta"),
+                        new TopicPartition("codec-none", 1), new OffsetAndMetadata(7));
+                p.sendOffsetsToTransaction(offsets, new ConsumerGroupMetadata("txn-group"));
+                p.commitTransaction();
+            }
+        } else {
+            // Left open: the broker stops with this transaction Ongoing (a 10-minute timeout).
+            var open = txnProducer(bootstrap, "txn-open");
+            open.beginTransaction();
+            for (int i = 0; i < 3; i++) open.send(new ProducerRecord<>("txn", 1, base + 900 + i, utf8("open" + i), utf8("still open"))).get();
+            open.flush();
+        }
+    }
+
+    /** 50 keys written 12 times each over rolled segments, then tombstones for ten of them; the
+     *  test waits for the log cleaner to have cleaned the partition. */
+    static void compacted(String bootstrap) throws Exception {
+        try (var producer = producer(bootstrap, Map.of())) {
+            List<Future<RecordMetadata>> pending = new ArrayList<>();
+            for (int round = 0; round < 12; round++) {
+                for (int k = 0; k < 50; k++) {
+                    pending.add(producer.send(new ProducerRecord<>("compacted", 0, T0 + round * 1000L + k, utf8("ck-" + k), utf8("round-" + round + "-" + "y".repeat(k)))));
+                }
+                flush(producer, pending);
+            }
+            for (int k = 0; k < 10; k++) pending.add(producer.send(new ProducerRecord<>("compacted", 0, T0 + 20_000L + k, utf8("ck-" + k), (byte[]) null)));
+            flush(producer, pending);
+            // Enough further data to roll the segment holding the tombstones, so that it is cleanable.
+            for (int k = 0; k < 200; k++) {
+                pending.add(producer.send(new ProducerRecord<>("compacted", 0, T0 + 30_000L + k, utf8("filler-" + (k % 20)), utf8("f".repeat(100)))));
+                if (k % 20 == 19) flush(producer, pending);
+            }
+        }
+    }
+
+    static void deleteRecords(String bootstrap, Admin admin) throws Exception {
+        try (var producer = producer(bootstrap, Map.of())) {
+            batches(producer, "delete-records", 1, 0, 500, 25, T0);
+        }
+        admin.deleteRecords(Map.of(new TopicPartition("delete-records", 0), RecordsToDelete.beforeOffset(260))).all().get();
+    }
+
+    /** Old records (CreateTime in January) then recent ones: retention.ms of an hour deletes the
+     *  old segments once the broker's retention check runs. */
+    static void retention(String bootstrap) throws Exception {
+        try (var producer = producer(bootstrap, Map.of())) {
+            batches(producer, "retention", 1, 0, 300, 20, T0);
+            List<Future<RecordMetadata>> pending = new ArrayList<>();
+            long now = System.currentTimeMillis();
+            for (int i = 0; i < 20; i++) pending.add(producer.send(new ProducerRecord<>("retention", 0, now + i, utf8("recent"), utf8("recent-" + i))));
+            flush(producer, pending);
+        }
+        try (var producer = producer(bootstrap, Map.of())) {
+            batches(producer, "group-src", 4, 0, 100, 10, T0);
+        }
+    }
+
+    static void pollUntilAssigned(KafkaConsumer<byte[], byte[]> c) {
+        long deadline = System.currentTimeMillis() + 60_000;
+        while (c.assignment().isEmpty() && System.currentTimeMillis() < deadline) c.poll(Duration.ofMillis(200));
+        if (c.assignment().isEmpty()) throw new IllegalStateException("no assignment within 60 s");
+    }
+
+    /** Classic protocol: one member commits part of what it read, a second joins (a rebalance), both
+     *  commit, then leave. Offsets committed are whole numbers of records read, so fixed. */
+    static void classicGroup(String bootstrap) throws Exception {
+        var props = Map.of("group.id", "classic-group", "group.protocol", "classic", "client.id", "classic-1",
+                "max.poll.records", "30");
+        try (var c1 = consumer(bootstrap, props)) {
+            c1.subscribe(List.of("group-src"));
+            pollUntilAssigned(c1);
+            Map<TopicPartition, OffsetAndMetadata> first = new HashMap<>();
+            for (TopicPartition tp : c1.assignment()) first.put(tp, new OffsetAndMetadata(10 + tp.partition(), "first-commit"));
+            c1.commitSync(first);
+            ExecutorService pool = Executors.newSingleThreadExecutor();
+            Future<?> second = pool.submit(() -> {
+                try (var c2 = consumer(bootstrap, Map.of("group.id", "classic-group", "group.protocol", "classic",
+                        "client.id", "classic-2", "group.instance.id", "static-member-2"))) {
+                    c2.subscribe(List.of("group-src"));
+                    long deadline = System.currentTimeMillis() + 60_000;
+                    while (c2.assignment().isEmpty() && System.currentTimeMillis() < deadline) c2.poll(Duration.ofMillis(200));
+                    Map<TopicPartition, OffsetAndMetadata> mine = new HashMap<>();
+                    for (TopicPartition tp : c2.assignment()) mine.put(tp, new OffsetAndMetadata(50 + tp.partition()));
+                    c2.commitSync(mine);
+                }
+                return null;
+            });
+            long deadline = System.currentTimeMillis() + 60_000;
+            while (!second.isDone() && System.currentTimeMillis() < deadline) c1.poll(Duration.ofMillis(200));
+            second.get();
+            pool.shutdown();
+            Map<TopicPartition, OffsetAndMetadata> last = new HashMap<>();
+            for (TopicPartition tp : c1.assignment()) last.put(tp, new OffsetAndMetadata(80 + tp.partition(), ""));
+            if (!last.isEmpty()) c1.commitSync(last);
+        }
+    }
+
+    /** KIP-848's consumer protocol (Kafka 4.x): a member commits and leaves. Older brokers refuse the
+     *  protocol; then nothing is written. */
+    static void consumerProtocolGroup(String bootstrap, Admin admin) throws Exception {
+        String version = AppInfoParser.getVersion();
+        try (var c = consumer(bootstrap, Map.of("group.id", "consumer-group", "group.protocol", "consumer", "client.id", "kip848"))) {
+            c.subscribe(List.of("group-src"));
+            pollUntilAssigned(c);
+            Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
+            for (TopicPartition tp : c.assignment()) commit.put(tp, new OffsetAndMetadata(20 + tp.partition(), "kip848"));
+            c.commitSync(commit);
+        } catch (RuntimeException e) {
+            System.err.println("consumer protocol not available: " + e + " (client " + version + ")");
+        }
+    }
+
+    /** Offsets for N generated group ids (ASCII, non-ASCII, long, and the id whose hashCode is
+     *  Integer.MIN_VALUE), committed through the admin client: each lands in the
+     *  __consumer_offsets partition the broker computes. */
+    static void manyGroups(String bootstrap, int n) throws Exception {
+        List<String> ids = new ArrayList<>(List.of("polygenelubricants", "GydZG_", "DESIGNING WORKHOUSES",
+                "gr\u00fcppe", "\u7ec4-\u4e00", "\ud83d\ude00-emoji", "g".repeat(249), "a b c", "UPPER.lower_1-2"));
+        for (int i = 0; ids.size() < n; i++) ids.add("oracle-group-" + i);
+        try (Admin admin = Admin.create(common(bootstrap))) {
+            List<KafkaFuture<Void>> futures = new ArrayList<>();
+            for (int i = 0; i < ids.size(); i++) {
+                futures.add(admin.alterConsumerGroupOffsets(ids.get(i),
+                        Map.of(new TopicPartition("group-src", i % 4), new OffsetAndMetadata(i % 100))).all());
+            }
+            for (var f : futures) f.get(60, TimeUnit.SECONDS);
+        }
+        try (PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8)) {
+            for (String id : ids) out.println(id);
+        }
+    }
+
+    // ---- the broker's answers -------------------------------------------------------------------
+
+    static String json(String s) {
+        if (s == null) return "null";
+        StringBuilder b = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            switch (c) {
+                case '"' -> b.append("\\\"");
+                case '\\' -> b.append("\\\\");
+                default -> {
+                    if (c < 0x20) b.append(String.format("\\u%04x", (int) c));
+                    else b.append(c);
+                }
+            }
+        }
+        return b.append('"').toString();
+    }
+
+    static void query(String bootstrap, Path outPath) throws Exception {
+        try (Admin admin = Admin.create(common(bootstrap));
+             PrintStream out = new PrintStream(Files.newOutputStream(outPath), false, StandardCharsets.UTF_8)) {
+            Set<String> topics = admin.listTopics().names().get();
+            var descriptions = admin.describeTopics(topics).allTopicNames().get();
+            List<TopicPartition> partitions = new ArrayList<>();
+            for (var d : descriptions.values()) {
+                for (var p : d.partitions()) partitions.add(new TopicPartition(d.name(), p.partition()));
+            }
+            partitions.sort(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+            for (TopicPartition tp : partitions) listOffsets(admin, bootstrap, tp, out);
+            groupAnswers(admin, out);
+            transactionAnswers(admin, out);
+        }
+    }
+
+    static void answer(PrintStream out, TopicPartition tp, String spec, String isolation, ListOffsetsResult.ListOffsetsResultInfo info) {
+        out.println("{\"type\":\"listOffsets\",\"topic\":" + json(tp.topic()) + ",\"partition\":" + tp.partition()
+                + ",\"spec\":" + json(spec) + ",\"isolation\":" + json(isolation) + ",\"offset\":" + info.offset()
+                + ",\"timestamp\":" + info.timestamp() + ",\"leaderEpoch\":" + info.leaderEpoch().map(String::valueOf).orElse("null") + "}");
+    }
+
+    /** earliest, latest and max timestamp under both isolation levels, and forTimestamp for targets
+     *  drawn from the partition's own timestamps (each one, one below and one above, before the
+     *  first and after the last), read with a read_uncommitted consumer. */
+    static void listOffsets(Admin admin, String bootstrap, TopicPartition tp, PrintStream out) throws Exception {
+        for (IsolationLevel iso : IsolationLevel.values()) {
+            var opts = new ListOffsetsOptions(iso);
+            Map<String, OffsetSpec> specs = new LinkedHashMap<>();
+            specs.put("earliest", OffsetSpec.earliest());
+            specs.put("latest", OffsetSpec.latest());
+            specs.put("maxTimestamp", OffsetSpec.maxTimestamp());
+            for (var e : specs.entrySet()) {
+                var info = admin.listOffsets(Map.of(tp, e.getValue()), opts).partitionResult(tp).get();
+                answer(out, tp, e.getKey(), iso.toString(), info);
+            }
+        }
+        if (tp.topic().startsWith("__")) return;
+        TreeSet<Long> stamps = new TreeSet<>();
+        try (var c = consumer(bootstrap, Map.of("isolation.level", "read_uncommitted"))) {
+            c.assign(List.of(tp));
+            c.seekToBeginning(List.of(tp));
+            long end = c.endOffsets(List.of(tp)).get(tp);
+            long deadline = System.currentTimeMillis() + 60_000;
+            while (c.position(tp) < end && System.currentTimeMillis() < deadline) {
+                for (var r : c.poll(Duration.ofMillis(200))) stamps.add(r.timestamp());
+            }
+        }
+        TreeSet<Long> targets = new TreeSet<>();
+        if (!stamps.isEmpty()) {
+            targets.add(0L);
+            targets.add(stamps.first() - 1_000);
+            targets.add(stamps.last() + 1);
+            targets.add(stamps.last() + 86_400_000L);
+        }
+        List<Long> all = new ArrayList<>(stamps);
+        int step = Math.max(1, all.size() / 120);
+        for (int i = 0; i < all.size(); i += step) {
+            long t = all.get(i);
+            targets.add(t - 1);
+            targets.add(t);
+            targets.add(t + 1);
+        }
+        if (!all.isEmpty()) targets.add(all.get(all.size() - 1));
+        Map<TopicPartition, OffsetSpec> one = new HashMap<>();
+        List<Long> ordered = new ArrayList<>(targets);
+        // One request per target: several specs for one partition in a map would collide.
+        List<KafkaFuture<ListOffsetsResult.ListOffsetsResultInfo>> futures = new ArrayList<>();
+        for (long t : ordered) futures.add(admin.listOffsets(Map.of(tp, OffsetSpec.forTimestamp(t))).partitionResult(tp));
+        for (int i = 0; i < ordered.size(); i++) answer(out, tp, "timestamp:" + ordered.get(i), "READ_UNCOMMITTED", futures.get(i).get());
+    }
+
+    @SuppressWarnings("deprecation")
+    static void groupAnswers(Admin admin, PrintStream out) throws Exception {
+        List<String> ids = new ArrayList<>();
+        for (var g : admin.listConsumerGroups().all().get()) ids.add(g.groupId());
+        Collections.sort(ids);
+        var described = admin.describeConsumerGroups(ids).all().get();
+        for (String id : ids) {
+            var d = described.get(id);
+            out.println("{\"type\":\"group\",\"group\":" + json(id) + ",\"state\":" + json(String.valueOf(d.groupState()))
+                    + ",\"groupType\":" + json(String.valueOf(d.type())) + ",\"protocol\":" + json(d.partitionAssignor())
+                    + ",\"members\":" + d.members().size() + "}");
+            var offsets = admin.listConsumerGroupOffsets(id).partitionsToOffsetAndMetadata().get();
+            List<TopicPartition> tps = new ArrayList<>(offsets.keySet());
+            tps.sort(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+            for (TopicPartition tp : tps) {
+                var om = offsets.get(tp);
+                if (om == null) continue;
+                out.println("{\"type\":\"groupOffset\",\"group\":" + json(id) + ",\"topic\":" + json(tp.topic())
+                        + ",\"partition\":" + tp.partition() + ",\"offset\":" + om.offset() + ",\"metadata\":" + json(om.metadata())
+                        + ",\"leaderEpoch\":" + om.leaderEpoch().map(String::valueOf).orElse("null") + "}");
+            }
+        }
+    }
+
+    static void transactionAnswers(Admin admin, PrintStream out) throws Exception {
+        List<String> ids = new ArrayList<>();
+        for (var t : admin.listTransactions().all().get()) ids.add(t.transactionalId());
+        Collections.sort(ids);
+        var described = admin.describeTransactions(ids).all().get();
+        for (String id : ids) {
+            var d = described.get(id);
+            List<String> parts = new ArrayList<>();
+            for (var tp : d.topicPartitions()) parts.add(json(tp.topic() + "-" + tp.partition()));
+            Collections.sort(parts);
+            out.println("{\"type\":\"transaction\",\"transactionalId\":" + json(id) + ",\"state\":" + json(d.state().toString())
+                    + ",\"producerId\":" + d.producerId() + ",\"producerEpoch\":" + d.producerEpoch()
+                    + ",\"timeoutMs\":" + d.transactionTimeoutMs() + ",\"partitions\":[" + String.join(",", parts) + "]}");
+        }
+    }
+}
