@@ -713,10 +713,7 @@ pub fn kseg_lookups(data: &Path, answers: &[serde_json::Value]) -> BTreeMap<Stri
     out
 }
 
-fn live_checks(
-    data: &Path,
-    answers: &[serde_json::Value],
-) -> (Lookups, Vec<LiveRun>) {
+fn live_checks(data: &Path, answers: &[serde_json::Value]) -> (Lookups, Vec<LiveRun>) {
     let lookups = kseg_lookups(data, answers);
     let mut runs = Vec::new();
     let d = data.to_str().unwrap();
