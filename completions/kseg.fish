@@ -104,7 +104,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l trans
 complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l json -d 'NDJSON: {id, hashCode, partition, partitions, topic[, onDisk]}'
 complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l offset -d 'Where a fetch from offset O starts: segment, index entry, batch' -r
-complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l timestamp -d 'The first offset whose timestamp is >= T (offsetsForTimes): epoch milliseconds, or RFC 3339 with a zone (2024-03-09T14:00:00+08:00); -1/-2/-3 = latest/earliest/max timestamp' -r
+complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l timestamp -d 'The first offset whose timestamp is >= T (offsetsForTimes): epoch milliseconds, or RFC 3339 with a zone (2024-03-09T14:00:00+08:00); -1/-2/-3 = latest/earliest/max timestamp. Several (T1,T2,... or the option repeated): one answer per partition and timestamp' -r
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l end-offset-for-epoch -d 'The end offset of leader epoch E (OffsetForLeaderEpoch), from leader-epoch-checkpoint checked against the batches\' partition leader epochs' -r
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l topic -d 'With a log dir as TARGET: the topic whose partitions to answer for' -r
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch' -r

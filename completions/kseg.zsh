@@ -139,7 +139,7 @@ _arguments "${_arguments_options[@]}" : \
 (lookup)
 _arguments "${_arguments_options[@]}" : \
 '--offset=[Where a fetch from offset O starts\: segment, index entry, batch]:O:_default' \
-'--timestamp=[The first offset whose timestamp is >= T (offsetsForTimes)\: epoch milliseconds, or RFC 3339 with a zone (2024-03-09T14\:00\:00+08\:00); -1/-2/-3 = latest/earliest/max timestamp]:T:_default' \
+'*--timestamp=[The first offset whose timestamp is >= T (offsetsForTimes)\: epoch milliseconds, or RFC 3339 with a zone (2024-03-09T14\:00\:00+08\:00); -1/-2/-3 = latest/earliest/max timestamp. Several (T1,T2,... or the option repeated)\: one answer per partition and timestamp]:T:_default' \
 '--end-offset-for-epoch=[The end offset of leader epoch E (OffsetForLeaderEpoch), from leader-epoch-checkpoint checked against the batches'\'' partition leader epochs]:E:_default' \
 '--topic=[With a log dir as TARGET\: the topic whose partitions to answer for]:NAME:_default' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch]:BYTES:_default' \
