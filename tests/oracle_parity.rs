@@ -700,3 +700,154 @@ fn kseg_reads_the_live_data_dir_without_false_errors() {
         }
     }
 }
+
+/// Rows of kafka-consumer-groups.sh `--describe --offsets`: (group, topic-partition) ->
+/// (current offset, log end offset, lag). Read from the right: a group id may hold spaces.
+fn consumer_group_rows(
+    text: &str,
+) -> std::collections::BTreeMap<(String, String), (String, String, String)> {
+    let mut rows = std::collections::BTreeMap::new();
+    for line in text.lines() {
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        if cols.len() < 9 || cols[0] == "GROUP" {
+            continue;
+        }
+        let n = cols.len();
+        let (topic, partition) = (cols[n - 8], cols[n - 7]);
+        if partition.parse::<u32>().is_err() {
+            continue;
+        }
+        let group = cols[..n - 8].join(" ");
+        rows.insert(
+            (group, format!("{topic}-{partition}")),
+            (
+                cols[n - 6].to_string(),
+                cols[n - 5].to_string(),
+                cols[n - 4].to_string(),
+            ),
+        );
+    }
+    rows
+}
+
+#[test]
+fn groups_match_kafka_consumer_groups_describe() {
+    if skip() {
+        return;
+    }
+    for v in versions() {
+        let s = scenario(&v);
+        let kafka = consumer_group_rows(&s.tools["consumer-groups"]);
+        let out = kseg(&["groups", "--json", s.data.to_str().unwrap()]);
+        let show = |v: &serde_json::Value| {
+            if v.is_null() {
+                "-".to_string()
+            } else {
+                v.to_string()
+            }
+        };
+        let got: std::collections::BTreeMap<(String, String), (String, String, String)> =
+            ndjson(&String::from_utf8_lossy(&out.stdout))
+                .iter()
+                .filter(|a| a["type"] == "offset")
+                .map(|a| {
+                    (
+                        (
+                            a["group"].as_str().unwrap().to_string(),
+                            format!("{}-{}", a["topic"].as_str().unwrap(), a["partition"]),
+                        ),
+                        (
+                            show(&a["offset"]),
+                            show(&a["logEndOffset"]),
+                            show(&a["lag"]),
+                        ),
+                    )
+                })
+                .collect();
+        assert!(
+            kafka.len() > 300,
+            "Kafka {v}: {} rows from kafka-consumer-groups",
+            kafka.len()
+        );
+        let mut bad = Vec::new();
+        for (key, want) in &kafka {
+            if got.get(key) != Some(want) {
+                bad.push(format!(
+                    "{key:?}: kafka-consumer-groups {want:?}, kseg {:?}",
+                    got.get(key)
+                ));
+            }
+        }
+        eprintln!(
+            "kafka-consumer-groups parity, Kafka {v}: {} rows",
+            kafka.len()
+        );
+        assert!(bad.is_empty(), "Kafka {v}:\n{}", bad.join("\n"));
+    }
+}
+
+#[test]
+fn open_transactions_match_kafka_transactions_describe_producers() {
+    if skip() {
+        return;
+    }
+    for v in versions() {
+        let s = scenario(&v);
+        // (partition, producer id) -> first offset of its open transaction, per Kafka.
+        let mut kafka = std::collections::BTreeSet::new();
+        for partition in [0, 1] {
+            let text = &s.tools[&format!("describe-producers txn-{partition}")];
+            let mut header: Vec<&str> = Vec::new();
+            for line in text.lines() {
+                let cols: Vec<&str> = line.split_whitespace().collect();
+                if cols.first() == Some(&"ProducerId") {
+                    header = cols;
+                    continue;
+                }
+                let at = |name: &str| {
+                    header
+                        .iter()
+                        .position(|h| *h == name)
+                        .and_then(|i| cols.get(i))
+                };
+                if let (Some(pid), Some(start)) =
+                    (at("ProducerId"), at("CurrentTransactionStartOffset"))
+                {
+                    if *start != "-1" && *start != "None" {
+                        kafka.insert(format!("txn-{partition} producer {pid} open from {start}"));
+                    }
+                }
+            }
+        }
+        let out = kseg(&["transactions", "--json", s.data.to_str().unwrap()]);
+        let got: std::collections::BTreeSet<String> = ndjson(&String::from_utf8_lossy(&out.stdout))
+            .iter()
+            .filter(|a| a["type"] == "openTransaction")
+            .map(|a| {
+                format!(
+                    "{}-{} producer {} open from {}",
+                    a["topic"].as_str().unwrap(),
+                    a["partition"],
+                    a["producerId"],
+                    a["firstOffset"]
+                )
+            })
+            .collect();
+        assert!(
+            !kafka.is_empty(),
+            "Kafka {v}: describe-producers shows no open transaction:\n{:?}",
+            s.tools
+        );
+        assert_eq!(kafka, got, "Kafka {v}: open transactions");
+        // find-hanging lists none (the open one is younger than the longest timeout), nor does kseg.
+        let hanging = &s.tools["find-hanging"];
+        assert!(
+            hanging.lines().filter(|l| l.contains("txn")).count() == 0,
+            "Kafka {v} find-hanging: {hanging}"
+        );
+        eprintln!(
+            "kafka-transactions parity, Kafka {v}: {} open transactions",
+            kafka.len()
+        );
+    }
+}

@@ -41,6 +41,7 @@ public class KsegOracle {
             case "produce" -> produce(bootstrap, Integer.parseInt(args[2]));
             case "query" -> query(bootstrap, Path.of(args[2]));
             case "groups" -> manyGroups(bootstrap, Integer.parseInt(args[2]));
+            case "flood" -> flood(bootstrap, Integer.parseInt(args[2]));
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
         // The open transaction's producer is never closed: exit without waiting for its threads.
@@ -333,6 +334,42 @@ public class KsegOracle {
         }
         try (PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8)) {
             for (String id : ids) out.println(id);
+        }
+    }
+
+    /** Writes without pause for `seconds` (or until the broker dies under it): an idempotent
+     *  producer into `crash` (2 partitions, rolling 16 KiB segments) and a transactional one into
+     *  `crash-txn`, committing every 20 records and aborting every fifth transaction. Prints
+     *  "flooding" once the topics exist and the first writes are acknowledged. */
+    static void flood(String bootstrap, int seconds) throws Exception {
+        try (Admin admin = Admin.create(common(bootstrap))) {
+            createTopic(admin, "crash", 2, Map.of());
+            createTopic(admin, "crash-txn", 1, Map.of());
+        }
+        long end = System.currentTimeMillis() + seconds * 1000L;
+        Thread txn = new Thread(() -> {
+            try (var p = txnProducer(bootstrap, "crash-txn-producer")) {
+                for (int round = 0; System.currentTimeMillis() < end; round++) {
+                    p.beginTransaction();
+                    for (int i = 0; i < 20; i++) p.send(new ProducerRecord<>("crash-txn", 0, utf8("t" + round), utf8("txn-" + round + "-" + i)));
+                    if (round % 5 == 4) p.abortTransaction(); else p.commitTransaction();
+                }
+            } catch (Exception e) {
+                System.err.println("transactional producer stopped: " + e);
+            }
+        });
+        txn.setDaemon(true);
+        txn.start();
+        try (var p = producer(bootstrap, Map.of("linger.ms", "5", "batch.size", "4096", "acks", "1",
+                "delivery.timeout.ms", "5000", "request.timeout.ms", "2000"))) {
+            p.send(new ProducerRecord<>("crash", 0, utf8("first"), utf8("first"))).get();
+            System.out.println("flooding");
+            System.out.flush();
+            for (long i = 0; System.currentTimeMillis() < end; i++) {
+                p.send(new ProducerRecord<>("crash", (int) (i % 2), utf8("k" + (i % 100)), utf8("value-" + i + "-" + "z".repeat((int) (i % 200)))));
+            }
+        } catch (Exception e) {
+            System.err.println("producer stopped: " + e);
         }
     }
 

@@ -251,6 +251,19 @@ impl Broker {
         broker
     }
 
+    /// A broker over an existing root (`root/data`, formatted before, e.g. a copy of a crashed
+    /// broker's dir); not started.
+    pub fn reopen(version: &str, root: &Path, overrides: &[&str]) -> Broker {
+        Broker {
+            version: version.to_string(),
+            root: root.to_path_buf(),
+            data: root.join("data"),
+            port: 0,
+            child: None,
+            overrides: overrides.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
     fn write_config(&mut self) {
         self.port = free_port();
         let controller = free_port();
@@ -418,17 +431,23 @@ impl Broker {
 
     /// Runs the workload program against this broker.
     pub fn workload(&self, args: &[&str], limit: Duration) -> String {
-        let mut cmd = java(&client_classpath());
-        cmd.arg(format!(
-            "-Dlog4j2.configurationFile={}",
-            oracle_dir().join("log4j2-tools.properties").display()
-        ))
-        .arg("KsegOracle")
-        .arg(args[0])
-        .arg(self.bootstrap())
-        .args(&args[1..]);
-        run_ok(cmd, limit)
+        let bootstrap = self.bootstrap();
+        let mut all = vec![args[0], bootstrap.as_str()];
+        all.extend(&args[1..]);
+        run_ok(workload_command(&all), limit)
     }
+}
+
+/// The workload program (`KsegOracle COMMAND BOOTSTRAP ARGS...`), not started.
+pub fn workload_command(args: &[&str]) -> Command {
+    let mut cmd = java(&client_classpath());
+    cmd.arg(format!(
+        "-Dlog4j2.configurationFile={}",
+        oracle_dir().join("log4j2-tools.properties").display()
+    ))
+    .arg("KsegOracle")
+    .args(args);
+    cmd
 }
 
 impl Drop for Broker {
@@ -502,6 +521,8 @@ pub struct Scenario {
     pub live_lookups: BTreeMap<String, (i64, i64)>,
     /// Commands run on the live dir, with their exit codes and stderr.
     pub live_runs: Vec<(String, i32, String)>,
+    /// Kafka's command-line tools run against the live broker: name -> stdout.
+    pub tools: BTreeMap<String, String>,
     pub server_log: String,
 }
 
@@ -571,6 +592,7 @@ fn reuse(version: &str) -> Option<Scenario> {
         group_ids: serde_json::from_value(saved["groupIds"].clone()).ok()?,
         live_lookups: serde_json::from_value(saved["liveLookups"].clone()).ok()?,
         live_runs: serde_json::from_value(saved["liveRuns"].clone()).ok()?,
+        tools: serde_json::from_value(saved["tools"].clone()).ok()?,
         server_log: fs::read_to_string(root.join("broker/server.log")).unwrap_or_default(),
     })
 }
@@ -616,6 +638,7 @@ fn run_scenario(version: &str) -> Scenario {
 
     // kseg on the live data dir, read-only, while the broker holds it.
     let (live_lookups, live_runs) = live_checks(&broker.data, &answers);
+    let tools = tool_answers(&broker);
 
     broker.stop();
     let server_log = broker.server_log();
@@ -625,6 +648,7 @@ fn run_scenario(version: &str) -> Scenario {
         "groupIds": group_ids,
         "liveLookups": live_lookups,
         "liveRuns": live_runs,
+        "tools": tools,
     });
     fs::write(root.join("scenario.json"), saved.to_string()).expect("writing scenario.json");
     eprintln!(
@@ -639,8 +663,67 @@ fn run_scenario(version: &str) -> Scenario {
         group_ids,
         live_lookups,
         live_runs,
+        tools,
         server_log,
     }
+}
+
+/// Kafka's own command-line tools against the running broker: kafka-consumer-groups.sh
+/// `--describe --all-groups --offsets`, and kafka-transactions.sh `describe-producers` for each
+/// partition of the `txn` topic and `find-hanging`.
+fn tool_answers(broker: &Broker) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let bootstrap = broker.bootstrap();
+    let mut groups = kafka_tool(
+        &broker.version,
+        "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+    );
+    groups.args([
+        "--bootstrap-server",
+        &bootstrap,
+        "--describe",
+        "--all-groups",
+        "--offsets",
+    ]);
+    out.insert(
+        "consumer-groups".to_string(),
+        run_ok(groups, Duration::from_secs(180)),
+    );
+    for partition in ["0", "1"] {
+        let mut producers = kafka_tool(
+            &broker.version,
+            "org.apache.kafka.tools.TransactionsCommand",
+        );
+        producers.args([
+            "--bootstrap-server",
+            &bootstrap,
+            "describe-producers",
+            "--topic",
+            "txn",
+            "--partition",
+            partition,
+        ]);
+        out.insert(
+            format!("describe-producers txn-{partition}"),
+            run_ok(producers, Duration::from_secs(180)),
+        );
+    }
+    let mut hanging = kafka_tool(
+        &broker.version,
+        "org.apache.kafka.tools.TransactionsCommand",
+    );
+    hanging.args([
+        "--bootstrap-server",
+        &bootstrap,
+        "find-hanging",
+        "--broker-id",
+        "1",
+    ]);
+    out.insert(
+        "find-hanging".to_string(),
+        run_ok(hanging, Duration::from_secs(180)),
+    );
+    out
 }
 
 /// The lookup a `listOffsets` answer corresponds to, as kseg arguments, and its key.
