@@ -72,11 +72,32 @@ fn log_end_offset(dir: &Path) -> i64 {
         .unwrap_or_else(|| panic!("no log end offset for {}", dir.display()))
 }
 
-/// The segments Kafka's LogLoader said it recovered, per partition ("Recovering unflushed
-/// segment N").
+/// The segments Kafka's LogLoader said it recovered, per partition: "Recovering unflushed
+/// segment N" (after the recovery point), and "Could not find offset index file corresponding
+/// to log file F, recovering segment" / "Found a corrupted index file corresponding to log
+/// file F" (loadSegmentFiles, even after a clean shutdown).
 fn kafka_recovered(server_log: &str) -> BTreeMap<String, BTreeSet<i64>> {
     let mut out: BTreeMap<String, BTreeSet<i64>> = BTreeMap::new();
     for line in server_log.lines() {
+        for cue in [
+            "Could not find offset index file corresponding to log file ",
+            "Found a corrupted index file corresponding to log file ",
+        ] {
+            if let (Some(at), Some(p)) = (line.find(cue), line.find("partition=")) {
+                let partition: String = line[p + 10..].chars().take_while(|c| *c != ',').collect();
+                let file: String = line[at + cue.len()..]
+                    .chars()
+                    .take_while(|c| *c != ',' && *c != ' ')
+                    .collect();
+                if let Some(base) = Path::new(&file)
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .and_then(|s| s.parse().ok())
+                {
+                    out.entry(partition).or_default().insert(base);
+                }
+            }
+        }
         let Some(at) = line.find("Recovering unflushed segment ") else {
             continue;
         };
@@ -137,12 +158,43 @@ fn crash_round(version: &str, name: &str, overrides: &[&str], run_for: Duration)
     broker.kill9();
     let _ = child.kill();
     let _ = child.wait();
+    let bad = compare_with_kafka(version, name, &root, &broker.data, overrides);
+    let recovered = kafka_recovered(&fs::read_to_string(root.join("c/server.log")).unwrap());
+    assert!(
+        recovered.contains_key("crash-0"),
+        "Kafka recovered nothing of crash-0 after SIGKILL: {recovered:?}"
+    );
+    bad
+}
 
+/// What Kafka's start does to a copy of `source`, against kseg's preview (`verify-index` on
+/// copy A) and repair (`recover --out` of copy B); Kafka runs on copy C. Differences, or
+/// `Err` with Kafka's words when it refused to start on the copy.
+fn compare_with_kafka(
+    version: &str,
+    name: &str,
+    root: &Path,
+    source: &Path,
+    overrides: &[&str],
+) -> Vec<String> {
+    match try_compare_with_kafka(version, name, root, source, overrides) {
+        Ok(bad) => bad,
+        Err(why) => vec![format!("{name}: Kafka refused the data dir: {why}")],
+    }
+}
+
+fn try_compare_with_kafka(
+    version: &str,
+    name: &str,
+    root: &Path,
+    source: &Path,
+    overrides: &[&str],
+) -> Result<Vec<String>, String> {
     let (a, b, c) = (root.join("a"), root.join("b"), root.join("c"));
-    copy_dir(&broker.data, &a);
-    copy_dir(&broker.data, &b);
+    copy_dir(source, &a);
+    copy_dir(source, &b);
     fs::create_dir_all(&c).unwrap();
-    copy_dir(&broker.data, &c.join("data"));
+    copy_dir(source, &c.join("data"));
 
     // kseg's preview of the recovery, on copy A.
     let preview = kseg(&["verify-index", "--json", a.to_str().unwrap()]);
@@ -171,16 +223,12 @@ fn crash_round(version: &str, name: &str, overrides: &[&str], run_for: Duration)
     }
     // Kafka's own recovery, of copy C.
     let mut kafka = Broker::reopen(version, &c, overrides);
-    kafka.start();
+    kafka.try_start()?;
     let recovery_log = kafka.server_log();
     kafka.stop();
 
     let mut bad = Vec::new();
     let recovered = kafka_recovered(&recovery_log);
-    assert!(
-        recovered.contains_key("crash-0"),
-        "Kafka recovered nothing of crash-0 after SIGKILL: {recovered:?}"
-    );
     let segments: usize = recovered.values().map(BTreeSet::len).sum();
     let loaded = kafka_loaded_end(&recovery_log);
     for p in all.iter().map(String::as_str) {
@@ -241,7 +289,163 @@ fn crash_round(version: &str, name: &str, overrides: &[&str], run_for: Duration)
         all.len(),
         bad.len()
     );
-    bad
+    Ok(bad)
+}
+
+/// The `.log` files of a partition dir, in offset order.
+fn segment_logs(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn write_at(path: &Path, at: u64, bytes: &[u8]) {
+    use std::os::unix::fs::FileExt;
+    let f = fs::OpenOptions::new().write(true).open(path).unwrap();
+    f.write_all_at(bytes, at).unwrap();
+}
+
+/// Damage done to a copy of a cleanly stopped data dir, by name.
+fn damage(data: &Path, kind: &str) {
+    let p0 = data.join("crash-0");
+    let logs = segment_logs(&p0);
+    let (first, last) = (&logs[0], logs.last().unwrap());
+    let marker = data.join(".kafka_cleanshutdown");
+    match kind {
+        "flip-sealed" => write_at(first, 200, &[0xA5]),
+        "flip-active" => {
+            let len = fs::metadata(last).unwrap().len();
+            write_at(last, len / 2, &[0x5A]);
+            fs::remove_file(&marker).unwrap();
+        }
+        "truncate-mid-batch" => {
+            let len = fs::metadata(last).unwrap().len();
+            fs::OpenOptions::new()
+                .write(true)
+                .open(last)
+                .unwrap()
+                .set_len(len - 37)
+                .unwrap();
+            fs::remove_file(&marker).unwrap();
+        }
+        "zero-tail" => {
+            let len = fs::metadata(last).unwrap().len();
+            write_at(last, len, &[0u8; 4096]);
+            fs::remove_file(&marker).unwrap();
+        }
+        "delete-index" => fs::remove_file(first.with_extension("index")).unwrap(),
+        "delete-timeindex" => fs::remove_file(first.with_extension("timeindex")).unwrap(),
+        "corrupt-snapshot" => {
+            let dir = data.join("crash-txn-0");
+            let mut snaps: Vec<_> = fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|x| x == "snapshot"))
+                .collect();
+            snaps.sort();
+            let snap = snaps.last().expect("a producer snapshot in crash-txn-0");
+            write_at(snap, 10, &[0xFF; 8]);
+        }
+        "corrupt-leader-epoch-checkpoint" => {
+            fs::write(p0.join("leader-epoch-checkpoint"), "0\n2\nnot an entry\n").unwrap()
+        }
+        "no-clean-shutdown" => fs::remove_file(&marker).unwrap(),
+        "renamed-base-offset" => {
+            let second = &logs[1];
+            let base: i64 = second
+                .file_stem()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .parse()
+                .unwrap();
+            for ext in ["log", "index", "timeindex"] {
+                let from = second.with_extension(ext);
+                if from.exists() {
+                    fs::rename(&from, p0.join(format!("{:020}.{ext}", base + 1))).unwrap();
+                }
+            }
+        }
+        other => panic!("unknown damage {other}"),
+    }
+}
+
+const DAMAGES: [&str; 10] = [
+    "flip-sealed",
+    "flip-active",
+    "truncate-mid-batch",
+    "zero-tail",
+    "delete-index",
+    "delete-timeindex",
+    "corrupt-snapshot",
+    "corrupt-leader-epoch-checkpoint",
+    "no-clean-shutdown",
+    "renamed-base-offset",
+];
+
+#[test]
+fn injected_damage_recovery_matches_kafka() {
+    if skip() {
+        return;
+    }
+    // The newest version only: the load rules are the same, and each case is a broker start.
+    let version = &versions()[0];
+    let root = work_root(version).join("damage");
+    let _ = fs::remove_dir_all(&root);
+    let mut broker = Broker::format_and_start(version, &root.join("broker"), &[]);
+    let mut flood = workload_command(&["flood", &broker.bootstrap(), "4"]);
+    flood.stdout(Stdio::null()).stderr(Stdio::null());
+    let status = flood.status().expect("running the flood workload");
+    assert!(status.success(), "flood workload: {status}");
+    broker.stop();
+    let mut report = Vec::new();
+    let mut bad = Vec::new();
+    for kind in DAMAGES {
+        let case_root = root.join(kind);
+        let damaged = case_root.join("source");
+        copy_dir(&broker.data, &damaged);
+        damage(&damaged, kind);
+        let found = compare_with_kafka(version, kind, &case_root, &damaged, &[]);
+        let verify = kseg(&[
+            "verify-index",
+            "--json",
+            case_root.join("a").to_str().unwrap(),
+        ]);
+        let errors: Vec<String> = ndjson(&String::from_utf8_lossy(&verify.stdout))
+            .iter()
+            .filter(|v| v["type"] == "finding" && v["severity"] == "error")
+            .map(|v| format!("{}: {}", v["check"], v["message"]))
+            .collect();
+        let refused = found
+            .iter()
+            .any(|f| f.contains("Kafka refused the data dir"));
+        report.push(format!(
+            "{kind}: Kafka {}; kseg verify-index exit {} with {} error findings",
+            if refused {
+                "refused to start"
+            } else {
+                "started"
+            },
+            verify.status.code().unwrap_or(-1),
+            errors.len()
+        ));
+        if refused {
+            // Kafka will not load it: kseg must say so as an error, not preview a recovery.
+            if errors.is_empty() || verify.status.code() != Some(1) {
+                bad.push(format!(
+                    "{kind}: Kafka refused to start ({found:?}) but verify-index found no error"
+                ));
+            }
+        } else {
+            bad.extend(found);
+        }
+    }
+    eprintln!("injected damage, Kafka {version}:\n{}", report.join("\n"));
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
 #[test]

@@ -326,6 +326,14 @@ impl Broker {
 
     /// Starts the broker (again) and waits until it accepts connections and says it started.
     pub fn start(&mut self) {
+        if let Err(why) = self.try_start() {
+            panic!("{why}");
+        }
+    }
+
+    /// Starts the broker; `Err` with its last log lines when it exits before it has started
+    /// (Kafka refusing a data dir).
+    pub fn try_start(&mut self) -> Result<(), String> {
         assert!(self.child.is_none(), "the broker is already running");
         self.write_config();
         let log = self.root.join("server.log");
@@ -356,15 +364,16 @@ impl Broker {
                     .any(|l| l.contains("Kafka Server started"))
             });
             if started && TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
-                return;
+                return Ok(());
             }
             if let Some(status) = self.child.as_mut().unwrap().try_wait().expect("try_wait") {
-                panic!(
+                self.child = None;
+                return Err(format!(
                     "Kafka {} exited before it started ({status}): {}\n{}",
                     self.version,
                     fs::read_to_string(self.root.join("stderr.log")).unwrap_or_default(),
                     tail(&log, 40)
-                );
+                ));
             }
             assert!(
                 Instant::now() < deadline,
@@ -468,6 +477,9 @@ pub fn tail(path: &Path, lines: usize) -> String {
 /// `cp -a`: a byte-exact copy with times and modes, taken before anything else reads the dir.
 pub fn copy_dir(from: &Path, to: &Path) {
     let _ = fs::remove_dir_all(to);
+    if let Some(parent) = to.parent() {
+        fs::create_dir_all(parent).expect("creating the copy's parent");
+    }
     let status = Command::new("cp")
         .arg("-a")
         .arg(from)
