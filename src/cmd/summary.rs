@@ -96,17 +96,17 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
         serde_json::to_writer(&mut out, &v)?;
         out.write_all(b"\n")?;
     } else if layout.prose() {
+        // stdout holds the table; what kseg notes about the log dirs goes to stderr.
         for f in &facts {
-            writeln!(
-                out,
-                "Log dir {}: {}",
+            eprintln!(
+                "kseg: note: log dir {}: {}",
                 f.path.display(),
                 if f.clean_shutdown {
                     "clean shutdown marker present"
                 } else {
                     "no clean shutdown marker (Kafka will run recovery)"
                 }
-            )?;
+            );
         }
         if rows.is_empty() {
             writeln!(
