@@ -32,6 +32,8 @@ fn commands(out: &str) -> Vec<Vec<String>> {
 }
 
 fn looks_like_progress(text: &str) -> bool {
+    // A terminal shows line ends as \r\n; a bar redraws with a bare \r or escapes.
+    let text = text.replace("\r\n", "\n");
     text.contains('\r') || text.contains('\u{1b}') || text.contains(" files ")
 }
 
@@ -135,4 +137,25 @@ fn a_dump_on_the_terminal_draws_no_bar() {
     };
     assert!(shown.contains("baseOffset"), "{shown:?}");
     assert!(!shown.contains(" files "), "{shown:?}");
+}
+
+#[test]
+fn no_progress_turns_the_bar_off_for_every_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (i, c) in commands(tmp.path().to_str().unwrap()).iter().enumerate() {
+        let mut c = c.clone();
+        if c[0] == "recover" {
+            c[3] = tmp.path().join(format!("out{i}")).display().to_string();
+        }
+        let mut line = bin();
+        for a in c.iter().chain([&"--no-progress".to_string()]) {
+            line.push(' ');
+            line.push_str(&quote(a));
+        }
+        line.push_str(" > /dev/null");
+        let Some(shown) = on_terminal(&line) else {
+            return;
+        };
+        assert!(!looks_like_progress(&shown), "{c:?}: {shown:?}");
+    }
 }

@@ -48,7 +48,7 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
     work.extend(set.partitions.iter().map(|p| (p, None)));
 
     let progress = Progress::over_files(
-        progress::wanted(!args.no_progress, false),
+        progress::wanted(true, false),
         work.iter()
             .flat_map(|(p, _)| p.files.iter())
             .chain(set.files.iter())

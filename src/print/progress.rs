@@ -5,7 +5,7 @@
 
 use std::io::{self, IsTerminal};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -15,6 +15,13 @@ use crate::storage::layout::FileKind;
 
 /// The bar drawn now, if any (for [`suspend`]).
 static ACTIVE: Mutex<Option<ProgressBar>> = Mutex::new(None);
+/// `--no-progress`.
+static NEVER: AtomicBool = AtomicBool::new(false);
+
+/// No bar for the rest of the run (`--no-progress`).
+pub fn never() {
+    NEVER.store(true, Ordering::Relaxed);
+}
 
 /// Progress over a set of files; does nothing when no bar is drawn.
 pub struct Progress {
@@ -23,10 +30,12 @@ pub struct Progress {
     files: u64,
 }
 
-/// When a bar may be drawn: asked for, stderr is a terminal, and (for a command streaming its
-/// answer) stdout is not the terminal too.
+/// When a bar may be drawn: asked for, not refused (`--no-progress`), stderr is a terminal, and
+/// (for a command streaming its answer) stdout is not the terminal too.
 pub fn wanted(show: bool, streams_stdout: bool) -> bool {
-    show && io::stderr().is_terminal() && !(streams_stdout && io::stdout().is_terminal())
+    show && !NEVER.load(Ordering::Relaxed)
+        && io::stderr().is_terminal()
+        && !(streams_stdout && io::stdout().is_terminal())
 }
 
 impl Progress {
