@@ -119,7 +119,7 @@ _kseg() {
 
     case "${cmd}" in
         kseg)
-            opts="-h -V --help --version dump-log summary verify-index recover groups transactions find-group-partition lookup mini-broker completions man help"
+            opts="-h -V --no-progress --help --version dump-log summary verify-index recover groups transactions find-group-partition lookup mini-broker completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -133,7 +133,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__completions)
-            opts="-h --help bash elvish fish powershell zsh"
+            opts="-h --no-progress --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -147,7 +147,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__dump__subcmd__log)
-            opts="-h --files --deep-iteration --print-data-log --skip-record-metadata --max-bytes --max-messages --from-offset --to-offset --json --encoding --verify-index-only --index-sanity-check --offsets-decoder --transaction-log-decoder --cluster-metadata-decoder --share-group-state-decoder --remote-log-metadata-decoder --raw --key-decoder-class --value-decoder-class --mmap --max-decompressed-bytes --help"
+            opts="-h --files --deep-iteration --print-data-log --skip-record-metadata --max-bytes --max-messages --from-offset --to-offset --json --encoding --verify-index-only --index-sanity-check --offsets-decoder --transaction-log-decoder --cluster-metadata-decoder --share-group-state-decoder --remote-log-metadata-decoder --raw --key-decoder-class --value-decoder-class --mmap --max-decompressed-bytes --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -197,7 +197,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__find__subcmd__group__subcmd__partition)
-            opts="-h --partitions --log-dir --transactional-id --json --help"
+            opts="-h --partitions --log-dir --transactional-id --json --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -219,7 +219,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__groups)
-            opts="-h --group --history --json --format --mmap --max-decompressed-bytes --help"
+            opts="-h --group --history --json --format --mmap --max-decompressed-bytes --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -455,7 +455,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__lookup)
-            opts="-h --offset --timestamp --earliest --latest --max-timestamp --end-offset-for-epoch --topic --json --explain --scan --max-decompressed-bytes --help"
+            opts="-h --offset --timestamp --earliest --latest --max-timestamp --end-offset-for-epoch --topic --json --explain --scan --max-decompressed-bytes --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -489,7 +489,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__man)
-            opts="-h --help"
+            opts="-h --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -503,7 +503,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__mini__subcmd__broker)
-            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --group-initial-rebalance-delay-ms --node-id --no-auto-create-topics --listen --advertised-host --help produce commit help"
+            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --group-initial-rebalance-delay-ms --node-id --no-auto-create-topics --listen --advertised-host --no-progress --help produce commit help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -573,7 +573,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__mini__subcmd__broker__subcmd__commit)
-            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --group-initial-rebalance-delay-ms --node-id --no-auto-create-topics --group --topic --metadata --help"
+            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --group-initial-rebalance-delay-ms --node-id --no-auto-create-topics --group --topic --metadata --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -703,7 +703,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__mini__subcmd__broker__subcmd__produce)
-            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --group-initial-rebalance-delay-ms --node-id --no-auto-create-topics --topic --partitions --key-separator --compression --batch-size --no-idempotence --help"
+            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --group-initial-rebalance-delay-ms --node-id --no-auto-create-topics --topic --partitions --key-separator --compression --batch-size --no-idempotence --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -785,7 +785,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__recover)
-            opts="-h --out --salvage --index-interval-bytes --json --help"
+            opts="-h --out --salvage --index-interval-bytes --json --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -807,7 +807,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__summary)
-            opts="-h --json --format --no-progress --mmap --max-decompressed-bytes --help"
+            opts="-h --json --format --mmap --max-decompressed-bytes --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -829,7 +829,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__transactions)
-            opts="-h --json --format --help"
+            opts="-h --json --format --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -847,7 +847,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__verify__subcmd__index)
-            opts="-v -h --index-only --sanity --index-interval-bytes --json --format --verbose --mmap --max-decompressed-bytes --help"
+            opts="-v -h --index-only --sanity --index-interval-bytes --json --format --verbose --mmap --max-decompressed-bytes --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kseg_global_optspecs
-    string join \n h/help V/version
+    string join \n no-progress h/help V/version
 end
 
 function __fish_kseg_needs_command
@@ -24,6 +24,7 @@ function __fish_kseg_using_subcommand
     contains -- $cmd[1] $argv
 end
 
+complete -c kseg -n "__fish_kseg_needs_command" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_needs_command" -s V -l version -d 'Print version'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "dump-log" -d 'Decode segment, index, snapshot and checkpoint files like kafka-dump-log.sh'
@@ -63,13 +64,14 @@ complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l share-group-state
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l remote-log-metadata-decoder -d 'Decode records as __remote_log_metadata records (tiered storage, written by TopicBasedRemoteLogMetadataManager)'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l raw -d 'Do not decode internal topics automatically from the partition directory name'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l format -d 'Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)' -r -f -a "table\t'Box-drawn tables, fitted to the terminal when stdout is one'
 tsv\t'Tab-separated values: a header line, then one line per row; no other text'"
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l json -d 'NDJSON output: one "partition" object per row, then a "summary"'
-complete -c kseg -n "__fish_kseg_using_subcommand summary" -l no-progress -d 'Never draw a progress bar'
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
+complete -c kseg -n "__fish_kseg_using_subcommand summary" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l index-interval-bytes -d 'The partitions\' index.interval.bytes: where the recovery preview rebuilds index entries (and so whether non-increasing offsets make Kafka empty a segment)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l format -d 'Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)' -r -f -a "table\t'Box-drawn tables, fitted to the terminal when stdout is one'
@@ -80,11 +82,13 @@ complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l sanity -d 'On
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l json -d 'NDJSON: "finding" objects, "recovery" objects, then one "summary"'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -s v -l verbose -d 'Also list info findings in the table (always present in --json)'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
+complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l out -d 'Where to write the repaired copy: NEWDIR/<topic>-<partition>, named as the input\'s partition dir so kseg and Kafka read it as that partition (it must not exist, or be empty)' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l index-interval-bytes -d 'index.interval.bytes used to rebuild the indexes' -r
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l salvage -d 'Keep the valid batches found after a corrupt region instead of dropping them (and the later segments Kafka would delete)'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l json -d 'NDJSON report instead of text'
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l group -d 'Only these groups' -r
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l format -d 'Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)' -r -f -a "table\t'Box-drawn tables, fitted to the terminal when stdout is one'
@@ -93,15 +97,18 @@ complete -c kseg -n "__fish_kseg_using_subcommand groups" -l max-decompressed-by
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l history -d 'Every commit in log order, with the commit record\'s own offset and timestamp'
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l json -d 'NDJSON: "offset" and "group" objects (and "commit" with --history), then a "summary"'
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
+complete -c kseg -n "__fish_kseg_using_subcommand groups" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand transactions" -l format -d 'Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)' -r -f -a "table\t'Box-drawn tables, fitted to the terminal when stdout is one'
 tsv\t'Tab-separated values: a header line, then one line per row; no other text'"
 complete -c kseg -n "__fish_kseg_using_subcommand transactions" -l json -d 'NDJSON: "transactionalId" and "openTransaction" objects, then a "summary"'
+complete -c kseg -n "__fish_kseg_using_subcommand transactions" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand transactions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l partitions -d 'Partition count of the coordinator topic [default: 50; with --log-dir, what its __cluster_metadata records]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l log-dir -d 'Log dirs to look for the ids\' records in; their __cluster_metadata gives the partition count (a broker\'s partition dirs cannot: it holds only some of them)' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l transactional-id -d 'The ids are transactional ids: use __transaction_state'
 complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l json -d 'NDJSON: {id, hashCode, partition, partitions, topic[, onDisk]}'
+complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l offset -d 'Where a fetch from offset O starts: segment, index entry, batch' -r
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l timestamp -d 'The first offset whose timestamp is >= T (offsetsForTimes): epoch milliseconds, or RFC 3339 with a zone (2024-03-09T14:00:00+08:00); -1/-2/-3 = latest/earliest/max timestamp. Several (T1,T2,... or the option repeated): one answer per partition and timestamp' -r
@@ -114,6 +121,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l max-timestamp -d 'T
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l json -d 'NDJSON: one {topic, partition, target, offset, timestamp, segment, position} per partition'
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l explain -d 'Show the path taken: segment chosen and why, index entries, bytes and batches read'
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l scan -d 'Also answer by scanning every record, ignoring the indexes, and say when it differs'
+complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l log-dir -d 'The log dir (log.dirs); created when missing' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l num-partitions -d 'Partitions of auto-created topics (num.partitions)' -r
@@ -131,6 +139,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_se
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l listen -d 'Address to listen on; port 0 picks a free one (the chosen address is printed)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l advertised-host -d 'Host advertised to clients in Metadata and FindCoordinator' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l no-auto-create-topics -d 'Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)'
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -f -a "produce" -d 'Append stdin lines as records, partitioned like the Java producer (murmur2 of the key)'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -f -a "commit" -d 'Commit a group\'s offsets (a simple commit, as an assign()-ing consumer makes)'
@@ -159,6 +168,7 @@ zstd\t''"
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l batch-size -d 'Most record bytes in one batch (batch.size)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l no-auto-create-topics -d 'Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l no-idempotence -d 'Write batches without a producer id (enable.idempotence=false); the Java producer is idempotent by default'
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l log-dir -d 'The log dir (log.dirs); created when missing' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l num-partitions -d 'Partitions of auto-created topics (num.partitions)' -r
@@ -177,11 +187,14 @@ complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_s
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l topic -d 'Topic of the offsets' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l metadata -d 'Metadata string stored with each offset' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l no-auto-create-topics -d 'Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)'
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from help" -f -a "produce" -d 'Append stdin lines as records, partitioned like the Java producer (murmur2 of the key)'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from help" -f -a "commit" -d 'Commit a group\'s offsets (a simple commit, as an assign()-ing consumer makes)'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kseg -n "__fish_kseg_using_subcommand completions" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c kseg -n "__fish_kseg_using_subcommand man" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand man" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions find-group-partition lookup mini-broker completions man help" -f -a "dump-log" -d 'Decode segment, index, snapshot and checkpoint files like kafka-dump-log.sh'
 complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions find-group-partition lookup mini-broker completions man help" -f -a "summary" -d 'One row per topic-partition: segments, offsets, records, timestamps, codecs, checkpoints'

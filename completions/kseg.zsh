@@ -15,6 +15,7 @@ _kseg() {
 
     local context curcontext="$curcontext" state line
     _arguments "${_arguments_options[@]}" : \
+'--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -55,6 +56,7 @@ base64\:"Standard Base64 with padding"))' \
 '--remote-log-metadata-decoder[Decode records as __remote_log_metadata records (tiered storage, written by TopicBasedRemoteLogMetadataManager)]' \
 '--raw[Do not decode internal topics automatically from the partition directory name]' \
 '--mmap[Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker'\''s data dir (a concurrent truncation kills kseg with SIGBUS)]' \
+'--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '*::paths -- Files, partition dirs or log dirs (any mix; several log dirs = JBOD):_files' \
@@ -66,8 +68,8 @@ _arguments "${_arguments_options[@]}" : \
 tsv\:"Tab-separated values\: a header line, then one line per row; no other text"))' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
 '--json[NDJSON output\: one "partition" object per row, then a "summary"]' \
-'--no-progress[Never draw a progress bar]' \
 '--mmap[Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker'\''s data dir (a concurrent truncation kills kseg with SIGBUS)]' \
+'--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '*::paths -- Log dirs, partition dirs or segment files:_files' \
@@ -85,6 +87,7 @@ tsv\:"Tab-separated values\: a header line, then one line per row; no other text
 '-v[Also list info findings in the table (always present in --json)]' \
 '--verbose[Also list info findings in the table (always present in --json)]' \
 '--mmap[Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker'\''s data dir (a concurrent truncation kills kseg with SIGBUS)]' \
+'--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '*::paths -- Files, partition dirs or log dirs:_files' \
@@ -96,6 +99,7 @@ _arguments "${_arguments_options[@]}" : \
 '--index-interval-bytes=[index.interval.bytes used to rebuild the indexes]:BYTES:_default' \
 '--salvage[Keep the valid batches found after a corrupt region instead of dropping them (and the later segments Kafka would delete)]' \
 '--json[NDJSON report instead of text]' \
+'--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help]' \
 '--help[Print help]' \
 ':partition -- The partition dir to repair (never modified):_files' \
@@ -110,6 +114,7 @@ tsv\:"Tab-separated values\: a header line, then one line per row; no other text
 '--history[Every commit in log order, with the commit record'\''s own offset and timestamp]' \
 '--json[NDJSON\: "offset" and "group" objects (and "commit" with --history), then a "summary"]' \
 '--mmap[Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker'\''s data dir (a concurrent truncation kills kseg with SIGBUS)]' \
+'--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '*::paths -- Log dirs holding __consumer_offsets (and the topics'\'' partitions, for the log end offsets):_files' \
@@ -120,6 +125,7 @@ _arguments "${_arguments_options[@]}" : \
 '(--json)--format=[Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)]:FORMAT:((table\:"Box-drawn tables, fitted to the terminal when stdout is one"
 tsv\:"Tab-separated values\: a header line, then one line per row; no other text"))' \
 '--json[NDJSON\: "transactionalId" and "openTransaction" objects, then a "summary"]' \
+'--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '*::paths -- Log dirs holding __transaction_state and the data partitions:_files' \
@@ -131,6 +137,7 @@ _arguments "${_arguments_options[@]}" : \
 '*--log-dir=[Log dirs to look for the ids'\'' records in; their __cluster_metadata gives the partition count (a broker'\''s partition dirs cannot\: it holds only some of them)]:DIR:_files' \
 '--transactional-id[The ids are transactional ids\: use __transaction_state]' \
 '--json[NDJSON\: {id, hashCode, partition, partitions, topic\[, onDisk\]}]' \
+'--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '*::ids -- Group ids (or transactional ids with --transactional-id):_default' \
@@ -149,6 +156,7 @@ _arguments "${_arguments_options[@]}" : \
 '--json[NDJSON\: one {topic, partition, target, offset, timestamp, segment, position} per partition]' \
 '--explain[Show the path taken\: segment chosen and why, index entries, bytes and batches read]' \
 '--scan[Also answer by scanning every record, ignoring the indexes, and say when it differs]' \
+'--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help]' \
 '--help[Print help]' \
 ':target -- A partition dir, or a log dir with --topic (one answer per partition):_files' \
@@ -171,6 +179,7 @@ _arguments "${_arguments_options[@]}" : \
 '--listen=[Address to listen on; port 0 picks a free one (the chosen address is printed)]:ADDR:_default' \
 '--advertised-host=[Host advertised to clients in Metadata and FindCoordinator]:HOST:_default' \
 '--no-auto-create-topics[Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)]' \
+'--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help]' \
 '--help[Print help]' \
 ":: :_kseg__subcmd__mini-broker_commands" \
@@ -204,6 +213,7 @@ _arguments "${_arguments_options[@]}" : \
 '--batch-size=[Most record bytes in one batch (batch.size)]:BYTES:_default' \
 '--no-auto-create-topics[Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)]' \
 '--no-idempotence[Write batches without a producer id (enable.idempotence=false); the Java producer is idempotent by default]' \
+'--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help]' \
 '--help[Print help]' \
 && ret=0
@@ -226,6 +236,7 @@ _arguments "${_arguments_options[@]}" : \
 '--topic=[Topic of the offsets]:NAME:_default' \
 '--metadata=[Metadata string stored with each offset]:TEXT:_default' \
 '--no-auto-create-topics[Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)]' \
+'--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '*::offsets -- Offsets to commit\: PARTITION=OFFSET, where OFFSET may also be `earliest` or `latest`:_default' \
@@ -265,6 +276,7 @@ esac
 ;;
 (completions)
 _arguments "${_arguments_options[@]}" : \
+'--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help]' \
 '--help[Print help]' \
 ':shell:(bash elvish fish powershell zsh)' \
@@ -272,6 +284,7 @@ _arguments "${_arguments_options[@]}" : \
 ;;
 (man)
 _arguments "${_arguments_options[@]}" : \
+'--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help]' \
 '--help[Print help]' \
 && ret=0

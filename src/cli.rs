@@ -22,6 +22,10 @@ use crate::print::table::Format;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+
+    /// Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)
+    #[arg(long, global = true)]
+    pub no_progress: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -167,10 +171,6 @@ pub struct SummaryArgs {
     /// other text, for awk and cut (tsv)
     #[arg(long, value_enum, default_value_t = Format::Table, conflicts_with = "json")]
     pub format: Format,
-
-    /// Never draw a progress bar
-    #[arg(long)]
-    pub no_progress: bool,
 
     #[command(flatten)]
     pub read: ReadArgs,

@@ -7,6 +7,9 @@ use kseg::cli::{Cli, Command};
 use kseg::cmd::{self, is_broken_pipe, Outcome};
 
 fn run(cli: Cli) -> anyhow::Result<Outcome> {
+    if cli.no_progress {
+        kseg::print::progress::never();
+    }
     match cli.command {
         Command::DumpLog(args) => cmd::dump_log::run(args),
         Command::Summary(args) => cmd::summary::run(args),

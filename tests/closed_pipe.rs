@@ -147,7 +147,12 @@ fn every_command_ends_quietly_on_a_closed_stdout() {
             }
             let (code, stderr) = into_closed_pipe(&args, "");
             assert_eq!(code, 0, "kseg {}: stderr: {stderr}", args.join(" "));
-            assert_eq!(stderr, "", "kseg {}", args.join(" "));
+            // Notes about the data (stderr by design) are not errors about the pipe.
+            let errors: Vec<&str> = stderr
+                .lines()
+                .filter(|l| !l.starts_with("kseg: note: "))
+                .collect();
+            assert!(errors.is_empty(), "kseg {}: {stderr}", args.join(" "));
             runs += 1;
         }
     }

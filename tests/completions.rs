@@ -30,3 +30,27 @@ fn completions_are_current() {
         "completions/kseg.1 is stale: regenerate it with `kseg man`"
     );
 }
+
+#[test]
+fn the_man_page_names_no_page_that_is_not_shipped() {
+    let man = String::from_utf8(generated(&["man"])).unwrap();
+    // Only kseg.1 is shipped: no kseg-<subcommand>(1) reference.
+    assert!(!man.contains("(1)"), "{man}");
+    let shipped: Vec<String> =
+        std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/completions"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".1"))
+            .collect();
+    assert_eq!(shipped, ["kseg.1"]);
+    for sub in [
+        "dump\\-log",
+        "verify\\-index",
+        "find\\-group\\-partition",
+        "mini\\-broker",
+    ] {
+        assert!(man.contains(&format!("\\fBkseg {sub}\\fR")), "{sub}");
+        let heading = sub.replace('\\', "").to_uppercase();
+        assert!(man.contains(&format!(".SH \"KSEG {heading}\"")), "{sub}");
+    }
+}

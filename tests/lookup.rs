@@ -1099,3 +1099,33 @@ fn a_sealed_segment_without_its_time_index_is_judged_by_its_mtime() {
     ]);
     assert!(run.stdout.contains("no .timeindex file"), "{}", run.stdout);
 }
+
+#[test]
+fn json_log_end_offset_is_filled_for_every_query_kind() {
+    let (_tmp, root) = fixture();
+    let parts = fixture_model(&root);
+    for name in ["events-0", "legacy-0"] {
+        let m = part(&parts, name);
+        let dir = m.dir.to_str().unwrap();
+        let queries: [&[&str]; 6] = [
+            &["--earliest"],
+            &["--latest"],
+            &["--max-timestamp"],
+            &["--timestamp", "1"],
+            &["--offset", "0"],
+            &["--end-offset-for-epoch", "0"],
+        ];
+        for q in queries {
+            let mut args = vec!["lookup", dir, "--json"];
+            args.extend_from_slice(q);
+            let v = cli_json(&args);
+            assert_eq!(v.len(), 1, "{args:?}");
+            assert_eq!(
+                v[0]["logEndOffset"].as_i64(),
+                Some(m.log_end()),
+                "{args:?}: {}",
+                v[0]
+            );
+        }
+    }
+}

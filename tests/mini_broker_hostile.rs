@@ -229,3 +229,26 @@ fn an_oversized_non_produce_frame_is_refused_and_others_are_served() {
     let err = broker.stop();
     assert!(err.contains("over its cap"), "{err}");
 }
+
+#[test]
+fn an_address_in_use_is_named() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = assert_cmd::Command::new(mini_broker_support::kseg_bin())
+        .arg("mini-broker")
+        .arg("--log-dir")
+        .arg(tmp.path().join("logs"))
+        .args(["--listen", &addr])
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("cannot listen on {addr}")),
+        "{stderr}"
+    );
+    assert!(stderr.to_lowercase().contains("in use"), "{stderr}");
+    drop(taken);
+}

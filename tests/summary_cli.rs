@@ -39,7 +39,16 @@ fn example_datadir_rows() {
     assert_eq!(summary["type"], "summary");
     assert_eq!(summary["partitions"], 6);
     let table = kseg(&["summary", EXAMPLE]);
-    assert!(table.stdout.contains("clean shutdown marker present"));
+    // The table alone on stdout; the note about the log dir on stderr.
+    assert!(!table.stdout.contains("clean shutdown"), "{}", table.stdout);
+    assert!(table.stderr.contains(&format!(
+        "kseg: note: log dir {EXAMPLE}: clean shutdown marker present"
+    )));
+    assert!(
+        table.stdout.lines().take(2).any(|l| l.contains("TOPIC")),
+        "{}",
+        table.stdout
+    );
     assert!(table.stdout.contains("payments"));
 }
 

@@ -1001,3 +1001,45 @@ fn gaps_in_topics_the_cluster_metadata_says_are_compacted_are_info() {
     write(&meta.join("00000000000000000000.log"), &[&b]);
     assert_eq!(gap(&root), "info");
 }
+
+#[test]
+fn empty_partitions_of_the_recovery_preview_are_one_line_and_every_object_in_json() {
+    // t-0 has a torn tail to recover; 48 empty __consumer_offsets partitions have nothing.
+    let mut s = Seg::new(0, 10);
+    let last = s.batches.last_mut().unwrap();
+    last.truncate(last.len() - 7);
+    let (_t, root) = log_dir(&[(0, &s)], false);
+    for i in 0..48 {
+        let p = root.join(format!("__consumer_offsets-{i}"));
+        std::fs::create_dir_all(&p).unwrap();
+        for ext in ["log", "index", "timeindex"] {
+            std::fs::write(p.join(format!("00000000000000000000.{ext}")), b"").unwrap();
+        }
+    }
+    let r = kseg(&["verify-index", root.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains(
+            "48 empty partitions: nothing to recover (Kafka re-checks their empty segments and \
+             rebuilds their indexes); the others are above."
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("__consumer_offsets-"), "{}", r.stdout);
+    // t-0 keeps its row in the preview (it is truncated).
+    let row = r
+        .stdout
+        .lines()
+        .find(|l| l.contains("t-0") && l.contains(".log @ "))
+        .expect("t-0's row");
+    assert!(row.contains(" 1 ┆"), "{row}");
+    let (_, lines) = verify(&root);
+    let previews: Vec<&Value> = lines.iter().filter(|v| v["type"] == "recovery").collect();
+    assert_eq!(previews.len(), 49);
+    let empty = previews
+        .iter()
+        .filter(|v| v["recoveredBytes"] == 0 && v["truncatePosition"].is_null())
+        .count();
+    assert_eq!(empty, 48);
+}

@@ -330,11 +330,13 @@ impl LogSink for ReplaySink<'_> {
 }
 
 /// Replays the `__consumer_offsets` partitions (any order; each in its own log order).
+/// `segment_read` is told of each segment once it has been read (for a progress display).
 pub fn replay(
     partitions: &[&PartitionDir],
     filter: &[String],
     history: bool,
     mmap: bool,
+    segment_read: &dyn Fn(&Path),
 ) -> io::Result<Replay> {
     let mut replay = Replay::default();
     let mut scratch = RecordScratch::default();
@@ -366,6 +368,7 @@ pub fn replay(
                 }
             };
             scan_log(src.as_mut(), &opts, &mut scratch, &mut sink)?;
+            segment_read(&f.path);
         }
         // Commits of transactions still open at the end of the log are not (yet) visible.
         for (pid, pending) in sink.pending.drain() {

@@ -391,7 +391,7 @@ pub struct LookupReport {
     pub path: PathBuf,
     pub query: Query,
     pub log_start_offset: i64,
-    /// Known when the query needed it.
+    /// The log end offset: `None` only when it could not be read.
     pub log_end_offset: Option<i64>,
     /// The index-guided answer: what the broker answers.
     pub answer: Answer,
@@ -448,6 +448,13 @@ pub fn lookup(
         }
     }
     let trace = ctx.finish();
+    if leo.is_none() {
+        // The broker always knows its log end; this query's path did not need it, so it is read
+        // apart from the trace (the path the broker takes for the query).
+        leo = Ctx::new(target, LOOKUP_READ_CHUNK, max_decompressed)
+            .log_end_offset()
+            .ok();
+    }
     let scan = if scan {
         let mut full = Ctx::new(target, READ_CHUNK, max_decompressed);
         let (scan_answer, reason) = full.scan(query, log_start, &answer)?;

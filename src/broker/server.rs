@@ -18,6 +18,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use anyhow::Context as _;
 use bytes::{BufMut, Bytes, BytesMut};
 use kafka_protocol::messages::*;
 use kafka_protocol::protocol::{Decodable, Encodable, StrBytes};
@@ -139,7 +140,9 @@ pub fn run(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
 }
 
 async fn serve(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
-    let listener = TcpListener::bind(opts.listen).await?;
+    let listener = TcpListener::bind(opts.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", opts.listen))?;
     let addr = listener.local_addr()?;
     let dir = broker.config.log_dir.clone();
     let shared = Arc::new(Shared {

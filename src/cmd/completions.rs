@@ -21,7 +21,21 @@ pub fn man(out: &mut impl Write) -> io::Result<()> {
     page.render_name_section(out)?;
     page.render_synopsis_section(out)?;
     page.render_description_section(out)?;
-    page.render_subcommands_section(out)?;
+    // One page is shipped: the subcommands are listed by their sections below, not as
+    // kseg-<name>(1) pages (clap_mangen's subcommands section names those).
+    writeln!(out, ".SH SUBCOMMANDS")?;
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        writeln!(out, ".TP")?;
+        writeln!(out, "\\fBkseg {}\\fR", roff(sub.get_name()))?;
+        if let Some(about) = sub.get_about() {
+            writeln!(out, "{}", roff(&about.to_string()))?;
+        }
+        writeln!(
+            out,
+            "(section \\fBKSEG {}\\fR below)",
+            roff(&sub.get_name().to_uppercase())
+        )?;
+    }
     for sub in cmd.get_subcommands() {
         let name = format!("kseg {}", sub.get_name());
         let sub = sub.clone().bin_name(name.clone());
@@ -44,4 +58,11 @@ pub fn man(out: &mut impl Write) -> io::Result<()> {
         )?;
     }
     page.render_version_section(out)
+}
+
+/// Text as roff prints it literally.
+fn roff(text: &str) -> String {
+    text.replace('\\', "\\e")
+        .replace('-', "\\-")
+        .replace('\'', "\\*(Aq")
 }

@@ -19,6 +19,7 @@ use crate::format::text_files::{
 use crate::format::txn_index::parse_txn_index;
 use crate::print::dump_json::JsonDump;
 use crate::print::dump_text::{TextDump, TextStyle};
+use crate::print::progress::{self, Progress};
 use crate::print::{DumpPrinter, DumpSummary, TimeIndexProblem};
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use crate::storage::discover::DataFile;
@@ -105,11 +106,18 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
     for p in &set.partitions {
         files.extend(p.files.iter());
     }
+    // The dump streams to stdout: a bar only when stdout is not the terminal too.
+    let progress = Progress::over_files(
+        progress::wanted(true, true),
+        files.iter().map(|f| f.path.as_path()),
+    );
     for file in files {
         // --max-messages counts per file, as kafka-dump-log's only limit (--max-bytes) does.
         dumper.budget = args.max_messages;
         dumper.dump_file(printer.as_mut(), &file.path, &file.kind)?;
+        progress.file_done(&file.path);
     }
+    progress.finish();
     printer.finish(&dumper.summary)?;
     if dumper.summary.errors > 0 || dumper.summary.crc_errors > 0 {
         outcome = outcome.worst(Outcome::DataProblems);

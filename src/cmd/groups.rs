@@ -6,6 +6,8 @@ use std::io::{self, BufWriter, Write};
 use anyhow::Result;
 use serde_json::{json, Value};
 
+use crate::print::progress::{self, Progress};
+
 use super::{discover_inputs, Outcome, Reads};
 use crate::analysis::groups::{
     consumer_group_view, partition_facts, replay, timestamp_at, ConsumerGroupView, PartitionFacts,
@@ -52,12 +54,18 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
     if offsets_partitions.is_empty() {
         anyhow::bail!("no __consumer_offsets-N partition dirs in the given paths");
     }
+    let progress = Progress::over_partitions(
+        progress::wanted(true, false),
+        offsets_partitions.iter().copied(),
+    );
     let replay = replay(
         &offsets_partitions,
         &args.group,
         args.history,
         args.read.mmap,
+        &|segment| progress.file_done(segment),
     )?;
+    progress.finish();
     let data: HashMap<(String, i32), &PartitionDir> = set
         .all_partitions()
         .filter(|p| p.name.state == PartitionState::Live)

@@ -9,6 +9,7 @@ use super::Outcome;
 use crate::analysis::lookup::{lookup, parse_timestamp, PartitionTarget, Query};
 use crate::cli::LookupArgs;
 use crate::print::lookup as printer;
+use crate::print::progress::{self, Progress};
 use crate::print::report_error;
 use crate::storage::discover::discover;
 use crate::storage::layout::PartitionState;
@@ -100,11 +101,25 @@ pub fn run(args: LookupArgs) -> Result<Outcome> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut outcome = Outcome::Clean;
+    // Answers stream to stdout, so the bar is drawn only when stdout is not the terminal too;
+    // a scan reads every segment once per query.
+    let progress = Progress::over_files(
+        progress::wanted(args.scan, true),
+        targets.iter().flat_map(|t| {
+            queries
+                .iter()
+                .flat_map(move |_| t.segments.iter().map(|s| s.log.as_path()))
+        }),
+    );
     for (t, &query) in targets
         .iter()
         .flat_map(|t| queries.iter().map(move |q| (t, q)))
     {
-        match lookup(t, query, args.scan, args.max_decompressed_bytes) {
+        let result = lookup(t, query, args.scan, args.max_decompressed_bytes);
+        for s in &t.segments {
+            progress.file_done(&s.log);
+        }
+        match result {
             Ok(report) => {
                 if args.json {
                     printer::json(&mut out, &report, args.explain)?;
@@ -119,6 +134,7 @@ pub fn run(args: LookupArgs) -> Result<Outcome> {
             }
         }
     }
+    progress.finish();
     out.flush()?;
     Ok(outcome)
 }

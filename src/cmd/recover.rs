@@ -16,6 +16,7 @@ use crate::cli::RecoverArgs;
 use crate::format::log::{ByteSource, RecordScratch};
 use crate::format::text_files::parse_checkpoint;
 use crate::format::txn_index::{parse_txn_index, ABORTED_TXN_SIZE};
+use crate::print::progress::{self, Progress};
 use crate::storage::discover::{discover, segment_sibling, DataFile, LogDir};
 use crate::storage::layout::{base_offset_of, FileKind};
 use crate::storage::source::{read_small, FileSource};
@@ -174,6 +175,10 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
     let mut truncated = false;
     let mut log_end: Option<i64> = None;
     let mut damaged = false;
+    let progress = Progress::over_files(
+        progress::wanted(true, false),
+        segments.iter().map(|s| s.path.as_path()),
+    );
     for (seg, base) in segments.iter().zip(&bases) {
         // A swapped-in segment is written under its final name.
         let name = name_of(&seg.path).trim_end_matches(".swap").to_string();
@@ -183,6 +188,7 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         // the shutdown); cut there, it makes recoverLog delete nothing after it.
         let load_recovered = segment_sibling(&load.files, *base, &FileKind::OffsetIndex).is_none();
         let plan = analyse_segment(&seg.path, *base, args.index_interval_bytes, &mut scratch)?;
+        progress.file_done(&seg.path);
         if truncated && !args.salvage {
             report.push(json!({"segment": name, "action": "deleted",
                 "reason": "a previous segment was truncated; Kafka deletes the later unflushed segments",
@@ -277,6 +283,7 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
             "indexEntries": idx.len() / 8, "timeIndexEntries": tim.len() / 12,
         }));
     }
+    progress.finish();
     // Per-partition files: snapshots at or below the log end, the epoch cache truncated to it.
     let leo = log_end.unwrap_or(0);
     for f in &load.files {

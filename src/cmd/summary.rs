@@ -1,6 +1,6 @@
 //! `kseg summary`: one row per topic-partition, scanned in parallel (one task per partition).
 
-use std::io::{self, BufWriter, IsTerminal, Write};
+use std::io::{self, BufWriter, Write};
 
 use anyhow::Result;
 use rayon::prelude::*;
@@ -12,6 +12,7 @@ use crate::analysis::summary::{
 };
 use crate::cli::SummaryArgs;
 use crate::format::log::RecordScratch;
+use crate::print::progress::{self, Progress};
 use crate::print::table::Layout;
 use crate::print::{report_error, summary};
 use crate::storage::discover::PartitionDir;
@@ -46,16 +47,14 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
     }
     work.extend(set.partitions.iter().map(|p| (p, None)));
 
-    let progress = (!args.no_progress && io::stderr().is_terminal() && work.len() > 1).then(|| {
-        let bar = indicatif::ProgressBar::new(work.len() as u64);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} {pos}/{len} partitions {wide_bar} {elapsed}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar
-    });
+    let progress = Progress::over_files(
+        progress::wanted(true, false),
+        work.iter()
+            .flat_map(|(p, _)| p.files.iter())
+            .chain(set.files.iter())
+            .filter(|f| f.kind.is_log_data())
+            .map(|f| f.path.as_path()),
+    );
     let cap = args.read.max_decompressed_bytes;
     let mmap = args.read.mmap;
     let mut rows: Vec<PartitionSummary> = work
@@ -64,8 +63,8 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
             || RecordScratch::with_cap(cap),
             |scratch, (p, f)| {
                 let row = summarize_partition(p, *f, mmap, scratch);
-                if let Some(bar) = &progress {
-                    bar.inc(1);
+                for f in p.files.iter().filter(|f| f.kind.is_log_data()) {
+                    progress.file_done(&f.path);
                 }
                 row
             },
@@ -74,10 +73,9 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
     let mut scratch = RecordScratch::with_cap(cap);
     for file in set.files.iter().filter(|f| f.kind.is_log_data()) {
         rows.push(summarize_file(&file.path, mmap, &mut scratch));
+        progress.file_done(&file.path);
     }
-    if let Some(bar) = progress {
-        bar.finish_and_clear();
-    }
+    progress.finish();
     let problems = rows
         .iter()
         .filter(|r| r.crc_errors > 0 || r.problems > 0)
@@ -96,17 +94,17 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
         serde_json::to_writer(&mut out, &v)?;
         out.write_all(b"\n")?;
     } else if layout.prose() {
+        // stdout holds the table; what kseg notes about the log dirs goes to stderr.
         for f in &facts {
-            writeln!(
-                out,
-                "Log dir {}: {}",
+            eprintln!(
+                "kseg: note: log dir {}: {}",
                 f.path.display(),
                 if f.clean_shutdown {
                     "clean shutdown marker present"
                 } else {
                     "no clean shutdown marker (Kafka will run recovery)"
                 }
-            )?;
+            );
         }
         if rows.is_empty() {
             writeln!(

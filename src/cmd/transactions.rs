@@ -7,6 +7,8 @@ use anyhow::Result;
 use rayon::prelude::*;
 use serde_json::json;
 
+use crate::print::progress::{self, Progress};
+
 use super::{discover_inputs, Outcome, Reads};
 use crate::analysis::transactions::{open_transactions, transactional_ids, OpenTransaction};
 use crate::cli::TransactionsArgs;
@@ -49,19 +51,29 @@ pub fn run(args: TransactionsArgs) -> Result<Outcome> {
         .copied()
         .filter(|p| p.name.topic == "__transaction_state")
         .collect();
-    let state = transactional_ids(&state_parts)?;
-    let (ids, undecodable) = (&state.ids, &state.undecodable);
     let data: Vec<&PartitionDir> = live
         .iter()
         .copied()
         .filter(|p| p.name.topic != "__transaction_state" && p.name.topic != "__cluster_metadata")
         .collect();
+    let progress = Progress::over_partitions(
+        progress::wanted(true, false),
+        state_parts.iter().chain(&data).copied(),
+    );
+    let state = transactional_ids(&state_parts)?;
+    for p in &state_parts {
+        progress.partition_done(p);
+    }
+    let (ids, undecodable) = (&state.ids, &state.undecodable);
     let scans: Vec<(&PartitionDir, std::io::Result<Vec<OpenTransaction>>)> = data
         .par_iter()
         .map_init(RecordScratch::default, |scratch, p| {
-            (*p, open_transactions(p, scratch))
+            let scan = open_transactions(p, scratch);
+            progress.partition_done(p);
+            (*p, scan)
         })
         .collect();
+    progress.finish();
     let mut unreadable = 0usize;
     let mut open: Vec<OpenTransaction> = Vec::new();
     for (p, result) in scans {

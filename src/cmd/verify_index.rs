@@ -8,6 +8,8 @@ use anyhow::Result;
 use rayon::prelude::*;
 use serde_json::json;
 
+use crate::print::progress::{self, Progress};
+
 use super::{discover_inputs, Outcome, Reads};
 use crate::analysis::summary::{log_dir_facts, LogDirFacts};
 use crate::analysis::topic_configs::compacted_topics;
@@ -79,10 +81,17 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
             }
         }
     }
+    let progress =
+        Progress::over_partitions(progress::wanted(true, false), work.iter().map(|(p, _)| p));
     let reports: Vec<PartitionReport> = work
         .par_iter()
-        .map(|(p, f)| verify_partition(p, *f, &opts))
+        .map(|(p, f)| {
+            let report = verify_partition(p, *f, &opts);
+            progress.partition_done(p);
+            report
+        })
         .collect();
+    progress.finish();
     let mut dir_findings: Vec<Finding> = Vec::new();
     if !opts.sanity_only {
         for f in &facts {

@@ -6,6 +6,7 @@ pub mod dump_text;
 pub mod escape;
 pub mod groups;
 pub mod lookup;
+pub mod progress;
 pub mod summary;
 pub mod table;
 pub mod verify;
@@ -82,10 +83,12 @@ pub trait DumpPrinter: LogSink {
 /// The one-line stderr report every error gets: file, byte position, what is wrong.
 pub fn report_error(file: &Path, position: Option<u64>, message: &str) {
     use std::io::Write;
-    let stderr = io::stderr();
-    let mut err = stderr.lock();
-    let _ = match position {
-        Some(p) => writeln!(err, "kseg: {}: byte {p}: {message}", file.display()),
-        None => writeln!(err, "kseg: {}: {message}", file.display()),
-    };
+    progress::suspend(|| {
+        let stderr = io::stderr();
+        let mut err = stderr.lock();
+        let _ = match position {
+            Some(p) => writeln!(err, "kseg: {}: byte {p}: {message}", file.display()),
+            None => writeln!(err, "kseg: {}: {message}", file.display()),
+        };
+    });
 }

@@ -132,8 +132,12 @@ pub fn recovery_table(
             "Recovery preview (what Kafka does at the next start, without a clean-shutdown marker):"
         }
     )?;
+    // Recovering empty segments changes nothing but their (empty) indexes: one line for them all
+    // (--json keeps every partition's object).
+    let (trivial, rows): (Vec<&&RecoveryPreview>, Vec<&&RecoveryPreview>) =
+        interesting.into_iter().partition(|r| is_trivial(r));
     let mut t = Grid::new(&RECOVERY_COLUMNS);
-    for r in interesting {
+    for r in rows.iter().copied() {
         let truncate = match (&r.truncate_file, r.truncate_position) {
             (Some(f), Some(p)) => format!("{} @ {p}", f.rsplit('/').next().unwrap_or(f)),
             _ => "-".into(),
@@ -151,7 +155,24 @@ pub fn recovery_table(
             r.rebuilt_indexes.len().to_string(),
         ]);
     }
-    t.write(out, layout)?;
+    if !rows.is_empty() {
+        t.write(out, layout)?;
+    }
+    if !trivial.is_empty() {
+        writeln!(
+            out,
+            "{} empty partition{}: nothing to recover (Kafka re-checks {} empty segments and \
+             rebuilds their indexes){}",
+            trivial.len(),
+            if trivial.len() == 1 { "" } else { "s" },
+            if trivial.len() == 1 { "its" } else { "their" },
+            if rows.is_empty() {
+                "."
+            } else {
+                "; the others are above."
+            }
+        )?;
+    }
     if idle > 0 {
         writeln!(
             out,
@@ -159,6 +180,15 @@ pub fn recovery_table(
         )?;
     }
     Ok(())
+}
+
+/// A recovery that reads no byte and drops, deletes or moves nothing.
+fn is_trivial(r: &RecoveryPreview) -> bool {
+    r.recovered_bytes == 0
+        && r.truncate_position.is_none()
+        && r.deleted_segments.is_empty()
+        && r.load_actions.is_empty()
+        && r.dropped_batches == 0
 }
 
 pub fn count(findings: &[Finding], s: Severity) -> usize {

@@ -95,6 +95,8 @@ pub struct RecoveryPreview {
     pub recovery_point: Option<i64>,
     /// Segments `LogSegment.recover` would re-validate (and whose indexes it would rebuild).
     pub recovered_segments: Vec<String>,
+    /// The bytes of the recovered segments (0: they are empty, and so is their recovery).
+    pub recovered_bytes: u64,
     /// Where the log would be truncated: the first invalid batch in a recovered segment.
     pub truncate_file: Option<String>,
     pub truncate_position: Option<u64>,
@@ -400,6 +402,7 @@ pub fn verify_partition(
             preview
                 .recovered_segments
                 .push(seg.path.display().to_string());
+            preview.recovered_bytes += size;
         }
         if truncated && recovered {
             preview
