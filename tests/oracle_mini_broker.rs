@@ -2,35 +2,21 @@
 //! (idempotent, and transactional with commits and aborts) write into `kseg mini-broker`, and
 //! Kafka's DumpLogSegments reads every file it wrote without a complaint.
 
-mod mini_broker_support;
 mod oracle;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use mini_broker_support::BrokerProcess;
+use oracle::mini_broker_support::BrokerProcess;
 use oracle::*;
 
-fn files(data: &Path, exts: &[&str]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for d in std::fs::read_dir(data).unwrap() {
-        let d = d.unwrap().path();
-        if !d.is_dir() {
-            continue;
-        }
-        for f in std::fs::read_dir(&d).unwrap() {
-            let f = f.unwrap().path();
-            if f.extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| exts.contains(&e))
-            {
-                out.push(f);
-            }
-        }
+fn with_extension(exts: &'static [&'static str]) -> impl Fn(&Path) -> bool {
+    move |p| {
+        p.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| exts.contains(&e))
     }
-    out.sort();
-    out
 }
 
 #[test]
@@ -59,8 +45,8 @@ fn kafka_dump_log_reads_what_the_java_clients_wrote_through_the_mini_broker() {
     );
     broker.stop();
 
-    let logs = files(&data, &["log"]);
-    let indexes = files(&data, &["index", "timeindex"]);
+    let logs = data_files(&data, with_extension(&["log"]));
+    let indexes = data_files(&data, with_extension(&["index", "timeindex"]));
     assert!(
         logs.iter()
             .filter(|p| p.parent().unwrap().ends_with("crash-0"))

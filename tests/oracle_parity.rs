@@ -21,27 +21,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-/// Every file of a data dir kafka-dump-log reads, by kind, in a stable order.
-fn files(data: &Path, keep: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut dirs: Vec<PathBuf> = fs::read_dir(data)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    for d in dirs {
-        let mut fs_: Vec<PathBuf> = fs::read_dir(&d)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.is_file() && keep(p))
-            .collect();
-        fs_.sort();
-        out.extend(fs_);
-    }
-    out
-}
-
 fn ext(p: &Path) -> &str {
     p.extension().and_then(|e| e.to_str()).unwrap_or("")
 }
@@ -300,7 +279,7 @@ fn assert_dump_parity(
     let mut failures = Vec::new();
     for v in versions() {
         let s = scenario(&v);
-        let list = files(&s.data, &keep);
+        let list = data_files(&s.data, &keep);
         let c = compare_dump(s, mode, kafka_flags, kseg_flags, &list);
         assert!(c.files > 0 && c.lines > 0);
         if !c.differing_files.is_empty() {
@@ -605,7 +584,7 @@ fn transactions_match_describe_transactions() {
 fn groups_on_disk(
     s: &Scenario,
 ) -> std::collections::BTreeMap<String, std::collections::BTreeSet<u32>> {
-    let logs = files(&s.data, |p| {
+    let logs = data_files(&s.data, |p| {
         data_log(p) && partition_dir(p).starts_with("__consumer_offsets-")
     });
     let list = logs

@@ -9,7 +9,6 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -17,9 +16,10 @@ use std::sync::{Mutex, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
-pub fn kseg_bin() -> &'static str {
-    env!("CARGO_BIN_EXE_kseg")
-}
+// The time-limited runner and the binary's path are the mini-broker tests' own.
+#[path = "../mini_broker_support/mod.rs"]
+pub mod mini_broker_support;
+pub use mini_broker_support::{kseg_bin, run};
 
 pub fn oracle_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("oracle")
@@ -148,46 +148,6 @@ pub fn dump_log_segments(version: &str) -> Command {
     kafka_tool(version, main)
 }
 
-/// Runs a command with a time limit; the child is killed when it runs over.
-pub fn run(mut cmd: Command, limit: Duration) -> Output {
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd
-        .spawn()
-        .unwrap_or_else(|e| panic!("spawning {cmd:?}: {e}"));
-    let mut out = child.stdout.take().expect("piped");
-    let mut err = child.stderr.take().expect("piped");
-    let o = thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = out.read_to_end(&mut v);
-        v
-    });
-    let e = thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = err.read_to_end(&mut v);
-        v
-    });
-    let deadline = Instant::now() + limit;
-    let status = loop {
-        if let Ok(Some(s)) = child.try_wait() {
-            break s;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let status = child.wait().expect("waiting for a killed child");
-            let stderr = String::from_utf8_lossy(&e.join().unwrap_or_default()).into_owned();
-            panic!("{cmd:?} ran over {limit:?} and was killed ({status}); stderr: {stderr}");
-        }
-        thread::sleep(Duration::from_millis(20));
-    };
-    Output {
-        status,
-        stdout: o.join().unwrap_or_default(),
-        stderr: e.join().unwrap_or_default(),
-    }
-}
-
 /// Runs and insists on success, returning stdout.
 pub fn run_ok(cmd: Command, limit: Duration) -> String {
     let desc = format!("{cmd:?}");
@@ -233,14 +193,7 @@ impl Broker {
     pub fn format_and_start(version: &str, root: &Path, overrides: &[&str]) -> Broker {
         let _ = fs::remove_dir_all(root);
         fs::create_dir_all(root).expect("creating the broker root");
-        let mut broker = Broker {
-            version: version.to_string(),
-            root: root.to_path_buf(),
-            data: root.join("data"),
-            port: 0,
-            child: None,
-            overrides: overrides.iter().map(|s| s.to_string()).collect(),
-        };
+        let mut broker = Broker::reopen(version, root, overrides);
         broker.write_config();
         let mut format = kafka_tool(version, "kafka.tools.StorageTool");
         format
@@ -519,6 +472,27 @@ pub type Lookups = BTreeMap<String, (i64, i64)>;
 /// A kseg command run on the live dir: (command, exit code, stderr).
 pub type LiveRun = (String, i32, String);
 
+/// The files of a log dir's partition dirs that `keep` takes, by partition dir then name.
+pub fn data_files(data: &Path, keep: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = fs::read_dir(data)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    let mut out = Vec::new();
+    for d in dirs {
+        let mut files: Vec<PathBuf> = fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_file() && keep(p))
+            .collect();
+        files.sort();
+        out.extend(files);
+    }
+    out
+}
+
 /// One version's workload, run once per test process: the data dir as the broker left it at a
 /// clean stop, the broker's answers while it ran, and what kseg said of the live dir meanwhile.
 pub struct Scenario {
@@ -530,12 +504,11 @@ pub struct Scenario {
     /// The generated group ids whose offsets were committed through the admin client.
     pub group_ids: Vec<String>,
     /// kseg's answers over the live data dir: query key -> (offset, timestamp).
-    pub live_lookups: BTreeMap<String, (i64, i64)>,
+    pub live_lookups: Lookups,
     /// Commands run on the live dir, with their exit codes and stderr.
     pub live_runs: Vec<(String, i32, String)>,
     /// Kafka's command-line tools run against the live broker: name -> stdout.
     pub tools: BTreeMap<String, String>,
-    pub server_log: String,
 }
 
 /// A scenario, or why it could not be run (kept, so that the other tests fail at once).
@@ -605,7 +578,6 @@ fn reuse(version: &str) -> Option<Scenario> {
         live_lookups: serde_json::from_value(saved["liveLookups"].clone()).ok()?,
         live_runs: serde_json::from_value(saved["liveRuns"].clone()).ok()?,
         tools: serde_json::from_value(saved["tools"].clone()).ok()?,
-        server_log: fs::read_to_string(root.join("broker/server.log")).unwrap_or_default(),
     })
 }
 
@@ -653,7 +625,6 @@ fn run_scenario(version: &str) -> Scenario {
     let tools = tool_answers(&broker);
 
     broker.stop();
-    let server_log = broker.server_log();
     let snapshot = root.join("stopped");
     copy_dir(&broker.data, &snapshot);
     let saved = serde_json::json!({
@@ -676,7 +647,6 @@ fn run_scenario(version: &str) -> Scenario {
         live_lookups,
         live_runs,
         tools,
-        server_log,
     }
 }
 
@@ -765,7 +735,7 @@ pub fn lookup_args(answer: &serde_json::Value) -> Option<(String, Vec<String>)> 
 /// Runs `kseg lookup --json` over `data` for every answer (one run per partition and kind of
 /// question, every timestamp of a partition in one run): key -> (offset, timestamp), -1 where
 /// kseg says null, as ListOffsets says -1.
-pub fn kseg_lookups(data: &Path, answers: &[serde_json::Value]) -> BTreeMap<String, (i64, i64)> {
+pub fn kseg_lookups(data: &Path, answers: &[serde_json::Value]) -> Lookups {
     // partition -> kind flag -> timestamps (for --timestamp)
     let mut asked: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
     for a in list_offsets(answers) {
@@ -827,19 +797,4 @@ fn live_checks(data: &Path, answers: &[serde_json::Value]) -> (Lookups, Vec<Live
         ));
     }
     (lookups, runs)
-}
-
-/// Appends to a file, for the tests' reports.
-pub fn append(path: &Path, text: &str) {
-    let mut f = fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .expect("opening report");
-    f.write_all(text.as_bytes()).expect("writing report");
-}
-
-/// Lines of a reader.
-pub fn lines(r: impl Read) -> Vec<String> {
-    BufReader::new(r).lines().map_while(Result::ok).collect()
 }
