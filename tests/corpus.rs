@@ -23,6 +23,8 @@
 //! If the corpus directory does not exist at all, the tests print a note and
 //! pass without checking anything.
 
+mod common;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -59,11 +61,7 @@ fn corpus_dir() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!(
-            "SKIPPED: real-broker corpus not found at {} (expected ../shared/corpus/real next to the crate); \
-             corpus acceptance test not run",
-            dir.display()
-        );
+        common::corpus_missing(&format!("the corpus acceptance test ({})", dir.display()));
         None
     }
 }

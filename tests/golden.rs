@@ -35,7 +35,7 @@ fn text_output_matches_goldens() {
     let mut failures = Vec::new();
     for (name, args) in CASES {
         if args.iter().any(|a| a.starts_with('%')) && !have_corpus {
-            eprintln!("skipping {name}: corpus not found");
+            common::corpus_missing(name);
             continue;
         }
         let args: Vec<String> = args.iter().map(|a| expand(a, &corpus)).collect();

@@ -228,7 +228,7 @@ fn agrees_with_an_independent_replay_on_the_corpus() {
         "/../shared/corpus/real"
     ));
     if !corpus.exists() {
-        eprintln!("corpus not found; skipping");
+        common::corpus_missing("the independent replay on the corpus");
         return;
     }
     let log_dirs = [

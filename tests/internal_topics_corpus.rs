@@ -3,6 +3,8 @@
 //! `*.checkpoint` files written by Kafka 1.0 … 4.0 and Confluent 5.1 … 7.7 brokers) decodes
 //! with a known record type and version, through kseg's own log reader.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -20,6 +22,9 @@ fn corpus() -> Option<PathBuf> {
         env!("CARGO_MANIFEST_DIR"),
         "/../shared/corpus/real"
     ));
+    if !p.is_dir() {
+        common::corpus_missing("the internal-topics corpus test");
+    }
     p.is_dir().then_some(p)
 }
 

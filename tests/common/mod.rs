@@ -182,3 +182,13 @@ pub fn json_lines(stdout: &str) -> Vec<serde_json::Value> {
 pub fn of_type<'a>(lines: &'a [serde_json::Value], t: &str) -> Vec<&'a serde_json::Value> {
     lines.iter().filter(|v| v["type"] == t).collect()
 }
+
+/// Says that the shared real-broker corpus is missing, and fails under `CI=true`, where .ci/run
+/// always has it (../shared beside the clone): a test must not pass because its data was absent.
+pub fn corpus_missing(what: &str) {
+    assert!(
+        std::env::var("CI").map_or(true, |v| v != "true"),
+        "the real-broker corpus (../shared/corpus/real) is missing under CI=true: {what} cannot run"
+    );
+    eprintln!("SKIPPED: the real-broker corpus (../shared/corpus/real) is missing: {what} not run");
+}
