@@ -347,12 +347,18 @@ public class KsegOracle {
             createTopic(admin, "crash-txn", 1, Map.of());
         }
         long end = System.currentTimeMillis() + seconds * 1000L;
+        // On a loaded machine initTransactions alone can outlast a short flood: the flood goes
+        // on until the transactional producer has ended MIN_TXN_ROUNDS transactions (one
+        // aborted), so crash-txn always holds transactional data and a producer snapshot.
+        final int MIN_TXN_ROUNDS = 5;
+        var txnRounds = new java.util.concurrent.atomic.AtomicInteger();
         Thread txn = new Thread(() -> {
             try (var p = txnProducer(bootstrap, "crash-txn-producer")) {
-                for (int round = 0; System.currentTimeMillis() < end; round++) {
+                for (int round = 0; System.currentTimeMillis() < end || round < MIN_TXN_ROUNDS; round++) {
                     p.beginTransaction();
                     for (int i = 0; i < 20; i++) p.send(new ProducerRecord<>("crash-txn", 0, utf8("t" + round), utf8("txn-" + round + "-" + i)));
                     if (round % 5 == 4) p.abortTransaction(); else p.commitTransaction();
+                    txnRounds.incrementAndGet();
                 }
             } catch (Exception e) {
                 System.err.println("transactional producer stopped: " + e);
@@ -365,12 +371,14 @@ public class KsegOracle {
             p.send(new ProducerRecord<>("crash", 0, utf8("first"), utf8("first"))).get();
             System.out.println("flooding");
             System.out.flush();
-            for (long i = 0; System.currentTimeMillis() < end; i++) {
+            for (long i = 0; System.currentTimeMillis() < end || (txnRounds.get() < MIN_TXN_ROUNDS && txn.isAlive()); i++) {
                 p.send(new ProducerRecord<>("crash", (int) (i % 2), utf8("k" + (i % 100)), utf8("value-" + i + "-" + "z".repeat((int) (i % 200)))));
             }
         } catch (Exception e) {
             System.err.println("producer stopped: " + e);
         }
+        txn.join(120_000);
+        if (txnRounds.get() < MIN_TXN_ROUNDS) throw new IllegalStateException("the transactional producer ended only " + txnRounds.get() + " transactions");
     }
 
     // ---- the broker's answers -------------------------------------------------------------------
