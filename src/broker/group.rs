@@ -125,6 +125,8 @@ pub struct Group {
     rebalance_deadline: i64,
     /// The rebalance started from Empty: wait out `group.initial.rebalance.delay.ms`.
     initial_join: bool,
+    /// group.instance.id -> the member id that holds it now.
+    static_members: HashMap<String, String>,
 }
 
 impl Group {
@@ -143,7 +145,17 @@ impl Group {
             state_timestamp: now,
             rebalance_deadline: 0,
             initial_join: false,
+            static_members: HashMap::new(),
         }
+    }
+
+    /// `ClassicGroup.isStaticMemberFenced`: the instance id belongs to another member id now.
+    fn is_fenced(&self, instance: Option<&str>, member_id: &str) -> bool {
+        instance
+            .and_then(|i| self.static_members.get(i))
+            .is_some_and(|holder| {
+                holder != member_id && self.members.iter().any(|m| &m.id == holder)
+            })
     }
 
     fn member_mut(&mut self, id: &str) -> Option<&mut Member> {
@@ -323,7 +335,41 @@ impl GroupCoordinator {
                 ));
             }
         }
-        let member_id = if req.member_id.is_empty() {
+        // Static membership (ClassicGroup.replaceStaticMember): a join with a known
+        // group.instance.id and no member id takes the old member's place under a new id; the
+        // old one's waiting join or sync is answered FENCED_INSTANCE_ID, and so are its later
+        // requests.
+        if let Some(instance) = req.instance_id.as_deref() {
+            if !req.member_id.is_empty() && group.is_fenced(Some(instance), &req.member_id) {
+                return Pending::Now(JoinOutcome::error(
+                    ResponseError::FencedInstanceId,
+                    &req.member_id,
+                ));
+            }
+            if req.member_id.is_empty() {
+                if let Some(i) = group
+                    .members
+                    .iter()
+                    .position(|m| m.instance_id.as_deref() == Some(instance))
+                {
+                    let old = group.members.remove(i);
+                    if let Some(w) = old.join_waiter {
+                        let _ =
+                            w.send(JoinOutcome::error(ResponseError::FencedInstanceId, &old.id));
+                    }
+                    if let Some(w) = old.sync_waiter {
+                        let _ = w.send(SyncOutcome::error(ResponseError::FencedInstanceId));
+                    }
+                    if group.leader.as_deref() == Some(old.id.as_str()) {
+                        group.leader = None;
+                    }
+                }
+            }
+        }
+        let member_id = if req.member_id.is_empty() && req.instance_id.is_some() {
+            // Static members get their id at once (no MEMBER_ID_REQUIRED round trip).
+            new_member_id(req.instance_id.as_deref().unwrap_or_default())
+        } else if req.member_id.is_empty() {
             let id = new_member_id(&req.client_id);
             if req.require_known_member_id {
                 group
@@ -343,6 +389,11 @@ impl GroupCoordinator {
             m.join_waiter = Some(tx);
             m.heartbeat_deadline = now + req.session_timeout_ms as i64;
         } else if req.member_id.is_empty() || group.pending.remove(&member_id).is_some() {
+            if let Some(instance) = &req.instance_id {
+                group
+                    .static_members
+                    .insert(instance.clone(), member_id.clone());
+            }
             group.members.push(Member {
                 id: member_id.clone(),
                 instance_id: req.instance_id,
@@ -682,6 +733,61 @@ impl GroupCoordinator {
         }
     }
 
+    /// A request carrying `group.instance.id` from a member id that no longer holds it.
+    pub fn is_fenced(&self, group_id: &str, instance: Option<&str>, member_id: &str) -> bool {
+        self.groups
+            .get(group_id)
+            .is_some_and(|g| g.is_fenced(instance, member_id))
+    }
+
+    /// DeleteGroups for one group (`GroupCoordinatorShard.deleteGroups`): only an Empty group
+    /// goes (NON_EMPTY_GROUP otherwise, GROUP_ID_NOT_FOUND when unknown); the records are a
+    /// tombstone per committed offset, then the group's tombstone.
+    pub fn delete_group(
+        &mut self,
+        group_id: &str,
+        records: &mut Vec<CoordinatorRecord>,
+    ) -> Result<(), ResponseError> {
+        let Some(group) = self.groups.get(group_id) else {
+            return Err(ResponseError::GroupIdNotFound);
+        };
+        if group.state != GroupState::Empty {
+            return Err(ResponseError::NonEmptyGroup);
+        }
+        for (topic, partition) in group.offsets.keys() {
+            records.push((offset_commit_key(group_id, topic, *partition), None));
+        }
+        records.push((group_metadata_key(group_id), None));
+        self.groups.remove(group_id);
+        Ok(())
+    }
+
+    /// Tombstones for every group's committed offsets of a deleted topic, by group.
+    pub fn delete_topic_offsets(&mut self, topic: &str) -> Vec<(String, Vec<CoordinatorRecord>)> {
+        let mut out = Vec::new();
+        for g in self.groups.values_mut() {
+            let gone: Vec<(String, i32)> = g
+                .offsets
+                .keys()
+                .filter(|(t, _)| t == topic)
+                .cloned()
+                .collect();
+            if gone.is_empty() {
+                continue;
+            }
+            let records = gone
+                .iter()
+                .map(|(t, p)| (offset_commit_key(&g.id, t, *p), None))
+                .collect();
+            for k in gone {
+                g.offsets.remove(&k);
+            }
+            out.push((g.id.clone(), records));
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    }
+
     pub fn load_group(&mut self, id: &str, value: Option<GroupValue>, now: i64) {
         let Some(v) = value else {
             self.groups.remove(id);
@@ -717,6 +823,11 @@ impl GroupCoordinator {
                 sync_waiter: None,
                 heartbeat_deadline: now + m.session_timeout as i64,
             })
+            .collect();
+        g.static_members = g
+            .members
+            .iter()
+            .filter_map(|m| Some((m.instance_id.clone()?, m.id.clone())))
             .collect();
         g.state = if g.members.is_empty() {
             GroupState::Empty
