@@ -5,6 +5,8 @@
 //   KsegOracle produce BOOTSTRAP PHASE      write the deterministic workload (phase 1, or 2 after a restart)
 //   KsegOracle query BOOTSTRAP OUT.ndjson   the broker's answers: ListOffsets, group offsets, transactions
 //   KsegOracle groups BOOTSTRAP N           commit offsets for N generated group ids (find-group-partition)
+//   KsegOracle shape BOOTSTRAP              the same deterministic workload for a real broker and kseg
+//                                           mini-broker, whose data dirs tests/oracle_shape.rs compares
 //   KsegOracle mini-admin BOOTSTRAP         AdminClient and a classic consumer group against kseg
 //                                           mini-broker, every answer asserted (exit 1 on a mismatch)
 //
@@ -48,6 +50,7 @@ public class KsegOracle {
             case "groups" -> manyGroups(bootstrap, Integer.parseInt(args[2]));
             case "flood" -> flood(bootstrap, Integer.parseInt(args[2]));
             case "mini-admin" -> miniAdmin(bootstrap);
+            case "shape" -> shape(bootstrap);
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
         // The open transaction's producer is never closed: exit without waiting for its threads.
@@ -320,6 +323,38 @@ public class KsegOracle {
             c.commitSync(commit);
         } catch (RuntimeException e) {
             System.err.println("consumer protocol not available: " + e + " (client " + version + ")");
+        }
+    }
+
+    /** Fixed batches (by flush) into rolling 16 KiB segments: uncompressed and zstd idempotent
+     *  producers over 2 partitions, a LogAppendTime topic, a transactional producer committing,
+     *  aborting and committing, and a group's offsets committed through the admin client. */
+    static void shape(String bootstrap) throws Exception {
+        try (Admin admin = Admin.create(common(bootstrap))) {
+            createTopic(admin, "shape-none", 2, Map.of());
+            createTopic(admin, "shape-zstd", 2, Map.of());
+            createTopic(admin, "shape-lat", 1, Map.of("message.timestamp.type", "LogAppendTime"));
+            createTopic(admin, "shape-txn", 1, Map.of());
+            for (String codec : List.of("none", "zstd")) {
+                try (var p = producer(bootstrap, Map.of("compression.type", codec))) {
+                    batches(p, "shape-" + codec, 2, 0, 400, 9, T0);
+                }
+            }
+            try (var p = producer(bootstrap, Map.of())) {
+                batches(p, "shape-lat", 1, 0, 120, 7, T0);
+            }
+            try (var p = txnProducer(bootstrap, "shape-txn-id")) {
+                int i = 0;
+                for (boolean commit : List.of(true, false, true)) {
+                    p.beginTransaction();
+                    for (int n = 0; n < 15; n++, i++) p.send(dataRecord("shape-txn", 0, i, T0));
+                    p.flush();
+                    if (commit) p.commitTransaction(); else p.abortTransaction();
+                }
+            }
+            admin.alterConsumerGroupOffsets("shape-group", Map.of(
+                    new TopicPartition("shape-none", 0), new OffsetAndMetadata(100, "m"),
+                    new TopicPartition("shape-none", 1), new OffsetAndMetadata(7))).all().get();
         }
     }
 

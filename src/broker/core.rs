@@ -393,7 +393,9 @@ impl Broker {
     /// The topic, created with the default partition count when auto-creation allows it.
     pub fn topic_or_create(&mut self, name: &str) -> BrokerResult<&Topic> {
         if !self.topics.contains_key(name) {
-            if !self.config.auto_create_topics {
+            // Kafka creates its internal topics whatever auto.create.topics.enable says.
+            let internal = name == OFFSETS_TOPIC || name == TRANSACTION_TOPIC;
+            if !self.config.auto_create_topics && !internal {
                 return Err(BrokerError::new(
                     ResponseError::UnknownTopicOrPartition,
                     format!("unknown topic {name}"),
@@ -729,6 +731,9 @@ impl Broker {
             &self.config.log_dir.join(CLEAN_SHUTDOWN),
             clean_shutdown_text(broker_epoch).as_bytes(),
         )?;
+        // LogManager.shutdown destroys the dir locks: `.lock` is gone after a clean stop (the
+        // flock itself goes when the broker is dropped).
+        DirLock::destroy(&self.config.log_dir)?;
         self.closed = true;
         Ok(())
     }

@@ -157,6 +157,10 @@ async fn serve(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
         debug: std::env::var_os("KSEG_BROKER_DEBUG").is_some_and(|v| v != "0"),
         budget: Semaphore::new(REQUEST_BUDGET),
     });
+    // The signal handlers exist before "listening" is printed: a SIGTERM right after that line
+    // is a clean stop, not the default action's death.
+    let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
     {
         use std::io::Write;
         let mut out = std::io::stdout().lock();
@@ -199,7 +203,6 @@ async fn serve(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
             }
         })
     };
-    let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut last_accept_log: Option<Instant> = None;
     loop {
         tokio::select! {
@@ -221,7 +224,7 @@ async fn serve(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
                     }
                 }
             }
-            _ = tokio::signal::ctrl_c() => break,
+            _ = sigint.recv() => break,
             _ = sigterm.recv() => break,
         }
     }
@@ -1199,7 +1202,7 @@ fn offset_commit(
                     .committed_metadata
                     .as_ref()
                     .map(|m| m.as_str().to_string()),
-                topic_id: None,
+                topic_id: b.topic(t.name.as_str()).map(|t| t.id),
             });
         }
     }
@@ -1563,7 +1566,7 @@ fn txn_offset_commit(
                     .committed_metadata
                     .as_ref()
                     .map(|m| m.as_str().to_string()),
-                topic_id: None,
+                topic_id: b.topic(t.name.as_str()).map(|t| t.id),
             });
         }
     }
