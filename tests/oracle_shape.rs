@@ -1,9 +1,10 @@
 //! The same deterministic Java workload (`KsegOracle shape`: fixed batches into rolling 16 KiB
 //! segments, uncompressed and zstd idempotent producers, a LogAppendTime topic, a transactional
-//! producer committing and aborting, a group's offsets) sent to a real Kafka broker and to
+//! producer committing and aborting, DeleteRecords, retention by time deleting a segment, a
+//! group's offsets) sent to a real Kafka broker and to
 //! `kseg mini-broker`, both stopped cleanly, gives data dirs of the same shape: the same files
 //! (segments and their rolls, indexes, transaction indexes, producer snapshots, checkpoints,
-//! `.kafka_cleanshutdown`), the same batches in each segment, the same offset-index entries and
+//! the `.deleted` files retention leaves, `.kafka_cleanshutdown`), the same batches in each segment, the same offset-index entries and
 //! time-index offsets, the same leader-epoch checkpoints and log-dir checkpoint entries, and the
 //! same coordinator record layout. The differences that remain are the ones README.md lists;
 //! any other fails the test.
@@ -149,9 +150,17 @@ fn a_real_broker_and_the_mini_broker_write_the_same_data_dir_shape() {
     let mini_data = root.join("mini").join("data");
     let _ = fs::remove_dir_all(&mini_data);
     // The harness's real broker has log.retention.ms=-1 and auto-creation off.
+    // The harness's real broker has log.retention.ms=-1, auto-creation off and a retention
+    // check every 2 s.
     let mini = BrokerProcess::start(
         &mini_data,
-        &["--retention-ms", "-1", "--no-auto-create-topics"],
+        &[
+            "--retention-ms",
+            "-1",
+            "--no-auto-create-topics",
+            "--retention-check-interval-ms",
+            "2000",
+        ],
     );
     let out = run(
         workload_command(&["shape", &mini.bootstrap()]),

@@ -352,6 +352,28 @@ public class KsegOracle {
                     if (commit) p.commitTransaction(); else p.abortTransaction();
                 }
             }
+            // DeleteRecords, then retention by time: old (January) records then recent ones under
+            // retention.ms of an hour. The broker's retention check deletes the old segments and
+            // those wholly before the DeleteRecords offset; wait until it has run.
+            createTopic(admin, "shape-delrec", 1, Map.of());
+            createTopic(admin, "shape-retention", 1, Map.of("retention.ms", "3600000"));
+            try (var p = producer(bootstrap, Map.of())) {
+                batches(p, "shape-delrec", 1, 0, 500, 25, T0);
+            }
+            admin.deleteRecords(Map.of(new TopicPartition("shape-delrec", 0), RecordsToDelete.beforeOffset(260))).all().get();
+            try (var p = producer(bootstrap, Map.of())) {
+                batches(p, "shape-retention", 1, 0, 300, 20, T0);
+                List<Future<RecordMetadata>> pending = new ArrayList<>();
+                long now = System.currentTimeMillis();
+                for (int i = 0; i < 20; i++) pending.add(p.send(new ProducerRecord<>("shape-retention", 0, now + i, utf8("recent"), utf8("recent-" + i))));
+                flush(p, pending);
+            }
+            var retained = new TopicPartition("shape-retention", 0);
+            long deadline = System.currentTimeMillis() + 120_000;
+            while (admin.listOffsets(Map.of(retained, OffsetSpec.earliest())).all().get().get(retained).offset() == 0) {
+                if (System.currentTimeMillis() > deadline) throw new IllegalStateException("retention never ran");
+                Thread.sleep(200);
+            }
             admin.alterConsumerGroupOffsets("shape-group", Map.of(
                     new TopicPartition("shape-none", 0), new OffsetAndMetadata(100, "m"),
                     new TopicPartition("shape-none", 1), new OffsetAndMetadata(7))).all().get();
