@@ -1,12 +1,13 @@
 //! The same deterministic Java workload (`KsegOracle shape`: fixed batches into rolling 16 KiB
 //! segments, uncompressed and zstd idempotent producers, a LogAppendTime topic, a transactional
-//! producer committing and aborting, DeleteRecords, retention by time deleting a segment, a
-//! group's offsets) sent to a real Kafka broker and to
+//! producer committing and aborting, DeleteRecords, retention by time and by size deleting
+//! segments, a group's offsets, a deleted topic with committed offsets) sent to a real Kafka broker and to
 //! `kseg mini-broker`, both stopped cleanly, gives data dirs of the same shape: the same files
 //! (segments and their rolls, indexes, transaction indexes, producer snapshots, checkpoints,
 //! the `.deleted` files retention leaves, `.kafka_cleanshutdown`), the same batches in each segment, the same offset-index entries and
 //! time-index offsets, the same leader-epoch checkpoints and log-dir checkpoint entries, and the
-//! same coordinator record layout. The differences that remain are the ones README.md lists;
+//! same coordinator record layout (the deleted topic's offsets tombstoned, its dir renamed
+//! `-delete`). The differences that remain are the ones README.md lists;
 //! any other fails the test.
 
 mod oracle;
@@ -64,6 +65,14 @@ fn shape(data: &Path) -> BTreeMap<String, String> {
         if !compared(&name) {
             continue;
         }
+        // `<topic>-<partition>.<uuid>-delete`: the uuid is random.
+        let name = match name
+            .strip_suffix("-delete")
+            .and_then(|n| n.rsplit_once('.'))
+        {
+            Some((tp, _)) => format!("{tp}.UUID-delete"),
+            None => name,
+        };
         for f in fs::read_dir(entry.path()).unwrap() {
             let f = f.unwrap().path();
             let file = f.file_name().unwrap().to_string_lossy().into_owned();

@@ -377,6 +377,28 @@ public class KsegOracle {
             admin.alterConsumerGroupOffsets("shape-group", Map.of(
                     new TopicPartition("shape-none", 0), new OffsetAndMetadata(100, "m"),
                     new TopicPartition("shape-none", 1), new OffsetAndMetadata(7))).all().get();
+            // A topic with committed offsets, deleted: its dir is renamed -delete and the group
+            // coordinator removes the offsets.
+            createTopic(admin, "shape-gone", 1, Map.of());
+            try (var p = producer(bootstrap, Map.of())) {
+                batches(p, "shape-gone", 1, 0, 40, 10, T0);
+            }
+            admin.alterConsumerGroupOffsets("shape-group", Map.of(
+                    new TopicPartition("shape-gone", 0), new OffsetAndMetadata(30))).all().get();
+            admin.deleteTopics(List.of("shape-gone")).all().get();
+            // Retention by size: 5 KiB kept of rolling 16 KiB segments.
+            createTopic(admin, "shape-size", 1, Map.of("retention.bytes", "5000"));
+            try (var p = producer(bootstrap, Map.of())) {
+                batches(p, "shape-size", 1, 0, 600, 30, T0);
+            }
+            var sized = new TopicPartition("shape-size", 0);
+            deadline = System.currentTimeMillis() + 120_000;
+            while (admin.listOffsets(Map.of(sized, OffsetSpec.earliest())).all().get().get(sized).offset() == 0) {
+                if (System.currentTimeMillis() > deadline) throw new IllegalStateException("size retention never ran");
+                Thread.sleep(200);
+            }
+            // The group's records after the deletion, once the coordinator has written them.
+            Thread.sleep(3000);
         }
     }
 
