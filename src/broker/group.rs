@@ -55,6 +55,9 @@ pub struct JoinOutcome {
     pub member_id: String,
     /// Only for the leader: (member id, group instance id, metadata).
     pub members: Vec<(String, Option<String>, Vec<u8>)>,
+    /// JoinGroup v9+: the leader of a Stable group rejoining as a static member keeps the
+    /// current assignment (no SyncGroup assignment to compute).
+    pub skip_assignment: bool,
 }
 
 impl JoinOutcome {
@@ -247,6 +250,8 @@ pub struct JoinRequest {
     pub client_host: String,
     /// JoinGroup v4+: a new member first gets MEMBER_ID_REQUIRED and its id.
     pub require_known_member_id: bool,
+    /// JoinGroup v9+ (`JoinGroupRequest.supportsSkippingAssignment`).
+    pub supports_skip_assignment: bool,
 }
 
 /// One partition of an OffsetCommit or TxnOffsetCommit.
@@ -347,22 +352,13 @@ impl GroupCoordinator {
                 ));
             }
             if req.member_id.is_empty() {
-                if let Some(i) = group
+                if let Some(old) = group
                     .members
                     .iter()
-                    .position(|m| m.instance_id.as_deref() == Some(instance))
+                    .find(|m| m.instance_id.as_deref() == Some(instance))
+                    .map(|m| m.id.clone())
                 {
-                    let old = group.members.remove(i);
-                    if let Some(w) = old.join_waiter {
-                        let _ =
-                            w.send(JoinOutcome::error(ResponseError::FencedInstanceId, &old.id));
-                    }
-                    if let Some(w) = old.sync_waiter {
-                        let _ = w.send(SyncOutcome::error(ResponseError::FencedInstanceId));
-                    }
-                    if group.leader.as_deref() == Some(old.id.as_str()) {
-                        group.leader = None;
-                    }
+                    return replace_static_member(group, req, old, now, delay, records);
                 }
             }
         }
@@ -837,6 +833,91 @@ impl GroupCoordinator {
     }
 }
 
+/// The members with their metadata of the selected protocol (what the leader gets).
+fn member_list(group: &Group) -> Vec<(String, Option<String>, Vec<u8>)> {
+    let protocol = group.protocol.clone();
+    group
+        .members
+        .iter()
+        .map(|m| {
+            let meta = protocol
+                .as_ref()
+                .and_then(|p| m.protocols.iter().find(|(n, _)| n == p))
+                .map(|(_, meta)| meta.clone())
+                .unwrap_or_default();
+            (m.id.clone(), m.instance_id.clone(), meta)
+        })
+        .collect()
+}
+
+/// `GroupMetadataManager.updateStaticMemberThenRebalanceOrCompleteJoin`: the member holding
+/// the instance id is replaced under a new member id (keeping its client id, host and
+/// assignment; its waiting join or sync is answered FENCED_INSTANCE_ID, as
+/// `ClassicGroup.replaceStaticMember` does) and takes the request's protocols and timeouts. A
+/// Stable group whose selected protocol stays is only persisted and answered at once (the leader
+/// of v9+ gets the members and `skip_assignment`); otherwise the group rebalances, or the
+/// member joins the rebalance under way.
+fn replace_static_member(
+    group: &mut Group,
+    req: JoinRequest,
+    old_id: String,
+    now: i64,
+    delay: i64,
+    records: &mut Vec<CoordinatorRecord>,
+) -> Pending<JoinOutcome> {
+    let instance = req.instance_id.clone().unwrap_or_default();
+    let new_id = new_member_id(&instance);
+    let current_leader = group.leader.clone();
+    let m = group.member_mut(&old_id).expect("found by the caller");
+    if let Some(w) = m.join_waiter.take() {
+        let _ = w.send(JoinOutcome::error(ResponseError::FencedInstanceId, &old_id));
+    }
+    if let Some(w) = m.sync_waiter.take() {
+        let _ = w.send(SyncOutcome::error(ResponseError::FencedInstanceId));
+    }
+    m.id = new_id.clone();
+    m.protocols = req.protocols;
+    m.rebalance_timeout_ms = req.rebalance_timeout_ms;
+    m.session_timeout_ms = req.session_timeout_ms;
+    m.heartbeat_deadline = now + req.session_timeout_ms as i64;
+    if group.leader.as_deref() == Some(old_id.as_str()) {
+        group.leader = Some(new_id.clone());
+    }
+    group.static_members.insert(instance, new_id.clone());
+    let (tx, rx) = oneshot::channel();
+    match group.state {
+        GroupState::Stable if group.select_protocol() == group.protocol => {
+            records.push(group.record());
+            let is_leader = group.leader.as_deref() == Some(new_id.as_str());
+            let skip = req.supports_skip_assignment && is_leader;
+            return Pending::Now(JoinOutcome {
+                error: 0,
+                generation: group.generation,
+                protocol_type: group.protocol_type.clone(),
+                protocol_name: group.protocol.clone(),
+                leader: if req.supports_skip_assignment {
+                    group.leader.clone()
+                } else {
+                    current_leader
+                }
+                .unwrap_or_default(),
+                member_id: new_id,
+                members: if skip { member_list(group) } else { Vec::new() },
+                skip_assignment: skip,
+            });
+        }
+        GroupState::PreparingRebalance => {
+            group.member_mut(&new_id).expect("just renamed").join_waiter = Some(tx);
+        }
+        _ => {
+            group.member_mut(&new_id).expect("just renamed").join_waiter = Some(tx);
+            prepare_rebalance(group, now, delay);
+        }
+    }
+    maybe_complete_join(group, now, records);
+    Pending::Later(rx)
+}
+
 fn prepare_rebalance(group: &mut Group, now: i64, initial_delay: i64) {
     // Members waiting in SyncGroup must rejoin.
     for m in &mut group.members {
@@ -938,6 +1019,7 @@ fn complete_join(group: &mut Group, now: i64, records: &mut Vec<CoordinatorRecor
                 } else {
                     Vec::new()
                 },
+                skip_assignment: false,
             });
         }
     }
@@ -959,6 +1041,7 @@ mod tests {
             client_id: client.into(),
             client_host: "/127.0.0.1".into(),
             require_known_member_id: true,
+            supports_skip_assignment: true,
         }
     }
 
@@ -1028,6 +1111,52 @@ mod tests {
         let b = now_outcome(b_pending);
         assert_eq!(b.generation, 2);
         assert!(b.members.is_empty());
+    }
+
+    #[test]
+    fn a_static_member_rejoining_a_stable_group_fences_the_old_one_without_a_rebalance() {
+        let mut c = GroupCoordinator::default();
+        let mut recs = Vec::new();
+        let mut r = join_req("", "a");
+        r.instance_id = Some("inst".into());
+        let a = now_outcome(c.join(r.clone(), 0, &mut recs));
+        assert_eq!(a.error, 0, "a static member gets no MEMBER_ID_REQUIRED");
+        assert!(a.member_id.starts_with("inst-"), "{}", a.member_id);
+        now_outcome(c.sync(
+            "g",
+            1,
+            &a.member_id,
+            vec![(a.member_id.clone(), vec![7])],
+            1,
+            &mut recs,
+        ));
+        let before = recs.len();
+        let b = now_outcome(c.join(r.clone(), 2, &mut recs));
+        assert_eq!(
+            (b.error, b.generation),
+            (0, 1),
+            "same generation: no rebalance"
+        );
+        assert!(b.skip_assignment, "the leader keeps the assignment");
+        assert_eq!(b.leader, b.member_id);
+        assert_eq!(
+            recs.len(),
+            before + 1,
+            "the group is persisted with the new member id"
+        );
+        let g = c.group("g").unwrap();
+        assert_eq!(g.state, GroupState::Stable);
+        assert_eq!(g.members.len(), 1);
+        assert_eq!(g.members[0].assignment, vec![7]);
+        assert!(c.is_fenced("g", Some("inst"), &a.member_id));
+        assert!(!c.is_fenced("g", Some("inst"), &b.member_id));
+        let synced = now_outcome(c.sync("g", 1, &b.member_id, vec![], 3, &mut recs));
+        assert_eq!(synced.assignment, vec![7]);
+        // The old id, with its instance id, is fenced at join too.
+        let mut old = r;
+        old.member_id = a.member_id.clone();
+        let e = now_outcome(c.join(old, 4, &mut recs));
+        assert_eq!(e.error, ResponseError::FencedInstanceId.code());
     }
 
     #[test]

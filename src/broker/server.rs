@@ -1058,6 +1058,7 @@ async fn join_group(
                 client_id,
                 client_host: format!("/{}", peer.ip()),
                 require_known_member_id: version >= 4,
+                supports_skip_assignment: version >= 9,
             },
             now,
             &mut records,
@@ -1082,6 +1083,7 @@ async fn join_group(
             None => None,
         })
         .with_leader(s(&outcome.leader))
+        .with_skip_assignment(outcome.skip_assignment)
         .with_member_id(s(&outcome.member_id))
         .with_members(
             outcome

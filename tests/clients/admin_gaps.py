@@ -191,7 +191,7 @@ def confluent(a):
     # Static membership: a second consumer with the same group.instance.id fences the first.
     g = f"{p}-static"
     conf = {"bootstrap.servers": a.bootstrap, "group.id": g, "group.instance.id": "inst-1",
-            "auto.offset.reset": "earliest", "session.timeout.ms": 10000,
+            "auto.offset.reset": "earliest", "session.timeout.ms": 60000,
             "heartbeat.interval.ms": 300, "enable.auto.commit": False}
     first = Consumer(conf)
     first.subscribe([f"{p}-t"])
@@ -200,9 +200,12 @@ def confluent(a):
     second = Consumer(conf)
     second.subscribe([f"{p}-t"])
     fenced = None
+    seen = 0
     deadline = time.time() + 60
     while fenced is None and time.time() < deadline:
-        second.poll(0.1)
+        m = second.poll(0.1)
+        if m is not None and m.error() is None:
+            seen += 1
         try:
             m = first.poll(0.2)
         except KafkaException as e:
@@ -216,8 +219,8 @@ def confluent(a):
     out["fenced"] = fenced.str()
     check("Static consumer fenced by other consumer with same group.instance.id" in fenced.str(),
           fenced.str())
-    # The second member owns the group now: it reads what is left of partition 0 (5..19).
-    seen = 0
+    # The second member owns the group now (a Stable group: it takes the first one's
+    # assignment without a rebalance): it reads what is left of partition 0 (5..19).
     deadline = time.time() + 60
     while seen < 15 and time.time() < deadline:
         m = second.poll(0.5)
@@ -229,14 +232,15 @@ def confluent(a):
         first.close()
     except KafkaException:
         pass
-
-    # Static members do not leave on close: the group keeps them until their session ends, so
-    # Kafka refuses to delete it (NON_EMPTY_GROUP); a dynamic member leaves, and its group goes.
+    # Static members do not leave on close: the group keeps them until their session (60 s)
+    # ends, so Kafka refuses to delete it (NON_EMPTY_GROUP).
     try:
         result(admin.delete_consumer_groups([g]))
         raise AssertionError("a group with a static member was deleted")
     except KafkaException as e:
         check(e.args[0].code() == KafkaError.NON_EMPTY_GROUP, e)
+
+    # A dynamic member leaves on close, and its group can go.
     dyn = Consumer({"bootstrap.servers": a.bootstrap, "group.id": f"{p}-dynamic",
                     "auto.offset.reset": "earliest", "enable.auto.commit": False})
     dyn.subscribe([f"{p}-t"])
