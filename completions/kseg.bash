@@ -503,7 +503,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__mini__subcmd__broker)
-            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --group-initial-rebalance-delay-ms --node-id --no-auto-create-topics --listen --advertised-host --no-progress --help produce commit help"
+            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --retention-ms --retention-bytes --retention-check-interval-ms --file-delete-delay-ms --group-initial-rebalance-delay-ms --node-id --no-auto-create-topics --listen --advertised-host --no-progress --help produce commit help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -549,6 +549,22 @@ _kseg() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --retention-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retention-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retention-check-interval-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --file-delete-delay-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --group-initial-rebalance-delay-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -573,7 +589,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__mini__subcmd__broker__subcmd__commit)
-            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --group-initial-rebalance-delay-ms --node-id --no-auto-create-topics --group --topic --metadata --no-progress --help"
+            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --retention-ms --retention-bytes --retention-check-interval-ms --file-delete-delay-ms --group-initial-rebalance-delay-ms --node-id --no-auto-create-topics --group --topic --metadata --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -616,6 +632,22 @@ _kseg() {
                     return 0
                     ;;
                 --max-message-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retention-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retention-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retention-check-interval-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --file-delete-delay-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -703,7 +735,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__mini__subcmd__broker__subcmd__produce)
-            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --group-initial-rebalance-delay-ms --node-id --no-auto-create-topics --topic --partitions --key-separator --compression --batch-size --no-idempotence --no-progress --help"
+            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --retention-ms --retention-bytes --retention-check-interval-ms --file-delete-delay-ms --group-initial-rebalance-delay-ms --node-id --no-auto-create-topics --topic --partitions --key-separator --compression --batch-size --no-idempotence --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -746,6 +778,22 @@ _kseg() {
                     return 0
                     ;;
                 --max-message-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retention-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retention-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retention-check-interval-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --file-delete-delay-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

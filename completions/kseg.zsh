@@ -174,6 +174,10 @@ _arguments "${_arguments_options[@]}" : \
 '--offsets-topic-partitions=[Partitions of __consumer_offsets when it is created (offsets.topic.num.partitions)]:N:_default' \
 '--transaction-state-log-num-partitions=[Partitions of __transaction_state (transaction.state.log.num.partitions)]:N:_default' \
 '--max-message-bytes=[Largest record batch accepted (message.max.bytes)]:BYTES:_default' \
+'--retention-ms=[Delete segments whose newest record is older than this (log.retention.ms; 7 days; -1\: no limit); topics override it with retention.ms]:MS:_default' \
+'--retention-bytes=[Delete the oldest segments while a partition stays above this size (log.retention.bytes; -1\: no limit); topics override it with retention.bytes]:BYTES:_default' \
+'--retention-check-interval-ms=[How often retention runs (log.retention.check.interval.ms; the first check comes at most 30 s after start)]:MS:_default' \
+'--file-delete-delay-ms=[How long deleted segments and partition dirs wait as .deleted/-delete before they go (log.segment.delete.delay.ms / file.delete.delay.ms)]:MS:_default' \
 '--group-initial-rebalance-delay-ms=[Wait before the first rebalance of a new group (group.initial.rebalance.delay.ms; Kafka'\''s default is 3000)]:MS:_default' \
 '--node-id=[This broker'\''s id (node.id)]:ID:_default' \
 '--listen=[Address to listen on; port 0 picks a free one (the chosen address is printed)]:ADDR:_default' \
@@ -204,6 +208,10 @@ _arguments "${_arguments_options[@]}" : \
 '--offsets-topic-partitions=[Partitions of __consumer_offsets when it is created (offsets.topic.num.partitions)]:N:_default' \
 '--transaction-state-log-num-partitions=[Partitions of __transaction_state (transaction.state.log.num.partitions)]:N:_default' \
 '--max-message-bytes=[Largest record batch accepted (message.max.bytes)]:BYTES:_default' \
+'--retention-ms=[Delete segments whose newest record is older than this (log.retention.ms; 7 days; -1\: no limit); topics override it with retention.ms]:MS:_default' \
+'--retention-bytes=[Delete the oldest segments while a partition stays above this size (log.retention.bytes; -1\: no limit); topics override it with retention.bytes]:BYTES:_default' \
+'--retention-check-interval-ms=[How often retention runs (log.retention.check.interval.ms; the first check comes at most 30 s after start)]:MS:_default' \
+'--file-delete-delay-ms=[How long deleted segments and partition dirs wait as .deleted/-delete before they go (log.segment.delete.delay.ms / file.delete.delay.ms)]:MS:_default' \
 '--group-initial-rebalance-delay-ms=[Wait before the first rebalance of a new group (group.initial.rebalance.delay.ms; Kafka'\''s default is 3000)]:MS:_default' \
 '--node-id=[This broker'\''s id (node.id)]:ID:_default' \
 '--topic=[Topic to produce to]:NAME:_default' \
@@ -230,6 +238,10 @@ _arguments "${_arguments_options[@]}" : \
 '--offsets-topic-partitions=[Partitions of __consumer_offsets when it is created (offsets.topic.num.partitions)]:N:_default' \
 '--transaction-state-log-num-partitions=[Partitions of __transaction_state (transaction.state.log.num.partitions)]:N:_default' \
 '--max-message-bytes=[Largest record batch accepted (message.max.bytes)]:BYTES:_default' \
+'--retention-ms=[Delete segments whose newest record is older than this (log.retention.ms; 7 days; -1\: no limit); topics override it with retention.ms]:MS:_default' \
+'--retention-bytes=[Delete the oldest segments while a partition stays above this size (log.retention.bytes; -1\: no limit); topics override it with retention.bytes]:BYTES:_default' \
+'--retention-check-interval-ms=[How often retention runs (log.retention.check.interval.ms; the first check comes at most 30 s after start)]:MS:_default' \
+'--file-delete-delay-ms=[How long deleted segments and partition dirs wait as .deleted/-delete before they go (log.segment.delete.delay.ms / file.delete.delay.ms)]:MS:_default' \
 '--group-initial-rebalance-delay-ms=[Wait before the first rebalance of a new group (group.initial.rebalance.delay.ms; Kafka'\''s default is 3000)]:MS:_default' \
 '--node-id=[This broker'\''s id (node.id)]:ID:_default' \
 '--group=[Group id]:ID:_default' \

@@ -48,7 +48,7 @@ pub enum Command {
     Lookup(LookupArgs),
     /// Run an embedded single-node Kafka broker writing real segment files (or script one with
     /// `produce` and `commit`, no client needed)
-    MiniBroker(MiniBrokerArgs),
+    MiniBroker(Box<MiniBrokerArgs>),
     /// Print a shell completion script
     Completions(CompletionsArgs),
     /// Print the man page (roff)
@@ -446,6 +446,31 @@ pub struct BrokerArgs {
     /// Largest record batch accepted (message.max.bytes)
     #[arg(long, value_name = "BYTES", default_value_t = 1024 * 1024 + 12)]
     pub max_message_bytes: usize,
+
+    /// Delete segments whose newest record is older than this (log.retention.ms; 7 days; -1:
+    /// no limit); topics override it with retention.ms
+    #[arg(
+        long,
+        value_name = "MS",
+        default_value_t = 604_800_000,
+        allow_negative_numbers = true
+    )]
+    pub retention_ms: i64,
+
+    /// Delete the oldest segments while a partition stays above this size (log.retention.bytes;
+    /// -1: no limit); topics override it with retention.bytes
+    #[arg(long, value_name = "BYTES", default_value_t = -1, allow_negative_numbers = true)]
+    pub retention_bytes: i64,
+
+    /// How often retention runs (log.retention.check.interval.ms; the first check comes at
+    /// most 30 s after start)
+    #[arg(long, value_name = "MS", default_value_t = 300_000)]
+    pub retention_check_interval_ms: i64,
+
+    /// How long deleted segments and partition dirs wait as .deleted/-delete before they go
+    /// (log.segment.delete.delay.ms / file.delete.delay.ms)
+    #[arg(long, value_name = "MS", default_value_t = 60_000)]
+    pub file_delete_delay_ms: i64,
 
     /// Wait before the first rebalance of a new group (group.initial.rebalance.delay.ms; Kafka's
     /// default is 3000)

@@ -5,6 +5,10 @@
 //   KsegOracle produce BOOTSTRAP PHASE      write the deterministic workload (phase 1, or 2 after a restart)
 //   KsegOracle query BOOTSTRAP OUT.ndjson   the broker's answers: ListOffsets, group offsets, transactions
 //   KsegOracle groups BOOTSTRAP N           commit offsets for N generated group ids (find-group-partition)
+//   KsegOracle shape BOOTSTRAP              the same deterministic workload for a real broker and kseg
+//                                           mini-broker, whose data dirs tests/oracle_shape.rs compares
+//   KsegOracle mini-admin BOOTSTRAP         AdminClient and a classic consumer group against kseg
+//                                           mini-broker, every answer asserted (exit 1 on a mismatch)
 //
 // Everything sent is fixed by the code (keys, values, headers, CreateTime timestamps, partitions,
 // batch boundaries by flush), except what the broker stamps itself (LogAppendTime) and the few
@@ -22,7 +26,10 @@ import org.apache.kafka.clients.admin.*;
 import org.apache.kafka.clients.consumer.*;
 import org.apache.kafka.clients.producer.*;
 import org.apache.kafka.common.*;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -42,6 +49,8 @@ public class KsegOracle {
             case "query" -> query(bootstrap, Path.of(args[2]));
             case "groups" -> manyGroups(bootstrap, Integer.parseInt(args[2]));
             case "flood" -> flood(bootstrap, Integer.parseInt(args[2]));
+            case "mini-admin" -> miniAdmin(bootstrap);
+            case "shape" -> shape(bootstrap);
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
         // The open transaction's producer is never closed: exit without waiting for its threads.
@@ -314,6 +323,240 @@ public class KsegOracle {
             c.commitSync(commit);
         } catch (RuntimeException e) {
             System.err.println("consumer protocol not available: " + e + " (client " + version + ")");
+        }
+    }
+
+    /** Fixed batches (by flush) into rolling 16 KiB segments: uncompressed and zstd idempotent
+     *  producers over 2 partitions, a LogAppendTime topic, a transactional producer committing,
+     *  aborting and committing, and a group's offsets committed through the admin client. */
+    static void shape(String bootstrap) throws Exception {
+        try (Admin admin = Admin.create(common(bootstrap))) {
+            createTopic(admin, "shape-none", 2, Map.of());
+            createTopic(admin, "shape-zstd", 2, Map.of());
+            createTopic(admin, "shape-lat", 1, Map.of("message.timestamp.type", "LogAppendTime"));
+            createTopic(admin, "shape-txn", 1, Map.of());
+            for (String codec : List.of("none", "zstd")) {
+                try (var p = producer(bootstrap, Map.of("compression.type", codec))) {
+                    batches(p, "shape-" + codec, 2, 0, 400, 9, T0);
+                }
+            }
+            try (var p = producer(bootstrap, Map.of())) {
+                batches(p, "shape-lat", 1, 0, 120, 7, T0);
+            }
+            try (var p = txnProducer(bootstrap, "shape-txn-id")) {
+                int i = 0;
+                for (boolean commit : List.of(true, false, true)) {
+                    p.beginTransaction();
+                    for (int n = 0; n < 15; n++, i++) p.send(dataRecord("shape-txn", 0, i, T0));
+                    p.flush();
+                    if (commit) p.commitTransaction(); else p.abortTransaction();
+                }
+            }
+            // DeleteRecords, then retention by time: old (January) records then recent ones under
+            // retention.ms of an hour. The broker's retention check deletes the old segments and
+            // those wholly before the DeleteRecords offset; wait until it has run.
+            createTopic(admin, "shape-delrec", 1, Map.of());
+            createTopic(admin, "shape-retention", 1, Map.of("retention.ms", "3600000"));
+            try (var p = producer(bootstrap, Map.of())) {
+                batches(p, "shape-delrec", 1, 0, 500, 25, T0);
+            }
+            admin.deleteRecords(Map.of(new TopicPartition("shape-delrec", 0), RecordsToDelete.beforeOffset(260))).all().get();
+            try (var p = producer(bootstrap, Map.of())) {
+                batches(p, "shape-retention", 1, 0, 300, 20, T0);
+                List<Future<RecordMetadata>> pending = new ArrayList<>();
+                long now = System.currentTimeMillis();
+                for (int i = 0; i < 20; i++) pending.add(p.send(new ProducerRecord<>("shape-retention", 0, now + i, utf8("recent"), utf8("recent-" + i))));
+                flush(p, pending);
+            }
+            var retained = new TopicPartition("shape-retention", 0);
+            long deadline = System.currentTimeMillis() + 120_000;
+            while (admin.listOffsets(Map.of(retained, OffsetSpec.earliest())).all().get().get(retained).offset() == 0) {
+                if (System.currentTimeMillis() > deadline) throw new IllegalStateException("retention never ran");
+                Thread.sleep(200);
+            }
+            admin.alterConsumerGroupOffsets("shape-group", Map.of(
+                    new TopicPartition("shape-none", 0), new OffsetAndMetadata(100, "m"),
+                    new TopicPartition("shape-none", 1), new OffsetAndMetadata(7))).all().get();
+            // A topic with committed offsets, deleted: its dir is renamed -delete and the group
+            // coordinator removes the offsets.
+            createTopic(admin, "shape-gone", 1, Map.of());
+            try (var p = producer(bootstrap, Map.of())) {
+                batches(p, "shape-gone", 1, 0, 40, 10, T0);
+            }
+            admin.alterConsumerGroupOffsets("shape-group", Map.of(
+                    new TopicPartition("shape-gone", 0), new OffsetAndMetadata(30))).all().get();
+            admin.deleteTopics(List.of("shape-gone")).all().get();
+            // Retention by size: 5 KiB kept of rolling 16 KiB segments.
+            createTopic(admin, "shape-size", 1, Map.of("retention.bytes", "5000"));
+            try (var p = producer(bootstrap, Map.of())) {
+                batches(p, "shape-size", 1, 0, 600, 30, T0);
+            }
+            var sized = new TopicPartition("shape-size", 0);
+            deadline = System.currentTimeMillis() + 120_000;
+            while (admin.listOffsets(Map.of(sized, OffsetSpec.earliest())).all().get().get(sized).offset() == 0) {
+                if (System.currentTimeMillis() > deadline) throw new IllegalStateException("size retention never ran");
+                Thread.sleep(200);
+            }
+            // The group's records after the deletion, once the coordinator has written them.
+            Thread.sleep(3000);
+        }
+    }
+
+    static void expect(boolean ok, String what) {
+        if (!ok) throw new IllegalStateException("mini-admin: " + what);
+    }
+
+    /** AdminClient (createTopics with configs, describeCluster, listOffsets, list/describe consumer
+     *  groups, listConsumerGroupOffsets, alterConsumerGroupOffsets, describeConfigs, deleteTopics)
+     *  and a classic group of two read_committed consumers (a rebalance, commitSync) against kseg
+     *  mini-broker. Every answer is checked against what a Kafka broker gives for the same calls;
+     *  a mismatch throws. Prints one JSON line when all pass. */
+    static void miniAdmin(String bootstrap) throws Exception {
+        String topic = "ja-data";
+        TopicPartition p0 = new TopicPartition(topic, 0), p1 = new TopicPartition(topic, 1);
+        try (Admin admin = Admin.create(common(bootstrap))) {
+            // createTopics: a config the mini-broker honours, one it refuses as Kafka refuses
+            // unknown ones (InvalidConfigurationException), and the topic's configs in the answer.
+            var created = admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1)
+                    .configs(Map.of("retention.ms", "86400000"))));
+            created.all().get();
+            expect(created.numPartitions(topic).get() == 2, "numPartitions");
+            expect(created.config(topic).get().get("retention.ms").value().equals("86400000"), "created config");
+            try {
+                admin.createTopics(List.of(new NewTopic("ja-bad", 1, (short) 1)
+                        .configs(Map.of("compression.type", "gzip")))).all().get();
+                expect(false, "compression.type=gzip accepted");
+            } catch (ExecutionException e) {
+                expect(e.getCause() instanceof InvalidConfigurationException, "refusal: " + e.getCause());
+            }
+            try {
+                admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get();
+                expect(false, "a second createTopics succeeded");
+            } catch (ExecutionException e) {
+                expect(e.getCause() instanceof TopicExistsException, "exists: " + e.getCause());
+            }
+
+            var cluster = admin.describeCluster(new DescribeClusterOptions().includeAuthorizedOperations(true));
+            var nodes = cluster.nodes().get();
+            expect(nodes.size() == 1, "one node");
+            expect(cluster.controller().get().id() == nodes.iterator().next().id(), "controller");
+            expect(cluster.clusterId().get() != null && !cluster.clusterId().get().isEmpty(), "cluster id");
+            expect(cluster.authorizedOperations().get().containsAll(Set.of(AclOperation.DESCRIBE,
+                    AclOperation.CREATE, AclOperation.ALTER, AclOperation.IDEMPOTENT_WRITE)), "cluster operations");
+
+            // 20 idempotent records per partition, then a committed transaction (5 records) into
+            // partition 0 and an aborted one (3 records) into partition 1.
+            try (var prod = producer(bootstrap, Map.of())) {
+                for (int i = 0; i < 40; i++) prod.send(new ProducerRecord<>(topic, i % 2, T0 + i, utf8("k" + i), utf8("v" + i)));
+                prod.flush();
+            }
+            try (var txn = producer(bootstrap, Map.of("transactional.id", "ja-txn"))) {
+                txn.initTransactions();
+                txn.beginTransaction();
+                for (int i = 0; i < 5; i++) txn.send(new ProducerRecord<>(topic, 0, T0 + 100 + i, utf8("c" + i), utf8("committed-" + i)));
+                txn.commitTransaction();
+                txn.beginTransaction();
+                for (int i = 0; i < 3; i++) txn.send(new ProducerRecord<>(topic, 1, T0 + 200 + i, utf8("a" + i), utf8("aborted-" + i)));
+                txn.flush();
+                txn.abortTransaction();
+            }
+            // listOffsets: p0 holds 0-19, the transaction 20-24 and its marker 25; p1 0-19, the
+            // aborted 20-22 and its marker 23.
+            Map<TopicPartition, Long> latest = new HashMap<>();
+            for (var iso : List.of(IsolationLevel.READ_UNCOMMITTED, IsolationLevel.READ_COMMITTED)) {
+                var opts = new ListOffsetsOptions(iso);
+                var earliest = admin.listOffsets(Map.of(p0, OffsetSpec.earliest(), p1, OffsetSpec.earliest()), opts).all().get();
+                var end = admin.listOffsets(Map.of(p0, OffsetSpec.latest(), p1, OffsetSpec.latest()), opts).all().get();
+                expect(earliest.get(p0).offset() == 0 && earliest.get(p1).offset() == 0, "earliest " + earliest);
+                expect(end.get(p0).offset() == 26 && end.get(p1).offset() == 24, iso + " latest " + end);
+                latest.put(p0, end.get(p0).offset());
+                latest.put(p1, end.get(p1).offset());
+            }
+            var maxTs = admin.listOffsets(Map.of(p0, OffsetSpec.maxTimestamp())).all().get().get(p0);
+            // The newest timestamp is the COMMIT marker's (the broker's clock), at offset 25.
+            expect(maxTs.offset() == 25 && maxTs.timestamp() > T0 + 104, "max timestamp " + maxTs);
+            var byTs = admin.listOffsets(Map.of(p0, OffsetSpec.forTimestamp(T0 + 7))).all().get().get(p0);
+            expect(byTs.offset() == 4 && byTs.timestamp() == T0 + 8, "for timestamp " + byTs);
+
+            // A classic group of two read_committed consumers: the first takes both partitions,
+            // the second's join rebalances them one each; both read everything committed and
+            // commitSync their positions.
+            String group = "ja-group";
+            var props = Map.of("group.id", group, "group.protocol", "classic", "isolation.level", "read_committed",
+                    "max.poll.records", "7");
+            Map<String, String> seen = new TreeMap<>();
+            try (var a = consumer(bootstrap, new HashMap<>(props) {{ put("client.id", "ja-1"); }});
+                 var b = consumer(bootstrap, new HashMap<>(props) {{ put("client.id", "ja-2"); }})) {
+                a.subscribe(List.of(topic));
+                pollUntilAssigned(a);
+                expect(a.assignment().size() == 2, "the first member holds both partitions");
+                for (var r : a.poll(Duration.ofMillis(500))) seen.put(r.partition() + ":" + r.offset(), new String(r.value()));
+                b.subscribe(List.of(topic));
+                long deadline = System.currentTimeMillis() + 90_000;
+                while (System.currentTimeMillis() < deadline
+                        && !(a.assignment().size() == 1 && b.assignment().size() == 1 && seen.size() == 45)) {
+                    for (var c : List.of(a, b))
+                        for (var r : c.poll(Duration.ofMillis(100))) seen.put(r.partition() + ":" + r.offset(), new String(r.value()));
+                }
+                expect(a.assignment().size() == 1 && b.assignment().size() == 1, "after the rebalance: "
+                        + a.assignment() + " / " + b.assignment());
+                expect(seen.size() == 45, "read_committed reads the 45 committed records, not " + seen.size());
+                expect(seen.values().stream().noneMatch(v -> v.startsWith("aborted")), "an aborted record was read");
+                // Positions step over the markers to the log end once the consumer has read past
+                // its last record (the marker is skipped when the batch after it is drained).
+                deadline = System.currentTimeMillis() + 30_000;
+                while (System.currentTimeMillis() < deadline && (a.position(a.assignment().iterator().next())
+                        != latest.get(a.assignment().iterator().next()) || b.position(b.assignment().iterator().next())
+                        != latest.get(b.assignment().iterator().next()))) {
+                    // (a member may still be rereading what the other read before the rebalance)
+                    for (var c : List.of(a, b))
+                        for (var r : c.poll(Duration.ofMillis(100))) seen.put(r.partition() + ":" + r.offset(), new String(r.value()));
+                }
+                for (var c : List.of(a, b)) {
+                    for (var tp : c.assignment()) expect(c.position(tp) == latest.get(tp), "position of " + tp + ": " + c.position(tp));
+                    c.commitSync();
+                }
+                var described = admin.describeConsumerGroups(List.of(group),
+                        new DescribeConsumerGroupsOptions().includeAuthorizedOperations(true)).all().get().get(group);
+                expect(described.groupState() == GroupState.STABLE, "state " + described.groupState());
+                expect(described.members().size() == 2, "two members");
+                expect(described.partitionAssignor().equals("range"), "assignor " + described.partitionAssignor());
+                expect(described.type() == GroupType.CLASSIC, "type " + described.type());
+                Set<TopicPartition> assigned = new HashSet<>();
+                for (var m : described.members()) assigned.addAll(m.assignment().topicPartitions());
+                expect(assigned.equals(Set.of(p0, p1)), "assignment " + assigned);
+                expect(described.authorizedOperations().containsAll(Set.of(AclOperation.READ,
+                        AclOperation.DESCRIBE, AclOperation.DELETE)), "group operations " + described.authorizedOperations());
+            }
+            var listed = admin.listConsumerGroups().all().get();
+            expect(listed.stream().anyMatch(g -> g.groupId().equals(group)), "listConsumerGroups " + listed);
+            var offsets = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+            expect(offsets.get(p0).offset() == 26 && offsets.get(p1).offset() == 24, "committed " + offsets);
+            var empty = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+            expect(empty.groupState() == GroupState.EMPTY && empty.members().isEmpty(), "empty after close " + empty);
+            admin.alterConsumerGroupOffsets(group, Map.of(p0, new OffsetAndMetadata(3, "rewound"))).all().get();
+            offsets = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+            expect(offsets.get(p0).offset() == 3 && offsets.get(p0).metadata().equals("rewound")
+                    && offsets.get(p1).offset() == 24, "after alterConsumerGroupOffsets " + offsets);
+
+            var res = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+            var config = admin.describeConfigs(List.of(res)).all().get().get(res);
+            expect(config.get("retention.ms").value().equals("86400000")
+                    && config.get("retention.ms").source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG, "retention.ms");
+            expect(config.get("cleanup.policy").value().equals("delete")
+                    && config.get("cleanup.policy").source() == ConfigEntry.ConfigSource.DEFAULT_CONFIG, "cleanup.policy");
+            var broker = new ConfigResource(ConfigResource.Type.BROKER, Integer.toString(nodes.iterator().next().id()));
+            expect(admin.describeConfigs(List.of(broker)).all().get().get(broker).get("num.partitions") != null, "broker configs");
+
+            admin.deleteTopics(List.of(topic)).all().get();
+            expect(!admin.listTopics().names().get().contains(topic), "deleted");
+            try {
+                admin.deleteTopics(List.of(topic)).all().get();
+                expect(false, "deleting a deleted topic succeeded");
+            } catch (ExecutionException e) {
+                expect(e.getCause() instanceof UnknownTopicOrPartitionException, "second delete: " + e.getCause());
+            }
+            System.out.println("{\"ok\":true,\"records\":" + seen.size() + "}");
         }
     }
 

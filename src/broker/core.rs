@@ -20,6 +20,7 @@ use super::records::{
     decode_group_value, decode_offset_value, decode_offsets_key, decode_transaction_key,
     decode_transaction_value, OffsetsKey,
 };
+use super::topic_config;
 use super::txn::{EndPlan, TxnCoordinator};
 use super::{now_ms, BrokerError, BrokerResult};
 use crate::analysis::partition_for::partition_for;
@@ -27,6 +28,8 @@ use crate::format::batch::BatchHeader;
 use crate::format::control::{decode_control, ControlType};
 use crate::format::encode::NewRecord;
 use crate::storage::layout::{parse_partition_dir, PartitionState};
+
+mod admin;
 
 pub const OFFSETS_TOPIC: &str = "__consumer_offsets";
 pub const TRANSACTION_TOPIC: &str = "__transaction_state";
@@ -52,6 +55,8 @@ pub struct BrokerConfig {
     pub auto_create_topics: bool,
     /// `group.initial.rebalance.delay.ms`.
     pub group_initial_rebalance_delay_ms: i64,
+    /// `log.retention.check.interval.ms`.
+    pub retention_check_interval_ms: i64,
 }
 
 impl BrokerConfig {
@@ -65,6 +70,7 @@ impl BrokerConfig {
             transaction_topic_partitions: 50,
             auto_create_topics: true,
             group_initial_rebalance_delay_ms: 0,
+            retention_check_interval_ms: 300_000,
         }
     }
 }
@@ -91,6 +97,12 @@ pub struct Broker {
     pub txns: TxnCoordinator,
     next_producer_id: i64,
     closed: bool,
+    /// Topic config overrides by topic ([`topic_config`]).
+    topic_configs: BTreeMap<String, BTreeMap<String, String>>,
+    /// Partition dirs renamed `-delete` by topic deletion, with when they may go.
+    deleting_dirs: Vec<(i64, PathBuf)>,
+    /// When the next retention check runs.
+    next_retention_check: i64,
 }
 
 /// Kafka's topic name rule: 1 to 249 of `[a-zA-Z0-9._-]`, not `.` or `..`.
@@ -150,9 +162,10 @@ impl Broker {
                 }
             }
         }
+        let topic_configs = topic_config::read(&dir)?;
         let mut topics = BTreeMap::new();
         for (name, parts) in found {
-            let log_config = topic_log_config(&config, &name);
+            let log_config = topic_log_config(&config, &name, topic_configs.get(&name));
             let mut partitions = Vec::new();
             for (i, (p, path)) in parts.into_iter().enumerate() {
                 if p != i as i32 {
@@ -208,6 +221,7 @@ impl Broker {
         if report.clean_shutdown {
             fs::remove_file(dir.join(CLEAN_SHUTDOWN))?;
         }
+        let config_retention_interval = config.retention_check_interval_ms.max(1);
         let mut broker = Broker {
             groups: GroupCoordinator::new(config.group_initial_rebalance_delay_ms),
             config,
@@ -217,8 +231,13 @@ impl Broker {
             txns: TxnCoordinator::default(),
             next_producer_id: 0,
             closed: false,
+            topic_configs,
+            deleting_dirs: Vec::new(),
+            // LogManager schedules its first retention check 30 s after start.
+            next_retention_check: now_ms() + 30_000i64.min(config_retention_interval),
         };
         broker.load_coordinators()?;
+        broker.schedule_leftover_deletes(now_ms())?;
         // Transactions a crash left between Prepare and Complete get their markers now.
         for plan in broker.txns.pending_ends() {
             broker
@@ -348,7 +367,7 @@ impl Broker {
             ));
         }
         let id = super::files::random_uuid();
-        let config = topic_log_config(&self.config, name);
+        let config = topic_log_config(&self.config, name, self.topic_configs.get(name));
         let mut logs = Vec::with_capacity(partitions as usize);
         for p in 0..partitions {
             logs.push(PartitionLog::create(
@@ -374,7 +393,9 @@ impl Broker {
     /// The topic, created with the default partition count when auto-creation allows it.
     pub fn topic_or_create(&mut self, name: &str) -> BrokerResult<&Topic> {
         if !self.topics.contains_key(name) {
-            if !self.config.auto_create_topics {
+            // Kafka creates its internal topics whatever auto.create.topics.enable says.
+            let internal = name == OFFSETS_TOPIC || name == TRANSACTION_TOPIC;
+            if !self.config.auto_create_topics && !internal {
                 return Err(BrokerError::new(
                     ResponseError::UnknownTopicOrPartition,
                     format!("unknown topic {name}"),
@@ -609,9 +630,11 @@ impl Broker {
         self.write_txn_records(&plan.transactional_id, &records)
     }
 
-    /// Periodic work: group session expiry and rebalance deadlines, transaction timeouts.
+    /// Periodic work: group session expiry and rebalance deadlines, transaction timeouts, the
+    /// retention check and delayed file deletion.
     pub fn tick(&mut self) -> BrokerResult<()> {
         let now = now_ms();
+        self.retention_tick(now)?;
         let mut records = Vec::new();
         self.groups.tick(now, &mut records);
         for (key, value) in records {
@@ -708,6 +731,9 @@ impl Broker {
             &self.config.log_dir.join(CLEAN_SHUTDOWN),
             clean_shutdown_text(broker_epoch).as_bytes(),
         )?;
+        // LogManager.shutdown destroys the dir locks: `.lock` is gone after a clean stop (the
+        // flock itself goes when the broker is dropped).
+        DirLock::destroy(&self.config.log_dir)?;
         self.closed = true;
         Ok(())
     }
@@ -721,12 +747,22 @@ fn unknown_partition(topic: &str, partition: i32) -> BrokerError {
 }
 
 /// Topic configs: the broker defaults, with Kafka's 100 MiB segments for internal topics.
-fn topic_log_config(config: &BrokerConfig, topic: &str) -> LogConfig {
+/// Internal topics are compacted (`cleanup.policy=compact`), so retention never deletes them.
+pub(crate) fn topic_log_config(
+    config: &BrokerConfig,
+    topic: &str,
+    overrides: Option<&BTreeMap<String, String>>,
+) -> LogConfig {
     let mut c = config.log.clone();
     if topic == OFFSETS_TOPIC || topic == TRANSACTION_TOPIC {
         c.segment_bytes = INTERNAL_SEGMENT_BYTES;
+        c.delete = false;
+        c.compact = true;
     }
-    c
+    match overrides {
+        Some(o) => topic_config::apply(&c, o),
+        None => c,
+    }
 }
 
 #[cfg(test)]

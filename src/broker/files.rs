@@ -219,6 +219,15 @@ impl DirLock {
         }
         Ok(DirLock { _file: file })
     }
+
+    /// `FileLock.destroy` at a clean shutdown: the lock is released and `.lock` deleted (a
+    /// crash leaves the file, unlocked).
+    pub fn destroy(dir: &Path) -> io::Result<()> {
+        match fs::remove_file(dir.join(LOCK)) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -55,6 +55,9 @@ pub struct JoinOutcome {
     pub member_id: String,
     /// Only for the leader: (member id, group instance id, metadata).
     pub members: Vec<(String, Option<String>, Vec<u8>)>,
+    /// JoinGroup v9+: the leader of a Stable group rejoining as a static member keeps the
+    /// current assignment (no SyncGroup assignment to compute).
+    pub skip_assignment: bool,
 }
 
 impl JoinOutcome {
@@ -125,6 +128,8 @@ pub struct Group {
     rebalance_deadline: i64,
     /// The rebalance started from Empty: wait out `group.initial.rebalance.delay.ms`.
     initial_join: bool,
+    /// group.instance.id -> the member id that holds it now.
+    static_members: HashMap<String, String>,
 }
 
 impl Group {
@@ -143,7 +148,17 @@ impl Group {
             state_timestamp: now,
             rebalance_deadline: 0,
             initial_join: false,
+            static_members: HashMap::new(),
         }
+    }
+
+    /// `ClassicGroup.isStaticMemberFenced`: the instance id belongs to another member id now.
+    fn is_fenced(&self, instance: Option<&str>, member_id: &str) -> bool {
+        instance
+            .and_then(|i| self.static_members.get(i))
+            .is_some_and(|holder| {
+                holder != member_id && self.members.iter().any(|m| &m.id == holder)
+            })
     }
 
     fn member_mut(&mut self, id: &str) -> Option<&mut Member> {
@@ -235,6 +250,8 @@ pub struct JoinRequest {
     pub client_host: String,
     /// JoinGroup v4+: a new member first gets MEMBER_ID_REQUIRED and its id.
     pub require_known_member_id: bool,
+    /// JoinGroup v9+ (`JoinGroupRequest.supportsSkippingAssignment`).
+    pub supports_skip_assignment: bool,
 }
 
 /// One partition of an OffsetCommit or TxnOffsetCommit.
@@ -323,7 +340,32 @@ impl GroupCoordinator {
                 ));
             }
         }
-        let member_id = if req.member_id.is_empty() {
+        // Static membership (ClassicGroup.replaceStaticMember): a join with a known
+        // group.instance.id and no member id takes the old member's place under a new id; the
+        // old one's waiting join or sync is answered FENCED_INSTANCE_ID, and so are its later
+        // requests.
+        if let Some(instance) = req.instance_id.as_deref() {
+            if !req.member_id.is_empty() && group.is_fenced(Some(instance), &req.member_id) {
+                return Pending::Now(JoinOutcome::error(
+                    ResponseError::FencedInstanceId,
+                    &req.member_id,
+                ));
+            }
+            if req.member_id.is_empty() {
+                if let Some(old) = group
+                    .members
+                    .iter()
+                    .find(|m| m.instance_id.as_deref() == Some(instance))
+                    .map(|m| m.id.clone())
+                {
+                    return replace_static_member(group, req, old, now, delay, records);
+                }
+            }
+        }
+        let member_id = if req.member_id.is_empty() && req.instance_id.is_some() {
+            // Static members get their id at once (no MEMBER_ID_REQUIRED round trip).
+            new_member_id(req.instance_id.as_deref().unwrap_or_default())
+        } else if req.member_id.is_empty() {
             let id = new_member_id(&req.client_id);
             if req.require_known_member_id {
                 group
@@ -343,6 +385,11 @@ impl GroupCoordinator {
             m.join_waiter = Some(tx);
             m.heartbeat_deadline = now + req.session_timeout_ms as i64;
         } else if req.member_id.is_empty() || group.pending.remove(&member_id).is_some() {
+            if let Some(instance) = &req.instance_id {
+                group
+                    .static_members
+                    .insert(instance.clone(), member_id.clone());
+            }
             group.members.push(Member {
                 id: member_id.clone(),
                 instance_id: req.instance_id,
@@ -682,6 +729,61 @@ impl GroupCoordinator {
         }
     }
 
+    /// A request carrying `group.instance.id` from a member id that no longer holds it.
+    pub fn is_fenced(&self, group_id: &str, instance: Option<&str>, member_id: &str) -> bool {
+        self.groups
+            .get(group_id)
+            .is_some_and(|g| g.is_fenced(instance, member_id))
+    }
+
+    /// DeleteGroups for one group (`GroupCoordinatorShard.deleteGroups`): only an Empty group
+    /// goes (NON_EMPTY_GROUP otherwise, GROUP_ID_NOT_FOUND when unknown); the records are a
+    /// tombstone per committed offset, then the group's tombstone.
+    pub fn delete_group(
+        &mut self,
+        group_id: &str,
+        records: &mut Vec<CoordinatorRecord>,
+    ) -> Result<(), ResponseError> {
+        let Some(group) = self.groups.get(group_id) else {
+            return Err(ResponseError::GroupIdNotFound);
+        };
+        if group.state != GroupState::Empty {
+            return Err(ResponseError::NonEmptyGroup);
+        }
+        for (topic, partition) in group.offsets.keys() {
+            records.push((offset_commit_key(group_id, topic, *partition), None));
+        }
+        records.push((group_metadata_key(group_id), None));
+        self.groups.remove(group_id);
+        Ok(())
+    }
+
+    /// Tombstones for every group's committed offsets of a deleted topic, by group.
+    pub fn delete_topic_offsets(&mut self, topic: &str) -> Vec<(String, Vec<CoordinatorRecord>)> {
+        let mut out = Vec::new();
+        for g in self.groups.values_mut() {
+            let gone: Vec<(String, i32)> = g
+                .offsets
+                .keys()
+                .filter(|(t, _)| t == topic)
+                .cloned()
+                .collect();
+            if gone.is_empty() {
+                continue;
+            }
+            let records = gone
+                .iter()
+                .map(|(t, p)| (offset_commit_key(&g.id, t, *p), None))
+                .collect();
+            for k in gone {
+                g.offsets.remove(&k);
+            }
+            out.push((g.id.clone(), records));
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    }
+
     pub fn load_group(&mut self, id: &str, value: Option<GroupValue>, now: i64) {
         let Some(v) = value else {
             self.groups.remove(id);
@@ -718,12 +820,102 @@ impl GroupCoordinator {
                 heartbeat_deadline: now + m.session_timeout as i64,
             })
             .collect();
+        g.static_members = g
+            .members
+            .iter()
+            .filter_map(|m| Some((m.instance_id.clone()?, m.id.clone())))
+            .collect();
         g.state = if g.members.is_empty() {
             GroupState::Empty
         } else {
             GroupState::Stable
         };
     }
+}
+
+/// The members with their metadata of the selected protocol (what the leader gets).
+fn member_list(group: &Group) -> Vec<(String, Option<String>, Vec<u8>)> {
+    let protocol = group.protocol.clone();
+    group
+        .members
+        .iter()
+        .map(|m| {
+            let meta = protocol
+                .as_ref()
+                .and_then(|p| m.protocols.iter().find(|(n, _)| n == p))
+                .map(|(_, meta)| meta.clone())
+                .unwrap_or_default();
+            (m.id.clone(), m.instance_id.clone(), meta)
+        })
+        .collect()
+}
+
+/// `GroupMetadataManager.updateStaticMemberThenRebalanceOrCompleteJoin`: the member holding
+/// the instance id is replaced under a new member id (keeping its client id, host and
+/// assignment; its waiting join or sync is answered FENCED_INSTANCE_ID, as
+/// `ClassicGroup.replaceStaticMember` does) and takes the request's protocols and timeouts. A
+/// Stable group whose selected protocol stays is only persisted and answered at once (the leader
+/// of v9+ gets the members and `skip_assignment`); otherwise the group rebalances, or the
+/// member joins the rebalance under way.
+fn replace_static_member(
+    group: &mut Group,
+    req: JoinRequest,
+    old_id: String,
+    now: i64,
+    delay: i64,
+    records: &mut Vec<CoordinatorRecord>,
+) -> Pending<JoinOutcome> {
+    let instance = req.instance_id.clone().unwrap_or_default();
+    let new_id = new_member_id(&instance);
+    let current_leader = group.leader.clone();
+    let m = group.member_mut(&old_id).expect("found by the caller");
+    if let Some(w) = m.join_waiter.take() {
+        let _ = w.send(JoinOutcome::error(ResponseError::FencedInstanceId, &old_id));
+    }
+    if let Some(w) = m.sync_waiter.take() {
+        let _ = w.send(SyncOutcome::error(ResponseError::FencedInstanceId));
+    }
+    m.id = new_id.clone();
+    m.protocols = req.protocols;
+    m.rebalance_timeout_ms = req.rebalance_timeout_ms;
+    m.session_timeout_ms = req.session_timeout_ms;
+    m.heartbeat_deadline = now + req.session_timeout_ms as i64;
+    if group.leader.as_deref() == Some(old_id.as_str()) {
+        group.leader = Some(new_id.clone());
+    }
+    group.static_members.insert(instance, new_id.clone());
+    let (tx, rx) = oneshot::channel();
+    match group.state {
+        GroupState::Stable if group.select_protocol() == group.protocol => {
+            records.push(group.record());
+            let is_leader = group.leader.as_deref() == Some(new_id.as_str());
+            let skip = req.supports_skip_assignment && is_leader;
+            return Pending::Now(JoinOutcome {
+                error: 0,
+                generation: group.generation,
+                protocol_type: group.protocol_type.clone(),
+                protocol_name: group.protocol.clone(),
+                leader: if req.supports_skip_assignment {
+                    group.leader.clone()
+                } else {
+                    current_leader
+                }
+                .unwrap_or_default(),
+                member_id: new_id,
+                members: if skip { member_list(group) } else { Vec::new() },
+                skip_assignment: skip,
+            });
+        }
+        GroupState::PreparingRebalance => {
+            group.member_mut(&new_id).expect("just renamed").join_waiter = Some(tx);
+        }
+        _ => {
+            group.member_mut(&new_id).expect("just renamed").join_waiter = Some(tx);
+            prepare_rebalance(group, now, delay);
+        }
+    }
+    maybe_complete_join(group, now, records);
+    Pending::Later(rx)
 }
 
 fn prepare_rebalance(group: &mut Group, now: i64, initial_delay: i64) {
@@ -827,6 +1019,7 @@ fn complete_join(group: &mut Group, now: i64, records: &mut Vec<CoordinatorRecor
                 } else {
                     Vec::new()
                 },
+                skip_assignment: false,
             });
         }
     }
@@ -848,6 +1041,7 @@ mod tests {
             client_id: client.into(),
             client_host: "/127.0.0.1".into(),
             require_known_member_id: true,
+            supports_skip_assignment: true,
         }
     }
 
@@ -917,6 +1111,52 @@ mod tests {
         let b = now_outcome(b_pending);
         assert_eq!(b.generation, 2);
         assert!(b.members.is_empty());
+    }
+
+    #[test]
+    fn a_static_member_rejoining_a_stable_group_fences_the_old_one_without_a_rebalance() {
+        let mut c = GroupCoordinator::default();
+        let mut recs = Vec::new();
+        let mut r = join_req("", "a");
+        r.instance_id = Some("inst".into());
+        let a = now_outcome(c.join(r.clone(), 0, &mut recs));
+        assert_eq!(a.error, 0, "a static member gets no MEMBER_ID_REQUIRED");
+        assert!(a.member_id.starts_with("inst-"), "{}", a.member_id);
+        now_outcome(c.sync(
+            "g",
+            1,
+            &a.member_id,
+            vec![(a.member_id.clone(), vec![7])],
+            1,
+            &mut recs,
+        ));
+        let before = recs.len();
+        let b = now_outcome(c.join(r.clone(), 2, &mut recs));
+        assert_eq!(
+            (b.error, b.generation),
+            (0, 1),
+            "same generation: no rebalance"
+        );
+        assert!(b.skip_assignment, "the leader keeps the assignment");
+        assert_eq!(b.leader, b.member_id);
+        assert_eq!(
+            recs.len(),
+            before + 1,
+            "the group is persisted with the new member id"
+        );
+        let g = c.group("g").unwrap();
+        assert_eq!(g.state, GroupState::Stable);
+        assert_eq!(g.members.len(), 1);
+        assert_eq!(g.members[0].assignment, vec![7]);
+        assert!(c.is_fenced("g", Some("inst"), &a.member_id));
+        assert!(!c.is_fenced("g", Some("inst"), &b.member_id));
+        let synced = now_outcome(c.sync("g", 1, &b.member_id, vec![], 3, &mut recs));
+        assert_eq!(synced.assignment, vec![7]);
+        // The old id, with its instance id, is fenced at join too.
+        let mut old = r;
+        old.member_id = a.member_id.clone();
+        let e = now_outcome(c.join(old, 4, &mut recs));
+        assert_eq!(e.error, ResponseError::FencedInstanceId.code());
     }
 
     #[test]

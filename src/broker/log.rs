@@ -40,6 +40,8 @@ use crate::format::log::{for_each_record, LogEntry, LogRecord, RecordScratch};
 use crate::format::txn_index::{parse_txn_index, ABORTED_TXN_SIZE};
 use crate::storage::layout::{base_offset_of, classify_file, offset_file_name, FileKind};
 
+mod retention;
+
 /// Largest decompressed batch the validator will look into (as kseg's readers).
 const MAX_DECOMPRESSED: usize = 128 << 20;
 
@@ -56,6 +58,16 @@ pub struct LogConfig {
     pub max_message_bytes: usize,
     /// `message.timestamp.after.max.ms` (1 hour since Kafka 4.0).
     pub timestamp_after_max_ms: i64,
+    /// `retention.ms` (-1: no time limit).
+    pub retention_ms: i64,
+    /// `retention.bytes` (-1: no size limit).
+    pub retention_bytes: i64,
+    /// `cleanup.policy` holds `delete`: retention deletes segments.
+    pub delete: bool,
+    /// `cleanup.policy` holds `compact`: records need keys (the cleaner itself never runs).
+    pub compact: bool,
+    /// `file.delete.delay.ms`: how long `.deleted` files wait before they go.
+    pub file_delete_delay_ms: i64,
 }
 
 impl Default for LogConfig {
@@ -68,6 +80,11 @@ impl Default for LogConfig {
             log_append_time: false,
             max_message_bytes: 1024 * 1024 + 12,
             timestamp_after_max_ms: 3_600_000,
+            retention_ms: 604_800_000,
+            retention_bytes: -1,
+            delete: true,
+            compact: false,
+            file_delete_delay_ms: 60_000,
         }
     }
 }
@@ -626,6 +643,8 @@ pub struct PartitionLog {
     aborted: Vec<AbortedTxn>,
     last_snapshot_offset: i64,
     scratch: RecordScratch,
+    /// Files renamed to `.deleted`, with when they may go (`file.delete.delay.ms`).
+    pending_deletes: Vec<(i64, PathBuf)>,
 }
 
 /// The validated facts of a client batch.
@@ -667,6 +686,7 @@ impl PartitionLog {
             aborted: Vec::new(),
             last_snapshot_offset: -1,
             scratch: RecordScratch::with_cap(MAX_DECOMPRESSED),
+            pending_deletes: Vec::new(),
         };
         log.assign_epoch(leader_epoch, 0)?;
         Ok(log)
@@ -699,6 +719,12 @@ impl PartitionLog {
                 id
             }
         };
+        // LogLoader.removeTempFilesAndCollectSwapFiles: files a deletion left behind go now.
+        for e in fs::read_dir(dir)?.filter_map(|e| e.ok()) {
+            if e.file_name().to_string_lossy().ends_with(".deleted") {
+                remove_if_exists(&e.path())?;
+            }
+        }
         let mut bases: Vec<i64> = fs::read_dir(dir)?
             .filter_map(|e| e.ok())
             .filter_map(|e| {
@@ -798,6 +824,7 @@ impl PartitionLog {
             aborted,
             last_snapshot_offset: -1,
             scratch,
+            pending_deletes: Vec::new(),
         };
         log.load_producer_state(first_recovered)?;
         // Cut what the log no longer holds: snapshots and epochs past the end.
@@ -1248,6 +1275,8 @@ impl PartitionLog {
         let mut bad_ts = None;
         let limit = now.saturating_add(self.config.timestamp_after_max_ms);
         let log_append_time = self.config.log_append_time;
+        let compact = self.config.compact;
+        let mut keyless = false;
         let decoded = for_each_record(
             &LogEntry::V2(batch),
             &mut self.scratch,
@@ -1259,6 +1288,7 @@ impl PartitionLog {
                     bad_ts = Some(r.timestamp);
                 }
                 max_ts = max_ts.max(r.timestamp);
+                keyless |= compact && r.key.is_none();
                 count += 1;
             },
         );
@@ -1275,6 +1305,13 @@ impl PartitionLog {
             return Err(invalid(format!(
                 "record offset delta {got} where {want} was expected (only in-place appends are \
                  supported)"
+            )));
+        }
+        if keyless {
+            // LogValidator.validateKey.
+            return Err(invalid(format!(
+                "Compacted topic cannot accept message without key in topic partition {}-{}.",
+                self.topic, self.partition
             )));
         }
         if let Some(ts) = bad_ts {
@@ -1630,7 +1667,7 @@ fn control_marker(bytes: &[u8], scratch: &mut RecordScratch) -> Option<(bool, i3
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::format::encode::{encode_batch, NewBatch, NewRecord};
 

@@ -9,11 +9,13 @@
 pub mod core;
 pub mod files;
 pub mod group;
+mod handlers;
 pub mod log;
 pub mod partitioner;
 pub mod producer_state;
 pub mod records;
 pub mod server;
+pub mod topic_config;
 pub mod txn;
 
 use std::io;

@@ -29,6 +29,7 @@ use tokio::sync::{Notify, Semaphore};
 
 use super::core::{Broker, OFFSETS_TOPIC, TRANSACTION_TOPIC};
 use super::group::{CommitPartition, CoordinatorRecord, JoinRequest, Pending};
+use super::handlers::{self, CLUSTER_OPERATIONS, GROUP_OPERATIONS, TOPIC_OPERATIONS};
 use super::{now_ms, BrokerError};
 
 /// Kafka's `socket.request.max.bytes`: the cap for Produce frames.
@@ -103,17 +104,18 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
 fn supported(key: ApiKey, version: i16) -> bool {
     SUPPORTED
         .iter()
+        .chain(handlers::SUPPORTED)
         .any(|(k, lo, hi)| *k == key && (*lo..=*hi).contains(&version))
 }
 
-struct Shared {
+pub(super) struct Shared {
     broker: Mutex<Broker>,
     /// Woken on every append, for fetches waiting for data.
-    appended: Notify,
-    host: String,
-    port: i32,
-    node_id: i32,
-    cluster_id: String,
+    pub(super) appended: Notify,
+    pub(super) host: String,
+    pub(super) port: i32,
+    pub(super) node_id: i32,
+    pub(super) cluster_id: String,
     /// `KSEG_BROKER_DEBUG=1`: log every request.
     debug: bool,
     /// [`REQUEST_BUDGET`] in permits of one byte.
@@ -121,7 +123,7 @@ struct Shared {
 }
 
 impl Shared {
-    fn broker(&self) -> Result<MutexGuard<'_, Broker>, String> {
+    pub(super) fn broker(&self) -> Result<MutexGuard<'_, Broker>, String> {
         let guard = self.broker.lock().unwrap_or_else(|e| e.into_inner());
         if guard.is_closed() {
             return Err("the broker is shutting down".into());
@@ -155,6 +157,10 @@ async fn serve(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
         debug: std::env::var_os("KSEG_BROKER_DEBUG").is_some_and(|v| v != "0"),
         budget: Semaphore::new(REQUEST_BUDGET),
     });
+    // The signal handlers exist before "listening" is printed: a SIGTERM right after that line
+    // is a clean stop, not the default action's death.
+    let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
     {
         use std::io::Write;
         let mut out = std::io::stdout().lock();
@@ -197,7 +203,6 @@ async fn serve(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
             }
         })
     };
-    let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut last_accept_log: Option<Instant> = None;
     loop {
         tokio::select! {
@@ -219,7 +224,7 @@ async fn serve(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
                     }
                 }
             }
-            _ = tokio::signal::ctrl_c() => break,
+            _ = sigint.recv() => break,
             _ = sigterm.recv() => break,
         }
     }
@@ -281,7 +286,7 @@ async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
     }
 }
 
-fn encode<R: Encodable>(
+pub(super) fn encode<R: Encodable>(
     key: ApiKey,
     version: i16,
     correlation_id: i32,
@@ -307,7 +312,7 @@ macro_rules! decode {
     };
 }
 
-fn s(v: &str) -> StrBytes {
+pub(super) fn s(v: &str) -> StrBytes {
     StrBytes::from_string(v.to_string())
 }
 
@@ -315,7 +320,7 @@ fn topic_name(v: &str) -> TopicName {
     TopicName(s(v))
 }
 
-fn uuid(id: [u8; 16]) -> uuid::Uuid {
+pub(super) fn uuid(id: [u8; 16]) -> uuid::Uuid {
     uuid::Uuid::from_bytes(id)
 }
 
@@ -398,12 +403,23 @@ async fn request(
         }
         ApiKey::Heartbeat => {
             let req = decode!(HeartbeatRequest, buf, version);
-            let code = shared.broker()?.groups.heartbeat(
+            let mut b = shared.broker()?;
+            let fenced = b.groups.is_fenced(
                 req.group_id.as_str(),
+                req.group_instance_id.as_ref().map(|i| i.as_str()),
                 req.member_id.as_str(),
-                req.generation_id,
-                now_ms(),
             );
+            let code = if fenced {
+                ResponseError::FencedInstanceId.code()
+            } else {
+                b.groups.heartbeat(
+                    req.group_id.as_str(),
+                    req.member_id.as_str(),
+                    req.generation_id,
+                    now_ms(),
+                )
+            };
+            drop(b);
             encode(
                 key,
                 version,
@@ -453,7 +469,10 @@ async fn request(
             shared.appended.notify_waiters();
             encode(key, version, cid, &resp)?
         }
-        other => return Err(format!("unsupported api {other:?}")),
+        other => match handlers::handle(shared, other, version, cid, buf)? {
+            Some(out) => out,
+            None => return Err(format!("unsupported api {other:?}")),
+        },
     };
     Ok(Some(out))
 }
@@ -464,6 +483,7 @@ fn api_versions_response(error_code: i16) -> ApiVersionsResponse {
         .with_api_keys(
             SUPPORTED
                 .iter()
+                .chain(handlers::SUPPORTED)
                 .map(|(k, lo, hi)| {
                     // Like Kafka 4.0 (KAFKA-18659): advertise Produce v0-v2, which are rejected
                     // anyway, because librdkafka before 2.10 only compresses gzip, snappy and
@@ -534,7 +554,12 @@ fn metadata(
         let mut t = metadata_response::MetadataResponseTopic::default()
             .with_name(Some(topic_name(&name)))
             .with_is_internal(internal)
-            .with_topic_authorized_operations(i32::MIN);
+            // AuthHelper.authorizedOperations without an authorizer: every supported operation.
+            .with_topic_authorized_operations(if req.include_topic_authorized_operations {
+                TOPIC_OPERATIONS
+            } else {
+                i32::MIN
+            });
         match found {
             Err(e) => t.error_code = e.code(),
             Ok(()) => {
@@ -563,7 +588,11 @@ fn metadata(
             .with_port(shared.port)])
         .with_cluster_id(Some(s(&shared.cluster_id)))
         .with_controller_id(shared.node_id.into())
-        .with_cluster_authorized_operations(i32::MIN)
+        .with_cluster_authorized_operations(if req.include_cluster_authorized_operations {
+            CLUSTER_OPERATIONS
+        } else {
+            i32::MIN
+        })
         .with_topics(topics))
 }
 
@@ -588,13 +617,24 @@ fn create_topics(
         if t.replication_factor > 1 {
             r.error_code = ResponseError::InvalidReplicationFactor.code();
             r.error_message = Some(s("a single-node broker cannot hold more than one replica"));
-        } else if req.validate_only {
-            if b.topic(&name).is_some() {
-                r.error_code = ResponseError::TopicAlreadyExists.code();
-            }
         } else {
-            match b.create_topic(&name, n) {
-                Ok(topic) => r.topic_id = uuid(topic.id),
+            let configs: Vec<(String, Option<String>)> = t
+                .configs
+                .iter()
+                .map(|c| {
+                    (
+                        c.name.as_str().to_string(),
+                        c.value.as_ref().map(|v| v.as_str().to_string()),
+                    )
+                })
+                .collect();
+            match b.create_topic_with_configs(&name, n, &configs, req.validate_only) {
+                Ok(topic) => {
+                    if let Some(topic) = topic {
+                        r.topic_id = uuid(topic.id);
+                    }
+                    r.configs = Some(handlers::created_topic_configs(&b, &name));
+                }
                 Err(e) => {
                     r.error_code = e.code();
                     r.error_message = Some(s(&e.to_string()));
@@ -1018,6 +1058,7 @@ async fn join_group(
                 client_id,
                 client_host: format!("/{}", peer.ip()),
                 require_known_member_id: version >= 4,
+                supports_skip_assignment: version >= 9,
             },
             now,
             &mut records,
@@ -1042,6 +1083,7 @@ async fn join_group(
             None => None,
         })
         .with_leader(s(&outcome.leader))
+        .with_skip_assignment(outcome.skip_assignment)
         .with_member_id(s(&outcome.member_id))
         .with_members(
             outcome
@@ -1061,6 +1103,14 @@ async fn sync_group(shared: &Shared, req: SyncGroupRequest) -> Result<SyncGroupR
     let group = req.group_id.as_str().to_string();
     let pending = {
         let mut b = shared.broker()?;
+        if b.groups.is_fenced(
+            &group,
+            req.group_instance_id.as_ref().map(|i| i.as_str()),
+            req.member_id.as_str(),
+        ) {
+            return Ok(SyncGroupResponse::default()
+                .with_error_code(ResponseError::FencedInstanceId.code()));
+        }
         let mut records = Vec::new();
         let pending = b.groups.sync(
             &group,
@@ -1154,21 +1204,30 @@ fn offset_commit(
                     .committed_metadata
                     .as_ref()
                     .map(|m| m.as_str().to_string()),
-                topic_id: None,
+                topic_id: b.topic(t.name.as_str()).map(|t| t.id),
             });
         }
     }
     let expire =
         (version <= 4 && req.retention_time_ms >= 0).then(|| now_ms() + req.retention_time_ms);
-    let codes = match b.commit_offsets(
+    let fenced = b.groups.is_fenced(
         &group,
+        req.group_instance_id.as_ref().map(|i| i.as_str()),
         req.member_id.as_str(),
-        req.generation_id_or_member_epoch,
-        &partitions,
-        expire,
-    ) {
-        Ok(codes) => codes,
-        Err(e) => vec![e.code(); partitions.len()],
+    );
+    let codes = if fenced {
+        vec![ResponseError::FencedInstanceId.code(); partitions.len()]
+    } else {
+        match b.commit_offsets(
+            &group,
+            req.member_id.as_str(),
+            req.generation_id_or_member_epoch,
+            &partitions,
+            expire,
+        ) {
+            Ok(codes) => codes,
+            Err(e) => vec![e.code(); partitions.len()],
+        }
     };
     let mut codes = codes.into_iter();
     let topics = req
@@ -1313,7 +1372,11 @@ fn describe_groups(
             let mut d = describe_groups_response::DescribedGroup::default()
                 .with_group_id(id.clone())
                 .with_group_state(s("Dead"))
-                .with_authorized_operations(i32::MIN);
+                .with_authorized_operations(if req.include_authorized_operations {
+                    GROUP_OPERATIONS
+                } else {
+                    i32::MIN
+                });
             if let Some(g) = b.groups.group(id.as_str()) {
                 d.group_state = s(g.state.name());
                 d.protocol_type = s(g.protocol_type.as_deref().unwrap_or(""));
@@ -1505,7 +1568,7 @@ fn txn_offset_commit(
                     .committed_metadata
                     .as_ref()
                     .map(|m| m.as_str().to_string()),
-                topic_id: None,
+                topic_id: b.topic(t.name.as_str()).map(|t| t.id),
             });
         }
     }

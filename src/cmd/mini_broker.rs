@@ -24,6 +24,14 @@ pub fn run(args: MiniBrokerArgs) -> anyhow::Result<Outcome> {
         Some(MiniBrokerAction::Produce(p)) => produce(p),
         Some(MiniBrokerAction::Commit(c)) => commit(c),
         None => {
+            if !args.listen.ip().is_loopback() {
+                eprintln!(
+                    "kseg mini-broker: WARNING: listening on {}, which is not a loopback address: \
+                     the mini-broker has no authentication, TLS or ACLs, so anyone who can reach \
+                     it can read, write and delete its topics",
+                    args.listen
+                );
+            }
             let broker = open(&args.broker)?;
             server::run(
                 broker,
@@ -61,8 +69,12 @@ pub fn broker_config(a: &BrokerArgs) -> anyhow::Result<BrokerConfig> {
         segment_index_bytes: a.segment_index_bytes,
         log_append_time: a.message_timestamp_type == TimestampTypeArg::LogAppendTime,
         max_message_bytes: a.max_message_bytes,
+        retention_ms: a.retention_ms.max(-1),
+        retention_bytes: a.retention_bytes,
+        file_delete_delay_ms: a.file_delete_delay_ms.max(0),
         ..LogConfig::default()
     };
+    c.retention_check_interval_ms = a.retention_check_interval_ms.max(1);
     c.offsets_topic_partitions = a.offsets_topic_partitions;
     c.transaction_topic_partitions = a.transaction_state_log_num_partitions.max(1);
     c.auto_create_topics = !a.no_auto_create_topics;

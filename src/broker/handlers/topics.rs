@@ -1,0 +1,292 @@
+//! DeleteTopics, CreatePartitions, DeleteRecords and DescribeConfigs.
+
+use kafka_protocol::messages::*;
+use kafka_protocol::ResponseError;
+
+use crate::broker::core::{topic_log_config, Broker};
+use crate::broker::now_ms;
+use crate::broker::server::{s, uuid, Shared};
+use crate::broker::topic_config::{self, Described};
+
+pub(super) fn delete_topics(
+    shared: &Shared,
+    req: DeleteTopicsRequest,
+    version: i16,
+) -> Result<DeleteTopicsResponse, String> {
+    let mut b = shared.broker()?;
+    // v6 names topics by name or id; earlier versions by name only.
+    let wanted: Vec<(Option<String>, [u8; 16])> = if version >= 6 {
+        req.topics
+            .iter()
+            .map(|t| {
+                (
+                    t.name.as_ref().map(|n| n.as_str().to_string()),
+                    *t.topic_id.as_bytes(),
+                )
+            })
+            .collect()
+    } else {
+        req.topic_names
+            .iter()
+            .map(|n| (Some(n.as_str().to_string()), [0; 16]))
+            .collect()
+    };
+    let now = now_ms();
+    let mut responses = Vec::new();
+    for (name, id) in wanted {
+        let mut r = delete_topics_response::DeletableTopicResult::default();
+        let name = match name {
+            Some(n) => Some(n),
+            None => b.topic_by_id(&id).map(|t| t.name.clone()),
+        };
+        let Some(name) = name else {
+            r.topic_id = uuid(id);
+            r.error_code = ResponseError::UnknownTopicId.code();
+            r.error_message = Some(s("This server does not host this topic ID."));
+            responses.push(r);
+            continue;
+        };
+        r.name = Some(TopicName(s(&name)));
+        match b.delete_topic(&name, now) {
+            Ok(id) => r.topic_id = uuid(id),
+            Err(e) => {
+                r.error_code = e.code();
+                r.error_message = Some(s(&e.to_string()));
+            }
+        }
+        responses.push(r);
+    }
+    Ok(DeleteTopicsResponse::default().with_responses(responses))
+}
+
+pub(super) fn create_partitions(
+    shared: &Shared,
+    req: CreatePartitionsRequest,
+) -> Result<CreatePartitionsResponse, String> {
+    let mut b = shared.broker()?;
+    let mut results = Vec::new();
+    for t in req.topics {
+        let mut r = create_partitions_response::CreatePartitionsTopicResult::default()
+            .with_name(t.name.clone());
+        let assigned_elsewhere = t.assignments.as_ref().is_some_and(|a| {
+            a.iter().any(|p| {
+                p.broker_ids.iter().any(|id| id.0 != shared.node_id) || p.broker_ids.len() > 1
+            })
+        });
+        let result = if assigned_elsewhere {
+            Err(crate::broker::BrokerError::new(
+                ResponseError::InvalidReplicaAssignment,
+                format!(
+                    "a single-node broker places every replica on node {}",
+                    shared.node_id
+                ),
+            ))
+        } else {
+            b.create_partitions(t.name.as_str(), t.count, req.validate_only)
+        };
+        if let Err(e) = result {
+            r.error_code = e.code();
+            r.error_message = Some(s(&e.to_string()));
+        }
+        results.push(r);
+    }
+    Ok(CreatePartitionsResponse::default().with_results(results))
+}
+
+pub(super) fn delete_records(
+    shared: &Shared,
+    req: DeleteRecordsRequest,
+) -> Result<DeleteRecordsResponse, String> {
+    let mut b = shared.broker()?;
+    let topics = req
+        .topics
+        .into_iter()
+        .map(|t| {
+            let partitions = t
+                .partitions
+                .iter()
+                .map(|p| {
+                    let mut r = delete_records_response::DeleteRecordsPartitionResult::default()
+                        .with_partition_index(p.partition_index)
+                        .with_low_watermark(-1);
+                    match b.delete_records(t.name.as_str(), p.partition_index, p.offset) {
+                        Ok(low) => r.low_watermark = low,
+                        Err(e) => r.error_code = e.code(),
+                    }
+                    r
+                })
+                .collect();
+            delete_records_response::DeleteRecordsTopicResult::default()
+                .with_name(t.name)
+                .with_partitions(partitions)
+        })
+        .collect();
+    Ok(DeleteRecordsResponse::default().with_topics(topics))
+}
+
+/// Every topic config of a topic, with its value and source.
+pub(super) fn described(b: &Broker, topic: &str) -> Vec<Described> {
+    let base = topic_log_config(&b.config, topic, None);
+    topic_config::describe(&base, &b.topic_overrides(topic))
+}
+
+/// `ConfigResource.Type`: TOPIC 2, BROKER 4.
+const TOPIC_RESOURCE: i8 = 2;
+const BROKER_RESOURCE: i8 = 4;
+
+/// The broker configs the mini-broker has, by Kafka's names: (name, value, Kafka's default).
+fn broker_configs(b: &Broker) -> Vec<(&'static str, String, &'static str)> {
+    let c = &b.config;
+    vec![
+        ("node.id", c.node_id.to_string(), ""),
+        ("log.dirs", c.log_dir.display().to_string(), ""),
+        ("num.partitions", c.num_partitions.to_string(), "1"),
+        (
+            "auto.create.topics.enable",
+            c.auto_create_topics.to_string(),
+            "true",
+        ),
+        (
+            "log.segment.bytes",
+            c.log.segment_bytes.to_string(),
+            "1073741824",
+        ),
+        ("log.roll.ms", c.log.segment_ms.to_string(), "604800000"),
+        (
+            "log.index.interval.bytes",
+            c.log.index_interval_bytes.to_string(),
+            "4096",
+        ),
+        (
+            "log.index.size.max.bytes",
+            c.log.segment_index_bytes.to_string(),
+            "10485760",
+        ),
+        (
+            "log.retention.ms",
+            c.log.retention_ms.to_string(),
+            "604800000",
+        ),
+        (
+            "log.retention.bytes",
+            c.log.retention_bytes.to_string(),
+            "-1",
+        ),
+        (
+            "log.retention.check.interval.ms",
+            c.retention_check_interval_ms.to_string(),
+            "300000",
+        ),
+        (
+            "log.segment.delete.delay.ms",
+            c.log.file_delete_delay_ms.to_string(),
+            "60000",
+        ),
+        (
+            "log.message.timestamp.type",
+            if c.log.log_append_time {
+                "LogAppendTime"
+            } else {
+                "CreateTime"
+            }
+            .to_string(),
+            "CreateTime",
+        ),
+        (
+            "message.max.bytes",
+            c.log.max_message_bytes.to_string(),
+            "1048588",
+        ),
+        (
+            "offsets.topic.num.partitions",
+            c.offsets_topic_partitions.to_string(),
+            "50",
+        ),
+        (
+            "transaction.state.log.num.partitions",
+            c.transaction_topic_partitions.to_string(),
+            "50",
+        ),
+        (
+            "group.initial.rebalance.delay.ms",
+            c.group_initial_rebalance_delay_ms.to_string(),
+            "3000",
+        ),
+    ]
+}
+
+pub(super) fn describe_configs(
+    shared: &Shared,
+    req: DescribeConfigsRequest,
+    version: i16,
+) -> Result<DescribeConfigsResponse, String> {
+    let b = shared.broker()?;
+    let results = req
+        .resources
+        .into_iter()
+        .map(|res| {
+            let name = res.resource_name.as_str().to_string();
+            let keys: Option<Vec<String>> = res
+                .configuration_keys
+                .as_ref()
+                .map(|k| k.iter().map(|k| k.as_str().to_string()).collect());
+            let wanted = |n: &str| keys.as_ref().is_none_or(|k| k.iter().any(|x| x == n));
+            let mut r = describe_configs_response::DescribeConfigsResult::default()
+                .with_resource_type(res.resource_type)
+                .with_resource_name(res.resource_name.clone());
+            let entry = |n: &str, v: String, source: i8, type_code: i8| {
+                let mut e = describe_configs_response::DescribeConfigsResourceResult::default()
+                    .with_name(s(n))
+                    .with_value(Some(s(&v)))
+                    .with_config_source(source)
+                    .with_config_type(if version >= 3 { type_code } else { 0 });
+                if req.include_synonyms {
+                    e.synonyms = vec![describe_configs_response::DescribeConfigsSynonym::default()
+                        .with_name(s(n))
+                        .with_value(Some(s(&v)))
+                        .with_source(source)];
+                }
+                e
+            };
+            match res.resource_type {
+                TOPIC_RESOURCE if b.topic(&name).is_some() => {
+                    r.configs = described(&b, &name)
+                        .into_iter()
+                        .filter(|d| wanted(d.name))
+                        .map(|d| entry(d.name, d.value, d.source as i8, d.type_code))
+                        .collect();
+                }
+                TOPIC_RESOURCE => {
+                    r.error_code = ResponseError::UnknownTopicOrPartition.code();
+                    r.error_message = Some(s(&format!("The topic '{name}' does not exist.")));
+                }
+                BROKER_RESOURCE if name.is_empty() || name == b.config.node_id.to_string() => {
+                    r.configs = broker_configs(&b)
+                        .into_iter()
+                        .filter(|(n, _, _)| wanted(n))
+                        .map(|(n, v, default)| {
+                            let source = if v == default { 5 } else { 4 };
+                            let type_code = if v.parse::<i64>().is_ok() { 5 } else { 2 };
+                            entry(n, v, source, type_code)
+                        })
+                        .collect();
+                }
+                BROKER_RESOURCE => {
+                    r.error_code = ResponseError::InvalidRequest.code();
+                    r.error_message = Some(s(&format!(
+                        "Unexpected broker id, expected {} or empty string, but received {name}",
+                        b.config.node_id
+                    )));
+                }
+                other => {
+                    r.error_code = ResponseError::InvalidRequest.code();
+                    r.error_message = Some(s(&format!(
+                        "kseg mini-broker describes topic (2) and broker (4) configs, not resource type {other}"
+                    )));
+                }
+            }
+            r
+        })
+        .collect();
+    Ok(DescribeConfigsResponse::default().with_results(results))
+}
