@@ -5,6 +5,11 @@
 //   KsegOracle produce BOOTSTRAP PHASE      write the deterministic workload (phase 1, or 2 after a restart)
 //   KsegOracle query BOOTSTRAP OUT.ndjson   the broker's answers: ListOffsets, group offsets, transactions
 //   KsegOracle groups BOOTSTRAP N           commit offsets for N generated group ids (find-group-partition)
+//   KsegOracle replicas BOOTSTRAP ACTION TOPIC ...   a replicated topic on a cluster (kseg diff):
+//       create TOPIC                                 one partition on brokers 1, 2, 3, unclean election on
+//       produce TOPIC ACKS FROM COUNT PER_BATCH OUT  records FROM.. with acks=ACKS, the acknowledged offsets to OUT
+//       wait TOPIC LEADER ISR_SIZE                   until partition 0 has that leader and ISR size
+//       elect TOPIC                                  an unclean leader election of partition 0
 //
 // Everything sent is fixed by the code (keys, values, headers, CreateTime timestamps, partitions,
 // batch boundaries by flush), except what the broker stamps itself (LogAppendTime) and the few
@@ -42,6 +47,7 @@ public class KsegOracle {
             case "query" -> query(bootstrap, Path.of(args[2]));
             case "groups" -> manyGroups(bootstrap, Integer.parseInt(args[2]));
             case "flood" -> flood(bootstrap, Integer.parseInt(args[2]));
+            case "replicas" -> replicas(bootstrap, Arrays.copyOfRange(args, 2, args.length));
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
         // The open transaction's producer is never closed: exit without waiting for its threads.
@@ -374,6 +380,67 @@ public class KsegOracle {
     }
 
     // ---- the broker's answers -------------------------------------------------------------------
+
+    /** The replicated topic of `kseg diff`'s cluster test. Every record's value names it
+     *  (`ACKS-i`); each acknowledged one is written to OUT as {"i","acks","offset"}. */
+    static void replicas(String bootstrap, String[] a) throws Exception {
+        String topic = a[1];
+        TopicPartition tp = new TopicPartition(topic, 0);
+        try (Admin admin = Admin.create(common(bootstrap))) {
+            switch (a[0]) {
+                case "create" -> admin.createTopics(List.of(new NewTopic(topic, Map.of(0, List.of(1, 2, 3)))
+                        .configs(Map.of("unclean.leader.election.enable", "true", "min.insync.replicas", "1"))))
+                        .all().get();
+                case "produce" -> {
+                    String acks = a[2];
+                    int from = Integer.parseInt(a[3]), count = Integer.parseInt(a[4]), perBatch = Integer.parseInt(a[5]);
+                    var extra = Map.of("acks", acks, "enable.idempotence", acks.equals("all") ? "true" : "false");
+                    try (var producer = producer(bootstrap, extra);
+                         PrintStream out = new PrintStream(Files.newOutputStream(Path.of(a[6]),
+                                 java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND), true, StandardCharsets.UTF_8)) {
+                        List<Future<RecordMetadata>> pending = new ArrayList<>();
+                        for (int i = from; i < from + count; i++) {
+                            pending.add(producer.send(new ProducerRecord<>(topic, 0, T0 + i * 10L, utf8("k" + i), utf8(acks + "-" + i))));
+                            if ((i - from + 1) % perBatch == 0 || i == from + count - 1) {
+                                producer.flush();
+                                for (int j = 0; j < pending.size(); j++) {
+                                    long offset = pending.get(j).get(60, TimeUnit.SECONDS).offset();
+                                    int n = i - pending.size() + 1 + j;
+                                    out.println("{\"i\":" + n + ",\"acks\":\"" + acks + "\",\"offset\":" + offset + "}");
+                                }
+                                pending.clear();
+                            }
+                        }
+                    }
+                }
+                case "wait" -> {
+                    int leader = Integer.parseInt(a[2]), isr = Integer.parseInt(a[3]);
+                    long deadline = System.currentTimeMillis() + 120_000;
+                    String last = "";
+                    while (System.currentTimeMillis() < deadline) {
+                        try {
+                            var p = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().get(0);
+                            last = "leader " + (p.leader() == null ? "none" : p.leader().id()) + " isr " + p.isr();
+                            if (p.leader() != null && p.leader().id() == leader && p.isr().size() == isr) return;
+                        } catch (ExecutionException e) {
+                            last = e.getCause().toString();
+                        }
+                        Thread.sleep(200);
+                    }
+                    throw new IllegalStateException(topic + "-0: no leader " + leader + " with " + isr + " in sync within 120 s (" + last + ")");
+                }
+                case "elect" -> {
+                    var result = admin.electLeaders(ElectionType.UNCLEAN, Set.of(tp)).partitions().get();
+                    var error = result.get(tp);
+                    if (error != null && error.isPresent()
+                            && !(error.get() instanceof org.apache.kafka.common.errors.ElectionNotNeededException)) {
+                        throw new IllegalStateException("unclean election of " + tp + ": " + error.get());
+                    }
+                }
+                default -> throw new IllegalArgumentException("unknown replicas action " + a[0]);
+            }
+        }
+    }
 
     static String json(String s) {
         if (s == null) return "null";

@@ -1,6 +1,7 @@
 //! Analyses over decoded data: summaries, verification and recovery, lookups, group and
 //! transaction state.
 
+pub mod diff;
 pub mod groups;
 pub mod load;
 pub mod lookup;
