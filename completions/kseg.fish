@@ -92,11 +92,14 @@ complete -c kseg -n "__fish_kseg_using_subcommand recover" -l json -d 'NDJSON re
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l group -d 'Only these groups' -r
+complete -c kseg -n "__fish_kseg_using_subcommand groups" -l offsets-retention-minutes -d 'The broker\'s offsets.retention.minutes, for EXPIRES-AT' -r
+complete -c kseg -n "__fish_kseg_using_subcommand groups" -l at -d 'The instant the expired/expires-in-1d flags are computed for (RFC 3339 with a zone, or epoch milliseconds) [default: now]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l format -d 'Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)' -r -f -a "table\t'Box-drawn tables, fitted to the terminal when stdout is one'
 tsv\t'Tab-separated values: a header line, then one line per row; no other text'"
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l history -d 'Every commit in log order, with the commit record\'s own offset and timestamp'
-complete -c kseg -n "__fish_kseg_using_subcommand groups" -l json -d 'NDJSON: "offset" and "group" objects (and "commit" with --history), then a "summary"'
+complete -c kseg -n "__fish_kseg_using_subcommand groups" -l rebalances -d 'Every generation each group went through (group-metadata records in log order), what changed, and a verdict'
+complete -c kseg -n "__fish_kseg_using_subcommand groups" -l json -d 'NDJSON: "offset" and "group" objects ("commit" with --history, "generation" and "rebalanceSummary" with --rebalances), then a "summary"'
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -s h -l help -d 'Print help (see more with \'--help\')'

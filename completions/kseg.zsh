@@ -108,11 +108,14 @@ _arguments "${_arguments_options[@]}" : \
 (groups)
 _arguments "${_arguments_options[@]}" : \
 '*--group=[Only these groups]:GROUP:_default' \
+'--offsets-retention-minutes=[The broker'\''s offsets.retention.minutes, for EXPIRES-AT]:MINUTES:_default' \
+'--at=[The instant the expired/expires-in-1d flags are computed for (RFC 3339 with a zone, or epoch milliseconds) \[default\: now\]]:TIME:_default' \
 '(--json)--format=[Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)]:FORMAT:((table\:"Box-drawn tables, fitted to the terminal when stdout is one"
 tsv\:"Tab-separated values\: a header line, then one line per row; no other text"))' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
 '--history[Every commit in log order, with the commit record'\''s own offset and timestamp]' \
-'--json[NDJSON\: "offset" and "group" objects (and "commit" with --history), then a "summary"]' \
+'--rebalances[Every generation each group went through (group-metadata records in log order), what changed, and a verdict]' \
+'--json[NDJSON\: "offset" and "group" objects ("commit" with --history, "generation" and "rebalanceSummary" with --rebalances), then a "summary"]' \
 '--mmap[Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker'\''s data dir (a concurrent truncation kills kseg with SIGBUS)]' \
 '--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help (see more with '\''--help'\'')]' \

@@ -387,7 +387,23 @@ pub struct GroupsArgs {
     #[arg(long)]
     pub history: bool,
 
-    /// NDJSON: "offset" and "group" objects (and "commit" with --history), then a "summary"
+    /// Every generation each group went through (group-metadata records in log order), what
+    /// changed, and a verdict
+    #[arg(long)]
+    pub rebalances: bool,
+
+    /// The broker's offsets.retention.minutes, for EXPIRES-AT
+    #[arg(long, value_name = "MINUTES", default_value_t = crate::analysis::expiry::DEFAULT_RETENTION_MINUTES,
+          value_parser = clap::value_parser!(i64).range(1..))]
+    pub offsets_retention_minutes: i64,
+
+    /// The instant the expired/expires-in-1d flags are computed for (RFC 3339 with a zone, or
+    /// epoch milliseconds) [default: now]
+    #[arg(long, value_name = "TIME")]
+    pub at: Option<String>,
+
+    /// NDJSON: "offset" and "group" objects ("commit" with --history, "generation" and
+    /// "rebalanceSummary" with --rebalances), then a "summary"
     #[arg(long)]
     pub json: bool,
 

@@ -5,6 +5,10 @@
 //   KsegOracle produce BOOTSTRAP PHASE      write the deterministic workload (phase 1, or 2 after a restart)
 //   KsegOracle query BOOTSTRAP OUT.ndjson   the broker's answers: ListOffsets, group offsets, transactions
 //   KsegOracle groups BOOTSTRAP N           commit offsets for N generated group ids (find-group-partition)
+//   KsegOracle expiry BOOTSTRAP OUT.ndjson   commits of a classic group that then goes Empty, a KIP-848
+//                                           group whose member leaves, and a standalone consumer (offset expiry)
+//   KsegOracle rebalance BOOTSTRAP GROUP ROUNDS OUT.ndjson   a classic group rebalanced 2*ROUNDS+1 times,
+//                                           every client's onPartitionsAssigned (generation, member id) to OUT
 //   KsegOracle replicas BOOTSTRAP ACTION TOPIC ...   a replicated topic on a cluster (kseg diff):
 //       create TOPIC                                 one partition on brokers 1, 2, 3, unclean election on
 //       produce TOPIC ACKS FROM COUNT PER_BATCH OUT  records FROM.. with acks=ACKS, the acknowledged offsets to OUT
@@ -48,6 +52,8 @@ public class KsegOracle {
             case "groups" -> manyGroups(bootstrap, Integer.parseInt(args[2]));
             case "flood" -> flood(bootstrap, Integer.parseInt(args[2]));
             case "replicas" -> replicas(bootstrap, Arrays.copyOfRange(args, 2, args.length));
+            case "expiry" -> expiry(bootstrap, Path.of(args[2]));
+            case "rebalance" -> rebalance(bootstrap, args[2], Integer.parseInt(args[3]), Path.of(args[4]));
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
         // The open transaction's producer is never closed: exit without waiting for its threads.
@@ -440,6 +446,97 @@ public class KsegOracle {
                 default -> throw new IllegalArgumentException("unknown replicas action " + a[0]);
             }
         }
+    }
+
+    static PrintStream appending(Path path) throws Exception {
+        return new PrintStream(Files.newOutputStream(path, java.nio.file.StandardOpenOption.CREATE,
+                java.nio.file.StandardOpenOption.APPEND), true, StandardCharsets.UTF_8);
+    }
+
+    /** Polls for `ms` (the member stays in its group meanwhile). */
+    static void stay(KafkaConsumer<byte[], byte[]> c, long ms) {
+        long until = System.currentTimeMillis() + ms;
+        while (System.currentTimeMillis() < until) c.poll(Duration.ofMillis(100));
+    }
+
+    /** Offsets for the expiry test: each group commits, then its member stays 8 s before it leaves,
+     *  so that "Empty since" and "committed at" differ by more than the broker's check interval. */
+    static void expiry(String bootstrap, Path outPath) throws Exception {
+        try (Admin admin = Admin.create(common(bootstrap)); PrintStream out = appending(outPath)) {
+            createTopic(admin, "expiry-src", 1, Map.of());
+            TopicPartition tp = new TopicPartition("expiry-src", 0);
+            for (String protocol : new String[] {"classic", "consumer"}) {
+                String group = "expiry-" + protocol;
+                try (var c = consumer(bootstrap, Map.of("group.id", group, "group.protocol", protocol))) {
+                    c.subscribe(List.of("expiry-src"));
+                    pollUntilAssigned(c);
+                    c.commitSync(Map.of(tp, new OffsetAndMetadata(3)));
+                    out.println("{\"group\":\"" + group + "\",\"event\":\"committed\",\"at\":" + System.currentTimeMillis() + "}");
+                    stay(c, 8_000);
+                }
+                out.println("{\"group\":\"" + group + "\",\"event\":\"left\",\"at\":" + System.currentTimeMillis() + "}");
+            }
+            // A standalone consumer: assign(), no group membership.
+            try (var c = consumer(bootstrap, Map.of("group.id", "expiry-standalone"))) {
+                c.assign(List.of(tp));
+                c.commitSync(Map.of(tp, new OffsetAndMetadata(5)));
+                out.println("{\"group\":\"expiry-standalone\",\"event\":\"committed\",\"at\":" + System.currentTimeMillis() + "}");
+            }
+        }
+    }
+
+    /** A classic group that rebalances 2 * ROUNDS + 1 times: a steady member, and in each round a second
+     *  member that joins (a rebalance) and leaves (another). Every onPartitionsAssigned of every client is
+     *  written to OUT: {"client", "memberId", "generation", "partitions"}. */
+    static void rebalance(String bootstrap, String group, int rounds, Path outPath) throws Exception {
+        try (Admin admin = Admin.create(common(bootstrap)); PrintStream out = appending(outPath)) {
+            createTopic(admin, "rebalance-src", 4, Map.of());
+            var props = Map.of("group.id", group, "group.protocol", "classic", "client.id", "steady",
+                    "partition.assignment.strategy", RangeAssignor.class.getName());
+            try (var steady = consumer(bootstrap, props)) {
+                int[] seen = {-1};
+                steady.subscribe(List.of("rebalance-src"), listener(steady, "steady", out, seen));
+                while (seen[0] < 0) steady.poll(Duration.ofMillis(100));
+                for (int round = 0; round < rounds; round++) {
+                    String client = "joiner-" + round;
+                    int[] joined = {-1};
+                    ExecutorService pool = Executors.newSingleThreadExecutor();
+                    Future<?> other = pool.submit(() -> {
+                        try (var c = consumer(bootstrap, Map.of("group.id", group, "group.protocol", "classic",
+                                "client.id", client, "partition.assignment.strategy", RangeAssignor.class.getName()))) {
+                            c.subscribe(List.of("rebalance-src"), listener(c, client, out, joined));
+                            long deadline = System.currentTimeMillis() + 60_000;
+                            while (joined[0] < 0 && System.currentTimeMillis() < deadline) c.poll(Duration.ofMillis(100));
+                            if (joined[0] < 0) throw new IllegalStateException(client + " not assigned in 60 s");
+                        }
+                        return null;
+                    });
+                    while (!other.isDone()) steady.poll(Duration.ofMillis(100));
+                    other.get();
+                    pool.shutdown();
+                    // The steady member's own rebalance after the joiner left.
+                    long deadline = System.currentTimeMillis() + 60_000;
+                    while (seen[0] <= joined[0] && System.currentTimeMillis() < deadline) steady.poll(Duration.ofMillis(100));
+                    if (seen[0] <= joined[0]) throw new IllegalStateException("no rebalance after " + client + " left");
+                }
+            }
+        }
+    }
+
+    static ConsumerRebalanceListener listener(KafkaConsumer<byte[], byte[]> c, String client, PrintStream out, int[] generation) {
+        return new ConsumerRebalanceListener() {
+            public void onPartitionsRevoked(Collection<TopicPartition> partitions) {}
+            public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                var meta = c.groupMetadata();
+                generation[0] = meta.generationId();
+                List<String> parts = new ArrayList<>();
+                for (var tp : partitions) parts.add("\"" + tp + "\"");
+                synchronized (out) {
+                    out.println("{\"client\":\"" + client + "\",\"memberId\":\"" + meta.memberId() + "\",\"generation\":"
+                            + meta.generationId() + ",\"partitions\":[" + String.join(",", parts) + "]}");
+                }
+            }
+        };
     }
 
     static String json(String s) {
