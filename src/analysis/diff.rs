@@ -61,6 +61,9 @@ pub struct Replica {
     pub batches: Vec<BatchSig>,
     /// Segment files by base offset.
     pub segments: Vec<(i64, PathBuf)>,
+    /// The log cleaner's checkpoint (`cleaner-offset-checkpoint`): below it each broker's cleaner
+    /// rewrote the batches on its own, so replicas differ there by design.
+    pub cleaned_to: Option<i64>,
     pub problems: Vec<String>,
 }
 
@@ -298,18 +301,18 @@ pub fn truncation(follower: &Replica, leader: &Replica) -> Truncation {
 }
 
 /// The end of the prefix two replicas share batch for batch (same offsets, epoch and CRC), from
-/// the later of their log starts; and how many batches it holds.
+/// the later of their log starts and cleaner checkpoints; and how many batches it holds.
 pub fn common_prefix(a: &Replica, b: &Replica) -> (i64, u64) {
-    let start = a.log_start.max(b.log_start);
+    let start = comparable_from(a, b);
     let mut xs = a
         .batches
         .iter()
-        .filter(|x| x.last_offset >= start)
+        .filter(|x| x.base_offset >= start)
         .peekable();
     let mut ys = b
         .batches
         .iter()
-        .filter(|y| y.last_offset >= start)
+        .filter(|y| y.base_offset >= start)
         .peekable();
     let mut end = start;
     let mut n = 0;
@@ -323,6 +326,20 @@ pub fn common_prefix(a: &Replica, b: &Replica) -> (i64, u64) {
         ys.next();
     }
     (end, n)
+}
+
+/// Where two replicas' batches can be compared: after both log starts and both cleaner
+/// checkpoints.
+pub fn comparable_from(a: &Replica, b: &Replica) -> i64 {
+    [
+        a.log_start,
+        b.log_start,
+        a.cleaned_to.unwrap_or(0),
+        b.cleaned_to.unwrap_or(0),
+    ]
+    .into_iter()
+    .max()
+    .unwrap_or(0)
 }
 
 /// Offsets, times and producers of a run of records.
@@ -384,6 +401,7 @@ impl OneSided {
 
 struct SpanSink {
     from: i64,
+    until: i64,
     hw: i64,
     out: OneSided,
     producer: i64,
@@ -395,7 +413,7 @@ impl LogSink for SpanSink {
         Ok(Flow::Continue)
     }
     fn record(&mut self, _p: u64, _b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
-        if r.offset >= self.from {
+        if r.offset >= self.from && r.offset < self.until {
             let span = if r.offset < self.hw {
                 &mut self.out.acknowledged
             } else {
@@ -416,11 +434,13 @@ pub fn segments_from(r: &Replica, from: i64) -> impl Iterator<Item = &PathBuf> {
     r.segments[first..].iter().map(|s| &s.1)
 }
 
-/// The records of `r` at offsets `from` and above, record by record (a deep scan of the tail).
-pub fn one_sided(r: &Replica, from: i64, mmap: bool) -> io::Result<OneSided> {
+/// The records of `r` at offsets from `from` up to `until` (exclusive), record by record (a
+/// deep scan of that stretch).
+pub fn one_sided(r: &Replica, from: i64, until: i64, mmap: bool) -> io::Result<OneSided> {
     let hw = r.high_watermark.unwrap_or(i64::MAX);
     let mut sink = SpanSink {
         from,
+        until,
         hw,
         out: OneSided {
             from_offset: from,
@@ -428,13 +448,13 @@ pub fn one_sided(r: &Replica, from: i64, mmap: bool) -> io::Result<OneSided> {
         },
         producer: -1,
     };
-    if from >= r.log_end {
+    if from >= r.log_end || from >= until {
         return Ok(sink.out);
     }
     let mut scratch = RecordScratch::default();
     let opts = ScanOptions {
         deep: true,
-        offsets: (from, i64::MAX),
+        offsets: (from, until - 1),
         ..Default::default()
     };
     for path in segments_from(r, from) {
@@ -489,6 +509,10 @@ pub struct PairDiff {
     pub lost: OneSided,
     /// The leader's records past the truncation point that the follower lacks (re-fetched).
     pub missing: OneSided,
+    /// The follower's records between the common prefix and the truncation point: they differ
+    /// from the leader's at the same offsets, yet no truncation removes them (two logs of the
+    /// same epoch that disagree, which Kafka's replication never produces).
+    pub conflicting: OneSided,
     /// The leader epoch in which the leader's log parts from the follower's.
     pub diverging_epoch: Option<i32>,
 }
@@ -500,6 +524,7 @@ impl PairDiff {
             && self.common_prefix_end == l.log_end
             && self.lost.records() == 0
             && self.missing.records() == 0
+            && self.conflicting.records() == 0
     }
 }
 
@@ -512,17 +537,24 @@ pub fn compare(
     let (l, f) = (&replicas[leader], &replicas[follower]);
     let (common_prefix_end, common_batches) = common_prefix(l, f);
     let truncation = truncation(f, l);
-    let lost = one_sided(f, truncation.offset, mmap)?;
-    let missing = one_sided_by_batch(l, truncation.offset, i64::MAX);
-    let diverging_epoch = if lost.records() > 0 {
-        l.epochs
-            .iter()
-            .find(|e| e.1 >= truncation.offset)
-            .or(l.epochs.last())
-            .map(|e| e.0)
+    let lost = one_sided(f, truncation.offset, i64::MAX, mmap)?;
+    let conflicting = if common_prefix_end < truncation.offset.min(l.log_end) {
+        one_sided(f, common_prefix_end, truncation.offset.min(l.log_end), mmap)?
     } else {
-        None
+        OneSided {
+            from_offset: common_prefix_end,
+            ..Default::default()
+        }
     };
+    let missing = one_sided_by_batch(l, truncation.offset, i64::MAX);
+    // The leader's epoch that begins where the follower's log is cut, when it is one the follower
+    // never knew: the leadership that parted the logs.
+    let diverging_epoch = l
+        .epochs
+        .iter()
+        .find(|e| e.1 >= truncation.offset)
+        .map(|e| e.0)
+        .filter(|e| lost.records() > 0 && f.latest_epoch().is_none_or(|fe| *e > fe));
     Ok(PairDiff {
         leader,
         follower,
@@ -531,6 +563,7 @@ pub fn compare(
         truncation,
         lost,
         missing,
+        conflicting,
         diverging_epoch,
     })
 }
@@ -608,15 +641,24 @@ pub fn findings(replicas: &[Replica], d: &PairDiff, candidate: bool) -> Vec<Stri
     let acked = d.lost.acknowledged.records;
     let unacked = d.lost.unacknowledged.records;
     if acked > 0 {
-        let epoch = d
-            .diverging_epoch
-            .map_or("a newer epoch".to_string(), |e| format!("epoch {e}"));
-        out.push(format!(
-            "{prefix}unclean leader election: {epoch} on {} truncated {} acknowledged records of {}",
-            l.label,
-            thousands(acked),
-            f.label
-        ));
+        match d.diverging_epoch {
+            Some(epoch) => out.push(format!(
+                "{prefix}unclean leader election: epoch {epoch} on {} truncated {} acknowledged \
+                 records of {}",
+                l.label,
+                thousands(acked),
+                f.label
+            )),
+            None => out.push(format!(
+                "{prefix}{} acknowledged records of {} (offsets {}..{}) are truncated: {}'s log \
+                 ends before them",
+                thousands(acked),
+                f.label,
+                d.lost.acknowledged.first_offset.unwrap_or(0),
+                d.lost.acknowledged.last_offset.unwrap_or(0),
+                l.label
+            )),
+        }
     }
     if unacked > 0 {
         out.push(format!(
@@ -625,9 +667,22 @@ pub fn findings(replicas: &[Replica], d: &PairDiff, candidate: bool) -> Vec<Stri
             f.label
         ));
     }
+    let conflicting = &d.conflicting;
+    if conflicting.records() > 0 {
+        out.push(format!(
+            "{prefix}replicas disagree: {} records of {} at offsets {}..{} ({} acknowledged) differ \
+             from {}'s and no truncation removes them",
+            thousands(conflicting.records()),
+            f.label,
+            conflicting.acknowledged.clone().merged(&conflicting.unacknowledged).first_offset.unwrap_or(0),
+            conflicting.acknowledged.clone().merged(&conflicting.unacknowledged).last_offset.unwrap_or(0),
+            thousands(conflicting.acknowledged.records),
+            l.label
+        ));
+    }
     if d.identical(replicas) {
         out.push(format!("{prefix}identical"));
-    } else if acked == 0 && unacked == 0 {
+    } else if acked == 0 && unacked == 0 && conflicting.records() == 0 {
         if f.log_end < l.log_end {
             out.push(format!(
                 "{prefix}follower behind: {} lacks {} records of {} (offsets {}..{})",
@@ -647,9 +702,10 @@ pub fn findings(replicas: &[Replica], d: &PairDiff, candidate: bool) -> Vec<Stri
     out
 }
 
-/// Whether a comparison shows acknowledged records on one replica only that its truncation loses.
+/// Whether a comparison shows acknowledged records on one replica only: its truncation loses
+/// them, or the replicas disagree on them.
 pub fn loses_acknowledged(d: &PairDiff) -> bool {
-    d.lost.acknowledged.records > 0
+    d.lost.acknowledged.records > 0 || d.conflicting.acknowledged.records > 0
 }
 
 /// One partition's replicas, compared.
@@ -809,6 +865,7 @@ mod tests {
                 o
             },
             missing: one_sided_by_batch(&replicas[1], 10, i64::MAX),
+            conflicting: OneSided::default(),
             diverging_epoch: Some(2),
         };
         assert_eq!(d.missing.records(), 5);

@@ -12,7 +12,7 @@ use crate::analysis::diff::{diff_partition, load_replica, segments_from, Partiti
 use crate::analysis::summary::{log_dir_facts, LogDirFacts};
 use crate::cli::DiffArgs;
 use crate::format::log::RecordScratch;
-use crate::format::text_files::parse_properties;
+use crate::format::text_files::{parse_checkpoint, parse_properties, CheckpointEntry};
 use crate::print::diff as printer;
 use crate::print::dump_json::JsonDump;
 use crate::print::dump_text::{TextDump, TextStyle};
@@ -27,8 +27,22 @@ use crate::storage::source::{open_log, read_small};
 struct Source {
     path: PathBuf,
     broker_id: Option<i32>,
-    /// Partition dirs with their log dir's facts.
-    partitions: Vec<(PartitionDir, Option<LogDirFacts>)>,
+    /// Partition dirs with their log dir's facts and cleaner checkpoint.
+    partitions: Vec<(PartitionDir, Option<LogDirFacts>, Option<i64>)>,
+}
+
+/// The log dir's `cleaner-offset-checkpoint` entry for a partition.
+fn cleaned_to(dir: &Path, p: &PartitionDir) -> Option<i64> {
+    let text = read_small(&dir.join("cleaner-offset-checkpoint"), 64 << 20).ok()?;
+    let c = parse_checkpoint(&String::from_utf8(text).ok()?, false).ok()?;
+    c.entries.into_iter().find_map(|e| match e {
+        CheckpointEntry::Partition {
+            topic,
+            partition,
+            offset,
+        } if topic == p.name.topic && partition == p.name.partition => Some(offset),
+        _ => None,
+    })
 }
 
 fn node_id(dir: &Path) -> Option<i32> {
@@ -72,7 +86,8 @@ fn source(path: &Path) -> Result<Source> {
         s.broker_id = s.broker_id.or_else(|| node_id(&d.path));
         let facts = log_dir_facts(d);
         for p in &d.partitions {
-            s.partitions.push((p.clone(), Some(facts.clone())));
+            s.partitions
+                .push((p.clone(), Some(facts.clone()), cleaned_to(&d.path, p)));
         }
     }
     for p in &set.partitions {
@@ -80,8 +95,9 @@ fn source(path: &Path) -> Result<Source> {
         if let Some(d) = &dir {
             s.broker_id = s.broker_id.or_else(|| node_id(&d.path));
         }
+        let cleaned = dir.as_ref().and_then(|d| cleaned_to(&d.path, p));
         s.partitions
-            .push((p.clone(), dir.as_ref().map(log_dir_facts)));
+            .push((p.clone(), dir.as_ref().map(log_dir_facts), cleaned));
     }
     Ok(s)
 }
@@ -129,7 +145,12 @@ fn labels(sources: &[Source]) -> Vec<String> {
 }
 
 /// A replica to read: its input's index, partition dir and log dir facts.
-type ReplicaInput<'a> = (usize, &'a PartitionDir, Option<&'a LogDirFacts>);
+type ReplicaInput<'a> = (
+    usize,
+    &'a PartitionDir,
+    Option<&'a LogDirFacts>,
+    Option<i64>,
+);
 
 pub fn run(args: DiffArgs) -> Result<Outcome> {
     let mut outcome = Outcome::Clean;
@@ -163,7 +184,7 @@ pub fn run(args: DiffArgs) -> Result<Outcome> {
     // replicated by the fetcher's rules; JBOD `-future` and deleted dirs are not replicas.
     let mut by_partition: BTreeMap<(String, i32), Vec<ReplicaInput>> = BTreeMap::new();
     for (i, s) in sources.iter().enumerate() {
-        for (p, f) in &s.partitions {
+        for (p, f, cleaned) in &s.partitions {
             if p.name.state != PartitionState::Live || p.name.topic == "__cluster_metadata" {
                 continue;
             }
@@ -173,8 +194,8 @@ pub fn run(args: DiffArgs) -> Result<Outcome> {
             let list = by_partition
                 .entry((p.name.topic.clone(), p.name.partition))
                 .or_default();
-            if list.iter().all(|(j, _, _)| *j != i) {
-                list.push((i, p, f.as_ref()));
+            if list.iter().all(|(j, _, _, _)| *j != i) {
+                list.push((i, p, f.as_ref(), *cleaned));
             }
         }
     }
@@ -189,14 +210,16 @@ pub fn run(args: DiffArgs) -> Result<Outcome> {
     for ((topic, partition), list) in &by_partition {
         let replicas = list
             .iter()
-            .map(|(i, p, f)| {
-                load_replica(
+            .map(|(i, p, f, cleaned)| {
+                let mut r = load_replica(
                     p,
                     *f,
                     labels[*i].clone(),
                     sources[*i].broker_id,
                     args.read.mmap,
-                )
+                );
+                r.cleaned_to = *cleaned;
+                r
             })
             .collect::<Vec<_>>();
         for r in &replicas {
@@ -205,7 +228,7 @@ pub fn run(args: DiffArgs) -> Result<Outcome> {
                 outcome = outcome.worst(Outcome::DataProblems);
             }
         }
-        let leader = given_leader.and_then(|g| list.iter().position(|(i, _, _)| *i == g));
+        let leader = given_leader.and_then(|g| list.iter().position(|(i, _, _, _)| *i == g));
         parts.push(diff_partition(
             topic,
             *partition,

@@ -133,6 +133,8 @@ pub fn details(out: &mut impl Write, p: &PartitionDiff, layout: Layout) -> io::R
         for (what, s) in [
             ("acknowledged", &d.lost.acknowledged),
             ("unacknowledged", &d.lost.unacknowledged),
+            ("disagreeing, acknowledged", &d.conflicting.acknowledged),
+            ("disagreeing, unacknowledged", &d.conflicting.unacknowledged),
         ] {
             if s.records == 0 {
                 continue;
@@ -187,7 +189,7 @@ pub fn json_partition(out: &mut impl Write, p: &PartitionDiff) -> io::Result<()>
                 "replica": r.label, "brokerId": r.broker_id, "path": r.path.display().to_string(),
                 "role": role, "logStartOffset": r.log_start, "logEndOffset": r.log_end,
                 "highWatermark": r.high_watermark, "recoveryPoint": r.recovery_point,
-                "batches": r.batches.len(),
+                "batches": r.batches.len(), "cleanerCheckpoint": r.cleaned_to,
                 "leaderEpochs": r.epochs.iter().map(|(e, s)| json!({"epoch": e, "startOffset": s})).collect::<Vec<_>>(),
                 "problems": r.problems}),
         )?;
@@ -202,6 +204,7 @@ pub fn json_partition(out: &mut impl Write, p: &PartitionDiff) -> io::Result<()>
                 "truncationOffset": d.truncation.offset, "truncationSteps": d.truncation.steps,
                 "fallback": d.truncation.fallback, "divergingEpoch": d.diverging_epoch,
                 "lost": one_sided_json(&d.lost), "onlyOnLeader": one_sided_json(&d.missing),
+                "conflicting": one_sided_json(&d.conflicting),
                 "identical": d.identical(&p.replicas), "findings": f}),
         )?;
     }
