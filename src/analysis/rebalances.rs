@@ -4,7 +4,7 @@
 //! leader) and when the group goes Empty; a KIP-848 consumer group writes its group epoch
 //! (ConsumerGroupMetadataValue, type 3) and its members (type 5; a tombstone when one leaves).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io;
 use std::path::Path;
 
@@ -23,8 +23,11 @@ pub struct Member {
     pub client_id: String,
     pub host: String,
     pub instance_id: Option<String>,
-    /// `topic:[partitions]` (classic consumer protocol assignments).
+    /// `topic:[partitions]` (the classic consumer protocol's assignment, or a KIP-848 member's
+    /// assigned partitions).
     pub assigned: Vec<String>,
+    /// KIP-848: the member epoch of its current assignment.
+    pub member_epoch: Option<i64>,
 }
 
 /// One generation (classic) or group epoch (KIP-848), as the coordinator recorded it.
@@ -57,6 +60,21 @@ struct Sink<'a> {
     /// KIP-848 members per group: member id -> member.
     consumer_members: BTreeMap<String, BTreeMap<String, Member>>,
     last: BTreeMap<String, Vec<Member>>,
+    /// The members of the generation before the last, per group.
+    prev: BTreeMap<String, Vec<Member>>,
+    topic_names: &'a HashMap<String, String>,
+}
+
+/// Members of `now` also in `before` with another assignment.
+fn moved(before: &[Member], now: &[Member]) -> Vec<String> {
+    now.iter()
+        .filter(|m| {
+            before
+                .iter()
+                .any(|b| b.member_id == m.member_id && b.assigned != m.assigned)
+        })
+        .map(|m| m.member_id.clone())
+        .collect()
 }
 
 impl Sink<'_> {
@@ -68,16 +86,8 @@ impl Sink<'_> {
         let (was, now) = (ids(&before), ids(&g.members));
         g.joined = now.difference(&was).cloned().collect();
         g.left = was.difference(&now).cloned().collect();
-        g.assignment_moved = g
-            .members
-            .iter()
-            .filter(|m| {
-                before
-                    .iter()
-                    .any(|b| b.member_id == m.member_id && b.assigned != m.assigned)
-            })
-            .map(|m| m.member_id.clone())
-            .collect();
+        g.assignment_moved = moved(&before, &g.members);
+        self.prev.insert(g.group.clone(), before);
         self.last.insert(g.group.clone(), g.members.clone());
         self.out.push(g);
     }
@@ -98,7 +108,7 @@ impl LogSink for Sink<'_> {
         let Some((record_type, group)) = coordinator_key_id(key) else {
             return Ok(Flow::Continue);
         };
-        if !matches!(record_type, 2 | 3 | 5)
+        if !matches!(record_type, 2 | 3 | 5 | 8)
             || !(self.filter.is_empty() || self.filter.iter().any(|g| g == group))
         {
             return Ok(Flow::Continue);
@@ -123,6 +133,7 @@ impl LogSink for Sink<'_> {
                             .flat_map(|a| a.partitions.iter())
                             .map(|tp| format!("{}:{:?}", tp.topic, tp.partitions))
                             .collect(),
+                        member_epoch: None,
                     })
                     .collect();
                 self.push(Generation {
@@ -158,17 +169,70 @@ impl LogSink for Sink<'_> {
                     Some(val) => {
                         let d = &val.json["data"];
                         let s = |f: &str| d[f].as_str().unwrap_or_default().to_string();
-                        members.insert(
-                            id.clone(),
-                            Member {
-                                member_id: id,
-                                client_id: s("clientId"),
-                                host: s("clientHost"),
-                                instance_id: d["instanceId"].as_str().map(str::to_string),
-                                assigned: Vec::new(),
-                            },
-                        );
+                        let m = members.entry(id.clone()).or_insert_with(|| Member {
+                            member_id: id,
+                            client_id: String::new(),
+                            host: String::new(),
+                            instance_id: None,
+                            assigned: Vec::new(),
+                            member_epoch: None,
+                        });
+                        m.client_id = s("clientId");
+                        m.host = s("clientHost");
+                        m.instance_id = d["instanceId"].as_str().map(str::to_string);
                     }
+                }
+            }
+            (8, Some(v)) => {
+                // A KIP-848 member's current assignment, written after the group epoch it
+                // reconciles to: it completes the latest generation of the group.
+                let (Ok(k), Ok(val)) = (decode_offsets_key(key), decode_offsets_value(8, v)) else {
+                    return Ok(Flow::Continue);
+                };
+                let id = k.json["data"]["memberId"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                let d = &val.json["data"];
+                let epoch = d["memberEpoch"].as_i64();
+                let assigned: Vec<String> = d["assignedPartitions"]
+                    .as_array()
+                    .map(|tps| {
+                        tps.iter()
+                            .map(|tp| {
+                                let topic = tp["topicId"].as_str().unwrap_or_default();
+                                let name =
+                                    self.topic_names.get(topic).map_or(topic, String::as_str);
+                                let parts: Vec<i64> = tp["partitions"]
+                                    .as_array()
+                                    .map(|p| p.iter().filter_map(|x| x.as_i64()).collect())
+                                    .unwrap_or_default();
+                                format!("{name}:{parts:?}")
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                if let Some(m) = self
+                    .consumer_members
+                    .get_mut(&group)
+                    .and_then(|ms| ms.get_mut(&id))
+                {
+                    m.assigned = assigned.clone();
+                    m.member_epoch = epoch;
+                }
+                if let Some(g) = self
+                    .out
+                    .iter_mut()
+                    .rev()
+                    .find(|g| g.group == group && g.kind == "consumer")
+                {
+                    if let Some(m) = g.members.iter_mut().find(|m| m.member_id == id) {
+                        m.assigned = assigned;
+                        m.member_epoch = epoch;
+                    }
+                    let before = self.prev.get(&group).cloned().unwrap_or_default();
+                    g.assignment_moved = moved(&before, &g.members);
+                    self.last.insert(group, g.members.clone());
                 }
             }
             (3, Some(v)) => {
@@ -212,6 +276,7 @@ impl LogSink for Sink<'_> {
 pub fn generations(
     partitions: &[&PartitionDir],
     filter: &[String],
+    topic_names: &HashMap<String, String>,
     mmap: bool,
     segment_read: &dyn Fn(&Path),
 ) -> io::Result<Vec<Generation>> {
@@ -230,6 +295,8 @@ pub fn generations(
             filter,
             consumer_members: BTreeMap::new(),
             last: BTreeMap::new(),
+            prev: BTreeMap::new(),
+            topic_names,
         };
         for f in p.files.iter().filter(|f| f.kind == FileKind::Log) {
             // Unreadable segments are reported by the replay that runs alongside.
@@ -361,6 +428,7 @@ mod tests {
                     host: "/127.0.0.1".into(),
                     instance_id: None,
                     assigned: Vec::new(),
+                    member_epoch: None,
                 })
                 .collect(),
             joined: Vec::new(),
@@ -372,12 +440,15 @@ mod tests {
     #[test]
     fn joins_leaves_and_a_storm() {
         let mut out = Vec::new();
+        let names = HashMap::new();
         let mut sink = Sink {
             out: &mut out,
             partition: 0,
             filter: &[],
             consumer_members: BTreeMap::new(),
             last: BTreeMap::new(),
+            prev: BTreeMap::new(),
+            topic_names: &names,
         };
         // A steady member, and consumer-7 rejoining with a new member id every 10 seconds.
         sink.push(generation(1, 0, &[("a", "steady")]));

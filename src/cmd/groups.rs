@@ -74,23 +74,7 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
         args.read.mmap,
         &|segment| progress.file_done(segment),
     )?;
-    let generations = if args.rebalances {
-        rebalances::generations(&offsets_partitions, &args.group, args.read.mmap, &|_| {})?
-    } else {
-        Vec::new()
-    };
     progress.finish();
-    let mut groups_seen: Vec<&str> = generations.iter().map(|g| g.group.as_str()).collect();
-    groups_seen.sort_unstable();
-    groups_seen.dedup();
-    let rebalance_summaries: Vec<rebalances::RebalanceSummary> = groups_seen
-        .iter()
-        .filter_map(|group| {
-            let gens: Vec<&rebalances::Generation> =
-                generations.iter().filter(|g| g.group == *group).collect();
-            rebalances::summarize(group, &gens)
-        })
-        .collect();
     let data: HashMap<(String, i32), &PartitionDir> = set
         .all_partitions()
         .filter(|p| p.name.state == PartitionState::Live)
@@ -167,6 +151,28 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
             let text = String::from_utf8(read_small(&f.path, 1 << 16).ok()?).ok()?;
             let m = parse_partition_metadata(&text).ok()?;
             Some((m.topic_id, p.name.topic.clone()))
+        })
+        .collect();
+    let generations = if args.rebalances {
+        rebalances::generations(
+            &offsets_partitions,
+            &args.group,
+            &topic_names,
+            args.read.mmap,
+            &|_| {},
+        )?
+    } else {
+        Vec::new()
+    };
+    let mut groups_seen: Vec<&str> = generations.iter().map(|g| g.group.as_str()).collect();
+    groups_seen.sort_unstable();
+    groups_seen.dedup();
+    let rebalance_summaries: Vec<rebalances::RebalanceSummary> = groups_seen
+        .iter()
+        .filter_map(|group| {
+            let gens: Vec<&rebalances::Generation> =
+                generations.iter().filter(|g| g.group == *group).collect();
+            rebalances::summarize(group, &gens)
         })
         .collect();
     let views: BTreeMap<&String, ConsumerGroupView> = replay

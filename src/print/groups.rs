@@ -344,9 +344,16 @@ fn generation_grid<'a>(gens: impl Iterator<Item = &'a Generation>) -> Grid {
         let members: Vec<String> = g
             .members
             .iter()
-            .map(|m| match &m.instance_id {
-                Some(i) => format!("{} ({}, static {i})", m.member_id, m.client_id),
-                None => format!("{} ({})", m.member_id, m.client_id),
+            .map(|m| {
+                let mut x = format!("{} ({}", m.member_id, m.client_id);
+                if let Some(i) = &m.instance_id {
+                    x.push_str(&format!(", static {i}"));
+                }
+                if let Some(e) = m.member_epoch {
+                    x.push_str(&format!(", member epoch {e}"));
+                }
+                x.push(')');
+                x
             })
             .collect();
         t.row(vec![
