@@ -175,6 +175,10 @@ pub fn load_replica(
         .max()
         .unwrap_or(0)
         .max(last_base);
+    // As `LogLoader.load` does (`truncateFromEndAsyncFlush(nextOffset)`): entries starting at or
+    // past the log end go (a leader's epoch that never got a record).
+    let end = r.log_end;
+    r.epochs.retain(|e| e.1 < end);
     extend_epochs(&mut r.epochs, &r.batches);
     r
 }
@@ -659,6 +663,13 @@ pub fn findings(replicas: &[Replica], d: &PairDiff, candidate: bool) -> Vec<Stri
                 l.label
             )),
         }
+    }
+    if acked > 0 && f.high_watermark.is_none() {
+        out.push(format!(
+            "{prefix}{} has no high watermark on disk (no replication-offset-checkpoint entry): \
+             its records are counted as acknowledged",
+            f.label
+        ));
     }
     if unacked > 0 {
         out.push(format!(
