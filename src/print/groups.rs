@@ -316,6 +316,30 @@ pub fn rebalances(
     }
     for s in summaries {
         writeln!(out, "\nREBALANCES {}: {}", esc(&s.group), esc(&s.verdict))?;
+        let joins: Vec<String> = s
+            .repeated_joins
+            .iter()
+            .map(|(who, n)| format!("{} x{n}", esc(who)))
+            .collect();
+        writeln!(
+            out,
+            "  {} generations, {:.1} per hour; longest stable stretch {} from {}; static members: \
+             {}; joined more than once: {}",
+            s.generations,
+            s.per_hour,
+            human_ms(s.longest_stable_ms),
+            s.longest_stable_from.map_or("-".into(), rfc3339_ms),
+            if s.static_members.is_empty() {
+                "-".into()
+            } else {
+                esc(&s.static_members.join(", "))
+            },
+            if joins.is_empty() {
+                "-".into()
+            } else {
+                joins.join(", ")
+            }
+        )?;
         generation_grid(gens.iter().filter(|g| g.group == s.group)).write(out, layout)?;
     }
     Ok(())
