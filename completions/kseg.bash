@@ -19,6 +19,9 @@ _kseg() {
             kseg,completions)
                 cmd="kseg__subcmd__completions"
                 ;;
+            kseg,diff)
+                cmd="kseg__subcmd__diff"
+                ;;
             kseg,dump-log)
                 cmd="kseg__subcmd__dump__subcmd__log"
                 ;;
@@ -54,6 +57,9 @@ _kseg() {
                 ;;
             kseg__subcmd__help,completions)
                 cmd="kseg__subcmd__help__subcmd__completions"
+                ;;
+            kseg__subcmd__help,diff)
+                cmd="kseg__subcmd__help__subcmd__diff"
                 ;;
             kseg__subcmd__help,dump-log)
                 cmd="kseg__subcmd__help__subcmd__dump__subcmd__log"
@@ -119,7 +125,7 @@ _kseg() {
 
     case "${cmd}" in
         kseg)
-            opts="-h -V --no-progress --help --version dump-log summary verify-index recover groups transactions find-group-partition lookup mini-broker completions man help"
+            opts="-h -V --no-progress --help --version dump-log summary verify-index recover groups transactions diff find-group-partition lookup mini-broker completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -139,6 +145,40 @@ _kseg() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__diff)
+            opts="-h --leader --topic --print-data-log --json --encoding --format --mmap --max-decompressed-bytes --no-progress --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --leader)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topic)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --encoding)
+                    COMPREPLY=($(compgen -W "auto utf8 hex base64" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table tsv" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-decompressed-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -219,13 +259,21 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__groups)
-            opts="-h --group --history --json --format --mmap --max-decompressed-bytes --no-progress --help"
+            opts="-h --group --history --rebalances --offsets-retention-minutes --at --json --format --mmap --max-decompressed-bytes --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --offsets-retention-minutes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --at)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -245,7 +293,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help)
-            opts="dump-log summary verify-index recover groups transactions find-group-partition lookup mini-broker completions man help"
+            opts="dump-log summary verify-index recover groups transactions diff find-group-partition lookup mini-broker completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -259,6 +307,20 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__help__subcmd__diff)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

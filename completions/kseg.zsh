@@ -108,11 +108,14 @@ _arguments "${_arguments_options[@]}" : \
 (groups)
 _arguments "${_arguments_options[@]}" : \
 '*--group=[Only these groups]:GROUP:_default' \
+'--offsets-retention-minutes=[The broker'\''s offsets.retention.minutes, for EXPIRES-AT]:MINUTES:_default' \
+'--at=[The instant the expired/expires-in-1d flags are computed for (RFC 3339 with a zone, or epoch milliseconds) \[default\: now\]]:TIME:_default' \
 '(--json)--format=[Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)]:FORMAT:((table\:"Box-drawn tables, fitted to the terminal when stdout is one"
 tsv\:"Tab-separated values\: a header line, then one line per row; no other text"))' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
 '--history[Every commit in log order, with the commit record'\''s own offset and timestamp]' \
-'--json[NDJSON\: "offset" and "group" objects (and "commit" with --history), then a "summary"]' \
+'--rebalances[Every generation each group went through (group-metadata records in log order), what changed, and a verdict]' \
+'--json[NDJSON\: "offset" and "group" objects ("commit" with --history, "generation" and "rebalanceSummary" with --rebalances), then a "summary"]' \
 '--mmap[Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker'\''s data dir (a concurrent truncation kills kseg with SIGBUS)]' \
 '--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -129,6 +132,26 @@ tsv\:"Tab-separated values\: a header line, then one line per row; no other text
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '*::paths -- Log dirs holding __transaction_state and the data partitions:_files' \
+&& ret=0
+;;
+(diff)
+_arguments "${_arguments_options[@]}" : \
+'--leader=[The path (as given) of the replica that leads; without it, the replica holding the newest leader epoch, or two candidate answers when the epochs cannot tell]:PATH:_files' \
+'*--topic=[Only these topics]:TOPIC:_default' \
+'--encoding=[How --json shows keys, values and header values]:ENCODING:((auto\:"A JSON string when the bytes are valid UTF-8, else \`{"base64"\:"..."}\`\: lossless"
+utf8\:"Always a string; invalid UTF-8 is replaced by U+FFFD (lossy)"
+hex\:"Lowercase hex string"
+base64\:"Standard Base64 with padding"))' \
+'(--json)--format=[Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)]:FORMAT:((table\:"Box-drawn tables, fitted to the terminal when stdout is one"
+tsv\:"Tab-separated values\: a header line, then one line per row; no other text"))' \
+'--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
+'--print-data-log[Print the records only one replica holds (like dump-log --print-data-log)]' \
+'--json[NDJSON\: "replica", "divergence" and "partition" objects, the one-sided records as dump-log "batch"/"record" objects, then a "summary"]' \
+'--mmap[Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker'\''s data dir (a concurrent truncation kills kseg with SIGBUS)]' \
+'--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'*::paths -- Two or more log dirs, one per broker (or copies of one broker'\''s taken at different times), or two or more partition dirs of the same partition:_files' \
 && ret=0
 ;;
 (find-group-partition)
@@ -337,6 +360,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(diff)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (find-group-partition)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -399,6 +426,7 @@ _kseg_commands() {
 'recover:Write a repaired copy of a partition\: truncated like Kafka'\''s recovery, indexes rebuilt' \
 'groups:Rebuild every consumer group'\''s committed offsets and state from __consumer_offsets' \
 'transactions:Transactional ids from __transaction_state, and open or hanging transactions in the data' \
+'diff:Replicas of the same partitions side by side\: common prefix, divergence point, the records only one broker holds (what an unclean leader election lost)' \
 'find-group-partition:Which __consumer_offsets (or __transaction_state) partition an id lives in' \
 'lookup:Offsets by timestamp, offset, earliest/latest or leader epoch, as the broker answers them' \
 'mini-broker:Run an embedded single-node Kafka broker writing real segment files (or script one with \`produce\` and \`commit\`, no client needed)' \
@@ -412,6 +440,11 @@ _kseg_commands() {
 _kseg__subcmd__completions_commands() {
     local commands; commands=()
     _describe -t commands 'kseg completions commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__diff_commands] )) ||
+_kseg__subcmd__diff_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg diff commands' commands "$@"
 }
 (( $+functions[_kseg__subcmd__dump-log_commands] )) ||
 _kseg__subcmd__dump-log_commands() {
@@ -437,6 +470,7 @@ _kseg__subcmd__help_commands() {
 'recover:Write a repaired copy of a partition\: truncated like Kafka'\''s recovery, indexes rebuilt' \
 'groups:Rebuild every consumer group'\''s committed offsets and state from __consumer_offsets' \
 'transactions:Transactional ids from __transaction_state, and open or hanging transactions in the data' \
+'diff:Replicas of the same partitions side by side\: common prefix, divergence point, the records only one broker holds (what an unclean leader election lost)' \
 'find-group-partition:Which __consumer_offsets (or __transaction_state) partition an id lives in' \
 'lookup:Offsets by timestamp, offset, earliest/latest or leader epoch, as the broker answers them' \
 'mini-broker:Run an embedded single-node Kafka broker writing real segment files (or script one with \`produce\` and \`commit\`, no client needed)' \
@@ -450,6 +484,11 @@ _kseg__subcmd__help_commands() {
 _kseg__subcmd__help__subcmd__completions_commands() {
     local commands; commands=()
     _describe -t commands 'kseg help completions commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__help__subcmd__diff_commands] )) ||
+_kseg__subcmd__help__subcmd__diff_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg help diff commands' commands "$@"
 }
 (( $+functions[_kseg__subcmd__help__subcmd__dump-log_commands] )) ||
 _kseg__subcmd__help__subcmd__dump-log_commands() {

@@ -42,6 +42,9 @@ pub enum Command {
     Groups(GroupsArgs),
     /// Transactional ids from __transaction_state, and open or hanging transactions in the data
     Transactions(TransactionsArgs),
+    /// Replicas of the same partitions side by side: common prefix, divergence point, the
+    /// records only one broker holds (what an unclean leader election lost)
+    Diff(DiffArgs),
     /// Which __consumer_offsets (or __transaction_state) partition an id lives in
     FindGroupPartition(FindGroupPartitionArgs),
     /// Offsets by timestamp, offset, earliest/latest or leader epoch, as the broker answers them
@@ -166,6 +169,44 @@ pub struct SummaryArgs {
     /// NDJSON output: one "partition" object per row, then a "summary"
     #[arg(long)]
     pub json: bool,
+
+    /// Tables fitted to the terminal (table), or tab-separated values with a header line and no
+    /// other text, for awk and cut (tsv)
+    #[arg(long, value_enum, default_value_t = Format::Table, conflicts_with = "json")]
+    pub format: Format,
+
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// Two or more log dirs, one per broker (or copies of one broker's taken at different
+    /// times), or two or more partition dirs of the same partition
+    #[arg(value_name = "PATH", required = true, num_args = 2..)]
+    pub paths: Vec<PathBuf>,
+
+    /// The path (as given) of the replica that leads; without it, the replica holding the newest
+    /// leader epoch, or two candidate answers when the epochs cannot tell
+    #[arg(long, value_name = "PATH")]
+    pub leader: Option<PathBuf>,
+
+    /// Only these topics
+    #[arg(long, value_name = "TOPIC")]
+    pub topic: Vec<String>,
+
+    /// Print the records only one replica holds (like dump-log --print-data-log)
+    #[arg(long)]
+    pub print_data_log: bool,
+
+    /// NDJSON: "replica", "divergence" and "partition" objects, the one-sided records as
+    /// dump-log "batch"/"record" objects, then a "summary"
+    #[arg(long)]
+    pub json: bool,
+
+    /// How --json shows keys, values and header values
+    #[arg(long, value_enum, default_value_t = Encoding::Auto)]
+    pub encoding: Encoding,
 
     /// Tables fitted to the terminal (table), or tab-separated values with a header line and no
     /// other text, for awk and cut (tsv)
@@ -346,7 +387,23 @@ pub struct GroupsArgs {
     #[arg(long)]
     pub history: bool,
 
-    /// NDJSON: "offset" and "group" objects (and "commit" with --history), then a "summary"
+    /// Every generation each group went through (group-metadata records in log order), what
+    /// changed, and a verdict
+    #[arg(long)]
+    pub rebalances: bool,
+
+    /// The broker's offsets.retention.minutes, for EXPIRES-AT
+    #[arg(long, value_name = "MINUTES", default_value_t = crate::analysis::expiry::DEFAULT_RETENTION_MINUTES,
+          value_parser = clap::value_parser!(i64).range(1..))]
+    pub offsets_retention_minutes: i64,
+
+    /// The instant the expired/expires-in-1d flags are computed for (RFC 3339 with a zone, or
+    /// epoch milliseconds) [default: now]
+    #[arg(long, value_name = "TIME")]
+    pub at: Option<String>,
+
+    /// NDJSON: "offset" and "group" objects ("commit" with --history, "generation" and
+    /// "rebalanceSummary" with --rebalances), then a "summary"
     #[arg(long)]
     pub json: bool,
 

@@ -15,6 +15,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Summary(args) => cmd::summary::run(args),
         Command::Groups(args) => cmd::groups::run(args),
         Command::Transactions(args) => cmd::transactions::run(args),
+        Command::Diff(args) => cmd::diff::run(args),
         Command::VerifyIndex(args) => cmd::verify_index::run(args),
         Command::Recover(args) => cmd::recover::run(args),
         Command::FindGroupPartition(args) => cmd::find_group_partition::run(args),

@@ -468,3 +468,135 @@ fn unknown_record_types_are_noted_and_skipped() {
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(r.stderr.contains("undecodable record"), "{}", r.stderr);
 }
+
+/// GroupMetadataValue v3 of a group with no members (Empty).
+fn empty_group_value(protocol_type: &str, generation: i32, state_ts: i64) -> Vec<u8> {
+    let mut v = vec![0, 3];
+    s16(&mut v, protocol_type);
+    v.extend_from_slice(&generation.to_be_bytes());
+    v.extend_from_slice(&(-1i16).to_be_bytes()); // protocol: null
+    v.extend_from_slice(&(-1i16).to_be_bytes()); // leader: null
+    v.extend_from_slice(&state_ts.to_be_bytes());
+    v.extend_from_slice(&0i32.to_be_bytes()); // members
+    v
+}
+
+#[test]
+fn offset_expiry_on_crafted_logs() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    std::fs::write(root.join("meta.properties"), "version=1\n").unwrap();
+    data_partition(root, "orders", 0, 10);
+    let one = |off: i64, key: &[u8], val: Vec<u8>, attributes: i16, pid: i64| {
+        batch(
+            BatchSpec {
+                base_offset: off,
+                attributes,
+                producer_id: pid,
+                producer_epoch: if pid >= 0 { 0 } else { -1 },
+                base_sequence: if pid >= 0 { 0 } else { -1 },
+                ..Default::default()
+            },
+            &[Rec {
+                key: Some(key),
+                value: Some(&val),
+                headers: vec![],
+                ts_delta: 0,
+            }],
+        )
+    };
+    let mut group_key = vec![0, 2];
+    s16(&mut group_key, "g-empty");
+    let log = [
+        // A classic group that became Empty at ..600_000 after committing at ..500_000.
+        one(
+            0,
+            &commit_key("g-empty", "orders", 0),
+            commit_value(3, 1_700_000_500_000),
+            0,
+            -1,
+        ),
+        one(
+            1,
+            &group_key,
+            empty_group_value("consumer", 4, 1_700_000_600_000),
+            0,
+            -1,
+        ),
+        // Standalone commits (no group metadata): from the commit.
+        one(
+            2,
+            &commit_key("g-alone", "orders", 0),
+            commit_value(4, 1_700_000_500_000),
+            0,
+            -1,
+        ),
+        // A transactional commit still open at the end of the log holds the offset.
+        one(
+            3,
+            &commit_key("g-txn", "orders", 0),
+            commit_value(5, 1_700_000_500_000),
+            0,
+            -1,
+        ),
+        one(
+            4,
+            &commit_key("g-txn", "orders", 0),
+            commit_value(6, 1_700_000_500_000),
+            0x10,
+            42,
+        ),
+    ];
+    let refs: Vec<&[u8]> = log.iter().map(|b| b.as_slice()).collect();
+    write(
+        &root.join("__consumer_offsets-0/00000000000000000000.log"),
+        &refs,
+    );
+    let run = |at: &str| {
+        let r = kseg(&[
+            "groups",
+            "--json",
+            "--offsets-retention-minutes",
+            "1",
+            "--at",
+            at,
+            root.to_str().unwrap(),
+        ]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let lines = json_lines(&r.stdout);
+        of_type(&lines, "offset")
+            .into_iter()
+            .map(|o| (o["group"].as_str().unwrap().to_string(), o.clone()))
+            .collect::<BTreeMap<String, Value>>()
+    };
+    let o = run("1700000559999");
+    assert_eq!(o["g-empty"]["expiresAt"], 1_700_000_660_000i64);
+    assert_eq!(o["g-empty"]["expiryBasis"], "groupEmptySince");
+    assert_eq!(o["g-alone"]["expiresAt"], 1_700_000_560_000i64);
+    assert_eq!(o["g-alone"]["expiryBasis"], "commitTimestamp");
+    assert_eq!(o["g-txn"]["expiresAt"], Value::Null);
+    assert_eq!(
+        o["g-txn"]["neverExpiresBecause"],
+        "a transactional commit of the partition is pending"
+    );
+    let has = |o: &BTreeMap<String, Value>, g: &str, f: &str| {
+        o[g]["flags"].as_array().unwrap().iter().any(|x| x == f)
+    };
+    assert!(has(&o, "g-alone", "expires-in-1d") && !has(&o, "g-alone", "expired"));
+    // RFC 3339 with a zone, the instant the standalone offset expires.
+    let o = run("2023-11-14T22:22:40Z");
+    assert!(has(&o, "g-alone", "expired"));
+    assert!(has(&o, "g-empty", "expires-in-1d"));
+    // The table has the column; a bad --at is a usage error.
+    let r = kseg(&["groups", "--at", "yesterday", root.to_str().unwrap()]);
+    assert_eq!(r.code, 2);
+    let r = kseg(&[
+        "groups",
+        "--offsets-retention-minutes",
+        "1",
+        "--at",
+        "1700000660000",
+        root.to_str().unwrap(),
+    ]);
+    assert!(r.stdout.contains("EXPIRES-AT") && r.stdout.contains("expired"));
+}

@@ -9,6 +9,15 @@
 //                                           mini-broker, whose data dirs tests/oracle_shape.rs compares
 //   KsegOracle mini-admin BOOTSTRAP         AdminClient and a classic consumer group against kseg
 //                                           mini-broker, every answer asserted (exit 1 on a mismatch)
+//   KsegOracle expiry BOOTSTRAP OUT.ndjson   commits of a classic group that then goes Empty, a KIP-848
+//                                           group whose member leaves, and a standalone consumer (offset expiry)
+//   KsegOracle rebalance BOOTSTRAP GROUP ROUNDS OUT.ndjson   a classic group rebalanced 2*ROUNDS+1 times,
+//                                           every client's onPartitionsAssigned (generation, member id) to OUT
+//   KsegOracle replicas BOOTSTRAP ACTION TOPIC ...   a replicated topic on a cluster (kseg diff):
+//       create TOPIC                                 one partition on brokers 1, 2, 3, unclean election on
+//       produce TOPIC ACKS FROM COUNT PER_BATCH OUT  records FROM.. with acks=ACKS, the acknowledged offsets to OUT
+//       wait TOPIC LEADER ISR_SIZE                   until partition 0 has that leader and ISR size
+//       elect TOPIC                                  an unclean leader election of partition 0
 //
 // Everything sent is fixed by the code (keys, values, headers, CreateTime timestamps, partitions,
 // batch boundaries by flush), except what the broker stamps itself (LogAppendTime) and the few
@@ -51,6 +60,9 @@ public class KsegOracle {
             case "flood" -> flood(bootstrap, Integer.parseInt(args[2]));
             case "mini-admin" -> miniAdmin(bootstrap);
             case "shape" -> shape(bootstrap);
+            case "replicas" -> replicas(bootstrap, Arrays.copyOfRange(args, 2, args.length));
+            case "expiry" -> expiry(bootstrap, Path.of(args[2]));
+            case "rebalance" -> rebalance(bootstrap, args[2], Integer.parseInt(args[3]), Path.of(args[4]));
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
         // The open transaction's producer is never closed: exit without waiting for its threads.
@@ -625,6 +637,158 @@ public class KsegOracle {
     }
 
     // ---- the broker's answers -------------------------------------------------------------------
+
+    /** The replicated topic of `kseg diff`'s cluster test. Every record's value names it
+     *  (`ACKS-i`); each acknowledged one is written to OUT as {"i","acks","offset"}. */
+    static void replicas(String bootstrap, String[] a) throws Exception {
+        String topic = a[1];
+        TopicPartition tp = new TopicPartition(topic, 0);
+        try (Admin admin = Admin.create(common(bootstrap))) {
+            switch (a[0]) {
+                case "create" -> admin.createTopics(List.of(new NewTopic(topic, Map.of(0, List.of(1, 2, 3)))
+                        .configs(Map.of("unclean.leader.election.enable", "true", "min.insync.replicas", "1"))))
+                        .all().get();
+                case "produce" -> {
+                    String acks = a[2];
+                    int from = Integer.parseInt(a[3]), count = Integer.parseInt(a[4]), perBatch = Integer.parseInt(a[5]);
+                    var extra = Map.of("acks", acks, "enable.idempotence", acks.equals("all") ? "true" : "false");
+                    try (var producer = producer(bootstrap, extra);
+                         PrintStream out = new PrintStream(Files.newOutputStream(Path.of(a[6]),
+                                 java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND), true, StandardCharsets.UTF_8)) {
+                        List<Future<RecordMetadata>> pending = new ArrayList<>();
+                        for (int i = from; i < from + count; i++) {
+                            pending.add(producer.send(new ProducerRecord<>(topic, 0, T0 + i * 10L, utf8("k" + i), utf8(acks + "-" + i))));
+                            if ((i - from + 1) % perBatch == 0 || i == from + count - 1) {
+                                producer.flush();
+                                for (int j = 0; j < pending.size(); j++) {
+                                    long offset = pending.get(j).get(60, TimeUnit.SECONDS).offset();
+                                    int n = i - pending.size() + 1 + j;
+                                    out.println("{\"i\":" + n + ",\"acks\":\"" + acks + "\",\"offset\":" + offset + "}");
+                                }
+                                pending.clear();
+                            }
+                        }
+                    }
+                }
+                case "wait" -> {
+                    int leader = Integer.parseInt(a[2]), isr = Integer.parseInt(a[3]);
+                    long deadline = System.currentTimeMillis() + 120_000;
+                    String last = "";
+                    while (System.currentTimeMillis() < deadline) {
+                        try {
+                            var p = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().get(0);
+                            last = "leader " + (p.leader() == null ? "none" : p.leader().id()) + " isr " + p.isr();
+                            if (p.leader() != null && p.leader().id() == leader && p.isr().size() == isr) return;
+                        } catch (ExecutionException e) {
+                            last = e.getCause().toString();
+                        }
+                        Thread.sleep(200);
+                    }
+                    throw new IllegalStateException(topic + "-0: no leader " + leader + " with " + isr + " in sync within 120 s (" + last + ")");
+                }
+                case "elect" -> {
+                    var result = admin.electLeaders(ElectionType.UNCLEAN, Set.of(tp)).partitions().get();
+                    var error = result.get(tp);
+                    if (error != null && error.isPresent()
+                            && !(error.get() instanceof org.apache.kafka.common.errors.ElectionNotNeededException)) {
+                        throw new IllegalStateException("unclean election of " + tp + ": " + error.get());
+                    }
+                }
+                default -> throw new IllegalArgumentException("unknown replicas action " + a[0]);
+            }
+        }
+    }
+
+    static PrintStream appending(Path path) throws Exception {
+        return new PrintStream(Files.newOutputStream(path, java.nio.file.StandardOpenOption.CREATE,
+                java.nio.file.StandardOpenOption.APPEND), true, StandardCharsets.UTF_8);
+    }
+
+    /** Polls for `ms` (the member stays in its group meanwhile). */
+    static void stay(KafkaConsumer<byte[], byte[]> c, long ms) {
+        long until = System.currentTimeMillis() + ms;
+        while (System.currentTimeMillis() < until) c.poll(Duration.ofMillis(100));
+    }
+
+    /** Offsets for the expiry test: each group commits, then its member stays 8 s before it leaves,
+     *  so that "Empty since" and "committed at" differ by more than the broker's check interval. */
+    static void expiry(String bootstrap, Path outPath) throws Exception {
+        try (Admin admin = Admin.create(common(bootstrap)); PrintStream out = appending(outPath)) {
+            createTopic(admin, "expiry-src", 1, Map.of());
+            TopicPartition tp = new TopicPartition("expiry-src", 0);
+            for (String protocol : new String[] {"classic", "consumer"}) {
+                String group = "expiry-" + protocol;
+                try (var c = consumer(bootstrap, Map.of("group.id", group, "group.protocol", protocol))) {
+                    c.subscribe(List.of("expiry-src"));
+                    pollUntilAssigned(c);
+                    c.commitSync(Map.of(tp, new OffsetAndMetadata(3)));
+                    out.println("{\"group\":\"" + group + "\",\"event\":\"committed\",\"at\":" + System.currentTimeMillis() + "}");
+                    stay(c, 8_000);
+                }
+                out.println("{\"group\":\"" + group + "\",\"event\":\"left\",\"at\":" + System.currentTimeMillis() + "}");
+            }
+            // A standalone consumer: assign(), no group membership.
+            try (var c = consumer(bootstrap, Map.of("group.id", "expiry-standalone"))) {
+                c.assign(List.of(tp));
+                c.commitSync(Map.of(tp, new OffsetAndMetadata(5)));
+                out.println("{\"group\":\"expiry-standalone\",\"event\":\"committed\",\"at\":" + System.currentTimeMillis() + "}");
+            }
+        }
+    }
+
+    /** A classic group that rebalances 2 * ROUNDS + 1 times: a steady member, and in each round a second
+     *  member that joins (a rebalance) and leaves (another). Every onPartitionsAssigned of every client is
+     *  written to OUT: {"client", "memberId", "generation", "partitions"}. */
+    static void rebalance(String bootstrap, String group, int rounds, Path outPath) throws Exception {
+        try (Admin admin = Admin.create(common(bootstrap)); PrintStream out = appending(outPath)) {
+            createTopic(admin, "rebalance-src", 4, Map.of());
+            var props = Map.of("group.id", group, "group.protocol", "classic", "client.id", "steady",
+                    "partition.assignment.strategy", RangeAssignor.class.getName());
+            try (var steady = consumer(bootstrap, props)) {
+                int[] seen = {-1};
+                steady.subscribe(List.of("rebalance-src"), listener(steady, "steady", out, seen));
+                while (seen[0] < 0) steady.poll(Duration.ofMillis(100));
+                for (int round = 0; round < rounds; round++) {
+                    String client = "joiner-" + round;
+                    int[] joined = {-1};
+                    ExecutorService pool = Executors.newSingleThreadExecutor();
+                    Future<?> other = pool.submit(() -> {
+                        try (var c = consumer(bootstrap, Map.of("group.id", group, "group.protocol", "classic",
+                                "client.id", client, "partition.assignment.strategy", RangeAssignor.class.getName()))) {
+                            c.subscribe(List.of("rebalance-src"), listener(c, client, out, joined));
+                            long deadline = System.currentTimeMillis() + 60_000;
+                            while (joined[0] < 0 && System.currentTimeMillis() < deadline) c.poll(Duration.ofMillis(100));
+                            if (joined[0] < 0) throw new IllegalStateException(client + " not assigned in 60 s");
+                        }
+                        return null;
+                    });
+                    while (!other.isDone()) steady.poll(Duration.ofMillis(100));
+                    other.get();
+                    pool.shutdown();
+                    // The steady member's own rebalance after the joiner left.
+                    long deadline = System.currentTimeMillis() + 60_000;
+                    while (seen[0] <= joined[0] && System.currentTimeMillis() < deadline) steady.poll(Duration.ofMillis(100));
+                    if (seen[0] <= joined[0]) throw new IllegalStateException("no rebalance after " + client + " left");
+                }
+            }
+        }
+    }
+
+    static ConsumerRebalanceListener listener(KafkaConsumer<byte[], byte[]> c, String client, PrintStream out, int[] generation) {
+        return new ConsumerRebalanceListener() {
+            public void onPartitionsRevoked(Collection<TopicPartition> partitions) {}
+            public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                var meta = c.groupMetadata();
+                generation[0] = meta.generationId();
+                List<String> parts = new ArrayList<>();
+                for (var tp : partitions) parts.add("\"" + tp + "\"");
+                synchronized (out) {
+                    out.println("{\"client\":\"" + client + "\",\"memberId\":\"" + meta.memberId() + "\",\"generation\":"
+                            + meta.generationId() + ",\"partitions\":[" + String.join(",", parts) + "]}");
+                }
+            }
+        };
+    }
 
     static String json(String s) {
         if (s == null) return "null";

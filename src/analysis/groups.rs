@@ -75,6 +75,9 @@ pub struct Replay {
     /// Records of a type this kseg does not know, skipped as Kafka's loader skips them:
     /// (coordinator partition, offset, record type).
     pub unknown_types: Vec<(i32, i64, i16)>,
+    /// (group, topic, partition) of transactional commits whose transaction is still open at the
+    /// end of the log: the coordinator does not expire those offsets.
+    pub pending_transactional: std::collections::BTreeSet<(String, String, i32)>,
 }
 
 struct Pending {
@@ -373,6 +376,11 @@ pub fn replay(
         // Commits of transactions still open at the end of the log are not (yet) visible.
         for (pid, pending) in sink.pending.drain() {
             for p in pending {
+                if let Ok(k) = crate::format::coordinator::parse_offset_commit_key(&p.key) {
+                    replay
+                        .pending_transactional
+                        .insert((k.group, k.topic, k.partition));
+                }
                 if let Some(i) = p.history_index {
                     if let Some(e) = replay.history.get_mut(i) {
                         e.transactional = Some((pid, "open"));

@@ -1,10 +1,13 @@
 //! Analyses over decoded data: summaries, verification and recovery, lookups, group and
 //! transaction state.
 
+pub mod diff;
+pub mod expiry;
 pub mod groups;
 pub mod load;
 pub mod lookup;
 pub mod partition_for;
+pub mod rebalances;
 pub mod recovery;
 pub mod summary;
 pub mod topic_configs;

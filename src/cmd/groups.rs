@@ -9,9 +9,11 @@ use serde_json::{json, Value};
 use crate::print::progress::{self, Progress};
 
 use super::{discover_inputs, Outcome, Reads};
+use crate::analysis::expiry::{offset_expiry, parse_instant, Expiry};
 use crate::analysis::groups::{
     consumer_group_view, partition_facts, replay, timestamp_at, ConsumerGroupView, PartitionFacts,
 };
+use crate::analysis::rebalances;
 use crate::analysis::summary::{log_dir_facts, LogDirFacts};
 use crate::cli::GroupsArgs;
 use crate::format::text_files::parse_partition_metadata;
@@ -31,10 +33,17 @@ pub struct OffsetRow {
     pub facts: Option<PartitionFacts>,
     pub lag: Option<i64>,
     pub oldest_unconsumed_age_ms: Option<i64>,
+    /// When the coordinator deletes the offset (`analysis::expiry`).
+    pub expiry: Expiry,
     pub flags: Vec<&'static str>,
 }
 
 pub fn run(args: GroupsArgs) -> Result<Outcome> {
+    let now = match &args.at {
+        Some(t) => parse_instant(t).map_err(|e| anyhow::anyhow!("--at: {e}"))?,
+        None => jiff::Timestamp::now().as_millisecond(),
+    };
+    let retention_ms = args.offsets_retention_minutes.saturating_mul(60_000);
     let (set, inputs) = discover_inputs(&args.paths, "groups", Reads::DirsOnly)?;
     let facts: Vec<(std::path::PathBuf, LogDirFacts)> = set
         .log_dirs
@@ -112,6 +121,12 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
             if committed.transactional {
                 flags.push("transactional");
             }
+            let pending =
+                replay
+                    .pending_transactional
+                    .contains(&(group.clone(), topic.clone(), *partition));
+            let expiry = offset_expiry(state, topic, committed, retention_ms, pending);
+            flags.extend(expiry.flag(now));
             rows.push(OffsetRow {
                 group: group.clone(),
                 topic: topic.clone(),
@@ -120,6 +135,7 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
                 facts,
                 lag,
                 oldest_unconsumed_age_ms: age,
+                expiry,
                 flags,
             });
         }
@@ -135,6 +151,28 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
             let text = String::from_utf8(read_small(&f.path, 1 << 16).ok()?).ok()?;
             let m = parse_partition_metadata(&text).ok()?;
             Some((m.topic_id, p.name.topic.clone()))
+        })
+        .collect();
+    let generations = if args.rebalances {
+        rebalances::generations(
+            &offsets_partitions,
+            &args.group,
+            &topic_names,
+            args.read.mmap,
+            &|_| {},
+        )?
+    } else {
+        Vec::new()
+    };
+    let mut groups_seen: Vec<&str> = generations.iter().map(|g| g.group.as_str()).collect();
+    groups_seen.sort_unstable();
+    groups_seen.dedup();
+    let rebalance_summaries: Vec<rebalances::RebalanceSummary> = groups_seen
+        .iter()
+        .filter_map(|group| {
+            let gens: Vec<&rebalances::Generation> =
+                generations.iter().filter(|g| g.group == *group).collect();
+            rebalances::summarize(group, &gens)
         })
         .collect();
     let views: BTreeMap<&String, ConsumerGroupView> = replay
@@ -157,6 +195,12 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
                 printer::json_commit(&mut out, e)?;
             }
         }
+        for g in &generations {
+            printer::json_generation(&mut out, g)?;
+        }
+        for s in &rebalance_summaries {
+            printer::json_rebalance_summary(&mut out, s)?;
+        }
         for (partition, offset, record_type) in &replay.unknown_types {
             let v = json!({"type": "skippedRecord", "partition": partition, "offset": offset,
                 "recordType": record_type, "reason": "unknown record type"});
@@ -169,8 +213,11 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
         serde_json::to_writer(&mut out, &v)?;
         writeln!(out)?;
     } else if layout == Layout::Tsv {
-        // One table: the offsets, or with --history the commits.
-        if args.history {
+        // One table: the offsets, or with --history the commits, or with --rebalances the
+        // generations.
+        if args.rebalances {
+            printer::rebalances(&mut out, &generations, &rebalance_summaries, layout)?;
+        } else if args.history {
             printer::history_table(&mut out, &replay.history, layout)?;
         } else {
             printer::offsets_table(&mut out, &rows, layout)?;
@@ -191,13 +238,16 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
         if args.history {
             printer::history_table(&mut out, &replay.history, layout)?;
         }
+        if args.rebalances {
+            printer::rebalances(&mut out, &generations, &rebalance_summaries, layout)?;
+        }
     }
     out.flush()?;
     let mut outcome = inputs;
     for g in args
         .group
         .iter()
-        .filter(|g| !replay.groups.contains_key(*g))
+        .filter(|g| !replay.groups.contains_key(*g) && !generations.iter().any(|x| &x.group == *g))
     {
         // Asked for and not there: kseg could not do what was asked (exit 2).
         eprintln!(

@@ -1,6 +1,7 @@
 //! One small module per subcommand, wiring storage, analyses and printers together.
 
 pub mod completions;
+pub mod diff;
 pub mod dump_log;
 pub mod find_group_partition;
 pub mod groups;

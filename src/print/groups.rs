@@ -7,7 +7,9 @@ use serde_json::{json, Value};
 
 use super::summary::rfc3339_ms;
 use super::table::{col, Col, Column, Grid, Layout};
+use crate::analysis::expiry::Expiry;
 use crate::analysis::groups::{CommitEvent, ConsumerGroupView, GroupState};
+use crate::analysis::rebalances::{Generation, RebalanceSummary};
 use crate::cmd::groups::OffsetRow;
 
 fn esc(s: &str) -> String {
@@ -30,7 +32,7 @@ fn human_ms(ms: i64) -> String {
     }
 }
 
-const OFFSET_COLUMNS: [Column; 11] = [
+const OFFSET_COLUMNS: [Column; 12] = [
     col("GROUP", Col::Id, 0),
     col("TOPIC", Col::Id, 0),
     col("PARTITION", Col::Num, 0),
@@ -41,6 +43,7 @@ const OFFSET_COLUMNS: [Column; 11] = [
     col("COMMITTED-AT", Col::Whole, 3),
     col("METADATA", Col::Id, 5),
     col("OLDEST-UNCONSUMED-AGE", Col::Num, 2),
+    col("EXPIRES-AT", Col::Whole, 3),
     col("FLAGS", Col::Text, 0),
 ];
 
@@ -58,6 +61,10 @@ pub fn offsets_table(out: &mut impl Write, rows: &[OffsetRow], layout: Layout) -
             rfc3339_ms(r.committed.commit_timestamp),
             esc(&r.committed.metadata),
             r.oldest_unconsumed_age_ms.map_or("-".into(), human_ms),
+            match r.expiry {
+                Expiry::At { at, .. } => rfc3339_ms(at),
+                Expiry::Never(_) => "never".into(),
+            },
             r.flags.join(","),
         ]);
     }
@@ -239,6 +246,9 @@ pub fn json_offset(out: &mut impl Write, r: &OffsetRow) -> io::Result<()> {
             "commitTimestamp": r.committed.commit_timestamp, "expireTimestamp": r.committed.expire_timestamp,
             "logStartOffset": r.facts.and_then(|f| f.log_start_offset), "logEndOffset": r.facts.and_then(|f| f.log_end_offset),
             "lag": r.lag, "oldestUnconsumedAgeMs": r.oldest_unconsumed_age_ms, "flags": r.flags,
+            "expiresAt": r.expiry.at(),
+            "expiryBasis": match r.expiry { Expiry::At { basis, .. } => Some(basis.name()), Expiry::Never(_) => None },
+            "neverExpiresBecause": match r.expiry { Expiry::Never(why) => Some(why), Expiry::At { .. } => None },
             "coordinatorPartition": r.committed.coordinator_partition, "commitRecordOffset": r.committed.record_offset}),
     )
 }
@@ -291,4 +301,116 @@ pub fn json_commit(out: &mut impl Write, e: &CommitEvent) -> io::Result<()> {
             "coordinatorPartition": e.coordinator_partition, "recordOffset": e.record_offset,
             "transactional": e.transactional.map(|(pid, outcome)| json!({"producerId": pid, "outcome": outcome}))}),
     )
+}
+
+/// `--rebalances`: one table of generations per group after its verdict (in TSV one table of
+/// every group's generations, with no other text).
+pub fn rebalances(
+    out: &mut impl Write,
+    gens: &[Generation],
+    summaries: &[RebalanceSummary],
+    layout: Layout,
+) -> io::Result<()> {
+    if !layout.prose() {
+        return generation_grid(gens.iter()).write(out, layout);
+    }
+    for s in summaries {
+        writeln!(out, "\nREBALANCES {}: {}", esc(&s.group), esc(&s.verdict))?;
+        let joins: Vec<String> = s
+            .repeated_joins
+            .iter()
+            .map(|(who, n)| format!("{} x{n}", esc(who)))
+            .collect();
+        writeln!(
+            out,
+            "  {} generations, {:.1} per hour; longest stable stretch {} from {}; static members: \
+             {}; joined more than once: {}",
+            s.generations,
+            s.per_hour,
+            human_ms(s.longest_stable_ms),
+            s.longest_stable_from.map_or("-".into(), rfc3339_ms),
+            if s.static_members.is_empty() {
+                "-".into()
+            } else {
+                esc(&s.static_members.join(", "))
+            },
+            if joins.is_empty() {
+                "-".into()
+            } else {
+                joins.join(", ")
+            }
+        )?;
+        generation_grid(gens.iter().filter(|g| g.group == s.group)).write(out, layout)?;
+    }
+    Ok(())
+}
+
+fn generation_grid<'a>(gens: impl Iterator<Item = &'a Generation>) -> Grid {
+    let mut t = Grid::new(&[
+        col("GROUP", Col::Id, 6),
+        col("GENERATION", Col::Num, 0),
+        col("TIME", Col::Whole, 0),
+        col("PROTOCOL", Col::Id, 4),
+        col("LEADER", Col::Id, 5),
+        col("MEMBERS", Col::Text, 1),
+        col("JOINED", Col::Text, 2),
+        col("LEFT", Col::Text, 2),
+        col("ASSIGNMENT-MOVED", Col::Text, 3),
+    ]);
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "-".to_string()
+        } else {
+            v.join(" ")
+        }
+    };
+    for g in gens {
+        let members: Vec<String> = g
+            .members
+            .iter()
+            .map(|m| {
+                let mut x = format!("{} ({}", m.member_id, m.client_id);
+                if let Some(i) = &m.instance_id {
+                    x.push_str(&format!(", static {i}"));
+                }
+                if let Some(e) = m.member_epoch {
+                    x.push_str(&format!(", member epoch {e}"));
+                }
+                x.push(')');
+                x
+            })
+            .collect();
+        t.row(vec![
+            esc(&g.group),
+            g.generation.to_string(),
+            rfc3339_ms(g.record_timestamp),
+            esc(g
+                .protocol
+                .as_deref()
+                .or(g.protocol_type.as_deref())
+                .unwrap_or("-")),
+            esc(g.leader.as_deref().unwrap_or("-")),
+            if members.is_empty() {
+                "(Empty)".into()
+            } else {
+                esc(&members.join(" "))
+            },
+            esc(&list(&g.joined)),
+            esc(&list(&g.left)),
+            esc(&list(&g.assignment_moved)),
+        ]);
+    }
+    t
+}
+
+pub fn json_generation(out: &mut impl Write, g: &Generation) -> io::Result<()> {
+    let mut v = serde_json::to_value(g).map_err(io::Error::from)?;
+    v["type"] = "generation".into();
+    line(out, &v)
+}
+
+pub fn json_rebalance_summary(out: &mut impl Write, s: &RebalanceSummary) -> io::Result<()> {
+    let mut v = serde_json::to_value(s).map_err(io::Error::from)?;
+    v["type"] = "rebalanceSummary".into();
+    line(out, &v)
 }

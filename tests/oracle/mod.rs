@@ -184,6 +184,20 @@ pub struct Broker {
     child: Option<Child>,
     /// Broker overrides (server.properties lines), kept for restarts.
     overrides: Vec<String>,
+    /// A node of a multi-node cluster; `None` for the single combined broker+controller.
+    node: Option<ClusterNode>,
+}
+
+/// A node of a multi-node KRaft cluster ([`Cluster`]).
+#[derive(Debug, Clone)]
+pub struct ClusterNode {
+    pub node_id: u32,
+    /// A controller only, else a broker only.
+    pub controller: bool,
+    /// `controller.quorum.voters`.
+    pub voters: String,
+    /// The controller's listener port (fixed: the brokers' configs name it).
+    pub controller_port: u16,
 }
 
 pub const CLUSTER_ID: &str = "a3NlZy1vcmFjbGUtMDAwMQ";
@@ -214,20 +228,69 @@ impl Broker {
             port: 0,
             child: None,
             overrides: overrides.iter().map(|s| s.to_string()).collect(),
+            node: None,
         }
     }
 
+    /// A node of a multi-node cluster under `root`, formatted and not started.
+    pub fn format_node(
+        version: &str,
+        root: &Path,
+        node: ClusterNode,
+        overrides: &[&str],
+    ) -> Broker {
+        let _ = fs::remove_dir_all(root);
+        fs::create_dir_all(root).expect("creating the node root");
+        let mut broker = Broker::reopen(version, root, overrides);
+        broker.node = Some(node);
+        broker.write_config();
+        let mut format = kafka_tool(version, "kafka.tools.StorageTool");
+        format
+            .args(["format", "-t", CLUSTER_ID, "-c"])
+            .arg(root.join("server.properties"));
+        run_ok(format, Duration::from_secs(120));
+        broker
+    }
+
     fn write_config(&mut self) {
-        self.port = free_port();
-        let controller = free_port();
+        let node = match &self.node {
+            None => {
+                self.port = free_port();
+                let controller = free_port();
+                format!(
+                    "process.roles=broker,controller\n\
+                     node.id=1\n\
+                     controller.quorum.voters=1@127.0.0.1:{controller}\n\
+                     listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller}\n\
+                     advertised.listeners=PLAINTEXT://127.0.0.1:{port}\n\
+                     inter.broker.listener.name=PLAINTEXT\n",
+                    port = self.port
+                )
+            }
+            Some(n) if n.controller => {
+                self.port = n.controller_port;
+                format!(
+                    "process.roles=controller\nnode.id={}\ncontroller.quorum.voters={}\n\
+                     listeners=CONTROLLER://127.0.0.1:{}\n",
+                    n.node_id, n.voters, n.controller_port
+                )
+            }
+            Some(n) => {
+                self.port = free_port();
+                format!(
+                    "process.roles=broker\nnode.id={}\ncontroller.quorum.voters={}\n\
+                     listeners=PLAINTEXT://127.0.0.1:{port}\n\
+                     advertised.listeners=PLAINTEXT://127.0.0.1:{port}\n\
+                     inter.broker.listener.name=PLAINTEXT\n",
+                    n.node_id,
+                    n.voters,
+                    port = self.port
+                )
+            }
+        };
         let mut cfg = format!(
-            "process.roles=broker,controller\n\
-             node.id=1\n\
-             controller.quorum.voters=1@127.0.0.1:{controller}\n\
-             listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller}\n\
-             advertised.listeners=PLAINTEXT://127.0.0.1:{port}\n\
+            "{node}\
              controller.listener.names=CONTROLLER\n\
-             inter.broker.listener.name=PLAINTEXT\n\
              listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT\n\
              log.dirs={data}\n\
              num.partitions=1\n\
@@ -243,7 +306,6 @@ impl Broker {
              log.flush.start.offset.checkpoint.interval.ms=1000\n\
              share.coordinator.state.topic.replication.factor=1\n\
              share.coordinator.state.topic.min.isr=1\n",
-            port = self.port,
             data = self.data.display(),
         );
         for o in &self.overrides {
@@ -287,6 +349,12 @@ impl Broker {
     /// Starts the broker; `Err` with its last log lines when it exits before it has started
     /// (Kafka refusing a data dir).
     pub fn try_start(&mut self) -> Result<(), String> {
+        let lines_before = self.spawn();
+        self.wait_started(lines_before)
+    }
+
+    /// Starts the process; returns the server log's line count before it, for [`Self::wait_started`].
+    pub fn spawn(&mut self) -> usize {
         assert!(self.child.is_none(), "the broker is already running");
         self.write_config();
         let log = self.root.join("server.log");
@@ -309,6 +377,12 @@ impl Broker {
             .stdout(fs::File::create(self.root.join("stdout.log")).expect("stdout.log"))
             .stderr(fs::File::create(self.root.join("stderr.log")).expect("stderr.log"));
         self.child = Some(cmd.spawn().expect("starting kafka.Kafka"));
+        lines_before
+    }
+
+    /// Waits until a spawned broker accepts connections and says it started; `Err` when it exits.
+    pub fn wait_started(&mut self, lines_before: usize) -> Result<(), String> {
+        let log = self.root.join("server.log");
         let deadline = Instant::now() + Duration::from_secs(120);
         loop {
             let started = fs::read_to_string(&log).is_ok_and(|s| {
@@ -392,6 +466,90 @@ impl Broker {
     }
 
     /// Runs the workload program against this broker.
+    pub fn workload(&self, args: &[&str], limit: Duration) -> String {
+        let bootstrap = self.bootstrap();
+        let mut all = vec![args[0], bootstrap.as_str()];
+        all.extend(&args[1..]);
+        run_ok(workload_command(&all), limit)
+    }
+}
+
+/// A KRaft cluster on 127.0.0.1: one controller (node 100, never stopped) and brokers 1..=n,
+/// each with its own root, ports and log dir.
+pub struct Cluster {
+    pub controller: Broker,
+    pub brokers: Vec<Broker>,
+}
+
+impl Cluster {
+    /// Formats every node (in parallel) and starts them (≤ 120 s each).
+    pub fn format_and_start(version: &str, root: &Path, n: u32, overrides: &[&str]) -> Cluster {
+        let controller_port = free_port();
+        let voters = format!("100@127.0.0.1:{controller_port}");
+        let node = |node_id: u32, controller: bool| ClusterNode {
+            node_id,
+            controller,
+            voters: voters.clone(),
+            controller_port,
+        };
+        let (mut controller, mut brokers) = thread::scope(|s| {
+            let c = s.spawn(|| {
+                Broker::format_node(
+                    version,
+                    &root.join("controller"),
+                    node(100, true),
+                    overrides,
+                )
+            });
+            let bs: Vec<_> = (1..=n)
+                .map(|id| {
+                    let node = node(id, false);
+                    s.spawn(move || {
+                        Broker::format_node(
+                            version,
+                            &root.join(format!("broker-{id}")),
+                            node,
+                            overrides,
+                        )
+                    })
+                })
+                .collect();
+            (
+                c.join().expect("formatting the controller"),
+                bs.into_iter()
+                    .map(|b| b.join().expect("formatting a broker"))
+                    .collect::<Vec<_>>(),
+            )
+        });
+        controller.start();
+        let lines: Vec<usize> = brokers.iter_mut().map(Broker::spawn).collect();
+        for (b, l) in brokers.iter_mut().zip(lines) {
+            if let Err(why) = b.wait_started(l) {
+                panic!("{why}");
+            }
+        }
+        Cluster {
+            controller,
+            brokers,
+        }
+    }
+
+    /// Broker `id` (1-based).
+    pub fn broker(&mut self, id: u32) -> &mut Broker {
+        &mut self.brokers[id as usize - 1]
+    }
+
+    /// The running brokers' addresses.
+    pub fn bootstrap(&self) -> String {
+        self.brokers
+            .iter()
+            .filter(|b| b.is_running())
+            .map(Broker::bootstrap)
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// The workload against the running brokers (`KsegOracle COMMAND BOOTSTRAP ARGS...`).
     pub fn workload(&self, args: &[&str], limit: Duration) -> String {
         let bootstrap = self.bootstrap();
         let mut all = vec![args[0], bootstrap.as_str()];

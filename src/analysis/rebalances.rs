@@ -1,0 +1,493 @@
+//! Rebalance history (`kseg groups --rebalances`): every generation a group went through, from
+//! the group-metadata records of `__consumer_offsets` in log order. A classic group's coordinator
+//! writes a GroupMetadataValue (record type 2) when a rebalance completes (SyncGroup of the
+//! leader) and when the group goes Empty; a KIP-848 consumer group writes its group epoch
+//! (ConsumerGroupMetadataValue, type 3) and its members (type 5; a tombstone when one leaves).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io;
+use std::path::Path;
+
+use crate::analysis::partition_for::coordinator_key_id;
+use crate::format::coordinator::{decode_offsets_key, decode_offsets_value, parse_group_metadata};
+use crate::format::log::{BatchInfo, LogEntry, LogRecord, RecordScratch};
+use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
+use crate::storage::discover::PartitionDir;
+use crate::storage::layout::FileKind;
+use crate::storage::source::open_log;
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Member {
+    pub member_id: String,
+    pub client_id: String,
+    pub host: String,
+    pub instance_id: Option<String>,
+    /// `topic:[partitions]` (the classic consumer protocol's assignment, or a KIP-848 member's
+    /// assigned partitions).
+    pub assigned: Vec<String>,
+    /// KIP-848: the member epoch of its current assignment.
+    pub member_epoch: Option<i64>,
+}
+
+/// One generation (classic) or group epoch (KIP-848), as the coordinator recorded it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Generation {
+    pub group: String,
+    /// `classic` or `consumer`.
+    pub kind: &'static str,
+    /// The classic generation id, or the KIP-848 group epoch.
+    pub generation: i64,
+    pub record_timestamp: i64,
+    pub state_timestamp: Option<i64>,
+    pub coordinator_partition: i32,
+    pub record_offset: i64,
+    pub protocol_type: Option<String>,
+    pub protocol: Option<String>,
+    pub leader: Option<String>,
+    pub members: Vec<Member>,
+    pub joined: Vec<String>,
+    pub left: Vec<String>,
+    /// Members present before and after whose assignment changed.
+    pub assignment_moved: Vec<String>,
+}
+
+struct Sink<'a> {
+    out: &'a mut Vec<Generation>,
+    partition: i32,
+    filter: &'a [String],
+    /// KIP-848 members per group: member id -> member.
+    consumer_members: BTreeMap<String, BTreeMap<String, Member>>,
+    last: BTreeMap<String, Vec<Member>>,
+    /// The members of the generation before the last, per group.
+    prev: BTreeMap<String, Vec<Member>>,
+    topic_names: &'a HashMap<String, String>,
+}
+
+/// Members of `now` also in `before` with another assignment.
+fn moved(before: &[Member], now: &[Member]) -> Vec<String> {
+    now.iter()
+        .filter(|m| {
+            before
+                .iter()
+                .any(|b| b.member_id == m.member_id && b.assigned != m.assigned)
+        })
+        .map(|m| m.member_id.clone())
+        .collect()
+}
+
+impl Sink<'_> {
+    fn push(&mut self, mut g: Generation) {
+        let before = self.last.get(&g.group).cloned().unwrap_or_default();
+        let ids = |ms: &[Member]| -> BTreeSet<String> {
+            ms.iter().map(|m| m.member_id.clone()).collect()
+        };
+        let (was, now) = (ids(&before), ids(&g.members));
+        g.joined = now.difference(&was).cloned().collect();
+        g.left = was.difference(&now).cloned().collect();
+        g.assignment_moved = moved(&before, &g.members);
+        self.prev.insert(g.group.clone(), before);
+        self.last.insert(g.group.clone(), g.members.clone());
+        self.out.push(g);
+    }
+}
+
+impl LogSink for Sink<'_> {
+    fn batch(&mut self, _p: u64, _e: &LogEntry<'_>, _b: &BatchInfo) -> io::Result<Flow> {
+        Ok(Flow::Continue)
+    }
+
+    fn record(&mut self, _p: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
+        if b.is_control {
+            return Ok(Flow::Continue);
+        }
+        let Some(key) = r.key else {
+            return Ok(Flow::Continue);
+        };
+        let Some((record_type, group)) = coordinator_key_id(key) else {
+            return Ok(Flow::Continue);
+        };
+        if !matches!(record_type, 2 | 3 | 5 | 8)
+            || !(self.filter.is_empty() || self.filter.iter().any(|g| g == group))
+        {
+            return Ok(Flow::Continue);
+        }
+        let group = group.to_string();
+        match (record_type, r.value) {
+            (2, Some(v)) => {
+                let Ok(m) = parse_group_metadata(v) else {
+                    return Ok(Flow::Continue);
+                };
+                let members = m
+                    .members
+                    .iter()
+                    .map(|x| Member {
+                        member_id: x.member_id.clone(),
+                        client_id: x.client_id.clone(),
+                        host: x.client_host.clone(),
+                        instance_id: x.group_instance_id.clone(),
+                        assigned: x
+                            .assignment
+                            .iter()
+                            .flat_map(|a| a.partitions.iter())
+                            .map(|tp| format!("{}:{:?}", tp.topic, tp.partitions))
+                            .collect(),
+                        member_epoch: None,
+                    })
+                    .collect();
+                self.push(Generation {
+                    group,
+                    kind: "classic",
+                    generation: i64::from(m.generation),
+                    record_timestamp: r.timestamp,
+                    state_timestamp: m.current_state_timestamp,
+                    coordinator_partition: self.partition,
+                    record_offset: r.offset,
+                    protocol_type: Some(m.protocol_type.clone()).filter(|p| !p.is_empty()),
+                    protocol: m.protocol.clone(),
+                    leader: m.leader.clone(),
+                    members,
+                    joined: Vec::new(),
+                    left: Vec::new(),
+                    assignment_moved: Vec::new(),
+                });
+            }
+            (5, value) => {
+                let Ok(k) = decode_offsets_key(key) else {
+                    return Ok(Flow::Continue);
+                };
+                let id = k.json["data"]["memberId"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                let members = self.consumer_members.entry(group).or_default();
+                match value.and_then(|v| decode_offsets_value(5, v).ok()) {
+                    None => {
+                        members.remove(&id);
+                    }
+                    Some(val) => {
+                        let d = &val.json["data"];
+                        let s = |f: &str| d[f].as_str().unwrap_or_default().to_string();
+                        let m = members.entry(id.clone()).or_insert_with(|| Member {
+                            member_id: id,
+                            client_id: String::new(),
+                            host: String::new(),
+                            instance_id: None,
+                            assigned: Vec::new(),
+                            member_epoch: None,
+                        });
+                        m.client_id = s("clientId");
+                        m.host = s("clientHost");
+                        m.instance_id = d["instanceId"].as_str().map(str::to_string);
+                    }
+                }
+            }
+            (8, Some(v)) => {
+                // A KIP-848 member's current assignment, written after the group epoch it
+                // reconciles to: it completes the latest generation of the group.
+                let (Ok(k), Ok(val)) = (decode_offsets_key(key), decode_offsets_value(8, v)) else {
+                    return Ok(Flow::Continue);
+                };
+                let id = k.json["data"]["memberId"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                let d = &val.json["data"];
+                let epoch = d["memberEpoch"].as_i64();
+                let assigned: Vec<String> = d["assignedPartitions"]
+                    .as_array()
+                    .map(|tps| {
+                        tps.iter()
+                            .map(|tp| {
+                                let topic = tp["topicId"].as_str().unwrap_or_default();
+                                let name =
+                                    self.topic_names.get(topic).map_or(topic, String::as_str);
+                                let parts: Vec<i64> = tp["partitions"]
+                                    .as_array()
+                                    .map(|p| p.iter().filter_map(|x| x.as_i64()).collect())
+                                    .unwrap_or_default();
+                                format!("{name}:{parts:?}")
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                if let Some(m) = self
+                    .consumer_members
+                    .get_mut(&group)
+                    .and_then(|ms| ms.get_mut(&id))
+                {
+                    m.assigned = assigned.clone();
+                    m.member_epoch = epoch;
+                }
+                if let Some(g) = self
+                    .out
+                    .iter_mut()
+                    .rev()
+                    .find(|g| g.group == group && g.kind == "consumer")
+                {
+                    if let Some(m) = g.members.iter_mut().find(|m| m.member_id == id) {
+                        m.assigned = assigned;
+                        m.member_epoch = epoch;
+                    }
+                    let before = self.prev.get(&group).cloned().unwrap_or_default();
+                    g.assignment_moved = moved(&before, &g.members);
+                    self.last.insert(group, g.members.clone());
+                }
+            }
+            (3, Some(v)) => {
+                let Ok(val) = decode_offsets_value(3, v) else {
+                    return Ok(Flow::Continue);
+                };
+                let members = self
+                    .consumer_members
+                    .get(&group)
+                    .map(|m| m.values().cloned().collect())
+                    .unwrap_or_default();
+                self.push(Generation {
+                    group,
+                    kind: "consumer",
+                    generation: val.json["data"]["epoch"].as_i64().unwrap_or(-1),
+                    record_timestamp: r.timestamp,
+                    state_timestamp: None,
+                    coordinator_partition: self.partition,
+                    record_offset: r.offset,
+                    protocol_type: Some("consumer".into()),
+                    protocol: None,
+                    leader: None,
+                    members,
+                    joined: Vec::new(),
+                    left: Vec::new(),
+                    assignment_moved: Vec::new(),
+                });
+            }
+            _ => {}
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn problem(&mut self, _p: &LogProblem<'_>) -> io::Result<Flow> {
+        Ok(Flow::Continue)
+    }
+}
+
+/// Every generation record of the groups in `filter` (all when empty), per coordinator partition
+/// in log order (a group lives in one partition).
+pub fn generations(
+    partitions: &[&PartitionDir],
+    filter: &[String],
+    topic_names: &HashMap<String, String>,
+    mmap: bool,
+    segment_read: &dyn Fn(&Path),
+) -> io::Result<Vec<Generation>> {
+    let mut out = Vec::new();
+    let mut scratch = RecordScratch::default();
+    let opts = ScanOptions {
+        deep: true,
+        ..Default::default()
+    };
+    let mut sorted: Vec<&&PartitionDir> = partitions.iter().collect();
+    sorted.sort_by_key(|p| p.name.partition);
+    for p in sorted {
+        let mut sink = Sink {
+            out: &mut out,
+            partition: p.name.partition,
+            filter,
+            consumer_members: BTreeMap::new(),
+            last: BTreeMap::new(),
+            prev: BTreeMap::new(),
+            topic_names,
+        };
+        for f in p.files.iter().filter(|f| f.kind == FileKind::Log) {
+            // Unreadable segments are reported by the replay that runs alongside.
+            if let Ok(mut src) = open_log(&f.path, mmap) {
+                scan_log(src.as_mut(), &opts, &mut scratch, &mut sink)?;
+            }
+            segment_read(&f.path);
+        }
+    }
+    Ok(out)
+}
+
+/// What a group's generations say, in short.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RebalanceSummary {
+    pub group: String,
+    pub generations: usize,
+    pub first_timestamp: i64,
+    pub last_timestamp: i64,
+    pub per_hour: f64,
+    /// The longest time between two consecutive generation records (ms), and when it began.
+    pub longest_stable_ms: i64,
+    pub longest_stable_from: Option<i64>,
+    /// Client ids (instance ids for static members) that joined more than once, with the count.
+    pub repeated_joins: Vec<(String, usize)>,
+    pub static_members: Vec<String>,
+    pub verdict: String,
+}
+
+fn human_span(ms: i64) -> String {
+    let s = ms / 1000;
+    match s {
+        s if s < 120 => format!("{s}s"),
+        s if s < 7200 => format!("{}m{}s", s / 60, s % 60),
+        s => format!("{}h{}m", s / 3600, (s % 3600) / 60),
+    }
+}
+
+/// Rebalances per hour at or above which (with at least 10 generations) kseg says "storm".
+pub const STORM_PER_HOUR: f64 = 20.0;
+
+pub fn summarize(group: &str, gens: &[&Generation]) -> Option<RebalanceSummary> {
+    let first = gens.first()?.record_timestamp;
+    let last = gens.last()?.record_timestamp;
+    let mut longest = (0, None);
+    for w in gens.windows(2) {
+        let gap = w[1].record_timestamp - w[0].record_timestamp;
+        if gap > longest.0 {
+            longest = (gap, Some(w[0].record_timestamp));
+        }
+    }
+    let mut joins: BTreeMap<String, usize> = BTreeMap::new();
+    let mut statics = BTreeSet::new();
+    for g in gens {
+        for id in &g.joined {
+            if let Some(m) = g.members.iter().find(|m| &m.member_id == id) {
+                let who = m.instance_id.clone().unwrap_or_else(|| m.client_id.clone());
+                *joins.entry(who).or_default() += 1;
+            }
+        }
+        for m in &g.members {
+            if let Some(i) = &m.instance_id {
+                statics.insert(i.clone());
+            }
+        }
+    }
+    let mut repeated: Vec<(String, usize)> = joins.into_iter().filter(|(_, n)| *n > 1).collect();
+    repeated.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let span = (last - first).max(1);
+    let per_hour = gens.len() as f64 * 3_600_000.0 / span as f64;
+    let when = |ms: i64| crate::print::summary::rfc3339_ms(ms);
+    let verdict = if gens.len() >= 10 && per_hour >= STORM_PER_HOUR {
+        let mut v = format!(
+            "rebalance storm: {} generations between {} and {}",
+            gens.len(),
+            when(first),
+            when(last)
+        );
+        if let Some((who, n)) = repeated.first() {
+            v.push_str(&format!(", member {who} rejoined {} times", n - 1));
+        }
+        v
+    } else if gens.len() == 1 {
+        "one generation".into()
+    } else {
+        format!(
+            "{} generations over {}; longest stable stretch {}",
+            gens.len(),
+            human_span(last - first),
+            human_span(longest.0)
+        )
+    };
+    Some(RebalanceSummary {
+        group: group.to_string(),
+        generations: gens.len(),
+        first_timestamp: first,
+        last_timestamp: last,
+        per_hour,
+        longest_stable_ms: longest.0,
+        longest_stable_from: longest.1,
+        repeated_joins: repeated,
+        static_members: statics.into_iter().collect(),
+        verdict,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn generation(n: i64, ts: i64, members: &[(&str, &str)]) -> Generation {
+        Generation {
+            group: "g".into(),
+            kind: "classic",
+            generation: n,
+            record_timestamp: ts,
+            state_timestamp: Some(ts),
+            coordinator_partition: 0,
+            record_offset: n,
+            protocol_type: Some("consumer".into()),
+            protocol: Some("range".into()),
+            leader: None,
+            members: members
+                .iter()
+                .map(|(id, client)| Member {
+                    member_id: id.to_string(),
+                    client_id: client.to_string(),
+                    host: "/127.0.0.1".into(),
+                    instance_id: None,
+                    assigned: Vec::new(),
+                    member_epoch: None,
+                })
+                .collect(),
+            joined: Vec::new(),
+            left: Vec::new(),
+            assignment_moved: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn joins_leaves_and_a_storm() {
+        let mut out = Vec::new();
+        let names = HashMap::new();
+        let mut sink = Sink {
+            out: &mut out,
+            partition: 0,
+            filter: &[],
+            consumer_members: BTreeMap::new(),
+            last: BTreeMap::new(),
+            prev: BTreeMap::new(),
+            topic_names: &names,
+        };
+        // A steady member, and consumer-7 rejoining with a new member id every 10 seconds.
+        sink.push(generation(1, 0, &[("a", "steady")]));
+        for i in 0..12 {
+            let id = format!("b{i}");
+            sink.push(generation(
+                2 + 2 * i,
+                10_000 * (2 * i + 1),
+                &[("a", "steady"), (&id, "consumer-7")],
+            ));
+            sink.push(generation(
+                3 + 2 * i,
+                10_000 * (2 * i + 2),
+                &[("a", "steady")],
+            ));
+        }
+        assert_eq!(out[1].joined, vec!["b0"]);
+        assert_eq!(out[2].left, vec!["b0"]);
+        let refs: Vec<&Generation> = out.iter().collect();
+        let s = summarize("g", &refs).unwrap();
+        assert_eq!(s.generations, 25);
+        assert_eq!(s.repeated_joins, vec![("consumer-7".to_string(), 12)]);
+        assert_eq!(
+            s.verdict,
+            "rebalance storm: 25 generations between 1970-01-01T00:00:00.000Z and \
+             1970-01-01T00:04:00.000Z, member consumer-7 rejoined 11 times"
+        );
+        // Calm: three generations a day apart.
+        let calm = [
+            generation(1, 0, &[("a", "x")]),
+            generation(2, 86_400_000, &[("a", "x"), ("b", "y")]),
+            generation(3, 90_000_000, &[("a", "x")]),
+        ];
+        let refs: Vec<&Generation> = calm.iter().collect();
+        let s = summarize("g", &refs).unwrap();
+        assert_eq!(s.longest_stable_ms, 86_400_000);
+        assert_eq!(
+            s.verdict,
+            "3 generations over 25h0m; longest stable stretch 24h0m"
+        );
+    }
+}

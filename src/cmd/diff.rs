@@ -1,0 +1,317 @@
+//! `kseg diff`: replicas of the same partitions, one input path per broker.
+
+use std::collections::BTreeMap;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use serde_json::json;
+
+use super::Outcome;
+use crate::analysis::diff::{diff_partition, load_replica, segments_from, PartitionDiff};
+use crate::analysis::summary::{log_dir_facts, LogDirFacts};
+use crate::cli::DiffArgs;
+use crate::format::log::RecordScratch;
+use crate::format::text_files::{parse_checkpoint, parse_properties, CheckpointEntry};
+use crate::print::diff as printer;
+use crate::print::dump_json::JsonDump;
+use crate::print::dump_text::{TextDump, TextStyle};
+use crate::print::table::Layout;
+use crate::print::{report_error, DumpPrinter};
+use crate::scan::{scan_log, ScanOptions};
+use crate::storage::discover::{discover, DataFile, LogDir, PartitionDir};
+use crate::storage::layout::{classify_file, FileKind, PartitionState};
+use crate::storage::source::{open_log, read_small};
+
+/// One input path: a broker's log dirs, or partition dirs given directly.
+struct Source {
+    path: PathBuf,
+    broker_id: Option<i32>,
+    /// Partition dirs with their log dir's facts and cleaner checkpoint.
+    partitions: Vec<(PartitionDir, Option<LogDirFacts>, Option<i64>)>,
+}
+
+/// The log dir's `cleaner-offset-checkpoint` entry for a partition.
+fn cleaned_to(dir: &Path, p: &PartitionDir) -> Option<i64> {
+    let text = read_small(&dir.join("cleaner-offset-checkpoint"), 64 << 20).ok()?;
+    let c = parse_checkpoint(&String::from_utf8(text).ok()?, false).ok()?;
+    c.entries.into_iter().find_map(|e| match e {
+        CheckpointEntry::Partition {
+            topic,
+            partition,
+            offset,
+        } if topic == p.name.topic && partition == p.name.partition => Some(offset),
+        _ => None,
+    })
+}
+
+fn node_id(dir: &Path) -> Option<i32> {
+    let text = read_small(&dir.join("meta.properties"), 1 << 16).ok()?;
+    let text = String::from_utf8(text).ok()?;
+    parse_properties(&text)
+        .into_iter()
+        .find(|(k, _)| k == "node.id" || k == "broker.id")?
+        .1
+        .parse()
+        .ok()
+}
+
+/// The log dir holding a partition dir given on its own: its parent's root files.
+fn parent_log_dir(p: &PartitionDir) -> Option<LogDir> {
+    let parent = p.path.parent()?;
+    let files = std::fs::read_dir(parent)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_file())
+        .map(|e| DataFile {
+            kind: classify_file(&e.file_name().to_string_lossy()),
+            path: e.path(),
+        })
+        .collect();
+    Some(LogDir {
+        path: parent.to_path_buf(),
+        files,
+        partitions: Vec::new(),
+    })
+}
+
+fn source(path: &Path) -> Result<Source> {
+    let set = discover(std::slice::from_ref(&path.to_path_buf()))?;
+    let mut s = Source {
+        path: path.to_path_buf(),
+        broker_id: None,
+        partitions: Vec::new(),
+    };
+    for d in &set.log_dirs {
+        s.broker_id = s.broker_id.or_else(|| node_id(&d.path));
+        let facts = log_dir_facts(d);
+        for p in &d.partitions {
+            s.partitions
+                .push((p.clone(), Some(facts.clone()), cleaned_to(&d.path, p)));
+        }
+    }
+    for p in &set.partitions {
+        let dir = parent_log_dir(p);
+        if let Some(d) = &dir {
+            s.broker_id = s.broker_id.or_else(|| node_id(&d.path));
+        }
+        let cleaned = dir.as_ref().and_then(|d| cleaned_to(&d.path, p));
+        s.partitions
+            .push((p.clone(), dir.as_ref().map(log_dir_facts), cleaned));
+    }
+    Ok(s)
+}
+
+/// `broker-<node.id>`, or the path's name; when two inputs are the same broker (copies taken at
+/// different times), `broker-1@before/broker-1`: the shortest tail of the path that tells them
+/// apart.
+fn labels(sources: &[Source]) -> Vec<String> {
+    let tail = |s: &Source, n: usize| {
+        let parts: Vec<String> = s
+            .path
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        parts[parts.len().saturating_sub(n)..].join("/")
+    };
+    let base: Vec<String> = sources
+        .iter()
+        .map(|s| {
+            s.broker_id
+                .map_or_else(|| tail(s, 1), |id| format!("broker-{id}"))
+        })
+        .collect();
+    let mut out = base.clone();
+    for (i, b) in base.iter().enumerate() {
+        let twins: Vec<usize> = (0..base.len()).filter(|&j| base[j] == *b).collect();
+        if twins.len() < 2 {
+            continue;
+        }
+        let longest = sources[i].path.components().count();
+        let n = (1..=longest)
+            .find(|&n| {
+                twins
+                    .iter()
+                    .all(|&j| j == i || tail(&sources[j], n) != tail(&sources[i], n))
+            })
+            .unwrap_or(longest);
+        out[i] = if sources[i].broker_id.is_some() {
+            format!("{b}@{}", tail(&sources[i], n))
+        } else {
+            tail(&sources[i], n)
+        };
+    }
+    out
+}
+
+/// A replica to read: its input's index, partition dir and log dir facts.
+type ReplicaInput<'a> = (
+    usize,
+    &'a PartitionDir,
+    Option<&'a LogDirFacts>,
+    Option<i64>,
+);
+
+pub fn run(args: DiffArgs) -> Result<Outcome> {
+    let mut outcome = Outcome::Clean;
+    let mut sources = Vec::new();
+    for path in &args.paths {
+        let s = source(path)?;
+        if s.partitions.is_empty() {
+            eprintln!(
+                "kseg: no Kafka log dir or partition under {}",
+                path.display()
+            );
+            outcome = Outcome::Failed;
+        }
+        sources.push(s);
+    }
+    let labels = labels(&sources);
+    let given_leader = match &args.leader {
+        None => None,
+        Some(l) => {
+            let want = std::fs::canonicalize(l).unwrap_or_else(|_| l.clone());
+            let found = sources.iter().position(|s| {
+                std::fs::canonicalize(&s.path).unwrap_or_else(|_| s.path.clone()) == want
+            });
+            match found {
+                Some(i) => Some(i),
+                None => anyhow::bail!("--leader {} is not one of the paths given", l.display()),
+            }
+        }
+    };
+    // (topic, partition) -> (source, partition dir, facts). The metadata log is Raft's, not
+    // replicated by the fetcher's rules; JBOD `-future` and deleted dirs are not replicas.
+    let mut by_partition: BTreeMap<(String, i32), Vec<ReplicaInput>> = BTreeMap::new();
+    for (i, s) in sources.iter().enumerate() {
+        for (p, f, cleaned) in &s.partitions {
+            if p.name.state != PartitionState::Live || p.name.topic == "__cluster_metadata" {
+                continue;
+            }
+            if !args.topic.is_empty() && !args.topic.contains(&p.name.topic) {
+                continue;
+            }
+            let list = by_partition
+                .entry((p.name.topic.clone(), p.name.partition))
+                .or_default();
+            if list.iter().all(|(j, _, _, _)| *j != i) {
+                list.push((i, p, f.as_ref(), *cleaned));
+            }
+        }
+    }
+    by_partition.retain(|_, v| v.len() > 1);
+    if by_partition.is_empty() {
+        anyhow::bail!(
+            "no partition is present in more than one of the {} paths given",
+            args.paths.len()
+        );
+    }
+    let mut parts: Vec<PartitionDiff> = Vec::new();
+    for ((topic, partition), list) in &by_partition {
+        let replicas = list
+            .iter()
+            .map(|(i, p, f, cleaned)| {
+                let mut r = load_replica(
+                    p,
+                    *f,
+                    labels[*i].clone(),
+                    sources[*i].broker_id,
+                    args.read.mmap,
+                );
+                r.cleaned_to = *cleaned;
+                r
+            })
+            .collect::<Vec<_>>();
+        for r in &replicas {
+            for problem in &r.problems {
+                eprintln!("kseg: {problem}");
+                outcome = outcome.worst(Outcome::DataProblems);
+            }
+        }
+        let leader = given_leader.and_then(|g| list.iter().position(|(i, _, _, _)| *i == g));
+        parts.push(diff_partition(
+            topic,
+            *partition,
+            replicas,
+            leader,
+            args.read.mmap,
+        )?);
+    }
+    let stdout = io::stdout();
+    let layout = Layout::detect(args.format, args.json);
+    let mut out = layout.writer(BufWriter::new(stdout.lock()));
+    if args.json {
+        for p in &parts {
+            printer::json_partition(&mut out, p)?;
+        }
+        let mut dump = JsonDump::new(&mut out, args.encoding);
+        for p in &parts {
+            one_sided_records(&mut dump, p, &args)?;
+        }
+        drop(dump);
+        let v = json!({"type": "summary", "partitions": parts.len(),
+            "identical": parts.iter().filter(|p| p.identical()).count(),
+            "losingAcknowledged": parts.iter().filter(|p| p.loses_acknowledged()).count(),
+            "acknowledgedLost": parts.iter().flat_map(|p| &p.pairs).map(|d| d.lost.acknowledged.records).sum::<u64>()});
+        serde_json::to_writer(&mut out, &v)?;
+        out.write_all(b"\n")?;
+    } else {
+        printer::verdict_table(&mut out, &parts, layout)?;
+        if layout.prose() {
+            for p in parts.iter().filter(|p| !p.identical()) {
+                printer::details(&mut out, p, layout)?;
+            }
+            if args.print_data_log {
+                let mut dump = TextDump::new(
+                    &mut out,
+                    TextStyle {
+                        print_data: true,
+                        ..Default::default()
+                    },
+                );
+                for p in &parts {
+                    one_sided_records(&mut dump, p, &args)?;
+                }
+            }
+        }
+    }
+    out.flush()?;
+    if parts.iter().any(PartitionDiff::loses_acknowledged) {
+        outcome = outcome.worst(Outcome::DataProblems);
+    }
+    Ok(outcome)
+}
+
+/// The records a truncation removes, through a dump printer (batches and records from the
+/// truncation offset on, in each affected segment of the follower).
+fn one_sided_records(
+    printer: &mut dyn DumpPrinter,
+    p: &PartitionDiff,
+    args: &DiffArgs,
+) -> Result<()> {
+    let mut scratch = RecordScratch::with_cap(args.read.max_decompressed_bytes);
+    let mut seen: Vec<(usize, i64)> = Vec::new();
+    for d in p.pairs.iter().filter(|d| d.lost.records() > 0) {
+        // One replica may be compared twice (two candidates); its tail is printed once.
+        if seen.contains(&(d.follower, d.truncation.offset)) {
+            continue;
+        }
+        seen.push((d.follower, d.truncation.offset));
+        let r = &p.replicas[d.follower];
+        let opts = ScanOptions {
+            deep: true,
+            offsets: (d.truncation.offset, i64::MAX),
+            ..Default::default()
+        };
+        for path in segments_from(r, d.truncation.offset) {
+            printer.begin_file(path, &FileKind::Log)?;
+            match open_log(path, args.read.mmap) {
+                Ok(mut src) => {
+                    scan_log(src.as_mut(), &opts, &mut scratch, printer)?;
+                }
+                Err(e) => report_error(path, None, &format!("cannot read: {e}")),
+            }
+        }
+    }
+    Ok(())
+}
