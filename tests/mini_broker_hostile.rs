@@ -252,3 +252,127 @@ fn an_address_in_use_is_named() {
     assert!(stderr.to_lowercase().contains("in use"), "{stderr}");
     drop(taken);
 }
+
+/// CreateTopics v2 for one topic with `partitions` partitions, replication factor 1.
+fn create_topics_v2(correlation: i32, name: &str, partitions: i32) -> Vec<u8> {
+    let mut c = header(19, 2, correlation);
+    c.extend_from_slice(&1i32.to_be_bytes());
+    c.extend_from_slice(&(name.len() as i16).to_be_bytes());
+    c.extend_from_slice(name.as_bytes());
+    c.extend_from_slice(&partitions.to_be_bytes());
+    c.extend_from_slice(&1i16.to_be_bytes());
+    c.extend_from_slice(&0i32.to_be_bytes()); // assignments
+    c.extend_from_slice(&0i32.to_be_bytes()); // configs
+    c.extend_from_slice(&30_000i32.to_be_bytes());
+    c.push(0); // validate_only
+    frame(&c)
+}
+
+/// Sends a CreateTopics v2 and returns the one topic's (error code, error message).
+fn create_topic(s: &mut TcpStream, correlation: i32, name: &str, partitions: i32) -> (i16, String) {
+    s.write_all(&create_topics_v2(correlation, name, partitions))
+        .unwrap();
+    let mut len = [0u8; 4];
+    s.read_exact(&mut len).expect("a CreateTopics response");
+    let mut body = vec![0u8; i32::from_be_bytes(len) as usize];
+    s.read_exact(&mut body).unwrap();
+    assert_eq!(
+        i32::from_be_bytes(body[0..4].try_into().unwrap()),
+        correlation
+    );
+    // throttle (4), topics count (4), name, error code, nullable message.
+    let name_len = i16::from_be_bytes(body[12..14].try_into().unwrap()) as usize;
+    let at = 14 + name_len;
+    let code = i16::from_be_bytes(body[at..at + 2].try_into().unwrap());
+    let msg_len = i16::from_be_bytes(body[at + 2..at + 4].try_into().unwrap());
+    let msg = if msg_len < 0 {
+        String::new()
+    } else {
+        String::from_utf8_lossy(&body[at + 4..at + 4 + msg_len as usize]).into_owned()
+    };
+    (code, msg)
+}
+
+/// Issue 14 item 1: a ~60-byte CreateTopics asking for 2^31-1 partitions is refused with
+/// POLICY_VIOLATION; nothing is allocated for it and the broker keeps serving.
+#[test]
+fn create_topics_with_2_31_partitions_is_refused_and_the_broker_lives() {
+    let t = tempfile::tempdir().unwrap();
+    let mut broker = BrokerProcess::start(&t.path().join("data"), &[]);
+    let mut s = connect(broker.port);
+    let req = create_topics_v2(3, "huge", i32::MAX);
+    assert!(req.len() < 64, "{} bytes", req.len());
+    let (code, msg) = create_topic(&mut s, 3, "huge", i32::MAX);
+    assert_eq!(code, 44, "POLICY_VIOLATION: {msg}");
+    assert!(msg.contains("excessively large"), "{msg}");
+    assert!(broker.is_running());
+    api_versions_ok(&mut s, 4);
+    assert!(!t.path().join("data/huge-0").exists());
+    // A topic within the cap is still created.
+    assert_eq!(create_topic(&mut s, 5, "fine", 3).0, 0);
+    broker.stop();
+}
+
+/// Issue 14 item 10: three connections that announce 100 MiB Produce frames and send nothing
+/// more hold only what they sent; a fresh ApiVersions is answered at once (it used to wait for
+/// the 60 s frame timeout behind them).
+#[test]
+fn trickled_large_frames_do_not_starve_a_small_request() {
+    let t = tempfile::tempdir().unwrap();
+    let broker = BrokerProcess::start(&t.path().join("data"), &[]);
+    let mut hogs = Vec::new();
+    for i in 0..3 {
+        let mut s = connect(broker.port);
+        let mut f = (100i32 * 1024 * 1024).to_be_bytes().to_vec();
+        f.extend_from_slice(&header(0, 8, 50 + i));
+        s.write_all(&f).unwrap();
+        hogs.push(s);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let mut s = connect(broker.port);
+    // connect() sets a 10 s read timeout: far below the 60 s the hogs can hold a frame open.
+    api_versions_ok(&mut s, 60);
+    drop(hogs);
+    broker.stop();
+}
+
+/// Issue 14 item 11: under a low open-file limit, a CreateTopics that would run out of
+/// descriptors is refused before any file is made (no orphan partition dirs); the broker
+/// restarts on its log dir, and a topic that fits is created.
+#[test]
+fn a_topic_beyond_the_open_file_limit_is_refused_whole() {
+    let t = tempfile::tempdir().unwrap();
+    let data = t.path().join("data");
+    let mut broker = BrokerProcess::start(&data, &[]);
+    let limit = libc::rlimit {
+        rlim_cur: 400,
+        rlim_max: 400,
+    };
+    // SAFETY: prlimit on our own child; the struct outlives the call.
+    let rc = unsafe {
+        libc::prlimit(
+            broker.pid(),
+            libc::RLIMIT_NOFILE,
+            &limit,
+            std::ptr::null_mut(),
+        )
+    };
+    assert_eq!(rc, 0, "prlimit: {}", std::io::Error::last_os_error());
+    let mut s = connect(broker.port);
+    let (code, msg) = create_topic(&mut s, 1, "wide", 300);
+    assert_eq!(code, 44, "{msg}");
+    assert!(msg.contains("open files"), "{msg}");
+    let orphans: Vec<_> = std::fs::read_dir(&data)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("wide-"))
+        .collect();
+    assert!(orphans.is_empty(), "{} orphan dirs", orphans.len());
+    assert_eq!(create_topic(&mut s, 2, "narrow", 20).0, 0);
+    assert!(broker.is_running());
+    broker.stop();
+    let broker = BrokerProcess::start(&data, &[]);
+    let mut s = connect(broker.port);
+    api_versions_ok(&mut s, 3);
+    broker.stop();
+}

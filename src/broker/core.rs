@@ -36,6 +36,65 @@ pub const TRANSACTION_TOPIC: &str = "__transaction_state";
 /// `offsets.topic.segment.bytes` / `transaction.state.log.segment.bytes`.
 pub const INTERNAL_SEGMENT_BYTES: u64 = 100 * 1024 * 1024;
 
+/// The most partitions one request may create (Kafka's controller refuses more than 10,000
+/// records per operation: "Excessively large number of partitions per request").
+pub const MAX_PARTITIONS_PER_REQUEST: i32 = 10_000;
+/// Descriptors a new partition holds: its active segment's log, offset index and time index.
+pub const FILES_PER_PARTITION: u64 = 3;
+/// Descriptors kept free for connections, checkpoints and snapshots.
+const FILES_RESERVE: u64 = 256;
+
+/// Refuses to create `partitions` partitions when their files would not fit under the process's
+/// open-file limit (`ulimit -n`), before any file is made, instead of failing part way with
+/// EMFILE.
+fn check_open_files(partitions: i32) -> BrokerResult<()> {
+    let Some(limit) = open_file_limit() else {
+        return Ok(());
+    };
+    let open = fs::read_dir("/proc/self/fd").map_or(0, |d| d.count() as u64);
+    let needed = partitions as u64 * FILES_PER_PARTITION;
+    if open + needed + FILES_RESERVE > limit {
+        return Err(BrokerError::new(
+            ResponseError::PolicyViolation,
+            format!(
+                "{partitions} partitions need {needed} more open files; {open} of the limit of {limit} are in use (raise ulimit -n)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The soft `RLIMIT_NOFILE`, `None` when unlimited or unknown.
+pub fn open_file_limit() -> Option<u64> {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes into the struct passed.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) } != 0
+        || r.rlim_cur == libc::RLIM_INFINITY
+    {
+        return None;
+    }
+    Some(r.rlim_cur)
+}
+
+/// Raises the soft open-file limit to the hard one, as the JVM does for Kafka
+/// (`-XX:+MaxFDLimit`, on by default): a broker holds several files per partition.
+pub fn raise_open_file_limit() {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit read and write the struct passed.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) == 0 && r.rlim_cur < r.rlim_max {
+            r.rlim_cur = r.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &r);
+        }
+    }
+}
+
 /// Broker settings (Kafka's names in the comments).
 #[derive(Debug, Clone)]
 pub struct BrokerConfig {
@@ -184,7 +243,14 @@ impl Broker {
                     recovery.get(&key).copied(),
                     log_start.get(&key).copied(),
                     None,
-                )?;
+                )
+                .map_err(|e| {
+                    if e.to_string().contains(&*path.to_string_lossy()) {
+                        e
+                    } else {
+                        super::log::with_path(&path, e)
+                    }
+                })?;
                 if r.recovered_segments > 0 {
                     report.notes.push(format!(
                         "{name}-{p}: recovered {} segment(s) after an unclean shutdown{}{}",
@@ -366,18 +432,34 @@ impl Broker {
                 format!("{partitions} is not a valid partition count"),
             ));
         }
+        if partitions > MAX_PARTITIONS_PER_REQUEST {
+            return Err(BrokerError::new(
+                ResponseError::PolicyViolation,
+                format!(
+                    "{partitions} partitions: excessively large number of partitions per request (the cap is {MAX_PARTITIONS_PER_REQUEST})"
+                ),
+            ));
+        }
+        check_open_files(partitions)?;
         let id = super::files::random_uuid();
         let config = topic_log_config(&self.config, name, self.topic_configs.get(name));
-        let mut logs = Vec::with_capacity(partitions as usize);
+        let mut logs = Vec::new();
         for p in 0..partitions {
-            logs.push(PartitionLog::create(
-                &self.config.log_dir,
-                name,
-                p,
-                id,
-                config.clone(),
-                0,
-            )?);
+            match PartitionLog::create(&self.config.log_dir, name, p, id, config.clone(), 0) {
+                Ok(log) => logs.push(log),
+                Err(e) => {
+                    // All or nothing: a topic that failed part way leaves no partition dir
+                    // behind (a later start would load a topic nobody created).
+                    drop(logs);
+                    for q in 0..=p {
+                        let dir = self.config.log_dir.join(format!("{name}-{q}"));
+                        if dir.is_dir() {
+                            let _ = fs::remove_dir_all(dir);
+                        }
+                    }
+                    return Err(e.into());
+                }
+            }
         }
         self.topics.insert(
             name.to_string(),
@@ -768,6 +850,50 @@ pub(crate) fn topic_log_config(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 14 item 1: a partition count from the wire sizes nothing before it is checked.
+    #[test]
+    fn a_huge_partition_count_is_refused_before_anything_is_made() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut b, _) = Broker::open(BrokerConfig::new(dir.path().join("data"))).unwrap();
+        let e = b.create_topic("huge", i32::MAX).err().expect("refused");
+        assert_eq!(e.code(), ResponseError::PolicyViolation.code());
+        assert!(e.to_string().contains("excessively large"), "{e}");
+        assert!(!dir.path().join("data/huge-0").exists());
+        assert!(b.topic("huge").is_none());
+    }
+
+    /// Issue 14 item 11: a topic whose creation fails part way leaves no partition dir, so the
+    /// broker starts again on its log dir.
+    #[test]
+    fn a_topic_that_fails_part_way_leaves_nothing_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = BrokerConfig::new(dir.path().join("data"));
+        let (mut b, _) = Broker::open(config.clone()).unwrap();
+        // A regular file where partition 5's directory must go.
+        fs::write(config.log_dir.join("t-5"), b"in the way").unwrap();
+        let e = b.create_topic("t", 10).err().expect("creation fails");
+        assert!(
+            e.to_string().contains("t-5"),
+            "the error names the path: {e}"
+        );
+        for p in 0..5 {
+            assert!(
+                !config.log_dir.join(format!("t-{p}")).exists(),
+                "t-{p} left behind"
+            );
+        }
+        assert!(
+            config.log_dir.join("t-5").is_file(),
+            "a file not ours is kept"
+        );
+        assert!(b.topic("t").is_none());
+        b.shutdown().unwrap();
+        drop(b);
+        fs::remove_file(config.log_dir.join("t-5")).unwrap();
+        let (b, _) = Broker::open(config).unwrap();
+        assert!(b.topic("t").is_none());
+    }
 
     #[test]
     fn open_create_commit_shutdown_reopen() {

@@ -20,6 +20,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use kafka_protocol::ResponseError;
 
@@ -224,6 +225,7 @@ fn remove_if_exists(path: &Path) -> io::Result<()> {
     }
 }
 
+/// Opens (creating) a file of the log for reading and writing; an error names the file.
 fn open_rw(path: &Path, truncate: bool) -> io::Result<File> {
     OpenOptions::new()
         .read(true)
@@ -231,6 +233,12 @@ fn open_rw(path: &Path, truncate: bool) -> io::Result<File> {
         .create(true)
         .truncate(truncate)
         .open(path)
+        .map_err(|e| with_path(path, e))
+}
+
+/// `e` with `path` in its message (the kind kept), for errors that would otherwise name no file.
+pub fn with_path(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
 
 /// Walks batch headers of a segment from a position, reading 64 KiB at a time.
@@ -642,7 +650,6 @@ pub struct PartitionLog {
     pub producers: ProducerStateManager,
     aborted: Vec<AbortedTxn>,
     last_snapshot_offset: i64,
-    scratch: RecordScratch,
     /// Files renamed to `.deleted`, with when they may go (`file.delete.delay.ms`).
     pending_deletes: Vec<(i64, PathBuf)>,
 }
@@ -665,7 +672,7 @@ impl PartitionLog {
         leader_epoch: i32,
     ) -> io::Result<PartitionLog> {
         let dir = log_dir.join(format!("{topic}-{partition}"));
-        fs::create_dir_all(&dir)?;
+        fs::create_dir_all(&dir).map_err(|e| with_path(&dir, e))?;
         write_atomically(
             &dir.join(PARTITION_METADATA),
             partition_metadata_text(&topic_id).as_bytes(),
@@ -685,7 +692,6 @@ impl PartitionLog {
             producers: ProducerStateManager::default(),
             aborted: Vec::new(),
             last_snapshot_offset: -1,
-            scratch: RecordScratch::with_cap(MAX_DECOMPRESSED),
             pending_deletes: Vec::new(),
         };
         log.assign_epoch(leader_epoch, 0)?;
@@ -750,7 +756,6 @@ impl PartitionLog {
                     .unwrap_or(0),
             )
         };
-        let mut scratch = RecordScratch::with_cap(MAX_DECOMPRESSED);
         let mut segments: Vec<Segment> = Vec::new();
         let mut first_recovered: Option<i64> = None;
         let mut deleting = false;
@@ -770,8 +775,9 @@ impl PartitionLog {
             report.recovered_segments += 1;
             first_recovered.get_or_insert(base);
             let log_path = dir.join(offset_file_name(base, "log"));
-            let plan = analyse_segment(&log_path, base, config.index_interval_bytes, &mut scratch)?;
-            trim_scratch(&mut scratch);
+            let plan = with_scratch(|scratch| {
+                analyse_segment(&log_path, base, config.index_interval_bytes, scratch)
+            })?;
             if let Some(at) = plan.truncate_at {
                 let f = open_rw(&log_path, false)?;
                 f.set_len(at)?;
@@ -823,7 +829,6 @@ impl PartitionLog {
             producers: ProducerStateManager::default(),
             aborted,
             last_snapshot_offset: -1,
-            scratch,
             pending_deletes: Vec::new(),
         };
         log.load_producer_state(first_recovered)?;
@@ -905,9 +910,7 @@ impl PartitionLog {
             for (pos, h) in batches {
                 if h.is_control() {
                     let bytes = read_at(&self.segments[i].log, pos, h.size())?;
-                    let Some((commit, coordinator_epoch)) =
-                        control_marker(&bytes, &mut self.scratch)
-                    else {
+                    let Some((commit, coordinator_epoch)) = control_marker(&bytes) else {
                         continue;
                     };
                     if let Some(done) = self.producers.complete_txn(
@@ -1277,10 +1280,8 @@ impl PartitionLog {
         let log_append_time = self.config.log_append_time;
         let compact = self.config.compact;
         let mut keyless = false;
-        let decoded = for_each_record(
-            &LogEntry::V2(batch),
-            &mut self.scratch,
-            |r: &LogRecord<'_>| {
+        let decoded = with_scratch(|scratch| {
+            for_each_record(&LogEntry::V2(batch), scratch, |r: &LogRecord<'_>| {
                 if r.offset != count && bad_offset.is_none() {
                     bad_offset = Some((count, r.offset));
                 }
@@ -1290,9 +1291,8 @@ impl PartitionLog {
                 max_ts = max_ts.max(r.timestamp);
                 keyless |= compact && r.key.is_none();
                 count += 1;
-            },
-        );
-        trim_scratch(&mut self.scratch);
+            })
+        });
         decoded
             .map_err(|e| BrokerError::new(ResponseError::CorruptMessage, e.message.to_string()))?;
         if count != h.records_count as i64 {
@@ -1544,13 +1544,14 @@ impl PartitionLog {
             };
             let lat = h.attributes & 0x08 != 0;
             let mut found = None;
-            let _ = for_each_record(&entry, &mut self.scratch, |r| {
-                let ts = if lat { h.max_timestamp } else { r.timestamp };
-                if found.is_none() && ts >= target && r.offset >= log_start {
-                    found = Some((r.offset, ts));
-                }
+            let _ = with_scratch(|scratch| {
+                for_each_record(&entry, scratch, |r| {
+                    let ts = if lat { h.max_timestamp } else { r.timestamp };
+                    if found.is_none() && ts >= target && r.offset >= log_start {
+                        found = Some((r.offset, ts));
+                    }
+                })
             });
-            trim_scratch(&mut self.scratch);
             if let Some((offset, ts)) = found {
                 return Ok(Some((offset, ts, h.partition_leader_epoch)));
             }
@@ -1615,8 +1616,7 @@ impl PartitionLog {
                 let Ok(entry) = LogEntry::parse(&bytes) else {
                     continue;
                 };
-                let _ = for_each_record(&entry, &mut self.scratch, |r| visit(&h, r));
-                trim_scratch(&mut self.scratch);
+                let _ = with_scratch(|scratch| for_each_record(&entry, scratch, |r| visit(&h, r)));
             }
         }
         Ok(())
@@ -1638,31 +1638,52 @@ fn producer_batch(h: &BatchHeader) -> ProducerBatch {
     }
 }
 
-/// A partition's decompression buffer above this is released after use: one 128 MiB batch
-/// must not pin 128 MiB per partition for the broker's lifetime.
+/// The decompression buffer above this is released after use: one 128 MiB batch must not pin
+/// 128 MiB for the broker's lifetime.
 const SCRATCH_KEEP: usize = 4 << 20;
 
-/// Releases `scratch`'s buffer when it grew past [`SCRATCH_KEEP`].
+/// The broker's one decompression scratch (output buffer and zstd context), shared by every
+/// partition: memory for decompression does not grow with the partition count.
+static SCRATCH: Mutex<Option<RecordScratch>> = Mutex::new(None);
+
+/// Runs `f` with the shared scratch (a temporary one if it is in use: a nested call), then
+/// releases what a large batch made it grow to.
+fn with_scratch<R>(f: impl FnOnce(&mut RecordScratch) -> R) -> R {
+    match SCRATCH.try_lock() {
+        Ok(mut guard) => {
+            let scratch = guard.get_or_insert_with(|| RecordScratch::with_cap(MAX_DECOMPRESSED));
+            let r = f(scratch);
+            trim_scratch(scratch);
+            r
+        }
+        Err(_) => f(&mut RecordScratch::with_cap(MAX_DECOMPRESSED)),
+    }
+}
+
+/// Releases `scratch`'s buffer and zstd context (whose window is as large as the batch's) when
+/// the buffer grew past [`SCRATCH_KEEP`].
 fn trim_scratch(scratch: &mut RecordScratch) {
     if scratch.buffer.capacity() > SCRATCH_KEEP {
         scratch.buffer = Vec::new();
+        scratch.decompressor.release();
     }
 }
 
 /// (commit?, coordinator epoch) of a transaction marker batch.
-fn control_marker(bytes: &[u8], scratch: &mut RecordScratch) -> Option<(bool, i32)> {
+fn control_marker(bytes: &[u8]) -> Option<(bool, i32)> {
     let entry = LogEntry::parse(bytes).ok()?;
     let mut out = None;
-    let _ = for_each_record(&entry, scratch, |r| {
-        if let Ok(c) = decode_control(r.key, r.value) {
-            match c.kind {
-                ControlType::Commit => out = Some((true, c.coordinator_epoch.unwrap_or(-1))),
-                ControlType::Abort => out = Some((false, c.coordinator_epoch.unwrap_or(-1))),
-                _ => {}
+    let _ = with_scratch(|scratch| {
+        for_each_record(&entry, scratch, |r| {
+            if let Ok(c) = decode_control(r.key, r.value) {
+                match c.kind {
+                    ControlType::Commit => out = Some((true, c.coordinator_epoch.unwrap_or(-1))),
+                    ControlType::Abort => out = Some((false, c.coordinator_epoch.unwrap_or(-1))),
+                    _ => {}
+                }
             }
-        }
+        })
     });
-    trim_scratch(scratch);
     out
 }
 
@@ -1716,6 +1737,52 @@ pub(crate) mod tests {
             &mut Vec::new(),
         );
         out
+    }
+
+    /// Issue 14 item 2: a large zstd batch appended to many partitions leaves no decompression
+    /// state per partition; the one shared scratch is released after the batch.
+    #[test]
+    fn decompression_scratch_is_shared_and_released() {
+        let dir = tempfile::tempdir().unwrap();
+        let value = vec![b'z'; 1 << 20];
+        let records: Vec<NewRecord> = (0..8)
+            .map(|i| NewRecord {
+                timestamp: 1_700_000_000_000 + i,
+                key: None,
+                value: Some(&value),
+                headers: &[],
+            })
+            .collect();
+        let mut batch = Vec::new();
+        encode_batch(
+            &mut batch,
+            &NewBatch {
+                partition_leader_epoch: -1,
+                codec: Codec::Zstd,
+                ..Default::default()
+            },
+            &records,
+            &mut Vec::new(),
+        );
+        assert!(
+            batch.len() < 64 * 1024,
+            "8 MiB compresses to {}",
+            batch.len()
+        );
+        let config = LogConfig::default();
+        let mut logs: Vec<PartitionLog> = (0..4)
+            .map(|p| PartitionLog::create(dir.path(), "z", p, [7; 16], config.clone(), 0).unwrap())
+            .collect();
+        for log in &mut logs {
+            log.append_client(batch.clone(), now_ms()).unwrap();
+        }
+        let guard = SCRATCH.lock().unwrap();
+        let shared = guard.as_ref().expect("the shared scratch was used");
+        assert!(
+            shared.buffer.capacity() <= SCRATCH_KEEP,
+            "an 8 MiB batch left {} bytes of scratch",
+            shared.buffer.capacity()
+        );
     }
 
     fn config() -> LogConfig {

@@ -37,7 +37,7 @@ pub const MAX_FRAME: i32 = 100 * 1024 * 1024;
 /// The cap for frames of every other API.
 pub const MAX_OTHER_FRAME: i32 = 1024 * 1024;
 /// The budget of request memory in flight at once (`queued.max.request.bytes`), counted with
-/// [`request_cost`]; a frame waits for its share before its body is read.
+/// [`request_cost`]; each piece of a frame's body waits for its share as it arrives.
 pub const REQUEST_BUDGET: usize = 256 * 1024 * 1024;
 /// The longest the rest of a frame may take to arrive once its budget share is granted.
 const FRAME_READ_TIMEOUT: Duration = Duration::from_secs(60);
@@ -258,19 +258,16 @@ async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
             eprintln!("kseg mini-broker: {peer}: frame length {n} for api key {api_key} is over its cap {cap}: closing the connection");
             return;
         }
-        let Ok(_permit) = shared.budget.acquire_many(request_cost(api_key, n)).await else {
-            return;
-        };
-        frame.resize(n as usize, 0);
         // A peer that stops sending mid-frame must not hold its share of the budget forever.
-        match tokio::time::timeout(FRAME_READ_TIMEOUT, rd.read_exact(&mut frame[4..])).await {
-            Ok(Ok(_)) => {}
-            Ok(Err(_)) => return,
+        let read = read_body(&shared, &mut rd, &mut frame, api_key, n);
+        let _permit = match tokio::time::timeout(FRAME_READ_TIMEOUT, read).await {
+            Ok(Some(permit)) => permit,
+            Ok(None) => return,
             Err(_) => {
                 eprintln!("kseg mini-broker: {peer}: a {n}-byte frame did not arrive within {FRAME_READ_TIMEOUT:?}: closing the connection");
                 return;
             }
-        }
+        };
         match request(&shared, Bytes::from(frame), peer).await {
             Ok(Some(response)) => {
                 if wr.write_all(&response).await.is_err() {
@@ -284,6 +281,44 @@ async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
             }
         }
     }
+}
+
+/// Bytes of a frame body read per budget reservation.
+const BODY_CHUNK: usize = 64 * 1024;
+
+/// Reads the rest of an `n`-byte frame into `frame` (which holds its first 4 bytes), reserving
+/// budget for each piece as it arrives rather than for the declared size up front: peers that
+/// announce large frames and trickle them hold only what they sent, so a small request on
+/// another connection is not starved. `None`: the peer went away.
+async fn read_body<'s>(
+    shared: &'s Shared,
+    rd: &mut tokio::net::tcp::OwnedReadHalf,
+    frame: &mut Vec<u8>,
+    api_key: i16,
+    n: i32,
+) -> Option<tokio::sync::SemaphorePermit<'s>> {
+    let total = n as usize;
+    // Address space only: pages are touched as bytes arrive.
+    frame.reserve_exact(total - frame.len());
+    let mut permit = shared
+        .budget
+        .acquire_many(request_cost(api_key, 4))
+        .await
+        .ok()?;
+    while frame.len() < total {
+        let piece = (total - frame.len()).min(BODY_CHUNK);
+        permit.merge(
+            shared
+                .budget
+                .acquire_many(request_cost(api_key, piece as i32))
+                .await
+                .ok()?,
+        );
+        let at = frame.len();
+        frame.resize(at + piece, 0);
+        rd.read_exact(&mut frame[at..]).await.ok()?;
+    }
+    Some(permit)
 }
 
 pub(super) fn encode<R: Encodable>(
@@ -602,6 +637,8 @@ fn create_topics(
 ) -> Result<CreateTopicsResponse, String> {
     let mut b = shared.broker()?;
     let mut results = Vec::new();
+    // The partitions this request may still create (Kafka's per-operation record cap).
+    let mut room = super::core::MAX_PARTITIONS_PER_REQUEST;
     for t in req.topics {
         let name = t.name.as_str().to_string();
         let n = if t.num_partitions < 0 {
@@ -609,6 +646,21 @@ fn create_topics(
         } else {
             t.num_partitions
         };
+        if n > room {
+            results.push(
+                create_topics_response::CreatableTopicResult::default()
+                    .with_name(t.name.clone())
+                    .with_num_partitions(-1)
+                    .with_replication_factor(-1)
+                    .with_error_code(ResponseError::PolicyViolation.code())
+                    .with_error_message(Some(s(&format!(
+                        "{n} partitions: excessively large number of partitions per request (the cap is {})",
+                        super::core::MAX_PARTITIONS_PER_REQUEST
+                    )))),
+            );
+            continue;
+        }
+        room -= n.max(0);
         let mut r = create_topics_response::CreatableTopicResult::default()
             .with_name(t.name.clone())
             .with_num_partitions(n)

@@ -85,6 +85,7 @@ pub fn broker_config(a: &BrokerArgs) -> anyhow::Result<BrokerConfig> {
 fn open(a: &BrokerArgs) -> anyhow::Result<Broker> {
     let config = broker_config(a)?;
     let dir = config.log_dir.clone();
+    crate::broker::core::raise_open_file_limit();
     let (broker, report) =
         Broker::open(config).with_context(|| format!("opening log dir {}", dir.display()))?;
     for note in &report.notes {

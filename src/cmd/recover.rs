@@ -17,37 +17,39 @@ use crate::format::log::{ByteSource, RecordScratch};
 use crate::format::text_files::parse_checkpoint;
 use crate::format::txn_index::{parse_txn_index, ABORTED_TXN_SIZE};
 use crate::print::progress::{self, Progress};
-use crate::storage::discover::{discover, segment_sibling, DataFile, LogDir};
+use crate::storage::discover::{discover, segment_sibling, DataFile, LogDir, PartitionDir};
 use crate::storage::layout::{base_offset_of, FileKind};
 use crate::storage::source::{read_small, FileSource};
 
 /// Copies `ranges` (position, length) of `src` one after the other into `dst`.
-fn copy_ranges(src: &Path, dst: &Path, ranges: &[(u64, u64)]) -> io::Result<u64> {
-    let mut input = FileSource::open(src)?;
+fn copy_ranges(src: &Path, dst: &Path, ranges: &[(u64, u64)]) -> Result<u64> {
+    let mut input = FileSource::open(src).with_context(|| src.display().to_string())?;
     let mut out = BufWriter::new(
         fs::OpenOptions::new()
             .write(true)
             .create_new(true)
-            .open(dst)?,
+            .open(dst)
+            .with_context(|| format!("creating {}", dst.display()))?,
     );
     let mut written = 0u64;
     for &(start, len) in ranges {
         let mut at = start;
         while at < start + len {
             let want = ((start + len - at) as usize).min(1 << 16);
-            let chunk = input.read_at(at, want)?;
+            let chunk = input
+                .read_at(at, want)
+                .with_context(|| format!("{} at byte {at}", src.display()))?;
             if chunk.is_empty() {
-                return Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    format!("{} shrank while copying", src.display()),
-                ));
+                bail!("{} shrank while copying (at byte {at})", src.display());
             }
-            out.write_all(chunk)?;
+            out.write_all(chunk)
+                .with_context(|| format!("writing {}", dst.display()))?;
             at += chunk.len() as u64;
             written += chunk.len() as u64;
         }
     }
-    out.flush()?;
+    out.flush()
+        .with_context(|| format!("writing {}", dst.display()))?;
     Ok(written)
 }
 
@@ -124,7 +126,89 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         }
     }
     fs::create_dir_all(&target).with_context(|| format!("creating {}", target.display()))?;
+    let copy = match write_copy(&args, &part, &target) {
+        Ok(c) => c,
+        Err(e) => {
+            // No partial copy is left behind: the dir was new or empty.
+            let _ = fs::remove_dir_all(&target);
+            return Err(e);
+        }
+    };
+    let Copy {
+        report,
+        damaged,
+        clean,
+        recovery_point,
+        leo,
+    } = copy;
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    if args.json {
+        for r in &report {
+            let mut r = r.clone();
+            r["type"] = "segment".into();
+            serde_json::to_writer(&mut out, &r)?;
+            writeln!(out)?;
+        }
+        serde_json::to_writer(
+            &mut out,
+            &json!({"type": "summary", "out": target.display().to_string(), "damaged": damaged,
+            "cleanShutdown": clean, "recoveryPoint": recovery_point, "logEndOffset": leo, "salvage": args.salvage}),
+        )?;
+        writeln!(out)?;
+    } else {
+        writeln!(
+            out,
+            "Repaired copy of {} written to {}",
+            part.path.display(),
+            target.display()
+        )?;
+        writeln!(
+            out,
+            "{}; log end offset of the copy: {leo}",
+            if clean {
+                "clean shutdown: Kafka would not recover any segment".to_string()
+            } else {
+                format!("recovering from the segment holding recovery point {recovery_point}")
+            }
+        )?;
+        for r in &report {
+            writeln!(
+                out,
+                "  {}: {}{}",
+                r["segment"].as_str().unwrap_or(""),
+                r["action"].as_str().unwrap_or(""),
+                r.get("reason")
+                    .and_then(|v| v.as_str())
+                    .map(|s| format!(" ({s})"))
+                    .unwrap_or_default()
+            )?;
+            if r["salvagedBatches"].as_u64().unwrap_or(0) > 0 {
+                writeln!(
+                    out,
+                    "    salvaged {} valid batches after the damage: offsets {}",
+                    r["salvagedBatches"],
+                    r["salvagedOffsets"].as_str().unwrap_or("")
+                )?;
+            }
+        }
+    }
+    out.flush()?;
+    // The repair was written: the damage it repaired is in the report, not in the exit code.
+    Ok(Outcome::Clean)
+}
 
+/// What [`write_copy`] did, for the report.
+struct Copy {
+    report: Vec<serde_json::Value>,
+    damaged: bool,
+    clean: bool,
+    recovery_point: i64,
+    leo: i64,
+}
+
+/// Writes the repaired copy of `part` into `target` (created, empty).
+fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<Copy> {
     // Kafka recovers from the recovery point on when there was no clean shutdown.
     let parent = part
         .path
@@ -187,7 +271,8 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         // Without its .index, LogLoader.loadSegmentFiles recovers the segment itself (whatever
         // the shutdown); cut there, it makes recoverLog delete nothing after it.
         let load_recovered = segment_sibling(&load.files, *base, &FileKind::OffsetIndex).is_none();
-        let plan = analyse_segment(&seg.path, *base, args.index_interval_bytes, &mut scratch)?;
+        let plan = analyse_segment(&seg.path, *base, args.index_interval_bytes, &mut scratch)
+            .with_context(|| seg.path.display().to_string())?;
         progress.file_done(&seg.path);
         if truncated && !args.salvage {
             report.push(json!({"segment": name, "action": "deleted",
@@ -204,7 +289,9 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
                 (FileKind::TxnIndex, "txnindex"),
             ] {
                 if let Some(sib) = segment_sibling(&load.files, *base, &kind) {
-                    let len = fs::metadata(&sib.path)?.len();
+                    let len = fs::metadata(&sib.path)
+                        .with_context(|| sib.path.display().to_string())?
+                        .len();
                     copy_ranges(
                         &sib.path,
                         &target.join(format!("{stem}.{ext}")),
@@ -242,7 +329,9 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
                     ranges.push((run.position, run.len));
                     // The copy's indexes cover the salvaged batches too: read them again.
                     if let Ok(r) = &mut rebuild {
-                        if let Err(e) = extend_rebuild(&seg.path, run, r, &mut scratch)? {
+                        if let Err(e) = extend_rebuild(&seg.path, run, r, &mut scratch)
+                            .with_context(|| seg.path.display().to_string())?
+                        {
                             rebuild = Err(e);
                         }
                     }
@@ -259,7 +348,7 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         let seg_end = last_offset.map(|l| l + 1).unwrap_or(*base);
         if let Some(txn) = segment_sibling(&load.files, *base, &FileKind::TxnIndex).map(|f| &f.path)
         {
-            let bytes = read_small(txn, 1 << 30)?;
+            let bytes = read_small(txn, 1 << 30).with_context(|| txn.display().to_string())?;
             let (entries, _) = parse_txn_index(&bytes);
             let keep = entries
                 .iter()
@@ -304,7 +393,10 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
                 )?;
             }
             FileKind::LeaderEpochCheckpoint => {
-                let text = String::from_utf8_lossy(&read_small(&f.path, 64 << 20)?).into_owned();
+                let text = String::from_utf8_lossy(
+                    &read_small(&f.path, 64 << 20).with_context(|| f.path.display().to_string())?,
+                )
+                .into_owned();
                 if let Ok(c) = parse_checkpoint(&text, true) {
                     let kept: Vec<String> = c
                         .epochs()
@@ -323,59 +415,11 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
             _ => {}
         }
     }
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
-    if args.json {
-        for r in &report {
-            let mut r = r.clone();
-            r["type"] = "segment".into();
-            serde_json::to_writer(&mut out, &r)?;
-            writeln!(out)?;
-        }
-        serde_json::to_writer(
-            &mut out,
-            &json!({"type": "summary", "out": target.display().to_string(), "damaged": damaged,
-            "cleanShutdown": clean, "recoveryPoint": recovery_point, "logEndOffset": leo, "salvage": args.salvage}),
-        )?;
-        writeln!(out)?;
-    } else {
-        writeln!(
-            out,
-            "Repaired copy of {} written to {}",
-            part.path.display(),
-            target.display()
-        )?;
-        writeln!(
-            out,
-            "{}; log end offset of the copy: {leo}",
-            if clean {
-                "clean shutdown: Kafka would not recover any segment".to_string()
-            } else {
-                format!("recovering from the segment holding recovery point {recovery_point}")
-            }
-        )?;
-        for r in &report {
-            writeln!(
-                out,
-                "  {}: {}{}",
-                r["segment"].as_str().unwrap_or(""),
-                r["action"].as_str().unwrap_or(""),
-                r.get("reason")
-                    .and_then(|v| v.as_str())
-                    .map(|s| format!(" ({s})"))
-                    .unwrap_or_default()
-            )?;
-            if r["salvagedBatches"].as_u64().unwrap_or(0) > 0 {
-                writeln!(
-                    out,
-                    "    salvaged {} valid batches after the damage: offsets {}",
-                    r["salvagedBatches"],
-                    r["salvagedOffsets"].as_str().unwrap_or("")
-                )?;
-            }
-        }
-    }
-    out.flush()?;
-    // The repair was written: the damage it repaired is in the report, not in the exit code.
-    Ok(Outcome::Clean)
+    Ok(Copy {
+        report,
+        damaged,
+        clean,
+        recovery_point,
+        leo,
+    })
 }

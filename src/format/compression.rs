@@ -73,6 +73,12 @@ impl Decompressor {
         }
     }
 
+    /// Drops the zstd context (and its window buffer, as large as the largest frame's window);
+    /// the next zstd batch makes a new one.
+    pub fn release(&mut self) {
+        self.zstd = None;
+    }
+
     /// Decompresses `input` (the compressed records region) into `out`, replacing its contents.
     /// `magic` matters for lz4 (magic 0 frames carry a broken header checksum) and zstd (v2 only).
     /// Error positions are relative to the start of `input`.

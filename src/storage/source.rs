@@ -18,9 +18,49 @@ use crate::format::log::ByteSource;
 /// small enough to keep memory flat on multi-GiB segments.
 pub const READ_CHUNK: usize = 1 << 20;
 
-/// Opens a file for reading only (never created, never truncated, never written).
+/// Opens a regular file for reading only (never created, never truncated, never written).
+///
+/// The open itself cannot block (`O_NONBLOCK`: a FIFO named like a segment would otherwise hang
+/// in `open` until a writer appears) and the type is checked on the opened descriptor, not the
+/// path (no race with a rename): a FIFO, socket or device (a symlink to `/dev/zero` reports a
+/// length of 0 and never ends) is refused with its kind. `O_NONBLOCK` is cleared again before
+/// the descriptor is used.
 pub fn open_read_only(path: &Path) -> io::Result<File> {
-    std::fs::OpenOptions::new().read(true).open(path)
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    use std::os::unix::io::AsRawFd;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    let kind = file.metadata()?.file_type();
+    if !kind.is_file() {
+        let what = if kind.is_dir() {
+            "a directory"
+        } else if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_char_device() {
+            "a character device"
+        } else if kind.is_block_device() {
+            "a block device"
+        } else if kind.is_socket() {
+            "a socket"
+        } else {
+            "a special file"
+        };
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{what}, not a regular file"),
+        ));
+    }
+    let fd = file.as_raw_fd();
+    // SAFETY: fcntl on a descriptor this function owns; no memory is passed.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags >= 0 {
+            libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK);
+        }
+    }
+    Ok(file)
 }
 
 /// Reads a whole small file (indexes, snapshots, checkpoints) with a size guard.

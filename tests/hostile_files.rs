@@ -1,0 +1,158 @@
+//! Hostile files in a data dir (issue 14): FIFOs and device files named like segments,
+//! indexes, checkpoints and snapshots. Every command answers within a generous process timeout
+//! (no hang in `open`, no read of an endless device), exits with a documented code, and names
+//! the file that is not a regular file.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs kseg with a 120 s limit: a hang fails the test instead of blocking it.
+fn kseg(args: &[&str]) -> Run {
+    let out = assert_cmd::Command::cargo_bin("kseg")
+        .unwrap()
+        .args(args)
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let run = Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert!(
+        run.code.is_some(),
+        "kseg {args:?} did not exit by itself (killed at the timeout or by a signal): {}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    run
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}
+
+/// A copy of the committed example data dir.
+fn example_copy(t: &Path) -> PathBuf {
+    let dir = t.join("data");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example-datadir"),
+        &dir,
+    );
+    dir
+}
+
+fn mkfifo(path: &Path) {
+    let _ = std::fs::remove_file(path);
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+}
+
+fn symlink_to(path: &Path, target: &str) {
+    let _ = std::fs::remove_file(path);
+    std::os::unix::fs::symlink(target, path).unwrap();
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Every command that reads `file` (in partition dir `part` of log dir `dir`), as (name, args).
+fn commands<'a>(dir: &'a str, part: &'a str, out: &'a str) -> Vec<(&'static str, Vec<&'a str>)> {
+    vec![
+        ("summary", vec!["summary", dir]),
+        ("verify-index", vec!["verify-index", dir]),
+        ("dump-log", vec!["dump-log", part]),
+        ("recover", vec!["recover", "--out", out, part]),
+        ("lookup", vec!["lookup", "--latest", part]),
+        (
+            "lookup --timestamp",
+            vec!["lookup", "--timestamp", "0", part],
+        ),
+    ]
+}
+
+fn check(name: &str, make: impl Fn(&Path), what: &str) {
+    let t = tempfile::tempdir().unwrap();
+    let dir = example_copy(t.path());
+    let part = dir.join("orders-0");
+    let file = part.join(name);
+    make(&file);
+    let out = t.path().join("out");
+    for (cmd, args) in commands(s(&dir), s(&part), s(&out)) {
+        let _ = std::fs::remove_dir_all(&out);
+        let r = kseg(&args);
+        let code = r.code.unwrap();
+        assert!(
+            (0..=2).contains(&code),
+            "{cmd} on {what} {name}: exit {code}: {}",
+            r.stderr
+        );
+        let said = format!("{}{}", r.stdout, r.stderr);
+        // A command that reads the file names it; one that has no use for it may pass it by.
+        if said.contains(name) && code != 0 {
+            assert!(
+                said.contains("not a regular file"),
+                "{cmd} on {what} {name}: {}\n{}",
+                r.stdout,
+                r.stderr
+            );
+        }
+        // Every command but `lookup --latest` (answered from the newest segment) reads the first
+        // segment's log.
+        if name.ends_with(".log") && cmd != "lookup" {
+            assert!(
+                said.contains(name) && said.contains(&format!("{what}, not a regular file")),
+                "{cmd} must name the {what} {name}: {}\n{}",
+                r.stdout,
+                r.stderr
+            );
+        }
+    }
+}
+
+const NAMES: &[&str] = &[
+    "00000000000000000000.log",
+    "00000000000000000000.index",
+    "00000000000000000000.timeindex",
+    "00000000000000000054.snapshot",
+    "leader-epoch-checkpoint",
+];
+
+/// Issue 14 item 6: a FIFO blocked `open(O_RDONLY)` forever.
+#[test]
+fn fifos_named_like_kafka_files_do_not_hang() {
+    for name in NAMES {
+        check(name, mkfifo, "a FIFO");
+    }
+}
+
+/// Issue 14 item 5: a symlink to an endless device reported length 0 and was read to the
+/// limit (gigabytes).
+#[test]
+fn device_files_named_like_kafka_files_are_not_read() {
+    for name in NAMES {
+        check(name, |p| symlink_to(p, "/dev/zero"), "a character device");
+        check(
+            name,
+            |p| symlink_to(p, "/dev/urandom"),
+            "a character device",
+        );
+    }
+}
