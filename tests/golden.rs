@@ -218,33 +218,38 @@ fn text_output_matches_goldens() {
             continue;
         }
         let args = expand(args, &corpus, &damaged);
-        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
-        let run = kseg(&argv);
-        // Paths in the output are made relative to the repository/corpus/temporary root.
-        let got = format!(
-            "exit: {}\n--- stdout\n{}--- stderr\n{}",
-            run.code, run.stdout, run.stderr
-        )
-        .replace(&corpus, "<corpus>")
-        .replace(&damaged, "<damaged>")
-        .replace(ROOT, "<repo>");
-        let golden = Path::new(ROOT)
-            .join("testdata/golden")
-            .join(format!("{name}.txt"));
-        if update {
-            std::fs::write(&golden, &got).unwrap();
-            continue;
-        }
-        let want = std::fs::read_to_string(&golden)
-            .unwrap_or_else(|e| panic!("{}: {e}", golden.display()));
-        if want != got {
-            let first = want.lines().zip(got.lines()).position(|(a, b)| a != b);
-            failures.push(format!(
-                "{name}: first differing line {:?}\n  want: {:?}\n  got:  {:?}",
-                first.map(|i| i + 1),
-                first.and_then(|i| want.lines().nth(i)),
-                first.and_then(|i| got.lines().nth(i))
-            ));
+        // Every dump is checked on one thread and on two (files in parallel, written in order):
+        // the same golden for both.
+        for threads in ["1", "2"] {
+            let mut argv: Vec<&str> = args.iter().map(String::as_str).collect();
+            argv.splice(1..1, ["--threads", threads]);
+            let run = kseg(&argv);
+            // Paths in the output are made relative to the repository/corpus/temporary root.
+            let got = format!(
+                "exit: {}\n--- stdout\n{}--- stderr\n{}",
+                run.code, run.stdout, run.stderr
+            )
+            .replace(&corpus, "<corpus>")
+            .replace(&damaged, "<damaged>")
+            .replace(ROOT, "<repo>");
+            let golden = Path::new(ROOT)
+                .join("testdata/golden")
+                .join(format!("{name}.txt"));
+            if update {
+                std::fs::write(&golden, &got).unwrap();
+                break;
+            }
+            let want = std::fs::read_to_string(&golden)
+                .unwrap_or_else(|e| panic!("{}: {e}", golden.display()));
+            if want != got {
+                let first = want.lines().zip(got.lines()).position(|(a, b)| a != b);
+                failures.push(format!(
+                    "{name} (--threads {threads}): first differing line {:?}\n  want: {:?}\n  got:  {:?}",
+                    first.map(|i| i + 1),
+                    first.and_then(|i| want.lines().nth(i)),
+                    first.and_then(|i| got.lines().nth(i))
+                ));
+            }
         }
     }
     assert!(
