@@ -1,6 +1,6 @@
 //! `kseg dump-log`: discover the inputs, scan every file, print it as text or NDJSON.
 
-use std::io::{self, BufWriter};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
@@ -38,7 +38,7 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
     }
     let (set, mut outcome) = discover_inputs(&paths, "dump-log", Reads::AnyKafkaFile)?;
     let stdout = io::stdout();
-    let out = BufWriter::with_capacity(256 * 1024, stdout.lock());
+    let out = stdout.lock();
     let forced_decoder = if args.offsets_decoder {
         Some(InternalDecoder::Offsets)
     } else if args.transaction_log_decoder {

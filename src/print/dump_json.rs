@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 
 use super::escape::Encoding;
 use super::ndjson::JsonLine;
+use super::LineOut;
 use super::{report_error, DumpPrinter, DumpSummary, TimeIndexProblem};
 use crate::format::control::{decode_control, ControlType};
 use crate::format::index::{OffsetEntry, TimeEntry};
@@ -20,53 +21,56 @@ use crate::storage::discover::Unrecognised;
 use crate::storage::layout::FileKind;
 
 pub struct JsonDump<W: Write> {
-    out: W,
+    out: LineOut<W>,
     encoding: Encoding,
     decoder: Option<InternalDecoder>,
     file: PathBuf,
     /// The `file` value, already JSON-escaped, so records do not re-escape it.
     file_json: Vec<u8>,
-    /// The line being built, written with one `write_all`.
-    line: JsonLine,
     last_offset: i64,
 }
 
 impl<W: Write> JsonDump<W> {
     pub fn new(out: W, encoding: Encoding) -> Self {
         JsonDump {
-            out,
+            out: LineOut::new(out),
             encoding,
             decoder: None,
             file: PathBuf::new(),
             file_json: b"\"\"".to_vec(),
-            line: JsonLine::default(),
             last_offset: -1,
         }
+    }
+
+    /// The output buffer, to append JSON to.
+    #[inline]
+    fn l(&mut self) -> JsonLine<'_> {
+        JsonLine(&mut self.out.buf)
     }
 
     /// Starts the line `{"type":"<t>","file":<file>` — callers add fields, then [`Self::end`].
     #[inline]
     fn open(&mut self, t: &str) {
-        self.line.clear();
-        self.line.raw(b"{\"type\":\"");
-        self.line.raw(t.as_bytes());
-        self.line.raw(b"\",\"file\":");
-        self.line.raw(&self.file_json);
+        let b = &mut self.out.buf;
+        b.extend_from_slice(b"{\"type\":\"");
+        b.extend_from_slice(t.as_bytes());
+        b.extend_from_slice(b"\",\"file\":");
+        b.extend_from_slice(&self.file_json);
     }
 
-    /// Closes the object and writes the line.
+    /// Closes the object and the line.
     #[inline]
     fn end(&mut self) -> io::Result<()> {
-        self.line.raw(b"}\n");
-        self.out.write_all(&self.line.buf)
+        self.out.buf.extend_from_slice(b"}\n");
+        self.out.line_done()
     }
 
     /// `,"<k>":` — `k` is one of this printer's field names (no escaping needed).
     #[inline]
     fn key(&mut self, k: &str) {
-        self.line.raw(b",\"");
-        self.line.raw(k.as_bytes());
-        self.line.raw(b"\":");
+        self.l().raw(b",\"");
+        self.l().raw(k.as_bytes());
+        self.l().raw(b"\":");
     }
 
     fn value_line(&mut self, t: &str, fields: Value) -> io::Result<()> {
@@ -74,7 +78,7 @@ impl<W: Write> JsonDump<W> {
         if let Value::Object(map) = fields {
             for (k, v) in map {
                 self.key(&k);
-                self.line.value(&v);
+                self.l().value(&v);
             }
         }
         self.end()
@@ -111,7 +115,7 @@ fn kind_name(kind: &FileKind) -> &'static str {
 impl<W: Write> LogSink for JsonDump<W> {
     fn batch(&mut self, position: u64, _entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
         self.open("batch");
-        let l = &mut self.line;
+        let l = &mut JsonLine(&mut self.out.buf);
         l.raw(b",\"position\":");
         l.int(position);
         l.raw(b",\"baseOffset\":");
@@ -159,16 +163,17 @@ impl<W: Write> LogSink for JsonDump<W> {
     fn record(&mut self, position: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
         if r.offset != self.last_offset.wrapping_add(1) {
             self.open("nonConsecutive");
-            self.line.raw(b",\"previous\":");
-            self.line.int(self.last_offset);
-            self.line.raw(b",\"offset\":");
-            self.line.int(r.offset);
+            self.l().raw(b",\"previous\":");
+            let previous = self.last_offset;
+            self.l().int(previous);
+            self.l().raw(b",\"offset\":");
+            self.l().int(r.offset);
             self.end()?;
         }
         self.last_offset = r.offset;
         let encoding = self.encoding;
         self.open("record");
-        let l = &mut self.line;
+        let l = &mut JsonLine(&mut self.out.buf);
         l.raw(b",\"batchPosition\":");
         l.int(position);
         l.raw(b",\"offset\":");
@@ -250,14 +255,14 @@ impl<W: Write> LogSink for JsonDump<W> {
         };
         let message = p.message();
         self.open("error");
-        self.line.raw(b",\"position\":");
-        self.line.int(p.position());
-        self.line.raw(b",\"length\":");
-        self.line.int(p.length());
-        self.line.raw(b",\"kind\":");
-        self.line.plain(kind);
-        self.line.raw(b",\"message\":");
-        self.line.str(&message);
+        self.l().raw(b",\"position\":");
+        self.l().int(p.position());
+        self.l().raw(b",\"length\":");
+        self.l().int(p.length());
+        self.l().raw(b",\"kind\":");
+        self.l().plain(kind);
+        self.l().raw(b",\"message\":");
+        self.l().str(&message);
         self.end()?;
         self.out.flush()?;
         report_error(&self.file, Some(p.position()), &message);
@@ -286,19 +291,19 @@ impl<W: Write> DumpPrinter for JsonDump<W> {
 
     fn index_entry(&mut self, e: &OffsetEntry) -> io::Result<()> {
         self.open("indexEntry");
-        self.line.raw(b",\"offset\":");
-        self.line.int(e.offset);
-        self.line.raw(b",\"position\":");
-        self.line.int(e.position);
+        self.l().raw(b",\"offset\":");
+        self.l().int(e.offset);
+        self.l().raw(b",\"position\":");
+        self.l().int(e.position);
         self.end()
     }
 
     fn time_index_entry(&mut self, e: &TimeEntry) -> io::Result<()> {
         self.open("timeIndexEntry");
-        self.line.raw(b",\"timestamp\":");
-        self.line.int(e.timestamp);
-        self.line.raw(b",\"offset\":");
-        self.line.int(e.offset);
+        self.l().raw(b",\"timestamp\":");
+        self.l().int(e.timestamp);
+        self.l().raw(b",\"offset\":");
+        self.l().int(e.offset);
         self.end()
     }
 
@@ -404,8 +409,9 @@ impl<W: Write> DumpPrinter for JsonDump<W> {
         let file = item.path.to_string_lossy();
         let v = json!({"type": if item.foreign_layout.is_some() { "error" } else { "unrecognised" },
             "file": file, "position": null, "length": null, "layout": item.foreign_layout, "message": item.reason});
-        serde_json::to_writer(&mut self.out, &v).map_err(io::Error::from)?;
-        self.out.write_all(b"\n")?;
+        self.l().value(&v);
+        self.l().raw(b"\n");
+        self.out.line_done()?;
         if item.foreign_layout.is_some() {
             self.out.flush()?;
             report_error(&item.path, None, &item.reason);
@@ -425,8 +431,8 @@ impl<W: Write> DumpPrinter for JsonDump<W> {
         let v = json!({"type": "summary", "files": s.files, "batches": s.batches, "records": s.records,
             "errors": s.errors, "crcErrors": s.crc_errors, "invalidBytes": s.invalid_bytes,
             "unrecognised": s.unrecognised});
-        serde_json::to_writer(&mut self.out, &v).map_err(io::Error::from)?;
-        self.out.write_all(b"\n")?;
+        self.l().value(&v);
+        self.l().raw(b"\n");
         self.out.flush()
     }
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::escape::{push_escaped, write_escaped};
-use super::{report_error, DumpPrinter, DumpSummary, TextDeferred, TimeIndexProblem};
+use super::{report_error, DumpPrinter, DumpSummary, LineOut, TextDeferred, TimeIndexProblem};
 use crate::format::control::{decode_control, ControlType};
 use crate::format::index::{OffsetEntry, SanityError, TimeEntry};
 use crate::format::internal::{decode_record, Form, InternalDecoder};
@@ -27,27 +27,24 @@ pub struct TextStyle {
 }
 
 pub struct TextDump<W: Write> {
-    out: W,
+    out: LineOut<W>,
     style: TextStyle,
     decoder: Option<InternalDecoder>,
     file: PathBuf,
     last_offset: i64,
     /// Reported on stderr at the end; kseg's notes come after Kafka's lines about their file.
     deferred: TextDeferred,
-    /// The line being built, written with one `write_all`.
-    line: Vec<u8>,
 }
 
 impl<W: Write> TextDump<W> {
     pub fn new(out: W, style: TextStyle) -> Self {
         TextDump {
-            out,
+            out: LineOut::new(out),
             style,
             decoder: None,
             file: PathBuf::new(),
             last_offset: -1,
             deferred: TextDeferred::default(),
-            line: Vec::new(),
         }
     }
 
@@ -83,8 +80,7 @@ fn boolean(buf: &mut Vec<u8>, v: bool) {
 
 impl<W: Write> LogSink for TextDump<W> {
     fn batch(&mut self, position: u64, _entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
-        let o = &mut self.line;
-        o.clear();
+        let o = &mut self.out.buf;
         if b.magic >= 2 {
             o.extend_from_slice(b"baseOffset: ");
             num(o, b.base_offset);
@@ -136,7 +132,7 @@ impl<W: Write> LogSink for TextDump<W> {
         o.extend_from_slice(b" isvalid: ");
         boolean(o, b.crc_valid);
         o.push(b'\n');
-        self.out.write_all(o)?;
+        self.out.line_done()?;
         Ok(Flow::Continue)
     }
 
@@ -154,8 +150,7 @@ impl<W: Write> LogSink for TextDump<W> {
             }
         }
         self.last_offset = r.offset;
-        let o = &mut self.line;
-        o.clear();
+        let o = &mut self.out.buf;
         if !self.style.skip_record_metadata {
             o.extend_from_slice(b"| offset: ");
             num(o, r.offset);
@@ -250,7 +245,7 @@ impl<W: Write> LogSink for TextDump<W> {
             }
         }
         o.push(b'\n');
-        self.out.write_all(o)?;
+        self.out.line_done()?;
         Ok(Flow::Continue)
     }
 
@@ -313,28 +308,26 @@ impl<W: Write> DumpPrinter for TextDump<W> {
 
     fn index_entry(&mut self, e: &OffsetEntry) -> io::Result<()> {
         if !self.style.verify_only {
-            let o = &mut self.line;
-            o.clear();
+            let o = &mut self.out.buf;
             o.extend_from_slice(b"offset: ");
             num(o, e.offset);
             o.extend_from_slice(b" position: ");
             num(o, e.position);
             o.push(b'\n');
-            self.out.write_all(o)?;
+            self.out.line_done()?;
         }
         Ok(())
     }
 
     fn time_index_entry(&mut self, e: &TimeEntry) -> io::Result<()> {
         if !self.style.verify_only {
-            let o = &mut self.line;
-            o.clear();
+            let o = &mut self.out.buf;
             o.extend_from_slice(b"timestamp: ");
             num(o, e.timestamp);
             o.extend_from_slice(b" offset: ");
             num(o, e.offset);
             o.push(b'\n');
-            self.out.write_all(o)?;
+            self.out.line_done()?;
         }
         Ok(())
     }

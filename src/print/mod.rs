@@ -28,6 +28,57 @@ use crate::scan::LogSink;
 use crate::storage::discover::Unrecognised;
 use crate::storage::layout::FileKind;
 
+/// A printer's output: lines are appended straight to `buf` (no `core::fmt`, no copy into a
+/// second buffer) and `buf` goes to the writer whenever it holds [`LineOut::FLUSH_AT`] bytes.
+/// It is also a [`std::io::Write`] for the rare lines still written with `write!`.
+pub struct LineOut<W: std::io::Write> {
+    pub buf: Vec<u8>,
+    inner: W,
+}
+
+impl<W: std::io::Write> LineOut<W> {
+    pub const FLUSH_AT: usize = 128 * 1024;
+
+    pub fn new(inner: W) -> Self {
+        LineOut {
+            buf: Vec::with_capacity(Self::FLUSH_AT + 4096),
+            inner,
+        }
+    }
+
+    /// Call after each line: writes the buffer out once it is large enough.
+    #[inline]
+    pub fn line_done(&mut self) -> io::Result<()> {
+        if self.buf.len() >= Self::FLUSH_AT {
+            self.drain()?;
+        }
+        Ok(())
+    }
+
+    fn drain(&mut self) -> io::Result<()> {
+        if !self.buf.is_empty() {
+            self.inner.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for LineOut<W> {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        self.buf.extend_from_slice(b);
+        self.line_done()?;
+        Ok(b.len())
+    }
+    fn write_all(&mut self, b: &[u8]) -> io::Result<()> {
+        self.write(b).map(|_| ())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.drain()?;
+        self.inner.flush()
+    }
+}
+
 /// The three time-index checks of kafka-dump-log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TimeIndexProblem {

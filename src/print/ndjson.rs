@@ -1,6 +1,7 @@
 //! A line buffer for NDJSON without `core::fmt`: integers through `itoa`, strings escaped in one
 //! pass into the reused buffer, bytes as hex through a lookup table or Base64 straight into it.
-//! A printer builds one line here and hands it to its writer with one `write_all`.
+//! A printer appends its lines to its output buffer ([`super::LineOut`]) with these, and the
+//! buffer goes to the writer in large pieces.
 //!
 //! The output is byte for byte what `serde_json` writes for the same values (its escapes:
 //! `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, other control characters as `\u00xx`).
@@ -49,50 +50,72 @@ pub fn push_hex(buf: &mut Vec<u8>, bytes: &[u8]) {
     }
 }
 
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// A mask whose lowest set bit (bit 7 of byte k) marks the first of the 8 bytes of `w` that
+/// needs a look: a control character, `"`, `\\` or a byte at or above 0x80. The usual bit
+/// tricks (a byte is zero, or below n, when subtracting borrows): exact for the lowest flagged
+/// byte, bytes above it may be flagged falsely, which only costs a look.
+#[inline]
+fn look_mask(w: u64) -> u64 {
+    let below_space = w.wrapping_sub(ONES * 0x20) & !w;
+    let q = w ^ (ONES * b'"' as u64);
+    let quote = q.wrapping_sub(ONES) & !q;
+    let s = w ^ (ONES * b'\\' as u64);
+    let backslash = s.wrapping_sub(ONES) & !s;
+    (below_space | quote | backslash | w) & HIGHS
+}
+
 /// Appends the JSON escape of `bytes` (no quotes). Returns whether every byte was ASCII.
 #[inline]
 fn push_escaped(buf: &mut Vec<u8>, bytes: &[u8]) -> bool {
-    let mut high = 0u8;
+    let mut ascii = true;
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        high |= b;
+    let mut i = 0;
+    while i < bytes.len() {
+        // Eight plain bytes at a time, then straight to the first byte that needs a look.
+        if let Some(word) = bytes.get(i..i + 8) {
+            let m = look_mask(u64::from_le_bytes(word.try_into().expect("8 bytes")));
+            if m == 0 {
+                i += 8;
+                continue;
+            }
+            i += (m.trailing_zeros() / 8) as usize;
+        }
+        let b = bytes[i];
         let e = ESCAPE[b as usize];
-        if e == 0 {
-            continue;
+        if e != 0 {
+            buf.extend_from_slice(&bytes[start..i]);
+            if e == b'u' {
+                buf.extend_from_slice(b"\\u00");
+                buf.extend_from_slice(&HEX_PAIRS[b as usize]);
+            } else {
+                buf.extend_from_slice(&[b'\\', e]);
+            }
+            start = i + 1;
+        } else if b >= 0x80 {
+            ascii = false;
         }
-        buf.extend_from_slice(&bytes[start..i]);
-        if e == b'u' {
-            buf.extend_from_slice(b"\\u00");
-            buf.extend_from_slice(&HEX_PAIRS[b as usize]);
-        } else {
-            buf.extend_from_slice(&[b'\\', e]);
-        }
-        start = i + 1;
+        i += 1;
     }
     buf.extend_from_slice(&bytes[start..]);
-    high < 0x80
+    ascii
 }
 
-/// One NDJSON line under construction.
-#[derive(Default)]
-pub struct JsonLine {
-    pub buf: Vec<u8>,
-}
+/// Appends JSON to a printer's output buffer (see [`super::LineOut`]).
+pub struct JsonLine<'b>(pub &'b mut Vec<u8>);
 
-impl JsonLine {
-    pub fn clear(&mut self) {
-        self.buf.clear();
-    }
-
+impl JsonLine<'_> {
     #[inline]
     pub fn raw(&mut self, b: &[u8]) {
-        self.buf.extend_from_slice(b);
+        self.0.extend_from_slice(b);
     }
 
     #[inline]
     pub fn int<I: itoa::Integer>(&mut self, v: I) {
         let mut b = itoa::Buffer::new();
-        self.buf.extend_from_slice(b.format(v).as_bytes());
+        self.0.extend_from_slice(b.format(v).as_bytes());
     }
 
     /// An integer or `null`.
@@ -112,32 +135,32 @@ impl JsonLine {
     /// A JSON string literal.
     #[inline]
     pub fn str(&mut self, s: &str) {
-        self.buf.push(b'"');
-        push_escaped(&mut self.buf, s.as_bytes());
-        self.buf.push(b'"');
+        self.0.push(b'"');
+        push_escaped(self.0, s.as_bytes());
+        self.0.push(b'"');
     }
 
     /// A JSON string literal of bytes known to be ASCII without escapes (names, enums).
     #[inline]
     pub fn plain(&mut self, s: &str) {
-        self.buf.push(b'"');
-        self.buf.extend_from_slice(s.as_bytes());
-        self.buf.push(b'"');
+        self.0.push(b'"');
+        self.0.extend_from_slice(s.as_bytes());
+        self.0.push(b'"');
     }
 
     /// Any JSON value, as `serde_json` writes it.
     pub fn value(&mut self, v: &Value) {
-        serde_json::to_writer(&mut self.buf, v).expect("a Value always serializes");
+        serde_json::to_writer(&mut self.0, v).expect("a Value always serializes");
     }
 
     fn base64(&mut self, bytes: &[u8]) {
-        let start = self.buf.len();
+        let start = self.0.len();
         let n = base64::encoded_len(bytes.len(), true).expect("a record fits in memory");
-        self.buf.resize(start + n, 0);
+        self.0.resize(start + n, 0);
         let written = base64::engine::general_purpose::STANDARD
-            .encode_slice(bytes, &mut self.buf[start..])
+            .encode_slice(bytes, &mut self.0[start..])
             .expect("sized by encoded_len");
-        self.buf.truncate(start + written);
+        self.0.truncate(start + written);
     }
 
     /// `bytes` (or `null`) as a JSON value under `encoding`.
@@ -148,14 +171,14 @@ impl JsonLine {
         };
         match encoding {
             Encoding::Auto => {
-                let mark = self.buf.len();
-                self.buf.push(b'"');
+                let mark = self.0.len();
+                self.0.push(b'"');
                 // One pass for ASCII; other bytes are validated once, after the escape.
-                let ascii = push_escaped(&mut self.buf, bytes);
+                let ascii = push_escaped(self.0, bytes);
                 if ascii || std::str::from_utf8(bytes).is_ok() {
-                    self.buf.push(b'"');
+                    self.0.push(b'"');
                 } else {
-                    self.buf.truncate(mark);
+                    self.0.truncate(mark);
                     self.raw(b"{\"base64\":\"");
                     self.base64(bytes);
                     self.raw(b"\"}");
@@ -166,14 +189,14 @@ impl JsonLine {
                 self.str(&s);
             }
             Encoding::Hex => {
-                self.buf.push(b'"');
-                push_hex(&mut self.buf, bytes);
-                self.buf.push(b'"');
+                self.0.push(b'"');
+                push_hex(self.0, bytes);
+                self.0.push(b'"');
             }
             Encoding::Base64 => {
-                self.buf.push(b'"');
+                self.0.push(b'"');
                 self.base64(bytes);
-                self.buf.push(b'"');
+                self.0.push(b'"');
             }
         }
     }
@@ -206,29 +229,30 @@ mod tests {
 
     #[test]
     fn escapes_like_serde_json() {
-        let mut l = JsonLine::default();
         for s in [
             "",
             "plain",
             "a\"b\\c",
             "\u{0}\u{1f}\u{7f}\t\n\r\u{8}\u{c}",
             "café \u{202e} 😀",
+            "a longer plain string, then \"quotes\" and a\ttab after the eighth byte",
         ] {
-            l.clear();
-            l.str(s);
-            assert_eq!(l.buf, serde_json::to_vec(s).unwrap(), "{s:?}");
+            let mut v = Vec::new();
+            JsonLine(&mut v).str(s);
+            assert_eq!(v, serde_json::to_vec(s).unwrap(), "{s:?}");
         }
     }
 
     #[test]
     fn integers_and_null() {
-        let mut l = JsonLine::default();
+        let mut v = Vec::new();
+        let mut l = JsonLine(&mut v);
         l.int(i64::MIN);
         l.raw(b",");
         l.opt_int::<i32>(None);
         l.raw(b",");
         l.int(u64::MAX);
-        assert_eq!(l.buf, b"-9223372036854775808,null,18446744073709551615");
+        assert_eq!(v, b"-9223372036854775808,null,18446744073709551615");
     }
 
     proptest::proptest! {
@@ -236,9 +260,9 @@ mod tests {
         fn bytes_match_the_reference(bytes: Vec<u8>, text: String) {
             for enc in [Encoding::Auto, Encoding::Utf8, Encoding::Hex, Encoding::Base64] {
                 for b in [&bytes[..], text.as_bytes()] {
-                    let mut l = JsonLine::default();
-                    l.bytes(Some(b), enc);
-                    proptest::prop_assert_eq!(&l.buf, &serde_bytes(b, enc));
+                    let mut v = Vec::new();
+                    JsonLine(&mut v).bytes(Some(b), enc);
+                    proptest::prop_assert_eq!(&v, &serde_bytes(b, enc));
                 }
             }
         }
