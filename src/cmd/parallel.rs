@@ -11,7 +11,7 @@
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use anyhow::Result;
 
@@ -36,22 +36,44 @@ pub struct FileDone {
     pub result: Result<()>,
 }
 
+/// Chunk buffers written out by the main thread, for the workers to fill again (fresh ones
+/// would be fresh pages to fault in, chunk after chunk).
+#[derive(Default)]
+pub struct Spares(Mutex<Vec<Vec<u8>>>);
+
+impl Spares {
+    fn take(&self) -> Vec<u8> {
+        let spare = self.0.lock().expect("no panics holding it").pop();
+        spare.unwrap_or_else(|| Vec::with_capacity(CHUNK + CHUNK / 2))
+    }
+
+    fn give(&self, mut b: Vec<u8>, limit: usize) {
+        b.clear();
+        let mut spares = self.0.lock().expect("no panics holding it");
+        if spares.len() < limit {
+            spares.push(b);
+        }
+    }
+}
+
 /// A writer sending its bytes down a file's channel in [`CHUNK`]s; `flush` sends what it has.
 pub struct Chunks {
     tx: SyncSender<Piece>,
     buf: Vec<u8>,
+    spares: Arc<Spares>,
 }
 
 impl Chunks {
-    pub fn new(tx: SyncSender<Piece>) -> Self {
+    pub fn new(tx: SyncSender<Piece>, spares: Arc<Spares>) -> Self {
         Chunks {
             tx,
-            buf: Vec::with_capacity(CHUNK + 4096),
+            buf: spares.take(),
+            spares,
         }
     }
 
     fn send(&mut self) -> io::Result<()> {
-        let full = std::mem::replace(&mut self.buf, Vec::with_capacity(CHUNK + 4096));
+        let full = std::mem::replace(&mut self.buf, self.spares.take());
         self.tx
             .send(Piece::Out(full))
             .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "output closed"))
@@ -99,6 +121,9 @@ where
         txs.into_iter().map(|t| Mutex::new(Some(t))).collect();
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
+    let spares = Arc::new(Spares::default());
+    // Enough for every chunk in flight: DEPTH per worker, plus the ones being filled.
+    let keep = threads * (DEPTH + 2);
     std::thread::scope(|s| -> Result<()> {
         for _ in 0..threads.min(files) {
             s.spawn(|| loop {
@@ -113,7 +138,7 @@ where
                 let _capture = print::capture_errors(Box::new(move |line| {
                     let _ = errors.send(Piece::Err(line));
                 }));
-                let mut printer = make(Chunks::new(tx.clone()));
+                let mut printer = make(Chunks::new(tx.clone(), spares.clone()));
                 let (summary, mut result) = dump(i, printer.as_mut());
                 if result.is_ok() {
                     result = printer.flush_out().map_err(Into::into);
@@ -131,7 +156,10 @@ where
             for (i, rx) in rxs.into_iter().enumerate() {
                 loop {
                     match rx.recv() {
-                        Ok(Piece::Out(b)) => sink.write_raw(&b)?,
+                        Ok(Piece::Out(b)) => {
+                            sink.write_raw(&b)?;
+                            spares.give(b, keep);
+                        }
                         Ok(Piece::Err(line)) => {
                             sink.flush_out()?;
                             print::write_stderr(&line);

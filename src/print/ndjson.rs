@@ -44,9 +44,10 @@ static HEX_PAIRS: [[u8; 2]; 256] = {
 
 /// Appends `bytes` as lowercase hex.
 pub fn push_hex(buf: &mut Vec<u8>, bytes: &[u8]) {
-    buf.reserve(bytes.len() * 2);
-    for &b in bytes {
-        buf.extend_from_slice(&HEX_PAIRS[b as usize]);
+    let start = buf.len();
+    buf.resize(start + bytes.len() * 2, 0);
+    for (pair, &b) in buf[start..].chunks_exact_mut(2).zip(bytes) {
+        pair.copy_from_slice(&HEX_PAIRS[b as usize]);
     }
 }
 
