@@ -187,7 +187,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__dump__subcmd__log)
-            opts="-h --files --deep-iteration --print-data-log --skip-record-metadata --max-bytes --max-messages --from-offset --to-offset --json --encoding --verify-index-only --index-sanity-check --offsets-decoder --transaction-log-decoder --cluster-metadata-decoder --share-group-state-decoder --remote-log-metadata-decoder --raw --key-decoder-class --value-decoder-class --mmap --max-decompressed-bytes --no-progress --help"
+            opts="-h --files --deep-iteration --print-data-log --skip-record-metadata --max-bytes --max-messages --from-offset --to-offset --json --encoding --verify-index-only --index-sanity-check --offsets-decoder --transaction-log-decoder --cluster-metadata-decoder --share-group-state-decoder --remote-log-metadata-decoder --raw --key-decoder-class --value-decoder-class --mmap --max-decompressed-bytes --threads --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -226,6 +226,10 @@ _kseg() {
                     return 0
                     ;;
                 --max-decompressed-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threads)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -917,7 +921,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__summary)
-            opts="-h --json --format --mmap --max-decompressed-bytes --no-progress --help"
+            opts="-h --json --format --mmap --max-decompressed-bytes --threads --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -928,6 +932,10 @@ _kseg() {
                     return 0
                     ;;
                 --max-decompressed-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threads)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -957,7 +965,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__verify__subcmd__index)
-            opts="-v -h --index-only --sanity --index-interval-bytes --json --format --verbose --mmap --max-decompressed-bytes --no-progress --help"
+            opts="-v -h --index-only --sanity --index-interval-bytes --json --format --verbose --mmap --max-decompressed-bytes --threads --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -972,6 +980,10 @@ _kseg() {
                     return 0
                     ;;
                 --max-decompressed-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threads)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -52,6 +52,7 @@ base64\t'Standard Base64 with padding'"
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l key-decoder-class -d 'Kafka compatibility: accepted; keys and values print as text' -r
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l value-decoder-class -r
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l threads -d 'Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time) [default: the number of cores]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l deep-iteration -d 'One line per record after each batch line'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l print-data-log -d 'Print record keys and values (implies --deep-iteration)'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l skip-record-metadata -d 'Do not print per-record metadata (and so no control-record details)'
@@ -70,6 +71,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -s h -l help -d 'Pri
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l format -d 'Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)' -r -f -a "table\t'Box-drawn tables, fitted to the terminal when stdout is one'
 tsv\t'Tab-separated values: a header line, then one line per row; no other text'"
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
+complete -c kseg -n "__fish_kseg_using_subcommand summary" -l threads -d 'Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time) [default: the number of cores]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l json -d 'NDJSON output: one "partition" object per row, then a "summary"'
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
@@ -78,6 +80,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l index-interva
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l format -d 'Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)' -r -f -a "table\t'Box-drawn tables, fitted to the terminal when stdout is one'
 tsv\t'Tab-separated values: a header line, then one line per row; no other text'"
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
+complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l threads -d 'Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time) [default: the number of cores]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l index-only -d 'Skip per-batch CRC checks (like kafka-dump-log --verify-index-only)'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l sanity -d 'Only Kafka\'s own index sanity checks (like --index-sanity-check)'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l json -d 'NDJSON: "finding" objects, "recovery" objects, then one "summary"'

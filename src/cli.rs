@@ -158,6 +158,27 @@ pub struct DumpLogArgs {
 
     #[command(flatten)]
     pub read: ReadArgs,
+
+    #[command(flatten)]
+    pub threads: ThreadsArg,
+}
+
+/// `--threads N`.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct ThreadsArg {
+    /// Worker threads (files or partitions read in parallel; the output is the same as with
+    /// --threads 1, which reads one at a time) [default: the number of cores]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+}
+
+impl ThreadsArg {
+    pub fn count(&self) -> usize {
+        match self.threads {
+            Some(n) => n as usize,
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -177,6 +198,9 @@ pub struct SummaryArgs {
 
     #[command(flatten)]
     pub read: ReadArgs,
+
+    #[command(flatten)]
+    pub threads: ThreadsArg,
 }
 
 #[derive(Debug, Args)]
@@ -282,6 +306,9 @@ pub struct VerifyIndexArgs {
 
     #[command(flatten)]
     pub read: ReadArgs,
+
+    #[command(flatten)]
+    pub threads: ThreadsArg,
 }
 
 #[derive(Debug, Args)]

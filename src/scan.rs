@@ -186,6 +186,8 @@ pub fn scan_log<S: ByteSource + ?Sized>(
                 stats.batches += 1;
                 let mut flow = sink.batch(position, &entry, &info)?;
                 if flow == Flow::Continue && opts.deep {
+                    // A legacy wrapper counted above is not decompressed a second time.
+                    scratch.reuse_wrapper();
                     let mut io_error = None;
                     let mut record_flow = Flow::Continue;
                     let result = for_each_record(&entry, scratch, |r| {

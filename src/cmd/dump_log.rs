@@ -1,12 +1,12 @@
 //! `kseg dump-log`: discover the inputs, scan every file, print it as text or NDJSON.
 
-use std::io::{self, BufWriter};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use serde_json::{json, Map, Value};
 
-use super::{discover_inputs, Outcome, Reads};
+use super::{discover_inputs, parallel, Outcome, Reads};
 use crate::cli::DumpLogArgs;
 use crate::format::index::{OffsetIndex, SanityError, TimeIndex};
 use crate::format::internal::InternalDecoder;
@@ -38,7 +38,7 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
     }
     let (set, mut outcome) = discover_inputs(&paths, "dump-log", Reads::AnyKafkaFile)?;
     let stdout = io::stdout();
-    let out = BufWriter::with_capacity(256 * 1024, stdout.lock());
+    let out = stdout.lock();
     let forced_decoder = if args.offsets_decoder {
         Some(InternalDecoder::Offsets)
     } else if args.transaction_log_decoder {
@@ -56,39 +56,39 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
         || args.print_data_log
         || args.key_decoder_class.is_some()
         || args.value_decoder_class.is_some();
+    let style = TextStyle {
+        print_data,
+        skip_record_metadata: args.skip_record_metadata,
+        verify_only: args.verify_index_only,
+    };
     let mut printer: Box<dyn DumpPrinter> = if args.json {
         Box::new(JsonDump::new(out, args.encoding))
     } else {
-        Box::new(TextDump::new(
-            out,
-            TextStyle {
-                print_data,
-                skip_record_metadata: args.skip_record_metadata,
-                verify_only: args.verify_index_only,
-            },
-        ))
+        Box::new(TextDump::new(out, style))
     };
-    let mut dumper = Dumper {
-        args: &args,
-        scan: ScanOptions {
-            deep: args.deep_iteration || print_data,
-            max_bytes: if args.max_bytes >= i32::MAX as u64 {
-                u64::MAX
-            } else {
-                args.max_bytes
-            },
-            offsets: (
-                args.from_offset.unwrap_or(i64::MIN),
-                args.to_offset.unwrap_or(i64::MAX),
-            ),
-            start_position: 0,
-            check_crc: true,
+    let scan = ScanOptions {
+        deep: args.deep_iteration || print_data,
+        max_bytes: if args.max_bytes >= i32::MAX as u64 {
+            u64::MAX
+        } else {
+            args.max_bytes
         },
+        offsets: (
+            args.from_offset.unwrap_or(i64::MIN),
+            args.to_offset.unwrap_or(i64::MAX),
+        ),
+        start_position: 0,
+        check_crc: true,
+    };
+    let new_dumper = || Dumper {
+        args: &args,
+        scan: scan.clone(),
         scratch: RecordScratch::with_cap(args.read.max_decompressed_bytes),
         summary: DumpSummary::default(),
         budget: args.max_messages,
         forced_decoder,
     };
+    let mut dumper = new_dumper();
     for item in &set.unrecognised {
         printer.unrecognised(item)?;
         dumper.summary.unrecognised += 1;
@@ -111,11 +111,42 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
         progress::wanted(true, true),
         files.iter().map(|f| f.path.as_path()),
     );
-    for file in files {
-        // --max-messages counts per file, as kafka-dump-log's only limit (--max-bytes) does.
-        dumper.budget = args.max_messages;
-        dumper.dump_file(printer.as_mut(), &file.path, &file.kind)?;
-        progress.file_done(&file.path);
+    let threads = args.threads.count();
+    if threads > 1 && files.len() > 1 {
+        // Each file on a worker, into a printer of the same kind; written here in input order.
+        let make = |chunks: parallel::Chunks| -> Box<dyn DumpPrinter> {
+            if args.json {
+                Box::new(JsonDump::new(chunks, args.encoding))
+            } else {
+                Box::new(TextDump::new(chunks, style))
+            }
+        };
+        let dump = |i: usize, p: &mut dyn DumpPrinter| {
+            let file = files[i];
+            let mut d = new_dumper();
+            let result = d.dump_file(p, &file.path, &file.kind);
+            (d.summary, result)
+        };
+        parallel::run(
+            files.len(),
+            threads,
+            make,
+            dump,
+            printer.as_mut(),
+            |i, done, sink| {
+                dumper.summary.add(&done.summary);
+                sink.add_deferred(done.deferred);
+                progress.file_done(&files[i].path);
+                done.result
+            },
+        )?;
+    } else {
+        for file in files {
+            // --max-messages counts per file, as kafka-dump-log's only limit (--max-bytes) does.
+            dumper.budget = args.max_messages;
+            dumper.dump_file(printer.as_mut(), &file.path, &file.kind)?;
+            progress.file_done(&file.path);
+        }
     }
     progress.finish();
     printer.finish(&dumper.summary)?;
@@ -207,6 +238,8 @@ impl Dumper<'_> {
             // A file named otherwise (a copied segment, a capture) whose first bytes frame a
             // batch with a valid checksum: read it as log data.
             printer.begin_file(path, &FileKind::Log)?;
+            // The decoder its partition dir calls for (not the previous file's).
+            printer.set_decoder(self.decoder_for(path, &FileKind::Log));
             if let Err(e) = self.dump_content(printer, path, &FileKind::Log) {
                 self.summary.errors += 1;
                 printer.file_error(None, &format!("cannot read: {e:#}"))?;

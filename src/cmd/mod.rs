@@ -7,6 +7,7 @@ pub mod find_group_partition;
 pub mod groups;
 pub mod lookup;
 pub mod mini_broker;
+mod parallel;
 pub mod recover;
 pub mod summary;
 pub mod transactions;
@@ -200,4 +201,15 @@ pub fn discover_inputs(
         }
     }
     Ok((set, outcome))
+}
+
+/// Runs `f` (which uses rayon) on a pool of `--threads` workers.
+pub fn with_threads<T: Send>(threads: &crate::cli::ThreadsArg, f: impl FnOnce() -> T + Send) -> T {
+    match rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.count())
+        .build()
+    {
+        Ok(pool) => pool.install(f),
+        Err(_) => f(),
+    }
 }

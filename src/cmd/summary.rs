@@ -57,19 +57,20 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
     );
     let cap = args.read.max_decompressed_bytes;
     let mmap = args.read.mmap;
-    let mut rows: Vec<PartitionSummary> = work
-        .par_iter()
-        .map_init(
-            || RecordScratch::with_cap(cap),
-            |scratch, (p, f)| {
-                let row = summarize_partition(p, *f, mmap, scratch);
-                for f in p.files.iter().filter(|f| f.kind.is_log_data()) {
-                    progress.file_done(&f.path);
-                }
-                row
-            },
-        )
-        .collect();
+    let mut rows: Vec<PartitionSummary> = super::with_threads(&args.threads, || {
+        work.par_iter()
+            .map_init(
+                || RecordScratch::with_cap(cap),
+                |scratch, (p, f)| {
+                    let row = summarize_partition(p, *f, mmap, scratch);
+                    for f in p.files.iter().filter(|f| f.kind.is_log_data()) {
+                        progress.file_done(&f.path);
+                    }
+                    row
+                },
+            )
+            .collect()
+    });
     let mut scratch = RecordScratch::with_cap(cap);
     for file in set.files.iter().filter(|f| f.kind.is_log_data()) {
         rows.push(summarize_file(&file.path, mmap, &mut scratch));

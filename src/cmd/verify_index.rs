@@ -83,14 +83,15 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
     }
     let progress =
         Progress::over_partitions(progress::wanted(true, false), work.iter().map(|(p, _)| p));
-    let reports: Vec<PartitionReport> = work
-        .par_iter()
-        .map(|(p, f)| {
-            let report = verify_partition(p, *f, &opts);
-            progress.partition_done(p);
-            report
-        })
-        .collect();
+    let reports: Vec<PartitionReport> = super::with_threads(&args.threads, || {
+        work.par_iter()
+            .map(|(p, f)| {
+                let report = verify_partition(p, *f, &opts);
+                progress.partition_done(p);
+                report
+            })
+            .collect()
+    });
     progress.finish();
     let mut dir_findings: Vec<Finding> = Vec::new();
     if !opts.sanity_only {

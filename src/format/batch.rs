@@ -210,12 +210,20 @@ pub struct Record<'a> {
     pub headers: Headers<'a>,
 }
 
-/// The headers of a record, decoded lazily (no allocation).
+/// Headers kept as the record decoder validated them, so that printing them does not parse
+/// them again; more are read again from the bytes (no allocation either way).
+const INLINE_HEADERS: usize = 2;
+
+/// The headers of a record (no allocation).
 #[derive(Debug, Clone, Copy)]
 pub struct Headers<'a> {
     pub count: usize,
     bytes: &'a [u8],
     origin: usize,
+    /// The first `min(count, INLINE_HEADERS)` headers.
+    inline: [Header<'a>; INLINE_HEADERS],
+    /// Where the headers after the inline ones start in `bytes`.
+    rest_at: usize,
 }
 
 impl<'a> Headers<'a> {
@@ -224,12 +232,17 @@ impl<'a> Headers<'a> {
             count: 0,
             bytes: &[],
             origin: 0,
+            inline: [Header::EMPTY; INLINE_HEADERS],
+            rest_at: 0,
         }
     }
 
     pub fn iter(&self) -> HeaderIter<'a> {
         HeaderIter {
-            reader: Reader::with_origin(self.bytes, self.origin),
+            inline: self.inline,
+            next_inline: 0,
+            inline_count: self.count.min(INLINE_HEADERS),
+            reader: Reader::with_origin(&self.bytes[self.rest_at..], self.origin + self.rest_at),
             left: self.count,
         }
     }
@@ -241,7 +254,17 @@ pub struct Header<'a> {
     pub value: Option<&'a [u8]>,
 }
 
+impl Header<'_> {
+    const EMPTY: Header<'static> = Header {
+        key: &[],
+        value: None,
+    };
+}
+
 pub struct HeaderIter<'a> {
+    inline: [Header<'a>; INLINE_HEADERS],
+    next_inline: usize,
+    inline_count: usize,
     reader: Reader<'a>,
     left: usize,
 }
@@ -253,6 +276,10 @@ impl<'a> Iterator for HeaderIter<'a> {
             return None;
         }
         self.left -= 1;
+        if self.next_inline < self.inline_count {
+            self.next_inline += 1;
+            return Some(self.inline[self.next_inline - 1]);
+        }
         // Already validated when the record was decoded.
         let key = self.reader.varint_bytes("header key").ok()??;
         let value = self.reader.varint_bytes("header value").ok()?;
@@ -312,13 +339,19 @@ impl<'p> Records<'p> {
         }
         let headers_origin = body.position();
         let headers_bytes = body.rest();
-        for _ in 0..header_count {
+        let mut inline = [Header::EMPTY; INLINE_HEADERS];
+        let mut rest_at = 0;
+        for i in 0..header_count as usize {
             let at = body.position();
-            match body.varint_bytes("header key")? {
-                Some(_) => {}
+            let key = match body.varint_bytes("header key")? {
+                Some(k) => k,
                 None => return Err(DecodeError::new(at, "null header key")),
+            };
+            let value = body.varint_bytes("header value")?;
+            if let Some(slot) = inline.get_mut(i) {
+                *slot = Header { key, value };
+                rest_at = body.position() - headers_origin;
             }
-            body.varint_bytes("header value")?;
         }
         if !body.is_empty() {
             return Err(DecodeError::new(
@@ -345,6 +378,8 @@ impl<'p> Records<'p> {
                 count: header_count as usize,
                 bytes: &headers_bytes[..headers_bytes.len() - body.remaining()],
                 origin: headers_origin,
+                inline,
+                rest_at,
             },
         })
     }

@@ -40,7 +40,17 @@ impl InternalDecoder {
     }
 }
 
-/// A record's decoded key and value: text as Kafka prints it, and JSON for `--json`.
+/// Which rendering of a decoded record the printer asked for: only that one is computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// Kafka's text (`*_text` fields).
+    Text,
+    /// JSON values for `--json` (`*_json` fields).
+    Json,
+}
+
+/// A record's decoded key and value: text as Kafka prints it, or JSON for `--json` (the
+/// [`Form`] asked for; the other pair is `None`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decoded {
     pub key_text: Option<String>,
@@ -67,11 +77,32 @@ fn hex_suffix(key: Option<&[u8]>, value: Option<&[u8]>) -> String {
     )
 }
 
+impl Decoded {
+    /// Keeps only the pair `form` asks for: `text` and `json` are built lazily.
+    fn of(
+        form: Form,
+        text: impl FnOnce() -> (Option<String>, Option<String>),
+        json: impl FnOnce() -> (Option<Value>, Option<Value>),
+    ) -> Decoded {
+        let ((key_text, value_text), (key_json, value_json)) = match form {
+            Form::Text => (text(), (None, None)),
+            Form::Json => ((None, None), json()),
+        };
+        Decoded {
+            key_text,
+            value_text,
+            key_json,
+            value_json,
+        }
+    }
+}
+
 pub fn decode_record(
     decoder: InternalDecoder,
     offset: i64,
     key: Option<&[u8]>,
     value: Option<&[u8]>,
+    form: Form,
 ) -> Decoded {
     // Framed metadata records: no key, the whole value is the record. The error prefixes are
     // those of Kafka's two parsers.
@@ -85,41 +116,36 @@ pub fn decode_record(
     };
     if let Some((decode, error_at)) = framed {
         return match value.map(decode) {
-            Some(Ok(v)) => Decoded {
-                key_text: None,
-                value_text: Some(v.to_string()),
-                key_json: None,
-                value_json: Some(v),
+            Some(Ok(v)) => match form {
+                Form::Text => Decoded::of(form, || (None, Some(v.to_string())), || (None, None)),
+                Form::Json => Decoded::of(form, || (None, None), || (None, Some(v))),
             },
             Some(Err(e)) => {
                 let text = format!("{error_at} {offset}, skipping. {}", e.message);
-                Decoded {
-                    key_text: None,
-                    value_text: Some(format!("{text}{}", hex_suffix(key, value))),
-                    key_json: None,
-                    value_json: Some(raw(None, key, value, &text)),
-                }
+                Decoded::of(
+                    form,
+                    || (None, Some(format!("{text}{}", hex_suffix(key, value)))),
+                    || (None, Some(raw(None, key, value, &text))),
+                )
             }
             None => {
                 let text =
                     format!("{error_at} {offset}, skipping. metadata record without a value");
-                Decoded {
-                    key_text: None,
-                    value_text: Some(text.clone()),
-                    key_json: None,
-                    value_json: Some(raw(None, key, None, &text)),
-                }
+                Decoded::of(
+                    form,
+                    || (None, Some(text.clone())),
+                    || (None, Some(raw(None, key, None, &text))),
+                )
             }
         };
     }
     let Some(key) = key else {
         let text = format!("Failed to decode message at offset {offset} using the specified decoder (message had a missing key)");
-        return Decoded {
-            key_text: Some(text.clone()),
-            value_text: None,
-            key_json: Some(raw(None, None, value, &text)),
-            value_json: None,
-        };
+        return Decoded::of(
+            form,
+            || (Some(text.clone()), None),
+            || (Some(raw(None, None, value, &text)), None),
+        );
     };
     let (k, v): (
         DecodeResult<CoordinatorKey>,
@@ -163,29 +189,41 @@ pub fn decode_record(
         } else {
             format!("Error at offset {offset}, skipping. {message}")
         };
-        Decoded {
-            key_text: Some(format!("{text}{}", hex_suffix(Some(key), value))),
-            value_text: None,
-            key_json: Some(raw(record_type, Some(key), value, &text)),
-            value_json: None,
-        }
+        Decoded::of(
+            form,
+            || {
+                (
+                    Some(format!("{text}{}", hex_suffix(Some(key), value))),
+                    None,
+                )
+            },
+            || (Some(raw(record_type, Some(key), value, &text)), None),
+        )
     };
     match (k, v) {
         (Err(e), _) => failure(
             &e.message,
             is_unknown(&e) && e.message.contains("record type"),
         ),
-        (Ok(k), None) => Decoded {
-            key_text: Some(k.json.to_string()),
-            value_text: Some("<DELETE>".into()),
-            key_json: Some(k.json),
-            value_json: Some(Value::String("<DELETE>".into())),
+        (Ok(k), None) => match form {
+            Form::Text => Decoded::of(
+                form,
+                || (Some(k.json.to_string()), Some("<DELETE>".into())),
+                || (None, None),
+            ),
+            Form::Json => Decoded::of(
+                form,
+                || (None, None),
+                || (Some(k.json), Some(Value::String("<DELETE>".into()))),
+            ),
         },
-        (Ok(k), Some(Ok(v))) => Decoded {
-            key_text: Some(k.json.to_string()),
-            value_text: Some(v.json.to_string()),
-            key_json: Some(k.json),
-            value_json: Some(v.json),
+        (Ok(k), Some(Ok(v))) => match form {
+            Form::Text => Decoded::of(
+                form,
+                || (Some(k.json.to_string()), Some(v.json.to_string())),
+                || (None, None),
+            ),
+            Form::Json => Decoded::of(form, || (None, None), || (Some(k.json), Some(v.json))),
         },
         (Ok(_), Some(Err(e))) => failure(&e.message, false),
     }
@@ -204,6 +242,7 @@ mod tests {
             7,
             Some(&key[..key.len() - 1]),
             Some(&value),
+            Form::Text,
         );
         assert_eq!(
             d.key_text.as_deref(),
@@ -220,17 +259,20 @@ mod tests {
             7,
             Some(&key[..key.len() - 1]),
             None,
+            Form::Text,
         );
         assert_eq!(tomb.value_text.as_deref(), Some("<DELETE>"));
     }
 
     #[test]
     fn unknown_types_are_raw_and_do_not_abort() {
+        let key: &[u8] = &[0x7f, 0xff, 0, 1, 0x41];
         let d = decode_record(
             InternalDecoder::Offsets,
             0,
-            Some(&[0x7f, 0xff, 0, 1, 0x41]),
+            Some(key),
             Some(&[1, 2]),
+            Form::Text,
         );
         let text = d.key_text.unwrap();
         assert!(
@@ -238,8 +280,22 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("7fff00"), "{text}");
-        assert_eq!(d.key_json.unwrap()["undecoded"], true);
-        let m = decode_record(InternalDecoder::ClusterMetadata, 5, None, Some(&[0]));
+        let j = decode_record(
+            InternalDecoder::Offsets,
+            0,
+            Some(key),
+            Some(&[1, 2]),
+            Form::Json,
+        );
+        assert_eq!(j.key_json.unwrap()["undecoded"], true);
+        assert_eq!(j.key_text, None);
+        let m = decode_record(
+            InternalDecoder::ClusterMetadata,
+            5,
+            None,
+            Some(&[0]),
+            Form::Text,
+        );
         assert!(m.value_text.unwrap().starts_with("Error at 5, skipping."));
     }
 }

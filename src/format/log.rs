@@ -618,14 +618,24 @@ pub struct LogRecord<'r> {
 pub struct RecordScratch {
     pub decompressor: Decompressor,
     pub buffer: Vec<u8>,
+    /// The legacy wrapper value whose decompression `buffer` holds (address and length).
+    wrapper: Option<(usize, usize)>,
+    /// Set by [`RecordScratch::reuse_wrapper`] for the next call of [`for_each_record`] only.
+    reuse: bool,
 }
 
 impl RecordScratch {
     pub fn with_cap(max_decompressed: usize) -> Self {
         RecordScratch {
             decompressor: Decompressor::new(max_decompressed),
-            buffer: Vec::new(),
+            ..Default::default()
         }
+    }
+
+    /// The next [`for_each_record`] visits the same entry as the last one: a legacy wrapper
+    /// decompressed then is not decompressed again.
+    pub fn reuse_wrapper(&mut self) {
+        self.reuse = true;
     }
 }
 
@@ -664,12 +674,14 @@ pub fn for_each_record<'e>(
     mut visit: impl FnMut(&LogRecord<'_>),
 ) -> Result<usize, DecodeError> {
     let mut seen = 0usize;
+    let reuse = std::mem::take(&mut scratch.reuse);
     match entry {
         LogEntry::V2(batch) => {
             let codec = batch.header.codec();
             let payload: &[u8] = if codec == Codec::None {
                 batch.payload()
             } else {
+                scratch.wrapper = None;
                 scratch
                     .decompressor
                     .decompress(codec, 2, batch.payload(), &mut scratch.buffer)
@@ -741,10 +753,15 @@ pub fn for_each_record<'e>(
             let value = message.value.ok_or_else(|| {
                 DecodeError::new(LOG_OVERHEAD, "compressed wrapper message with a null value")
             })?;
-            scratch
-                .decompressor
-                .decompress(message.codec(), message.magic, value, &mut scratch.buffer)
-                .map_err(|e| DecodeError::new(LOG_OVERHEAD, format!("wrapper value: {}", e)))?;
+            let key = Some((value.as_ptr() as usize, value.len()));
+            if !(reuse && scratch.wrapper == key) {
+                scratch.wrapper = None;
+                scratch
+                    .decompressor
+                    .decompress(message.codec(), message.magic, value, &mut scratch.buffer)
+                    .map_err(|e| DecodeError::new(LOG_OVERHEAD, format!("wrapper value: {}", e)))?;
+                scratch.wrapper = key;
+            }
             let inner = inner_messages(message, &scratch.buffer, 0).map_err(|e| {
                 DecodeError::new(LOG_OVERHEAD, format!("in decompressed wrapper: {e}"))
             })?;

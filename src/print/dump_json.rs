@@ -5,11 +5,13 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::escape::{write_json_bytes, write_json_str, Encoding};
+use super::escape::Encoding;
+use super::ndjson::JsonLine;
+use super::LineOut;
 use super::{report_error, DumpPrinter, DumpSummary, TimeIndexProblem};
 use crate::format::control::{decode_control, ControlType};
 use crate::format::index::{OffsetEntry, TimeEntry};
-use crate::format::internal::{decode_record, InternalDecoder};
+use crate::format::internal::{decode_record, Form, InternalDecoder};
 use crate::format::log::{BatchInfo, LogEntry, LogRecord};
 use crate::format::producer_snapshot::ProducerEntry;
 use crate::format::text_files::CheckpointEntry;
@@ -19,44 +21,67 @@ use crate::storage::discover::Unrecognised;
 use crate::storage::layout::FileKind;
 
 pub struct JsonDump<W: Write> {
-    out: W,
+    out: LineOut<W>,
     encoding: Encoding,
     decoder: Option<InternalDecoder>,
     file: PathBuf,
     /// The `file` value, already JSON-escaped, so records do not re-escape it.
     file_json: Vec<u8>,
-    scratch: String,
     last_offset: i64,
 }
 
 impl<W: Write> JsonDump<W> {
     pub fn new(out: W, encoding: Encoding) -> Self {
         JsonDump {
-            out,
+            out: LineOut::new(out),
             encoding,
             decoder: None,
             file: PathBuf::new(),
             file_json: b"\"\"".to_vec(),
-            scratch: String::new(),
             last_offset: -1,
         }
     }
 
-    /// Writes `{"type":"<t>","file":<file>` — callers add fields and close the object.
-    fn open(&mut self, t: &str) -> io::Result<()> {
-        write!(self.out, "{{\"type\":\"{t}\",\"file\":")?;
-        self.out.write_all(&self.file_json)
+    /// The output buffer, to append JSON to.
+    #[inline]
+    fn l(&mut self) -> JsonLine<'_> {
+        JsonLine(&mut self.out.buf)
+    }
+
+    /// Starts the line `{"type":"<t>","file":<file>` — callers add fields, then [`Self::end`].
+    #[inline]
+    fn open(&mut self, t: &str) {
+        let b = &mut self.out.buf;
+        b.extend_from_slice(b"{\"type\":\"");
+        b.extend_from_slice(t.as_bytes());
+        b.extend_from_slice(b"\",\"file\":");
+        b.extend_from_slice(&self.file_json);
+    }
+
+    /// Closes the object and the line.
+    #[inline]
+    fn end(&mut self) -> io::Result<()> {
+        self.out.buf.extend_from_slice(b"}\n");
+        self.out.line_done()
+    }
+
+    /// `,"<k>":` — `k` is one of this printer's field names (no escaping needed).
+    #[inline]
+    fn key(&mut self, k: &str) {
+        self.l().raw(b",\"");
+        self.l().raw(k.as_bytes());
+        self.l().raw(b"\":");
     }
 
     fn value_line(&mut self, t: &str, fields: Value) -> io::Result<()> {
-        self.open(t)?;
+        self.open(t);
         if let Value::Object(map) = fields {
             for (k, v) in map {
-                write!(self.out, ",\"{k}\":")?;
-                serde_json::to_writer(&mut self.out, &v).map_err(io::Error::from)?;
+                self.key(&k);
+                self.l().value(&v);
             }
         }
-        self.out.write_all(b"}\n")
+        self.end()
     }
 }
 
@@ -89,93 +114,109 @@ fn kind_name(kind: &FileKind) -> &'static str {
 
 impl<W: Write> LogSink for JsonDump<W> {
     fn batch(&mut self, position: u64, _entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
-        self.open("batch")?;
-        let count = match b.count {
-            Some(c) => c.to_string(),
-            None => "null".into(),
-        };
-        let horizon = match b.delete_horizon_ms {
-            Some(h) => h.to_string(),
-            None => "null".into(),
-        };
-        writeln!(
-            self.out,
-            ",\"position\":{position},\"baseOffset\":{},\"lastOffset\":{},\"count\":{count},\"magic\":{},\"compression\":\"{}\",\"timestampType\":\"{}\",\"maxTimestamp\":{},\"firstTimestamp\":{},\"producerId\":{},\"producerEpoch\":{},\"baseSequence\":{},\"lastSequence\":{},\"partitionLeaderEpoch\":{},\"isTransactional\":{},\"isControl\":{},\"deleteHorizonMs\":{horizon},\"crc\":{},\"crcValid\":{},\"size\":{}}}",
-            b.base_offset,
-            b.last_offset,
-            b.magic,
-            b.codec.name(),
-            b.timestamp_type.name(),
-            b.max_timestamp,
-            b.first_timestamp,
-            b.producer_id,
-            b.producer_epoch,
-            b.base_sequence,
-            b.last_sequence,
-            b.partition_leader_epoch,
-            b.is_transactional,
-            b.is_control,
-            b.crc,
-            b.crc_valid,
-            b.size
-        )?;
+        self.open("batch");
+        let l = &mut JsonLine(&mut self.out.buf);
+        l.raw(b",\"position\":");
+        l.int(position);
+        l.raw(b",\"baseOffset\":");
+        l.int(b.base_offset);
+        l.raw(b",\"lastOffset\":");
+        l.int(b.last_offset);
+        l.raw(b",\"count\":");
+        l.opt_int(b.count);
+        l.raw(b",\"magic\":");
+        l.int(b.magic);
+        l.raw(b",\"compression\":");
+        l.plain(b.codec.name());
+        l.raw(b",\"timestampType\":");
+        l.plain(b.timestamp_type.name());
+        l.raw(b",\"maxTimestamp\":");
+        l.int(b.max_timestamp);
+        l.raw(b",\"firstTimestamp\":");
+        l.int(b.first_timestamp);
+        l.raw(b",\"producerId\":");
+        l.int(b.producer_id);
+        l.raw(b",\"producerEpoch\":");
+        l.int(b.producer_epoch);
+        l.raw(b",\"baseSequence\":");
+        l.int(b.base_sequence);
+        l.raw(b",\"lastSequence\":");
+        l.int(b.last_sequence);
+        l.raw(b",\"partitionLeaderEpoch\":");
+        l.int(b.partition_leader_epoch);
+        l.raw(b",\"isTransactional\":");
+        l.bool(b.is_transactional);
+        l.raw(b",\"isControl\":");
+        l.bool(b.is_control);
+        l.raw(b",\"deleteHorizonMs\":");
+        l.opt_int(b.delete_horizon_ms);
+        l.raw(b",\"crc\":");
+        l.int(b.crc);
+        l.raw(b",\"crcValid\":");
+        l.bool(b.crc_valid);
+        l.raw(b",\"size\":");
+        l.int(b.size);
+        self.end()?;
         Ok(Flow::Continue)
     }
 
     fn record(&mut self, position: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
         if r.offset != self.last_offset.wrapping_add(1) {
-            self.open("nonConsecutive")?;
-            writeln!(
-                self.out,
-                ",\"previous\":{},\"offset\":{}}}",
-                self.last_offset, r.offset
-            )?;
+            self.open("nonConsecutive");
+            self.l().raw(b",\"previous\":");
+            let previous = self.last_offset;
+            self.l().int(previous);
+            self.l().raw(b",\"offset\":");
+            self.l().int(r.offset);
+            self.end()?;
         }
         self.last_offset = r.offset;
-        self.open("record")?;
-        write!(
-            self.out,
-            ",\"batchPosition\":{position},\"offset\":{},\"timestamp\":{},\"timestampType\":\"{}\"",
-            r.offset,
-            r.timestamp,
-            r.timestamp_type.name()
-        )?;
+        let encoding = self.encoding;
+        self.open("record");
+        let l = &mut JsonLine(&mut self.out.buf);
+        l.raw(b",\"batchPosition\":");
+        l.int(position);
+        l.raw(b",\"offset\":");
+        l.int(r.offset);
+        l.raw(b",\"timestamp\":");
+        l.int(r.timestamp);
+        l.raw(b",\"timestampType\":");
+        l.plain(r.timestamp_type.name());
         if let Some(seq) = r.sequence {
-            write!(self.out, ",\"sequence\":{seq}")?;
+            l.raw(b",\"sequence\":");
+            l.int(seq);
         }
-        if let Some(l) = r.legacy {
-            write!(self.out, ",\"crc\":{},\"crcValid\":{}", l.crc, l.valid)?;
+        if let Some(c) = r.legacy {
+            l.raw(b",\"crc\":");
+            l.int(c.crc);
+            l.raw(b",\"crcValid\":");
+            l.bool(c.valid);
         }
-        self.out.write_all(b",\"key\":")?;
-        write_json_bytes(&mut self.out, r.key, self.encoding, &mut self.scratch)?;
-        self.out.write_all(b",\"value\":")?;
-        write_json_bytes(&mut self.out, r.value, self.encoding, &mut self.scratch)?;
-        self.out.write_all(b",\"headers\":[")?;
+        l.raw(b",\"key\":");
+        l.bytes(r.key, encoding);
+        l.raw(b",\"value\":");
+        l.bytes(r.value, encoding);
+        l.raw(b",\"headers\":[");
         for (i, h) in r.headers.iter().enumerate() {
             if i > 0 {
-                self.out.write_all(b",")?;
+                l.raw(b",");
             }
-            self.out.write_all(b"{\"key\":")?;
-            write_json_bytes(
-                &mut self.out,
-                Some(h.key),
-                Encoding::Auto,
-                &mut self.scratch,
-            )?;
-            self.out.write_all(b",\"value\":")?;
-            write_json_bytes(&mut self.out, h.value, self.encoding, &mut self.scratch)?;
-            self.out.write_all(b"}")?;
+            l.raw(b"{\"key\":");
+            l.bytes(Some(h.key), Encoding::Auto);
+            l.raw(b",\"value\":");
+            l.bytes(h.value, encoding);
+            l.raw(b"}");
         }
-        self.out.write_all(b"]")?;
+        l.raw(b"]");
         if let (Some(decoder), false) = (self.decoder, b.is_control) {
-            let d = decode_record(decoder, r.offset, r.key, r.value);
+            let d = decode_record(decoder, r.offset, r.key, r.value, Form::Json);
             if let Some(k) = d.key_json {
-                self.out.write_all(b",\"decodedKey\":")?;
-                serde_json::to_writer(&mut self.out, &k).map_err(io::Error::from)?;
+                l.raw(b",\"decodedKey\":");
+                l.value(&k);
             }
             if let Some(v) = d.value_json {
-                self.out.write_all(b",\"decodedValue\":")?;
-                serde_json::to_writer(&mut self.out, &v).map_err(io::Error::from)?;
+                l.raw(b",\"decodedValue\":");
+                l.value(&v);
             }
         }
         if b.is_control {
@@ -195,10 +236,10 @@ impl<W: Write> LogSink for JsonDump<W> {
                 }
                 Err(e) => json!({"type": "INVALID", "error": e.message}),
             };
-            self.out.write_all(b",\"control\":")?;
-            serde_json::to_writer(&mut self.out, &control).map_err(io::Error::from)?;
+            l.raw(b",\"control\":");
+            l.value(&control);
         }
-        self.out.write_all(b"}\n")?;
+        self.end()?;
         Ok(Flow::Continue)
     }
 
@@ -212,17 +253,19 @@ impl<W: Write> LogSink for JsonDump<W> {
             LogProblem::Tail { .. } => "trailingBytes",
             LogProblem::BadEntry { .. } => "undecodableBatch",
         };
-        self.open("error")?;
-        write!(
-            self.out,
-            ",\"position\":{},\"length\":{},\"kind\":\"{kind}\",\"message\":",
-            p.position(),
-            p.length()
-        )?;
-        write_json_str(&mut self.out, &p.message())?;
-        self.out.write_all(b"}\n")?;
+        let message = p.message();
+        self.open("error");
+        self.l().raw(b",\"position\":");
+        self.l().int(p.position());
+        self.l().raw(b",\"length\":");
+        self.l().int(p.length());
+        self.l().raw(b",\"kind\":");
+        self.l().plain(kind);
+        self.l().raw(b",\"message\":");
+        self.l().str(&message);
+        self.end()?;
         self.out.flush()?;
-        report_error(&self.file, Some(p.position()), &p.message());
+        report_error(&self.file, Some(p.position()), &message);
         Ok(Flow::Continue)
     }
 }
@@ -247,21 +290,21 @@ impl<W: Write> DumpPrinter for JsonDump<W> {
     }
 
     fn index_entry(&mut self, e: &OffsetEntry) -> io::Result<()> {
-        self.open("indexEntry")?;
-        writeln!(
-            self.out,
-            ",\"offset\":{},\"position\":{}}}",
-            e.offset, e.position
-        )
+        self.open("indexEntry");
+        self.l().raw(b",\"offset\":");
+        self.l().int(e.offset);
+        self.l().raw(b",\"position\":");
+        self.l().int(e.position);
+        self.end()
     }
 
     fn time_index_entry(&mut self, e: &TimeEntry) -> io::Result<()> {
-        self.open("timeIndexEntry")?;
-        writeln!(
-            self.out,
-            ",\"timestamp\":{},\"offset\":{}}}",
-            e.timestamp, e.offset
-        )
+        self.open("timeIndexEntry");
+        self.l().raw(b",\"timestamp\":");
+        self.l().int(e.timestamp);
+        self.l().raw(b",\"offset\":");
+        self.l().int(e.offset);
+        self.end()
     }
 
     fn index_empty(&mut self) -> io::Result<()> {
@@ -366,8 +409,9 @@ impl<W: Write> DumpPrinter for JsonDump<W> {
         let file = item.path.to_string_lossy();
         let v = json!({"type": if item.foreign_layout.is_some() { "error" } else { "unrecognised" },
             "file": file, "position": null, "length": null, "layout": item.foreign_layout, "message": item.reason});
-        serde_json::to_writer(&mut self.out, &v).map_err(io::Error::from)?;
-        self.out.write_all(b"\n")?;
+        self.l().value(&v);
+        self.l().raw(b"\n");
+        self.out.line_done()?;
         if item.foreign_layout.is_some() {
             self.out.flush()?;
             report_error(&item.path, None, &item.reason);
@@ -375,12 +419,20 @@ impl<W: Write> DumpPrinter for JsonDump<W> {
         Ok(())
     }
 
+    fn write_raw(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.out.write_all(bytes)
+    }
+
+    fn flush_out(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
     fn finish(&mut self, s: &DumpSummary) -> io::Result<()> {
         let v = json!({"type": "summary", "files": s.files, "batches": s.batches, "records": s.records,
             "errors": s.errors, "crcErrors": s.crc_errors, "invalidBytes": s.invalid_bytes,
             "unrecognised": s.unrecognised});
-        serde_json::to_writer(&mut self.out, &v).map_err(io::Error::from)?;
-        self.out.write_all(b"\n")?;
+        self.l().value(&v);
+        self.l().raw(b"\n");
         self.out.flush()
     }
 }

@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::escape::write_escaped;
-use super::{report_error, DumpPrinter, DumpSummary, TimeIndexProblem};
+use super::escape::{push_escaped, write_escaped};
+use super::{report_error, DumpPrinter, DumpSummary, LineOut, TextDeferred, TimeIndexProblem};
 use crate::format::control::{decode_control, ControlType};
 use crate::format::index::{OffsetEntry, SanityError, TimeEntry};
-use crate::format::internal::{decode_record, InternalDecoder};
+use crate::format::internal::{decode_record, Form, InternalDecoder};
 use crate::format::log::{BatchInfo, LogEntry, LogRecord};
 use crate::format::producer_snapshot::ProducerEntry;
 use crate::format::text_files::CheckpointEntry;
@@ -27,31 +27,24 @@ pub struct TextStyle {
 }
 
 pub struct TextDump<W: Write> {
-    out: W,
+    out: LineOut<W>,
     style: TextStyle,
     decoder: Option<InternalDecoder>,
     file: PathBuf,
     last_offset: i64,
-    /// Per file (absolute path): previous offset → next offset, reported on stderr at the end.
-    gaps: Vec<(PathBuf, BTreeMap<i64, i64>)>,
-    mismatches: Vec<(PathBuf, BTreeMap<std::cmp::Reverse<i64>, i64>)>,
-    /// kseg's notes per file (absolute path), printed after Kafka's lines about that file.
-    notes: Vec<(PathBuf, String)>,
-    time_problems: Vec<(PathBuf, TimeIndexProblem)>,
+    /// Reported on stderr at the end; kseg's notes come after Kafka's lines about their file.
+    deferred: TextDeferred,
 }
 
 impl<W: Write> TextDump<W> {
     pub fn new(out: W, style: TextStyle) -> Self {
         TextDump {
-            out,
+            out: LineOut::new(out),
             style,
             decoder: None,
             file: PathBuf::new(),
             last_offset: -1,
-            gaps: Vec::new(),
-            mismatches: Vec::new(),
-            notes: Vec::new(),
-            time_problems: Vec::new(),
+            deferred: TextDeferred::default(),
         }
     }
 
@@ -74,80 +67,121 @@ fn optional_long(v: Option<i64>) -> String {
     }
 }
 
+/// Appends an integer without `core::fmt`.
+#[inline]
+fn num<I: itoa::Integer>(buf: &mut Vec<u8>, v: I) {
+    buf.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+}
+
+#[inline]
+fn boolean(buf: &mut Vec<u8>, v: bool) {
+    buf.extend_from_slice(if v { b"true" } else { b"false" });
+}
+
 impl<W: Write> LogSink for TextDump<W> {
     fn batch(&mut self, position: u64, _entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
-        let o = &mut self.out;
+        let o = &mut self.out.buf;
         if b.magic >= 2 {
-            write!(
-                o,
-                "baseOffset: {} lastOffset: {} count: {} baseSequence: {} lastSequence: {} producerId: {} producerEpoch: {} partitionLeaderEpoch: {} isTransactional: {} isControl: {} deleteHorizonMs: {}",
-                b.base_offset,
-                b.last_offset,
-                b.count.unwrap_or(0),
-                b.base_sequence,
-                b.last_sequence,
-                b.producer_id,
-                b.producer_epoch,
-                b.partition_leader_epoch,
-                b.is_transactional,
-                b.is_control,
-                optional_long(b.delete_horizon_ms)
-            )?;
+            o.extend_from_slice(b"baseOffset: ");
+            num(o, b.base_offset);
+            o.extend_from_slice(b" lastOffset: ");
+            num(o, b.last_offset);
+            o.extend_from_slice(b" count: ");
+            num(o, b.count.unwrap_or(0));
+            o.extend_from_slice(b" baseSequence: ");
+            num(o, b.base_sequence);
+            o.extend_from_slice(b" lastSequence: ");
+            num(o, b.last_sequence);
+            o.extend_from_slice(b" producerId: ");
+            num(o, b.producer_id);
+            o.extend_from_slice(b" producerEpoch: ");
+            num(o, b.producer_epoch);
+            o.extend_from_slice(b" partitionLeaderEpoch: ");
+            num(o, b.partition_leader_epoch);
+            o.extend_from_slice(b" isTransactional: ");
+            boolean(o, b.is_transactional);
+            o.extend_from_slice(b" isControl: ");
+            boolean(o, b.is_control);
+            o.extend_from_slice(b" deleteHorizonMs: ");
+            match b.delete_horizon_ms {
+                Some(x) => {
+                    o.extend_from_slice(b"OptionalLong[");
+                    num(o, x);
+                    o.push(b']');
+                }
+                None => o.extend_from_slice(b"OptionalLong.empty"),
+            }
         } else {
-            write!(o, "offset: {}", b.last_offset)?;
+            o.extend_from_slice(b"offset: ");
+            num(o, b.last_offset);
         }
-        writeln!(
-            o,
-            " position: {position} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}",
-            b.timestamp_type.name(),
-            b.max_timestamp,
-            b.size,
-            b.magic,
-            b.codec.name(),
-            b.crc,
-            b.crc_valid
-        )?;
+        o.extend_from_slice(b" position: ");
+        num(o, position);
+        o.push(b' ');
+        o.extend_from_slice(b.timestamp_type.name().as_bytes());
+        o.extend_from_slice(b": ");
+        num(o, b.max_timestamp);
+        o.extend_from_slice(b" size: ");
+        num(o, b.size);
+        o.extend_from_slice(b" magic: ");
+        num(o, b.magic);
+        o.extend_from_slice(b" compresscodec: ");
+        o.extend_from_slice(b.codec.name().as_bytes());
+        o.extend_from_slice(b" crc: ");
+        num(o, b.crc);
+        o.extend_from_slice(b" isvalid: ");
+        boolean(o, b.crc_valid);
+        o.push(b'\n');
+        self.out.line_done()?;
         Ok(Flow::Continue)
     }
 
     fn record(&mut self, _position: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
         if r.offset != self.last_offset.wrapping_add(1) {
             let file = absolute(&self.file);
-            match self.gaps.last_mut() {
+            match self.deferred.gaps.last_mut() {
                 Some((f, m)) if *f == file => {
                     m.insert(self.last_offset, r.offset);
                 }
                 _ => self
+                    .deferred
                     .gaps
                     .push((file, BTreeMap::from([(self.last_offset, r.offset)]))),
             }
         }
         self.last_offset = r.offset;
-        let o = &mut self.out;
+        let o = &mut self.out.buf;
         if !self.style.skip_record_metadata {
-            write!(
-                o,
-                "| offset: {} {}: {} keySize: {} valueSize: {}",
-                r.offset,
-                b.timestamp_type.name(),
-                r.timestamp,
-                r.key.map_or(-1, |k| k.len() as i64),
-                r.value.map_or(-1, |v| v.len() as i64)
-            )?;
+            o.extend_from_slice(b"| offset: ");
+            num(o, r.offset);
+            o.push(b' ');
+            o.extend_from_slice(b.timestamp_type.name().as_bytes());
+            o.extend_from_slice(b": ");
+            num(o, r.timestamp);
+            o.extend_from_slice(b" keySize: ");
+            num(o, r.key.map_or(-1, |k| k.len() as i64));
+            o.extend_from_slice(b" valueSize: ");
+            num(o, r.value.map_or(-1, |v| v.len() as i64));
             if b.magic >= 2 {
-                write!(o, " sequence: {} headerKeys: [", r.sequence.unwrap_or(-1))?;
+                o.extend_from_slice(b" sequence: ");
+                num(o, r.sequence.unwrap_or(-1));
+                o.extend_from_slice(b" headerKeys: [");
                 for (i, h) in r.headers.iter().enumerate() {
                     if i > 0 {
-                        o.write_all(b",")?;
+                        o.push(b',');
                     }
-                    write_escaped(o, h.key)?;
+                    push_escaped(o, h.key);
                 }
-                o.write_all(b"]")?;
+                o.push(b']');
             }
             if let Some(l) = r.legacy {
-                write!(o, " isValid: {} crc: {}", l.valid, l.crc)?;
+                o.extend_from_slice(b" isValid: ");
+                boolean(o, l.valid);
+                o.extend_from_slice(b" crc: ");
+                num(o, l.crc);
             }
             if b.is_control {
+                // Rare (one per transaction or leader change): plain formatting is fine here.
                 match decode_control(r.key, r.value) {
                     Ok(c) => match c.kind {
                         ControlType::Abort | ControlType::Commit => write!(
@@ -184,34 +218,34 @@ impl<W: Write> LogSink for TextDump<W> {
                 b" "
             };
             if let Some(decoder) = self.decoder {
-                let d = decode_record(decoder, r.offset, r.key, r.value);
+                let d = decode_record(decoder, r.offset, r.key, r.value, Form::Text);
                 if let Some(k) = d.key_text {
-                    o.write_all(prefix)?;
-                    o.write_all(b"key: ")?;
-                    write_escaped(o, k.as_bytes())?;
+                    o.extend_from_slice(prefix);
+                    o.extend_from_slice(b"key: ");
+                    push_escaped(o, k.as_bytes());
                     prefix = b" ";
                 }
                 if let Some(v) = d.value_text {
-                    o.write_all(prefix)?;
-                    o.write_all(b"payload: ")?;
-                    write_escaped(o, v.as_bytes())?;
+                    o.extend_from_slice(prefix);
+                    o.extend_from_slice(b"payload: ");
+                    push_escaped(o, v.as_bytes());
                 }
-                o.write_all(b"\n")?;
-                return Ok(Flow::Continue);
-            }
-            if let Some(k) = r.key {
-                o.write_all(prefix)?;
-                o.write_all(b"key: ")?;
-                write_escaped(o, k)?;
-                prefix = b" ";
-            }
-            if let Some(v) = r.value {
-                o.write_all(prefix)?;
-                o.write_all(b"payload: ")?;
-                write_escaped(o, v)?;
+            } else {
+                if let Some(k) = r.key {
+                    o.extend_from_slice(prefix);
+                    o.extend_from_slice(b"key: ");
+                    push_escaped(o, k);
+                    prefix = b" ";
+                }
+                if let Some(v) = r.value {
+                    o.extend_from_slice(prefix);
+                    o.extend_from_slice(b"payload: ");
+                    push_escaped(o, v);
+                }
             }
         }
-        o.write_all(b"\n")?;
+        o.push(b'\n');
+        self.out.line_done()?;
         Ok(Flow::Continue)
     }
 
@@ -274,14 +308,26 @@ impl<W: Write> DumpPrinter for TextDump<W> {
 
     fn index_entry(&mut self, e: &OffsetEntry) -> io::Result<()> {
         if !self.style.verify_only {
-            writeln!(self.out, "offset: {} position: {}", e.offset, e.position)?;
+            let o = &mut self.out.buf;
+            o.extend_from_slice(b"offset: ");
+            num(o, e.offset);
+            o.extend_from_slice(b" position: ");
+            num(o, e.position);
+            o.push(b'\n');
+            self.out.line_done()?;
         }
         Ok(())
     }
 
     fn time_index_entry(&mut self, e: &TimeEntry) -> io::Result<()> {
         if !self.style.verify_only {
-            writeln!(self.out, "timestamp: {} offset: {}", e.timestamp, e.offset)?;
+            let o = &mut self.out.buf;
+            o.extend_from_slice(b"timestamp: ");
+            num(o, e.timestamp);
+            o.extend_from_slice(b" offset: ");
+            num(o, e.offset);
+            o.push(b'\n');
+            self.out.line_done()?;
         }
         Ok(())
     }
@@ -296,11 +342,11 @@ impl<W: Write> DumpPrinter for TextDump<W> {
 
     fn index_mismatch(&mut self, index_offset: i64, log_offset: i64) -> io::Result<()> {
         let file = absolute(&self.file);
-        match self.mismatches.last_mut() {
+        match self.deferred.mismatches.last_mut() {
             Some((f, m)) if *f == file => {
                 m.insert(std::cmp::Reverse(index_offset), log_offset);
             }
-            _ => self.mismatches.push((
+            _ => self.deferred.mismatches.push((
                 file,
                 BTreeMap::from([(std::cmp::Reverse(index_offset), log_offset)]),
             )),
@@ -309,12 +355,16 @@ impl<W: Write> DumpPrinter for TextDump<W> {
     }
 
     fn note(&mut self, message: &str) -> io::Result<()> {
-        self.notes.push((absolute(&self.file), message.to_string()));
+        self.deferred
+            .notes
+            .push((absolute(&self.file), message.to_string()));
         Ok(())
     }
 
     fn time_index_problem(&mut self, problem: TimeIndexProblem) -> io::Result<()> {
-        self.time_problems.push((absolute(&self.file), problem));
+        self.deferred
+            .time_problems
+            .push((absolute(&self.file), problem));
         Ok(())
     }
 
@@ -406,28 +456,44 @@ impl<W: Write> DumpPrinter for TextDump<W> {
         Ok(())
     }
 
+    fn write_raw(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.out.write_all(bytes)
+    }
+
+    fn flush_out(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
+    fn take_deferred(&mut self) -> TextDeferred {
+        std::mem::take(&mut self.deferred)
+    }
+
+    fn add_deferred(&mut self, deferred: TextDeferred) {
+        self.deferred.append(deferred);
+    }
+
     fn finish(&mut self, _summary: &DumpSummary) -> io::Result<()> {
         self.out.flush()?;
         let stderr = io::stderr();
         let mut err = stderr.lock();
-        for (file, m) in &self.mismatches {
+        for (file, m) in &self.deferred.mismatches {
             writeln!(err, "Mismatches in :{}", file.display())?;
             for (std::cmp::Reverse(index), log) in m {
                 writeln!(err, "  Index offset: {index}, log offset: {log}")?;
             }
-            for (_, note) in self.notes.iter().filter(|(f, _)| f == file) {
+            for (_, note) in self.deferred.notes.iter().filter(|(f, _)| f == file) {
                 writeln!(err, "kseg: note: {}: {note}", file.display())?;
             }
         }
-        for (file, note) in &self.notes {
-            if !self.mismatches.iter().any(|(f, _)| f == file) {
+        for (file, note) in &self.deferred.notes {
+            if !self.deferred.mismatches.iter().any(|(f, _)| f == file) {
                 writeln!(err, "kseg: note: {}: {note}", file.display())?;
             }
         }
         // Kafka's order: mismatches, then out-of-order timestamps, then offsets not found.
         let groups = |want: fn(&TimeIndexProblem) -> bool| {
             let mut out: Vec<(&PathBuf, Vec<TimeIndexProblem>)> = Vec::new();
-            for (f, p) in self.time_problems.iter().filter(|(_, p)| want(p)) {
+            for (f, p) in self.deferred.time_problems.iter().filter(|(_, p)| want(p)) {
                 match out.last_mut() {
                     Some((g, list)) if *g == f => list.push(*p),
                     _ => out.push((f, vec![*p])),
@@ -481,7 +547,7 @@ impl<W: Write> DumpPrinter for TextDump<W> {
                 }
             }
         }
-        for (file, gaps) in &self.gaps {
+        for (file, gaps) in &self.deferred.gaps {
             writeln!(err, "Non-consecutive offsets in {}", file.display())?;
             for (prev, next) in gaps {
                 writeln!(err, "  {prev} is followed by {next}")?;

@@ -2,8 +2,6 @@
 
 use std::io::{self, Write};
 
-use base64::Engine;
-
 /// Characters that can move the cursor, hide text or reorder it on a terminal.
 fn is_dangerous(c: char) -> bool {
     c.is_control()
@@ -15,47 +13,79 @@ fn is_dangerous(c: char) -> bool {
             | '\u{E0000}'..='\u{E007F}') // tag characters
 }
 
+fn is_printable_ascii(b: u8) -> bool {
+    (0x20..0x7f).contains(&b)
+}
+
 /// Writes `bytes` as text: valid UTF-8 as it is except dangerous characters, which become
 /// `\u{...}` (or `\xNN` below 0x80), and invalid UTF-8 bytes, which become `\xNN`.
 pub fn write_escaped(out: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
-    if bytes.iter().all(|&b| (0x20..0x7f).contains(&b)) {
+    if bytes.iter().all(|&b| is_printable_ascii(b)) {
         return out.write_all(bytes);
     }
-    let mut rest = bytes;
+    let mut v = Vec::with_capacity(bytes.len() + 16);
+    push_escaped(&mut v, bytes);
+    out.write_all(&v)
+}
+
+/// [`write_escaped`] appending to a buffer, without `core::fmt`.
+pub fn push_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
+    // Printable ASCII (the common case) is copied in runs.
+    let run = bytes
+        .iter()
+        .position(|&b| !is_printable_ascii(b))
+        .unwrap_or(bytes.len());
+    out.extend_from_slice(&bytes[..run]);
+    let mut rest = &bytes[run..];
     while !rest.is_empty() {
         match std::str::from_utf8(rest) {
             Ok(s) => {
-                write_escaped_str(out, s)?;
+                push_escaped_str(out, s);
                 break;
             }
             Err(e) => {
                 let (good, bad) = rest.split_at(e.valid_up_to());
-                write_escaped_str(out, std::str::from_utf8(good).expect("validated prefix"))?;
+                push_escaped_str(out, std::str::from_utf8(good).expect("validated prefix"));
                 let n = e.error_len().unwrap_or(bad.len());
-                for b in &bad[..n] {
-                    write!(out, "\\x{b:02x}")?;
+                for &b in &bad[..n] {
+                    push_byte_escape(out, b);
                 }
                 rest = &bad[n..];
             }
         }
     }
-    Ok(())
 }
 
-fn write_escaped_str(out: &mut impl Write, s: &str) -> io::Result<()> {
+/// `\xNN`, lowercase.
+fn push_byte_escape(out: &mut Vec<u8>, b: u8) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.extend_from_slice(&[b'\\', b'x', HEX[(b >> 4) as usize], HEX[(b & 15) as usize]]);
+}
+
+fn push_escaped_str(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut start = 0;
     for (i, c) in s.char_indices() {
+        if (c as u32) >= 0x20 && (c as u32) < 0x7f {
+            continue;
+        }
         if is_dangerous(c) {
-            out.write_all(&s.as_bytes()[start..i])?;
-            if (c as u32) < 0x80 {
-                write!(out, "\\x{:02x}", c as u32)?;
+            out.extend_from_slice(&s.as_bytes()[start..i]);
+            let u = c as u32;
+            if u < 0x80 {
+                push_byte_escape(out, u as u8);
             } else {
-                write!(out, "\\u{{{:x}}}", c as u32)?;
+                out.extend_from_slice(b"\\u{");
+                let digits = (32 - u.leading_zeros()).div_ceil(4);
+                for k in (0..digits).rev() {
+                    out.push(HEX[((u >> (4 * k)) & 15) as usize]);
+                }
+                out.push(b'}');
             }
             start = i + c.len_utf8();
         }
     }
-    out.write_all(&s.as_bytes()[start..])
+    out.extend_from_slice(&s.as_bytes()[start..]);
 }
 
 /// How keys, values and header values appear in JSON (`--encoding`).
@@ -69,53 +99,6 @@ pub enum Encoding {
     Hex,
     /// Standard Base64 with padding.
     Base64,
-}
-
-/// Writes `bytes` (or `null`) as a JSON value under `encoding`, using `scratch` for hex/base64.
-pub fn write_json_bytes(
-    out: &mut impl Write,
-    bytes: Option<&[u8]>,
-    encoding: Encoding,
-    scratch: &mut String,
-) -> io::Result<()> {
-    let Some(bytes) = bytes else {
-        return out.write_all(b"null");
-    };
-    match encoding {
-        Encoding::Auto => match std::str::from_utf8(bytes) {
-            Ok(s) => write_json_str(out, s),
-            Err(_) => {
-                out.write_all(b"{\"base64\":\"")?;
-                scratch.clear();
-                base64::engine::general_purpose::STANDARD.encode_string(bytes, scratch);
-                out.write_all(scratch.as_bytes())?;
-                out.write_all(b"\"}")
-            }
-        },
-        Encoding::Utf8 => write_json_str(out, &String::from_utf8_lossy(bytes)),
-        Encoding::Hex => {
-            scratch.clear();
-            for b in bytes {
-                use std::fmt::Write as _;
-                let _ = write!(scratch, "{b:02x}");
-            }
-            out.write_all(b"\"")?;
-            out.write_all(scratch.as_bytes())?;
-            out.write_all(b"\"")
-        }
-        Encoding::Base64 => {
-            scratch.clear();
-            base64::engine::general_purpose::STANDARD.encode_string(bytes, scratch);
-            out.write_all(b"\"")?;
-            out.write_all(scratch.as_bytes())?;
-            out.write_all(b"\"")
-        }
-    }
-}
-
-/// A JSON string literal with every required escape (no allocation).
-pub fn write_json_str(out: &mut impl Write, s: &str) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, s).map_err(io::Error::from)
 }
 
 #[cfg(test)]
@@ -137,21 +120,41 @@ mod tests {
         assert_eq!(esc("café\n".as_bytes()), "café\\x0a");
     }
 
-    #[test]
-    fn json_encodings() {
-        let mut s = String::new();
-        let mut out = Vec::new();
-        write_json_bytes(&mut out, Some(&[0xff, 0x00]), Encoding::Auto, &mut s).unwrap();
-        assert_eq!(out, br#"{"base64":"/wA="}"#);
-        out.clear();
-        write_json_bytes(&mut out, Some(b"hi\""), Encoding::Auto, &mut s).unwrap();
-        assert_eq!(out, br#""hi\"""#);
-        out.clear();
-        write_json_bytes(&mut out, Some(&[0xab, 0x01]), Encoding::Hex, &mut s).unwrap();
-        assert_eq!(out, br#""ab01""#);
-        out.clear();
-        write_json_bytes(&mut out, None, Encoding::Hex, &mut s).unwrap();
-        assert_eq!(out, b"null");
+    /// The `core::fmt` version this replaced, kept as the reference.
+    fn reference(bytes: &[u8]) -> String {
+        fn str_ref(out: &mut String, s: &str) {
+            for c in s.chars() {
+                if is_dangerous(c) {
+                    if (c as u32) < 0x80 {
+                        out.push_str(&format!("\\x{:02x}", c as u32));
+                    } else {
+                        out.push_str(&format!("\\u{{{:x}}}", c as u32));
+                    }
+                } else {
+                    out.push(c);
+                }
+            }
+        }
+        let mut out = String::new();
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            match std::str::from_utf8(rest) {
+                Ok(s) => {
+                    str_ref(&mut out, s);
+                    break;
+                }
+                Err(e) => {
+                    let (good, bad) = rest.split_at(e.valid_up_to());
+                    str_ref(&mut out, std::str::from_utf8(good).unwrap());
+                    let n = e.error_len().unwrap_or(bad.len());
+                    for b in &bad[..n] {
+                        out.push_str(&format!("\\x{b:02x}"));
+                    }
+                    rest = &bad[n..];
+                }
+            }
+        }
+        out
     }
 
     proptest::proptest! {
@@ -159,6 +162,12 @@ mod tests {
         fn escaped_output_has_no_control_characters(bytes: Vec<u8>) {
             let s = esc(&bytes);
             proptest::prop_assert!(!s.chars().any(is_dangerous));
+        }
+
+        #[test]
+        fn same_as_the_formatting_version(bytes: Vec<u8>, text: String) {
+            proptest::prop_assert_eq!(esc(&bytes), reference(&bytes));
+            proptest::prop_assert_eq!(esc(text.as_bytes()), reference(text.as_bytes()));
         }
     }
 }

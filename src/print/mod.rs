@@ -7,13 +7,16 @@ pub mod dump_text;
 pub mod escape;
 pub mod groups;
 pub mod lookup;
+pub mod ndjson;
 pub mod progress;
 pub mod summary;
 pub mod table;
 pub mod verify;
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -25,6 +28,57 @@ use crate::format::txn_index::AbortedTxn;
 use crate::scan::LogSink;
 use crate::storage::discover::Unrecognised;
 use crate::storage::layout::FileKind;
+
+/// A printer's output: lines are appended straight to `buf` (no `core::fmt`, no copy into a
+/// second buffer) and `buf` goes to the writer whenever it holds [`LineOut::FLUSH_AT`] bytes.
+/// It is also a [`std::io::Write`] for the rare lines still written with `write!`.
+pub struct LineOut<W: std::io::Write> {
+    pub buf: Vec<u8>,
+    inner: W,
+}
+
+impl<W: std::io::Write> LineOut<W> {
+    pub const FLUSH_AT: usize = 128 * 1024;
+
+    pub fn new(inner: W) -> Self {
+        LineOut {
+            buf: Vec::with_capacity(Self::FLUSH_AT + 4096),
+            inner,
+        }
+    }
+
+    /// Call after each line: writes the buffer out once it is large enough.
+    #[inline]
+    pub fn line_done(&mut self) -> io::Result<()> {
+        if self.buf.len() >= Self::FLUSH_AT {
+            self.drain()?;
+        }
+        Ok(())
+    }
+
+    fn drain(&mut self) -> io::Result<()> {
+        if !self.buf.is_empty() {
+            self.inner.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for LineOut<W> {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        self.buf.extend_from_slice(b);
+        self.line_done()?;
+        Ok(b.len())
+    }
+    fn write_all(&mut self, b: &[u8]) -> io::Result<()> {
+        self.write(b).map(|_| ())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.drain()?;
+        self.inner.flush()
+    }
+}
 
 /// The three time-index checks of kafka-dump-log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,6 +104,51 @@ pub struct DumpSummary {
     pub crc_errors: u64,
     pub invalid_bytes: u64,
     pub unrecognised: u64,
+}
+
+impl DumpSummary {
+    pub fn add(&mut self, o: &DumpSummary) {
+        self.files += o.files;
+        self.batches += o.batches;
+        self.records += o.records;
+        self.errors += o.errors;
+        self.crc_errors += o.crc_errors;
+        self.invalid_bytes += o.invalid_bytes;
+        self.unrecognised += o.unrecognised;
+    }
+}
+
+/// What the text dump reports on stderr at the end, per file (absolute path), as
+/// kafka-dump-log does: gaps, index mismatches, kseg's notes, time-index problems.
+#[derive(Debug, Default)]
+pub struct TextDeferred {
+    /// Previous offset → next offset.
+    pub gaps: Vec<(PathBuf, BTreeMap<i64, i64>)>,
+    pub mismatches: Vec<(PathBuf, BTreeMap<std::cmp::Reverse<i64>, i64>)>,
+    pub notes: Vec<(PathBuf, String)>,
+    pub time_problems: Vec<(PathBuf, TimeIndexProblem)>,
+}
+
+impl TextDeferred {
+    /// Appends `later` (the reports of files dumped after these), merging a file's maps when
+    /// the same file continues, as one printer would have.
+    pub fn append(&mut self, later: TextDeferred) {
+        fn merge<K: Ord, V>(
+            into: &mut Vec<(PathBuf, BTreeMap<K, V>)>,
+            from: Vec<(PathBuf, BTreeMap<K, V>)>,
+        ) {
+            for (f, m) in from {
+                match into.last_mut() {
+                    Some((g, n)) if *g == f => n.extend(m),
+                    _ => into.push((f, m)),
+                }
+            }
+        }
+        merge(&mut self.gaps, later.gaps);
+        merge(&mut self.mismatches, later.mismatches);
+        self.notes.extend(later.notes);
+        self.time_problems.extend(later.time_problems);
+    }
 }
 
 /// What `kseg dump-log` needs from an output format.
@@ -79,17 +178,62 @@ pub trait DumpPrinter: LogSink {
     fn file_error(&mut self, position: Option<u64>, message: &str) -> io::Result<()>;
     fn unrecognised(&mut self, item: &Unrecognised) -> io::Result<()>;
     fn finish(&mut self, summary: &DumpSummary) -> io::Result<()>;
+    /// Output rendered by a printer of the same kind on a worker thread (`--threads`).
+    fn write_raw(&mut self, bytes: &[u8]) -> io::Result<()>;
+    /// Flushes the output writer.
+    fn flush_out(&mut self) -> io::Result<()>;
+    /// Takes the reports kept for [`DumpPrinter::finish`] (a worker's, for the main printer).
+    fn take_deferred(&mut self) -> TextDeferred {
+        TextDeferred::default()
+    }
+    /// Adds reports taken from a worker's printer, in file order.
+    fn add_deferred(&mut self, _deferred: TextDeferred) {}
+}
+
+type ErrorCapture = Box<dyn FnMut(String)>;
+
+thread_local! {
+    /// Where this thread's error lines go instead of stderr (a `--threads` worker's output
+    /// channel, so they keep their place after the output that preceded them).
+    static CAPTURE: RefCell<Option<ErrorCapture>> = const { RefCell::new(None) };
+}
+
+/// Until the guard is dropped, [`report_error`] on this thread hands its lines to `to`.
+pub fn capture_errors(to: ErrorCapture) -> CaptureGuard {
+    CAPTURE.with(|c| *c.borrow_mut() = Some(to));
+    CaptureGuard(())
+}
+
+pub struct CaptureGuard(());
+
+impl Drop for CaptureGuard {
+    fn drop(&mut self) {
+        CAPTURE.with(|c| *c.borrow_mut() = None);
+    }
+}
+
+/// Writes a finished line to stderr, out of the progress bar's way.
+pub fn write_stderr(line: &str) {
+    use std::io::Write;
+    progress::suspend(|| {
+        let _ = io::stderr().lock().write_all(line.as_bytes());
+    });
 }
 
 /// The one-line stderr report every error gets: file, byte position, what is wrong.
 pub fn report_error(file: &Path, position: Option<u64>, message: &str) {
-    use std::io::Write;
-    progress::suspend(|| {
-        let stderr = io::stderr();
-        let mut err = stderr.lock();
-        let _ = match position {
-            Some(p) => writeln!(err, "kseg: {}: byte {p}: {message}", file.display()),
-            None => writeln!(err, "kseg: {}: {message}", file.display()),
-        };
+    let line = match position {
+        Some(p) => format!("kseg: {}: byte {p}: {message}\n", file.display()),
+        None => format!("kseg: {}: {message}\n", file.display()),
+    };
+    let line = CAPTURE.with(|c| match c.borrow_mut().as_mut() {
+        Some(to) => {
+            to(line);
+            None
+        }
+        None => Some(line),
     });
+    if let Some(line) = line {
+        write_stderr(&line);
+    }
 }
