@@ -6,6 +6,7 @@ pub mod load;
 pub mod lookup;
 pub mod partition_for;
 pub mod recovery;
+pub mod rescue;
 pub mod summary;
 pub mod topic_configs;
 pub mod transactions;

@@ -7,6 +7,7 @@ pub mod groups;
 pub mod lookup;
 pub mod mini_broker;
 pub mod recover;
+pub mod rescue;
 pub mod summary;
 pub mod transactions;
 pub mod verify_index;
