@@ -625,6 +625,53 @@ mod tests {
         assert_eq!(Partitioning::Same.target(5, Some(b"k"), 3), 5);
     }
 
+    /// payments-0 of the example data dir: a committed transaction (0..4), its COMMIT (5), an
+    /// aborted one (6..8, also in the segment's `.txnindex`), its ABORT (9), then idempotent
+    /// records (10..13).
+    #[test]
+    fn only_committed_data_records_are_selected() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example-datadir");
+        let set = crate::storage::discover::discover(&[dir]).unwrap();
+        let p = set
+            .all_partitions()
+            .find(|p| p.name.topic == "payments")
+            .unwrap();
+        let mut scratch = RecordScratch::default();
+        let src = Source::open(p, &mut scratch).unwrap();
+        let mut offsets = Vec::new();
+        let tally = src
+            .select(Selection::default(), None, &mut scratch, |r| {
+                offsets.push(r.offset);
+                Ok(Flow::Continue)
+            })
+            .unwrap();
+        assert_eq!(offsets, [0, 1, 2, 3, 4, 10, 11, 12, 13]);
+        assert_eq!((tally.aborted_records, tally.open_records), (3, 0));
+        assert_eq!(tally.control_batches, 2);
+        // Kafka's own record of the abort agrees.
+        let txn = fs::read(p.path.join("00000000000000000000.txnindex")).unwrap();
+        let (entries, _) = crate::format::txn_index::parse_txn_index(&txn);
+        let aborted = entries[0].as_ref().unwrap();
+        assert!(offsets
+            .iter()
+            .all(|o| *o < aborted.first_offset || *o > aborted.last_offset));
+
+        // Resumed after offset 3, within offsets 2..=11: 4 and 10, 11.
+        let mut offsets = Vec::new();
+        let sel = Selection {
+            offsets: (2, 11),
+            ..Default::default()
+        };
+        let tally = src
+            .select(sel, Some(3), &mut scratch, |r| {
+                offsets.push(r.offset);
+                Ok(Flow::Continue)
+            })
+            .unwrap();
+        assert_eq!(offsets, [4, 10, 11]);
+        assert_eq!(tally.already_acknowledged, 2);
+    }
+
     #[test]
     fn topic_maps() {
         assert_eq!(
