@@ -46,6 +46,9 @@ _kseg() {
             kseg,recover)
                 cmd="kseg__subcmd__recover"
                 ;;
+            kseg,rescue)
+                cmd="kseg__subcmd__rescue"
+                ;;
             kseg,summary)
                 cmd="kseg__subcmd__summary"
                 ;;
@@ -84,6 +87,9 @@ _kseg() {
                 ;;
             kseg__subcmd__help,recover)
                 cmd="kseg__subcmd__help__subcmd__recover"
+                ;;
+            kseg__subcmd__help,rescue)
+                cmd="kseg__subcmd__help__subcmd__rescue"
                 ;;
             kseg__subcmd__help,summary)
                 cmd="kseg__subcmd__help__subcmd__summary"
@@ -125,7 +131,7 @@ _kseg() {
 
     case "${cmd}" in
         kseg)
-            opts="-h -V --no-progress --help --version dump-log summary verify-index recover groups transactions diff find-group-partition lookup mini-broker completions man help"
+            opts="-h -V --no-progress --help --version dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup mini-broker completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -297,7 +303,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help)
-            opts="dump-log summary verify-index recover groups transactions diff find-group-partition lookup mini-broker completions man help"
+            opts="dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup mini-broker completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -465,6 +471,20 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help__subcmd__recover)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__help__subcmd__rescue)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -910,6 +930,112 @@ _kseg() {
                     return 0
                     ;;
                 --index-interval-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__rescue)
+            opts="-h --bootstrap --topic-map --partitioner --from-offset --to-offset --from-timestamp --to-timestamp --state --dry-run --create-topics --verify --batch-bytes --linger-ms --compression --max-records-per-second --delivery-timeout-ms --security-protocol --sasl-mechanism --sasl-username --sasl-password-file --ssl-ca --ssl-certificate --ssl-key --client-config --format --json --mmap --max-decompressed-bytes --no-progress --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --bootstrap)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topic-map)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --partitioner)
+                    COMPREPLY=($(compgen -W "same murmur2" -- "${cur}"))
+                    return 0
+                    ;;
+                --from-offset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to-offset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from-timestamp)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to-timestamp)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --batch-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --linger-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compression)
+                    COMPREPLY=($(compgen -W "none gzip snappy lz4 zstd" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-records-per-second)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --delivery-timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --security-protocol)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sasl-mechanism)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sasl-username)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sasl-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ssl-ca)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ssl-certificate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ssl-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table tsv" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-decompressed-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -31,6 +31,7 @@ complete -c kseg -n "__fish_kseg_needs_command" -f -a "dump-log" -d 'Decode segm
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "summary" -d 'One row per topic-partition: segments, offsets, records, timestamps, codecs, checkpoints'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "verify-index" -d 'Check logs and indexes after a crash; preview what Kafka\'s recovery would do'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "recover" -d 'Write a repaired copy of a partition: truncated like Kafka\'s recovery, indexes rebuilt'
+complete -c kseg -n "__fish_kseg_needs_command" -f -a "rescue" -d 'Produce the records of partitions or log dirs into a running Kafka cluster, exactly and resumably'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "groups" -d 'Rebuild every consumer group\'s committed offsets and state from __consumer_offsets'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "transactions" -d 'Transactional ids from __transaction_state, and open or hanging transactions in the data'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "diff" -d 'Replicas of the same partitions side by side: common prefix, divergence point, the records only one broker holds (what an unclean leader election lost)'
@@ -94,6 +95,42 @@ complete -c kseg -n "__fish_kseg_using_subcommand recover" -l salvage -d 'Keep t
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l json -d 'NDJSON report instead of text'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -s h -l help -d 'Print help'
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l bootstrap -d 'A broker of the target cluster (HOST:PORT; several comma-separated)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l topic-map -d 'Produce topic OLD as NEW (repeatable)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l partitioner -d 'Where each record goes: the source\'s partition number, or murmur2 of the key as the Java client\'s default partitioner does (records without a key keep their partition)' -r -f -a "same\t''
+murmur2\t''"
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l from-offset -d 'First source offset to send (inclusive)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l to-offset -d 'Last source offset to send (inclusive)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l from-timestamp -d 'Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l to-timestamp -d 'Only records whose timestamp is at or before T (epoch ms, or RFC 3339 with a zone)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l state -d 'Resume file: per source partition, the last offset the target acknowledged. A rerun with the same file goes on where the last one stopped, without duplicates' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l batch-bytes -d 'Largest batch the producer builds' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l linger-ms -d 'How long the producer waits to fill a batch' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l compression -d 'Compression of the produced batches' -r -f -a "none\t''
+gzip\t''
+snappy\t''
+lz4\t''
+zstd\t''"
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l max-records-per-second -d 'At most this many records per second (0: no limit), to spare a busy cluster' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l delivery-timeout-ms -d 'Give up on a record not acknowledged in this time, retries included' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l security-protocol -d 'plaintext, ssl, sasl_plaintext or sasl_ssl' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l sasl-mechanism -d 'PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l sasl-username -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l sasl-password-file -d 'A file holding the SASL password (or set KSEG_SASL_PASSWORD)' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l ssl-ca -d 'PEM file of the CA certificates for the brokers\' TLS certificates' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l ssl-certificate -d 'PEM client certificate (mutual TLS)' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l ssl-key -d 'PEM key of the client certificate' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l client-config -d 'Any other librdkafka client property (repeatable)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l format -d 'Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)' -r -f -a "table\t'Box-drawn tables, fitted to the terminal when stdout is one'
+tsv\t'Tab-separated values: a header line, then one line per row; no other text'"
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l dry-run -d 'Print what would be sent (counts, ranges, target partitions); send nothing'
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l create-topics -d 'Create missing target topics with the source\'s partition count'
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l verify -d 'Read the target back after sending and compare every record with the source'
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l json -d 'NDJSON report instead of text'
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l group -d 'Only these groups' -r
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l offsets-retention-minutes -d 'The broker\'s offsets.retention.minutes, for EXPIRES-AT' -r
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l at -d 'The instant the expired/expires-in-1d flags are computed for (RFC 3339 with a zone, or epoch milliseconds) [default: now]' -r
@@ -229,18 +266,19 @@ complete -c kseg -n "__fish_kseg_using_subcommand completions" -l no-progress -d
 complete -c kseg -n "__fish_kseg_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand man" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand man" -s h -l help -d 'Print help'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "dump-log" -d 'Decode segment, index, snapshot and checkpoint files like kafka-dump-log.sh'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "summary" -d 'One row per topic-partition: segments, offsets, records, timestamps, codecs, checkpoints'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "verify-index" -d 'Check logs and indexes after a crash; preview what Kafka\'s recovery would do'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "recover" -d 'Write a repaired copy of a partition: truncated like Kafka\'s recovery, indexes rebuilt'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "groups" -d 'Rebuild every consumer group\'s committed offsets and state from __consumer_offsets'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "transactions" -d 'Transactional ids from __transaction_state, and open or hanging transactions in the data'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "diff" -d 'Replicas of the same partitions side by side: common prefix, divergence point, the records only one broker holds (what an unclean leader election lost)'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "find-group-partition" -d 'Which __consumer_offsets (or __transaction_state) partition an id lives in'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "lookup" -d 'Offsets by timestamp, offset, earliest/latest or leader epoch, as the broker answers them'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "mini-broker" -d 'Run an embedded single-node Kafka broker writing real segment files (or script one with `produce` and `commit`, no client needed)'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "man" -d 'Print the man page (roff)'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "dump-log" -d 'Decode segment, index, snapshot and checkpoint files like kafka-dump-log.sh'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "summary" -d 'One row per topic-partition: segments, offsets, records, timestamps, codecs, checkpoints'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "verify-index" -d 'Check logs and indexes after a crash; preview what Kafka\'s recovery would do'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "recover" -d 'Write a repaired copy of a partition: truncated like Kafka\'s recovery, indexes rebuilt'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "rescue" -d 'Produce the records of partitions or log dirs into a running Kafka cluster, exactly and resumably'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "groups" -d 'Rebuild every consumer group\'s committed offsets and state from __consumer_offsets'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "transactions" -d 'Transactional ids from __transaction_state, and open or hanging transactions in the data'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "diff" -d 'Replicas of the same partitions side by side: common prefix, divergence point, the records only one broker holds (what an unclean leader election lost)'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "find-group-partition" -d 'Which __consumer_offsets (or __transaction_state) partition an id lives in'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "lookup" -d 'Offsets by timestamp, offset, earliest/latest or leader epoch, as the broker answers them'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "mini-broker" -d 'Run an embedded single-node Kafka broker writing real segment files (or script one with `produce` and `commit`, no client needed)'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "man" -d 'Print the man page (roff)'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup mini-broker completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kseg -n "__fish_kseg_using_subcommand help; and __fish_seen_subcommand_from mini-broker" -f -a "produce" -d 'Append stdin lines as records, partitioned like the Java producer (murmur2 of the key)'
 complete -c kseg -n "__fish_kseg_using_subcommand help; and __fish_seen_subcommand_from mini-broker" -f -a "commit" -d 'Commit a group\'s offsets (a simple commit, as an assign()-ing consumer makes)'

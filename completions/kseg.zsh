@@ -108,6 +108,43 @@ _arguments "${_arguments_options[@]}" : \
 ':partition -- The partition dir to repair (never modified):_files' \
 && ret=0
 ;;
+(rescue)
+_arguments "${_arguments_options[@]}" : \
+'--bootstrap=[A broker of the target cluster (HOST\:PORT; several comma-separated)]:HOST:PORT:_default' \
+'*--topic-map=[Produce topic OLD as NEW (repeatable)]:OLD:NEW:_default' \
+'--partitioner=[Where each record goes\: the source'\''s partition number, or murmur2 of the key as the Java client'\''s default partitioner does (records without a key keep their partition)]:PARTITIONER:(same murmur2)' \
+'--from-offset=[First source offset to send (inclusive)]:OFFSET:_default' \
+'--to-offset=[Last source offset to send (inclusive)]:OFFSET:_default' \
+'--from-timestamp=[Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)]:T:_default' \
+'--to-timestamp=[Only records whose timestamp is at or before T (epoch ms, or RFC 3339 with a zone)]:T:_default' \
+'--state=[Resume file\: per source partition, the last offset the target acknowledged. A rerun with the same file goes on where the last one stopped, without duplicates]:FILE:_files' \
+'--batch-bytes=[Largest batch the producer builds]:BYTES:_default' \
+'--linger-ms=[How long the producer waits to fill a batch]:MS:_default' \
+'--compression=[Compression of the produced batches]:COMPRESSION:(none gzip snappy lz4 zstd)' \
+'--max-records-per-second=[At most this many records per second (0\: no limit), to spare a busy cluster]:N:_default' \
+'--delivery-timeout-ms=[Give up on a record not acknowledged in this time, retries included]:MS:_default' \
+'--security-protocol=[plaintext, ssl, sasl_plaintext or sasl_ssl]:PROTOCOL:_default' \
+'--sasl-mechanism=[PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512]:MECHANISM:_default' \
+'--sasl-username=[]:USER:_default' \
+'--sasl-password-file=[A file holding the SASL password (or set KSEG_SASL_PASSWORD)]:FILE:_files' \
+'--ssl-ca=[PEM file of the CA certificates for the brokers'\'' TLS certificates]:FILE:_files' \
+'--ssl-certificate=[PEM client certificate (mutual TLS)]:FILE:_files' \
+'--ssl-key=[PEM key of the client certificate]:FILE:_files' \
+'*--client-config=[Any other librdkafka client property (repeatable)]:KEY=VALUE:_default' \
+'(--json)--format=[Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)]:FORMAT:((table\:"Box-drawn tables, fitted to the terminal when stdout is one"
+tsv\:"Tab-separated values\: a header line, then one line per row; no other text"))' \
+'--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
+'--dry-run[Print what would be sent (counts, ranges, target partitions); send nothing]' \
+'--create-topics[Create missing target topics with the source'\''s partition count]' \
+'--verify[Read the target back after sending and compare every record with the source]' \
+'--json[NDJSON report instead of text]' \
+'--mmap[Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker'\''s data dir (a concurrent truncation kills kseg with SIGBUS)]' \
+'--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'*::sources -- Partition dirs or log dirs to read (never modified); internal topics (__*) of a log dir are left out unless their partition dir is given:_files' \
+&& ret=0
+;;
 (groups)
 _arguments "${_arguments_options[@]}" : \
 '*--group=[Only these groups]:GROUP:_default' \
@@ -355,6 +392,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(rescue)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (groups)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -427,6 +468,7 @@ _kseg_commands() {
 'summary:One row per topic-partition\: segments, offsets, records, timestamps, codecs, checkpoints' \
 'verify-index:Check logs and indexes after a crash; preview what Kafka'\''s recovery would do' \
 'recover:Write a repaired copy of a partition\: truncated like Kafka'\''s recovery, indexes rebuilt' \
+'rescue:Produce the records of partitions or log dirs into a running Kafka cluster, exactly and resumably' \
 'groups:Rebuild every consumer group'\''s committed offsets and state from __consumer_offsets' \
 'transactions:Transactional ids from __transaction_state, and open or hanging transactions in the data' \
 'diff:Replicas of the same partitions side by side\: common prefix, divergence point, the records only one broker holds (what an unclean leader election lost)' \
@@ -471,6 +513,7 @@ _kseg__subcmd__help_commands() {
 'summary:One row per topic-partition\: segments, offsets, records, timestamps, codecs, checkpoints' \
 'verify-index:Check logs and indexes after a crash; preview what Kafka'\''s recovery would do' \
 'recover:Write a repaired copy of a partition\: truncated like Kafka'\''s recovery, indexes rebuilt' \
+'rescue:Produce the records of partitions or log dirs into a running Kafka cluster, exactly and resumably' \
 'groups:Rebuild every consumer group'\''s committed offsets and state from __consumer_offsets' \
 'transactions:Transactional ids from __transaction_state, and open or hanging transactions in the data' \
 'diff:Replicas of the same partitions side by side\: common prefix, divergence point, the records only one broker holds (what an unclean leader election lost)' \
@@ -546,6 +589,11 @@ _kseg__subcmd__help__subcmd__recover_commands() {
     local commands; commands=()
     _describe -t commands 'kseg help recover commands' commands "$@"
 }
+(( $+functions[_kseg__subcmd__help__subcmd__rescue_commands] )) ||
+_kseg__subcmd__help__subcmd__rescue_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg help rescue commands' commands "$@"
+}
 (( $+functions[_kseg__subcmd__help__subcmd__summary_commands] )) ||
 _kseg__subcmd__help__subcmd__summary_commands() {
     local commands; commands=()
@@ -618,6 +666,11 @@ _kseg__subcmd__mini-broker__subcmd__produce_commands() {
 _kseg__subcmd__recover_commands() {
     local commands; commands=()
     _describe -t commands 'kseg recover commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__rescue_commands] )) ||
+_kseg__subcmd__rescue_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg rescue commands' commands "$@"
 }
 (( $+functions[_kseg__subcmd__summary_commands] )) ||
 _kseg__subcmd__summary_commands() {

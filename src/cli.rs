@@ -38,6 +38,9 @@ pub enum Command {
     VerifyIndex(VerifyIndexArgs),
     /// Write a repaired copy of a partition: truncated like Kafka's recovery, indexes rebuilt
     Recover(RecoverArgs),
+    /// Produce the records of partitions or log dirs into a running Kafka cluster, exactly and
+    /// resumably
+    Rescue(Box<RescueArgs>),
     /// Rebuild every consumer group's committed offsets and state from __consumer_offsets
     Groups(GroupsArgs),
     /// Transactional ids from __transaction_state, and open or hanging transactions in the data
@@ -334,6 +337,138 @@ pub struct RecoverArgs {
     /// NDJSON report instead of text
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RescueArgs {
+    /// Partition dirs or log dirs to read (never modified); internal topics (__*) of a log dir
+    /// are left out unless their partition dir is given
+    #[arg(value_name = "SOURCE", required = true)]
+    pub sources: Vec<PathBuf>,
+
+    /// A broker of the target cluster (HOST:PORT; several comma-separated)
+    #[arg(long, value_name = "HOST:PORT")]
+    pub bootstrap: String,
+
+    /// Produce topic OLD as NEW (repeatable)
+    #[arg(long, value_name = "OLD:NEW")]
+    pub topic_map: Vec<String>,
+
+    /// Where each record goes: the source's partition number, or murmur2 of the key as the Java
+    /// client's default partitioner does (records without a key keep their partition)
+    #[arg(long, value_enum, default_value_t = RescuePartitioner::Same)]
+    pub partitioner: RescuePartitioner,
+
+    /// First source offset to send (inclusive)
+    #[arg(long, value_name = "OFFSET")]
+    pub from_offset: Option<i64>,
+
+    /// Last source offset to send (inclusive)
+    #[arg(long, value_name = "OFFSET")]
+    pub to_offset: Option<i64>,
+
+    /// Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)
+    #[arg(long, value_name = "T")]
+    pub from_timestamp: Option<String>,
+
+    /// Only records whose timestamp is at or before T (epoch ms, or RFC 3339 with a zone)
+    #[arg(long, value_name = "T")]
+    pub to_timestamp: Option<String>,
+
+    /// Resume file: per source partition, the last offset the target acknowledged. A rerun with
+    /// the same file goes on where the last one stopped, without duplicates
+    #[arg(long, value_name = "FILE")]
+    pub state: Option<PathBuf>,
+
+    /// Print what would be sent (counts, ranges, target partitions); send nothing
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Create missing target topics with the source's partition count
+    #[arg(long)]
+    pub create_topics: bool,
+
+    /// Read the target back after sending and compare every record with the source
+    #[arg(long)]
+    pub verify: bool,
+
+    /// Largest batch the producer builds
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
+    pub batch_bytes: usize,
+
+    /// How long the producer waits to fill a batch
+    #[arg(long, value_name = "MS", default_value_t = 5)]
+    pub linger_ms: u64,
+
+    /// Compression of the produced batches
+    #[arg(long, value_enum, default_value_t = RescueCompression::None)]
+    pub compression: RescueCompression,
+
+    /// At most this many records per second (0: no limit), to spare a busy cluster
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub max_records_per_second: u64,
+
+    /// Give up on a record not acknowledged in this time, retries included
+    #[arg(long, value_name = "MS", default_value_t = 120_000)]
+    pub delivery_timeout_ms: u64,
+
+    /// plaintext, ssl, sasl_plaintext or sasl_ssl
+    #[arg(long, value_name = "PROTOCOL")]
+    pub security_protocol: Option<String>,
+
+    /// PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512
+    #[arg(long, value_name = "MECHANISM")]
+    pub sasl_mechanism: Option<String>,
+
+    #[arg(long, value_name = "USER")]
+    pub sasl_username: Option<String>,
+
+    /// A file holding the SASL password (or set KSEG_SASL_PASSWORD)
+    #[arg(long, value_name = "FILE")]
+    pub sasl_password_file: Option<PathBuf>,
+
+    /// PEM file of the CA certificates for the brokers' TLS certificates
+    #[arg(long, value_name = "FILE")]
+    pub ssl_ca: Option<PathBuf>,
+
+    /// PEM client certificate (mutual TLS)
+    #[arg(long, value_name = "FILE")]
+    pub ssl_certificate: Option<PathBuf>,
+
+    /// PEM key of the client certificate
+    #[arg(long, value_name = "FILE")]
+    pub ssl_key: Option<PathBuf>,
+
+    /// Any other librdkafka client property (repeatable)
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub client_config: Vec<String>,
+
+    /// Tables fitted to the terminal (table), or tab-separated values with a header line and no
+    /// other text, for awk and cut (tsv)
+    #[arg(long, value_enum, default_value_t = Format::Table, conflicts_with = "json")]
+    pub format: Format,
+
+    /// NDJSON report instead of text
+    #[arg(long)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RescuePartitioner {
+    Same,
+    Murmur2,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RescueCompression {
+    None,
+    Gzip,
+    Snappy,
+    Lz4,
+    Zstd,
 }
 
 #[derive(Debug, Args)]

@@ -7,6 +7,7 @@
 pub mod analysis;
 pub mod broker;
 pub mod cli;
+pub mod client;
 pub mod cmd;
 pub mod format;
 pub mod print;

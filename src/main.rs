@@ -13,6 +13,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         Command::DumpLog(args) => cmd::dump_log::run(args),
         Command::Summary(args) => cmd::summary::run(args),
+        Command::Rescue(args) => cmd::rescue::run(*args),
         Command::Groups(args) => cmd::groups::run(args),
         Command::Transactions(args) => cmd::transactions::run(args),
         Command::Diff(args) => cmd::diff::run(args),

@@ -18,6 +18,11 @@
 //       produce TOPIC ACKS FROM COUNT PER_BATCH OUT  records FROM.. with acks=ACKS, the acknowledged offsets to OUT
 //       wait TOPIC LEADER ISR_SIZE                   until partition 0 has that leader and ISR size
 //       elect TOPIC                                  an unclean leader election of partition 0
+//   KsegOracle rescue-source BOOTSTRAP      the source of the rescue tests: topic rs (3 partitions, every
+//                                           codec, committed, aborted and one open transaction)
+//   KsegOracle consume BOOTSTRAP TOPIC OUT  every record a read_committed consumer is given, NDJSON
+//   KsegOracle bench-produce BOOTSTRAP TOPIC N  N records of the data workload into 3 partitions, as fast
+//                                           as the idempotent producer goes (acks=all); prints the time
 //
 // Everything sent is fixed by the code (keys, values, headers, CreateTime timestamps, partitions,
 // batch boundaries by flush), except what the broker stamps itself (LogAppendTime) and the few
@@ -63,6 +68,9 @@ public class KsegOracle {
             case "replicas" -> replicas(bootstrap, Arrays.copyOfRange(args, 2, args.length));
             case "expiry" -> expiry(bootstrap, Path.of(args[2]));
             case "rebalance" -> rebalance(bootstrap, args[2], Integer.parseInt(args[3]), Path.of(args[4]));
+            case "rescue-source" -> rescueSource(bootstrap);
+            case "consume" -> consume(bootstrap, args[2], Path.of(args[3]));
+            case "bench-produce" -> benchProduce(bootstrap, args[2], Integer.parseInt(args[3]));
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
         // The open transaction's producer is never closed: exit without waiting for its threads.
@@ -634,6 +642,91 @@ public class KsegOracle {
         }
         txn.join(120_000);
         if (txnRounds.get() < MIN_TXN_ROUNDS) throw new IllegalStateException("the transactional producer ended only " + txnRounds.get() + " transactions");
+    }
+
+    /** The rescue tests' source: topic rs, 3 partitions rolling 16 KiB segments. Each codec writes
+     *  interleaved batches to every partition (idempotent); transactions committed and aborted
+     *  between them; and one transaction left open on each partition at the end (never committed:
+     *  a rescue must not send it). */
+    static void rescueSource(String bootstrap) throws Exception {
+        try (Admin admin = Admin.create(common(bootstrap))) {
+            createTopic(admin, "rs", 3, Map.of());
+        }
+        int i = 0;
+        for (int round = 0; round < 2; round++) {
+            for (String codec : CODECS) {
+                try (var producer = producer(bootstrap, Map.of("compression.type", codec))) {
+                    batches(producer, "rs", 3, i, 120, 15, T0);
+                    i += 120;
+                }
+                try (var t = txnProducer(bootstrap, "rs-txn-" + codec)) {
+                    for (int n = 0; n < 3; n++) {
+                        t.beginTransaction();
+                        for (int k = 0; k < 12; k++) t.send(dataRecord("rs", k % 3, i++, T0 + 7_000_000L));
+                        // Flushed first: abortTransaction drops records not yet sent, and these must reach the log.
+                        t.flush();
+                        if (n == 1) t.abortTransaction(); else t.commitTransaction();
+                    }
+                }
+            }
+        }
+        var open = txnProducer(bootstrap, "rs-open");
+        open.beginTransaction();
+        for (int p = 0; p < 3; p++) open.send(new ProducerRecord<>("rs", p, T0 + 9_000_000L, utf8("open"), utf8("never committed"))).get();
+        open.flush();
+    }
+
+    /** The rescue benchmark's baseline: the Java producer (idempotent, acks=all, linger 5 ms, 1 MiB
+     *  batches, no compression: kseg rescue's defaults) sending N records of the data workload to
+     *  3 partitions. Prints "records N ms T". */
+    static void benchProduce(String bootstrap, String topic, int n) throws Exception {
+        try (Admin admin = Admin.create(common(bootstrap))) {
+            // The broker's default segment size (createTopic's 16 KiB would refuse 1 MiB batches).
+            admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get();
+        }
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) records.add(dataRecord(topic, i % 3, i, T0));
+        try (var p = producer(bootstrap, Map.of("linger.ms", "5", "batch.size", "1048576", "buffer.memory", "268435456"))) {
+            long start = System.nanoTime();
+            List<Future<RecordMetadata>> pending = new ArrayList<>(n);
+            for (var r : records) pending.add(p.send(r));
+            p.flush();
+            for (var f : pending) f.get();
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            System.out.println("records " + n + " ms " + ms);
+        }
+    }
+
+    /** Every record of TOPIC a read_committed consumer is given, by partition in offset order, up
+     *  to each partition's last stable offset: NDJSON with base64 keys, values and header values. */
+    static void consume(String bootstrap, String topic, Path outPath) throws Exception {
+        try (var c = consumer(bootstrap, Map.of("isolation.level", "read_committed"));
+             PrintStream out = new PrintStream(Files.newOutputStream(outPath), false, StandardCharsets.UTF_8)) {
+            List<TopicPartition> tps = new ArrayList<>();
+            for (var info : c.partitionsFor(topic)) tps.add(new TopicPartition(topic, info.partition()));
+            c.assign(tps);
+            c.seekToBeginning(tps);
+            Map<TopicPartition, Long> end = c.endOffsets(tps);
+            var b64 = Base64.getEncoder();
+            long deadline = System.currentTimeMillis() + 120_000;
+            while (tps.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
+                if (System.currentTimeMillis() > deadline) throw new IllegalStateException("consume timed out");
+                for (var r : c.poll(Duration.ofMillis(500))) {
+                    StringBuilder h = new StringBuilder("[");
+                    for (var header : r.headers()) {
+                        if (h.length() > 1) h.append(',');
+                        h.append('[').append(json(header.key())).append(',')
+                         .append(header.value() == null ? "null" : "\"" + b64.encodeToString(header.value()) + "\"").append(']');
+                    }
+                    h.append(']');
+                    out.println("{\"partition\":" + r.partition() + ",\"offset\":" + r.offset()
+                        + ",\"timestamp\":" + r.timestamp() + ",\"timestampType\":" + json(r.timestampType().toString())
+                        + ",\"key\":" + (r.key() == null ? "null" : "\"" + b64.encodeToString(r.key()) + "\"")
+                        + ",\"value\":" + (r.value() == null ? "null" : "\"" + b64.encodeToString(r.value()) + "\"")
+                        + ",\"headers\":" + h + "}");
+                }
+            }
+        }
     }
 
     // ---- the broker's answers -------------------------------------------------------------------

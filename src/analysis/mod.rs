@@ -9,6 +9,7 @@ pub mod lookup;
 pub mod partition_for;
 pub mod rebalances;
 pub mod recovery;
+pub mod rescue;
 pub mod summary;
 pub mod topic_configs;
 pub mod transactions;

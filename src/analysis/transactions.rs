@@ -5,11 +5,12 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io;
 
+use crate::format::control::ControlType;
 use crate::format::coordinator::{
     is_known_transaction_record_type, parse_transaction_key, parse_transaction_value,
     transaction_state_name, TransactionLog,
 };
-use crate::format::log::{BatchInfo, LogEntry, LogRecord, RecordScratch};
+use crate::format::log::{for_each_record, BatchInfo, LogEntry, LogRecord, RecordScratch};
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use crate::storage::discover::PartitionDir;
 use crate::storage::layout::FileKind;
@@ -209,4 +210,107 @@ pub fn open_transactions(
         .collect();
     out.sort_by_key(|t| t.first_offset);
     Ok(out)
+}
+
+/// How the transactional data batches of one partition ended, read from the COMMIT and ABORT
+/// markers in the log itself: what a `read_committed` consumer is given once every transaction
+/// is over. A transaction with no marker (open or hanging) counts as not committed: its
+/// coordinator aborts it when it times out.
+#[derive(Debug, Default)]
+pub struct TxnOutcomes {
+    /// Base offsets of the transactional batches not committed: true when aborted, false when
+    /// never ended.
+    pub not_committed: HashMap<i64, bool>,
+    pub committed_batches: u64,
+    pub aborted_batches: u64,
+    pub open_batches: u64,
+    /// Records of the data (not control) batches, by their headers' counts.
+    pub data_records: u64,
+    /// Of those, the records of transactions not committed.
+    pub not_committed_records: u64,
+}
+
+impl TxnOutcomes {
+    /// Whether the records of the batch based at `base_offset` were committed (or are not
+    /// transactional at all).
+    pub fn committed(&self, info: &BatchInfo) -> bool {
+        !(info.is_transactional && self.not_committed.contains_key(&info.base_offset))
+    }
+
+    /// Whether the batch belongs to an aborted transaction.
+    pub fn aborted(&self, info: &BatchInfo) -> bool {
+        info.is_transactional && self.not_committed.get(&info.base_offset) == Some(&true)
+    }
+}
+
+#[derive(Default)]
+struct OutcomeSink {
+    scratch: RecordScratch,
+    /// Producer id -> (base offset, record count) of its batches since its last marker.
+    pending: HashMap<i64, Vec<(i64, u64)>>,
+    outcomes: TxnOutcomes,
+}
+
+impl LogSink for OutcomeSink {
+    fn batch(&mut self, _p: u64, e: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
+        let count = b.count.map_or(1, |c| c.max(0) as u64);
+        if !b.is_control {
+            self.outcomes.data_records += count;
+        }
+        if !b.is_transactional || b.producer_id < 0 {
+            return Ok(Flow::Continue);
+        }
+        if !b.is_control {
+            self.pending
+                .entry(b.producer_id)
+                .or_default()
+                .push((b.base_offset, count));
+            return Ok(Flow::Continue);
+        }
+        // A marker decides every batch its producer wrote since the previous one; a marker
+        // whose control record cannot be read aborts, as ABORT is the only safe reading.
+        let mut commit = false;
+        let _ = for_each_record(e, &mut self.scratch, |r| {
+            // ControlRecordType.parse: the type is the key's second int16.
+            if let Some(k) = r.key.and_then(|k| k.get(2..4)) {
+                commit =
+                    ControlType::from_id(i16::from_be_bytes([k[0], k[1]])) == ControlType::Commit;
+            }
+        });
+        let batches = self.pending.remove(&b.producer_id).unwrap_or_default();
+        let o = &mut self.outcomes;
+        if commit {
+            o.committed_batches += batches.len() as u64;
+        } else {
+            o.aborted_batches += batches.len() as u64;
+            o.not_committed_records += batches.iter().map(|b| b.1).sum::<u64>();
+            o.not_committed
+                .extend(batches.into_iter().map(|b| (b.0, true)));
+        }
+        Ok(Flow::Continue)
+    }
+    fn problem(&mut self, _p: &LogProblem<'_>) -> io::Result<Flow> {
+        Ok(Flow::Continue)
+    }
+}
+
+/// The outcome of every transaction in `p` (batch headers only, every segment in order).
+pub fn transaction_outcomes(
+    p: &PartitionDir,
+    scratch: &mut RecordScratch,
+) -> io::Result<TxnOutcomes> {
+    let mut sink = OutcomeSink::default();
+    for f in p.files.iter().filter(|f| f.kind == FileKind::Log) {
+        let mut src = open_log(&f.path, false)?;
+        scan_log(src.as_mut(), &ScanOptions::default(), scratch, &mut sink)?;
+    }
+    let mut outcomes = sink.outcomes;
+    for (_, batches) in sink.pending {
+        outcomes.open_batches += batches.len() as u64;
+        outcomes.not_committed_records += batches.iter().map(|b| b.1).sum::<u64>();
+        outcomes
+            .not_committed
+            .extend(batches.into_iter().map(|b| (b.0, false)));
+    }
+    Ok(outcomes)
 }

@@ -9,6 +9,7 @@ pub mod lookup;
 pub mod mini_broker;
 mod parallel;
 pub mod recover;
+pub mod rescue;
 pub mod summary;
 pub mod transactions;
 pub mod verify_index;

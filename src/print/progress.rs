@@ -132,3 +132,51 @@ fn segments_of(p: &PartitionDir) -> impl Iterator<Item = &Path> {
 fn size_of(file: &Path) -> u64 {
     std::fs::metadata(file).map_or(0, |m| m.len())
 }
+
+/// Progress of records sent (`kseg rescue`): records, bytes, rate and ETA, on stderr when it is
+/// a terminal; does nothing otherwise.
+pub struct RecordProgress {
+    bar: Option<ProgressBar>,
+    bytes: u64,
+}
+
+impl RecordProgress {
+    pub fn new(show: bool, total_records: u64) -> RecordProgress {
+        if !show {
+            return RecordProgress {
+                bar: None,
+                bytes: 0,
+            };
+        }
+        let bar = ProgressBar::new(total_records);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} {human_pos}/{human_len} records {msg} {per_sec} {wide_bar} ETA {eta}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()) = Some(bar.clone());
+        RecordProgress {
+            bar: Some(bar),
+            bytes: 0,
+        }
+    }
+
+    /// `records` more acknowledged, carrying `bytes` of keys, values and headers.
+    pub fn add(&mut self, records: u64, bytes: u64) {
+        if let Some(bar) = &self.bar {
+            self.bytes += bytes;
+            bar.inc(records);
+            bar.set_message(format!("({})", indicatif::HumanBytes(self.bytes)));
+        }
+    }
+}
+
+impl Drop for RecordProgress {
+    fn drop(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+            *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        }
+    }
+}

@@ -186,6 +186,9 @@ pub struct Broker {
     overrides: Vec<String>,
     /// A node of a multi-node cluster; `None` for the single combined broker+controller.
     node: Option<ClusterNode>,
+    /// A second listener, `EXTERNAL`, with this security protocol (SASL_PLAINTEXT, SSL, ...).
+    pub external_protocol: Option<String>,
+    pub external_port: u16,
 }
 
 /// A node of a multi-node KRaft cluster ([`Cluster`]).
@@ -205,14 +208,29 @@ pub const CLUSTER_ID: &str = "a3NlZy1vcmFjbGUtMDAwMQ";
 impl Broker {
     /// Formats a fresh KRaft log dir under `root` and starts the broker (≤ 120 s to come up).
     pub fn format_and_start(version: &str, root: &Path, overrides: &[&str]) -> Broker {
+        Broker::format_and_start_with(version, root, overrides, None, &[])
+    }
+
+    /// Like [`Broker::format_and_start`], with a second listener named `EXTERNAL` speaking
+    /// `external_protocol` on [`Broker::external_port`], and more `kafka-storage.sh format`
+    /// arguments (`--add-scram ...`).
+    pub fn format_and_start_with(
+        version: &str,
+        root: &Path,
+        overrides: &[&str],
+        external_protocol: Option<&str>,
+        format_args: &[&str],
+    ) -> Broker {
         let _ = fs::remove_dir_all(root);
         fs::create_dir_all(root).expect("creating the broker root");
         let mut broker = Broker::reopen(version, root, overrides);
+        broker.external_protocol = external_protocol.map(str::to_string);
         broker.write_config();
         let mut format = kafka_tool(version, "kafka.tools.StorageTool");
         format
             .args(["format", "-t", CLUSTER_ID, "-c"])
-            .arg(root.join("server.properties"));
+            .arg(root.join("server.properties"))
+            .args(format_args);
         run_ok(format, Duration::from_secs(120));
         broker.start();
         broker
@@ -229,6 +247,8 @@ impl Broker {
             child: None,
             overrides: overrides.iter().map(|s| s.to_string()).collect(),
             node: None,
+            external_protocol: None,
+            external_port: 0,
         }
     }
 
@@ -253,6 +273,18 @@ impl Broker {
     }
 
     fn write_config(&mut self) {
+        let (listener, advertised, map) = match &self.external_protocol {
+            Some(proto) => {
+                self.external_port = free_port();
+                let e = self.external_port;
+                (
+                    format!(",EXTERNAL://127.0.0.1:{e}"),
+                    format!(",EXTERNAL://127.0.0.1:{e}"),
+                    format!(",EXTERNAL:{proto}"),
+                )
+            }
+            None => Default::default(),
+        };
         let node = match &self.node {
             None => {
                 self.port = free_port();
@@ -261,8 +293,8 @@ impl Broker {
                     "process.roles=broker,controller\n\
                      node.id=1\n\
                      controller.quorum.voters=1@127.0.0.1:{controller}\n\
-                     listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller}\n\
-                     advertised.listeners=PLAINTEXT://127.0.0.1:{port}\n\
+                     listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller}{listener}\n\
+                     advertised.listeners=PLAINTEXT://127.0.0.1:{port}{advertised}\n\
                      inter.broker.listener.name=PLAINTEXT\n",
                     port = self.port
                 )
@@ -291,7 +323,7 @@ impl Broker {
         let mut cfg = format!(
             "{node}\
              controller.listener.names=CONTROLLER\n\
-             listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT\n\
+             listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT{map}\n\
              log.dirs={data}\n\
              num.partitions=1\n\
              auto.create.topics.enable=false\n\

@@ -1,0 +1,473 @@
+//! A Kafka client for `kseg rescue`: librdkafka (built from its bundled source by the `rdkafka`
+//! crate) as an idempotent producer, a consumer reading partitions back, and the admin calls
+//! (metadata, topic configs, topic creation). TLS and SASL (PLAIN, SCRAM-SHA-256/512) are
+//! librdkafka's own; this module only turns kseg's options into its configuration and its
+//! answers into plain values.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context, Result};
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, ResourceSpecifier, TopicReplication};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::error::KafkaError;
+use rdkafka::message::{Header, Headers, Message, OwnedHeaders, Timestamp};
+use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, ProducerContext};
+use rdkafka::types::RDKafkaErrorCode;
+use rdkafka::util::Timeout;
+use rdkafka::{ClientContext, Offset, TopicPartitionList};
+
+/// How to reach and authenticate to the cluster.
+#[derive(Debug, Clone, Default)]
+pub struct Connection {
+    pub bootstrap: String,
+    /// `plaintext`, `ssl`, `sasl_plaintext` or `sasl_ssl`.
+    pub security_protocol: Option<String>,
+    /// `PLAIN`, `SCRAM-SHA-256` or `SCRAM-SHA-512`.
+    pub sasl_mechanism: Option<String>,
+    pub sasl_username: Option<String>,
+    pub sasl_password: Option<String>,
+    /// PEM file of the CA certificates that sign the brokers' certificates.
+    pub ssl_ca: Option<String>,
+    /// PEM files of a client certificate and its key (mutual TLS).
+    pub ssl_certificate: Option<String>,
+    pub ssl_key: Option<String>,
+    /// Any other librdkafka property (`--client-config KEY=VALUE`).
+    pub extra: Vec<(String, String)>,
+}
+
+impl Connection {
+    fn config(&self) -> ClientConfig {
+        let mut c = ClientConfig::new();
+        c.set("bootstrap.servers", &self.bootstrap)
+            .set("client.id", "kseg-rescue")
+            .set("log_level", "3");
+        let mut set = |k: &str, v: &Option<String>| {
+            if let Some(v) = v {
+                c.set(k, v);
+            }
+        };
+        set("security.protocol", &self.security_protocol);
+        set("sasl.mechanism", &self.sasl_mechanism);
+        set("sasl.username", &self.sasl_username);
+        set("sasl.password", &self.sasl_password);
+        set("ssl.ca.location", &self.ssl_ca);
+        set("ssl.certificate.location", &self.ssl_certificate);
+        set("ssl.key.location", &self.ssl_key);
+        for (k, v) in &self.extra {
+            c.set(k, v);
+        }
+        c
+    }
+}
+
+/// One partition's delivery report.
+#[derive(Debug)]
+pub enum Delivery {
+    Acknowledged { ticket: usize, offset: i64 },
+    Failed { ticket: usize, error: String },
+}
+
+/// Collects delivery reports; they are handed out by [`RescueProducer::poll`].
+#[derive(Default)]
+pub struct Reports {
+    deliveries: Mutex<Vec<Delivery>>,
+    /// A fatal or authentication error the library reported outside a delivery.
+    error: Mutex<Option<String>>,
+}
+
+impl ClientContext for Reports {
+    fn error(&self, error: KafkaError, reason: &str) {
+        let fatal = matches!(
+            error.rdkafka_error_code(),
+            Some(
+                RDKafkaErrorCode::Fatal
+                    | RDKafkaErrorCode::Authentication
+                    | RDKafkaErrorCode::SaslAuthenticationFailed
+                    | RDKafkaErrorCode::TopicAuthorizationFailed
+                    | RDKafkaErrorCode::ClusterAuthorizationFailed
+            )
+        );
+        if fatal {
+            let mut e = self.error.lock().unwrap_or_else(|p| p.into_inner());
+            e.get_or_insert_with(|| format!("{error}: {reason}"));
+        }
+    }
+}
+
+impl rdkafka::consumer::ConsumerContext for Reports {}
+
+impl Reports {
+    /// The error the library reported outside any call, if any (a refused login, ...).
+    fn reported(&self) -> Option<String> {
+        self.error.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+impl ProducerContext for Reports {
+    type DeliveryOpaque = usize;
+    fn delivery(&self, result: &DeliveryResult<'_>, ticket: usize) {
+        let d = match result {
+            Ok(m) => Delivery::Acknowledged {
+                ticket,
+                offset: m.offset(),
+            },
+            Err((e, _)) => Delivery::Failed {
+                ticket,
+                error: e.to_string(),
+            },
+        };
+        self.deliveries
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(d);
+    }
+}
+
+/// Producer settings (`--batch-bytes`, `--linger-ms`, `--compression`).
+#[derive(Debug, Clone)]
+pub struct ProducerSettings {
+    pub batch_bytes: usize,
+    pub linger_ms: u64,
+    pub compression: String,
+    /// How long a record may take to be delivered, retries included.
+    pub delivery_timeout_ms: u64,
+}
+
+/// An idempotent producer with acks=all: no record duplicated or reordered within a run, retries
+/// with backoff, the broker's throttling honoured (librdkafka waits out `throttle_time_ms`).
+pub struct RescueProducer {
+    inner: BaseProducer<Reports>,
+    taken: Vec<Delivery>,
+}
+
+/// A record to send, borrowed from the source.
+pub struct Outgoing<'a> {
+    pub topic: &'a str,
+    pub partition: i32,
+    pub key: Option<&'a [u8]>,
+    pub value: Option<&'a [u8]>,
+    pub headers: &'a [(&'a str, Option<&'a [u8]>)],
+    pub timestamp: Option<i64>,
+    pub ticket: usize,
+}
+
+impl RescueProducer {
+    pub fn new(conn: &Connection, s: &ProducerSettings) -> Result<RescueProducer> {
+        let mut c = conn.config();
+        c.set("enable.idempotence", "true")
+            .set("acks", "all")
+            .set("max.in.flight.requests.per.connection", "5")
+            .set("retries", "2147483647")
+            .set("retry.backoff.ms", "100")
+            .set("retry.backoff.max.ms", "1000")
+            .set("batch.size", s.batch_bytes.to_string())
+            .set("linger.ms", s.linger_ms.to_string())
+            .set("compression.codec", &s.compression)
+            .set("message.timeout.ms", s.delivery_timeout_ms.to_string())
+            // Records as large as Kafka's largest default message, and batches up to the asked
+            // size, fit.
+            .set(
+                "message.max.bytes",
+                (s.batch_bytes.max(1 << 20) + (1 << 20)).to_string(),
+            )
+            .set("queue.buffering.max.kbytes", "262144");
+        let inner: BaseProducer<Reports> = c
+            .create_with_context(Reports::default())
+            .context("creating the producer")?;
+        Ok(RescueProducer {
+            inner,
+            taken: Vec::new(),
+        })
+    }
+
+    /// Queues one record; waits (serving delivery reports) while the local queue is full.
+    pub fn send(&mut self, r: &Outgoing<'_>) -> Result<()> {
+        loop {
+            let mut rec: BaseRecord<'_, [u8], [u8], usize> =
+                BaseRecord::with_opaque_to(r.topic, r.ticket).partition(r.partition);
+            if !r.headers.is_empty() {
+                let mut headers = OwnedHeaders::new_with_capacity(r.headers.len());
+                for (k, v) in r.headers {
+                    headers = headers.insert(Header { key: k, value: *v });
+                }
+                rec = rec.headers(headers);
+            }
+            if let Some(k) = r.key {
+                rec = rec.key(k);
+            }
+            if let Some(v) = r.value {
+                rec = rec.payload(v);
+            }
+            if let Some(ts) = r.timestamp {
+                rec = rec.timestamp(ts);
+            }
+            match self.inner.send(rec) {
+                Ok(()) => return Ok(()),
+                Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), _)) => {
+                    self.inner.poll(Duration::from_millis(20));
+                    self.check()?;
+                }
+                Err((e, _)) => {
+                    bail!(
+                        "{}-{}: the producer refused a record: {e}",
+                        r.topic,
+                        r.partition
+                    )
+                }
+            }
+        }
+    }
+
+    /// Serves callbacks for up to `wait`; returns the delivery reports that came in.
+    pub fn poll(&mut self, wait: Duration) -> Result<Vec<Delivery>> {
+        self.inner.poll(wait);
+        self.check()?;
+        let mut d = self
+            .inner
+            .context()
+            .deliveries
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        self.taken.clear();
+        std::mem::swap(&mut self.taken, &mut d);
+        Ok(std::mem::take(&mut self.taken))
+    }
+
+    fn check(&self) -> Result<()> {
+        if let Some(e) = self
+            .inner
+            .context()
+            .error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+        {
+            bail!("{e}");
+        }
+        Ok(())
+    }
+
+    /// Records queued or in flight.
+    pub fn in_flight(&self) -> i32 {
+        self.inner.in_flight_count()
+    }
+}
+
+/// A partition's end offsets and the records of a range of it, as a consumer reads them.
+pub struct Reader {
+    consumer: BaseConsumer<Reports>,
+}
+
+/// One record read back.
+pub struct ReadRecord<'a> {
+    pub offset: i64,
+    pub key: Option<&'a [u8]>,
+    pub value: Option<&'a [u8]>,
+    pub headers: Vec<(&'a [u8], Option<&'a [u8]>)>,
+    /// `Some` for CreateTime, `None` for LogAppendTime (the broker's own time).
+    pub create_time: Option<i64>,
+}
+
+impl Reader {
+    /// `read_committed` reads only what the last stable offset allows.
+    pub fn new(conn: &Connection, read_committed: bool) -> Result<Reader> {
+        let mut c = conn.config();
+        c.set("group.id", "kseg-rescue-reader")
+            .set("enable.auto.commit", "false")
+            .set("enable.partition.eof", "true")
+            .set(
+                "isolation.level",
+                if read_committed {
+                    "read_committed"
+                } else {
+                    "read_uncommitted"
+                },
+            );
+        Ok(Reader {
+            consumer: c
+                .create_with_context(Reports::default())
+                .context("creating the consumer")?,
+        })
+    }
+
+    /// The library's own error (a refused login, ...) added to a failed call's.
+    fn explain(&self, e: KafkaError, what: String) -> anyhow::Error {
+        // A consumer hands the library's errors (a refused login) out of poll.
+        let mut seen = self.consumer.context().reported();
+        for _ in 0..100 {
+            match self.consumer.poll(Duration::from_millis(5)) {
+                Some(Err(e)) => {
+                    seen.get_or_insert_with(|| e.to_string());
+                }
+                Some(Ok(_)) => {}
+                None => break,
+            }
+        }
+        match seen {
+            Some(r) => anyhow!("{what}: {e} ({r})"),
+            None => anyhow!("{what}: {e}"),
+        }
+    }
+
+    /// Partition counts of `topics` (`None`: the topic does not exist).
+    pub fn partition_counts(&self, topics: &[&str]) -> Result<BTreeMap<String, Option<i32>>> {
+        let mut out = BTreeMap::new();
+        for t in topics {
+            let md = self
+                .consumer
+                .fetch_metadata(Some(t), Duration::from_secs(20))
+                .map_err(|e| self.explain(e, format!("metadata of topic {t}")))?;
+            let count = md.topics().first().and_then(|m| match m.error() {
+                None => Some(m.partitions().len() as i32),
+                Some(_) => None,
+            });
+            out.insert(t.to_string(), count);
+        }
+        Ok(out)
+    }
+
+    /// (log start, high watermark) of a partition.
+    pub fn watermarks(&self, topic: &str, partition: i32) -> Result<(i64, i64)> {
+        self.consumer
+            .fetch_watermarks(topic, partition, Duration::from_secs(30))
+            .map_err(|e| self.explain(e, format!("end offset of {topic}-{partition}")))
+    }
+
+    /// Every record of `topic-partition` from `from` to the end offset as of now, in order.
+    pub fn read(
+        &self,
+        topic: &str,
+        partition: i32,
+        from: i64,
+        mut visit: impl FnMut(&ReadRecord<'_>) -> Result<()>,
+    ) -> Result<()> {
+        let (_, end) = self.watermarks(topic, partition)?;
+        if from >= end {
+            return Ok(());
+        }
+        let mut tpl = TopicPartitionList::new();
+        tpl.add_partition_offset(topic, partition, Offset::Offset(from))?;
+        self.consumer.assign(&tpl)?;
+        let mut next = from;
+        let mut idle = 0u32;
+        while next < end {
+            match self
+                .consumer
+                .poll(Timeout::After(Duration::from_millis(500)))
+            {
+                None => {
+                    idle += 1;
+                    if idle > 120 {
+                        bail!(
+                            "{topic}-{partition}: no record came back from offset {next} in 60 s"
+                        );
+                    }
+                }
+                Some(Err(KafkaError::PartitionEOF(_))) => {
+                    // Transaction markers and aborted records take offsets up to the end.
+                    let pos = self.position(topic, partition)?.unwrap_or(next);
+                    if pos >= end {
+                        break;
+                    }
+                }
+                Some(Err(e)) => return Err(anyhow!("{topic}-{partition}: {e}")),
+                Some(Ok(m)) => {
+                    idle = 0;
+                    next = m.offset() + 1;
+                    let headers = m
+                        .headers()
+                        .map(|h| {
+                            h.iter()
+                                .map(|h| (h.key.as_bytes(), h.value))
+                                .collect::<Vec<_>>()
+                        })
+                        .unwrap_or_default();
+                    let create_time = match m.timestamp() {
+                        Timestamp::CreateTime(t) => Some(t),
+                        _ => None,
+                    };
+                    visit(&ReadRecord {
+                        offset: m.offset(),
+                        key: m.key(),
+                        value: m.payload(),
+                        headers,
+                        create_time,
+                    })?;
+                }
+            }
+        }
+        self.consumer.unassign()?;
+        Ok(())
+    }
+
+    fn position(&self, topic: &str, partition: i32) -> Result<Option<i64>> {
+        let pos = self.consumer.position()?;
+        Ok(pos
+            .find_partition(topic, partition)
+            .and_then(|e| match e.offset() {
+                Offset::Offset(o) => Some(o),
+                _ => None,
+            }))
+    }
+}
+
+/// Admin calls: topic configs and creation.
+pub struct Admin {
+    admin: AdminClient<DefaultClientContext>,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl Admin {
+    pub fn new(conn: &Connection) -> Result<Admin> {
+        Ok(Admin {
+            admin: conn
+                .config()
+                .create()
+                .context("creating the admin client")?,
+            runtime: tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?,
+        })
+    }
+
+    /// `message.timestamp.type` of a topic.
+    pub fn timestamp_type(&self, topic: &str) -> Result<Option<String>> {
+        let opts = AdminOptions::new().request_timeout(Some(Duration::from_secs(30)));
+        let spec = [ResourceSpecifier::Topic(topic)];
+        let res = self
+            .runtime
+            .block_on(self.admin.describe_configs(&spec, &opts))
+            .with_context(|| format!("configs of topic {topic}"))?;
+        Ok(res
+            .into_iter()
+            .flatten()
+            .flat_map(|r| r.entries)
+            .find(|e| e.name == "message.timestamp.type")
+            .and_then(|e| e.value))
+    }
+
+    /// Creates topics with `partitions` partitions each and the cluster's default replication.
+    pub fn create_topics(&self, topics: &[(String, i32)]) -> Result<()> {
+        let new: Vec<NewTopic<'_>> = topics
+            .iter()
+            .map(|(t, n)| NewTopic::new(t, *n, TopicReplication::Fixed(-1)))
+            .collect();
+        let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(60)));
+        let res = self
+            .runtime
+            .block_on(self.admin.create_topics(&new, &opts))
+            .context("creating topics")?;
+        for r in res {
+            if let Err((t, e)) = r {
+                if e != RDKafkaErrorCode::TopicAlreadyExists {
+                    bail!("creating topic {t}: {e}");
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,848 @@
+//! `kseg rescue`: the records of source partitions produced into a running cluster, exactly
+//! (key, value, headers, CreateTime, partition) and resumably (`--state`). What to send and the
+//! resume bookkeeping are [`crate::analysis::rescue`]'s; the network is [`crate::client`]'s.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use serde_json::json;
+
+use super::{discover_inputs, Outcome, Reads};
+use crate::analysis::lookup::{parse_timestamp, Query};
+use crate::analysis::rescue::{
+    content_digest, parse_topic_map, record_bytes, record_digest, sent_timestamp, Partitioning,
+    ResumeState, Selection, Source, Tail, Tally, TargetProgress, Ticket, Tracker,
+};
+use crate::cli::{RescueArgs, RescueCompression, RescuePartitioner};
+use crate::client::{
+    Admin, Connection, Delivery, Outgoing, ProducerSettings, ReadRecord, Reader, RescueProducer,
+};
+use crate::format::log::RecordScratch;
+use crate::print::progress::{self, RecordProgress};
+use crate::print::table::{col, Col, Column, Grid, Layout};
+use crate::scan::Flow;
+use crate::storage::discover::PartitionDir;
+use crate::storage::layout::PartitionState;
+
+const COLUMNS: [Column; 9] = [
+    col("SOURCE", Col::Id, 0),
+    col("TARGET", Col::Id, 0),
+    col("SENT", Col::Num, 0),
+    col("RESUMED", Col::Num, 2),
+    col("FIRST-OFFSET", Col::Num, 3),
+    col("LAST-OFFSET", Col::Num, 3),
+    col("ABORTED", Col::Num, 1),
+    col("OPEN", Col::Num, 1),
+    col("TARGET-PARTITIONS", Col::Text, 4),
+];
+
+fn esc(s: &str) -> String {
+    let mut v = Vec::new();
+    let _ = crate::print::escape::write_escaped(&mut v, s.as_bytes());
+    String::from_utf8_lossy(&v).into_owned()
+}
+
+fn timestamp_arg(flag: &str, v: &Option<String>, default: i64) -> Result<i64> {
+    match v {
+        None => Ok(default),
+        Some(s) => match parse_timestamp(s) {
+            Ok(Query::Timestamp(ms)) => Ok(ms),
+            Ok(_) => bail!("{flag} {s}: give a time (epoch ms or RFC 3339), not a special value"),
+            Err(e) => bail!("{flag}: {e}"),
+        },
+    }
+}
+
+fn connection(args: &RescueArgs) -> Result<Connection> {
+    let path = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
+    let password = match &args.sasl_password_file {
+        Some(f) => Some(
+            std::fs::read_to_string(f)
+                .with_context(|| format!("reading {}", f.display()))?
+                .trim_end_matches(['\n', '\r'])
+                .to_string(),
+        ),
+        None => std::env::var("KSEG_SASL_PASSWORD").ok(),
+    };
+    let mut extra = Vec::new();
+    for kv in &args.client_config {
+        let Some((k, v)) = kv.split_once('=') else {
+            bail!("--client-config wants KEY=VALUE, not {kv:?}");
+        };
+        extra.push((k.to_string(), v.to_string()));
+    }
+    Ok(Connection {
+        bootstrap: args.bootstrap.clone(),
+        security_protocol: args.security_protocol.clone(),
+        sasl_mechanism: args.sasl_mechanism.clone(),
+        sasl_username: args.sasl_username.clone(),
+        sasl_password: password,
+        ssl_ca: path(&args.ssl_ca),
+        ssl_certificate: path(&args.ssl_certificate),
+        ssl_key: path(&args.ssl_key),
+        extra,
+    })
+}
+
+/// The target partitions and their indexes in the tracker.
+struct Targets {
+    index: HashMap<(String, i32), u32>,
+    names: Vec<(String, i32)>,
+}
+
+impl Targets {
+    fn of(&self, topic: &str, partition: i32) -> u32 {
+        self.index[&(topic.to_string(), partition)]
+    }
+}
+
+/// Delivery reports folded into the tracker; the resume file saved at most every 200 ms.
+struct Service<'a> {
+    state_path: Option<&'a Path>,
+    plan: &'a str,
+    last_save: Instant,
+    failed: Option<String>,
+    acknowledged: u64,
+}
+
+impl Service<'_> {
+    fn serve(
+        &mut self,
+        producer: &mut RescueProducer,
+        tracker: &mut Tracker,
+        wait: Duration,
+        force_save: bool,
+    ) -> Result<()> {
+        let reports = match producer.poll(wait) {
+            Ok(r) => r,
+            Err(e) => {
+                self.failed.get_or_insert(e.to_string());
+                Vec::new()
+            }
+        };
+        for d in reports {
+            match d {
+                Delivery::Acknowledged { ticket, offset } => {
+                    self.acknowledged += 1;
+                    tracker.acknowledged(Ticket::unpack(ticket), offset);
+                }
+                Delivery::Failed { ticket, error } => {
+                    let t = Ticket::unpack(ticket);
+                    self.failed.get_or_insert(format!(
+                        "a record was not delivered: {error} (source #{})",
+                        t.source
+                    ));
+                }
+            }
+        }
+        if let Some(path) = self.state_path {
+            if force_save || self.last_save.elapsed() >= Duration::from_millis(200) {
+                tracker
+                    .state(self.plan)
+                    .save(path)
+                    .with_context(|| format!("saving {}", path.display()))?;
+                self.last_save = Instant::now();
+            }
+        }
+        Ok(())
+    }
+}
+
+pub fn run(args: RescueArgs) -> Result<Outcome> {
+    let (set, mut outcome) = discover_inputs(&args.sources, "rescue", Reads::DirsOnly)?;
+    // Internal topics of a log dir are another cluster's bookkeeping: left out unless given.
+    let mut dirs: Vec<&PartitionDir> = set
+        .log_dirs
+        .iter()
+        .flat_map(|d| d.partitions.iter())
+        .filter(|p| !p.name.topic.starts_with("__"))
+        .chain(set.partitions.iter())
+        .filter(|p| p.name.state == PartitionState::Live)
+        .collect();
+    dirs.sort_by(|a, b| (&a.name.topic, a.name.partition).cmp(&(&b.name.topic, b.name.partition)));
+    for w in dirs.windows(2) {
+        if w[0].name.topic == w[1].name.topic && w[0].name.partition == w[1].name.partition {
+            bail!(
+                "{}-{} is given twice ({} and {}): rescue one copy of a partition",
+                w[0].name.topic,
+                w[0].name.partition,
+                w[0].path.display(),
+                w[1].path.display()
+            );
+        }
+    }
+    if dirs.is_empty() {
+        bail!("no partition to rescue in the given paths");
+    }
+    let mut map = BTreeMap::new();
+    for m in &args.topic_map {
+        let (old, new) = parse_topic_map(m).map_err(anyhow::Error::msg)?;
+        map.insert(old, new);
+    }
+    let target_topic = |t: &str| map.get(t).cloned().unwrap_or_else(|| t.to_string());
+    let sel = Selection {
+        offsets: (
+            args.from_offset.unwrap_or(i64::MIN),
+            args.to_offset.unwrap_or(i64::MAX),
+        ),
+        timestamps: (
+            timestamp_arg("--from-timestamp", &args.from_timestamp, i64::MIN)?,
+            timestamp_arg("--to-timestamp", &args.to_timestamp, i64::MAX)?,
+        ),
+    };
+    let partitioning = match args.partitioner {
+        RescuePartitioner::Same => Partitioning::Same,
+        RescuePartitioner::Murmur2 => Partitioning::Murmur2,
+    };
+    let names: Vec<String> = dirs
+        .iter()
+        .map(|d| format!("{}-{}", d.name.topic, d.name.partition))
+        .collect();
+    let plan = format!(
+        "sources={} map={:?} partitioner={:?} offsets={:?} timestamps={:?}",
+        names.join(","),
+        map,
+        partitioning,
+        sel.offsets,
+        sel.timestamps
+    );
+
+    // The target topics: they must exist with enough partitions.
+    let conn = connection(&args)?;
+    let reader = Reader::new(&conn, false)?;
+    let mut needed: BTreeMap<String, i32> = BTreeMap::new();
+    for d in &dirs {
+        let n = needed.entry(target_topic(&d.name.topic)).or_insert(0);
+        *n = (*n).max(d.name.partition + 1);
+    }
+    let topics: Vec<&str> = needed.keys().map(String::as_str).collect();
+    let mut counts = reader.partition_counts(&topics)?;
+    let missing: Vec<(String, i32)> = needed
+        .iter()
+        .filter(|(t, _)| counts[*t].is_none())
+        .map(|(t, n)| (t.clone(), *n))
+        .collect();
+    if !missing.is_empty() {
+        let list = missing
+            .iter()
+            .map(|(t, n)| format!("{} ({n} partitions)", esc(t)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if args.dry_run {
+            eprintln!("kseg: target topics to create: {list}");
+            for (t, n) in &missing {
+                counts.insert(t.clone(), Some(*n));
+            }
+        } else if args.create_topics {
+            Admin::new(&conn)?.create_topics(&missing)?;
+            eprintln!("kseg: created {list}");
+            for _ in 0..100 {
+                counts = reader.partition_counts(&topics)?;
+                if counts.values().all(Option::is_some) {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        } else {
+            bail!(
+                "the target cluster has no topic {list}: create it (kafka-topics.sh --create \
+                 --topic NAME --partitions N) or pass --create-topics"
+            );
+        }
+    }
+    let count_of = |t: &str| counts.get(t).copied().flatten().unwrap_or(0);
+    for (t, need) in &needed {
+        let have = count_of(t);
+        if partitioning == Partitioning::Same && have < *need {
+            bail!(
+                "target topic {} has {have} partitions and the source has partition {}: add \
+                 partitions (kafka-topics.sh --alter --topic {} --partitions {need}) or pass \
+                 --partitioner murmur2",
+                esc(t),
+                need - 1,
+                esc(t)
+            );
+        }
+    }
+    if !args.dry_run {
+        let admin = Admin::new(&conn)?;
+        for t in needed.keys() {
+            match admin.timestamp_type(t) {
+                Ok(Some(kind)) if kind == "LogAppendTime" => eprintln!(
+                    "kseg: target topic {} uses LogAppendTime: the broker stamps each record with \
+                     its own time when it appends it; the source timestamps are not kept",
+                    esc(t)
+                ),
+                Ok(_) => {}
+                Err(e) => eprintln!(
+                    "kseg: could not read the configs of target topic {} ({e:#}); if it uses \
+                     LogAppendTime, the source timestamps are not kept",
+                    esc(t)
+                ),
+            }
+        }
+    }
+
+    let mut scratch = RecordScratch::with_cap(args.read.max_decompressed_bytes);
+    let sources: Vec<Source<'_>> = dirs
+        .iter()
+        .map(|d| {
+            Source::open(d, &mut scratch).with_context(|| format!("reading {}", d.path.display()))
+        })
+        .collect::<Result<_>>()?;
+
+    let previous = match &args.state {
+        Some(p) => ResumeState::load(p)?,
+        None => None,
+    };
+    if let (Some(prev), Some(p)) = (&previous, &args.state) {
+        if prev.plan != plan {
+            bail!(
+                "{} belongs to a rescue asked differently ({}); this one is {plan}: give the same \
+                 sources and options, or another --state file",
+                p.display(),
+                prev.plan
+            );
+        }
+    }
+    let acknowledged_before = |name: &str| {
+        previous
+            .as_ref()
+            .and_then(|s| s.acknowledged.get(name).copied())
+    };
+
+    // Every target partition a record may go to.
+    let mut targets = Targets {
+        index: HashMap::new(),
+        names: Vec::new(),
+    };
+    for d in &dirs {
+        let t = target_topic(&d.name.topic);
+        let parts: Vec<i32> = match partitioning {
+            Partitioning::Same => vec![d.name.partition],
+            Partitioning::Murmur2 => (0..count_of(&t)).collect(),
+        };
+        for p in parts {
+            let key = (t.clone(), p);
+            if !targets.index.contains_key(&key) {
+                targets
+                    .index
+                    .insert(key.clone(), targets.names.len() as u32);
+                targets.names.push(key);
+            }
+        }
+    }
+
+    if args.dry_run {
+        return dry_run(
+            &args,
+            &sources,
+            &targets,
+            sel,
+            partitioning,
+            &count_of,
+            &target_topic,
+            &acknowledged_before,
+            &mut scratch,
+            outcome,
+        );
+    }
+
+    let mut tracker = Tracker::default();
+    for (s, name) in sources.iter().zip(&names) {
+        let _ = s;
+        tracker.add_source(name.clone(), acknowledged_before(name));
+    }
+    for (t, p) in &targets.names {
+        let name = format!("{t}-{p}");
+        let progress = match previous.as_ref().and_then(|s| s.targets.get(&name)) {
+            Some(p) => *p,
+            None => {
+                let (_, end) = reader.watermarks(t, *p)?;
+                TargetProgress {
+                    start: end,
+                    resume_from: end,
+                }
+            }
+        };
+        tracker.add_target(name, progress);
+    }
+    let state_path = args.state.as_deref();
+    if let Some(p) = state_path {
+        // Saved before the first record is sent: a stop at any point leaves where the targets
+        // ended before this rescue.
+        tracker
+            .state(&plan)
+            .save(p)
+            .with_context(|| format!("saving {}", p.display()))?;
+    }
+
+    // What landed after the last save of a previous run, to be matched instead of resent.
+    let mut tails: Vec<Tail> = targets.names.iter().map(|_| Tail::default()).collect();
+    let mut tail_records = 0u64;
+    if let Some(prev) = &previous {
+        for (i, (t, p)) in targets.names.iter().enumerate() {
+            if let Some(progress) = prev.targets.get(&format!("{t}-{p}")) {
+                reader.read(t, *p, progress.resume_from, |r| {
+                    tails[i]
+                        .records
+                        .push_back((r.offset, target_digest(r), r.create_time));
+                    tail_records += 1;
+                    Ok(())
+                })?;
+            }
+        }
+    }
+
+    let settings = ProducerSettings {
+        batch_bytes: args.batch_bytes,
+        linger_ms: args.linger_ms,
+        compression: match args.compression {
+            RescueCompression::None => "none",
+            RescueCompression::Gzip => "gzip",
+            RescueCompression::Snappy => "snappy",
+            RescueCompression::Lz4 => "lz4",
+            RescueCompression::Zstd => "zstd",
+        }
+        .to_string(),
+        delivery_timeout_ms: args.delivery_timeout_ms,
+    };
+    let mut producer = RescueProducer::new(&conn, &settings)?;
+    let total: u64 = sources
+        .iter()
+        .map(|s| s.outcomes.data_records - s.outcomes.not_committed_records)
+        .sum();
+    let mut bar = RecordProgress::new(progress::wanted(true, false), total);
+    let mut service = Service {
+        state_path,
+        plan: &plan,
+        last_save: Instant::now(),
+        failed: None,
+        acknowledged: 0,
+    };
+    let started = Instant::now();
+    let mut sent_total = 0u64;
+    let mut bytes_total = 0u64;
+    let mut tallies: Vec<Tally> = Vec::new();
+    let mut resumed: Vec<u64> = Vec::new();
+    let mut sent_to: Vec<BTreeMap<i32, u64>> = Vec::new();
+    for (i, s) in sources.iter().enumerate() {
+        let topic = target_topic(&s.dir.name.topic);
+        let partitions = count_of(&topic);
+        let source_partition = s.dir.name.partition;
+        let mut found = 0u64;
+        let mut to: BTreeMap<i32, u64> = BTreeMap::new();
+        let mut error: Option<anyhow::Error> = None;
+        let tally = s.select(sel, acknowledged_before(&names[i]), &mut scratch, |r| {
+            let p = partitioning.target(source_partition, r.key, partitions);
+            let ti = targets.of(&topic, p);
+            let ts = sent_timestamp(r);
+            let tail = &mut tails[ti as usize];
+            if !tail.records.is_empty() {
+                if let Some(at) = tail.take_if(record_digest(r), ts) {
+                    tracker.delivered_before(i as u32, r.offset, ti, at);
+                    found += 1;
+                    return Ok(Flow::Continue);
+                }
+            }
+            let mut headers: Vec<(&str, Option<&[u8]>)> = Vec::new();
+            for h in r.headers.iter() {
+                match std::str::from_utf8(h.key) {
+                    Ok(k) => headers.push((k, h.value)),
+                    Err(_) => {
+                        error = Some(anyhow::anyhow!(
+                            "{}-{source_partition} offset {}: a header key is not UTF-8, which \
+                             a Kafka client cannot send",
+                            s.dir.name.topic,
+                            r.offset
+                        ));
+                        return Ok(Flow::Stop);
+                    }
+                }
+            }
+            let ticket = tracker.sent(i as u32, r.offset, ti);
+            if let Err(e) = producer.send(&Outgoing {
+                topic: &topic,
+                partition: p,
+                key: r.key,
+                value: r.value,
+                headers: &headers,
+                timestamp: ts,
+                ticket: ticket.pack(),
+            }) {
+                error = Some(e);
+                return Ok(Flow::Stop);
+            }
+            *to.entry(p).or_default() += 1;
+            sent_total += 1;
+            let b = record_bytes(r);
+            bytes_total += b;
+            bar.add(1, b);
+            if sent_total.is_multiple_of(512) {
+                if let Err(e) = service.serve(&mut producer, &mut tracker, Duration::ZERO, false) {
+                    error = Some(e);
+                    return Ok(Flow::Stop);
+                }
+                if service.failed.is_some() {
+                    return Ok(Flow::Stop);
+                }
+            }
+            if args.max_records_per_second > 0 {
+                let due =
+                    Duration::from_secs_f64(sent_total as f64 / args.max_records_per_second as f64);
+                while started.elapsed() < due {
+                    let _ =
+                        service.serve(&mut producer, &mut tracker, Duration::from_millis(5), false);
+                }
+            }
+            Ok(Flow::Continue)
+        })?;
+        if let Some(e) = error {
+            service.failed.get_or_insert(format!("{e:#}"));
+        }
+        tallies.push(tally);
+        resumed.push(found);
+        sent_to.push(to);
+        if service.failed.is_some() {
+            break;
+        }
+    }
+    // Everything sent is acknowledged (or has failed) before the last save.
+    let deadline = Instant::now() + Duration::from_millis(args.delivery_timeout_ms + 30_000);
+    // The library counts a record until its delivery report (success or failure) is served.
+    while producer.in_flight() > 0 && Instant::now() < deadline {
+        service.serve(
+            &mut producer,
+            &mut tracker,
+            Duration::from_millis(50),
+            false,
+        )?;
+    }
+    service.serve(&mut producer, &mut tracker, Duration::ZERO, true)?;
+    drop(bar);
+    let elapsed = started.elapsed();
+    let unacknowledged = tracker.in_flight();
+    let leftover_tail: u64 = tails.iter().map(|t| t.records.len() as u64).sum();
+
+    let stdout = io::stdout();
+    let layout = Layout::detect(args.format, args.json);
+    let mut out = layout.writer(BufWriter::new(stdout.lock()));
+    let mut grid = Grid::new(&COLUMNS);
+    for (i, tally) in tallies.iter().enumerate() {
+        let s = &sources[i];
+        let topic = target_topic(&s.dir.name.topic);
+        for msg in &tally.problems {
+            crate::print::report_error(&s.dir.path, None, msg);
+            outcome = outcome.worst(Outcome::DataProblems);
+        }
+        if args.json {
+            serde_json::to_writer(
+                &mut out,
+                &json!({"type": "rescued", "source": names[i], "target": topic,
+                    "sent": tally.records - resumed[i], "resumed": resumed[i],
+                    "acknowledgedBefore": tally.already_acknowledged,
+                    "firstOffset": tally.first_offset, "lastOffset": tally.last_offset,
+                    "bytes": tally.bytes, "targetPartitions": sent_to[i],
+                    "abortedRecords": tally.aborted_records, "openRecords": tally.open_records,
+                    "controlBatches": tally.control_batches,
+                    "outsideTimestamps": tally.outside_timestamps,
+                    "badCrcRecords": tally.bad_crc_records, "problems": tally.problems}),
+            )?;
+            writeln!(out)?;
+        } else {
+            grid.row(vec![
+                esc(&names[i]),
+                esc(&topic),
+                (tally.records - resumed[i]).to_string(),
+                (resumed[i] + tally.already_acknowledged).to_string(),
+                tally.first_offset.map_or("-".into(), |o| o.to_string()),
+                tally.last_offset.map_or("-".into(), |o| o.to_string()),
+                tally.aborted_records.to_string(),
+                tally.open_records.to_string(),
+                sent_to[i]
+                    .keys()
+                    .map(|p| p.to_string())
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ]);
+        }
+    }
+    if !args.json {
+        grid.write(&mut out, layout)?;
+    }
+    let rate = sent_total as f64 / elapsed.as_secs_f64().max(1e-9);
+    if args.json {
+        serde_json::to_writer(
+            &mut out,
+            &json!({"type": "summary", "sent": sent_total, "bytes": bytes_total,
+                "acknowledged": service.acknowledged, "unacknowledged": unacknowledged,
+                "resumeMatched": tail_records - leftover_tail, "foreignRecords": leftover_tail,
+                "seconds": elapsed.as_secs_f64(), "recordsPerSecond": rate,
+                "error": service.failed}),
+        )?;
+        writeln!(out)?;
+    } else if layout.prose() {
+        writeln!(
+            out,
+            "{sent_total} records sent ({bytes_total} bytes of keys, values and headers) in \
+             {:.1} s, {rate:.0} records/s; {} acknowledged",
+            elapsed.as_secs_f64(),
+            service.acknowledged
+        )?;
+    }
+    out.flush()?;
+    drop(out);
+    if leftover_tail > 0 {
+        eprintln!(
+            "kseg: {leftover_tail} records in the targets after the resume point are not records \
+             of this rescue (another producer wrote there?); they were left as they are"
+        );
+    }
+    if let Some(e) = &service.failed {
+        bail!(
+            "{e}; {unacknowledged} records not acknowledged{}",
+            match state_path {
+                Some(p) => format!(
+                    "; {} holds what was: rerun with the same --state to go on",
+                    p.display()
+                ),
+                None => String::new(),
+            }
+        );
+    }
+    if unacknowledged > 0 {
+        bail!("{unacknowledged} records were not acknowledged in time");
+    }
+    if args.verify {
+        let v = verify(
+            &conn,
+            &sources,
+            &targets,
+            &tracker,
+            &plan,
+            sel,
+            partitioning,
+            &count_of,
+            &target_topic,
+            &mut scratch,
+        )?;
+        let mut out = BufWriter::new(io::stdout().lock());
+        for (name, r) in &v {
+            if args.json {
+                serde_json::to_writer(
+                    &mut out,
+                    &json!({"type": "verified", "target": name, "matched": r.matched,
+                        "mismatched": r.mismatched, "missing": r.missing, "extra": r.extra,
+                        "firstMismatch": r.first}),
+                )?;
+                writeln!(out)?;
+            } else {
+                writeln!(
+                    out,
+                    "verify {}: {} records match{}",
+                    esc(name),
+                    r.matched,
+                    if r.ok() {
+                        String::new()
+                    } else {
+                        format!(
+                            ", {} differ, {} missing, {} extra; first: {}",
+                            r.mismatched,
+                            r.missing,
+                            r.extra,
+                            r.first.clone().unwrap_or_default()
+                        )
+                    }
+                )?;
+            }
+            if !r.ok() {
+                outcome = outcome.worst(Outcome::DataProblems);
+            }
+        }
+        out.flush()?;
+    }
+    Ok(outcome)
+}
+
+fn target_digest(r: &ReadRecord<'_>) -> u64 {
+    content_digest(r.key, r.value, r.headers.iter().copied())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn dry_run(
+    args: &RescueArgs,
+    sources: &[Source<'_>],
+    targets: &Targets,
+    sel: Selection,
+    partitioning: Partitioning,
+    count_of: &dyn Fn(&str) -> i32,
+    target_topic: &dyn Fn(&str) -> String,
+    acknowledged_before: &dyn Fn(&str) -> Option<i64>,
+    scratch: &mut RecordScratch,
+    mut outcome: Outcome,
+) -> Result<Outcome> {
+    let _ = targets;
+    let stdout = io::stdout();
+    let layout = Layout::detect(args.format, args.json);
+    let mut out = layout.writer(BufWriter::new(stdout.lock()));
+    let mut grid = Grid::new(&COLUMNS);
+    let mut total = 0u64;
+    for s in sources {
+        let topic = target_topic(&s.dir.name.topic);
+        let partitions = count_of(&topic);
+        let mut to: BTreeMap<i32, u64> = BTreeMap::new();
+        let tally = s.select(sel, acknowledged_before(&s.name()), scratch, |r| {
+            *to.entry(partitioning.target(s.dir.name.partition, r.key, partitions))
+                .or_default() += 1;
+            Ok(Flow::Continue)
+        })?;
+        total += tally.records;
+        for msg in &tally.problems {
+            crate::print::report_error(&s.dir.path, None, msg);
+            outcome = outcome.worst(Outcome::DataProblems);
+        }
+        if args.json {
+            serde_json::to_writer(
+                &mut out,
+                &json!({"type": "plan", "source": s.name(), "target": topic,
+                    "records": tally.records, "bytes": tally.bytes,
+                    "acknowledgedBefore": tally.already_acknowledged,
+                    "firstOffset": tally.first_offset, "lastOffset": tally.last_offset,
+                    "targetPartitions": to,
+                    "abortedRecords": tally.aborted_records, "openRecords": tally.open_records,
+                    "controlBatches": tally.control_batches,
+                    "outsideTimestamps": tally.outside_timestamps,
+                    "badCrcRecords": tally.bad_crc_records, "problems": tally.problems}),
+            )?;
+            writeln!(out)?;
+        } else {
+            grid.row(vec![
+                esc(&s.name()),
+                esc(&topic),
+                tally.records.to_string(),
+                tally.already_acknowledged.to_string(),
+                tally.first_offset.map_or("-".into(), |o| o.to_string()),
+                tally.last_offset.map_or("-".into(), |o| o.to_string()),
+                tally.aborted_records.to_string(),
+                tally.open_records.to_string(),
+                to.iter()
+                    .map(|(p, n)| format!("{p}:{n}"))
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ]);
+        }
+    }
+    if !args.json {
+        grid.write(&mut out, layout)?;
+        if layout.prose() {
+            writeln!(
+                out,
+                "dry run: {total} records would be sent; nothing was sent"
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(outcome)
+}
+
+#[derive(Debug, Default)]
+struct Verified {
+    matched: u64,
+    mismatched: u64,
+    missing: u64,
+    extra: u64,
+    first: Option<String>,
+}
+
+impl Verified {
+    fn ok(&self) -> bool {
+        self.mismatched == 0 && self.missing == 0 && self.extra == 0
+    }
+}
+
+/// Reads every target partition back from where the rescue began writing it and compares it,
+/// record by record, with what the sources send there.
+#[allow(clippy::too_many_arguments)]
+fn verify(
+    conn: &Connection,
+    sources: &[Source<'_>],
+    targets: &Targets,
+    tracker: &Tracker,
+    plan: &str,
+    sel: Selection,
+    partitioning: Partitioning,
+    count_of: &dyn Fn(&str) -> i32,
+    target_topic: &dyn Fn(&str) -> String,
+    scratch: &mut RecordScratch,
+) -> Result<Vec<(String, Verified)>> {
+    let reader = Reader::new(conn, true)?;
+    let state = tracker.state(plan);
+    let mut out = Vec::new();
+    for (ti, (t, p)) in targets.names.iter().enumerate() {
+        let name = format!("{t}-{p}");
+        let start = state.targets.get(&name).map_or(0, |g| g.start);
+        let mut got: VecDeque<(i64, u64, Option<i64>)> = VecDeque::new();
+        reader.read(t, *p, start, |r| {
+            got.push_back((r.offset, target_digest(r), r.create_time));
+            Ok(())
+        })?;
+        let mut v = Verified::default();
+        for s in sources {
+            let topic = target_topic(&s.dir.name.topic);
+            if &topic != t {
+                continue;
+            }
+            let partitions = count_of(&topic);
+            s.select(sel, None, scratch, |r| {
+                let tp = partitioning.target(s.dir.name.partition, r.key, partitions);
+                if targets.of(&topic, tp) as usize != ti {
+                    return Ok(Flow::Continue);
+                }
+                match got.pop_front() {
+                    None => {
+                        v.missing += 1;
+                        v.first.get_or_insert_with(|| {
+                            format!("{} offset {} is not in the target", s.name(), r.offset)
+                        });
+                    }
+                    Some((at, digest, ts)) => {
+                        let want_ts = sent_timestamp(r);
+                        let ts_ok = match (ts, want_ts) {
+                            (Some(a), Some(b)) => a == b,
+                            _ => true,
+                        };
+                        if digest == record_digest(r) && ts_ok {
+                            v.matched += 1;
+                        } else {
+                            v.mismatched += 1;
+                            v.first.get_or_insert_with(|| {
+                                format!(
+                                    "{} offset {} differs from {name} offset {at} ({})",
+                                    s.name(),
+                                    r.offset,
+                                    if ts_ok {
+                                        "key, value or headers"
+                                    } else {
+                                        "timestamp"
+                                    }
+                                )
+                            });
+                        }
+                    }
+                }
+                Ok(Flow::Continue)
+            })?;
+        }
+        v.extra = got.len() as u64;
+        if let Some((at, _, _)) = got.front() {
+            v.first.get_or_insert_with(|| {
+                format!("{name} offset {at} is not a record of the sources")
+            });
+        }
+        out.push((name, v));
+    }
+    Ok(out)
+}
