@@ -80,6 +80,15 @@ impl<W: std::io::Write> std::io::Write for LineOut<W> {
     }
 }
 
+/// Like `BufWriter`: what is still buffered is written when the printer is dropped, so a caller
+/// that ends without `flush` (or `finish`) loses nothing; errors there are ignored, as
+/// `BufWriter` ignores them (callers who care flush first).
+impl<W: std::io::Write> Drop for LineOut<W> {
+    fn drop(&mut self) {
+        let _ = self.drain();
+    }
+}
+
 /// The three time-index checks of kafka-dump-log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TimeIndexProblem {
