@@ -130,6 +130,13 @@ fn kafka_python_admin_retention_and_records() {
         summary["commitRecords"].as_u64().unwrap_or(0) >= 4,
         "{summary}"
     );
+    // Asked for by name, a deleted group is an answer (exit 0), not "no such group".
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("group \"kp-group\" is deleted: its records in __consumer_offsets-"),
+        "{err}"
+    );
     let (errors, warnings, list) = verify_errors(&dir);
     assert_eq!((errors, warnings), (0, 0), "{list:?}");
 }

@@ -78,6 +78,9 @@ pub struct Replay {
     /// (group, topic, partition) of transactional commits whose transaction is still open at the
     /// end of the log: the coordinator does not expire those offsets.
     pub pending_transactional: std::collections::BTreeSet<(String, String, i32)>,
+    /// Groups whose records all end in tombstones (deleted, or every offset deleted), with
+    /// their coordinator partition: the broker no longer knows them.
+    pub deleted: BTreeMap<String, Option<i32>>,
 }
 
 struct Pending {
@@ -389,10 +392,16 @@ pub fn replay(
             }
         }
     }
-    // A group with nothing left is gone.
-    replay
-        .groups
-        .retain(|_, g| !g.offsets.is_empty() || g.classic.is_some() || !g.records.is_empty());
+    // A group with nothing left is gone (remembered, to say so when it is asked for).
+    let mut deleted = BTreeMap::new();
+    replay.groups.retain(|name, g| {
+        let live = !g.offsets.is_empty() || g.classic.is_some() || !g.records.is_empty();
+        if !live {
+            deleted.insert(name.clone(), g.coordinator_partition);
+        }
+        live
+    });
+    replay.deleted = deleted;
     Ok(replay)
 }
 

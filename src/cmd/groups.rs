@@ -249,6 +249,15 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
         .iter()
         .filter(|g| !replay.groups.contains_key(*g) && !generations.iter().any(|x| &x.group == *g))
     {
+        if let Some(partition) = replay.deleted.get(g.as_str()) {
+            // Its records are there and end in tombstones: that is the answer, not a failure.
+            let at = partition.map_or(String::new(), |p| format!(" in __consumer_offsets-{p}"));
+            eprintln!(
+                "kseg: group {g:?} is deleted: its records{at} end in tombstones, so the broker \
+                 no longer knows it (--history lists its commits)"
+            );
+            continue;
+        }
         // Asked for and not there: kseg could not do what was asked (exit 2).
         eprintln!(
             "kseg: no such group: {:?} has no records in the {} __consumer_offsets partitions read",
