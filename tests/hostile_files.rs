@@ -156,3 +156,54 @@ fn device_files_named_like_kafka_files_are_not_read() {
         );
     }
 }
+
+/// Issue 14 item 7: a leader-epoch-checkpoint of 16 MB of NULs (one "line") is reported with a
+/// short quote of the line, its file and position; the message no longer holds the whole line.
+#[test]
+fn a_zero_filled_checkpoint_is_quoted_briefly() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = example_copy(t.path());
+    let ck = dir.join("orders-0/leader-epoch-checkpoint");
+    std::fs::write(&ck, vec![0u8; 16_000_000]).unwrap();
+    for json in [false, true] {
+        let mut args = vec!["verify-index", s(&dir)];
+        if json {
+            args.push("--json");
+        }
+        let r = kseg(&args);
+        assert_eq!(r.code, Some(1), "{}", r.stderr);
+        assert!(
+            r.stdout.len() < 64 * 1024,
+            "{} bytes of output",
+            r.stdout.len()
+        );
+        assert!(
+            r.stdout.contains("bad version line") && r.stdout.contains("(16000000 bytes)"),
+            "{}",
+            r.stdout
+        );
+        assert!(r.stdout.contains("leader-epoch-checkpoint"));
+    }
+}
+
+/// Issue 14 item 3: 16.9 MB of 0x01 bytes (every byte starts a plausible 16.8 MB frame) took
+/// minutes; every reading command now ends (the timeout is generous, the work linear).
+#[test]
+fn garbage_declaring_a_frame_at_every_byte_is_walked_once() {
+    let t = tempfile::tempdir().unwrap();
+    let part = t.path().join("data/t-0");
+    std::fs::create_dir_all(&part).unwrap();
+    std::fs::write(part.join("00000000000000000000.log"), vec![1u8; 16_900_000]).unwrap();
+    let out = t.path().join("out");
+    let dir = t.path().join("data");
+    for args in [
+        vec!["summary", s(&dir)],
+        vec!["verify-index", s(&dir)],
+        vec!["dump-log", s(&part)],
+        vec!["recover", "--out", s(&out), s(&part)],
+        vec!["lookup", "--scan", "--offset", "0", s(&part)],
+    ] {
+        let r = kseg(&args);
+        assert!((0..=2).contains(&r.code.unwrap()), "{args:?}: {}", r.stderr);
+    }
+}

@@ -236,7 +236,45 @@ async fn serve(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
 }
 
 async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
-    let (mut rd, mut wr) = stream.into_split();
+    let (rd, wr) = stream.into_split();
+    serve_stream(&shared, rd, wr, peer).await;
+}
+
+/// Fuzzing entry (`fuzz/fuzz_targets/broker.rs`): `input` as everything one client sent on a
+/// connection, framed, budgeted and answered exactly as a TCP connection is (responses are
+/// discarded), against `broker`, which is handed back. A request still waiting after 50 ms (a
+/// fetch's long poll) ends the connection.
+#[doc(hidden)]
+pub fn fuzz_connection(broker: Broker, input: &[u8]) -> Broker {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("a current-thread runtime");
+    let shared = Shared {
+        node_id: broker.config.node_id,
+        cluster_id: broker.meta.cluster_id.clone(),
+        broker: Mutex::new(broker),
+        appended: Notify::new(),
+        host: "127.0.0.1".into(),
+        port: 9092,
+        debug: false,
+        budget: Semaphore::new(REQUEST_BUDGET),
+    };
+    let peer: SocketAddr = "127.0.0.1:1".parse().expect("an address");
+    let session = serve_stream(&shared, input, tokio::io::sink(), peer);
+    let _ = rt.block_on(async { tokio::time::timeout(Duration::from_millis(50), session).await });
+    shared
+        .broker
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
+/// Reads frames from `rd` and answers them on `wr` until the peer goes or misbehaves.
+async fn serve_stream<R, W>(shared: &Shared, mut rd: R, mut wr: W, peer: SocketAddr)
+where
+    R: tokio::io::AsyncRead + Unpin,
+    W: tokio::io::AsyncWrite + Unpin,
+{
     loop {
         let mut len = [0u8; 4];
         if rd.read_exact(&mut len).await.is_err() {
@@ -259,7 +297,7 @@ async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
             return;
         }
         // A peer that stops sending mid-frame must not hold its share of the budget forever.
-        let read = read_body(&shared, &mut rd, &mut frame, api_key, n);
+        let read = read_body(shared, &mut rd, &mut frame, api_key, n);
         let _permit = match tokio::time::timeout(FRAME_READ_TIMEOUT, read).await {
             Ok(Some(permit)) => permit,
             Ok(None) => return,
@@ -268,7 +306,7 @@ async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
                 return;
             }
         };
-        match request(&shared, Bytes::from(frame), peer).await {
+        match request(shared, Bytes::from(frame), peer).await {
             Ok(Some(response)) => {
                 if wr.write_all(&response).await.is_err() {
                     return;
@@ -290,9 +328,9 @@ const BODY_CHUNK: usize = 64 * 1024;
 /// budget for each piece as it arrives rather than for the declared size up front: peers that
 /// announce large frames and trickle them hold only what they sent, so a small request on
 /// another connection is not starved. `None`: the peer went away.
-async fn read_body<'s>(
+async fn read_body<'s, R: tokio::io::AsyncRead + Unpin>(
     shared: &'s Shared,
-    rd: &mut tokio::net::tcp::OwnedReadHalf,
+    rd: &mut R,
     frame: &mut Vec<u8>,
     api_key: i16,
     n: i32,

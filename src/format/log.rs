@@ -93,7 +93,18 @@ pub struct LogWalker {
     end: u64,
     check_crc: bool,
     last_crc: Option<bool>,
+    /// Bytes checksummed so far for resynchronisation candidates (see [`RESYNC_CRC_BASE`]).
+    resync_crc_bytes: u64,
 }
+
+/// Checksum work resynchronisation may spend over a whole walk: this much, plus
+/// [`RESYNC_CRC_PER_BYTE`] times the position reached. Every candidate frame costs its declared
+/// size, so without a bound garbage whose every byte starts a plausible multi-MiB frame costs
+/// the square of its length (16.9 MB of 0x01 bytes took minutes); with it the walk stays linear
+/// and a real batch after damage is still checked (real batches are far smaller).
+pub const RESYNC_CRC_BASE: u64 = 256 << 20;
+/// See [`RESYNC_CRC_BASE`].
+pub const RESYNC_CRC_PER_BYTE: u64 = 16;
 
 /// The plausibility check on the first 17 bytes of a frame: Kafka's own size test plus the
 /// magic byte, which Kafka does not check but which garbage rarely gets right.
@@ -136,7 +147,15 @@ fn header_fields_sane(h: &[u8]) -> bool {
             && count as i64 <= delta as i64 + 1
             && max_ts >= -1
     } else {
-        h.len() >= 18 && h[17] & 0x07 <= 3 && h[17] & 0xf0 == 0
+        // v0/v1: the key length (after the attributes, and v1's timestamp) is -1 or fits in
+        // the message.
+        let size = i32::from_be_bytes([h[8], h[9], h[10], h[11]]) as i64;
+        let (at, fixed) = if h[16] == 0 { (18, 14) } else { (26, 22) };
+        let key_fits = h.get(at..at + 4).is_none_or(|k| {
+            let key = i32::from_be_bytes([k[0], k[1], k[2], k[3]]) as i64;
+            key == -1 || (0..=size - fixed).contains(&key)
+        });
+        h.len() >= 18 && h[17] & 0x07 <= 3 && h[17] & 0xf0 == 0 && key_fits
     }
 }
 
@@ -220,6 +239,7 @@ impl LogWalker {
             end: limit,
             check_crc: true,
             last_crc: None,
+            resync_crc_bytes: 0,
         }
     }
 
@@ -230,6 +250,7 @@ impl LogWalker {
             end: limit,
             check_crc: true,
             last_crc: None,
+            resync_crc_bytes: 0,
         }
     }
 
@@ -451,46 +472,71 @@ impl LogWalker {
     }
 
     /// The next position at or after `from` where a complete frame with a valid checksum starts.
-    fn resync<S: ByteSource + ?Sized>(&self, src: &mut S, from: u64) -> io::Result<Option<u64>> {
+    fn resync<S: ByteSource + ?Sized>(
+        &mut self,
+        src: &mut S,
+        from: u64,
+    ) -> io::Result<Option<u64>> {
         let mut at = from;
+        // A copy of the window, so that candidates are judged without reading it again.
+        let mut window = Vec::new();
         while self.end - at.min(self.end) > HEADER_SIZE_UP_TO_MAGIC {
             // Scan a window of headers in one read; candidates need a magic byte of 0..=2.
-            let window = src.read_at(at, (1 << 16) + HEADER_SIZE_UP_TO_MAGIC as usize)?;
+            window.clear();
+            window
+                .extend_from_slice(src.read_at(at, (1 << 16) + HEADER_SIZE_UP_TO_MAGIC as usize)?);
             if (window.len() as u64) <= HEADER_SIZE_UP_TO_MAGIC {
                 return Ok(None);
             }
             let usable = window.len() - HEADER_SIZE_UP_TO_MAGIC as usize;
-            let mut candidate = None;
             for i in 0..usable {
                 let h = &window[i..i + HEADER_SIZE_UP_TO_MAGIC as usize];
                 if h[16] > 2 {
                     continue;
                 }
-                if let Ok(total) = frame_problem(h) {
-                    if at + (i as u64) + total <= self.end {
-                        candidate = Some(i as u64);
-                        break;
-                    }
+                let Ok(total) = frame_problem(h) else {
+                    continue;
+                };
+                let p = at + i as u64;
+                if p + total <= self.end && self.candidate_valid(src, &window[i..], p, total)? {
+                    return Ok(Some(p));
                 }
             }
-            match candidate {
-                Some(i) => {
-                    let p = at + i;
-                    let total = frame_problem(src.read_at(p, HEADER_SIZE_UP_TO_MAGIC as usize)?)
-                        .unwrap_or(0);
-                    // Cheap header checks first, so that garbage never costs a CRC per byte.
-                    if total > 0
-                        && header_fields_sane(src.read_at(p, V2_HEADER_SIZE)?)
-                        && checksum_valid(src, p, total)?
-                    {
-                        return Ok(Some(p));
-                    }
-                    at = p + 1;
-                }
-                None => at += usable as u64,
-            }
+            at += usable as u64;
         }
         Ok(None)
+    }
+
+    /// Whether the `total`-byte frame at `p` (whose first bytes are `head`) is a real one. Cheap
+    /// checks first, so that garbage never costs a CRC per byte: the header's fields, the walk's
+    /// checksum budget, and for a frame over 1 MiB what follows it (the end, a frame header or
+    /// zeros, as after every real batch but the last before damage).
+    fn candidate_valid<S: ByteSource + ?Sized>(
+        &mut self,
+        src: &mut S,
+        head: &[u8],
+        p: u64,
+        total: u64,
+    ) -> io::Result<bool> {
+        let sane = if head.len() >= V2_HEADER_SIZE {
+            header_fields_sane(&head[..V2_HEADER_SIZE])
+        } else {
+            header_fields_sane(src.read_at(p, V2_HEADER_SIZE)?)
+        };
+        let allowance = RESYNC_CRC_BASE.saturating_add(p.saturating_mul(RESYNC_CRC_PER_BYTE));
+        if !sane || self.resync_crc_bytes + total > allowance {
+            return Ok(false);
+        }
+        if total > 1 << 20 {
+            let next = p + total;
+            let header = src.read_at(next, HEADER_SIZE_UP_TO_MAGIC as usize)?;
+            let header = (header.len() as u64 == HEADER_SIZE_UP_TO_MAGIC).then_some(header);
+            if !self.plausible_next(next, header) {
+                return Ok(false);
+            }
+        }
+        self.resync_crc_bytes += total;
+        checksum_valid(src, p, total)
     }
 }
 
@@ -823,6 +869,8 @@ mod tests {
     struct Tracking<'a> {
         data: &'a [u8],
         largest_read: usize,
+        /// Bytes handed out by every read together.
+        total: u64,
     }
 
     impl ByteSource for Tracking<'_> {
@@ -832,7 +880,9 @@ mod tests {
         fn read_at(&mut self, pos: u64, len: usize) -> io::Result<&[u8]> {
             self.largest_read = self.largest_read.max(len);
             let from = (pos as usize).min(self.data.len());
-            Ok(&self.data[from..(from + len).min(self.data.len())])
+            let to = (from + len).min(self.data.len());
+            self.total += (to - from) as u64;
+            Ok(&self.data[from..to])
         }
     }
 
@@ -850,6 +900,7 @@ mod tests {
         let mut src = Tracking {
             data: &data,
             largest_read: 0,
+            total: 0,
         };
         let mut w = LogWalker::new(data.len() as u64);
         let mut events = Vec::new();
@@ -865,6 +916,49 @@ mod tests {
             ["entry@0", "corrupt@85", format!("entry@{tail}").as_str()]
         );
         assert!(src.largest_read <= 2 << 20, "{}", src.largest_read);
+    }
+
+    /// Walks `data` to its end and returns the bytes the walk read.
+    fn bytes_read_by_walk(data: &[u8]) -> u64 {
+        let mut src = Tracking {
+            data,
+            largest_read: 0,
+            total: 0,
+        };
+        let mut w = LogWalker::new(data.len() as u64);
+        while w.next(&mut src).unwrap().is_some() {}
+        src.total
+    }
+
+    /// Issue 14 item 3: garbage where every byte declares a frame of 16.8 MB (0x01 bytes: magic
+    /// 1, size 0x01010101) is walked reading each byte a few times, not once per candidate.
+    #[test]
+    fn resync_over_0x01_bytes_is_linear() {
+        let data = vec![1u8; 16_900_000];
+        let read = bytes_read_by_walk(&data);
+        assert!(read <= 8 * data.len() as u64, "{read} bytes read");
+    }
+
+    /// Issue 14 item 3: crafted garbage whose every 64th byte starts a plausible 8 MiB v0 frame
+    /// (followed by another such header) costs at most the walk's checksum budget.
+    #[test]
+    fn resync_checksum_work_is_bounded_by_the_budget() {
+        let len = 32usize << 20;
+        let mut data = vec![0xffu8; len];
+        let total = 8usize << 20;
+        for at in (64..len).step_by(64) {
+            let h = &mut data[at..at + 26];
+            h[0..8].copy_from_slice(&(at as i64).to_be_bytes());
+            h[8..12].copy_from_slice(&((total - 12) as i32).to_be_bytes());
+            h[12..16].copy_from_slice(&[1, 2, 3, 4]);
+            h[16] = 0;
+            h[17] = 0;
+            h[18..22].copy_from_slice(&(-1i32).to_be_bytes());
+            h[22..26].copy_from_slice(&0i32.to_be_bytes());
+        }
+        let read = bytes_read_by_walk(&data);
+        let bound = RESYNC_CRC_BASE + RESYNC_CRC_PER_BYTE * len as u64 + 8 * len as u64;
+        assert!(read <= bound, "{read} bytes read, bound {bound}");
     }
 
     #[test]

@@ -40,6 +40,16 @@ impl Checkpoint {
     }
 }
 
+/// A line as error messages quote it: its first 40 characters (escaped, as `{:?}` does), then
+/// how long it was. A 100 MB line of NULs must not become a 300 MB message.
+pub fn quoted(line: &str) -> String {
+    const KEEP: usize = 40;
+    match line.char_indices().nth(KEEP) {
+        None => format!("{line:?}"),
+        Some((cut, _)) => format!("{:?}... ({} bytes)", &line[..cut], line.len()),
+    }
+}
+
 /// Parses Kafka's `CheckpointFile` format. Errors name the line (as a byte position).
 pub fn parse_checkpoint(text: &str, epoch_entries: bool) -> Result<Checkpoint, DecodeError> {
     if text.trim().is_empty() {
@@ -63,7 +73,7 @@ pub fn parse_checkpoint(text: &str, epoch_entries: bool) -> Result<Checkpoint, D
     let version: i32 = v
         .trim()
         .parse()
-        .map_err(|_| DecodeError::new(at, format!("bad version line {v:?}")))?;
+        .map_err(|_| DecodeError::new(at, format!("bad version line {}", quoted(v))))?;
     if version != 0 {
         return Err(DecodeError::new(
             at,
@@ -74,12 +84,12 @@ pub fn parse_checkpoint(text: &str, epoch_entries: bool) -> Result<Checkpoint, D
     let count: usize = c
         .trim()
         .parse()
-        .map_err(|_| DecodeError::new(at, format!("bad entry count line {c:?}")))?;
+        .map_err(|_| DecodeError::new(at, format!("bad entry count line {}", quoted(c))))?;
     let mut entries = Vec::new();
     for _ in 0..count {
         let (at, line) = next("entry")?;
         let fields: Vec<&str> = line.split_whitespace().collect();
-        let bad = || DecodeError::new(at, format!("malformed checkpoint line {line:?}"));
+        let bad = || DecodeError::new(at, format!("malformed checkpoint line {}", quoted(line)));
         let entry = match (epoch_entries, fields.as_slice()) {
             (true, [e, o]) => CheckpointEntry::Epoch {
                 epoch: e.parse().map_err(|_| bad())?,
@@ -120,10 +130,18 @@ pub fn parse_partition_metadata(text: &str) -> Result<PartitionMetadata, DecodeE
             match k.trim() {
                 "version" => version = v.trim().parse().ok(),
                 "topic_id" => topic_id = Some(v.trim().to_string()),
-                _ => return Err(DecodeError::new(at, format!("unexpected line {line:?}"))),
+                _ => {
+                    return Err(DecodeError::new(
+                        at,
+                        format!("unexpected line {}", quoted(line)),
+                    ))
+                }
             }
         } else if !line.trim().is_empty() {
-            return Err(DecodeError::new(at, format!("malformed line {line:?}")));
+            return Err(DecodeError::new(
+                at,
+                format!("malformed line {}", quoted(line)),
+            ));
         }
         at += line.len() + 1;
     }
