@@ -87,6 +87,8 @@ impl<'a> Reader<'a> {
         DecodeError::new(self.position(), message)
     }
 
+    #[cold]
+    #[inline(never)]
     fn truncated(&self, what: &str, needed: usize) -> DecodeError {
         self.error(format!(
             "expected {needed} bytes of {what}, only {} left",
@@ -94,6 +96,7 @@ impl<'a> Reader<'a> {
         ))
     }
 
+    #[inline]
     pub fn bytes(&mut self, len: usize, what: &str) -> DecodeResult<&'a [u8]> {
         if self.remaining() < len {
             return Err(self.truncated(what, len));
@@ -107,6 +110,7 @@ impl<'a> Reader<'a> {
         self.bytes(len, what).map(|_| ())
     }
 
+    #[inline]
     fn array<const N: usize>(&mut self, what: &str) -> DecodeResult<[u8; N]> {
         let b = self.bytes(N, what)?;
         let mut out = [0u8; N];
@@ -114,9 +118,11 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
+    #[inline]
     pub fn u8(&mut self, what: &str) -> DecodeResult<u8> {
         Ok(self.array::<1>(what)?[0])
     }
+    #[inline]
     pub fn i8(&mut self, what: &str) -> DecodeResult<i8> {
         Ok(self.u8(what)? as i8)
     }
@@ -140,7 +146,19 @@ impl<'a> Reader<'a> {
     }
 
     /// Unsigned LEB128 limited to 5 bytes (Kafka's `readUnsignedVarint`).
+    #[inline]
     pub fn uvarint(&mut self, what: &str) -> DecodeResult<u32> {
+        // Most record fields (lengths, deltas, counts) fit in one byte.
+        if let Some(&b) = self.data.get(self.pos) {
+            if b < 0x80 {
+                self.pos += 1;
+                return Ok(b as u32);
+            }
+        }
+        self.uvarint_long(what)
+    }
+
+    fn uvarint_long(&mut self, what: &str) -> DecodeResult<u32> {
         let start = self.position();
         let mut value: u32 = 0;
         for i in 0..5 {
@@ -158,7 +176,18 @@ impl<'a> Reader<'a> {
     }
 
     /// Unsigned LEB128 limited to 10 bytes.
+    #[inline]
     pub fn uvarlong(&mut self, what: &str) -> DecodeResult<u64> {
+        if let Some(&b) = self.data.get(self.pos) {
+            if b < 0x80 {
+                self.pos += 1;
+                return Ok(b as u64);
+            }
+        }
+        self.uvarlong_long(what)
+    }
+
+    fn uvarlong_long(&mut self, what: &str) -> DecodeResult<u64> {
         let start = self.position();
         let mut value: u64 = 0;
         for i in 0..10 {
@@ -175,12 +204,14 @@ impl<'a> Reader<'a> {
     }
 
     /// Zigzag-encoded signed varint (record fields).
+    #[inline]
     pub fn varint(&mut self, what: &str) -> DecodeResult<i32> {
         let u = self.uvarint(what)?;
         Ok(((u >> 1) as i32) ^ -((u & 1) as i32))
     }
 
     /// Zigzag-encoded signed varlong (record timestamp delta).
+    #[inline]
     pub fn varlong(&mut self, what: &str) -> DecodeResult<i64> {
         let u = self.uvarlong(what)?;
         Ok(((u >> 1) as i64) ^ -((u & 1) as i64))
@@ -188,6 +219,7 @@ impl<'a> Reader<'a> {
 
     /// A zigzag length followed by that many bytes. Any negative length means null, as Kafka's
     /// `DefaultRecord.readFrom` reads keys, values and header values.
+    #[inline]
     pub fn varint_bytes(&mut self, what: &str) -> DecodeResult<Option<&'a [u8]>> {
         let len = self.varint(what)?;
         if len < 0 {

@@ -246,3 +246,54 @@ pub fn report_error(file: &Path, position: Option<u64>, message: &str) {
         write_stderr(&line);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deferred_reports_merge_as_one_printer_keeps_them() {
+        let a = PathBuf::from("/d/t-0/0.log");
+        let b = PathBuf::from("/d/t-1/0.log");
+        let mut main = TextDeferred {
+            gaps: vec![(a.clone(), BTreeMap::from([(1, 5)]))],
+            ..Default::default()
+        };
+        // The same file again (given twice), then another one.
+        main.append(TextDeferred {
+            gaps: vec![
+                (a.clone(), BTreeMap::from([(7, 9)])),
+                (b.clone(), BTreeMap::from([(0, 3)])),
+            ],
+            notes: vec![(b.clone(), "n".into())],
+            ..Default::default()
+        });
+        assert_eq!(
+            main.gaps,
+            vec![
+                (a, BTreeMap::from([(1, 5), (7, 9)])),
+                (b.clone(), BTreeMap::from([(0, 3)]))
+            ]
+        );
+        assert_eq!(main.notes, vec![(b, "n".to_string())]);
+    }
+
+    #[test]
+    fn line_out_keeps_the_order_of_both_ways_of_writing() {
+        use std::io::Write;
+        let mut out = LineOut::new(Vec::new());
+        out.buf.extend_from_slice(b"a\n");
+        out.line_done().unwrap();
+        writeln!(out, "b {}", 1).unwrap();
+        out.buf
+            .extend(std::iter::repeat_n(b'x', LineOut::<Vec<u8>>::FLUSH_AT));
+        out.line_done().unwrap();
+        assert!(out.buf.is_empty(), "a full buffer is written out");
+        out.write_all(b"c\n").unwrap();
+        out.flush().unwrap();
+        let mut want = b"a\nb 1\n".to_vec();
+        want.extend(std::iter::repeat_n(b'x', LineOut::<Vec<u8>>::FLUSH_AT));
+        want.extend_from_slice(b"c\n");
+        assert_eq!(out.inner, want);
+    }
+}
