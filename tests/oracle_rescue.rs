@@ -457,3 +457,108 @@ fn legacy_messages_are_rescued_into_kafka() {
     }
     broker.stop();
 }
+
+/// TLS on the real broker: a listener with a certificate of a CA made here; kseg rescue trusts
+/// that CA (`--ssl-ca`) and checks the broker's name (127.0.0.1 in the certificate).
+#[test]
+fn rescue_over_tls() {
+    if skip() {
+        return;
+    }
+    let src = source();
+    let work = src.root.join("tls");
+    let _ = fs::remove_dir_all(&work);
+    fs::create_dir_all(&work).unwrap();
+    let openssl = |args: &[&str]| {
+        let mut c = Command::new("openssl");
+        c.args(args).current_dir(&work);
+        run_ok(c, Duration::from_secs(60));
+    };
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=kseg-test-ca",
+    ]);
+    openssl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+        "-subj",
+        "/CN=127.0.0.1",
+    ]);
+    fs::write(work.join("san.ext"), "subjectAltName=IP:127.0.0.1\n").unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "san.ext",
+    ]);
+    // Kafka's PEM key store: the private key (PKCS#8) and the certificate chain in one file.
+    let store = format!(
+        "{}{}",
+        fs::read_to_string(work.join("server.key")).unwrap(),
+        fs::read_to_string(work.join("server.pem")).unwrap()
+    );
+    fs::write(work.join("keystore.pem"), store).unwrap();
+    let keystore = format!(
+        "listener.name.external.ssl.keystore.location={}",
+        work.join("keystore.pem").display()
+    );
+    let version = versions()[0].clone();
+    let mut broker = Broker::format_and_start_with(
+        &version,
+        &src.root.join("tls-broker"),
+        &["listener.name.external.ssl.keystore.type=PEM", &keystore],
+        Some("SSL"),
+        &[],
+    );
+    let external = format!("127.0.0.1:{}", broker.external_port);
+    let lines = run_json(
+        &[
+            "rescue",
+            src.data.join("rs-1").to_str().unwrap(),
+            "--bootstrap",
+            &external,
+            "--security-protocol",
+            "ssl",
+            "--ssl-ca",
+            work.join("ca.pem").to_str().unwrap(),
+            "--topic-map",
+            "rs:rs-tls",
+            "--create-topics",
+            "--json",
+            "--no-progress",
+        ]
+        .map(String::from),
+    );
+    assert_eq!(summary(&lines)["sent"], src.expected[&1].len() as u64);
+    let got = consume(&broker.bootstrap(), "rs-tls", &work.join("target.ndjson"));
+    assert_eq!(got[&1], src.expected[&1]);
+    broker.stop();
+}
