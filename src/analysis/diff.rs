@@ -373,6 +373,13 @@ impl Span {
         }
     }
 
+    /// A batch's offsets `first..=last` holding `records` records, from its header.
+    fn add_batch(&mut self, first: i64, last: i64, records: u64, b: &BatchSig) {
+        self.add(first, b.first_timestamp, b.producer_id);
+        self.add(last, b.max_timestamp, b.producer_id);
+        self.records = self.records - 2 + records;
+    }
+
     /// Both spans as one.
     pub fn merged(mut self, other: &Span) -> Span {
         self.records += other.records;
@@ -486,16 +493,15 @@ pub fn one_sided_by_batch(r: &Replica, from: i64, until: i64) -> OneSided {
         } else {
             &mut out.unacknowledged
         };
-        let first = b.base_offset.max(from);
-        span.add(first, b.first_timestamp, b.producer_id);
-        span.add(b.last_offset.min(until - 1), b.max_timestamp, b.producer_id);
-        // `add` counted two; the batch holds `records` (one when base == last).
-        span.records -= 2;
-        span.records += if b.base_offset >= from && b.last_offset < until {
+        let (first, last) = (b.base_offset.max(from), b.last_offset.min(until - 1));
+        let whole = b.base_offset >= from && b.last_offset < until;
+        // A cut batch: the offsets in range (v2 offsets are contiguous unless compacted).
+        let records = if whole {
             u64::from(b.records)
         } else {
-            (b.last_offset.min(until - 1) - first + 1) as u64
+            (last - first + 1) as u64
         };
+        span.add_batch(first, last, records, b);
     }
     out
 }
@@ -673,7 +679,8 @@ pub fn findings(replicas: &[Replica], d: &PairDiff, candidate: bool) -> Vec<Stri
     }
     if unacked > 0 {
         out.push(format!(
-            "{prefix}{} unacknowledged records of {} (above its high watermark) truncated",
+            "{prefix}{} records of {} above its high watermark truncated (not acknowledged as \
+             far as it knew)",
             thousands(unacked),
             f.label
         ));
