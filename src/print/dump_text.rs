@@ -38,7 +38,15 @@ pub struct TextDump<W: Write> {
     /// kseg's notes per file (absolute path), printed after Kafka's lines about that file.
     notes: Vec<(PathBuf, String)>,
     time_problems: Vec<(PathBuf, TimeIndexProblem)>,
+    /// Index problems held so far for the current file; per file, how many were not.
+    file_problems: (PathBuf, usize),
+    unlisted: Vec<(PathBuf, u64)>,
 }
+
+/// Index problems (mismatches, timestamp problems) held per file for the end of the output, as
+/// Kafka lists them; those past this are counted, not held: a random 1 GiB `.timeindex` holds
+/// ~89 M entries, each a problem.
+pub const PROBLEMS_PER_FILE: usize = 10_000;
 
 impl<W: Write> TextDump<W> {
     pub fn new(out: W, style: TextStyle) -> Self {
@@ -52,7 +60,26 @@ impl<W: Write> TextDump<W> {
             mismatches: Vec::new(),
             notes: Vec::new(),
             time_problems: Vec::new(),
+            file_problems: (PathBuf::new(), 0),
+            unlisted: Vec::new(),
         }
+    }
+
+    /// Counts one index problem of the current file; true when it is past the cap (then it
+    /// is only counted).
+    fn over_problem_cap(&mut self) -> bool {
+        if self.file_problems.0 != self.file {
+            self.file_problems = (self.file.clone(), 0);
+        }
+        self.file_problems.1 += 1;
+        if self.file_problems.1 <= PROBLEMS_PER_FILE {
+            return false;
+        }
+        match self.unlisted.last_mut() {
+            Some((f, n)) if *f == self.file => *n += 1,
+            _ => self.unlisted.push((self.file.clone(), 1)),
+        }
+        true
     }
 
     fn file_name(&self) -> String {
@@ -295,6 +322,9 @@ impl<W: Write> DumpPrinter for TextDump<W> {
     }
 
     fn index_mismatch(&mut self, index_offset: i64, log_offset: i64) -> io::Result<()> {
+        if self.over_problem_cap() {
+            return Ok(());
+        }
         let file = absolute(&self.file);
         match self.mismatches.last_mut() {
             Some((f, m)) if *f == file => {
@@ -314,6 +344,9 @@ impl<W: Write> DumpPrinter for TextDump<W> {
     }
 
     fn time_index_problem(&mut self, problem: TimeIndexProblem) -> io::Result<()> {
+        if self.over_problem_cap() {
+            return Ok(());
+        }
         self.time_problems.push((absolute(&self.file), problem));
         Ok(())
     }
@@ -410,6 +443,13 @@ impl<W: Write> DumpPrinter for TextDump<W> {
         self.out.flush()?;
         let stderr = io::stderr();
         let mut err = stderr.lock();
+        for (file, n) in &self.unlisted {
+            writeln!(
+                err,
+                "kseg: note: {}: {n} more index problems not listed (the first {PROBLEMS_PER_FILE} are)",
+                file.display()
+            )?;
+        }
         for (file, m) in &self.mismatches {
             writeln!(err, "Mismatches in :{}", file.display())?;
             for (std::cmp::Reverse(index), log) in m {
