@@ -600,3 +600,40 @@ fn offset_expiry_on_crafted_logs() {
     ]);
     assert!(r.stdout.contains("EXPIRES-AT") && r.stdout.contains("expired"));
 }
+
+/// Issue 14 item 13: a committed offset of i64::MIN gave a LAG of -9223372036854775798 (the
+/// subtraction wrapped); the lag saturates at i64::MAX and the offset is flagged.
+#[test]
+fn a_hostile_committed_offset_does_not_wrap_the_lag() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    std::fs::write(root.join("meta.properties"), "version=1\n").unwrap();
+    data_partition(root, "t", 0, 10);
+    let k = commit_key("g", "t", 0);
+    let v = commit_value(i64::MIN, 1);
+    let log = batch(
+        BatchSpec::default(),
+        &[Rec {
+            key: Some(&k),
+            value: Some(&v),
+            headers: vec![],
+            ts_delta: 0,
+        }],
+    );
+    write(
+        &root.join("__consumer_offsets-0/00000000000000000000.log"),
+        &[&log],
+    );
+    let r = kseg(&["groups", "--json", root.to_str().unwrap()]);
+    let lines = json_lines(&r.stdout);
+    let o = of_type(&lines, "offset")[0].clone();
+    assert_eq!(o["lag"], i64::MAX, "{o}");
+    assert!(
+        o["flags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f == "below-log-start"),
+        "{o}"
+    );
+}

@@ -207,3 +207,32 @@ fn garbage_declaring_a_frame_at_every_byte_is_walked_once() {
         assert!((0..=2).contains(&r.code.unwrap()), "{args:?}: {}", r.stderr);
     }
 }
+
+/// Issue 14 item 4: a random `.timeindex` made `dump-log` hold (and print) one problem per
+/// entry: 100 MiB took 1.1 GB and 8.7 M stderr lines. The first PROBLEMS_PER_FILE (10,000)
+/// per file are listed, the rest counted in one note.
+#[test]
+fn a_random_time_index_lists_a_bounded_number_of_problems() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = example_copy(t.path());
+    let ti = dir.join("orders-0/00000000000000000000.timeindex");
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let bytes: Vec<u8> = (0..3 << 20)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    std::fs::write(&ti, &bytes).unwrap();
+    let r = kseg(&["dump-log", s(&ti)]);
+    let lines = r.stderr.lines().count();
+    assert!(lines <= 10_000 + 10, "{lines} stderr lines");
+    assert!(
+        r.stderr
+            .contains("more index problems not listed (the first 10000 are)"),
+        "{}",
+        &r.stderr[r.stderr.len().saturating_sub(2000)..]
+    );
+}

@@ -98,7 +98,8 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
                 None => flags.push("partition-not-on-disk"),
                 Some(f) => {
                     if let Some(end) = f.log_end_offset {
-                        lag = Some(end - committed.offset);
+                        // Saturating: a hostile committed offset (i64::MIN) must not wrap.
+                        lag = Some(end.saturating_sub(committed.offset));
                         if committed.offset > end {
                             flags.push("beyond-log-end");
                         }

@@ -34,7 +34,14 @@ pub struct TextDump<W: Write> {
     last_offset: i64,
     /// Reported on stderr at the end; kseg's notes come after Kafka's lines about their file.
     deferred: TextDeferred,
+    /// Index problems held so far for the current file (the cap is per file).
+    file_problems: (PathBuf, usize),
 }
+
+/// Index problems (mismatches, timestamp problems) held per file for the end of the output, as
+/// Kafka lists them; those past this are counted, not held: a random 1 GiB `.timeindex` holds
+/// ~89 M entries, each a problem.
+pub const PROBLEMS_PER_FILE: usize = 10_000;
 
 impl<W: Write> TextDump<W> {
     pub fn new(out: W, style: TextStyle) -> Self {
@@ -45,7 +52,25 @@ impl<W: Write> TextDump<W> {
             file: PathBuf::new(),
             last_offset: -1,
             deferred: TextDeferred::default(),
+            file_problems: (PathBuf::new(), 0),
         }
+    }
+
+    /// Counts one index problem of the current file; true when it is past the cap (then it
+    /// is only counted).
+    fn over_problem_cap(&mut self) -> bool {
+        if self.file_problems.0 != self.file {
+            self.file_problems = (self.file.clone(), 0);
+        }
+        self.file_problems.1 += 1;
+        if self.file_problems.1 <= PROBLEMS_PER_FILE {
+            return false;
+        }
+        match self.deferred.unlisted.last_mut() {
+            Some((f, n)) if *f == self.file => *n += 1,
+            _ => self.deferred.unlisted.push((self.file.clone(), 1)),
+        }
+        true
     }
 
     fn file_name(&self) -> String {
@@ -341,6 +366,9 @@ impl<W: Write> DumpPrinter for TextDump<W> {
     }
 
     fn index_mismatch(&mut self, index_offset: i64, log_offset: i64) -> io::Result<()> {
+        if self.over_problem_cap() {
+            return Ok(());
+        }
         let file = absolute(&self.file);
         match self.deferred.mismatches.last_mut() {
             Some((f, m)) if *f == file => {
@@ -362,6 +390,9 @@ impl<W: Write> DumpPrinter for TextDump<W> {
     }
 
     fn time_index_problem(&mut self, problem: TimeIndexProblem) -> io::Result<()> {
+        if self.over_problem_cap() {
+            return Ok(());
+        }
         self.deferred
             .time_problems
             .push((absolute(&self.file), problem));
@@ -476,6 +507,13 @@ impl<W: Write> DumpPrinter for TextDump<W> {
         self.out.flush()?;
         let stderr = io::stderr();
         let mut err = stderr.lock();
+        for (file, n) in &self.deferred.unlisted {
+            writeln!(
+                err,
+                "kseg: note: {}: {n} more index problems not listed (the first {PROBLEMS_PER_FILE} are)",
+                file.display()
+            )?;
+        }
         for (file, m) in &self.deferred.mismatches {
             writeln!(err, "Mismatches in :{}", file.display())?;
             for (std::cmp::Reverse(index), log) in m {

@@ -136,6 +136,8 @@ pub struct TextDeferred {
     pub mismatches: Vec<(PathBuf, BTreeMap<std::cmp::Reverse<i64>, i64>)>,
     pub notes: Vec<(PathBuf, String)>,
     pub time_problems: Vec<(PathBuf, TimeIndexProblem)>,
+    /// Per file, how many index problems were past the per-file cap (counted, not held).
+    pub unlisted: Vec<(PathBuf, u64)>,
 }
 
 impl TextDeferred {
@@ -156,6 +158,12 @@ impl TextDeferred {
         merge(&mut self.gaps, later.gaps);
         merge(&mut self.mismatches, later.mismatches);
         self.notes.extend(later.notes);
+        for (f, n) in later.unlisted {
+            match self.unlisted.last_mut() {
+                Some((g, m)) if *g == f => *m += n,
+                _ => self.unlisted.push((f, n)),
+            }
+        }
         self.time_problems.extend(later.time_problems);
     }
 }
