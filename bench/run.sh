@@ -39,7 +39,8 @@ segment() { # DIR/PART SIZE_MIB CODEC: a partition with one segment and its inde
   cat "$seg" > /dev/null
 }
 
-# best SECONDS of a command (stdout to /dev/null); peak RSS KiB of the last run in $rss
+# best SECONDS of a command (stdout to /dev/null); peak RSS KiB of the last run in $rss and
+# its exit status in $dir/.status
 rss=0
 best() {
   local n=$1; shift
@@ -47,7 +48,9 @@ best() {
   for _ in $(seq "$n"); do
     local s e
     s=$(date +%s.%N)
-    /usr/bin/time -f %M -o "$dir/.rss" "$@" > /dev/null || true
+    local status=0
+    /usr/bin/time -f %M -o "$dir/.rss" "$@" > /dev/null || status=$?
+    echo "$status" > "$dir/.status"
     e=$(date +%s.%N)
     t=$(echo "$e - $s" | bc -l)
     if [[ -z $b ]] || (( $(echo "$t < $b" | bc -l) )); then b=$t; fi
@@ -107,15 +110,20 @@ if want print; then
   libs="oracle/target/kafka-$version/libs"
   if [[ -n $version && -d $libs ]] && command -v java > /dev/null; then
     main=kafka.tools.DumpLogSegments
-    if unzip -l "$libs/kafka-tools-$version.jar" 2> /dev/null | grep -q org/apache/kafka/tools/DumpLogSegments.class; then
+    # (grep without -q: an early exit would kill unzip with SIGPIPE and fail the pipeline)
+    if unzip -l "$libs/kafka-tools-$version.jar" 2> /dev/null | grep org/apache/kafka/tools/DumpLogSegments.class > /dev/null; then
       main=org.apache.kafka.tools.DumpLogSegments
     fi
     j=$(best "$ref_rounds" java -Xmx1g "-Dlog4j2.configurationFile=$PWD/oracle/log4j2-tools.properties" \
       "-Dlog4j.configuration=file:$PWD/oracle/log4j-tools.properties" -cp "$libs/*" "$main" \
       --deep-iteration --print-data-log --files "$seg")
     r=$(ratio "$j" "$k")
-    row "dump-log --deep-iteration --print-data-log" "$k s" "DumpLogSegments (Kafka $version, JVM start included): $j s" \
-      "${r}x" "≥ 20x: $(met "$r" 20)"
+    if [[ $(cat "$dir/.status") != 0 ]]; then
+      row "dump-log --deep-iteration --print-data-log" "$k s" "DumpLogSegments FAILED ($main)" "—" "≥ 20x"
+    else
+      row "dump-log --deep-iteration --print-data-log" "$k s" "DumpLogSegments (Kafka $version, JVM start included): $j s" \
+        "${r}x" "≥ 20x: $(met "$r" 20)"
+    fi
   else
     row "dump-log --deep-iteration --print-data-log" "$k s" "Kafka jars not found (oracle/setup)" "—" "≥ 20x"
   fi

@@ -420,7 +420,7 @@ impl<W: Write> DumpPrinter for JsonDump<W> {
     }
 
     fn write_raw(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.out.write_all(bytes)
+        self.out.write_through(bytes)
     }
 
     fn flush_out(&mut self) -> io::Result<()> {

@@ -56,6 +56,12 @@ impl<W: std::io::Write> LineOut<W> {
         Ok(())
     }
 
+    /// Writes `bytes` rendered elsewhere after what is buffered, without copying them.
+    pub fn write_through(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.drain()?;
+        self.inner.write_all(bytes)
+    }
+
     fn drain(&mut self) -> io::Result<()> {
         if !self.buf.is_empty() {
             self.inner.write_all(&self.buf)?;
