@@ -236,3 +236,28 @@ fn a_random_time_index_lists_a_bounded_number_of_problems() {
         &r.stderr[r.stderr.len().saturating_sub(2000)..]
     );
 }
+
+/// Issue 14 item 14: `--mmap` on a log dir whose `.lock` a process holds (a live broker) is
+/// refused with the reason, instead of risking SIGBUS on a truncation.
+#[test]
+fn mmap_is_refused_on_a_locked_log_dir() {
+    use std::os::unix::io::AsRawFd;
+    let t = tempfile::tempdir().unwrap();
+    let dir = example_copy(t.path());
+    let lock = std::fs::File::create(dir.join(".lock")).unwrap();
+    // SAFETY: flock on a descriptor we own.
+    assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let seg = dir.join("orders-0/00000000000000000000.log");
+    let r = kseg(&["dump-log", "--mmap", s(&seg)]);
+    assert!(matches!(r.code, Some(1 | 2)), "{}", r.stderr);
+    assert!(r.stderr.contains("--mmap refused"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("00000000000000000000.log"),
+        "{}",
+        r.stderr
+    );
+    // Without --mmap the same file is read.
+    assert_eq!(kseg(&["dump-log", s(&seg)]).code, Some(0));
+    drop(lock);
+    assert_eq!(kseg(&["dump-log", "--mmap", s(&seg)]).code, Some(0));
+}

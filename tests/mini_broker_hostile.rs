@@ -376,3 +376,71 @@ fn a_topic_beyond_the_open_file_limit_is_refused_whole() {
     api_versions_ok(&mut s, 3);
     broker.stop();
 }
+
+/// Issue 14 item 2, measured (`cargo test --release --test mini_broker_hostile -- --ignored
+/// --nocapture`): one zstd batch of 8 MiB of records produced to each of 400 partitions; prints
+/// the broker's resident set afterwards (it kept a zstd window and buffer per partition: ~2.3 MB
+/// each by default, ~117 MiB each for a large window).
+#[test]
+#[ignore]
+fn rss_after_zstd_batches_to_400_partitions() {
+    use kseg::format::compression::Codec;
+    use kseg::format::encode::{encode_batch, NewBatch, NewRecord};
+    let t = tempfile::tempdir().unwrap();
+    let broker = BrokerProcess::start(&t.path().join("data"), &[]);
+    let mut s = connect(broker.port);
+    s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+    assert_eq!(create_topic(&mut s, 1, "z", 400).0, 0);
+    let value: Vec<u8> = (0..1 << 20).map(|i: u32| (i % 251) as u8).collect();
+    let records: Vec<NewRecord> = (0..8)
+        .map(|i| NewRecord {
+            timestamp: 1_700_000_000_000 + i,
+            key: None,
+            value: Some(&value),
+            headers: &[],
+        })
+        .collect();
+    let mut batch = Vec::new();
+    encode_batch(
+        &mut batch,
+        &NewBatch {
+            partition_leader_epoch: -1,
+            codec: Codec::Zstd,
+            ..Default::default()
+        },
+        &records,
+        &mut Vec::new(),
+    );
+    for p in 0..400 {
+        let mut r = header(0, 3, 100 + p);
+        r.extend_from_slice(&(-1i16).to_be_bytes());
+        r.extend_from_slice(&1i16.to_be_bytes());
+        r.extend_from_slice(&30_000i32.to_be_bytes());
+        r.extend_from_slice(&1i32.to_be_bytes());
+        r.extend_from_slice(&1i16.to_be_bytes());
+        r.push(b'z');
+        r.extend_from_slice(&1i32.to_be_bytes());
+        r.extend_from_slice(&p.to_be_bytes());
+        r.extend_from_slice(&(batch.len() as i32).to_be_bytes());
+        r.extend_from_slice(&batch);
+        s.write_all(&frame(&r)).unwrap();
+        let mut len = [0u8; 4];
+        s.read_exact(&mut len).unwrap();
+        let mut body = vec![0u8; i32::from_be_bytes(len) as usize];
+        s.read_exact(&mut body).unwrap();
+        // correlation, topics (4), name (2+1), partitions (4), index (4), error code.
+        let code = i16::from_be_bytes(body[19..21].try_into().unwrap());
+        assert_eq!(code, 0, "produce to z-{p}");
+    }
+    let status = std::fs::read_to_string(format!("/proc/{}/status", broker.pid())).unwrap();
+    for line in status
+        .lines()
+        .filter(|l| l.starts_with("VmRSS") || l.starts_with("VmHWM"))
+    {
+        println!(
+            "400 partitions x one 8 MiB zstd batch ({} bytes): {line}",
+            batch.len()
+        );
+    }
+    broker.stop();
+}

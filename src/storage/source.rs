@@ -186,8 +186,25 @@ impl ByteSource for MmapSource {
     }
 }
 
-/// Opens a log for scanning: buffered reads unless `mmap` is asked for.
+/// Opens a log for scanning: buffered reads unless `mmap` is asked for. Mapping is refused
+/// when the log dir's `.lock` is held (a live broker, which truncates and deletes segments: a
+/// mapped page that vanishes kills kseg with SIGBUS).
 pub fn open_log(path: &Path, mmap: bool) -> io::Result<Box<dyn ByteSource>> {
+    if mmap {
+        let lock = path
+            .parent()
+            .and_then(Path::parent)
+            .map(|d| d.join(".lock"));
+        if let Some(pid) = lock
+            .as_deref()
+            .and_then(|l| lock_holders(l).first().copied())
+        {
+            return Err(io::Error::other(format!(
+                "--mmap refused: the log dir's .lock is held by process {pid} (a live broker); \
+                 a concurrent truncation would kill kseg with SIGBUS, so read without --mmap"
+            )));
+        }
+    }
     Ok(if mmap {
         Box::new(MmapSource::open(path)?)
     } else {
