@@ -15,6 +15,15 @@ fn is_dangerous(c: char) -> bool {
             | '\u{E0000}'..='\u{E007F}') // tag characters
 }
 
+/// A path as a terminal may show it: [`write_escaped`] over its bytes (a directory named with
+/// ESC, BEL or a newline must not reach the terminal raw).
+pub fn escaped_path(path: &std::path::Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = Vec::new();
+    let _ = write_escaped(&mut out, path.as_os_str().as_bytes());
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// Writes `bytes` as text: valid UTF-8 as it is except dangerous characters, which become
 /// `\u{...}` (or `\xNN` below 0x80), and invalid UTF-8 bytes, which become `\xNN`.
 pub fn write_escaped(out: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
