@@ -24,6 +24,13 @@ pub fn escaped_path(path: &std::path::Path) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// `s` with [`write_escaped`] applied: one line, no control characters.
+pub fn escaped(s: &str) -> String {
+    let mut out = Vec::new();
+    let _ = write_escaped(&mut out, s.as_bytes());
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// Writes `bytes` as text: valid UTF-8 as it is except dangerous characters, which become
 /// `\u{...}` (or `\xNN` below 0x80), and invalid UTF-8 bytes, which become `\xNN`.
 pub fn write_escaped(out: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
