@@ -261,3 +261,36 @@ fn mmap_is_refused_on_a_locked_log_dir() {
     drop(lock);
     assert_eq!(kseg(&["dump-log", "--mmap", s(&seg)]).code, Some(0));
 }
+
+/// Issue 14 item 12: a partition dir named with ESC, an OSC sequence, BEL and a newline
+/// reached the terminal raw in `dump-log` text; it is escaped in every text output.
+#[test]
+fn hostile_partition_dir_names_are_escaped() {
+    let t = tempfile::tempdir().unwrap();
+    let part = t.path().join("t\x1b]0;pwned\x07\nx-0");
+    std::fs::create_dir_all(&part).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/example-datadir/orders-0/00000000000000000000.log"),
+        part.join("00000000000000000000.log"),
+    )
+    .unwrap();
+    for args in [
+        vec!["dump-log", s(&part)],
+        vec!["verify-index", "-v", s(t.path())],
+        vec!["summary", s(t.path())],
+    ] {
+        let r = kseg(&args);
+        let all = format!("{}{}", r.stdout, r.stderr);
+        assert!(
+            !all.contains('\x1b') && !all.contains('\x07'),
+            "{args:?}: raw control characters in {all:?}"
+        );
+    }
+    let r = kseg(&["dump-log", s(&part)]);
+    assert!(
+        r.stdout.contains("t\\x1b]0;pwned\\x07\\x0ax-0"),
+        "{}",
+        r.stdout
+    );
+}

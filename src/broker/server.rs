@@ -314,7 +314,11 @@ where
             }
             Ok(None) => {}
             Err(e) => {
-                eprintln!("kseg mini-broker: {peer}: {e}: closing the connection");
+                // Client bytes (names, strings) may be in the message: one line, escaped.
+                eprintln!(
+                    "kseg mini-broker: {peer}: {}: closing the connection",
+                    crate::print::escape::escaped(&e)
+                );
                 return;
             }
         }
@@ -1111,7 +1115,10 @@ fn find_coordinator(
 /// Appends group records for `group`; errors are reported, the group state stands.
 fn write_group(b: &mut Broker, group: &str, records: &[CoordinatorRecord]) {
     if let Err(e) = b.write_group_records(group, records) {
-        eprintln!("kseg mini-broker: writing group {group} state failed: {e}");
+        eprintln!(
+            "kseg mini-broker: writing group {} state failed: {e}",
+            crate::print::escape::escaped(group)
+        );
     }
 }
 

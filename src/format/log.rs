@@ -414,7 +414,8 @@ impl LogWalker {
         kind: TailKind,
     ) -> io::Result<Option<WalkEvent<'s>>> {
         let length = self.end - start;
-        let kind = if self.all_zero(src, start, self.end)? {
+        // No byte left (the file shrank under the read) is not a zero-filled tail.
+        let kind = if length > 0 && self.all_zero(src, start, self.end)? {
             TailKind::ZeroFilled
         } else {
             kind
@@ -916,6 +917,36 @@ mod tests {
             ["entry@0", "corrupt@85", format!("entry@{tail}").as_str()]
         );
         assert!(src.largest_read <= 2 << 20, "{}", src.largest_read);
+    }
+
+    /// Issue 14 item 13: a file that shrinks under the walk (a source shorter than the limit
+    /// the walk was given) was reported as a "zero-filled tail of 0 bytes".
+    #[test]
+    fn a_file_shrunk_under_the_walk_is_not_a_zero_filled_tail() {
+        let batch = hex::decode(V2_BATCH).unwrap();
+        let mut data = batch.clone();
+        data.extend(&batch[..40]);
+        for limit in [data.len() as u64 + 1000, batch.len() as u64 + 1000] {
+            let src_data = if limit > data.len() as u64 + 500 {
+                &data[..]
+            } else {
+                &batch[..]
+            };
+            let mut src = Tracking {
+                data: src_data,
+                largest_read: 0,
+                total: 0,
+            };
+            let mut w = LogWalker::new(limit);
+            while let Some(ev) = w.next(&mut src).unwrap() {
+                if let WalkEvent::Tail { length, kind, .. } = ev {
+                    assert!(
+                        !(length == 0 && kind == TailKind::ZeroFilled),
+                        "a zero-filled tail of 0 bytes"
+                    );
+                }
+            }
+        }
     }
 
     /// Walks `data` to its end and returns the bytes the walk read.

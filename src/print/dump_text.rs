@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::escape::{push_escaped, write_escaped};
+use super::escape::{escaped_path, push_escaped, write_escaped};
 use super::{report_error, DumpPrinter, DumpSummary, LineOut, TextDeferred, TimeIndexProblem};
 use crate::format::control::{decode_control, ControlType};
 use crate::format::index::{OffsetEntry, SanityError, TimeEntry};
@@ -307,7 +307,7 @@ impl<W: Write> DumpPrinter for TextDump<W> {
 
     fn begin_file(&mut self, file: &Path, kind: &FileKind) -> io::Result<()> {
         self.file = file.to_path_buf();
-        writeln!(self.out, "Dumping {}", file.display())?;
+        writeln!(self.out, "Dumping {}", escaped_path(file))?;
         let name = self.file_name();
         // Kafka 4.3 starts at -1, so every segment not based at 0 reported a false gap; kseg
         // starts from the base offset in the file name and reports only real gaps.
@@ -358,11 +358,15 @@ impl<W: Write> DumpPrinter for TextDump<W> {
     }
 
     fn index_empty(&mut self) -> io::Result<()> {
-        writeln!(self.out, "{} is empty.", self.file.display())
+        writeln!(self.out, "{} is empty.", escaped_path(&self.file))
     }
 
     fn sanity_passed(&mut self) -> io::Result<()> {
-        writeln!(self.out, "{} passed sanity check.", self.file.display())
+        writeln!(
+            self.out,
+            "{} passed sanity check.",
+            escaped_path(&self.file)
+        )
     }
 
     fn index_mismatch(&mut self, index_offset: i64, log_offset: i64) -> io::Result<()> {
@@ -480,7 +484,7 @@ impl<W: Write> DumpPrinter for TextDump<W> {
         } else {
             eprintln!(
                 "Ignoring unknown file {} ({})",
-                item.path.display(),
+                escaped_path(&item.path),
                 item.reason
             );
         }
@@ -511,21 +515,21 @@ impl<W: Write> DumpPrinter for TextDump<W> {
             writeln!(
                 err,
                 "kseg: note: {}: {n} more index problems not listed (the first {PROBLEMS_PER_FILE} are)",
-                file.display()
+                escaped_path(file)
             )?;
         }
         for (file, m) in &self.deferred.mismatches {
-            writeln!(err, "Mismatches in :{}", file.display())?;
+            writeln!(err, "Mismatches in :{}", escaped_path(file))?;
             for (std::cmp::Reverse(index), log) in m {
                 writeln!(err, "  Index offset: {index}, log offset: {log}")?;
             }
             for (_, note) in self.deferred.notes.iter().filter(|(f, _)| f == file) {
-                writeln!(err, "kseg: note: {}: {note}", file.display())?;
+                writeln!(err, "kseg: note: {}: {note}", escaped_path(file))?;
             }
         }
         for (file, note) in &self.deferred.notes {
             if !self.deferred.mismatches.iter().any(|(f, _)| f == file) {
-                writeln!(err, "kseg: note: {}: {note}", file.display())?;
+                writeln!(err, "kseg: note: {}: {note}", escaped_path(file))?;
             }
         }
         // Kafka's order: mismatches, then out-of-order timestamps, then offsets not found.
@@ -540,7 +544,7 @@ impl<W: Write> DumpPrinter for TextDump<W> {
             out
         };
         for (file, list) in groups(|p| matches!(p, TimeIndexProblem::Mismatch { .. })) {
-            writeln!(err, "Found timestamp mismatch in :{}", file.display())?;
+            writeln!(err, "Found timestamp mismatch in :{}", escaped_path(file))?;
             for p in list {
                 if let TimeIndexProblem::Mismatch {
                     index_timestamp,
@@ -555,7 +559,11 @@ impl<W: Write> DumpPrinter for TextDump<W> {
             }
         }
         for (file, list) in groups(|p| matches!(p, TimeIndexProblem::OutOfOrder { .. })) {
-            writeln!(err, "Found out of order timestamp in :{}", file.display())?;
+            writeln!(
+                err,
+                "Found out of order timestamp in :{}",
+                escaped_path(file)
+            )?;
             for p in list {
                 if let TimeIndexProblem::OutOfOrder {
                     index_timestamp,
@@ -570,7 +578,7 @@ impl<W: Write> DumpPrinter for TextDump<W> {
             writeln!(
                 err,
                 "The following indexed offsets are not found in :{}",
-                file.display()
+                escaped_path(file)
             )?;
             for p in list {
                 if let TimeIndexProblem::NotFound {
@@ -586,7 +594,7 @@ impl<W: Write> DumpPrinter for TextDump<W> {
             }
         }
         for (file, gaps) in &self.deferred.gaps {
-            writeln!(err, "Non-consecutive offsets in {}", file.display())?;
+            writeln!(err, "Non-consecutive offsets in {}", escaped_path(file))?;
             for (prev, next) in gaps {
                 writeln!(err, "  {prev} is followed by {next}")?;
             }
@@ -599,7 +607,7 @@ impl<W: Write> DumpPrinter for TextDump<W> {
 /// (`OffsetIndex`/`TimeIndex.sanityCheck`), with the file's absolute path as Java prints it.
 pub fn sanity_message(e: &SanityError, time: bool, path: &Path) -> String {
     let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let abs = abs.display();
+    let abs = escaped_path(&abs);
     match (*e, time) {
         (SanityError::PartialEntry { length, entry_size }, false) => format!(
             "Index file {abs} is corrupt, found {length} bytes which is neither positive nor a multiple of {entry_size}"

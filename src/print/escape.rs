@@ -13,6 +13,22 @@ fn is_dangerous(c: char) -> bool {
             | '\u{E0000}'..='\u{E007F}') // tag characters
 }
 
+/// A path as a terminal may show it: [`write_escaped`] over its bytes (a directory named with
+/// ESC, BEL or a newline must not reach the terminal raw).
+pub fn escaped_path(path: &std::path::Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = Vec::new();
+    let _ = write_escaped(&mut out, path.as_os_str().as_bytes());
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `s` with [`write_escaped`] applied: one line, no control characters.
+pub fn escaped(s: &str) -> String {
+    let mut out = Vec::new();
+    let _ = write_escaped(&mut out, s.as_bytes());
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 fn is_printable_ascii(b: u8) -> bool {
     (0x20..0x7f).contains(&b)
 }
