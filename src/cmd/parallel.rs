@@ -19,8 +19,10 @@ use crate::print::{self, DumpPrinter, DumpSummary, TextDeferred};
 
 /// Output is handed over in pieces of about this size.
 pub const CHUNK: usize = 256 * 1024;
-/// Pieces a worker may render ahead of the writer, per file.
-const DEPTH: usize = 4;
+/// Pieces a worker may render ahead of the writer, per file: 8 MiB, so that the worker on the
+/// next file can usually render all of a file of a few MiB while the writer is still on the
+/// current one (with 4 pieces it stalled after 1 MiB and two threads gave ~1.5x, not ~2x).
+const DEPTH: usize = 32;
 
 pub enum Piece {
     Out(Vec<u8>),
