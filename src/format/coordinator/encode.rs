@@ -63,6 +63,21 @@ impl<'a> StructBuilder<'a> {
         self
     }
 
+    /// The struct type of field `name` (a struct or an array of structs), to build its
+    /// elements with [`StructBuilder::of`]. Panics like [`StructBuilder::set`].
+    pub fn element(&self, name: &str) -> &'static Struct {
+        match self
+            .schema
+            .fields
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| f.ty)
+        {
+            Some(Type::Struct(s) | Type::StructArray(s)) => s,
+            _ => panic!("{}.{name} is not a struct field", self.schema.name),
+        }
+    }
+
     pub fn build(self) -> StructValue<'a> {
         self.value
     }

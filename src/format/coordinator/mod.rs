@@ -154,6 +154,48 @@ impl Coordinator {
     }
 }
 
+impl Coordinator {
+    /// The key message and the value message of a record type.
+    pub fn messages(self, record_type: i16) -> Result<(&'static Message, &'static Message)> {
+        find(self.table(), record_type)
+    }
+
+    /// A record key: int16 record type, then `key` encoded as the type's key message (v0).
+    /// The writer side of [`Coordinator::decode_key`], driven by the same tables.
+    pub fn encode_key(
+        self,
+        record_type: i16,
+        key: &StructValue<'_>,
+    ) -> std::result::Result<Vec<u8>, encode::EncodeError> {
+        let (msg, _) = self
+            .messages(record_type)
+            .map_err(|e| encode::EncodeError {
+                message: e.kind.to_string(),
+            })?;
+        let mut out = record_type.to_be_bytes().to_vec();
+        encode::encode_message(msg, 0, key, &mut out)?;
+        Ok(out)
+    }
+
+    /// A record value: int16 version, then `value` encoded as the type's value message at
+    /// that version. The writer side of [`Coordinator::decode_value`].
+    pub fn encode_value(
+        self,
+        record_type: i16,
+        version: i16,
+        value: &StructValue<'_>,
+    ) -> std::result::Result<Vec<u8>, encode::EncodeError> {
+        let (_, msg) = self
+            .messages(record_type)
+            .map_err(|e| encode::EncodeError {
+                message: e.kind.to_string(),
+            })?;
+        let mut out = version.to_be_bytes().to_vec();
+        encode::encode_message(msg, version, value, &mut out)?;
+        Ok(out)
+    }
+}
+
 fn unknown_type(record_type: i16) -> Error {
     Error::new(0, ErrorKind::UnknownRecordType(record_type))
 }
