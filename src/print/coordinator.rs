@@ -83,22 +83,25 @@ fn uuid(l: &mut JsonLine<'_>, u: &[u8; 16]) {
     l.0.truncate(start + n);
 }
 
+/// `{"<label>":"<n>","data":{...}}`: a coordinator key or value.
+fn write_numbered(l: &mut JsonLine<'_>, label: &[u8], n: i16, data: &StructValue<'_>) {
+    l.raw(b"{\"");
+    l.raw(label);
+    l.raw(b"\":\"");
+    l.int(n);
+    l.raw(b"\",\"data\":");
+    write_struct(l, data);
+    l.raw(b"}");
+}
+
 /// `{"type":"<record type>","data":{...}}`
 pub fn write_key(l: &mut JsonLine<'_>, k: &CoordinatorKey<'_>) {
-    l.raw(b"{\"type\":\"");
-    l.int(k.record_type);
-    l.raw(b"\",\"data\":");
-    write_struct(l, &k.data);
-    l.raw(b"}");
+    write_numbered(l, b"type", k.record_type, &k.data);
 }
 
 /// `{"version":"<version>","data":{...}}`
 pub fn write_coordinator_value(l: &mut JsonLine<'_>, v: &CoordinatorValue<'_>) {
-    l.raw(b"{\"version\":\"");
-    l.int(v.version);
-    l.raw(b"\",\"data\":");
-    write_struct(l, &v.data);
-    l.raw(b"}");
+    write_numbered(l, b"version", v.version, &v.data);
 }
 
 /// `{"type":"<MetadataRecordType name>","version":<int>,"data":{...}}`

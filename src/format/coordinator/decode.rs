@@ -266,9 +266,6 @@ fn read_prim<'a>(
     })
 }
 
-/// Kafka's `Uuid.ZERO_UUID` as its string.
-const ZERO_UUID: &str = "AAAAAAAAAAAAAAAAAAAAAA";
-
 /// Whether `v` equals the field's default the way Kafka's converter (and the JSON it writes)
 /// compares them: a tagged field at its default is not printed.
 pub(crate) fn is_default(f: &Field, cur: Versions, ctx: Ctx, v: &Value<'_>) -> bool {
@@ -292,7 +289,7 @@ pub(crate) fn is_default(f: &Field, cur: Versions, ctx: Ctx, v: &Value<'_>) -> b
                 Prim::Bool => matches!(*v, Value::Bool(false)),
                 Prim::Float64 => float_eq(0.0),
                 Prim::String | Prim::Bytes => str_eq(""),
-                Prim::Uuid => str_eq(ZERO_UUID),
+                Prim::Uuid => matches!(*v, Value::Uuid(u) if u == [0; 16]),
                 Prim::Records => v.is_null(),
                 _ => matches!(*v, Value::Int(0)),
             },

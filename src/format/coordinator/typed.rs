@@ -1,13 +1,21 @@
 //! Typed views of the coordinator records that analyses replay over whole partitions (offset
-//! commits, classic group metadata, transaction log values): owned structs filled from the
-//! schema-driven decoder's values (one decoder for every use of these records).
+//! commits, classic group metadata, transaction log values), read straight into structs.
+//!
+//! A hand-written fast path over the same tables (the message and version checks come from
+//! `tables.rs`): filling these structs from the schema-driven decoder's values was measured at
+//! 1.5x the CPU time of `kseg groups` over 1,000,000 commits (BENCHMARKS.md, "Internal topics
+//! without a `Value` tree"), so the replay keeps this reader. The property test
+//! `typed_parsers_agree_with_json` (print/coordinator_tests.rs) checks it against the schema
+//! decoder on random messages of every version.
 
-use super::decode::read_message;
-use super::error::{Error, ErrorKind};
-use super::tables::{CONSUMER_PROTOCOL_ASSIGNMENT, CONSUMER_PROTOCOL_SUBSCRIPTION, GROUP_RECORDS};
-use super::value::{StructValue, Value};
-use super::{transaction_state_name, Coordinator};
-use crate::format::reader::{DecodeResult, Reader};
+use super::error::ErrorKind;
+use super::schema::Message;
+use super::tables::{GROUP_RECORDS, TRANSACTION_RECORDS};
+use super::{find, transaction_state_name, unknown_version, Coordinator};
+use crate::format::reader::{DecodeError, DecodeResult, Reader};
+
+// ---------------------------------------------------------------------------------------------
+// Typed helpers
 
 /// Whether a `__consumer_offsets` record type is one this table knows. Kafka's loader skips a
 /// record of an unknown type with a warning (a newer Kafka's record, or a leftover of an aborted
@@ -149,194 +157,375 @@ impl TransactionLog {
     }
 }
 
-fn string(d: &StructValue<'_>, name: &str) -> String {
-    d.str(name).unwrap_or_default().into_owned()
+/// Reads fields in classic or compact encoding, as the generated code does.
+struct Wire<'a> {
+    r: Reader<'a>,
+    flexible: bool,
 }
 
-fn opt_string(d: &StructValue<'_>, name: &str) -> Option<String> {
-    d.str(name).map(|s| s.into_owned())
-}
+impl<'a> Wire<'a> {
+    fn new(r: Reader<'a>, flexible: bool) -> Self {
+        Wire { r, flexible }
+    }
 
-fn int(d: &StructValue<'_>, name: &str) -> Option<i64> {
-    d.int(name)
-}
+    fn length(&mut self, what: &str, classic16: bool) -> DecodeResult<i32> {
+        if self.flexible {
+            Ok((self.r.uvarint(what)? as i32).wrapping_sub(1))
+        } else if classic16 {
+            Ok(self.r.i16(what)? as i32)
+        } else {
+            self.r.i32(what)
+        }
+    }
 
-fn bytes<'a>(d: &StructValue<'a>, name: &str) -> Option<&'a [u8]> {
-    match d.get(name)? {
-        Value::Bytes(b) | Value::Records(b) => Some(b),
-        Value::Embedded(e) => Some(e.bytes),
-        _ => None,
+    fn null_error(at: usize, what: &str) -> DecodeError {
+        DecodeError::new(
+            at,
+            format!("non-nullable field {what} was serialized as null"),
+        )
+    }
+
+    fn opt_string(&mut self, what: &str) -> DecodeResult<Option<String>> {
+        let at = self.r.position();
+        let len = self.length(what, true)?;
+        if len < 0 {
+            return Ok(None);
+        }
+        if len > 0x7fff {
+            return Err(DecodeError::new(
+                at,
+                format!("string field {what} had invalid length {len}"),
+            ));
+        }
+        let b = self.r.bytes(len as usize, what)?;
+        Ok(Some(String::from_utf8_lossy(b).into_owned()))
+    }
+
+    fn string(&mut self, what: &str) -> DecodeResult<String> {
+        let at = self.r.position();
+        self.opt_string(what)?
+            .ok_or_else(|| Self::null_error(at, what))
+    }
+
+    fn opt_bytes(&mut self, what: &str) -> DecodeResult<Option<&'a [u8]>> {
+        let len = self.length(what, false)?;
+        if len < 0 {
+            return Ok(None);
+        }
+        self.r.bytes(len as usize, what).map(Some)
+    }
+
+    fn bytes(&mut self, what: &str) -> DecodeResult<&'a [u8]> {
+        let at = self.r.position();
+        self.opt_bytes(what)?
+            .ok_or_else(|| Self::null_error(at, what))
+    }
+
+    fn opt_count(&mut self, what: &str, min_element_size: usize) -> DecodeResult<Option<usize>> {
+        let at = self.r.position();
+        let n = self.length(what, false)?;
+        if n < 0 {
+            return Ok(None);
+        }
+        let n = n as usize;
+        if n.saturating_mul(min_element_size.max(1)) > self.r.remaining() {
+            return Err(DecodeError::new(
+                at,
+                format!(
+                    "{what}: {n} elements cannot fit in the {} bytes left",
+                    self.r.remaining()
+                ),
+            ));
+        }
+        Ok(Some(n))
+    }
+
+    fn count(&mut self, what: &str, min_element_size: usize) -> DecodeResult<usize> {
+        let at = self.r.position();
+        self.opt_count(what, min_element_size)?
+            .ok_or_else(|| Self::null_error(at, what))
+    }
+
+    fn i32s(&mut self, what: &str) -> DecodeResult<Vec<i32>> {
+        let n = self.count(what, 4)?;
+        (0..n).map(|_| self.r.i32(what)).collect()
+    }
+
+    fn strings(&mut self, what: &str) -> DecodeResult<Vec<String>> {
+        let n = self.count(what, if self.flexible { 1 } else { 2 })?;
+        (0..n).map(|_| self.string(what)).collect()
+    }
+
+    /// `[]{topic string, partitions []int32}`, not nullable.
+    fn required_topic_partitions(&mut self, what: &str) -> DecodeResult<Vec<TopicPartitions>> {
+        let at = self.r.position();
+        self.topic_partitions(what)?
+            .ok_or_else(|| Self::null_error(at, what))
+    }
+
+    /// `[]{topic string, partitions []int32}` (nullable array).
+    fn topic_partitions(&mut self, what: &str) -> DecodeResult<Option<Vec<TopicPartitions>>> {
+        let Some(n) = self.opt_count(what, 1)? else {
+            return Ok(None);
+        };
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            let topic = self.string("topic")?;
+            let partitions = self.i32s("partitions")?;
+            self.tags(|_, _| Ok(false))?;
+            out.push(TopicPartitions { topic, partitions });
+        }
+        Ok(Some(out))
+    }
+
+    /// A tagged-field section (flexible versions only). `on(tag, reader)` reads a known tag and
+    /// returns true, or returns false to skip it; a known tag must use exactly its size.
+    fn tags(
+        &mut self,
+        mut on: impl FnMut(u32, &mut Reader<'a>) -> DecodeResult<bool>,
+    ) -> DecodeResult<()> {
+        if !self.flexible {
+            return Ok(());
+        }
+        let count = self.r.uvarint("tagged field count")?;
+        for _ in 0..count {
+            let tag = self.r.uvarint("tag")?;
+            let size = self.r.uvarint("tagged field size")? as usize;
+            let at = self.r.position();
+            let mut sub = Reader::with_origin(self.r.bytes(size, "tagged field")?, at);
+            if on(tag, &mut sub)? && !sub.is_empty() {
+                return Err(DecodeError::new(
+                    sub.position(),
+                    format!("tagged field {tag} declares {size} bytes but uses fewer"),
+                ));
+            }
+        }
+        Ok(())
     }
 }
 
-fn ints(v: Option<&Value<'_>>) -> Vec<i32> {
-    v.and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_int)
-                .map(|n| n as i32)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn topic_partitions(v: Option<&Value<'_>>, partitions: &str) -> Option<Vec<TopicPartitions>> {
-    let items = v?.as_array()?;
-    Some(
-        items
-            .iter()
-            .filter_map(Value::as_struct)
-            .map(|tp| TopicPartitions {
-                topic: string(tp, "topic"),
-                partitions: ints(tp.get(partitions)),
-            })
-            .collect(),
-    )
+fn check_version(version: i16, msg: &Message) -> DecodeResult<()> {
+    if msg.valid.contains(version) {
+        Ok(())
+    } else {
+        Err(unknown_version(version, msg).into())
+    }
 }
 
 /// Parses the key of an offset commit (record types 0 and 1).
 pub fn parse_offset_commit_key(key: &[u8]) -> DecodeResult<OffsetCommitKey> {
-    let record_type = Reader::new(key).i16("record type")?;
+    let mut w = Wire::new(Reader::new(key), false);
+    let record_type = w.r.i16("record type")?;
     if record_type != 0 && record_type != 1 {
-        return Err(Error::new(0, ErrorKind::NotOffsetCommit(record_type)).into());
+        return Err(super::Error::new(0, ErrorKind::NotOffsetCommit(record_type)).into());
     }
-    let k = Coordinator::Group.decode_key(key)?;
     Ok(OffsetCommitKey {
         record_type,
-        group: string(&k.data, "group"),
-        topic: string(&k.data, "topic"),
-        partition: int(&k.data, "partition").unwrap_or(-1) as i32,
+        group: w.string("group")?,
+        topic: w.string("topic")?,
+        partition: w.r.i32("partition")?,
     })
 }
 
 /// Parses an offset commit from its key (type 0 or 1) and non-null value.
 pub fn parse_offset_commit(key: &[u8], value: &[u8]) -> DecodeResult<OffsetCommit> {
     let k = parse_offset_commit_key(key)?;
-    let v = Coordinator::Group.decode_value(k.record_type, value)?;
-    let d = &v.data;
+    let (_, msg) = find(GROUP_RECORDS, k.record_type)?;
+    let mut r = Reader::new(value);
+    let version = r.i16("value version")?;
+    check_version(version, msg)?;
+    let mut w = Wire::new(r, msg.is_flexible(version));
+    let offset = w.r.i64("offset")?;
+    let leader_epoch = if version >= 3 {
+        Some(w.r.i32("leaderEpoch")?).filter(|e| *e != -1)
+    } else {
+        None
+    };
+    let metadata = w.string("metadata")?;
+    let commit_timestamp = w.r.i64("commitTimestamp")?;
+    let expire_timestamp = if version == 1 {
+        Some(w.r.i64("expireTimestamp")?).filter(|t| *t != -1)
+    } else {
+        None
+    };
+    let mut topic_id = None;
+    w.tags(|tag, sub| {
+        if tag != 0 {
+            return Ok(false);
+        }
+        topic_id = Some(sub.uuid("topicId")?).filter(|u| *u != [0; 16]);
+        Ok(true)
+    })?;
     Ok(OffsetCommit {
         record_type: k.record_type,
         group: k.group,
         topic: k.topic,
         partition: k.partition,
-        version: v.version,
-        offset: int(d, "offset").unwrap_or(-1),
-        leader_epoch: int(d, "leaderEpoch").map(|e| e as i32).filter(|e| *e != -1),
-        metadata: string(d, "metadata"),
-        commit_timestamp: int(d, "commitTimestamp").unwrap_or(-1),
-        expire_timestamp: int(d, "expireTimestamp").filter(|t| *t != -1),
-        topic_id: d.get("topicId").and_then(Value::as_uuid),
+        version,
+        offset,
+        leader_epoch,
+        metadata,
+        commit_timestamp,
+        expire_timestamp,
+        topic_id,
     })
 }
 
-fn subscription_of(version: i16, d: &StructValue<'_>) -> ConsumerSubscription {
-    ConsumerSubscription {
-        version,
-        topics: d
-            .get("topics")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(|s| s.into_owned())
-                    .collect()
-            })
-            .unwrap_or_default(),
-        user_data: bytes(d, "userData").map(<[u8]>::to_vec),
-        owned_partitions: topic_partitions(d.get("ownedPartitions"), "partitions")
-            .unwrap_or_default(),
-        generation_id: int(d, "generationId").map_or(-1, |g| g as i32),
-        rack_id: opt_string(d, "rackId"),
-    }
-}
-
-fn assignment_of(version: i16, d: &StructValue<'_>) -> ConsumerAssignment {
-    ConsumerAssignment {
-        version,
-        partitions: topic_partitions(d.get("assignedPartitions"), "partitions").unwrap_or_default(),
-        user_data: bytes(d, "userData").map(<[u8]>::to_vec),
-    }
-}
-
-/// Parses version-prefixed ConsumerProtocolSubscription bytes (newer versions read with the
-/// newest layout, as Kafka does).
+/// Parses version-prefixed ConsumerProtocolSubscription bytes.
 pub fn parse_consumer_subscription(bytes: &[u8]) -> DecodeResult<ConsumerSubscription> {
-    let mut r = Reader::new(bytes);
-    let version = r.i16("version")?;
-    let d = read_message(&CONSUMER_PROTOCOL_SUBSCRIPTION, version, &mut r)?;
-    Ok(subscription_of(version, &d))
+    let mut w = Wire::new(Reader::new(bytes), false);
+    let version = w.r.i16("version")?;
+    let topics = w.strings("topics")?;
+    let user_data = w.opt_bytes("userData")?.map(<[u8]>::to_vec);
+    let owned_partitions = if version >= 1 {
+        w.required_topic_partitions("ownedPartitions")?
+    } else {
+        Vec::new()
+    };
+    let generation_id = if version >= 2 {
+        w.r.i32("generationId")?
+    } else {
+        -1
+    };
+    let rack_id = if version >= 3 {
+        w.opt_string("rackId")?
+    } else {
+        None
+    };
+    Ok(ConsumerSubscription {
+        version,
+        topics,
+        user_data,
+        owned_partitions,
+        generation_id,
+        rack_id,
+    })
 }
 
 /// Parses version-prefixed ConsumerProtocolAssignment bytes.
 pub fn parse_consumer_assignment(bytes: &[u8]) -> DecodeResult<ConsumerAssignment> {
-    let mut r = Reader::new(bytes);
-    let version = r.i16("version")?;
-    let d = read_message(&CONSUMER_PROTOCOL_ASSIGNMENT, version, &mut r)?;
-    Ok(assignment_of(version, &d))
+    let mut w = Wire::new(Reader::new(bytes), false);
+    let version = w.r.i16("version")?;
+    let partitions = w.required_topic_partitions("assignedPartitions")?;
+    let user_data = w.opt_bytes("userData")?.map(<[u8]>::to_vec);
+    Ok(ConsumerAssignment {
+        version,
+        partitions,
+        user_data,
+    })
 }
 
 /// Parses a non-null GroupMetadataValue (record type 2).
 pub fn parse_group_metadata(value: &[u8]) -> DecodeResult<GroupMetadata> {
-    let v = Coordinator::Group.decode_value(2, value)?;
-    let d = &v.data;
-    let members = d
-        .get("members")
-        .and_then(Value::as_array)
-        .unwrap_or_default()
-        .iter()
-        .filter_map(Value::as_struct)
-        .map(|m| {
-            let embedded = |name: &str| match m.get(name) {
-                Some(Value::Embedded(e)) => Some((e.version, &e.data)),
-                _ => None,
-            };
-            GroupMember {
-                member_id: string(m, "memberId"),
-                group_instance_id: opt_string(m, "groupInstanceId"),
-                client_id: string(m, "clientId"),
-                client_host: string(m, "clientHost"),
-                rebalance_timeout: int(m, "rebalanceTimeout").map(|t| t as i32),
-                session_timeout: int(m, "sessionTimeout").unwrap_or(-1) as i32,
-                subscription_bytes: bytes(m, "subscription").unwrap_or_default().to_vec(),
-                assignment_bytes: bytes(m, "assignment").unwrap_or_default().to_vec(),
-                subscription: embedded("subscription").map(|(v, d)| subscription_of(v, d)),
-                assignment: embedded("assignment").map(|(v, d)| assignment_of(v, d)),
-            }
-        })
-        .collect();
+    let (_, msg) = find(GROUP_RECORDS, 2)?;
+    let mut r = Reader::new(value);
+    let version = r.i16("value version")?;
+    check_version(version, msg)?;
+    let mut w = Wire::new(r, msg.is_flexible(version));
+    let protocol_type = w.string("protocolType")?;
+    let generation = w.r.i32("generation")?;
+    let protocol = w.opt_string("protocol")?;
+    let leader = w.opt_string("leader")?;
+    let current_state_timestamp = if version >= 2 {
+        Some(w.r.i64("currentStateTimestamp")?).filter(|t| *t != -1)
+    } else {
+        None
+    };
+    let n = w.count("members", 1)?;
+    let consumer = protocol_type == "consumer";
+    let mut members = Vec::with_capacity(n);
+    for _ in 0..n {
+        let member_id = w.string("memberId")?;
+        let group_instance_id = if version >= 3 {
+            w.opt_string("groupInstanceId")?
+        } else {
+            None
+        };
+        let client_id = w.string("clientId")?;
+        let client_host = w.string("clientHost")?;
+        let rebalance_timeout = if version >= 1 {
+            Some(w.r.i32("rebalanceTimeout")?)
+        } else {
+            None
+        };
+        let session_timeout = w.r.i32("sessionTimeout")?;
+        let subscription_bytes = w.bytes("subscription")?;
+        let assignment_bytes = w.bytes("assignment")?;
+        w.tags(|_, _| Ok(false))?;
+        members.push(GroupMember {
+            member_id,
+            group_instance_id,
+            client_id,
+            client_host,
+            rebalance_timeout,
+            session_timeout,
+            subscription: consumer
+                .then(|| parse_consumer_subscription(subscription_bytes).ok())
+                .flatten(),
+            assignment: consumer
+                .then(|| parse_consumer_assignment(assignment_bytes).ok())
+                .flatten(),
+            subscription_bytes: subscription_bytes.to_vec(),
+            assignment_bytes: assignment_bytes.to_vec(),
+        });
+    }
+    w.tags(|_, _| Ok(false))?;
     Ok(GroupMetadata {
-        version: v.version,
-        protocol_type: string(d, "protocolType"),
-        generation: int(d, "generation").unwrap_or(-1) as i32,
-        protocol: opt_string(d, "protocol"),
-        leader: opt_string(d, "leader"),
-        current_state_timestamp: int(d, "currentStateTimestamp").filter(|t| *t != -1),
+        version,
+        protocol_type,
+        generation,
+        protocol,
+        leader,
+        current_state_timestamp,
         members,
     })
 }
 
 /// Parses a `__transaction_state` key: the transactional id.
 pub fn parse_transaction_key(key: &[u8]) -> DecodeResult<String> {
-    let k = Coordinator::Transaction.decode_key(key)?;
-    Ok(string(&k.data, "transactionalId"))
+    let mut w = Wire::new(Reader::new(key), false);
+    let record_type = w.r.i16("record type")?;
+    find(TRANSACTION_RECORDS, record_type)?;
+    w.string("transactionalId")
 }
 
 /// Parses a non-null TransactionLogValue.
 pub fn parse_transaction_value(value: &[u8]) -> DecodeResult<TransactionLog> {
-    let v = Coordinator::Transaction.decode_value(0, value)?;
-    let d = &v.data;
+    let (_, msg) = find(TRANSACTION_RECORDS, 0)?;
+    let mut r = Reader::new(value);
+    let version = r.i16("value version")?;
+    check_version(version, msg)?;
+    let mut w = Wire::new(r, msg.is_flexible(version));
+    let producer_id = w.r.i64("producerId")?;
+    let producer_epoch = w.r.i16("producerEpoch")?;
+    let timeout_ms = w.r.i32("transactionTimeoutMs")?;
+    let status = w.r.i8("transactionStatus")?;
+    let partitions = w.topic_partitions("transactionPartitions")?;
+    let last_update_timestamp = w.r.i64("transactionLastUpdateTimestampMs")?;
+    let start_timestamp = w.r.i64("transactionStartTimestampMs")?;
+    let (mut previous, mut next, mut next_epoch, mut client_version) = (-1, -1, -1, 0);
+    w.tags(|tag, sub| {
+        match tag {
+            0 => previous = sub.i64("previousProducerId")?,
+            1 => next = sub.i64("nextProducerId")?,
+            2 => client_version = sub.i16("clientTransactionVersion")?,
+            3 => next_epoch = sub.i16("nextProducerEpoch")?,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    })?;
     Ok(TransactionLog {
-        version: v.version,
-        producer_id: int(d, "producerId").unwrap_or(-1),
-        previous_producer_id: int(d, "previousProducerId").unwrap_or(-1),
-        next_producer_id: int(d, "nextProducerId").unwrap_or(-1),
-        producer_epoch: int(d, "producerEpoch").unwrap_or(-1) as i16,
-        next_producer_epoch: int(d, "nextProducerEpoch").unwrap_or(-1) as i16,
-        timeout_ms: int(d, "transactionTimeoutMs").unwrap_or(0) as i32,
-        status: int(d, "transactionStatus").unwrap_or(-1) as i8,
-        partitions: topic_partitions(d.get("transactionPartitions"), "partitionIds"),
-        last_update_timestamp: int(d, "transactionLastUpdateTimestampMs").unwrap_or(-1),
-        start_timestamp: int(d, "transactionStartTimestampMs").unwrap_or(-1),
-        client_transaction_version: int(d, "clientTransactionVersion").unwrap_or(0) as i16,
+        version,
+        producer_id,
+        previous_producer_id: previous,
+        next_producer_id: next,
+        producer_epoch,
+        next_producer_epoch: next_epoch,
+        timeout_ms,
+        status,
+        partitions,
+        last_update_timestamp,
+        start_timestamp,
+        client_transaction_version: client_version,
     })
 }
