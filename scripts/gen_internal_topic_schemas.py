@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Generate the schema tables of ``src/format/coordinator.rs`` from Kafka's JSON message specs.
+"""Generate the schema tables of ``src/format/coordinator/tables.rs`` from Kafka's JSON message specs.
 
 Reads the message definitions (field names, types, versions, tags, defaults: format facts)
 straight out of a local git mirror of Kafka and prints Rust ``static`` tables built with the
-``const fn`` helpers of ``src/format/schema.rs``. No Java is read or copied.
+``const fn`` helpers of ``src/format/coordinator/schema.rs``. No Java is read or copied.
 
-    scripts/gen_internal_topic_schemas.py [--repo PATH] [--splice src/format/coordinator.rs]
+    scripts/gen_internal_topic_schemas.py [--repo PATH] [--splice src/format/coordinator/tables.rs]
 
 With ``--splice`` the text between the ``// BEGIN GENERATED TABLES`` and
 ``// END GENERATED TABLES`` lines of the given file is replaced; otherwise the tables go to
@@ -397,10 +397,8 @@ def main():
         src = f.read()
     begin, end = "// BEGIN GENERATED TABLES\n", "// END GENERATED TABLES\n"
     a, b = src.index(begin) + len(begin), src.index(end)
-    # Indent for the `mod tables { ... }` the markers sit in.
-    body = "".join(("    " + l if l.strip() else l) + "\n" for l in text.rstrip("\n").split("\n"))
     with open(args.splice, "w") as f:
-        f.write(src[:a] + body + "    " + src[b:].lstrip(" "))
+        f.write(src[:a] + text.rstrip("\n") + "\n" + src[b:])
 
 
 if __name__ == "__main__":

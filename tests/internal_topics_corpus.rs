@@ -146,11 +146,7 @@ fn every_internal_topic_record_in_the_corpus_decodes() {
                     match decode_metadata_record(v) {
                         Ok(j) => {
                             *counts
-                                .entry(format!(
-                                    "metadata {} v{}",
-                                    j["type"].as_str().unwrap(),
-                                    j["version"]
-                                ))
+                                .entry(format!("metadata {} v{}", j.name, j.version))
                                 .or_default() += 1;
                         }
                         Err(e) => failures.push(format!("{at}: {e} value {}", hex_of(&value))),

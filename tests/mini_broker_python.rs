@@ -12,7 +12,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use kseg::analysis::partition_for::partition_for;
-use kseg::broker::records::{decode_transaction_key, decode_transaction_value, TxnState};
+use kseg::broker::records::{decode_transaction_value, transactional_id_of_key, TxnState};
 use mini_broker_support::{
     clients_dir, have_python_module, kseg, records, run, skip_without, verify_errors, BrokerProcess,
 };
@@ -221,7 +221,7 @@ fn confluent_kafka_transactions_and_read_committed() {
     for (_, key, value) in records(&dir.join(format!("__transaction_state-{tp}"))) {
         let key = hex::decode(key.unwrap()).unwrap();
         assert_eq!(
-            decode_transaction_key(&key).unwrap().as_deref(),
+            transactional_id_of_key(&key).unwrap().as_deref(),
             Some("tx-payments")
         );
         states.push(

@@ -34,7 +34,7 @@ fuzz_target!(|data: &[u8]| {
         InternalDecoder::ShareGroupState,
         InternalDecoder::RemoteLogMetadata,
     ] {
-        let _ = decode_record(d, 0, Some(key), Some(value));
-        let _ = decode_record(d, 0, Some(key), None);
+        let _ = decode_record(d, Some(key), Some(value));
+        let _ = decode_record(d, Some(key), None);
     }
 });

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::analysis::coordinator_json::{key_json, struct_json, value_json};
 use crate::analysis::partition_for::coordinator_key_id;
 use crate::analysis::summary::{summarize_partition, LogDirFacts};
 use crate::format::control::{decode_control, ControlType};
@@ -302,28 +303,28 @@ impl LogSink for ReplaySink<'_> {
                 state.coordinator_partition = Some(self.partition);
                 match decoded_key {
                     Ok(k) => {
-                        let id = (record_type, k.json["data"].to_string());
+                        let id = (record_type, struct_json(&k.data).to_string());
                         match r.value {
                             None => {
                                 state.records.remove(&id);
                             }
                             Some(v) => match decode_offsets_value(record_type, v) {
                                 Ok(val) => {
-                                    state.records.insert(id, (k.json, val.json));
+                                    state.records.insert(id, (key_json(&k), value_json(&val)));
                                 }
                                 Err(e) => self.replay.undecodable.push((
                                     self.partition,
                                     r.offset,
-                                    e.message.to_string(),
+                                    e.kind.to_string(),
                                 )),
                             },
                         }
                     }
-                    Err(e) => self.replay.undecodable.push((
-                        self.partition,
-                        r.offset,
-                        e.message.to_string(),
-                    )),
+                    Err(e) => {
+                        self.replay
+                            .undecodable
+                            .push((self.partition, r.offset, e.kind.to_string()))
+                    }
                 }
             }
         }

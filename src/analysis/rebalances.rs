@@ -9,8 +9,11 @@ use std::io;
 use std::path::Path;
 
 use crate::analysis::partition_for::coordinator_key_id;
-use crate::format::coordinator::{decode_offsets_key, decode_offsets_value, parse_group_metadata};
+use crate::format::coordinator::{
+    decode_offsets_key, decode_offsets_value, parse_group_metadata, Value,
+};
 use crate::format::log::{BatchInfo, LogEntry, LogRecord, RecordScratch};
+use crate::format::protocol::uuid_string;
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use crate::storage::discover::PartitionDir;
 use crate::storage::layout::FileKind;
@@ -157,18 +160,15 @@ impl LogSink for Sink<'_> {
                 let Ok(k) = decode_offsets_key(key) else {
                     return Ok(Flow::Continue);
                 };
-                let id = k.json["data"]["memberId"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string();
+                let id = k.data.str("memberId").unwrap_or_default().into_owned();
                 let members = self.consumer_members.entry(group).or_default();
                 match value.and_then(|v| decode_offsets_value(5, v).ok()) {
                     None => {
                         members.remove(&id);
                     }
                     Some(val) => {
-                        let d = &val.json["data"];
-                        let s = |f: &str| d[f].as_str().unwrap_or_default().to_string();
+                        let d = &val.data;
+                        let s = |f: &str| d.str(f).unwrap_or_default().into_owned();
                         let m = members.entry(id.clone()).or_insert_with(|| Member {
                             member_id: id,
                             client_id: String::new(),
@@ -179,7 +179,7 @@ impl LogSink for Sink<'_> {
                         });
                         m.client_id = s("clientId");
                         m.host = s("clientHost");
-                        m.instance_id = d["instanceId"].as_str().map(str::to_string);
+                        m.instance_id = d.str("instanceId").map(|s| s.into_owned());
                     }
                 }
             }
@@ -189,23 +189,29 @@ impl LogSink for Sink<'_> {
                 let (Ok(k), Ok(val)) = (decode_offsets_key(key), decode_offsets_value(8, v)) else {
                     return Ok(Flow::Continue);
                 };
-                let id = k.json["data"]["memberId"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string();
-                let d = &val.json["data"];
-                let epoch = d["memberEpoch"].as_i64();
-                let assigned: Vec<String> = d["assignedPartitions"]
-                    .as_array()
+                let id = k.data.str("memberId").unwrap_or_default().into_owned();
+                let d = &val.data;
+                let epoch = d.int("memberEpoch");
+                let assigned: Vec<String> = d
+                    .get("assignedPartitions")
+                    .and_then(Value::as_array)
                     .map(|tps| {
                         tps.iter()
+                            .filter_map(Value::as_struct)
                             .map(|tp| {
-                                let topic = tp["topicId"].as_str().unwrap_or_default();
-                                let name =
-                                    self.topic_names.get(topic).map_or(topic, String::as_str);
-                                let parts: Vec<i64> = tp["partitions"]
-                                    .as_array()
-                                    .map(|p| p.iter().filter_map(|x| x.as_i64()).collect())
+                                let topic = tp
+                                    .get("topicId")
+                                    .and_then(Value::as_uuid)
+                                    .map(|u| uuid_string(&u))
+                                    .unwrap_or_default();
+                                let name = self
+                                    .topic_names
+                                    .get(&topic)
+                                    .map_or(topic.as_str(), String::as_str);
+                                let parts: Vec<i64> = tp
+                                    .get("partitions")
+                                    .and_then(Value::as_array)
+                                    .map(|p| p.iter().filter_map(Value::as_int).collect())
                                     .unwrap_or_default();
                                 format!("{name}:{parts:?}")
                             })
@@ -247,7 +253,7 @@ impl LogSink for Sink<'_> {
                 self.push(Generation {
                     group,
                     kind: "consumer",
-                    generation: val.json["data"]["epoch"].as_i64().unwrap_or(-1),
+                    generation: val.data.int("epoch").unwrap_or(-1),
                     record_timestamp: r.timestamp,
                     state_timestamp: None,
                     coordinator_partition: self.partition,

@@ -6,10 +6,9 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io;
 
-use serde_json::Value;
-
-use crate::format::coordinator::decode_metadata_record;
+use crate::format::coordinator::{decode_metadata_record, MetadataRecord, Value};
 use crate::format::log::{BatchInfo, LogEntry, LogRecord, RecordScratch};
+use crate::format::protocol::uuid_string;
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use crate::storage::discover::PartitionDir;
 use crate::storage::layout::FileKind;
@@ -31,41 +30,44 @@ struct Replay {
 }
 
 impl Replay {
-    fn apply(&mut self, record: &Value) {
-        let data = &record["data"];
-        match record["type"].as_str() {
-            Some("TOPIC_RECORD") => {
-                if let (Some(name), Some(id)) = (data["name"].as_str(), data["topicId"].as_str()) {
-                    self.names.insert(id.to_string(), name.to_string());
+    fn apply(&mut self, record: &MetadataRecord<'_>) {
+        let data = &record.data;
+        let topic_id = || {
+            data.get("topicId")
+                .and_then(Value::as_uuid)
+                .map(|u| uuid_string(&u))
+        };
+        match record.name {
+            "TOPIC_RECORD" => {
+                if let (Some(name), Some(id)) = (data.str("name"), topic_id()) {
+                    self.names.insert(id, name.into_owned());
                 }
             }
-            Some("PARTITION_RECORD") => {
-                if let (Some(id), Some(p)) =
-                    (data["topicId"].as_str(), data["partitionId"].as_i64())
-                {
+            "PARTITION_RECORD" => {
+                if let (Some(id), Some(p)) = (topic_id(), data.int("partitionId")) {
                     if let Ok(p) = i32::try_from(p) {
-                        self.partitions.entry(id.to_string()).or_default().insert(p);
+                        self.partitions.entry(id).or_default().insert(p);
                     }
                 }
             }
-            Some("REMOVE_TOPIC_RECORD") => {
-                if let Some(id) = data["topicId"].as_str() {
-                    self.partitions.remove(id);
-                    if let Some(name) = self.names.remove(id) {
+            "REMOVE_TOPIC_RECORD" => {
+                if let Some(id) = topic_id() {
+                    self.partitions.remove(&id);
+                    if let Some(name) = self.names.remove(&id) {
                         self.policies.remove(&name);
                     }
                 }
             }
-            Some("CONFIG_RECORD")
-                if data["resourceType"].as_i64() == Some(TOPIC_RESOURCE)
-                    && data["name"].as_str() == Some("cleanup.policy") =>
+            "CONFIG_RECORD"
+                if data.int("resourceType") == Some(TOPIC_RESOURCE)
+                    && data.str("name").as_deref() == Some("cleanup.policy") =>
             {
-                let Some(topic) = data["resourceName"].as_str() else {
+                let Some(topic) = data.str("resourceName") else {
                     return;
                 };
-                match data["value"].as_str() {
-                    Some(v) => self.policies.insert(topic.to_string(), v.to_string()),
-                    None => self.policies.remove(topic),
+                match data.str("value") {
+                    Some(v) => self.policies.insert(topic.into_owned(), v.into_owned()),
+                    None => self.policies.remove(topic.as_ref()),
                 };
             }
             _ => {}

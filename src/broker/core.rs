@@ -17,8 +17,8 @@ use super::files::{
 use super::group::{CommitPartition, CoordinatorRecord, GroupCoordinator};
 use super::log::{AppendInfo, LogConfig, PartitionLog};
 use super::records::{
-    decode_group_value, decode_offset_value, decode_offsets_key, decode_transaction_key,
-    decode_transaction_value, OffsetsKey,
+    decode_group_value, decode_offset_value, decode_offsets_key, decode_transaction_value,
+    transactional_id_of_key, OffsetsKey,
 };
 use super::topic_config;
 use super::txn::{EndPlan, TxnCoordinator};
@@ -377,7 +377,7 @@ impl Broker {
         if let Some(topic) = self.topics.get_mut(TRANSACTION_TOPIC) {
             for log in &mut topic.partitions {
                 log.replay(|_, r| {
-                    let Some(Ok(Some(id))) = r.key.map(decode_transaction_key) else {
+                    let Some(Ok(Some(id))) = r.key.map(transactional_id_of_key) else {
                         return;
                     };
                     match r.value.map(decode_transaction_value) {
@@ -742,7 +742,7 @@ impl Broker {
             let mine: Vec<CoordinatorRecord> = txn_records
                 .iter()
                 .filter(|(k, _)| {
-                    decode_transaction_key(k).ok().flatten().as_deref()
+                    transactional_id_of_key(k).ok().flatten().as_deref()
                         == Some(plan.transactional_id.as_str())
                 })
                 .cloned()

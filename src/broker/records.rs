@@ -4,38 +4,44 @@
 //! `__transaction_state` (key type 0, TransactionLogValue v1), plus decoders to reload them.
 //! Keys are non-flexible; value v4 / v1 are flexible (compact strings, tagged fields).
 
-use crate::format::reader::{put_uvarint, DecodeResult, Reader};
+use crate::format::coordinator::encode::StructBuilder;
+use crate::format::coordinator::tables::{
+    GROUP_METADATA_KEY, GROUP_METADATA_VALUE, OFFSET_COMMIT_KEY, OFFSET_COMMIT_VALUE,
+    TRANSACTION_LOG_KEY, TRANSACTION_LOG_VALUE,
+};
+use crate::format::coordinator::{
+    group_of_key, parse_group_metadata, parse_offset_commit_key, parse_transaction_key,
+    parse_transaction_value, Coordinator, StructValue, Value,
+};
+use crate::format::reader::{DecodeError, DecodeResult, Reader};
 
-fn put_string(out: &mut Vec<u8>, s: &str) {
-    out.extend_from_slice(&(s.len() as i16).to_be_bytes());
-    out.extend_from_slice(s.as_bytes());
+// Every record below is written by the schema-driven encoder of `format::coordinator` from the
+// same generated tables the decoders and printers use. A new record type (the KIP-848 types
+// 3-8, say) is written the same way: build its key and value with `StructBuilder` over its
+// tables entry and call `Coordinator::Group.encode_key` / `encode_value`.
+
+fn encoded(bytes: Result<Vec<u8>, crate::format::coordinator::encode::EncodeError>) -> Vec<u8> {
+    // The values are built here against the generated tables: a mismatch is a bug in this
+    // file, caught by its tests, never a property of input.
+    bytes.unwrap_or_else(|e| panic!("coordinator record does not fit its schema: {}", e.message))
 }
 
-fn put_nullable_string(out: &mut Vec<u8>, s: Option<&str>) {
-    match s {
-        Some(s) => put_string(out, s),
-        None => out.extend_from_slice(&(-1i16).to_be_bytes()),
-    }
+fn s(text: &str) -> Value<'_> {
+    Value::Str(text.as_bytes())
 }
 
-fn put_bytes32(out: &mut Vec<u8>, b: &[u8]) {
-    out.extend_from_slice(&(b.len() as i32).to_be_bytes());
-    out.extend_from_slice(b);
-}
-
-fn put_compact_string(out: &mut Vec<u8>, s: &str) {
-    put_uvarint(out, s.len() as u32 + 1);
-    out.extend_from_slice(s.as_bytes());
+fn opt_s(text: Option<&str>) -> Value<'_> {
+    text.map_or(Value::Null, s)
 }
 
 /// OffsetCommitKey (type 1): group, topic, partition.
 pub fn offset_commit_key(group: &str, topic: &str, partition: i32) -> Vec<u8> {
-    let mut out = Vec::with_capacity(8 + group.len() + topic.len());
-    out.extend_from_slice(&1i16.to_be_bytes());
-    put_string(&mut out, group);
-    put_string(&mut out, topic);
-    out.extend_from_slice(&partition.to_be_bytes());
-    out
+    let key = StructBuilder::new(&OFFSET_COMMIT_KEY)
+        .set("group", s(group))
+        .set("topic", s(topic))
+        .set("partition", Value::Int(partition.into()))
+        .build();
+    encoded(Coordinator::Group.encode_key(1, &key))
 }
 
 /// A committed offset as the coordinator stores it.
@@ -52,38 +58,35 @@ pub struct OffsetValue {
 /// OffsetCommitValue as Kafka 4.1+ writes it: v4 (flexible, tagged topic id) normally, v1
 /// when the commit carries an expire timestamp.
 pub fn offset_commit_value(v: &OffsetValue) -> Vec<u8> {
-    let mut out = Vec::with_capacity(48 + v.metadata.len());
-    if let Some(expire) = v.expire_timestamp {
-        out.extend_from_slice(&1i16.to_be_bytes());
-        out.extend_from_slice(&v.offset.to_be_bytes());
-        put_string(&mut out, &v.metadata);
-        out.extend_from_slice(&v.commit_timestamp.to_be_bytes());
-        out.extend_from_slice(&expire.to_be_bytes());
-        return out;
-    }
-    out.extend_from_slice(&4i16.to_be_bytes());
-    out.extend_from_slice(&v.offset.to_be_bytes());
-    out.extend_from_slice(&v.leader_epoch.to_be_bytes());
-    put_compact_string(&mut out, &v.metadata);
-    out.extend_from_slice(&v.commit_timestamp.to_be_bytes());
-    match v.topic_id.filter(|id| *id != [0; 16]) {
-        Some(id) => {
-            put_uvarint(&mut out, 1);
-            put_uvarint(&mut out, 0);
-            put_uvarint(&mut out, 16);
-            out.extend_from_slice(&id);
+    let b = StructBuilder::new(&OFFSET_COMMIT_VALUE).set("offset", Value::Int(v.offset));
+    let (version, value) = match v.expire_timestamp {
+        Some(expire) => (
+            1,
+            b.set("metadata", s(&v.metadata))
+                .set("commitTimestamp", Value::Int(v.commit_timestamp))
+                .set("expireTimestamp", Value::Int(expire)),
+        ),
+        None => {
+            let b = b
+                .set("leaderEpoch", Value::Int(v.leader_epoch.into()))
+                .set("metadata", s(&v.metadata))
+                .set("commitTimestamp", Value::Int(v.commit_timestamp));
+            let b = match v.topic_id.filter(|id| *id != [0; 16]) {
+                Some(id) => b.set("topicId", Value::Uuid(id)),
+                None => b,
+            };
+            (4, b)
         }
-        None => put_uvarint(&mut out, 0),
-    }
-    out
+    };
+    encoded(Coordinator::Group.encode_value(1, version, &value.build()))
 }
 
 /// GroupMetadataKey (type 2): the group id.
 pub fn group_metadata_key(group: &str) -> Vec<u8> {
-    let mut out = Vec::with_capacity(4 + group.len());
-    out.extend_from_slice(&2i16.to_be_bytes());
-    put_string(&mut out, group);
-    out
+    let key = StructBuilder::new(&GROUP_METADATA_KEY)
+        .set("group", s(group))
+        .build();
+    encoded(Coordinator::Group.encode_key(2, &key))
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,33 +113,46 @@ pub struct GroupValue {
 
 /// GroupMetadataValue v3, the version Kafka 4.x writes.
 pub fn group_metadata_value(g: &GroupValue) -> Vec<u8> {
-    let mut out = Vec::with_capacity(64);
-    out.extend_from_slice(&3i16.to_be_bytes());
-    put_string(&mut out, &g.protocol_type);
-    out.extend_from_slice(&g.generation.to_be_bytes());
-    put_nullable_string(&mut out, g.protocol.as_deref());
-    put_nullable_string(&mut out, g.leader.as_deref());
-    out.extend_from_slice(&g.current_state_timestamp.to_be_bytes());
-    out.extend_from_slice(&(g.members.len() as i32).to_be_bytes());
-    for m in &g.members {
-        put_string(&mut out, &m.member_id);
-        put_nullable_string(&mut out, m.group_instance_id.as_deref());
-        put_string(&mut out, &m.client_id);
-        put_string(&mut out, &m.client_host);
-        out.extend_from_slice(&m.rebalance_timeout.to_be_bytes());
-        out.extend_from_slice(&m.session_timeout.to_be_bytes());
-        put_bytes32(&mut out, &m.subscription);
-        put_bytes32(&mut out, &m.assignment);
-    }
-    out
+    let b = StructBuilder::new(&GROUP_METADATA_VALUE);
+    let member = b.element("members");
+    let members = g
+        .members
+        .iter()
+        .map(|m| {
+            Value::Struct(
+                StructBuilder::of(member)
+                    .set("memberId", s(&m.member_id))
+                    .set("groupInstanceId", opt_s(m.group_instance_id.as_deref()))
+                    .set("clientId", s(&m.client_id))
+                    .set("clientHost", s(&m.client_host))
+                    .set("rebalanceTimeout", Value::Int(m.rebalance_timeout.into()))
+                    .set("sessionTimeout", Value::Int(m.session_timeout.into()))
+                    .set("subscription", Value::Bytes(&m.subscription))
+                    .set("assignment", Value::Bytes(&m.assignment))
+                    .build(),
+            )
+        })
+        .collect();
+    let value = b
+        .set("protocolType", s(&g.protocol_type))
+        .set("generation", Value::Int(g.generation.into()))
+        .set("protocol", opt_s(g.protocol.as_deref()))
+        .set("leader", opt_s(g.leader.as_deref()))
+        .set(
+            "currentStateTimestamp",
+            Value::Int(g.current_state_timestamp),
+        )
+        .set("members", Value::Array(members))
+        .build();
+    encoded(Coordinator::Group.encode_value(2, 3, &value))
 }
 
 /// TransactionLogKey (type 0): the transactional id.
 pub fn transaction_log_key(transactional_id: &str) -> Vec<u8> {
-    let mut out = Vec::with_capacity(4 + transactional_id.len());
-    out.extend_from_slice(&0i16.to_be_bytes());
-    put_string(&mut out, transactional_id);
-    out
+    let key = StructBuilder::new(&TRANSACTION_LOG_KEY)
+        .set("transactionalId", s(transactional_id))
+        .build();
+    encoded(Coordinator::Transaction.encode_key(0, &key))
 }
 
 /// Transaction states by their `TransactionStatus` id.
@@ -184,29 +200,41 @@ pub struct TxnValue {
 /// least 1, as on a Kafka 4.x cluster. Clients older than KIP-890 part 2 leave every tagged
 /// field at its default, so the tagged section is empty.
 pub fn transaction_log_value(v: &TxnValue) -> Vec<u8> {
-    let mut out = Vec::with_capacity(48);
-    out.extend_from_slice(&1i16.to_be_bytes());
-    out.extend_from_slice(&v.producer_id.to_be_bytes());
-    out.extend_from_slice(&v.producer_epoch.to_be_bytes());
-    out.extend_from_slice(&v.timeout_ms.to_be_bytes());
-    out.push(v.state as u8);
-    if v.state == TxnState::Empty {
-        put_uvarint(&mut out, 0);
+    let b = StructBuilder::new(&TRANSACTION_LOG_VALUE);
+    let partition = b.element("transactionPartitions");
+    let partitions = if v.state == TxnState::Empty {
+        Value::Null
     } else {
-        put_uvarint(&mut out, v.partitions.len() as u32 + 1);
-        for (topic, ids) in &v.partitions {
-            put_compact_string(&mut out, topic);
-            put_uvarint(&mut out, ids.len() as u32 + 1);
-            for id in ids {
-                out.extend_from_slice(&id.to_be_bytes());
-            }
-            put_uvarint(&mut out, 0);
-        }
-    }
-    out.extend_from_slice(&v.last_update_timestamp.to_be_bytes());
-    out.extend_from_slice(&v.start_timestamp.to_be_bytes());
-    put_uvarint(&mut out, 0);
-    out
+        Value::Array(
+            v.partitions
+                .iter()
+                .map(|(topic, ids)| {
+                    Value::Struct(
+                        StructBuilder::of(partition)
+                            .set("topic", s(topic))
+                            .set(
+                                "partitionIds",
+                                Value::Array(ids.iter().map(|&id| Value::Int(id.into())).collect()),
+                            )
+                            .build(),
+                    )
+                })
+                .collect(),
+        )
+    };
+    let value: StructValue<'_> = b
+        .set("producerId", Value::Int(v.producer_id))
+        .set("producerEpoch", Value::Int(v.producer_epoch.into()))
+        .set("transactionTimeoutMs", Value::Int(v.timeout_ms.into()))
+        .set("transactionStatus", Value::Int(v.state as i64))
+        .set("transactionPartitions", partitions)
+        .set(
+            "transactionLastUpdateTimestampMs",
+            Value::Int(v.last_update_timestamp),
+        )
+        .set("transactionStartTimestampMs", Value::Int(v.start_timestamp))
+        .build();
+    encoded(Coordinator::Transaction.encode_value(0, 1, &value))
 }
 
 /// A decoded `__consumer_offsets` key.
@@ -222,198 +250,97 @@ pub enum OffsetsKey {
     Other(i16),
 }
 
+/// Reads a `__consumer_offsets` key with the typed parsers of `format::coordinator`.
 pub fn decode_offsets_key(key: &[u8]) -> DecodeResult<OffsetsKey> {
-    let mut r = Reader::new(key);
-    let kind = r.i16("record type")?;
+    let kind = Reader::new(key).i16("record type")?;
     Ok(match kind {
-        0 | 1 => OffsetsKey::Offset {
-            group: r.string("group")?.to_string(),
-            topic: r.string("topic")?.to_string(),
-            partition: r.i32("partition")?,
+        0 | 1 => {
+            let k = parse_offset_commit_key(key)?;
+            OffsetsKey::Offset {
+                group: k.group,
+                topic: k.topic,
+                partition: k.partition,
+            }
+        }
+        2 => match group_of_key(key) {
+            Some((_, group)) => OffsetsKey::Group(group.to_string()),
+            None => return Err(DecodeError::new(2, "GroupMetadataKey without a group id")),
         },
-        2 => OffsetsKey::Group(r.string("group")?.to_string()),
         other => OffsetsKey::Other(other),
     })
 }
 
+/// Reads an OffsetCommitValue (any version) with the schema-driven decoder.
 pub fn decode_offset_value(value: &[u8]) -> DecodeResult<OffsetValue> {
-    let mut r = Reader::new(value);
-    let version = r.i16("version")?;
-    let offset = r.i64("offset")?;
-    let leader_epoch = if version >= 3 {
-        r.i32("leaderEpoch")?
-    } else {
-        -1
-    };
-    let metadata = if version >= 4 {
-        r.compact_string("metadata")?
-    } else {
-        r.string("metadata")?
-    }
-    .to_string();
-    let commit_timestamp = r.i64("commitTimestamp")?;
-    let expire_timestamp = if version == 1 {
-        Some(r.i64("expireTimestamp")?)
-    } else {
-        None
-    };
-    let mut topic_id = None;
-    if version >= 4 {
-        let count = r.uvarint("tagged fields")?;
-        for _ in 0..count {
-            let tag = r.uvarint("tag")?;
-            let size = r.uvarint("size")? as usize;
-            if tag == 0 && size == 16 {
-                topic_id = Some(r.uuid("topicId")?);
-            } else {
-                r.skip(size, "tagged field")?;
-            }
-        }
-    }
+    let v = Coordinator::Group.decode_value(1, value)?;
+    let d = &v.data;
     Ok(OffsetValue {
-        offset,
-        leader_epoch,
-        metadata,
-        commit_timestamp,
-        expire_timestamp,
-        topic_id,
-    })
-}
-
-pub fn decode_group_value(value: &[u8]) -> DecodeResult<GroupValue> {
-    let mut r = Reader::new(value);
-    let version = r.i16("version")?;
-    let flexible = version >= 4;
-    let string = |r: &mut Reader<'_>, what: &str| -> DecodeResult<Option<String>> {
-        Ok(if flexible {
-            r.compact_nullable_string(what)?
-        } else {
-            r.nullable_string(what)?
-        }
-        .map(str::to_string))
-    };
-    let protocol_type = string(&mut r, "protocolType")?.unwrap_or_default();
-    let generation = r.i32("generation")?;
-    let protocol = string(&mut r, "protocol")?;
-    let leader = string(&mut r, "leader")?;
-    let current_state_timestamp = if version >= 2 {
-        r.i64("currentStateTimestamp")?
-    } else {
-        -1
-    };
-    let count = if flexible {
-        r.compact_array_len("members", 8)?
-    } else {
-        r.array_len("members", 16)?
-    }
-    .unwrap_or(0);
-    let mut members = Vec::with_capacity(count);
-    for _ in 0..count {
-        let member_id = string(&mut r, "memberId")?.unwrap_or_default();
-        let group_instance_id = if version >= 3 {
-            string(&mut r, "groupInstanceId")?
+        offset: d.int("offset").unwrap_or(-1),
+        leader_epoch: d.int("leaderEpoch").map_or(-1, |e| e as i32),
+        metadata: d.str("metadata").unwrap_or_default().into_owned(),
+        commit_timestamp: d.int("commitTimestamp").unwrap_or(-1),
+        expire_timestamp: if v.version == 1 {
+            d.int("expireTimestamp")
         } else {
             None
-        };
-        let client_id = string(&mut r, "clientId")?.unwrap_or_default();
-        let client_host = string(&mut r, "clientHost")?.unwrap_or_default();
-        let rebalance_timeout = if version >= 1 {
-            r.i32("rebalanceTimeout")?
-        } else {
-            -1
-        };
-        let session_timeout = r.i32("sessionTimeout")?;
-        let bytes = |r: &mut Reader<'_>, what: &str| -> DecodeResult<Vec<u8>> {
-            Ok(if flexible {
-                r.compact_nullable_bytes(what)?
-            } else {
-                r.nullable_bytes32(what)?
-            }
-            .unwrap_or_default()
-            .to_vec())
-        };
-        let subscription = bytes(&mut r, "subscription")?;
-        let assignment = bytes(&mut r, "assignment")?;
-        if flexible {
-            r.skip_tagged_fields()?;
-        }
-        members.push(MemberValue {
-            member_id,
-            group_instance_id,
-            client_id,
-            client_host,
-            rebalance_timeout,
-            session_timeout,
-            subscription,
-            assignment,
-        });
-    }
+        },
+        topic_id: d.get("topicId").and_then(Value::as_uuid),
+    })
+}
+
+/// Reads a GroupMetadataValue (any version) with the typed parser.
+pub fn decode_group_value(value: &[u8]) -> DecodeResult<GroupValue> {
+    let g = parse_group_metadata(value)?;
     Ok(GroupValue {
-        protocol_type,
-        generation,
-        protocol,
-        leader,
-        current_state_timestamp,
-        members,
+        protocol_type: g.protocol_type,
+        generation: g.generation,
+        protocol: g.protocol,
+        leader: g.leader,
+        current_state_timestamp: g.current_state_timestamp.unwrap_or(-1),
+        members: g
+            .members
+            .into_iter()
+            .map(|m| MemberValue {
+                member_id: m.member_id,
+                group_instance_id: m.group_instance_id,
+                client_id: m.client_id,
+                client_host: m.client_host,
+                rebalance_timeout: m.rebalance_timeout.unwrap_or(-1),
+                session_timeout: m.session_timeout,
+                subscription: m.subscription_bytes,
+                assignment: m.assignment_bytes,
+            })
+            .collect(),
     })
 }
 
-/// The transactional id of a `__transaction_state` key.
-pub fn decode_transaction_key(key: &[u8]) -> DecodeResult<Option<String>> {
-    let mut r = Reader::new(key);
-    Ok(match r.i16("record type")? {
-        0 => Some(r.string("transactionalId")?.to_string()),
-        _ => None,
-    })
+/// The transactional id of a `__transaction_state` key (`None` for another record type). The
+/// full key decoder is `format::coordinator::decode_transaction_key`.
+pub fn transactional_id_of_key(key: &[u8]) -> DecodeResult<Option<String>> {
+    match Reader::new(key).i16("record type")? {
+        0 => parse_transaction_key(key).map(Some),
+        _ => Ok(None),
+    }
 }
 
+/// Reads a TransactionLogValue (any version) with the typed parser.
 pub fn decode_transaction_value(value: &[u8]) -> DecodeResult<TxnValue> {
-    let mut r = Reader::new(value);
-    let version = r.i16("version")?;
-    let flexible = version >= 1;
-    let producer_id = r.i64("producerId")?;
-    let producer_epoch = r.i16("producerEpoch")?;
-    let timeout_ms = r.i32("transactionTimeoutMs")?;
-    let status = r.i8("transactionStatus")?;
-    let state = TxnState::from_id(status)
-        .ok_or_else(|| r.error(format!("unknown transaction status {status}")))?;
-    let count = if flexible {
-        r.compact_array_len("transactionPartitions", 2)?
-    } else {
-        r.array_len("transactionPartitions", 6)?
-    }
-    .unwrap_or(0);
-    let mut partitions = Vec::with_capacity(count);
-    for _ in 0..count {
-        let topic = if flexible {
-            r.compact_string("topic")?
-        } else {
-            r.string("topic")?
-        }
-        .to_string();
-        let n = if flexible {
-            r.compact_array_len("partitionIds", 4)?
-        } else {
-            r.array_len("partitionIds", 4)?
-        }
-        .unwrap_or(0);
-        let mut ids = Vec::with_capacity(n);
-        for _ in 0..n {
-            ids.push(r.i32("partitionId")?);
-        }
-        if flexible {
-            r.skip_tagged_fields()?;
-        }
-        partitions.push((topic, ids));
-    }
+    let t = parse_transaction_value(value)?;
+    let state = TxnState::from_id(t.status)
+        .ok_or_else(|| DecodeError::new(16, format!("unknown transaction status {}", t.status)))?;
     Ok(TxnValue {
-        producer_id,
-        producer_epoch,
-        timeout_ms,
+        producer_id: t.producer_id,
+        producer_epoch: t.producer_epoch,
+        timeout_ms: t.timeout_ms,
         state,
-        partitions,
-        last_update_timestamp: r.i64("transactionLastUpdateTimestampMs")?,
-        start_timestamp: r.i64("transactionStartTimestampMs")?,
+        partitions: t
+            .partitions
+            .unwrap_or_default()
+            .into_iter()
+            .map(|tp| (tp.topic, tp.partitions))
+            .collect(),
+        last_update_timestamp: t.last_update_timestamp,
+        start_timestamp: t.start_timestamp,
     })
 }
 
@@ -551,7 +478,7 @@ mod tests {
         assert_eq!(d.state, TxnState::CompleteCommit);
         assert_eq!(d.timeout_ms, 60000);
         assert_eq!(
-            decode_transaction_key(&hex::decode("0000000864656661756c745f").unwrap()).unwrap(),
+            transactional_id_of_key(&hex::decode("0000000864656661756c745f").unwrap()).unwrap(),
             Some("default_".into())
         );
     }

@@ -12,6 +12,5 @@ pub mod log;
 pub mod producer_snapshot;
 pub mod protocol;
 pub mod reader;
-pub mod schema;
 pub mod text_files;
 pub mod txn_index;

@@ -11,7 +11,7 @@ use super::LineOut;
 use super::{report_error, DumpPrinter, DumpSummary, TimeIndexProblem};
 use crate::format::control::{decode_control, ControlType};
 use crate::format::index::{OffsetEntry, TimeEntry};
-use crate::format::internal::{decode_record, Form, InternalDecoder};
+use crate::format::internal::{decode_record, InternalDecoder};
 use crate::format::log::{BatchInfo, LogEntry, LogRecord};
 use crate::format::producer_snapshot::ProducerEntry;
 use crate::format::text_files::CheckpointEntry;
@@ -209,15 +209,8 @@ impl<W: Write> LogSink for JsonDump<W> {
         }
         l.raw(b"]");
         if let (Some(decoder), false) = (self.decoder, b.is_control) {
-            let d = decode_record(decoder, r.offset, r.key, r.value, Form::Json);
-            if let Some(k) = d.key_json {
-                l.raw(b",\"decodedKey\":");
-                l.value(&k);
-            }
-            if let Some(v) = d.value_json {
-                l.raw(b",\"decodedValue\":");
-                l.value(&v);
-            }
+            let d = decode_record(decoder, r.key, r.value);
+            super::coordinator::write_decoded_json(l.0, &d, r.offset, r.key, r.value);
         }
         if b.is_control {
             let control = match decode_control(r.key, r.value) {

@@ -6,11 +6,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::coordinator::write_decoded_text;
 use super::escape::{escaped_path, push_escaped, write_escaped};
 use super::{report_error, DumpPrinter, DumpSummary, LineOut, TextDeferred, TimeIndexProblem};
 use crate::format::control::{decode_control, ControlType};
 use crate::format::index::{OffsetEntry, SanityError, TimeEntry};
-use crate::format::internal::{decode_record, Form, InternalDecoder};
+use crate::format::internal::{decode_record, InternalDecoder};
 use crate::format::log::{BatchInfo, LogEntry, LogRecord};
 use crate::format::producer_snapshot::ProducerEntry;
 use crate::format::text_files::CheckpointEntry;
@@ -36,6 +37,8 @@ pub struct TextDump<W: Write> {
     deferred: TextDeferred,
     /// Index problems held so far for the current file (the cap is per file).
     file_problems: (PathBuf, usize),
+    /// A decoded internal-topic key and value, rendered before they are escaped.
+    decoded: Vec<u8>,
 }
 
 /// Index problems (mismatches, timestamp problems) held per file for the end of the output, as
@@ -53,6 +56,7 @@ impl<W: Write> TextDump<W> {
             last_offset: -1,
             deferred: TextDeferred::default(),
             file_problems: (PathBuf::new(), 0),
+            decoded: Vec::new(),
         }
     }
 
@@ -243,17 +247,19 @@ impl<W: Write> LogSink for TextDump<W> {
                 b" "
             };
             if let Some(decoder) = self.decoder {
-                let d = decode_record(decoder, r.offset, r.key, r.value, Form::Text);
-                if let Some(k) = d.key_text {
+                let d = decode_record(decoder, r.key, r.value);
+                let text = &mut self.decoded;
+                let (k, v) = write_decoded_text(text, &d, r.offset, r.key, r.value);
+                if let Some(k) = k {
                     o.extend_from_slice(prefix);
                     o.extend_from_slice(b"key: ");
-                    push_escaped(o, k.as_bytes());
+                    push_escaped(o, &text[k]);
                     prefix = b" ";
                 }
-                if let Some(v) = d.value_text {
+                if let Some(v) = v {
                     o.extend_from_slice(prefix);
                     o.extend_from_slice(b"payload: ");
-                    push_escaped(o, v.as_bytes());
+                    push_escaped(o, &text[v]);
                 }
             } else {
                 if let Some(k) = r.key {

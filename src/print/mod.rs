@@ -1,6 +1,7 @@
 //! Printers: Kafka-compatible text, NDJSON and tables. They format what the scanners and
 //! analyses produce and never decode anything themselves.
 
+pub mod coordinator;
 pub mod diff;
 pub mod dump_json;
 pub mod dump_text;

@@ -160,7 +160,8 @@ impl JsonLine<'_> {
         serde_json::to_writer(&mut self.0, v).expect("a Value always serializes");
     }
 
-    fn base64(&mut self, bytes: &[u8]) {
+    /// Standard Base64 with padding, no quotes.
+    pub fn base64(&mut self, bytes: &[u8]) {
         let start = self.0.len();
         let n = base64::encoded_len(bytes.len(), true).expect("a record fits in memory");
         self.0.resize(start + n, 0);
@@ -168,6 +169,21 @@ impl JsonLine<'_> {
             .encode_slice(bytes, &mut self.0[start..])
             .expect("sized by encoded_len");
         self.0.truncate(start + written);
+    }
+
+    /// A finite or non-finite double as `serde_json` writes a `Value` made from it: finite as a
+    /// number (`1.0`, `1e16`), NaN and the infinities as the strings Jackson writes.
+    pub fn float(&mut self, x: f64) {
+        if x.is_finite() {
+            let mut b = zmij::Buffer::new();
+            self.raw(b.format_finite(x).as_bytes());
+        } else if x.is_nan() {
+            self.raw(b"\"NaN\"");
+        } else if x > 0.0 {
+            self.raw(b"\"Infinity\"");
+        } else {
+            self.raw(b"\"-Infinity\"");
+        }
     }
 
     /// `bytes` (or `null`) as a JSON value under `encoding`.
