@@ -3,6 +3,7 @@
 
 pub mod diff;
 pub mod expiry;
+pub mod group_report;
 pub mod groups;
 pub mod load;
 pub mod lookup;
