@@ -88,3 +88,51 @@ fn a_non_utf8_group_id_and_an_i64_min_offset() {
     assert_eq!(cells[3], i64::MIN.to_string(), "{row}");
     assert_eq!(cells[5], i64::MAX.to_string(), "{row}");
 }
+
+/// A group whose records are in two coordinator partitions (an offset in one, its tombstone in
+/// the next): the parallel replay must give what the one-after-another replay gives (the
+/// tombstone, read last, wins), so `--threads 2` falls back to it.
+#[test]
+fn a_group_in_two_coordinator_partitions_replays_as_one_thread_does() {
+    let t = tempfile::tempdir().unwrap();
+    let ld = t.path();
+    std::fs::write(ld.join("meta.properties"), "version=1\nnode.id=1\n").unwrap();
+    let write = |partition: i32, records: &[(Vec<u8>, Option<Vec<u8>>)]| {
+        let dir = ld.join(format!("__consumer_offsets-{partition}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let recs: Vec<NewRecord> = records
+            .iter()
+            .map(|(k, v)| NewRecord {
+                timestamp: 1_717_000_000_000,
+                key: Some(k),
+                value: v.as_deref(),
+                headers: &[],
+            })
+            .collect();
+        let mut log = Vec::new();
+        encode_batch(&mut log, &NewBatch::default(), &recs, &mut Vec::new());
+        std::fs::write(dir.join("00000000000000000000.log"), &log).unwrap();
+    };
+    let (k, v) = commit(b"g", "orders", 5);
+    let (other_k, other_v) = commit(b"h", "orders", 7);
+    write(0, &[(k.clone(), Some(v)), (other_k, Some(other_v))]);
+    write(1, &[(k, None)]);
+    let run = |threads: &str| {
+        let out = assert_cmd::Command::cargo_bin("kseg")
+            .unwrap()
+            .args([
+                "groups",
+                "--json",
+                "--threads",
+                threads,
+                ld.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let one = run("1");
+    assert!(!one.contains(r#""group":"g""#), "{one}");
+    assert!(one.contains(r#""group":"h""#), "{one}");
+    assert_eq!(one, run("2"));
+}

@@ -178,10 +178,11 @@ pub struct Replay {
 
 impl Replay {
     fn group_mut(&mut self, name: &str) -> &mut GroupState {
-        if !self.groups.contains_key(name) {
-            self.groups.insert(name.to_string(), GroupState::default());
+        // Two searches either way, and the name copied only for a new group.
+        if self.groups.contains_key(name) {
+            return self.groups.get_mut(name).expect("just found");
         }
-        self.groups.get_mut(name).expect("just inserted")
+        self.groups.entry(name.to_string()).or_default()
     }
 
     fn topic(&mut self, name: &str) -> Arc<str> {
@@ -664,25 +665,36 @@ pub fn replay(
 /// Per-partition replays merged in partition order, or `None` when a group's records are in more
 /// than one of them.
 fn merge(parts: Vec<(Replay, Vec<Generation>)>) -> Option<(Replay, Vec<Generation>)> {
-    let mut seen: HashSet<&str> = HashSet::new();
-    for (r, _) in &parts {
-        let names: BTreeSet<&str> = r
-            .groups
-            .keys()
-            .map(String::as_str)
-            .chain(r.tombstoned_unknown.iter().map(String::as_str))
-            .collect();
-        for n in names {
-            if !seen.insert(n) {
-                return None;
-            }
-        }
+    // Every group name with the partition that touched it, sorted: a name twice with two
+    // partitions is a group in two partitions. (Sorting once is linear-logarithmic; merging
+    // the maps pairwise would cost the whole map per partition.)
+    let mut names: Vec<(&str, usize)> = parts
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (r, _))| {
+            r.groups
+                .keys()
+                .chain(r.tombstoned_unknown.iter())
+                .map(move |g| (g.as_str(), i))
+        })
+        .collect();
+    names.sort_unstable();
+    if names
+        .windows(2)
+        .any(|w| w[0].0 == w[1].0 && w[0].1 != w[1].1)
+    {
+        return None;
     }
-    drop(seen);
+    drop(names);
     let mut replay = Replay::default();
     let mut generations = Vec::new();
-    for (mut r, g) in parts {
-        replay.groups.append(&mut r.groups);
+    let mut groups = Vec::new();
+    for (r, g) in parts {
+        groups.push(r.groups);
+        let mut r = Replay {
+            groups: BTreeMap::new(),
+            ..r
+        };
         replay.history.append(&mut r.history);
         replay.commits += r.commits;
         replay.undecodable.append(&mut r.undecodable);
@@ -692,6 +704,12 @@ fn merge(parts: Vec<(Replay, Vec<Generation>)>) -> Option<(Replay, Vec<Generatio
             .append(&mut r.pending_transactional);
         generations.extend(g);
     }
+    // No name is in two maps: one bulk build from every entry (each map freed as it is read).
+    let mut all = Vec::with_capacity(groups.iter().map(BTreeMap::len).sum());
+    for g in groups {
+        all.extend(g);
+    }
+    replay.groups = all.into_iter().collect();
     Some((replay, generations))
 }
 
