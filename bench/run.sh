@@ -206,8 +206,9 @@ if want groups; then
   [[ -d $g/__consumer_offsets-49 ]] || $bin/examples/gen_commits "$g" 1000000 1000000 50 > /dev/null 2>&1
   cat "$g"/__consumer_offsets-*/*.log > /dev/null
   for out in "" "--json"; do
-    one=$(best 1 $kseg groups --threads 1 $out "$g"); r1=$rss
-    two=$(best 1 $kseg groups --threads 2 $out "$g"); r2=$rss
+    # (best runs in a subshell here: its peak RSS is read from the file it leaves)
+    one=$(best 1 $kseg groups --threads 1 $out "$g"); r1=$(tail -1 "$dir/.rss")
+    two=$(best 1 $kseg groups --threads 2 $out "$g"); r2=$(tail -1 "$dir/.rss")
     row "groups ${out:-(text)} over 1 M groups, 50 partitions, --threads 2" "$two s, $((r2 / 1024)) MiB" \
       "--threads 1: $one s, $((r1 / 1024)) MiB" "$(ratio "$one" "$two")x" "RSS < 1 GiB: $( ((r2 < 1048576)) && echo met || echo missed)"
   done
