@@ -7,6 +7,9 @@
 #   BENCH_MIB=256 BENCH_RSS_GIB=2 bench/run.sh     # smaller data (ratios stay comparable)
 #   BENCH_ROWS="json hex codecs" bench/run.sh       # a subset: json single print hex codecs
 #                                                   #           threads verify rss
+#   BENCH_ROWS=groups bench/run.sh               # issue 14 item 9: `groups` over 1 M distinct
+#                                                   # groups in 50 coordinator partitions (not in
+#                                                   # the default set: ~1 min)
 # Needs: cargo, python3 with kafka-python 3.0.12 (pip install kafka-python==3.0.12) for the
 # first row, and the Kafka jars (oracle/setup, or the CI's oracle/target) for the print row;
 # a row whose reference is missing says so and the others still run.
@@ -194,6 +197,21 @@ if want rss; then
   rm -rf "$dir/recovered"
   row "peak RSS, every command, ${rss_gib} GiB in 200 partitions" "$((worst / 1024)) MiB ($wc)" "—" "—" \
     "≤ 64 MiB: $( ((worst <= 65536)) && echo met || echo missed)"
+fi
+if want groups; then
+  # 1,000,000 groups with one committed offset each, spread by partitionFor over 50
+  # __consumer_offsets partitions (70 MB), and the 10 topics' partitions absent (every row is
+  # partition-not-on-disk): the state and the table are what is measured.
+  g="$dir/groups-1m"
+  [[ -d $g/__consumer_offsets-49 ]] || $bin/examples/gen_commits "$g" 1000000 1000000 50 > /dev/null 2>&1
+  cat "$g"/__consumer_offsets-*/*.log > /dev/null
+  for out in "" "--json"; do
+    # (best runs in a subshell here: its peak RSS is read from the file it leaves)
+    one=$(best 1 $kseg groups --threads 1 $out "$g"); r1=$(tail -1 "$dir/.rss")
+    two=$(best 1 $kseg groups --threads 2 $out "$g"); r2=$(tail -1 "$dir/.rss")
+    row "groups ${out:-(text)} over 1 M groups, 50 partitions, --threads 2" "$two s, $((r2 / 1024)) MiB" \
+      "--threads 1: $one s, $((r1 / 1024)) MiB" "$(ratio "$one" "$two")x" "RSS < 1 GiB: $( ((r2 < 1048576)) && echo met || echo missed)"
+  done
 fi
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 echo

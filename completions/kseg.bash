@@ -269,7 +269,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__groups)
-            opts="-h --group --history --rebalances --offsets-retention-minutes --at --json --format --mmap --max-decompressed-bytes --no-progress --help"
+            opts="-h --group --history --rebalances --offsets-retention-minutes --at --json --format --mmap --max-decompressed-bytes --threads --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -292,6 +292,10 @@ _kseg() {
                     return 0
                     ;;
                 --max-decompressed-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threads)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -137,6 +137,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand groups" -l at -d 'The instant 
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l format -d 'Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)' -r -f -a "table\t'Box-drawn tables, fitted to the terminal when stdout is one'
 tsv\t'Tab-separated values: a header line, then one line per row; no other text'"
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
+complete -c kseg -n "__fish_kseg_using_subcommand groups" -l threads -d 'Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time) [default: the number of cores]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l history -d 'Every commit in log order, with the commit record\'s own offset and timestamp'
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l rebalances -d 'Every generation each group went through (group-metadata records in log order), what changed, and a verdict'
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l json -d 'NDJSON: "offset" and "group" objects ("commit" with --history, "generation" and "rebalanceSummary" with --rebalances), then a "summary"'

@@ -153,6 +153,7 @@ _arguments "${_arguments_options[@]}" : \
 '(--json)--format=[Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)]:FORMAT:((table\:"Box-drawn tables, fitted to the terminal when stdout is one"
 tsv\:"Tab-separated values\: a header line, then one line per row; no other text"))' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
+'--threads=[Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time) \[default\: the number of cores\]]:N:_default' \
 '--history[Every commit in log order, with the commit record'\''s own offset and timestamp]' \
 '--rebalances[Every generation each group went through (group-metadata records in log order), what changed, and a verdict]' \
 '--json[NDJSON\: "offset" and "group" objects ("commit" with --history, "generation" and "rebalanceSummary" with --rebalances), then a "summary"]' \

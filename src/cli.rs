@@ -576,6 +576,9 @@ pub struct GroupsArgs {
 
     #[command(flatten)]
     pub read: ReadArgs,
+
+    #[command(flatten)]
+    pub threads: ThreadsArg,
 }
 
 #[derive(Debug, Args)]

@@ -222,7 +222,7 @@ mod tests {
 
     fn classic(members: Vec<GroupMember>, state_ts: Option<i64>) -> GroupState {
         GroupState {
-            classic: Some(GroupMetadata {
+            classic: Some(Box::new(GroupMetadata {
                 version: 3,
                 protocol_type: "consumer".into(),
                 generation: 2,
@@ -230,7 +230,7 @@ mod tests {
                 leader: None,
                 current_state_timestamp: state_ts,
                 members,
-            }),
+            })),
             ..Default::default()
         }
     }

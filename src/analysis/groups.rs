@@ -3,14 +3,18 @@
 //! tombstones delete, transactional offset commits count only once their producer's COMMIT marker
 //! follows (never when aborted).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rayon::prelude::*;
 
 use serde_json::Value;
 
 use crate::analysis::coordinator_json::{key_json, struct_json, value_json};
 use crate::analysis::partition_for::coordinator_key_id;
+use crate::analysis::rebalances::{Generation, GenerationSink};
 use crate::analysis::summary::{summarize_partition, LogDirFacts};
 use crate::format::control::{decode_control, ControlType};
 use crate::format::coordinator::{
@@ -54,12 +58,95 @@ pub struct CommitEvent {
     pub transactional: Option<(i64, &'static str)>,
 }
 
+/// A committed offset's partition: the topic (one shared copy of each name) and the partition.
+pub type OffsetKey = (Arc<str>, i32);
+
+/// Offsets a group keeps in a sorted vector before it moves them to a B-tree.
+const SMALL_GROUP: usize = 16;
+
+/// A group's committed offsets by (topic, partition), in that order. Most groups commit a few
+/// partitions: they hold a sorted vector of exactly that many entries (a B-tree node would take
+/// about a kilobyte per group, which is what made a million groups cost gigabytes); a group with
+/// more than [`SMALL_GROUP`] moves to a B-tree, so inserting stays logarithmic.
+#[derive(Debug, Clone, Default)]
+pub struct OffsetMap {
+    small: Vec<(OffsetKey, Committed)>,
+    // Boxed: 8 bytes in every group instead of 24, for the few groups that need it.
+    #[allow(clippy::box_collection)]
+    big: Option<Box<BTreeMap<OffsetKey, Committed>>>,
+}
+
+impl OffsetMap {
+    fn position(&self, topic: &str, partition: i32) -> Result<usize, usize> {
+        self.small
+            .binary_search_by(|((t, p), _)| (t.as_ref(), *p).cmp(&(topic, partition)))
+    }
+
+    pub fn get(&self, key: &OffsetKey) -> Option<&Committed> {
+        match &self.big {
+            Some(b) => b.get(key),
+            None => self.position(&key.0, key.1).ok().map(|i| &self.small[i].1),
+        }
+    }
+
+    pub fn insert(&mut self, key: OffsetKey, value: Committed) {
+        if let Some(b) = &mut self.big {
+            b.insert(key, value);
+            return;
+        }
+        match self.position(&key.0, key.1) {
+            Ok(i) => self.small[i].1 = value,
+            Err(i) if self.small.len() < SMALL_GROUP => {
+                if self.small.capacity() == 0 {
+                    self.small.reserve_exact(1);
+                }
+                self.small.insert(i, (key, value));
+            }
+            Err(_) => {
+                let mut b: BTreeMap<OffsetKey, Committed> =
+                    std::mem::take(&mut self.small).into_iter().collect();
+                b.insert(key, value);
+                self.big = Some(Box::new(b));
+            }
+        }
+    }
+
+    pub fn remove(&mut self, key: &OffsetKey) {
+        match &mut self.big {
+            Some(b) => {
+                b.remove(key);
+            }
+            None => {
+                if let Ok(i) = self.position(&key.0, key.1) {
+                    self.small.remove(i);
+                }
+            }
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.big.as_ref().map_or(self.small.len(), |b| b.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// In (topic, partition) order.
+    pub fn iter(&self) -> impl Iterator<Item = (&OffsetKey, &Committed)> {
+        self.small
+            .iter()
+            .map(|(k, v)| (k, v))
+            .chain(self.big.iter().flat_map(|b| b.iter()))
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct GroupState {
     pub coordinator_partition: Option<i32>,
-    pub offsets: BTreeMap<(String, i32), Committed>,
+    pub offsets: OffsetMap,
     /// The classic group's last GroupMetadataValue (None after a tombstone).
-    pub classic: Option<GroupMetadata>,
+    pub classic: Option<Box<GroupMetadata>>,
     /// Whether a group-metadata tombstone was the last word on the classic group.
     pub classic_deleted: bool,
     /// KIP-848/share/streams group records: latest value per (record type, key), as JSON.
@@ -82,6 +169,31 @@ pub struct Replay {
     /// Groups whose records all end in tombstones (deleted, or every offset deleted), with
     /// their coordinator partition: the broker no longer knows them.
     pub deleted: BTreeMap<String, Option<i32>>,
+    /// Groups an offset tombstone named that had no state (yet): with the groups above, every
+    /// group a partition's records touched (a parallel replay checks that no group spans two
+    /// coordinator partitions).
+    tombstoned_unknown: BTreeSet<String>,
+    /// One shared copy of each topic name.
+    topics: HashSet<Arc<str>>,
+}
+
+impl Replay {
+    fn group_mut(&mut self, name: &str) -> &mut GroupState {
+        // Two searches either way, and the name copied only for a new group.
+        if self.groups.contains_key(name) {
+            return self.groups.get_mut(name).expect("just found");
+        }
+        self.groups.entry(name.to_string()).or_default()
+    }
+
+    fn topic(&mut self, name: &str) -> Arc<str> {
+        if let Some(t) = self.topics.get(name) {
+            return t.clone();
+        }
+        let t: Arc<str> = Arc::from(name);
+        self.topics.insert(t.clone());
+        t
+    }
 }
 
 struct Pending {
@@ -98,6 +210,42 @@ struct ReplaySink<'a> {
     filter: &'a [String],
     history: bool,
     pending: HashMap<i64, Vec<Pending>>,
+    /// The segment being read (for messages).
+    file: Option<PathBuf>,
+}
+
+/// Why a coordinator record key gives no record type and id: too short, or an id that is not
+/// UTF-8 (then where, and the id escaped).
+fn bad_key_message(key: &[u8], file: Option<&Path>, batch_position: u64) -> String {
+    let at = match file {
+        Some(f) => format!(
+            " (in {} at byte {batch_position})",
+            crate::print::escape::escaped_path(f)
+        ),
+        None => String::new(),
+    };
+    let len = key
+        .get(2..4)
+        .map(|b| i16::from_be_bytes([b[0], b[1]]))
+        .unwrap_or(-1);
+    if let Some(id) = usize::try_from(len).ok().and_then(|n| key.get(4..4 + n)) {
+        if let Err(e) = std::str::from_utf8(id) {
+            return format!(
+                "the group id is not valid UTF-8: invalid byte at byte {} of the record key{at}; \
+                 the id, escaped: \"{}\"",
+                4 + e.valid_up_to(),
+                {
+                    let mut v = Vec::new();
+                    crate::print::escape::push_escaped(&mut v, id);
+                    String::from_utf8_lossy(&v).into_owned()
+                }
+            );
+        }
+    }
+    format!(
+        "record key too short for a coordinator key ({} bytes){at}",
+        key.len()
+    )
 }
 
 impl ReplaySink<'_> {
@@ -115,19 +263,21 @@ impl ReplaySink<'_> {
         match value {
             Some(v) => match parse_offset_commit(key, v) {
                 Ok(c) => {
-                    let state = self.replay.groups.entry(c.group.clone()).or_default();
+                    let topic = self.replay.topic(&c.topic);
+                    let state = self.replay.group_mut(&c.group);
                     state.coordinator_partition = Some(self.partition);
+                    let key = (topic, c.partition);
                     // A transactional commit made visible by its COMMIT marker does not replace
                     // a commit written later in the log (Kafka keeps the higher record offset).
                     let newer_exists = state
                         .offsets
-                        .get(&(c.topic.clone(), c.partition))
+                        .get(&key)
                         .is_some_and(|e| e.record_offset > record_offset);
                     if transactional && newer_exists {
                         return;
                     }
                     state.offsets.insert(
-                        (c.topic, c.partition),
+                        key,
                         Committed {
                             offset: c.offset,
                             leader_epoch: c.leader_epoch,
@@ -148,8 +298,16 @@ impl ReplaySink<'_> {
             },
             None => {
                 if let Ok(k) = crate::format::coordinator::parse_offset_commit_key(key) {
-                    if let Some(state) = self.replay.groups.get_mut(&k.group) {
-                        state.offsets.remove(&(k.topic, k.partition));
+                    let topic = self.replay.topics.get(k.topic.as_str()).cloned();
+                    match self.replay.groups.get_mut(&k.group) {
+                        Some(state) => {
+                            if let Some(topic) = topic {
+                                state.offsets.remove(&(topic, k.partition));
+                            }
+                        }
+                        None => {
+                            self.replay.tombstoned_unknown.insert(k.group);
+                        }
                     }
                 }
             }
@@ -202,7 +360,7 @@ impl LogSink for ReplaySink<'_> {
         Ok(Flow::Continue)
     }
 
-    fn record(&mut self, _p: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
+    fn record(&mut self, p: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
         if b.is_control {
             if let Ok(c) = decode_control(r.key, r.value) {
                 let outcome = match c.kind {
@@ -238,11 +396,10 @@ impl LogSink for ReplaySink<'_> {
             }
         }
         let Some((record_type, group)) = coordinator_key_id(key) else {
-            self.replay.undecodable.push((
-                self.partition,
-                r.offset,
-                "record key too short for a coordinator key".into(),
-            ));
+            let msg = bad_key_message(key, self.file.as_deref(), p);
+            self.replay
+                .undecodable
+                .push((self.partition, r.offset, msg));
             return Ok(Flow::Continue);
         };
         if !self.wanted(group) {
@@ -275,8 +432,7 @@ impl LogSink for ReplaySink<'_> {
                 }
             }
             2 => {
-                let group = group.to_string();
-                let state = self.replay.groups.entry(group).or_default();
+                let state = self.replay.group_mut(group);
                 state.coordinator_partition = Some(self.partition);
                 match r.value {
                     None => {
@@ -285,7 +441,7 @@ impl LogSink for ReplaySink<'_> {
                     }
                     Some(v) => match parse_group_metadata(v) {
                         Ok(m) => {
-                            state.classic = Some(m);
+                            state.classic = Some(Box::new(m));
                             state.classic_deleted = false;
                         }
                         Err(e) => self.replay.undecodable.push((
@@ -297,9 +453,8 @@ impl LogSink for ReplaySink<'_> {
                 }
             }
             _ => {
-                let group = group.to_string();
                 let decoded_key = decode_offsets_key(key);
-                let state = self.replay.groups.entry(group).or_default();
+                let state = self.replay.group_mut(group);
                 state.coordinator_partition = Some(self.partition);
                 match decoded_key {
                     Ok(k) => {
@@ -336,61 +491,162 @@ impl LogSink for ReplaySink<'_> {
     }
 }
 
-/// Replays the `__consumer_offsets` partitions (any order; each in its own log order).
-/// `segment_read` is told of each segment once it has been read (for a progress display).
-pub fn replay(
-    partitions: &[&PartitionDir],
-    filter: &[String],
-    history: bool,
-    mmap: bool,
-    segment_read: &dyn Fn(&Path),
-) -> io::Result<Replay> {
-    let mut replay = Replay::default();
+/// What [`replay`] reads and keeps.
+pub struct ReplayOptions<'a> {
+    /// Only these groups (all when empty).
+    pub filter: &'a [String],
+    /// Keep every commit in log order (`--history`).
+    pub history: bool,
+    /// Also collect the generations (`--rebalances`), with the topic names KIP-848 records
+    /// refer to by id.
+    pub rebalances: Option<&'a HashMap<String, String>>,
+    pub mmap: bool,
+    /// Partitions replayed at once (rayon's pool decides the threads; 1: one after another).
+    pub parallel: bool,
+}
+
+/// Replays one coordinator partition into `replay` (and its generations into `generations`):
+/// one pass over each segment feeding the offsets replay and the rebalance history together.
+fn replay_partition(
+    p: &PartitionDir,
+    opts: &ReplayOptions<'_>,
+    replay: &mut Replay,
+    generations: &mut Vec<Generation>,
+    segment_read: &(dyn Fn(&Path) + Sync),
+) -> io::Result<()> {
     let mut scratch = RecordScratch::default();
-    let opts = ScanOptions {
+    let scan = ScanOptions {
         deep: true,
         ..Default::default()
     };
-    let mut sorted: Vec<&&PartitionDir> = partitions.iter().collect();
-    sorted.sort_by_key(|p| p.name.partition);
-    for p in sorted {
-        let mut sink = ReplaySink {
-            replay: &mut replay,
-            partition: p.name.partition,
-            filter,
-            history,
-            pending: HashMap::new(),
+    let mut sink = ReplaySink {
+        replay,
+        partition: p.name.partition,
+        filter: opts.filter,
+        history: opts.history,
+        pending: HashMap::new(),
+        file: None,
+    };
+    let no_names = HashMap::new();
+    let mut gens = GenerationSink::new(
+        generations,
+        p.name.partition,
+        opts.filter,
+        opts.rebalances.unwrap_or(&no_names),
+    );
+    for f in p.files.iter().filter(|f| f.kind == FileKind::Log) {
+        let mut src = match open_log(&f.path, opts.mmap) {
+            Ok(src) => src,
+            Err(e) => {
+                // Keep going: the rest of the partition still says something.
+                sink.replay.undecodable.push((
+                    p.name.partition,
+                    -1,
+                    format!("cannot read {}: {e}", f.path.display()),
+                ));
+                segment_read(&f.path);
+                continue;
+            }
         };
-        for f in p.files.iter().filter(|f| f.kind == FileKind::Log) {
-            let mut src = match open_log(&f.path, mmap) {
-                Ok(src) => src,
-                Err(e) => {
-                    // Keep going: the rest of the partition still says something.
-                    sink.replay.undecodable.push((
-                        p.name.partition,
-                        -1,
-                        format!("cannot read {}: {e}", f.path.display()),
-                    ));
-                    continue;
-                }
-            };
-            scan_log(src.as_mut(), &opts, &mut scratch, &mut sink)?;
-            segment_read(&f.path);
+        sink.file = Some(f.path.clone());
+        if opts.rebalances.is_some() {
+            let mut both = Tee(&mut sink, &mut gens);
+            scan_log(src.as_mut(), &scan, &mut scratch, &mut both)?;
+        } else {
+            scan_log(src.as_mut(), &scan, &mut scratch, &mut sink)?;
         }
-        // Commits of transactions still open at the end of the log are not (yet) visible.
-        for (pid, pending) in sink.pending.drain() {
-            for p in pending {
-                if let Ok(k) = crate::format::coordinator::parse_offset_commit_key(&p.key) {
-                    replay
-                        .pending_transactional
-                        .insert((k.group, k.topic, k.partition));
-                }
-                if let Some(i) = p.history_index {
-                    if let Some(e) = replay.history.get_mut(i) {
-                        e.transactional = Some((pid, "open"));
-                    }
+        segment_read(&f.path);
+    }
+    // Commits of transactions still open at the end of the log are not (yet) visible.
+    let replay = sink.replay;
+    for (pid, pending) in sink.pending.drain() {
+        for p in pending {
+            if let Ok(k) = crate::format::coordinator::parse_offset_commit_key(&p.key) {
+                replay
+                    .pending_transactional
+                    .insert((k.group, k.topic, k.partition));
+            }
+            if let Some(i) = p.history_index {
+                if let Some(e) = replay.history.get_mut(i) {
+                    e.transactional = Some((pid, "open"));
                 }
             }
+        }
+    }
+    Ok(())
+}
+
+/// Two sinks fed from one scan: every call goes to both; the scan stops only when both say so.
+struct Tee<'a, A: LogSink, B: LogSink>(&'a mut A, &'a mut B);
+
+impl<A: LogSink, B: LogSink> LogSink for Tee<'_, A, B> {
+    fn batch(&mut self, p: u64, e: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
+        let a = self.0.batch(p, e, b)?;
+        let b = self.1.batch(p, e, b)?;
+        Ok(both(a, b))
+    }
+    fn record(&mut self, p: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
+        let x = self.0.record(p, b, r)?;
+        let y = self.1.record(p, b, r)?;
+        Ok(both(x, y))
+    }
+    fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<Flow> {
+        let a = self.0.problem(p)?;
+        let b = self.1.problem(p)?;
+        Ok(both(a, b))
+    }
+}
+
+fn both(a: Flow, b: Flow) -> Flow {
+    if matches!(a, Flow::Stop) && matches!(b, Flow::Stop) {
+        Flow::Stop
+    } else {
+        Flow::Continue
+    }
+}
+
+/// Replays the `__consumer_offsets` partitions (any order given; read in partition order, each
+/// in its own log order), with the generations when `opts.rebalances` asks for them.
+/// `segment_read` is told of each segment once it has been read (for a progress display).
+///
+/// With `opts.parallel` the partitions are replayed at once, each into its own state, and the
+/// states merged in partition order — the same result as one after another, because a group
+/// lives in one coordinator partition. When a group's records are found in two partitions (a
+/// changed partition count, a copied dir), the merge could not reproduce the sequential
+/// replay's last-word-wins across them, so the partitions are replayed again one after another.
+pub fn replay(
+    partitions: &[&PartitionDir],
+    opts: &ReplayOptions<'_>,
+    segment_read: &(dyn Fn(&Path) + Sync),
+) -> io::Result<(Replay, Vec<Generation>)> {
+    let mut sorted: Vec<&PartitionDir> = partitions.to_vec();
+    sorted.sort_by_key(|p| p.name.partition);
+    let mut replay = Replay::default();
+    let mut generations = Vec::new();
+    let mut done = false;
+    if opts.parallel && sorted.len() > 1 {
+        let parts: Vec<(Replay, Vec<Generation>)> = sorted
+            .par_iter()
+            .map(|p| {
+                let mut r = Replay::default();
+                let mut g = Vec::new();
+                replay_partition(p, opts, &mut r, &mut g, &|_| {})?;
+                Ok((r, g))
+            })
+            .collect::<io::Result<_>>()?;
+        if let Some(merged) = merge(parts) {
+            (replay, generations) = merged;
+            done = true;
+        }
+        for p in &sorted {
+            for f in p.files.iter().filter(|f| f.kind == FileKind::Log) {
+                segment_read(&f.path);
+            }
+        }
+    }
+    if !done {
+        for p in &sorted {
+            replay_partition(p, opts, &mut replay, &mut generations, segment_read)?;
         }
     }
     // A group with nothing left is gone (remembered, to say so when it is asked for).
@@ -403,7 +659,59 @@ pub fn replay(
         live
     });
     replay.deleted = deleted;
-    Ok(replay)
+    replay.tombstoned_unknown.clear();
+    Ok((replay, generations))
+}
+
+/// Per-partition replays merged in partition order, or `None` when a group's records are in more
+/// than one of them.
+fn merge(parts: Vec<(Replay, Vec<Generation>)>) -> Option<(Replay, Vec<Generation>)> {
+    // Every group name with the partition that touched it, sorted: a name twice with two
+    // partitions is a group in two partitions. (Sorting once is linear-logarithmic; merging
+    // the maps pairwise would cost the whole map per partition.)
+    let mut names: Vec<(&str, usize)> = parts
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (r, _))| {
+            r.groups
+                .keys()
+                .chain(r.tombstoned_unknown.iter())
+                .map(move |g| (g.as_str(), i))
+        })
+        .collect();
+    names.sort_unstable();
+    if names
+        .windows(2)
+        .any(|w| w[0].0 == w[1].0 && w[0].1 != w[1].1)
+    {
+        return None;
+    }
+    drop(names);
+    let mut replay = Replay::default();
+    let mut generations = Vec::new();
+    let mut groups = Vec::new();
+    for (r, g) in parts {
+        groups.push(r.groups);
+        let mut r = Replay {
+            groups: BTreeMap::new(),
+            ..r
+        };
+        replay.history.append(&mut r.history);
+        replay.commits += r.commits;
+        replay.undecodable.append(&mut r.undecodable);
+        replay.unknown_types.append(&mut r.unknown_types);
+        replay
+            .pending_transactional
+            .append(&mut r.pending_transactional);
+        generations.extend(g);
+    }
+    // No name is in two maps: one bulk build from every entry (each map freed as it is read).
+    let mut all = Vec::with_capacity(groups.iter().map(BTreeMap::len).sum());
+    for g in groups {
+        all.extend(g);
+    }
+    replay.groups = all.into_iter().collect();
+    Some((replay, generations))
 }
 
 /// What the data partition looks like, for lag and the forensic flags.

@@ -4,6 +4,7 @@
 pub mod coordinator_json;
 pub mod diff;
 pub mod expiry;
+pub mod group_report;
 pub mod groups;
 pub mod load;
 pub mod lookup;

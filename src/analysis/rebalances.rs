@@ -6,18 +6,14 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io;
-use std::path::Path;
 
 use crate::analysis::partition_for::coordinator_key_id;
 use crate::format::coordinator::{
     decode_offsets_key, decode_offsets_value, parse_group_metadata, Value,
 };
-use crate::format::log::{BatchInfo, LogEntry, LogRecord, RecordScratch};
+use crate::format::log::{BatchInfo, LogEntry, LogRecord};
 use crate::format::protocol::uuid_string;
-use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
-use crate::storage::discover::PartitionDir;
-use crate::storage::layout::FileKind;
-use crate::storage::source::open_log;
+use crate::scan::{Flow, LogProblem, LogSink};
 
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -56,7 +52,9 @@ pub struct Generation {
     pub assignment_moved: Vec<String>,
 }
 
-struct Sink<'a> {
+/// Collects the generations from a coordinator partition's records (fed by
+/// `analysis::groups::replay`, in the same pass as the offsets replay).
+pub struct GenerationSink<'a> {
     out: &'a mut Vec<Generation>,
     partition: i32,
     filter: &'a [String],
@@ -80,7 +78,24 @@ fn moved(before: &[Member], now: &[Member]) -> Vec<String> {
         .collect()
 }
 
-impl Sink<'_> {
+impl<'a> GenerationSink<'a> {
+    pub fn new(
+        out: &'a mut Vec<Generation>,
+        partition: i32,
+        filter: &'a [String],
+        topic_names: &'a HashMap<String, String>,
+    ) -> Self {
+        GenerationSink {
+            out,
+            partition,
+            filter,
+            consumer_members: BTreeMap::new(),
+            last: BTreeMap::new(),
+            prev: BTreeMap::new(),
+            topic_names,
+        }
+    }
+
     fn push(&mut self, mut g: Generation) {
         let before = self.last.get(&g.group).cloned().unwrap_or_default();
         let ids = |ms: &[Member]| -> BTreeSet<String> {
@@ -96,7 +111,7 @@ impl Sink<'_> {
     }
 }
 
-impl LogSink for Sink<'_> {
+impl LogSink for GenerationSink<'_> {
     fn batch(&mut self, _p: u64, _e: &LogEntry<'_>, _b: &BatchInfo) -> io::Result<Flow> {
         Ok(Flow::Continue)
     }
@@ -277,44 +292,6 @@ impl LogSink for Sink<'_> {
     }
 }
 
-/// Every generation record of the groups in `filter` (all when empty), per coordinator partition
-/// in log order (a group lives in one partition).
-pub fn generations(
-    partitions: &[&PartitionDir],
-    filter: &[String],
-    topic_names: &HashMap<String, String>,
-    mmap: bool,
-    segment_read: &dyn Fn(&Path),
-) -> io::Result<Vec<Generation>> {
-    let mut out = Vec::new();
-    let mut scratch = RecordScratch::default();
-    let opts = ScanOptions {
-        deep: true,
-        ..Default::default()
-    };
-    let mut sorted: Vec<&&PartitionDir> = partitions.iter().collect();
-    sorted.sort_by_key(|p| p.name.partition);
-    for p in sorted {
-        let mut sink = Sink {
-            out: &mut out,
-            partition: p.name.partition,
-            filter,
-            consumer_members: BTreeMap::new(),
-            last: BTreeMap::new(),
-            prev: BTreeMap::new(),
-            topic_names,
-        };
-        for f in p.files.iter().filter(|f| f.kind == FileKind::Log) {
-            // Unreadable segments are reported by the replay that runs alongside.
-            if let Ok(mut src) = open_log(&f.path, mmap) {
-                scan_log(src.as_mut(), &opts, &mut scratch, &mut sink)?;
-            }
-            segment_read(&f.path);
-        }
-    }
-    Ok(out)
-}
-
 /// What a group's generations say, in short.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -447,15 +424,7 @@ mod tests {
     fn joins_leaves_and_a_storm() {
         let mut out = Vec::new();
         let names = HashMap::new();
-        let mut sink = Sink {
-            out: &mut out,
-            partition: 0,
-            filter: &[],
-            consumer_members: BTreeMap::new(),
-            last: BTreeMap::new(),
-            prev: BTreeMap::new(),
-            topic_names: &names,
-        };
+        let mut sink = GenerationSink::new(&mut out, 0, &[], &names);
         // A steady member, and consumer-7 rejoining with a new member id every 10 seconds.
         sink.push(generation(1, 0, &[("a", "steady")]));
         for i in 0..12 {

@@ -181,7 +181,10 @@ async fn serve(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
                 interval.tick().await;
                 let Ok(mut b) = shared.broker() else { return };
                 if let Err(e) = b.tick() {
-                    eprintln!("kseg mini-broker: periodic work failed: {e}");
+                    eprintln!(
+                        "kseg mini-broker: periodic work failed: {}",
+                        crate::print::escape::escaped(&e.to_string())
+                    );
                 }
                 // Kafka's cadences: high watermarks every 5 s, recovery points and log start
                 // offsets every 60 s.
@@ -414,7 +417,12 @@ async fn request(
         .map_err(|e| format!("undecodable request header: {e}"))?;
     let cid = header.correlation_id;
     if shared.debug {
-        eprintln!("kseg mini-broker: {peer}: {key:?} v{version} correlation {cid}");
+        // The client id is the client's bytes: one line, escaped.
+        let client = header.client_id.as_ref().map_or("", |c| c.as_str());
+        eprintln!(
+            "kseg mini-broker: {peer}: {key:?} v{version} correlation {cid} client id \"{}\"",
+            crate::print::escape::escaped(client)
+        );
     }
     if key == ApiKey::ApiVersions && !supported(key, version) {
         // Kafka answers an unknown ApiVersions version with v0 and the versions it supports,

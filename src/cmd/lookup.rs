@@ -39,8 +39,10 @@ fn queries_of(args: &LookupArgs) -> Result<Vec<Query>> {
 }
 
 /// The partitions TARGET names.
-fn targets(args: &LookupArgs) -> Result<Vec<PartitionTarget>> {
+/// With the outcome of what could not be read below TARGET (named on stderr).
+fn targets(args: &LookupArgs) -> Result<(Vec<PartitionTarget>, Outcome)> {
     let set = discover(std::slice::from_ref(&args.target))?;
+    let unreadable = super::report_unreadable(&set);
     let mut out = Vec::new();
     if !set.log_dirs.is_empty() {
         let Some(topic) = &args.topic else {
@@ -92,15 +94,14 @@ fn targets(args: &LookupArgs) -> Result<Vec<PartitionTarget>> {
             args.target.display()
         );
     }
-    Ok(out)
+    Ok((out, unreadable))
 }
 
 pub fn run(args: LookupArgs) -> Result<Outcome> {
     let queries = queries_of(&args)?;
-    let targets = targets(&args)?;
+    let (targets, mut outcome) = targets(&args)?;
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let mut outcome = Outcome::Clean;
     // Answers stream to stdout, so the bar is drawn only when stdout is not the terminal too;
     // a scan reads every segment once per query.
     let progress = Progress::over_files(

@@ -193,7 +193,7 @@ pub fn discover_inputs(
         let all: Vec<String> = lacking.iter().map(message).collect();
         anyhow::bail!("{}", all.join("; "));
     }
-    let mut outcome = Outcome::Clean;
+    let mut outcome = report_unreadable(&set);
     for l in &lacking {
         // Foreign data dirs are reported by the command itself, in its own output.
         if let Lack::Nothing(m) = l {
@@ -202,6 +202,24 @@ pub fn discover_inputs(
         }
     }
     Ok((set, outcome))
+}
+
+/// Names on stderr, one line each with the path escaped, what discovery could not read below the
+/// given paths (an unlistable partition dir, a name that is not UTF-8); the rest is read as
+/// usual. `Outcome::Failed` (exit 2: not everything asked for was read) when there was any.
+pub fn report_unreadable(set: &DataSet) -> Outcome {
+    for u in &set.unreadable {
+        eprintln!(
+            "kseg: {}: {}",
+            crate::print::escape::escaped_path(&u.path),
+            u.reason
+        );
+    }
+    if set.unreadable.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Failed
+    }
 }
 
 /// Runs `f` (which uses rayon) on a pool of `--threads` workers.

@@ -92,6 +92,7 @@ fn name_of(p: &Path) -> String {
 
 pub fn run(args: RecoverArgs) -> Result<Outcome> {
     let set = discover(std::slice::from_ref(&args.partition))?;
+    let unreadable = super::report_unreadable(&set);
     let Some(part) = set.partitions.first().cloned().or_else(|| {
         set.log_dirs
             .first()
@@ -194,8 +195,9 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         }
     }
     out.flush()?;
-    // The repair was written: the damage it repaired is in the report, not in the exit code.
-    Ok(Outcome::Clean)
+    // The repair was written: the damage it repaired is in the report, not in the exit code
+    // (what could not be read below the given dir is).
+    Ok(unreadable)
 }
 
 /// What [`write_copy`] did, for the report.

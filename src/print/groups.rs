@@ -6,11 +6,11 @@ use std::io::{self, Write};
 use serde_json::{json, Value};
 
 use super::summary::rfc3339_ms;
-use super::table::{col, Col, Column, Grid, Layout};
+use super::table::{col, Col, Column, Grid, Layout, Measure};
 use crate::analysis::expiry::Expiry;
+use crate::analysis::group_report::{GroupRebalances, GroupsReport, OffsetRow};
 use crate::analysis::groups::{CommitEvent, ConsumerGroupView, GroupState};
-use crate::analysis::rebalances::{Generation, RebalanceSummary};
-use crate::cmd::groups::OffsetRow;
+use crate::analysis::rebalances::Generation;
 
 fn esc(s: &str) -> String {
     let mut v = Vec::new();
@@ -47,28 +47,124 @@ const OFFSET_COLUMNS: [Column; 12] = [
     col("FLAGS", Col::Text, 0),
 ];
 
-pub fn offsets_table(out: &mut impl Write, rows: &[OffsetRow], layout: Layout) -> io::Result<()> {
-    let mut t = Grid::new(&OFFSET_COLUMNS);
-    for r in rows {
-        t.row(vec![
-            esc(&r.group),
-            esc(&r.topic),
-            r.partition.to_string(),
-            r.committed.offset.to_string(),
-            opt(r.facts.and_then(|f| f.log_end_offset)),
-            opt(r.lag),
-            opt(r.committed.leader_epoch.map(i64::from)),
-            rfc3339_ms(r.committed.commit_timestamp),
-            esc(&r.committed.metadata),
-            r.oldest_unconsumed_age_ms.map_or("-".into(), human_ms),
-            match r.expiry {
-                Expiry::At { at, .. } => rfc3339_ms(at),
-                Expiry::Never(_) => "never".into(),
-            },
-            r.flags.join(","),
-        ]);
+/// The whole text (or TSV) output of `kseg groups`.
+pub fn text_report(
+    out: &mut impl Write,
+    report: &GroupsReport<'_>,
+    history: bool,
+    rebalances: bool,
+    layout: Layout,
+) -> io::Result<()> {
+    let replay = &report.replay;
+    if layout == Layout::Tsv {
+        // One table: the offsets, or with --history the commits, or with --rebalances the
+        // generations.
+        if rebalances {
+            return rebalances_text(out, report, layout);
+        } else if history {
+            return history_table(out, &replay.history, layout);
+        }
+        return offsets_table(out, report, layout);
     }
-    t.write(out, layout)
+    if report.offsets == 0 {
+        writeln!(
+            out,
+            "No committed offsets in the {} __consumer_offsets partitions read.",
+            report.coordinator_partitions
+        )?;
+    } else {
+        offsets_table(out, report, layout)?;
+    }
+    for (group, state) in &replay.groups {
+        group_state(out, group, state, report.views.get(group), layout)?;
+    }
+    if history {
+        history_table(out, &replay.history, layout)?;
+    }
+    if rebalances {
+        rebalances_text(out, report, layout)?;
+    }
+    Ok(())
+}
+
+/// The NDJSON output of `kseg groups`.
+pub fn json_report(
+    out: &mut impl Write,
+    report: &GroupsReport<'_>,
+    history: bool,
+) -> io::Result<()> {
+    let replay = &report.replay;
+    for r in report.rows() {
+        json_offset(out, &r)?;
+    }
+    for (group, state) in &replay.groups {
+        json_group(out, group, state, report.views.get(group))?;
+    }
+    if history {
+        for e in &replay.history {
+            json_commit(out, e)?;
+        }
+    }
+    for g in &report.generations {
+        json_generation(out, g)?;
+    }
+    for g in &report.rebalances {
+        json_rebalance_summary(out, &g.summary)?;
+    }
+    for (partition, offset, record_type) in &replay.unknown_types {
+        line(
+            out,
+            &json!({"type": "skippedRecord", "partition": partition, "offset": offset,
+                "recordType": record_type, "reason": "unknown record type"}),
+        )?;
+    }
+    line(
+        out,
+        &json!({"type": "summary", "coordinatorPartitions": report.coordinator_partitions,
+            "groups": replay.groups.len(), "offsets": report.offsets, "commitRecords": replay.commits,
+            "undecodable": replay.undecodable.len(), "skippedUnknownTypes": replay.unknown_types.len()}),
+    )
+}
+
+fn offset_cells(r: &OffsetRow<'_>) -> Vec<String> {
+    vec![
+        esc(r.group),
+        esc(r.topic),
+        r.partition.to_string(),
+        r.committed.offset.to_string(),
+        opt(r.facts.and_then(|f| f.log_end_offset)),
+        opt(r.lag),
+        opt(r.committed.leader_epoch.map(i64::from)),
+        rfc3339_ms(r.committed.commit_timestamp),
+        esc(&r.committed.metadata),
+        r.oldest_unconsumed_age_ms.map_or("-".into(), human_ms),
+        match r.expiry {
+            Expiry::At { at, .. } => rfc3339_ms(at),
+            Expiry::Never(_) => "never".into(),
+        },
+        r.flags.joined(),
+    ]
+}
+
+/// The offsets table, streamed: a first pass over the rows measures the columns, the second
+/// writes them a chunk at a time (`Grid::stream`), so no row is kept.
+pub fn offsets_table(
+    out: &mut impl Write,
+    report: &GroupsReport<'_>,
+    layout: Layout,
+) -> io::Result<()> {
+    let mut measure = Measure::new(&OFFSET_COLUMNS);
+    if layout != Layout::Tsv {
+        for r in report.rows() {
+            measure.row(offset_cells(&r));
+        }
+    }
+    Grid::stream(
+        out,
+        measure,
+        report.rows().map(|r| offset_cells(&r)),
+        layout,
+    )
 }
 
 pub fn group_state(
@@ -238,14 +334,14 @@ fn line(out: &mut impl Write, v: &Value) -> io::Result<()> {
     out.write_all(b"\n")
 }
 
-pub fn json_offset(out: &mut impl Write, r: &OffsetRow) -> io::Result<()> {
+pub fn json_offset(out: &mut impl Write, r: &OffsetRow<'_>) -> io::Result<()> {
     line(
         out,
         &json!({"type": "offset", "group": r.group, "topic": r.topic, "partition": r.partition,
             "offset": r.committed.offset, "leaderEpoch": r.committed.leader_epoch, "metadata": r.committed.metadata,
             "commitTimestamp": r.committed.commit_timestamp, "expireTimestamp": r.committed.expire_timestamp,
             "logStartOffset": r.facts.and_then(|f| f.log_start_offset), "logEndOffset": r.facts.and_then(|f| f.log_end_offset),
-            "lag": r.lag, "oldestUnconsumedAgeMs": r.oldest_unconsumed_age_ms, "flags": r.flags,
+            "lag": r.lag, "oldestUnconsumedAgeMs": r.oldest_unconsumed_age_ms, "flags": r.flags.names().collect::<Vec<_>>(),
             "expiresAt": r.expiry.at(),
             "expiryBasis": match r.expiry { Expiry::At { basis, .. } => Some(basis.name()), Expiry::Never(_) => None },
             "neverExpiresBecause": match r.expiry { Expiry::Never(why) => Some(why), Expiry::At { .. } => None },
@@ -305,16 +401,25 @@ pub fn json_commit(out: &mut impl Write, e: &CommitEvent) -> io::Result<()> {
 
 /// `--rebalances`: one table of generations per group after its verdict (in TSV one table of
 /// every group's generations, with no other text).
+fn rebalances_text(
+    out: &mut impl Write,
+    report: &GroupsReport<'_>,
+    layout: Layout,
+) -> io::Result<()> {
+    rebalances(out, &report.generations, &report.rebalances, layout)
+}
+
 pub fn rebalances(
     out: &mut impl Write,
     gens: &[Generation],
-    summaries: &[RebalanceSummary],
+    groups: &[GroupRebalances],
     layout: Layout,
 ) -> io::Result<()> {
     if !layout.prose() {
         return generation_grid(gens.iter()).write(out, layout);
     }
-    for s in summaries {
+    for g in groups {
+        let s = &g.summary;
         writeln!(out, "\nREBALANCES {}: {}", esc(&s.group), esc(&s.verdict))?;
         let joins: Vec<String> = s
             .repeated_joins
@@ -340,7 +445,7 @@ pub fn rebalances(
                 joins.join(", ")
             }
         )?;
-        generation_grid(gens.iter().filter(|g| g.group == s.group)).write(out, layout)?;
+        generation_grid(g.generations.iter().map(|&i| &gens[i])).write(out, layout)?;
     }
     Ok(())
 }
@@ -409,7 +514,10 @@ pub fn json_generation(out: &mut impl Write, g: &Generation) -> io::Result<()> {
     line(out, &v)
 }
 
-pub fn json_rebalance_summary(out: &mut impl Write, s: &RebalanceSummary) -> io::Result<()> {
+pub fn json_rebalance_summary(
+    out: &mut impl Write,
+    s: &crate::analysis::rebalances::RebalanceSummary,
+) -> io::Result<()> {
     let mut v = serde_json::to_value(s).map_err(io::Error::from)?;
     v["type"] = "rebalanceSummary".into();
     line(out, &v)

@@ -113,6 +113,68 @@ pub const fn col(header: &'static str, kind: Col, drop: u8) -> Column {
 pub struct Grid {
     columns: Vec<Column>,
     rows: Vec<Vec<String>>,
+    /// Streaming ([`Grid::stream`]): the widest cell of each column over every row, measured
+    /// beforehand, so that the layout does not depend on the rows held.
+    measured: Option<Measure>,
+}
+
+/// Rows rendered at a time by [`Grid::stream`].
+const STREAM_CHUNK: usize = 1024;
+
+/// The widths of a table's cells measured in a first pass over its rows ([`Grid::stream`]):
+/// characters per column (what fitting uses) and the display widths comfy-table gives the
+/// cells (what a full-width table is laid out by).
+#[derive(Debug, Clone)]
+pub struct Measure {
+    columns: Vec<Column>,
+    chars: Vec<usize>,
+    display: Vec<u16>,
+    /// Rows waiting to be measured by comfy-table (a chunk at a time).
+    pending: Vec<Vec<String>>,
+    rows: usize,
+}
+
+impl Measure {
+    pub fn new(columns: &[Column]) -> Measure {
+        Measure {
+            columns: columns.to_vec(),
+            chars: vec![0; columns.len()],
+            display: vec![0; columns.len()],
+            pending: Vec::new(),
+            rows: 0,
+        }
+    }
+
+    /// Measures one row (its cells are not kept past the next chunk).
+    pub fn row(&mut self, cells: Vec<String>) {
+        debug_assert_eq!(cells.len(), self.columns.len());
+        for (m, c) in self.chars.iter_mut().zip(&cells) {
+            *m = (*m).max(width_of(c));
+        }
+        self.rows += 1;
+        self.pending.push(cells);
+        if self.pending.len() >= STREAM_CHUNK {
+            self.measure_pending();
+        }
+    }
+
+    fn measure_pending(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let mut t = Table::new();
+        t.set_header(self.columns.iter().map(|c| c.header));
+        for r in self.pending.drain(..) {
+            t.add_row(r);
+        }
+        for (m, w) in self.display.iter_mut().zip(t.column_max_content_widths()) {
+            *m = (*m).max(w);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
 }
 
 fn width_of(s: &str) -> usize {
@@ -194,6 +256,68 @@ impl Grid {
         Grid {
             columns: columns.to_vec(),
             rows: Vec::new(),
+            measured: None,
+        }
+    }
+
+    /// Writes a table of any number of rows holding [`STREAM_CHUNK`] of them at a time: `rows`
+    /// must yield the same cells as were given to `measure` (a first pass over the same data),
+    /// and the output is the same bytes as one [`Grid`] holding every row would write.
+    pub fn stream(
+        out: &mut impl Write,
+        mut measure: Measure,
+        rows: impl Iterator<Item = Vec<String>>,
+        layout: Layout,
+    ) -> io::Result<()> {
+        measure.measure_pending();
+        let mut grid = Grid {
+            columns: measure.columns.clone(),
+            rows: Vec::with_capacity(STREAM_CHUNK.min(measure.rows)),
+            measured: Some(measure),
+        };
+        let mut first = true;
+        let mut rows = rows.peekable();
+        loop {
+            grid.rows.clear();
+            while grid.rows.len() < STREAM_CHUNK {
+                match rows.next() {
+                    Some(r) => grid.rows.push(r),
+                    None => break,
+                }
+            }
+            let last = rows.peek().is_none();
+            if layout == Layout::Tsv {
+                grid.write_tsv(out, first)?;
+            } else if first && last {
+                grid.write(out, layout)?;
+            } else {
+                // A whole table per chunk with the same column widths: the first keeps its top
+                // border and header, the last its bottom border and notes, and the lines in
+                // between are the rows (the condensed style draws no line between rows).
+                let mut text = Vec::new();
+                grid.write(&mut text, layout)?;
+                let text = String::from_utf8_lossy(&text);
+                let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
+                if !last {
+                    let bottom = lines.iter().rposition(|l| l.starts_with('└'));
+                    lines.truncate(bottom.unwrap_or(lines.len()));
+                }
+                let start = if first {
+                    0
+                } else {
+                    lines
+                        .iter()
+                        .position(|l| l.starts_with('╞'))
+                        .map_or(0, |i| i + 1)
+                };
+                for l in &lines[start..] {
+                    out.write_all(l.as_bytes())?;
+                }
+            }
+            first = false;
+            if last {
+                return Ok(());
+            }
         }
     }
 
@@ -207,7 +331,22 @@ impl Grid {
     }
 
     fn max_len(&self, i: usize) -> usize {
+        if let Some(m) = &self.measured {
+            return m.chars[i];
+        }
         self.rows.iter().map(|r| width_of(&r[i])).max().unwrap_or(0)
+    }
+
+    fn write_tsv(&self, out: &mut impl Write, header: bool) -> io::Result<()> {
+        if header {
+            let head: Vec<&str> = self.columns.iter().map(|c| c.header).collect();
+            writeln!(out, "{}", head.join("\t"))?;
+        }
+        for r in &self.rows {
+            let cells: Vec<String> = r.iter().map(|c| tsv_field(c)).collect();
+            writeln!(out, "{}", cells.join("\t"))?;
+        }
+        Ok(())
     }
 
     /// Narrowest and widest content width of column `i` (padding and borders excluded).
@@ -321,15 +460,7 @@ impl Grid {
 
     pub fn write(&self, out: &mut impl Write, layout: Layout) -> io::Result<()> {
         match layout {
-            Layout::Tsv => {
-                let head: Vec<&str> = self.columns.iter().map(|c| c.header).collect();
-                writeln!(out, "{}", head.join("\t"))?;
-                for r in &self.rows {
-                    let cells: Vec<String> = r.iter().map(|c| tsv_field(c)).collect();
-                    writeln!(out, "{}", cells.join("\t"))?;
-                }
-                Ok(())
-            }
+            Layout::Tsv => self.write_tsv(out, true),
             Layout::Full => {
                 let mut t = Table::new();
                 t.load_style(UTF8_FULL_CONDENSED)
@@ -337,6 +468,16 @@ impl Grid {
                     .set_header(self.columns.iter().map(|c| c.header));
                 for r in &self.rows {
                     t.add_row(r.iter().zip(&self.columns).map(|(v, c)| cell(v, c.kind)));
+                }
+                if let Some(m) = self.measured.as_ref().filter(|m| m.rows > 0) {
+                    // Streaming: every chunk laid out at the widths of the whole table.
+                    for (k, w) in m.display.iter().enumerate() {
+                        if let Some(column) = t.column_mut(k) {
+                            column.set_constraint(ColumnConstraint::Absolute(Width::Fixed(
+                                w.max(&1).saturating_add(2),
+                            )));
+                        }
+                    }
                 }
                 writeln!(out, "{t}")
             }
@@ -539,5 +680,59 @@ mod tests {
             text.starts_with("  key=value\n    other=thing\n"),
             "{text:?}"
         );
+    }
+
+    #[test]
+    fn a_streamed_table_is_the_same_bytes_as_a_whole_one() {
+        let columns = [
+            col("GROUP", Col::Id, 0),
+            col("PARTITION", Col::Num, 0),
+            col("COMMITTED-AT", Col::Whole, 2),
+            col("FLAGS", Col::Text, 1),
+        ];
+        let cells = |i: usize| -> Vec<String> {
+            vec![
+                // Wide characters and a long id late in the table: the widths are the whole
+                // table's, not the first chunk's.
+                if i == 2100 {
+                    format!("グループ-{}", "x".repeat(60))
+                } else {
+                    format!("group-{i}")
+                },
+                (i * 7).to_string(),
+                "2024-05-29T18:06:45.000Z".into(),
+                if i.is_multiple_of(3) {
+                    "below-log-start,transactional".into()
+                } else {
+                    "-".into()
+                },
+            ]
+        };
+        let n = 2 * STREAM_CHUNK + 77;
+        for layout in [Layout::Full, Layout::Fit(60), Layout::Fit(100), Layout::Tsv] {
+            let mut whole = Grid::new(&columns);
+            let mut measure = Measure::new(&columns);
+            for i in 0..n {
+                whole.row(cells(i));
+                measure.row(cells(i));
+            }
+            let mut a = Vec::new();
+            whole.write(&mut a, layout).unwrap();
+            let mut b = Vec::new();
+            Grid::stream(&mut b, measure, (0..n).map(cells), layout).unwrap();
+            assert!(a == b, "{layout:?} differs");
+        }
+        // No rows: the header alone, as before.
+        let mut a = Vec::new();
+        Grid::new(&columns).write(&mut a, Layout::Full).unwrap();
+        let mut b = Vec::new();
+        Grid::stream(
+            &mut b,
+            Measure::new(&columns),
+            std::iter::empty(),
+            Layout::Full,
+        )
+        .unwrap();
+        assert_eq!(a, b);
     }
 }

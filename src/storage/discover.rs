@@ -65,6 +65,17 @@ pub struct DataSet {
     /// Files given directly.
     pub files: Vec<DataFile>,
     pub unrecognised: Vec<Unrecognised>,
+    /// Directories (and entries) below the given paths that could not be read: a partition dir
+    /// kseg may not list, a name that is not UTF-8. The rest is read; the command names each
+    /// on stderr and its exit code says the input was not all read.
+    pub unreadable: Vec<Unreadable>,
+}
+
+/// Something below a given path kseg could not read, with why.
+#[derive(Debug, Clone)]
+pub struct Unreadable {
+    pub path: PathBuf,
+    pub reason: String,
 }
 
 impl DataSet {
@@ -78,6 +89,7 @@ impl DataSet {
         self.partitions.extend(other.partitions);
         self.files.extend(other.files);
         self.unrecognised.extend(other.unrecognised);
+        self.unreadable.extend(other.unreadable);
     }
 
     /// Every partition, from log dirs and given directly (JBOD: one topic-partition may appear in
@@ -133,17 +145,71 @@ struct Listing {
     dirs: Vec<String>,
 }
 
-fn list(dir: &Path) -> io::Result<Listing> {
+/// [`list`] for a directory below a given path: one that cannot be listed is recorded in
+/// `set.unreadable` (and `None` returned) instead of failing the whole discovery.
+fn list_below(dir: &Path, set: &mut DataSet) -> Option<Listing> {
+    match list_into(dir, set) {
+        Ok(l) => Some(l),
+        Err(e) => {
+            set.unreadable.push(Unreadable {
+                path: dir.to_path_buf(),
+                reason: format!("cannot list the directory: {}", io_reason(&e)),
+            });
+            None
+        }
+    }
+}
+
+/// An I/O error's text without the path [`list`] prefixes (the path is reported separately).
+fn io_reason(e: &io::Error) -> String {
+    match e.get_ref() {
+        Some(inner) => inner
+            .to_string()
+            .rsplit_once(": ")
+            .map_or_else(|| inner.to_string(), |(_, r)| r.to_string()),
+        None => e.to_string(),
+    }
+}
+
+/// Lists `dir`: names that are not UTF-8 (no Kafka file or partition dir is named so) and
+/// entries that cannot be read go to `set.unreadable`.
+fn list_into(dir: &Path, set: &mut DataSet) -> io::Result<Listing> {
     let mut files = Vec::new();
     let mut dirs = Vec::new();
     for entry in fs::read_dir(dir)
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?
     {
-        let entry = entry?;
-        let name = entry.file_name().to_string_lossy().into_owned();
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                set.unreadable.push(Unreadable {
+                    path: dir.to_path_buf(),
+                    reason: format!("cannot read a directory entry: {e}"),
+                });
+                continue;
+            }
+        };
+        let Ok(name) = entry.file_name().into_string() else {
+            set.unreadable.push(Unreadable {
+                path: entry.path(),
+                reason: "its name is not UTF-8 (no Kafka file or partition dir is named so); \
+                         not read"
+                    .into(),
+            });
+            continue;
+        };
         // Follow symlinks: data dirs are often linked into place.
         match fs::metadata(entry.path()) {
             Ok(m) if m.is_dir() => dirs.push(name),
+            _ if name.chars().any(char::is_control) => {
+                // Kafka names no file so; it is said (escaped) rather than left out unsaid.
+                set.unreadable.push(Unreadable {
+                    path: entry.path(),
+                    reason: "its name holds control characters (no Kafka file is named so); \
+                             not read"
+                        .into(),
+                });
+            }
             Ok(_) => files.push(name),
             Err(_) => files.push(name),
         }
@@ -170,7 +236,7 @@ fn is_partition_content(listing: &Listing) -> bool {
 }
 
 fn visit_dir(dir: &Path, depth: usize, set: &mut DataSet) -> io::Result<()> {
-    let listing = list(dir)?;
+    let listing = list_into(dir, set)?;
     if looks_like_redpanda(&listing) {
         set.unrecognised.push(Unrecognised {
             path: dir.to_path_buf(),
@@ -201,7 +267,7 @@ fn visit_dir(dir: &Path, depth: usize, set: &mut DataSet) -> io::Result<()> {
             .any(|d| ROOT_FILES.iter().any(|f| dir.join(d).join(f).is_file()))
     {
         for d in &listing.dirs {
-            visit_dir(&dir.join(d), depth + 1, set)?;
+            visit_below(&dir.join(d), depth + 1, set);
         }
         return Ok(());
     }
@@ -235,9 +301,19 @@ fn visit_dir(dir: &Path, depth: usize, set: &mut DataSet) -> io::Result<()> {
         return Ok(());
     }
     for d in &listing.dirs {
-        visit_dir(&dir.join(d), depth + 1, set)?;
+        visit_below(&dir.join(d), depth + 1, set);
     }
     Ok(())
+}
+
+/// [`visit_dir`] below a given path: what cannot be read there is recorded, not fatal.
+fn visit_below(dir: &Path, depth: usize, set: &mut DataSet) {
+    if let Err(e) = visit_dir(dir, depth, set) {
+        set.unreadable.push(Unreadable {
+            path: dir.to_path_buf(),
+            reason: format!("cannot list the directory: {}", io_reason(&e)),
+        });
+    }
 }
 
 fn read_log_dir(dir: &Path, listing: Listing, set: &mut DataSet) -> io::Result<LogDir> {
@@ -261,11 +337,15 @@ fn read_log_dir(dir: &Path, listing: Listing, set: &mut DataSet) -> io::Result<L
         let path = dir.join(d);
         match parse_partition_dir(d) {
             Some(name) => {
-                let inner = list(&path)?;
+                let Some(inner) = list_below(&path, set) else {
+                    continue;
+                };
                 partitions.push(read_partition(&path, name, inner, set));
             }
             None => {
-                let inner = list(&path)?;
+                let Some(inner) = list_below(&path, set) else {
+                    continue;
+                };
                 let redpanda = looks_like_redpanda(&inner);
                 set.unrecognised.push(Unrecognised {
                     path,
