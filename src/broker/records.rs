@@ -4,9 +4,11 @@
 //! `__transaction_state` (key type 0, TransactionLogValue v1), plus decoders to reload them.
 //! Keys are non-flexible; value v4 / v1 are flexible (compact strings, tagged fields).
 
+pub mod consumer_group;
+
 use crate::format::reader::{put_uvarint, DecodeResult, Reader};
 
-fn put_string(out: &mut Vec<u8>, s: &str) {
+pub(crate) fn put_string(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(&(s.len() as i16).to_be_bytes());
     out.extend_from_slice(s.as_bytes());
 }
@@ -23,7 +25,7 @@ fn put_bytes32(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(b);
 }
 
-fn put_compact_string(out: &mut Vec<u8>, s: &str) {
+pub(crate) fn put_compact_string(out: &mut Vec<u8>, s: &str) {
     put_uvarint(out, s.len() as u32 + 1);
     out.extend_from_slice(s.as_bytes());
 }
