@@ -139,6 +139,18 @@ fn java_kip848_group_on_kafka_and_the_mini_broker_write_the_same_records() {
         String::from_utf8_lossy(&out.stderr)
     );
 
+    // ConsumerGroupDescribe and ListGroups as the admin client reads them, mid-run.
+    let described = |text: &str| -> serde_json::Value {
+        text.lines()
+            .find(|l| l.starts_with("{\"listed\""))
+            .map(|l| serde_json::from_str(l).unwrap())
+            .unwrap_or_else(|| panic!("no description in {text}"))
+    };
+    let (real_d, mini_d) = (described(&real_out), described(&stdout));
+    assert_eq!(real_d, mini_d, "the admin client's view of the group");
+    assert_eq!(mini_d["described"]["state"], "Stable", "{mini_d}");
+    assert_eq!(mini_d["described"]["members"].as_array().unwrap().len(), 2);
+
     let real_records = decoded(version, &root.join("real").join("data"));
     let mini_records = decoded(version, &mini_data);
     let shapes = |records: &[(serde_json::Value, serde_json::Value)]| -> BTreeSet<String> {

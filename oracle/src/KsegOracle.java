@@ -359,6 +359,7 @@ public class KsegOracle {
             pollWhile(List.of(a, b), seen, () -> a.assignment().size() != 2 || b.assignment().size() != 2, "the split 2/2");
             if (!Collections.disjoint(a.assignment(), b.assignment())) throw new IllegalStateException("overlap");
             pollWhile(List.of(a, b), seen, () -> seen.size() < 120, "the first 120 records");
+            describeKip848(bootstrap, group);
             b.close();
             pollWhile(List.of(a), seen, () -> a.assignment().size() < 4, "a takes all 4 again");
             try (var p = producer(bootstrap, Map.of())) {
@@ -374,6 +375,34 @@ public class KsegOracle {
             if (dupes != 0) System.exit(1);
         } finally {
             a.close();
+        }
+    }
+
+    /** What the admin client sees of the group while both members hold their halves: listGroups for
+     *  consumer groups and describeConsumerGroups (ConsumerGroupDescribe), one JSON line. */
+    static void describeKip848(String bootstrap, String group) throws Exception {
+        try (Admin admin = Admin.create(common(bootstrap))) {
+            var listing = admin.listGroups(ListGroupsOptions.forConsumerGroups()).all().get().stream()
+                    .filter(g -> g.groupId().equals(group)).findFirst().orElseThrow();
+            var d = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+            List<String> members = new ArrayList<>();
+            for (var m : d.members()) {
+                List<String> parts = new ArrayList<>();
+                for (var tp : m.assignment().topicPartitions()) parts.add(tp.toString());
+                Collections.sort(parts);
+                List<String> target = new ArrayList<>();
+                for (var tp : m.targetAssignment().orElseThrow().topicPartitions()) target.add(tp.toString());
+                Collections.sort(target);
+                members.add("{\"clientId\":" + json(m.clientId()) + ",\"host\":" + json(m.host())
+                        + ",\"memberEpoch\":" + m.memberEpoch().orElse(-99) + ",\"assignment\":" + json(String.join(" ", parts))
+                        + ",\"target\":" + json(String.join(" ", target)) + "}");
+            }
+            Collections.sort(members);
+            System.out.println("{\"listed\":{\"type\":" + json(listing.type().map(Object::toString).orElse(null))
+                    + ",\"protocol\":" + json(listing.protocol()) + ",\"state\":" + json(listing.groupState().map(Object::toString).orElse(null))
+                    + "},\"described\":{\"type\":" + json(d.type().toString()) + ",\"state\":" + json(d.groupState().toString())
+                    + ",\"assignor\":" + json(d.partitionAssignor()) + ",\"groupEpoch\":" + d.groupEpoch().orElse(-99)
+                    + ",\"assignmentEpoch\":" + d.targetAssignmentEpoch().orElse(-99) + ",\"members\":[" + String.join(",", members) + "]}}");
         }
     }
 

@@ -1152,4 +1152,65 @@ mod tests {
         let out = c.heartbeat(hb("", 0, Some(&[])), &topics, 1, &mut Vec::new());
         assert_eq!(out.error, ResponseError::InvalidRequest.code());
     }
+
+    #[test]
+    fn range_static_leave_and_errors() {
+        let config = ConsumerGroupConfig {
+            assignment_interval_ms: 0,
+            ..Default::default()
+        };
+        let mut c = ConsumerGroups::new(config);
+        let mut r = Vec::new();
+        let join = |c: &mut ConsumerGroups, id: &str, instance: Option<&str>| {
+            let mut h = hb(id, 0, Some(&[]));
+            h.server_assignor = Some("range".into());
+            h.instance_id = instance.map(str::to_string);
+            c.heartbeat(h, &topics, 1, &mut Vec::new())
+        };
+        join(&mut c, "m1", Some("i1"));
+        join(&mut c, "m2", None);
+        let g = c.group("g").unwrap();
+        assert_eq!(g.assignor(), "range");
+        let target = |g: &ConsumerGroup, id: &str| -> Vec<i32> {
+            g.target[id].values().flatten().copied().collect()
+        };
+        assert_eq!((target(g, "m1"), target(g, "m2")), (vec![0, 1], vec![2, 3]));
+        // Unknown members and epochs from the future are refused.
+        assert_eq!(
+            c.heartbeat(hb("nobody", 5, Some(&[])), &topics, 2, &mut r)
+                .error,
+            ResponseError::UnknownMemberId.code()
+        );
+        assert_eq!(
+            c.heartbeat(hb("m2", 99, Some(&[])), &topics, 2, &mut r)
+                .error,
+            ResponseError::FencedMemberEpoch.code()
+        );
+        // A second member of instance i1 waits until the first leaves with epoch -2.
+        assert_eq!(
+            join(&mut c, "m3", Some("i1")).error,
+            ResponseError::UnreleasedInstanceId.code()
+        );
+        let mut leave = hb("m1", STATIC_LEAVE_EPOCH, None);
+        leave.instance_id = Some("i1".into());
+        assert_eq!(c.heartbeat(leave, &topics, 3, &mut r).member_epoch, -2);
+        assert_eq!(c.group("g").unwrap().members["m1"].epoch, -2);
+        assert_eq!(join(&mut c, "m3", Some("i1")).error, 0);
+        let g = c.group("g").unwrap();
+        assert!(!g.members.contains_key("m1"));
+        assert_eq!(g.members.len(), 2);
+        // Unsupported assignors and regular expressions are refused.
+        let mut h = hb("m4", 0, Some(&[]));
+        h.server_assignor = Some("sticky".into());
+        assert_eq!(
+            c.heartbeat(h, &topics, 4, &mut r).error,
+            ResponseError::UnsupportedAssignor.code()
+        );
+        let mut h = hb("m4", 0, Some(&[]));
+        h.subscribed_topic_regex = Some("t.*".into());
+        assert_eq!(
+            c.heartbeat(h, &topics, 4, &mut r).error,
+            ResponseError::InvalidRequest.code()
+        );
+    }
 }

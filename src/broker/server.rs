@@ -1140,6 +1140,15 @@ async fn join_group(
         let mut records = Vec::new();
         let now = now_ms();
         let _ = b.group_partition(&group);
+        // A KIP-848 group: an empty one gives way (its tombstones, as
+        // `maybeDeleteEmptyConsumerGroup`); one with members is refused (no online migration).
+        if let Some(Err(_)) = b.consumer_groups.delete_group(&group, &mut records) {
+            return Ok(JoinGroupResponse::default()
+                .with_error_code(ResponseError::InconsistentGroupProtocol.code())
+                .with_generation_id(-1)
+                .with_protocol_name((version < 7).then(|| s("")))
+                .with_member_id(req.member_id));
+        }
         let pending = b.groups.join(
             JoinRequest {
                 group_id: group.clone(),
