@@ -101,8 +101,38 @@ fn a_kip848_group_reconciles_commits_and_survives_a_restart() {
         (Some(3), Some(3)),
         "{cg}"
     );
-    let members = cg["members"].as_array().unwrap();
-    assert_eq!(members.len(), 2, "{cg}");
+    let members: Vec<(String, i64, String, String)> = cg["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["clientId"].as_str().unwrap_or("").to_string(),
+                m["memberEpoch"].as_i64().unwrap_or(-99),
+                m["assigned"].to_string(),
+                m["target"].to_string(),
+            )
+        })
+        .collect();
+    // Topic ids resolved to the name through partition.metadata.
+    assert_eq!(
+        members,
+        [
+            (
+                "client-member-a".into(),
+                3,
+                r#"[["t",[0,1]]]"#.into(),
+                r#"[["t",[0,1]]]"#.into()
+            ),
+            (
+                "client-member-b".into(),
+                3,
+                r#"[["t",[2,3]]]"#.into(),
+                r#"[["t",[2,3]]]"#.into()
+            ),
+        ],
+        "{cg}"
+    );
     assert_eq!(group["committedOffsets"], 1, "{text}");
     let table = kseg(&["groups", dir.to_str().unwrap()]);
     let table = String::from_utf8_lossy(&table.stdout);

@@ -24,7 +24,7 @@
 //   KsegOracle kip848-consume BOOTSTRAP GROUP   a KIP-848 group (group.protocol=consumer) of two Java
 //                                           consumers on a 4-partition topic: the split, one leaves, the
 //                                           other takes all; commitSync throughout; exit 1 unless every
-//                                           record was read exactly once
+//                                           record was read exactly once; then deleteConsumerGroups
 //   KsegOracle bench-produce BOOTSTRAP TOPIC N  N records of the data workload into 3 partitions, as fast
 //                                           as the idempotent producer goes (acks=all); prints the time
 //
@@ -339,7 +339,8 @@ public class KsegOracle {
     /** KIP-848's consumer protocol with two members: `a` joins and takes the 4 partitions of kip848-src,
      *  `b` joins and the assignment splits 2/2 (`a` revokes two), `b` commits and leaves, `a` takes all
      *  four again and reads the rest. Every poll is followed by commitSync, revocations commit first, so
-     *  each of the 200 records is read exactly once across the members. Prints one JSON line. */
+     *  each of the 200 records is read exactly once across the members. Prints one JSON line. The
+     *  empty group is deleted at the end. */
     static void kip848Consume(String bootstrap, String group) throws Exception {
         String topic = "kip848-src";
         try (Admin admin = Admin.create(common(bootstrap))) {
@@ -375,6 +376,10 @@ public class KsegOracle {
             if (dupes != 0) System.exit(1);
         } finally {
             a.close();
+        }
+        // The group is empty now: DeleteGroups removes it (its offsets and its own records).
+        try (Admin admin = Admin.create(common(bootstrap))) {
+            admin.deleteConsumerGroups(List.of(group)).all().get();
         }
     }
 

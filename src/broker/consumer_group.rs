@@ -782,7 +782,8 @@ impl ConsumerGroups {
         Some(Ok(()))
     }
 
-    /// DeleteGroups: only an empty group goes; the records are its type 3 and 6 tombstones.
+    /// DeleteGroups: only an empty group goes; the records are its tombstones of types 6, 4 and
+    /// 3, in Kafka 4.4.0's order (`ConsumerGroup.createGroupTombstoneRecords`).
     pub fn delete_group(
         &mut self,
         group_id: &str,
@@ -793,6 +794,7 @@ impl ConsumerGroups {
             return Some(Err(ResponseError::NonEmptyGroup));
         }
         records.push((rec::target_metadata_key(group_id), None));
+        records.push((rec::partition_metadata_key(group_id), None));
         records.push((rec::group_key(group_id), None));
         self.groups.remove(group_id);
         Some(Ok(()))

@@ -14,7 +14,8 @@ pub(super) fn delete_groups(
         let group = id.as_str().to_string();
         let mut records = Vec::new();
         // A KIP-848 group: its offsets' tombstones, then its own (no GroupMetadata record).
-        let consumer = b.consumer_groups.delete_group(&group, &mut Vec::new());
+        let mut own = Vec::new();
+        let consumer = b.consumer_groups.delete_group(&group, &mut own);
         let result = match consumer {
             Some(Err(e)) => Err(e),
             Some(Ok(())) => {
@@ -25,14 +26,7 @@ pub(super) fn delete_groups(
                         .into_iter()
                         .filter(|(k, _)| k[..2] == 1i16.to_be_bytes()),
                 );
-                records.push((
-                    crate::broker::records::consumer_group::target_metadata_key(&group),
-                    None,
-                ));
-                records.push((
-                    crate::broker::records::consumer_group::group_key(&group),
-                    None,
-                ));
+                records.extend(own);
                 Ok(())
             }
             None => b.groups.delete_group(&group, &mut records),

@@ -1,8 +1,8 @@
 //! KIP-848 consumer group records as Kafka 4.4.0's group coordinator writes them to
 //! `__consumer_offsets` (`group-coordinator/src/main/resources/common/message/ConsumerGroup*`):
 //! keys are non-flexible (type, then strings), values v0 are flexible (compact strings and
-//! arrays, tagged fields). Kafka 4.1+ writes no ConsumerGroupPartitionMetadata (type 4, replaced
-//! by the metadata hash of KIP-1101), so there is no encoder for it.
+//! arrays, tagged fields). Kafka 4.1+ writes no ConsumerGroupPartitionMetadata value (type 4,
+//! replaced by the metadata hash of KIP-1101), only its key's tombstone when a group goes.
 
 use crate::format::reader::put_uvarint;
 
@@ -55,6 +55,12 @@ fn key(record_type: i16, group: &str, member: Option<&str>) -> Vec<u8> {
 /// ConsumerGroupMetadataKey (type 3).
 pub fn group_key(group: &str) -> Vec<u8> {
     key(3, group, None)
+}
+
+/// ConsumerGroupPartitionMetadataKey (type 4): Kafka 4.4.0 writes no value of it any more but
+/// still its tombstone when a group is deleted.
+pub fn partition_metadata_key(group: &str) -> Vec<u8> {
+    key(4, group, None)
 }
 
 /// ConsumerGroupMemberMetadataKey (type 5).
