@@ -23,7 +23,13 @@ fn hb(b: &mut Broker, member: &str, epoch: i32, owned: Option<&[i32]>) -> Heartb
             member_epoch: epoch,
             rebalance_timeout_ms: if epoch == 0 { 300_000 } else { -1 },
             subscribed_topic_names: (epoch == 0).then(|| vec!["t".into()]),
-            owned: owned.map(|o| BTreeMap::from([(id, o.iter().copied().collect())])),
+            owned: owned.map(|o| {
+                let mut a = BTreeMap::new();
+                if !o.is_empty() {
+                    a.insert(id, o.iter().copied().collect());
+                }
+                a
+            }),
             client_id: format!("client-{member}"),
             client_host: "/127.0.0.1".into(),
             ..Default::default()

@@ -459,14 +459,31 @@ impl ConsumerGroups {
         let config = self.config;
         let interval = config.heartbeat_interval_ms;
         // `throwIfConsumerGroupHeartbeatRequestIsInvalid`.
+        if (req.version >= 1 || req.member_epoch > 0 || req.member_epoch == LEAVE_EPOCH)
+            && req.member_id.is_empty()
+        {
+            return refuse(ResponseError::InvalidRequest, "MemberId can't be empty.");
+        }
         if req.group_id.is_empty() {
             return refuse(ResponseError::InvalidRequest, "GroupId can't be empty.");
         }
         if req.instance_id.as_deref() == Some("") {
             return refuse(ResponseError::InvalidRequest, "InstanceId can't be empty.");
         }
-        if req.member_epoch == 0 && req.member_id.is_empty() && req.version >= 1 {
-            return refuse(ResponseError::InvalidRequest, "MemberId can't be empty.");
+        if req.rack_id.as_deref() == Some("") {
+            return refuse(ResponseError::InvalidRequest, "RackId can't be empty.");
+        }
+        // The record keys hold int16-length strings.
+        let too_long = [&req.group_id, &req.member_id]
+            .into_iter()
+            .chain(req.instance_id.as_ref())
+            .chain(req.rack_id.as_ref())
+            .any(|v| v.len() > i16::MAX as usize);
+        if too_long {
+            return refuse(
+                ResponseError::InvalidRequest,
+                "kseg mini-broker: an id longer than 32767 bytes",
+            );
         }
         if req.member_epoch == 0 {
             if req.rebalance_timeout_ms == -1 {
@@ -475,11 +492,7 @@ impl ConsumerGroups {
                     "RebalanceTimeoutMs must be provided in first request.",
                 );
             }
-            if req
-                .owned
-                .as_ref()
-                .is_some_and(|o| o.values().any(|p| !p.is_empty()))
-            {
+            if req.owned.as_ref().is_none_or(|o| !o.is_empty()) {
                 return refuse(
                     ResponseError::InvalidRequest,
                     "TopicPartitions must be empty when (re-)joining.",
@@ -488,8 +501,12 @@ impl ConsumerGroups {
             if req.subscribed_topic_names.is_none() && req.subscribed_topic_regex.is_none() {
                 return refuse(
                     ResponseError::InvalidRequest,
-                    "SubscribedTopicNames or SubscribedTopicRegex must be set in first request.",
+                    "Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.",
                 );
+            }
+        } else if req.member_epoch == STATIC_LEAVE_EPOCH {
+            if req.instance_id.is_none() {
+                return refuse(ResponseError::InvalidRequest, "InstanceId can't be null.");
             }
         } else if req.member_epoch < STATIC_LEAVE_EPOCH {
             return refuse(ResponseError::InvalidRequest, "MemberEpoch is invalid.");
@@ -1083,7 +1100,13 @@ mod tests {
             member_epoch: epoch,
             rebalance_timeout_ms: if epoch == 0 { 300_000 } else { -1 },
             subscribed_topic_names: (epoch == 0).then(|| vec!["t".into()]),
-            owned: owned.map(|o| BTreeMap::from([(T, o.iter().copied().collect())])),
+            owned: owned.map(|o| {
+                let mut a = Assignment::new();
+                if !o.is_empty() {
+                    a.insert(T, o.iter().copied().collect());
+                }
+                a
+            }),
             client_id: member.into(),
             client_host: "/127.0.0.1".into(),
             ..Default::default()
