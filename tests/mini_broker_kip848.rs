@@ -1,5 +1,6 @@
 //! KIP-848 groups in the mini-broker's core, no network: two members reconcile through a
-//! revocation, one commits with its member epoch (a stale epoch gets STALE_MEMBER_EPOCH), and
+//! revocation, one commits with its member epoch (an epoch older than the partition's
+//! assignment epoch, or newer than the member's, gets STALE_MEMBER_EPOCH), and
 //! the broker restarted on its log dir reloads the group from `__consumer_offsets` (epochs,
 //! members, target and current assignments) so the members carry on without rejoining.
 //! `kseg groups` on that dir shows the live group: members, epochs, assignment, offsets.
@@ -72,6 +73,7 @@ fn a_kip848_group_reconciles_commits_and_survives_a_restart() {
     assert_eq!((bm.member_epoch, parts(&bm)), (3, Some(vec![2, 3])));
 
     let commit = |b: &mut Broker, epoch: i32| {
+        let topic_id = b.topic("t").map(|t| t.id);
         b.commit_offsets(
             "g848",
             "member-b",
@@ -82,14 +84,17 @@ fn a_kip848_group_reconciles_commits_and_survives_a_restart() {
                 offset: 7,
                 leader_epoch: 0,
                 metadata: None,
-                topic_id: None,
+                topic_id,
             }],
             None,
             9,
         )
         .map_err(|e| e.code())
     };
-    assert_eq!(commit(&mut b, 2), Err(113), "STALE_MEMBER_EPOCH");
+    // Partition 2 was assigned to b at epoch 3: an epoch-2 commit of it is STALE_MEMBER_EPOCH
+    // (per partition), a newer epoch than b's is refused whole.
+    assert_eq!(commit(&mut b, 2), Ok(vec![113]));
+    assert_eq!(commit(&mut b, 4), Err(113));
     assert_eq!(commit(&mut b, 3), Ok(vec![0]));
     b.shutdown().unwrap();
 

@@ -767,36 +767,76 @@ impl ConsumerGroups {
         }
     }
 
-    /// Validates an OffsetCommit from a member of a consumer group
-    /// (`ConsumerGroup.validateOffsetCommit`): `None` when the group is not a consumer group.
+    /// Validates an OffsetCommit for a KIP-848 group (`ConsumerGroup.validateOffsetCommit`):
+    /// `None` when the group is not one. A negative epoch commits when the group is empty; else
+    /// the member must be known (UNKNOWN_MEMBER_ID), speak OffsetCommit v9+
+    /// (UNSUPPORTED_VERSION), and send its epoch (a newer one is STALE_MEMBER_EPOCH); an older
+    /// epoch is checked per partition (`createAssignmentEpochValidator`): the partition must be
+    /// assigned or pending revocation at an assignment epoch no newer than the one sent. The
+    /// per-partition answer is one error (or none) per `(topic id, partition)` given.
     pub fn validate_commit(
         &self,
         group_id: &str,
         member_id: &str,
         epoch: i32,
         version: i16,
-    ) -> Option<Result<(), ResponseError>> {
+        partitions: &[(Option<[u8; 16]>, i32)],
+    ) -> Option<Result<Vec<Option<ResponseError>>, ResponseError>> {
         let group = self.groups.get(group_id)?;
-        if member_id.is_empty() && epoch < 0 {
-            // A simple commit: allowed only when the group is empty.
-            return Some(if group.members.is_empty() {
-                Ok(())
-            } else {
-                Err(ResponseError::UnknownMemberId)
-            });
+        let all_ok = || vec![None; partitions.len()];
+        if epoch < 0 && group.members.is_empty() {
+            return Some(Ok(all_ok()));
         }
         let Some(m) = group.members.get(member_id) else {
             return Some(Err(ResponseError::UnknownMemberId));
         };
-        if epoch != m.epoch {
-            // OffsetCommit v9+ speaks the consumer protocol's error; older versions cannot.
-            return Some(Err(if version >= 9 {
-                ResponseError::StaleMemberEpoch
-            } else {
-                ResponseError::IllegalGeneration
-            }));
+        if version < 9 {
+            return Some(Err(ResponseError::UnsupportedVersion));
         }
-        Some(Ok(()))
+        if epoch == m.epoch {
+            return Some(Ok(all_ok()));
+        }
+        if epoch > m.epoch {
+            return Some(Err(ResponseError::StaleMemberEpoch));
+        }
+        Some(Ok(partitions
+            .iter()
+            .map(|(topic, p)| {
+                let assigned_at = topic.and_then(|t| {
+                    m.assigned
+                        .get(&t)
+                        .and_then(|ps| ps.get(p))
+                        .or_else(|| m.pending_revocation.get(&t).and_then(|ps| ps.get(p)))
+                        .copied()
+                });
+                match assigned_at {
+                    Some(at) if epoch >= at => None,
+                    _ => Some(ResponseError::StaleMemberEpoch),
+                }
+            })
+            .collect()))
+    }
+
+    /// OffsetFetch v9 from a member of a KIP-848 group (`ConsumerGroup.validateOffsetFetch`):
+    /// an admin's fetch (no member, negative epoch) always passes; a member must be known
+    /// (UNKNOWN_MEMBER_ID) and at its epoch (STALE_MEMBER_EPOCH).
+    pub fn validate_fetch(
+        &self,
+        group_id: &str,
+        member_id: &str,
+        epoch: i32,
+    ) -> Result<(), ResponseError> {
+        let Some(group) = self.groups.get(group_id) else {
+            return Ok(());
+        };
+        if epoch < 0 && member_id.is_empty() {
+            return Ok(());
+        }
+        match group.members.get(member_id) {
+            None => Err(ResponseError::UnknownMemberId),
+            Some(m) if m.epoch != epoch => Err(ResponseError::StaleMemberEpoch),
+            Some(_) => Ok(()),
+        }
     }
 
     /// DeleteGroups: only an empty group goes; the records are its tombstones of types 6, 4 and
@@ -1156,11 +1196,33 @@ mod tests {
                 .error,
             ResponseError::FencedMemberEpoch.code()
         );
+        // b's partitions 2 and 3 were assigned at epoch 3: an epoch-2 commit of them is stale,
+        // a newer epoch is refused whole, the current one passes.
         assert_eq!(
-            c.validate_commit("g", "b", 2, 9),
+            c.validate_commit("g", "b", 2, 9, &[(Some(T), 2)]),
+            Some(Ok(vec![Some(ResponseError::StaleMemberEpoch)]))
+        );
+        assert_eq!(
+            c.validate_commit("g", "b", 4, 9, &[(Some(T), 2)]),
             Some(Err(ResponseError::StaleMemberEpoch))
         );
-        assert_eq!(c.validate_commit("g", "b", 3, 9), Some(Ok(())));
+        assert_eq!(
+            c.validate_commit("g", "b", 3, 8, &[(Some(T), 2)]),
+            Some(Err(ResponseError::UnsupportedVersion))
+        );
+        assert_eq!(
+            c.validate_commit("g", "b", 3, 9, &[(Some(T), 2)]),
+            Some(Ok(vec![None]))
+        );
+        assert_eq!(
+            c.validate_fetch("g", "b", 2),
+            Err(ResponseError::StaleMemberEpoch)
+        );
+        assert_eq!(c.validate_fetch("g", "", -1), Ok(()));
+        assert_eq!(
+            c.validate_fetch("g", "x", 3),
+            Err(ResponseError::UnknownMemberId)
+        );
         let left = c.heartbeat(hb("b", LEAVE_EPOCH, None), &topics, 7, &mut r);
         assert_eq!((left.error, left.member_epoch), (0, -1));
         let a = c.heartbeat(hb("a", 3, Some(&[0, 1])), &topics, 8, &mut r);

@@ -650,31 +650,61 @@ impl Broker {
         let p = self.group_partition(group)?;
         let mut records = Vec::new();
         // A KIP-848 group checks the member and its epoch; the offsets go to the one store.
-        let (member_id, generation) = match self
+        let keys: Vec<(Option<[u8; 16]>, i32)> = partitions
+            .iter()
+            .map(|c| (c.topic_id, c.partition))
+            .collect();
+        let verdict = self
             .consumer_groups
-            .validate_commit(group, member_id, generation, version)
-        {
-            None => (member_id, generation),
-            Some(Ok(())) => ("", -1),
+            .validate_commit(group, member_id, generation, version, &keys);
+        let codes = match verdict {
+            None => self
+                .groups
+                .commit(
+                    group,
+                    member_id,
+                    generation,
+                    partitions,
+                    expire_timestamp,
+                    now_ms(),
+                    &mut records,
+                )
+                .map_err(|e| BrokerError::new(e, format!("offset commit for group {group}")))?,
             Some(Err(e)) => {
                 return Err(BrokerError::new(
                     e,
                     format!("offset commit for group {group}"),
                 ))
             }
+            Some(Ok(refused)) => {
+                let passed: Vec<CommitPartition> = partitions
+                    .iter()
+                    .zip(&refused)
+                    .filter(|(_, r)| r.is_none())
+                    .map(|(c, _)| c.clone())
+                    .collect();
+                let mut stored = self
+                    .groups
+                    .commit(
+                        group,
+                        "",
+                        -1,
+                        &passed,
+                        expire_timestamp,
+                        now_ms(),
+                        &mut records,
+                    )
+                    .map_err(|e| BrokerError::new(e, format!("offset commit for group {group}")))?
+                    .into_iter();
+                refused
+                    .iter()
+                    .map(|r| match r {
+                        Some(e) => e.code(),
+                        None => stored.next().unwrap_or(0),
+                    })
+                    .collect()
+            }
         };
-        let codes = self
-            .groups
-            .commit(
-                group,
-                member_id,
-                generation,
-                partitions,
-                expire_timestamp,
-                now_ms(),
-                &mut records,
-            )
-            .map_err(|e| BrokerError::new(e, format!("offset commit for group {group}")))?;
         self.append_coordinator(OFFSETS_TOPIC, p, &records, None)?;
         Ok(codes)
     }

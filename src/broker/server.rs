@@ -1405,6 +1405,16 @@ fn offset_fetch(
             .groups
             .into_iter()
             .map(|g| {
+                // v9: a KIP-848 member's fetch names it and its epoch (`validateOffsetFetch`).
+                let member = g.member_id.as_ref().map_or("", |m| m.as_str());
+                let refused = b
+                    .consumer_groups
+                    .validate_fetch(g.group_id.as_str(), member, g.member_epoch);
+                if let Err(e) = refused {
+                    return offset_fetch_response::OffsetFetchResponseGroup::default()
+                        .with_group_id(g.group_id)
+                        .with_error_code(e.code());
+                }
                 let topics = g.topics.map(|ts| {
                     ts.into_iter()
                         .map(|t| (t.name.as_str().to_string(), t.partition_indexes))
