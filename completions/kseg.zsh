@@ -243,6 +243,9 @@ _arguments "${_arguments_options[@]}" : \
 '--retention-check-interval-ms=[How often retention runs (log.retention.check.interval.ms; the first check comes at most 30 s after start)]:MS:_default' \
 '--file-delete-delay-ms=[How long deleted segments and partition dirs wait as .deleted/-delete before they go (log.segment.delete.delay.ms / file.delete.delay.ms)]:MS:_default' \
 '--group-initial-rebalance-delay-ms=[Wait before the first rebalance of a new group (group.initial.rebalance.delay.ms; Kafka'\''s default is 3000)]:MS:_default' \
+'--consumer-session-timeout-ms=[KIP-848 groups\: fence a member silent this long (group.consumer.session.timeout.ms)]:MS:_default' \
+'--consumer-heartbeat-interval-ms=[KIP-848 groups\: the heartbeat interval given to members (group.consumer.heartbeat.interval.ms)]:MS:_default' \
+'--consumer-assignment-interval-ms=[KIP-848 groups\: the least time between two target assignments (group.consumer.assignment.interval.ms)]:MS:_default' \
 '--node-id=[This broker'\''s id (node.id)]:ID:_default' \
 '--listen=[Address to listen on; port 0 picks a free one (the chosen address is printed)]:ADDR:_default' \
 '--advertised-host=[Host advertised to clients in Metadata and FindCoordinator]:HOST:_default' \
@@ -277,6 +280,9 @@ _arguments "${_arguments_options[@]}" : \
 '--retention-check-interval-ms=[How often retention runs (log.retention.check.interval.ms; the first check comes at most 30 s after start)]:MS:_default' \
 '--file-delete-delay-ms=[How long deleted segments and partition dirs wait as .deleted/-delete before they go (log.segment.delete.delay.ms / file.delete.delay.ms)]:MS:_default' \
 '--group-initial-rebalance-delay-ms=[Wait before the first rebalance of a new group (group.initial.rebalance.delay.ms; Kafka'\''s default is 3000)]:MS:_default' \
+'--consumer-session-timeout-ms=[KIP-848 groups\: fence a member silent this long (group.consumer.session.timeout.ms)]:MS:_default' \
+'--consumer-heartbeat-interval-ms=[KIP-848 groups\: the heartbeat interval given to members (group.consumer.heartbeat.interval.ms)]:MS:_default' \
+'--consumer-assignment-interval-ms=[KIP-848 groups\: the least time between two target assignments (group.consumer.assignment.interval.ms)]:MS:_default' \
 '--node-id=[This broker'\''s id (node.id)]:ID:_default' \
 '--topic=[Topic to produce to]:NAME:_default' \
 '--partitions=[Partitions of the topic if it has to be created \[default\: --num-partitions\]]:N:_default' \
@@ -307,6 +313,9 @@ _arguments "${_arguments_options[@]}" : \
 '--retention-check-interval-ms=[How often retention runs (log.retention.check.interval.ms; the first check comes at most 30 s after start)]:MS:_default' \
 '--file-delete-delay-ms=[How long deleted segments and partition dirs wait as .deleted/-delete before they go (log.segment.delete.delay.ms / file.delete.delay.ms)]:MS:_default' \
 '--group-initial-rebalance-delay-ms=[Wait before the first rebalance of a new group (group.initial.rebalance.delay.ms; Kafka'\''s default is 3000)]:MS:_default' \
+'--consumer-session-timeout-ms=[KIP-848 groups\: fence a member silent this long (group.consumer.session.timeout.ms)]:MS:_default' \
+'--consumer-heartbeat-interval-ms=[KIP-848 groups\: the heartbeat interval given to members (group.consumer.heartbeat.interval.ms)]:MS:_default' \
+'--consumer-assignment-interval-ms=[KIP-848 groups\: the least time between two target assignments (group.consumer.assignment.interval.ms)]:MS:_default' \
 '--node-id=[This broker'\''s id (node.id)]:ID:_default' \
 '--group=[Group id]:ID:_default' \
 '--topic=[Topic of the offsets]:NAME:_default' \

@@ -699,6 +699,20 @@ pub struct BrokerArgs {
     #[arg(long, value_name = "MS", default_value_t = 0)]
     pub group_initial_rebalance_delay_ms: i64,
 
+    /// KIP-848 groups: fence a member silent this long (group.consumer.session.timeout.ms)
+    #[arg(long, value_name = "MS", default_value_t = 45_000)]
+    pub consumer_session_timeout_ms: i32,
+
+    /// KIP-848 groups: the heartbeat interval given to members
+    /// (group.consumer.heartbeat.interval.ms)
+    #[arg(long, value_name = "MS", default_value_t = 5_000)]
+    pub consumer_heartbeat_interval_ms: i32,
+
+    /// KIP-848 groups: the least time between two target assignments
+    /// (group.consumer.assignment.interval.ms)
+    #[arg(long, value_name = "MS", default_value_t = 1_000)]
+    pub consumer_assignment_interval_ms: i64,
+
     /// This broker's id (node.id)
     #[arg(long, value_name = "ID", default_value_t = 1)]
     pub node_id: i32,

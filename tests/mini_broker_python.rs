@@ -256,3 +256,85 @@ fn confluent_kafka_transactions_and_read_committed() {
     let group_records = records(&dir.join(format!("__consumer_offsets-{gp}")));
     assert!(group_records.len() >= 2, "{group_records:?}");
 }
+
+/// KIP-848 (`group.protocol=consumer`) with librdkafka (`clients/confluent_kip848.py`): two
+/// consumers split a 4-partition topic 2/2, one leaves and the other takes all four, every
+/// record is read exactly once, commits land, and the client reports no error (no endless
+/// retry). Then `kseg groups` on the stopped broker's dir shows the group's epochs, its
+/// committed offsets and `--rebalances` its four epochs with their members.
+#[test]
+fn confluent_kafka_kip848_consumer_group() {
+    if skip_without(
+        "confluent-kafka (Python)",
+        have_python_module("confluent_kafka"),
+    ) {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("data");
+    let broker = BrokerProcess::start(&dir, &[]);
+    let out = script(
+        "confluent_kip848.py",
+        &args(
+            &[
+                ("bootstrap", &broker.bootstrap()),
+                ("topic", "kip848-py"),
+                ("group", "kip848-py"),
+            ],
+            &[],
+        ),
+    );
+    broker.stop();
+    let v: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    assert_eq!(v["consumed"], 200, "{out}");
+    assert_eq!(v["duplicates"], 0, "{out}");
+    assert_eq!(
+        v["committed"],
+        serde_json::json!([[0, 50], [1, 50], [2, 50], [3, 50]]),
+        "{out}"
+    );
+
+    let groups = kseg(&["groups", "--json", dir.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&groups.stdout);
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let group = lines
+        .iter()
+        .find(|l| l["type"] == "group" && l["group"] == "kip848-py")
+        .unwrap_or_else(|| panic!("no group line: {text}"));
+    // Epoch 2 at the first join, 3 when b joins, 4 when b leaves, 5 when a leaves.
+    assert_eq!(
+        group["consumerGroup"],
+        serde_json::json!({"groupEpoch": 5, "assignmentEpoch": 5, "members": []}),
+        "{text}"
+    );
+    assert_eq!(group["committedOffsets"], 4, "{text}");
+    let offsets: Vec<(i64, i64)> = lines
+        .iter()
+        .filter(|l| l["type"] == "offset" && l["group"] == "kip848-py")
+        .map(|l| {
+            (
+                l["partition"].as_i64().unwrap(),
+                l["offset"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(offsets, [(0, 50), (1, 50), (2, 50), (3, 50)], "{text}");
+
+    let rebalances = kseg(&["groups", "--rebalances", "--json", dir.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&rebalances.stdout);
+    let epochs: Vec<(i64, usize)> = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|l| l["kind"] == "consumer" && l["group"] == "kip848-py")
+        .map(|l| {
+            (
+                l["generation"].as_i64().unwrap(),
+                l["members"].as_array().map_or(0, Vec::len),
+            )
+        })
+        .collect();
+    assert_eq!(epochs, [(2, 1), (3, 2), (4, 1), (5, 0)], "{text}");
+}

@@ -21,6 +21,10 @@
 //   KsegOracle rescue-source BOOTSTRAP      the source of the rescue tests: topic rs (3 partitions, every
 //                                           codec, committed, aborted and one open transaction)
 //   KsegOracle consume BOOTSTRAP TOPIC OUT  every record a read_committed consumer is given, NDJSON
+//   KsegOracle kip848-consume BOOTSTRAP GROUP   a KIP-848 group (group.protocol=consumer) of two Java
+//                                           consumers on a 4-partition topic: the split, one leaves, the
+//                                           other takes all; commitSync throughout; exit 1 unless every
+//                                           record was read exactly once; then deleteConsumerGroups
 //   KsegOracle bench-produce BOOTSTRAP TOPIC N  N records of the data workload into 3 partitions, as fast
 //                                           as the idempotent producer goes (acks=all); prints the time
 //
@@ -70,6 +74,7 @@ public class KsegOracle {
             case "rebalance" -> rebalance(bootstrap, args[2], Integer.parseInt(args[3]), Path.of(args[4]));
             case "rescue-source" -> rescueSource(bootstrap);
             case "consume" -> consume(bootstrap, args[2], Path.of(args[3]));
+            case "kip848-consume" -> kip848Consume(bootstrap, args[2]);
             case "bench-produce" -> benchProduce(bootstrap, args[2], Integer.parseInt(args[3]));
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
@@ -328,6 +333,101 @@ public class KsegOracle {
             Map<TopicPartition, OffsetAndMetadata> last = new HashMap<>();
             for (TopicPartition tp : c1.assignment()) last.put(tp, new OffsetAndMetadata(80 + tp.partition(), ""));
             if (!last.isEmpty()) c1.commitSync(last);
+        }
+    }
+
+    /** KIP-848's consumer protocol with two members: `a` joins and takes the 4 partitions of kip848-src,
+     *  `b` joins and the assignment splits 2/2 (`a` revokes two), `b` commits and leaves, `a` takes all
+     *  four again and reads the rest. Every poll is followed by commitSync, revocations commit first, so
+     *  each of the 200 records is read exactly once across the members. Prints one JSON line. The
+     *  empty group is deleted at the end. */
+    static void kip848Consume(String bootstrap, String group) throws Exception {
+        String topic = "kip848-src";
+        try (Admin admin = Admin.create(common(bootstrap))) {
+            createTopic(admin, topic, 4, Map.of());
+        }
+        try (var p = producer(bootstrap, Map.of())) {
+            for (int i = 0; i < 120; i++) p.send(new ProducerRecord<>(topic, i % 4, utf8("k" + i), utf8("v" + i)));
+            p.flush();
+        }
+        Map<String, Integer> seen = new HashMap<>();
+        var a = consumer(bootstrap, Map.of("group.id", group, "group.protocol", "consumer", "client.id", "kip848-a"));
+        var b = consumer(bootstrap, Map.of("group.id", group, "group.protocol", "consumer", "client.id", "kip848-b"));
+        try {
+            a.subscribe(List.of(topic), committing(a));
+            pollWhile(List.of(a), seen, () -> a.assignment().size() < 4, "a takes all 4 partitions");
+            b.subscribe(List.of(topic), committing(b));
+            pollWhile(List.of(a, b), seen, () -> a.assignment().size() != 2 || b.assignment().size() != 2, "the split 2/2");
+            if (!Collections.disjoint(a.assignment(), b.assignment())) throw new IllegalStateException("overlap");
+            pollWhile(List.of(a, b), seen, () -> seen.size() < 120, "the first 120 records");
+            describeKip848(bootstrap, group);
+            b.close();
+            pollWhile(List.of(a), seen, () -> a.assignment().size() < 4, "a takes all 4 again");
+            try (var p = producer(bootstrap, Map.of())) {
+                for (int i = 120; i < 200; i++) p.send(new ProducerRecord<>(topic, i % 4, utf8("k" + i), utf8("v" + i)));
+                p.flush();
+            }
+            pollWhile(List.of(a), seen, () -> seen.size() < 200, "all 200 records");
+            a.commitSync();
+            var meta = a.groupMetadata();
+            long dupes = seen.values().stream().filter(n -> n > 1).count();
+            System.out.println("{\"ok\":" + (dupes == 0) + ",\"consumed\":" + seen.size() + ",\"duplicates\":" + dupes
+                    + ",\"memberEpoch\":" + meta.generationId() + "}");
+            if (dupes != 0) System.exit(1);
+        } finally {
+            a.close();
+        }
+        // The group is empty now: DeleteGroups removes it (its offsets and its own records).
+        try (Admin admin = Admin.create(common(bootstrap))) {
+            admin.deleteConsumerGroups(List.of(group)).all().get();
+        }
+    }
+
+    /** What the admin client sees of the group while both members hold their halves: listGroups for
+     *  consumer groups and describeConsumerGroups (ConsumerGroupDescribe), one JSON line. */
+    static void describeKip848(String bootstrap, String group) throws Exception {
+        try (Admin admin = Admin.create(common(bootstrap))) {
+            var listing = admin.listGroups(ListGroupsOptions.forConsumerGroups()).all().get().stream()
+                    .filter(g -> g.groupId().equals(group)).findFirst().orElseThrow();
+            var d = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+            List<String> members = new ArrayList<>();
+            for (var m : d.members()) {
+                List<String> parts = new ArrayList<>();
+                for (var tp : m.assignment().topicPartitions()) parts.add(tp.toString());
+                Collections.sort(parts);
+                List<String> target = new ArrayList<>();
+                for (var tp : m.targetAssignment().orElseThrow().topicPartitions()) target.add(tp.toString());
+                Collections.sort(target);
+                members.add("{\"clientId\":" + json(m.clientId()) + ",\"host\":" + json(m.host())
+                        + ",\"memberEpoch\":" + m.memberEpoch().orElse(-99) + ",\"assignment\":" + json(String.join(" ", parts))
+                        + ",\"target\":" + json(String.join(" ", target)) + "}");
+            }
+            Collections.sort(members);
+            System.out.println("{\"listed\":{\"type\":" + json(listing.type().map(Object::toString).orElse(null))
+                    + ",\"protocol\":" + json(listing.protocol()) + ",\"state\":" + json(listing.groupState().map(Object::toString).orElse(null))
+                    + "},\"described\":{\"type\":" + json(d.type().toString()) + ",\"state\":" + json(d.groupState().toString())
+                    + ",\"assignor\":" + json(d.partitionAssignor()) + ",\"groupEpoch\":" + d.groupEpoch().orElse(-99)
+                    + ",\"assignmentEpoch\":" + d.targetAssignmentEpoch().orElse(-99) + ",\"members\":[" + String.join(",", members) + "]}}");
+        }
+    }
+
+    static ConsumerRebalanceListener committing(KafkaConsumer<byte[], byte[]> c) {
+        return new ConsumerRebalanceListener() {
+            public void onPartitionsRevoked(Collection<TopicPartition> partitions) { c.commitSync(); }
+            public void onPartitionsAssigned(Collection<TopicPartition> partitions) {}
+        };
+    }
+
+    static void pollWhile(List<KafkaConsumer<byte[], byte[]>> cs, Map<String, Integer> seen,
+                          java.util.function.BooleanSupplier cond, String what) {
+        long deadline = System.currentTimeMillis() + 90_000;
+        while (cond.getAsBoolean()) {
+            if (System.currentTimeMillis() > deadline) throw new IllegalStateException("not reached in 90 s: " + what);
+            for (var c : cs) {
+                var records = c.poll(Duration.ofMillis(100));
+                for (var r : records) seen.merge(new String(r.value(), StandardCharsets.UTF_8), 1, Integer::sum);
+                if (!records.isEmpty()) c.commitSync();
+            }
         }
     }
 

@@ -9,6 +9,9 @@ use std::path::PathBuf;
 
 use kafka_protocol::ResponseError;
 
+use super::consumer_group::{
+    ConsumerGroupConfig, ConsumerGroups, Heartbeat, HeartbeatOutcome, TopicMeta,
+};
 use super::files::{
     clean_shutdown_text, offset_checkpoint_text, read_offset_checkpoint, write_atomically, DirLock,
     MetaProperties, CLEAN_SHUTDOWN, LOG_START_CHECKPOINT, META_PROPERTIES,
@@ -23,9 +26,11 @@ use super::records::{
 use super::topic_config;
 use super::txn::{EndPlan, TxnCoordinator};
 use super::{now_ms, BrokerError, BrokerResult};
+use crate::analysis::coordinator_json;
 use crate::analysis::partition_for::partition_for;
 use crate::format::batch::BatchHeader;
 use crate::format::control::{decode_control, ControlType};
+use crate::format::coordinator;
 use crate::format::encode::NewRecord;
 use crate::storage::layout::{parse_partition_dir, PartitionState};
 
@@ -114,8 +119,20 @@ pub struct BrokerConfig {
     pub auto_create_topics: bool,
     /// `group.initial.rebalance.delay.ms`.
     pub group_initial_rebalance_delay_ms: i64,
+    /// `group.consumer.session.timeout.ms`, `group.consumer.heartbeat.interval.ms`,
+    /// `group.consumer.assignment.interval.ms` (KIP-848 groups).
+    pub consumer_groups: ConsumerGroupConfig,
     /// `log.retention.check.interval.ms`.
     pub retention_check_interval_ms: i64,
+}
+
+/// A topic as the KIP-848 assignors see it.
+fn topic_meta(topics: &BTreeMap<String, Topic>, name: &str) -> Option<TopicMeta> {
+    topics.get(name).map(|t| TopicMeta {
+        name: t.name.clone(),
+        id: t.id,
+        partitions: t.partitions.len() as i32,
+    })
 }
 
 impl BrokerConfig {
@@ -129,6 +146,7 @@ impl BrokerConfig {
             transaction_topic_partitions: 50,
             auto_create_topics: true,
             group_initial_rebalance_delay_ms: 0,
+            consumer_groups: ConsumerGroupConfig::default(),
             retention_check_interval_ms: 300_000,
         }
     }
@@ -153,6 +171,8 @@ pub struct Broker {
     pub meta: MetaProperties,
     topics: BTreeMap<String, Topic>,
     pub groups: GroupCoordinator,
+    /// KIP-848 consumer groups (their offsets live in `groups`).
+    pub consumer_groups: ConsumerGroups,
     pub txns: TxnCoordinator,
     next_producer_id: i64,
     closed: bool,
@@ -290,6 +310,7 @@ impl Broker {
         let config_retention_interval = config.retention_check_interval_ms.max(1);
         let mut broker = Broker {
             groups: GroupCoordinator::new(config.group_initial_rebalance_delay_ms),
+            consumer_groups: ConsumerGroups::new(config.consumer_groups),
             config,
             _lock: lock,
             meta,
@@ -325,6 +346,7 @@ impl Broker {
             }
         }
         let groups = &mut self.groups;
+        let consumer_groups = &mut self.consumer_groups;
         if let Some(topic) = self.topics.get_mut(OFFSETS_TOPIC) {
             for log in &mut topic.partitions {
                 log.replay(|h, r| {
@@ -367,6 +389,27 @@ impl Broker {
                                 return;
                             }
                             groups.load_group(&id, value.and_then(Result::ok), now);
+                        }
+                        OffsetsKey::Other(kind @ 3..=8) => {
+                            // KIP-848 records, through kseg's own coordinator decoder.
+                            let Some(key) =
+                                r.key.and_then(|k| coordinator::decode_offsets_key(k).ok())
+                            else {
+                                return;
+                            };
+                            let value = match r.value {
+                                None => None,
+                                Some(v) => match coordinator::decode_offsets_value(kind, v) {
+                                    Ok(v) => Some(coordinator_json::value_json(&v)),
+                                    Err(_) => return,
+                                },
+                            };
+                            consumer_groups.load(
+                                kind,
+                                &coordinator_json::key_json(&key)["data"],
+                                value.as_ref().map(|v| &v["data"]),
+                                now,
+                            );
                         }
                         OffsetsKey::Other(_) => {}
                     }
@@ -595,6 +638,7 @@ impl Broker {
 
     /// A simple offset commit (no group member), as `kafka-consumer-groups --reset-offsets` or a
     /// consumer with `assign()` makes: one OffsetCommit record per partition.
+    #[allow(clippy::too_many_arguments)]
     pub fn commit_offsets(
         &mut self,
         group: &str,
@@ -602,23 +646,100 @@ impl Broker {
         generation: i32,
         partitions: &[CommitPartition],
         expire_timestamp: Option<i64>,
+        version: i16,
     ) -> BrokerResult<Vec<i16>> {
         let p = self.group_partition(group)?;
         let mut records = Vec::new();
-        let codes = self
-            .groups
-            .commit(
-                group,
-                member_id,
-                generation,
-                partitions,
-                expire_timestamp,
-                now_ms(),
-                &mut records,
-            )
-            .map_err(|e| BrokerError::new(e, format!("offset commit for group {group}")))?;
+        // A KIP-848 group checks the member and its epoch; the offsets go to the one store.
+        let keys: Vec<(Option<[u8; 16]>, i32)> = partitions
+            .iter()
+            .map(|c| (c.topic_id, c.partition))
+            .collect();
+        let verdict = self
+            .consumer_groups
+            .validate_commit(group, member_id, generation, version, &keys);
+        let codes = match verdict {
+            None => self
+                .groups
+                .commit(
+                    group,
+                    member_id,
+                    generation,
+                    partitions,
+                    expire_timestamp,
+                    now_ms(),
+                    &mut records,
+                )
+                .map_err(|e| BrokerError::new(e, format!("offset commit for group {group}")))?,
+            Some(Err(e)) => {
+                return Err(BrokerError::new(
+                    e,
+                    format!("offset commit for group {group}"),
+                ))
+            }
+            Some(Ok(refused)) => {
+                let passed: Vec<CommitPartition> = partitions
+                    .iter()
+                    .zip(&refused)
+                    .filter(|(_, r)| r.is_none())
+                    .map(|(c, _)| c.clone())
+                    .collect();
+                let mut stored = self
+                    .groups
+                    .commit(
+                        group,
+                        "",
+                        -1,
+                        &passed,
+                        expire_timestamp,
+                        now_ms(),
+                        &mut records,
+                    )
+                    .map_err(|e| BrokerError::new(e, format!("offset commit for group {group}")))?
+                    .into_iter();
+                refused
+                    .iter()
+                    .map(|r| match r {
+                        Some(e) => e.code(),
+                        None => stored.next().unwrap_or(0),
+                    })
+                    .collect()
+            }
+        };
         self.append_coordinator(OFFSETS_TOPIC, p, &records, None)?;
         Ok(codes)
+    }
+
+    /// ConsumerGroupHeartbeat: the KIP-848 coordinator's answer, its records appended first.
+    /// A group id held by a classic group with members is refused as Kafka refuses it without
+    /// an online upgrade; an empty classic group gives way (its GroupMetadata tombstone).
+    pub fn consumer_group_heartbeat(&mut self, req: Heartbeat) -> BrokerResult<HeartbeatOutcome> {
+        let group = req.group_id.clone();
+        let mut records = Vec::new();
+        if self.consumer_groups.group(&group).is_none() {
+            if let Some(classic) = self.groups.group(&group) {
+                if !classic.members.is_empty() || req.member_epoch != 0 {
+                    return Ok(HeartbeatOutcome {
+                        error: ResponseError::GroupIdNotFound.code(),
+                        message: Some(format!("Group {group} is not a consumer group.")),
+                        ..Default::default()
+                    });
+                }
+                if self.groups.forget_classic_metadata(&group) {
+                    records.push((super::records::group_metadata_key(&group), None));
+                }
+            }
+        }
+        if !group.is_empty() {
+            self.group_partition(&group)?;
+        }
+        let topics = &self.topics;
+        let lookup = |name: &str| topic_meta(topics, name);
+        let out = self
+            .consumer_groups
+            .heartbeat(req, &lookup, now_ms(), &mut records);
+        self.write_group_records(&group, &records)?;
+        Ok(out)
     }
 
     /// The next producer id.
@@ -719,12 +840,15 @@ impl Broker {
         self.retention_tick(now)?;
         let mut records = Vec::new();
         self.groups.tick(now, &mut records);
+        let topics = &self.topics;
+        let lookup = |name: &str| topic_meta(topics, name);
+        self.consumer_groups.tick(now, &lookup, &mut records);
         for (key, value) in records {
-            // Group records name their group in the key: GroupMetadataKey (type 2).
-            let group = match decode_offsets_key(&key) {
-                Ok(OffsetsKey::Group(g)) => g,
-                _ => continue,
+            // Group records name their group in the key (GroupMetadataKey, the KIP-848 keys).
+            let Some((_, group)) = coordinator::group_of_key(&key) else {
+                continue;
             };
+            let group = group.to_string();
             self.write_group_records(&group, &[(key, value)])?;
         }
         let mut next = self.next_producer_id;
@@ -917,6 +1041,7 @@ mod tests {
                     topic_id: None,
                 }],
                 None,
+                9,
             )
             .unwrap();
         assert_eq!(codes, vec![0]);

@@ -729,6 +729,21 @@ impl GroupCoordinator {
         }
     }
 
+    /// An empty classic group gives its id to a new KIP-848 group
+    /// (`maybeDeleteEmptyClassicGroup`): its metadata goes, its offsets stay. `true` when it
+    /// had a GroupMetadata record to tombstone.
+    pub fn forget_classic_metadata(&mut self, id: &str) -> bool {
+        let Some(g) = self.groups.get_mut(id) else {
+            return false;
+        };
+        let had = g.protocol_type.is_some() || g.generation > 0;
+        g.protocol_type = None;
+        g.protocol = None;
+        g.leader = None;
+        g.generation = 0;
+        had
+    }
+
     /// A request carrying `group.instance.id` from a member id that no longer holds it.
     pub fn is_fenced(&self, group_id: &str, instance: Option<&str>, member_id: &str) -> bool {
         self.groups

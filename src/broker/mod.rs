@@ -6,6 +6,7 @@
 //! [`records`] (coordinator record bytes), [`group`] and [`txn`] (coordinators), [`core`] (the
 //! broker state every request works on, no networking) and [`server`] (the wire protocol).
 
+pub mod consumer_group;
 pub mod core;
 pub mod files;
 pub mod group;

@@ -4,6 +4,8 @@
 //! `__transaction_state` (key type 0, TransactionLogValue v1), plus decoders to reload them.
 //! Keys are non-flexible; value v4 / v1 are flexible (compact strings, tagged fields).
 
+pub mod consumer_group;
+
 use crate::format::coordinator::encode::StructBuilder;
 use crate::format::coordinator::tables::{
     GROUP_METADATA_KEY, GROUP_METADATA_VALUE, OFFSET_COMMIT_KEY, OFFSET_COMMIT_VALUE,

@@ -90,7 +90,7 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::LeaveGroup, 0, 5),
     (ApiKey::SyncGroup, 0, 5),
     (ApiKey::DescribeGroups, 0, 5),
-    (ApiKey::ListGroups, 0, 4),
+    (ApiKey::ListGroups, 0, 5),
     (ApiKey::ApiVersions, 0, 4),
     (ApiKey::CreateTopics, 2, 7),
     (ApiKey::InitProducerId, 0, 4),
@@ -512,6 +512,11 @@ async fn request(
                 &HeartbeatResponse::default().with_error_code(code),
             )?
         }
+        ApiKey::ConsumerGroupHeartbeat => {
+            let req = decode!(ConsumerGroupHeartbeatRequest, buf, version);
+            let resp = handlers::consumer_group_heartbeat(shared, req, version, client_id, peer)?;
+            encode(key, version, cid, &resp)?
+        }
         ApiKey::LeaveGroup => {
             let req = decode!(LeaveGroupRequest, buf, version);
             encode(key, version, cid, &leave_group(shared, req, version)?)?
@@ -529,8 +534,8 @@ async fn request(
             encode(key, version, cid, &describe_groups(shared, req)?)?
         }
         ApiKey::ListGroups => {
-            let _ = decode!(ListGroupsRequest, buf, version);
-            encode(key, version, cid, &list_groups(shared)?)?
+            let req = decode!(ListGroupsRequest, buf, version);
+            encode(key, version, cid, &list_groups(shared, req)?)?
         }
         ApiKey::InitProducerId => {
             let req = decode!(InitProducerIdRequest, buf, version);
@@ -1143,6 +1148,15 @@ async fn join_group(
         let mut records = Vec::new();
         let now = now_ms();
         let _ = b.group_partition(&group);
+        // A KIP-848 group: an empty one gives way (its tombstones, as
+        // `maybeDeleteEmptyConsumerGroup`); one with members is refused (no online migration).
+        if let Some(Err(_)) = b.consumer_groups.delete_group(&group, &mut records) {
+            return Ok(JoinGroupResponse::default()
+                .with_error_code(ResponseError::InconsistentGroupProtocol.code())
+                .with_generation_id(-1)
+                .with_protocol_name((version < 7).then(|| s("")))
+                .with_member_id(req.member_id));
+        }
         let pending = b.groups.join(
             JoinRequest {
                 group_id: group.clone(),
@@ -1329,6 +1343,7 @@ fn offset_commit(
             req.generation_id_or_member_epoch,
             &partitions,
             expire,
+            version,
         ) {
             Ok(codes) => codes,
             Err(e) => vec![e.code(); partitions.len()],
@@ -1398,6 +1413,16 @@ fn offset_fetch(
             .groups
             .into_iter()
             .map(|g| {
+                // v9: a KIP-848 member's fetch names it and its epoch (`validateOffsetFetch`).
+                let member = g.member_id.as_ref().map_or("", |m| m.as_str());
+                let refused = b
+                    .consumer_groups
+                    .validate_fetch(g.group_id.as_str(), member, g.member_epoch);
+                if let Err(e) = refused {
+                    return offset_fetch_response::OffsetFetchResponseGroup::default()
+                        .with_group_id(g.group_id)
+                        .with_error_code(e.code());
+                }
                 let topics = g.topics.map(|ts| {
                     ts.into_iter()
                         .map(|t| (t.name.as_str().to_string(), t.partition_indexes))
@@ -1482,7 +1507,12 @@ fn describe_groups(
                 } else {
                     i32::MIN
                 });
-            if let Some(g) = b.groups.group(id.as_str()) {
+            // A KIP-848 group is no classic group: Kafka answers Dead (an error from v6).
+            let classic = b
+                .groups
+                .group(id.as_str())
+                .filter(|_| b.consumer_groups.group(id.as_str()).is_none());
+            if let Some(g) = classic {
                 d.group_state = s(g.state.name());
                 d.protocol_type = s(g.protocol_type.as_deref().unwrap_or(""));
                 d.protocol_data = s(g.protocol.as_deref().unwrap_or(""));
@@ -1512,17 +1542,44 @@ fn describe_groups(
     Ok(DescribeGroupsResponse::default().with_groups(groups))
 }
 
-fn list_groups(shared: &Shared) -> Result<ListGroupsResponse, String> {
+fn list_groups(shared: &Shared, req: ListGroupsRequest) -> Result<ListGroupsResponse, String> {
     let b = shared.broker()?;
+    let listed = |id: &str, protocol_type: &str, state: &str, kind: &str| {
+        list_groups_response::ListedGroup::default()
+            .with_group_id(GroupId(s(id)))
+            .with_protocol_type(s(protocol_type))
+            .with_group_state(s(state))
+            .with_group_type(s(kind))
+    };
+    // The classic entries of KIP-848 groups only hold their offsets.
     let mut groups: Vec<_> = b
         .groups
         .groups()
+        .filter(|g| b.consumer_groups.group(&g.id).is_none())
         .map(|g| {
-            list_groups_response::ListedGroup::default()
-                .with_group_id(GroupId(s(&g.id)))
-                .with_protocol_type(s(g.protocol_type.as_deref().unwrap_or("")))
-                .with_group_state(s(g.state.name()))
-                .with_group_type(s("classic"))
+            listed(
+                &g.id,
+                g.protocol_type.as_deref().unwrap_or(""),
+                g.state.name(),
+                "classic",
+            )
+        })
+        .chain(
+            b.consumer_groups
+                .groups()
+                .map(|g| listed(&g.id, "consumer", g.state(), "consumer")),
+        )
+        .filter(|g| {
+            (req.states_filter.is_empty()
+                || req
+                    .states_filter
+                    .iter()
+                    .any(|f| f.eq_ignore_ascii_case(&g.group_state)))
+                && (req.types_filter.is_empty()
+                    || req
+                        .types_filter
+                        .iter()
+                        .any(|f| f.eq_ignore_ascii_case(&g.group_type)))
         })
         .collect();
     groups.sort_by(|a, b| a.group_id.as_str().cmp(b.group_id.as_str()));

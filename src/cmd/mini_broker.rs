@@ -79,6 +79,11 @@ pub fn broker_config(a: &BrokerArgs) -> anyhow::Result<BrokerConfig> {
     c.transaction_topic_partitions = a.transaction_state_log_num_partitions.max(1);
     c.auto_create_topics = !a.no_auto_create_topics;
     c.group_initial_rebalance_delay_ms = a.group_initial_rebalance_delay_ms.max(0);
+    c.consumer_groups = crate::broker::consumer_group::ConsumerGroupConfig {
+        session_timeout_ms: a.consumer_session_timeout_ms.max(1),
+        heartbeat_interval_ms: a.consumer_heartbeat_interval_ms.max(1),
+        assignment_interval_ms: a.consumer_assignment_interval_ms.max(0),
+    };
     Ok(c)
 }
 
@@ -297,7 +302,7 @@ fn commit(a: MiniBrokerCommitArgs) -> anyhow::Result<Outcome> {
         });
     }
     let codes = broker
-        .commit_offsets(&a.group, "", -1, &partitions, None)
+        .commit_offsets(&a.group, "", -1, &partitions, None, 9)
         .map_err(broker_error)?;
     let coordinator = broker.group_partition(&a.group).map_err(broker_error)?;
     broker.shutdown().context("closing the log dir")?;

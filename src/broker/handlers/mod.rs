@@ -1,9 +1,13 @@
 //! Handlers of the admin APIs, one file per area, decoded and encoded here so that
 //! `server.rs` only dispatches to them: topics (DeleteTopics, CreatePartitions, DeleteRecords,
-//! DescribeConfigs), groups (DeleteGroups) and the cluster (DescribeCluster).
+//! DescribeConfigs), groups (DeleteGroups), KIP-848 consumer groups (ConsumerGroupHeartbeat,
+//! ConsumerGroupDescribe) and the cluster (DescribeCluster).
 
 mod cluster;
+mod consumer_group;
 mod groups;
+
+pub(super) use consumer_group::heartbeat as consumer_group_heartbeat;
 mod topics;
 
 use bytes::{Bytes, BytesMut};
@@ -21,6 +25,8 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::CreatePartitions, 0, 3),
     (ApiKey::DeleteGroups, 0, 2),
     (ApiKey::DescribeCluster, 0, 2),
+    (ApiKey::ConsumerGroupHeartbeat, 0, 1),
+    (ApiKey::ConsumerGroupDescribe, 0, 1),
 ];
 
 /// `AclOperation` codes as a bit field (`Utils.to32BitField`).
@@ -86,6 +92,10 @@ pub(super) fn handle(
         ApiKey::DeleteGroups => {
             let req = decode!(DeleteGroupsRequest, buf, version);
             encode(key, version, cid, &groups::delete_groups(shared, req)?)?
+        }
+        ApiKey::ConsumerGroupDescribe => {
+            let req = decode!(ConsumerGroupDescribeRequest, buf, version);
+            encode(key, version, cid, &consumer_group::describe(shared, req)?)?
         }
         ApiKey::DescribeCluster => {
             let req = decode!(DescribeClusterRequest, buf, version);

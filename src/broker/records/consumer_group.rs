@@ -1,0 +1,343 @@
+//! KIP-848 consumer group records as Kafka 4.4.0's group coordinator writes them to
+//! `__consumer_offsets` (`group-coordinator/src/main/resources/common/message/ConsumerGroup*`):
+//! keys are non-flexible (type, then strings), values v0 are flexible (compact strings and
+//! arrays, tagged fields). Kafka 4.1+ writes no ConsumerGroupPartitionMetadata value (type 4,
+//! replaced by the metadata hash of KIP-1101), only its key's tombstone when a group goes.
+
+use crate::format::reader::put_uvarint;
+
+// Hand-written writers for the KIP-848 records (types 3-8); the other coordinator records are
+// written by `format::coordinator`'s schema-driven encoder (see `super`), which these should
+// move onto next.
+fn put_string(out: &mut Vec<u8>, s: &str) {
+    out.extend_from_slice(&(s.len() as i16).to_be_bytes());
+    out.extend_from_slice(s.as_bytes());
+}
+
+fn put_compact_string(out: &mut Vec<u8>, s: &str) {
+    put_uvarint(out, s.len() as u32 + 1);
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// A topic's partitions with, for a current assignment, the epoch each was assigned at.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TopicPartitions {
+    pub topic_id: [u8; 16],
+    pub partitions: Vec<i32>,
+    /// ConsumerGroupCurrentMemberAssignmentValue's tagged `AssignmentEpochs` (same length).
+    pub assignment_epochs: Option<Vec<i32>>,
+}
+
+/// ConsumerGroupMemberMetadataValue's fields (no classic member metadata: members that speak
+/// the consumer protocol only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemberMetadata {
+    pub instance_id: Option<String>,
+    pub rack_id: Option<String>,
+    pub client_id: String,
+    pub client_host: String,
+    pub subscribed_topic_names: Vec<String>,
+    pub subscribed_topic_regex: Option<String>,
+    pub rebalance_timeout_ms: i32,
+    pub server_assignor: Option<String>,
+}
+
+/// ConsumerGroupCurrentMemberAssignmentValue's fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CurrentAssignment {
+    pub member_epoch: i32,
+    pub previous_member_epoch: i32,
+    /// `MemberState`: 0 STABLE, 1 UNREVOKED_PARTITIONS, 2 UNRELEASED_PARTITIONS.
+    pub state: i8,
+    pub assigned: Vec<TopicPartitions>,
+    pub pending_revocation: Vec<TopicPartitions>,
+}
+
+fn key(record_type: i16, group: &str, member: Option<&str>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(6 + group.len() + member.map_or(0, str::len));
+    out.extend_from_slice(&record_type.to_be_bytes());
+    put_string(&mut out, group);
+    if let Some(m) = member {
+        put_string(&mut out, m);
+    }
+    out
+}
+
+/// ConsumerGroupMetadataKey (type 3).
+pub fn group_key(group: &str) -> Vec<u8> {
+    key(3, group, None)
+}
+
+/// ConsumerGroupPartitionMetadataKey (type 4): Kafka 4.4.0 writes no value of it any more but
+/// still its tombstone when a group is deleted.
+pub fn partition_metadata_key(group: &str) -> Vec<u8> {
+    key(4, group, None)
+}
+
+/// ConsumerGroupMemberMetadataKey (type 5).
+pub fn member_key(group: &str, member: &str) -> Vec<u8> {
+    key(5, group, Some(member))
+}
+
+/// ConsumerGroupTargetAssignmentMetadataKey (type 6).
+pub fn target_metadata_key(group: &str) -> Vec<u8> {
+    key(6, group, None)
+}
+
+/// ConsumerGroupTargetAssignmentMemberKey (type 7).
+pub fn target_member_key(group: &str, member: &str) -> Vec<u8> {
+    key(7, group, Some(member))
+}
+
+/// ConsumerGroupCurrentMemberAssignmentKey (type 8).
+pub fn current_assignment_key(group: &str, member: &str) -> Vec<u8> {
+    key(8, group, Some(member))
+}
+
+fn put_compact_nullable_string(out: &mut Vec<u8>, s: Option<&str>) {
+    match s {
+        Some(s) => put_compact_string(out, s),
+        None => put_uvarint(out, 0),
+    }
+}
+
+fn put_i32s(out: &mut Vec<u8>, values: &[i32]) {
+    put_uvarint(out, values.len() as u32 + 1);
+    for v in values {
+        out.extend_from_slice(&v.to_be_bytes());
+    }
+}
+
+/// One tagged field of fixed bytes (tag, size, bytes) as the only tagged field, or none.
+fn put_tagged_i64(out: &mut Vec<u8>, value: i64) {
+    if value == 0 {
+        put_uvarint(out, 0);
+    } else {
+        put_uvarint(out, 1);
+        put_uvarint(out, 0);
+        put_uvarint(out, 8);
+        out.extend_from_slice(&value.to_be_bytes());
+    }
+}
+
+/// ConsumerGroupMetadataValue v0: the group epoch and (tag 0, written when not 0) the KIP-1101
+/// metadata hash.
+pub fn group_value(epoch: i32, metadata_hash: i64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(20);
+    out.extend_from_slice(&0i16.to_be_bytes());
+    out.extend_from_slice(&epoch.to_be_bytes());
+    put_tagged_i64(&mut out, metadata_hash);
+    out
+}
+
+/// ConsumerGroupMemberMetadataValue v0 (a member of the consumer protocol: no classic
+/// metadata).
+pub fn member_value(m: &MemberMetadata) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64);
+    out.extend_from_slice(&0i16.to_be_bytes());
+    put_compact_nullable_string(&mut out, m.instance_id.as_deref());
+    put_compact_nullable_string(&mut out, m.rack_id.as_deref());
+    put_compact_string(&mut out, &m.client_id);
+    put_compact_string(&mut out, &m.client_host);
+    put_uvarint(&mut out, m.subscribed_topic_names.len() as u32 + 1);
+    for t in &m.subscribed_topic_names {
+        put_compact_string(&mut out, t);
+    }
+    put_compact_nullable_string(&mut out, m.subscribed_topic_regex.as_deref());
+    out.extend_from_slice(&m.rebalance_timeout_ms.to_be_bytes());
+    put_compact_nullable_string(&mut out, m.server_assignor.as_deref());
+    // Kafka 4.4.0 writes the tagged ClassicMemberMetadata (tag 0) even when null: one byte 0.
+    out.extend_from_slice(&[1, 0, 1, 0]);
+    out
+}
+
+/// ConsumerGroupTargetAssignmentMetadataValue v0: the assignment epoch and (tag 0, KIP-1263,
+/// written when not 0) when it was computed.
+pub fn target_metadata_value(assignment_epoch: i32, timestamp: i64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(20);
+    out.extend_from_slice(&0i16.to_be_bytes());
+    out.extend_from_slice(&assignment_epoch.to_be_bytes());
+    put_tagged_i64(&mut out, timestamp);
+    out
+}
+
+/// ConsumerGroupTargetAssignmentMemberValue v0.
+pub fn target_member_value(partitions: &[TopicPartitions]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(8 + 24 * partitions.len());
+    out.extend_from_slice(&0i16.to_be_bytes());
+    put_uvarint(&mut out, partitions.len() as u32 + 1);
+    for t in partitions {
+        out.extend_from_slice(&t.topic_id);
+        put_i32s(&mut out, &t.partitions);
+        put_uvarint(&mut out, 0);
+    }
+    put_uvarint(&mut out, 0);
+    out
+}
+
+fn put_topic_partitions(out: &mut Vec<u8>, list: &[TopicPartitions]) {
+    put_uvarint(out, list.len() as u32 + 1);
+    for t in list {
+        out.extend_from_slice(&t.topic_id);
+        put_i32s(out, &t.partitions);
+        match &t.assignment_epochs {
+            Some(epochs) => {
+                let mut field = Vec::with_capacity(1 + 4 * epochs.len());
+                put_i32s(&mut field, epochs);
+                put_uvarint(out, 1);
+                put_uvarint(out, 0);
+                put_uvarint(out, field.len() as u32);
+                out.extend_from_slice(&field);
+            }
+            None => put_uvarint(out, 0),
+        }
+    }
+}
+
+/// ConsumerGroupCurrentMemberAssignmentValue v0.
+pub fn current_assignment_value(a: &CurrentAssignment) -> Vec<u8> {
+    let mut out = Vec::with_capacity(32);
+    out.extend_from_slice(&0i16.to_be_bytes());
+    out.extend_from_slice(&a.member_epoch.to_be_bytes());
+    out.extend_from_slice(&a.previous_member_epoch.to_be_bytes());
+    out.push(a.state as u8);
+    put_topic_partitions(&mut out, &a.assigned);
+    put_topic_partitions(&mut out, &a.pending_revocation);
+    put_uvarint(&mut out, 0);
+    out
+}
+
+/// Kafka's `Utils.computeTopicHash` (KIP-1101): XXH3-64 over a magic byte 0, the topic id's two
+/// longs, the name and the partition count, then each partition id (and its racks: none here),
+/// streamed as hash4j does (little-endian numbers; a string as its UTF-16 code units, then
+/// its length).
+pub fn topic_hash(topic_id: &[u8; 16], name: &str, partitions: i32) -> i64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(&[0u8]);
+    let most = i64::from_be_bytes(topic_id[..8].try_into().unwrap_or([0; 8]));
+    let least = i64::from_be_bytes(topic_id[8..].try_into().unwrap_or([0; 8]));
+    h.update(&most.to_le_bytes());
+    h.update(&least.to_le_bytes());
+    let mut units = 0i32;
+    for u in name.encode_utf16() {
+        h.update(&u.to_le_bytes());
+        units += 1;
+    }
+    h.update(&units.to_le_bytes());
+    h.update(&partitions.to_le_bytes());
+    for p in 0..partitions {
+        h.update(&p.to_le_bytes());
+    }
+    h.digest() as i64
+}
+
+/// Kafka's `Utils.computeGroupHash`: XXH3-64 over the topic hashes in topic-name order (0 for
+/// no topic).
+pub fn group_hash(topic_hashes: &[(String, i64)]) -> i64 {
+    if topic_hashes.is_empty() {
+        return 0;
+    }
+    let mut sorted: Vec<&(String, i64)> = topic_hashes.iter().collect();
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for (_, v) in sorted {
+        h.update(&v.to_le_bytes());
+    }
+    h.digest() as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::coordinator::{decode_offsets_key, decode_offsets_value};
+    use base64::Engine;
+
+    fn topic_id(b64: &str) -> [u8; 16] {
+        let v = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(b64)
+            .unwrap();
+        v.try_into().unwrap()
+    }
+
+    /// The hash a real Kafka 4.4.0 wrote for group kip848-java subscribed to kip848-src
+    /// (topic id SJe8qCfCR_OrNydzZ2oysg, 4 partitions): tests/oracle_kip848.rs's workload.
+    #[test]
+    fn metadata_hash_matches_kafka() {
+        let id = topic_id("SJe8qCfCR_OrNydzZ2oysg");
+        let t = topic_hash(&id, "kip848-src", 4);
+        assert_eq!(group_hash(&[("kip848-src".into(), t)]), 3411564126479940367);
+    }
+
+    #[test]
+    fn records_round_trip_through_kseg_decoder() {
+        let id = [7u8; 16];
+        let cases: Vec<(Vec<u8>, Vec<u8>, &str)> = vec![
+            (
+                group_key("g"),
+                group_value(2, 42),
+                r#"{"epoch":2,"metadataHash":42}"#,
+            ),
+            (group_key("g"), group_value(5, 0), r#"{"epoch":5}"#),
+            (
+                member_key("g", "m"),
+                member_value(&MemberMetadata {
+                    instance_id: None,
+                    rack_id: None,
+                    client_id: "c".into(),
+                    client_host: "/127.0.0.1".into(),
+                    subscribed_topic_names: vec!["t".into()],
+                    subscribed_topic_regex: Some(String::new()),
+                    rebalance_timeout_ms: 300000,
+                    server_assignor: None,
+                }),
+                r#"{"instanceId":null,"rackId":null,"clientId":"c","clientHost":"/127.0.0.1","subscribedTopicNames":["t"],"subscribedTopicRegex":"","rebalanceTimeoutMs":300000,"serverAssignor":null,"classicMemberMetadata":null}"#,
+            ),
+            (
+                target_metadata_key("g"),
+                target_metadata_value(3, 1796137311632),
+                r#"{"assignmentEpoch":3,"assignmentTimestamp":1796137311632}"#,
+            ),
+            (
+                target_member_key("g", "m"),
+                target_member_value(&[TopicPartitions {
+                    topic_id: id,
+                    partitions: vec![2, 3],
+                    assignment_epochs: None,
+                }]),
+                r#"{"topicPartitions":[{"topicId":"BwcHBwcHBwcHBwcHBwcHBw","partitions":[2,3]}]}"#,
+            ),
+            (
+                current_assignment_key("g", "m"),
+                current_assignment_value(&CurrentAssignment {
+                    member_epoch: 2,
+                    previous_member_epoch: 2,
+                    state: 1,
+                    assigned: vec![TopicPartitions {
+                        topic_id: id,
+                        partitions: vec![0, 1],
+                        assignment_epochs: Some(vec![2, 2]),
+                    }],
+                    pending_revocation: vec![],
+                }),
+                r#"{"memberEpoch":2,"previousMemberEpoch":2,"state":1,"assignedPartitions":[{"topicId":"BwcHBwcHBwcHBwcHBwcHBw","partitions":[0,1],"assignmentEpochs":[2,2]}],"partitionsPendingRevocation":[]}"#,
+            ),
+        ];
+        for (k, v, want) in cases {
+            let key = decode_offsets_key(&k).unwrap();
+            let value = decode_offsets_value(key.record_type, &v).unwrap();
+            assert_eq!(value.version, 0);
+            assert_eq!(
+                crate::analysis::coordinator_json::value_json(&value)["data"].to_string(),
+                want,
+                "type {}",
+                key.record_type
+            );
+        }
+        let key_bytes = current_assignment_key("g", "m");
+        let key = decode_offsets_key(&key_bytes).unwrap();
+        assert_eq!(
+            crate::analysis::coordinator_json::key_json(&key).to_string(),
+            r#"{"type":"8","data":{"groupId":"g","memberId":"m"}}"#
+        );
+    }
+}
