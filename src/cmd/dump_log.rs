@@ -14,7 +14,8 @@ use crate::format::log::{BatchInfo, LogEntry, LogRecord};
 use crate::format::log::{ByteSource, RecordScratch};
 use crate::format::producer_snapshot::parse_producer_snapshot;
 use crate::format::text_files::{
-    parse_checkpoint, parse_json_object, parse_partition_metadata, parse_properties,
+    check_checkpoint, for_each_checkpoint_entry, parse_json_object, parse_partition_metadata,
+    parse_properties,
 };
 use crate::format::txn_index::parse_txn_index;
 use crate::print::dump_json::JsonDump;
@@ -447,11 +448,17 @@ impl Dumper<'_> {
             | FileKind::ReplicationOffsetCheckpoint
             | FileKind::CleanerOffsetCheckpoint => {
                 let text = read_text(path)?;
-                match parse_checkpoint(&text, *kind == FileKind::LeaderEpochCheckpoint) {
-                    Ok(c) => {
-                        for e in &c.entries {
-                            printer.checkpoint_entry(e)?;
-                        }
+                let epochs = *kind == FileKind::LeaderEpochCheckpoint;
+                // Checked whole, then printed entry by entry: nothing is kept per entry.
+                match check_checkpoint(&text, epochs) {
+                    Ok(_) => {
+                        let mut result = Ok(());
+                        let _ = for_each_checkpoint_entry(&text, epochs, |e| {
+                            if result.is_ok() {
+                                result = printer.checkpoint_entry(&e);
+                            }
+                        });
+                        result?;
                     }
                     Err(e) => {
                         self.summary.errors += 1;
