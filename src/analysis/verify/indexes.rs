@@ -564,3 +564,24 @@ impl TimeIndexPass {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::SlotOrder;
+
+    /// The permutation walks slots as the stable sort of the entries it replaced did: by key,
+    /// ties in file order.
+    #[test]
+    fn slot_order_is_the_stable_sort() {
+        let keys: Vec<u8> = (0..5000u32)
+            .map(|i| (i.wrapping_mul(2654435761) >> 24) as u8 % 37)
+            .collect();
+        let order = SlotOrder::new(keys.len(), false, |i| keys[i]);
+        let mut want: Vec<usize> = (0..keys.len()).collect();
+        want.sort_by_key(|&i| keys[i]);
+        let got: Vec<usize> = (0..keys.len()).map(|k| order.slot(k)).collect();
+        assert_eq!(got, want);
+        let file = SlotOrder::new(3, true, |i| i);
+        assert_eq!((0..3).map(|k| file.slot(k)).collect::<Vec<_>>(), [0, 1, 2]);
+    }
+}
