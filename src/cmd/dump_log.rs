@@ -357,12 +357,18 @@ impl Dumper<'_> {
                 let offset_index = offsets.as_deref().map(|b| OffsetIndex::new(base, b));
                 let mut log_src = FileSource::open(&log).ok();
                 let mut previous = -1i64;
+                let mut memo = None;
                 for entry in index.entries() {
                     if let Some(src) = log_src.as_mut() {
                         let start =
                             offset_index.map_or(0, |i| i.lookup(entry.offset).position as u64);
-                        let found =
-                            batch_ending_at_or_after(src, start, entry.offset, &mut self.scratch)?;
+                        let found = batch_ending_at_or_after(
+                            src,
+                            start,
+                            entry.offset,
+                            &mut self.scratch,
+                            &mut memo,
+                        )?;
                         match found {
                             None => printer.time_index_problem(TimeIndexProblem::NotFound {
                                 index_offset: entry.offset,
@@ -527,15 +533,34 @@ fn read_text(path: &Path) -> Result<String> {
 
 /// Finds the first batch at or after `start` whose last offset is ≥ `target`: its last offset and
 /// the largest timestamp of its records (what kafka-dump-log compares a time-index entry with).
+/// The answer of the last [`batch_ending_at_or_after`] scan and the targets it holds for: from
+/// `start`, every target in `(above, up_to]` finds the same batch (no batch before it reaches
+/// the target; it does). A garbage time index asks millions of times, nearly always the same.
+#[derive(Clone, Copy)]
+struct FindMemo {
+    start: u64,
+    above: i64,
+    up_to: i64,
+    found: Option<(i64, i64)>,
+}
+
 fn batch_ending_at_or_after(
     src: &mut FileSource,
     start: u64,
     target: i64,
     scratch: &mut crate::format::log::RecordScratch,
+    memo: &mut Option<FindMemo>,
 ) -> io::Result<Option<(i64, i64)>> {
+    if let Some(m) = memo {
+        if m.start == start && target > m.above && target <= m.up_to {
+            return Ok(m.found);
+        }
+    }
     struct Find {
         target: i64,
         found: Option<(i64, i64)>,
+        /// The largest last offset of the batches before the one found.
+        max_before: i64,
     }
     impl LogSink for Find {
         fn batch(&mut self, _p: u64, _e: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
@@ -544,6 +569,8 @@ fn batch_ending_at_or_after(
             }
             if b.last_offset >= self.target {
                 self.found = Some((b.last_offset, -1));
+            } else {
+                self.max_before = self.max_before.max(b.last_offset);
             }
             Ok(Flow::Continue)
         }
@@ -566,8 +593,15 @@ fn batch_ending_at_or_after(
     let mut find = Find {
         target,
         found: None,
+        max_before: i64::MIN,
     };
     scan_log(src, &opts, scratch, &mut find)?;
+    *memo = Some(FindMemo {
+        start,
+        above: find.max_before,
+        up_to: find.found.map_or(i64::MAX, |(last, _)| last),
+        found: find.found,
+    });
     Ok(find.found)
 }
 
