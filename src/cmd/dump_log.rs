@@ -357,7 +357,7 @@ impl Dumper<'_> {
                 let offset_index = offsets.as_deref().map(|b| OffsetIndex::new(base, b));
                 let mut log_src = FileSource::open(&log).ok();
                 let mut previous = -1i64;
-                let mut memo = None;
+                let mut memo = FindMemos::default();
                 for entry in index.entries() {
                     if let Some(src) = log_src.as_mut() {
                         let start =
@@ -544,14 +544,22 @@ struct FindMemo {
     found: Option<(i64, i64)>,
 }
 
+/// The last few answers (a garbage index alternates between start positions: below the first
+/// entry, above the last).
+#[derive(Default)]
+struct FindMemos {
+    slots: [Option<FindMemo>; 8],
+    next: usize,
+}
+
 fn batch_ending_at_or_after(
     src: &mut FileSource,
     start: u64,
     target: i64,
     scratch: &mut crate::format::log::RecordScratch,
-    memo: &mut Option<FindMemo>,
+    memo: &mut FindMemos,
 ) -> io::Result<Option<(i64, i64)>> {
-    if let Some(m) = memo {
+    for m in memo.slots.iter().flatten() {
         if m.start == start && target > m.above && target <= m.up_to {
             return Ok(m.found);
         }
@@ -596,12 +604,13 @@ fn batch_ending_at_or_after(
         max_before: i64::MIN,
     };
     scan_log(src, &opts, scratch, &mut find)?;
-    *memo = Some(FindMemo {
+    memo.slots[memo.next % 8] = Some(FindMemo {
         start,
         above: find.max_before,
         up_to: find.found.map_or(i64::MAX, |(last, _)| last),
         found: find.found,
     });
+    memo.next += 1;
     Ok(find.found)
 }
 
