@@ -6,8 +6,8 @@ use std::io;
 
 use crate::format::compression::Codec;
 use crate::format::log::{
-    for_each_record, BatchInfo, ByteSource, LogEntry, LogRecord, LogWalker, RecordScratch,
-    TailKind, WalkEvent,
+    for_each_record, legacy_wrapper_extent, BatchInfo, ByteSource, LogEntry, LogRecord, LogWalker,
+    RecordScratch, TailKind, WalkEvent,
 };
 use crate::format::reader::DecodeError;
 
@@ -167,15 +167,18 @@ pub fn scan_log<S: ByteSource + ?Sized>(
                 if !info.crc_valid {
                     stats.crc_errors += 1;
                 }
-                // A legacy wrapper's base offset and count live inside its compressed value.
+                // A legacy wrapper's base offset and count live inside its compressed value:
+                // decompressed here once (the deep walk below reuses it). One that cannot be
+                // decoded holds no record we can count, and is a problem.
+                let mut wrapper_error = None;
                 if let LogEntry::Legacy(m) = &entry {
                     if m.codec() != Codec::None {
-                        let mut first = None;
-                        if let Ok(n) = for_each_record(&entry, scratch, |r| {
-                            first.get_or_insert(r.offset);
-                        }) {
-                            info.count = Some(n as i32);
-                            info.base_offset = first.unwrap_or(info.base_offset);
+                        match legacy_wrapper_extent(m, scratch) {
+                            Ok((n, first)) => {
+                                info.count = Some(n.min(i32::MAX as usize) as i32);
+                                info.base_offset = first;
+                            }
+                            Err(e) => wrapper_error = Some(e.at(position)),
                         }
                     }
                 }
@@ -185,7 +188,15 @@ pub fn scan_log<S: ByteSource + ?Sized>(
                 }
                 stats.batches += 1;
                 let mut flow = sink.batch(position, &entry, &info)?;
-                if flow == Flow::Continue && opts.deep {
+                if let Some(error) = wrapper_error {
+                    if flow == Flow::Continue {
+                        stats.problems += 1;
+                        flow = sink.problem(&LogProblem::BadEntry {
+                            batch_position: position,
+                            error: &error,
+                        })?;
+                    }
+                } else if flow == Flow::Continue && opts.deep {
                     // A legacy wrapper counted above is not decompressed a second time.
                     scratch.reuse_wrapper();
                     let mut io_error = None;

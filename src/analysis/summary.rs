@@ -109,8 +109,13 @@ pub struct PartitionSummary {
     pub warnings: Vec<String>,
 }
 
+/// Undecodable entries named one by one per segment; more are counted in one line.
+const BAD_ENTRIES_LISTED: u64 = 10;
+
 struct Collect<'a> {
     s: &'a mut PartitionSummary,
+    file: &'a Path,
+    bad_entries: u64,
     first_in_segment: Option<i64>,
     last_offset: Option<i64>,
 }
@@ -119,7 +124,9 @@ impl LogSink for Collect<'_> {
     fn batch(&mut self, _position: u64, _entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
         let s = &mut *self.s;
         s.batches += 1;
-        s.records += b.count.unwrap_or(1).max(0) as u64;
+        // No count: a compressed legacy wrapper that cannot be decoded (reported as a problem),
+        // whose records are unknown.
+        s.records += b.count.unwrap_or(0).max(0) as u64;
         *s.magics.entry(b.magic).or_default() += 1;
         *s.codecs.entry(b.codec.name()).or_default() += 1;
         if b.producer_id >= 0 {
@@ -147,7 +154,17 @@ impl LogSink for Collect<'_> {
         Ok(Flow::Continue)
     }
 
-    fn problem(&mut self, _problem: &LogProblem<'_>) -> io::Result<Flow> {
+    fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<Flow> {
+        // Corrupt regions and tails are summed up as invalid bytes; an entry that frames but
+        // does not decode (a compressed v1 wrapper with a broken value) is named.
+        if let LogProblem::BadEntry { .. } = problem {
+            self.bad_entries += 1;
+            if self.bad_entries <= BAD_ENTRIES_LISTED {
+                self.s
+                    .warnings
+                    .push(format!("{}: {}", self.file.display(), problem.message()));
+            }
+        }
         Ok(Flow::Continue)
     }
 }
@@ -202,12 +219,21 @@ pub fn summarize_partition(
         s.bytes += src.len();
         let mut sink = Collect {
             s: &mut s,
+            file: &file.path,
+            bad_entries: 0,
             first_in_segment: None,
             last_offset: None,
         };
         match scan_log(src.as_mut(), &ScanOptions::default(), scratch, &mut sink) {
             Ok(stats) => {
                 let seg_last = sink.last_offset;
+                if sink.bad_entries > BAD_ENTRIES_LISTED {
+                    let more = sink.bad_entries - BAD_ENTRIES_LISTED;
+                    s.warnings.push(format!(
+                        "{}: {more} more undecodable batches not listed (the first {BAD_ENTRIES_LISTED} are)",
+                        file.path.display()
+                    ));
+                }
                 s.crc_errors += stats.crc_errors;
                 s.invalid_bytes += stats.invalid_bytes;
                 s.problems += stats.problems;

@@ -14,7 +14,8 @@ use crate::format::log::{BatchInfo, LogEntry, LogRecord};
 use crate::format::log::{ByteSource, RecordScratch};
 use crate::format::producer_snapshot::parse_producer_snapshot;
 use crate::format::text_files::{
-    parse_checkpoint, parse_json_object, parse_partition_metadata, parse_properties,
+    check_checkpoint, for_each_checkpoint_entry, parse_json_object, parse_partition_metadata,
+    parse_properties,
 };
 use crate::format::txn_index::parse_txn_index;
 use crate::print::dump_json::JsonDump;
@@ -356,12 +357,18 @@ impl Dumper<'_> {
                 let offset_index = offsets.as_deref().map(|b| OffsetIndex::new(base, b));
                 let mut log_src = FileSource::open(&log).ok();
                 let mut previous = -1i64;
+                let mut memo = FindMemos::default();
                 for entry in index.entries() {
                     if let Some(src) = log_src.as_mut() {
                         let start =
                             offset_index.map_or(0, |i| i.lookup(entry.offset).position as u64);
-                        let found =
-                            batch_ending_at_or_after(src, start, entry.offset, &mut self.scratch)?;
+                        let found = batch_ending_at_or_after(
+                            src,
+                            start,
+                            entry.offset,
+                            &mut self.scratch,
+                            &mut memo,
+                        )?;
                         match found {
                             None => printer.time_index_problem(TimeIndexProblem::NotFound {
                                 index_offset: entry.offset,
@@ -447,11 +454,17 @@ impl Dumper<'_> {
             | FileKind::ReplicationOffsetCheckpoint
             | FileKind::CleanerOffsetCheckpoint => {
                 let text = read_text(path)?;
-                match parse_checkpoint(&text, *kind == FileKind::LeaderEpochCheckpoint) {
-                    Ok(c) => {
-                        for e in &c.entries {
-                            printer.checkpoint_entry(e)?;
-                        }
+                let epochs = *kind == FileKind::LeaderEpochCheckpoint;
+                // Checked whole, then printed entry by entry: nothing is kept per entry.
+                match check_checkpoint(&text, epochs) {
+                    Ok(_) => {
+                        let mut result = Ok(());
+                        let _ = for_each_checkpoint_entry(&text, epochs, |e| {
+                            if result.is_ok() {
+                                result = printer.checkpoint_entry(&e);
+                            }
+                        });
+                        result?;
                     }
                     Err(e) => {
                         self.summary.errors += 1;
@@ -520,15 +533,42 @@ fn read_text(path: &Path) -> Result<String> {
 
 /// Finds the first batch at or after `start` whose last offset is ≥ `target`: its last offset and
 /// the largest timestamp of its records (what kafka-dump-log compares a time-index entry with).
+/// The answer of the last [`batch_ending_at_or_after`] scan and the targets it holds for: from
+/// `start`, every target in `(above, up_to]` finds the same batch (no batch before it reaches
+/// the target; it does). A garbage time index asks millions of times, nearly always the same.
+#[derive(Clone, Copy)]
+struct FindMemo {
+    start: u64,
+    above: i64,
+    up_to: i64,
+    found: Option<(i64, i64)>,
+}
+
+/// The last few answers (a garbage index alternates between start positions: below the first
+/// entry, above the last).
+#[derive(Default)]
+struct FindMemos {
+    slots: [Option<FindMemo>; 8],
+    next: usize,
+}
+
 fn batch_ending_at_or_after(
     src: &mut FileSource,
     start: u64,
     target: i64,
     scratch: &mut crate::format::log::RecordScratch,
+    memo: &mut FindMemos,
 ) -> io::Result<Option<(i64, i64)>> {
+    for m in memo.slots.iter().flatten() {
+        if m.start == start && target > m.above && target <= m.up_to {
+            return Ok(m.found);
+        }
+    }
     struct Find {
         target: i64,
         found: Option<(i64, i64)>,
+        /// The largest last offset of the batches before the one found.
+        max_before: i64,
     }
     impl LogSink for Find {
         fn batch(&mut self, _p: u64, _e: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
@@ -537,6 +577,8 @@ fn batch_ending_at_or_after(
             }
             if b.last_offset >= self.target {
                 self.found = Some((b.last_offset, -1));
+            } else {
+                self.max_before = self.max_before.max(b.last_offset);
             }
             Ok(Flow::Continue)
         }
@@ -559,8 +601,16 @@ fn batch_ending_at_or_after(
     let mut find = Find {
         target,
         found: None,
+        max_before: i64::MIN,
     };
     scan_log(src, &opts, scratch, &mut find)?;
+    memo.slots[memo.next % 8] = Some(FindMemo {
+        start,
+        above: find.max_before,
+        up_to: find.found.map_or(i64::MAX, |(last, _)| last),
+        found: find.found,
+    });
+    memo.next += 1;
     Ok(find.found)
 }
 

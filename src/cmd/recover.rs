@@ -14,7 +14,7 @@ use crate::analysis::recovery::{analyse_segment, extend_rebuild, IndexRebuild, S
 use crate::analysis::summary::log_dir_facts;
 use crate::cli::RecoverArgs;
 use crate::format::log::{ByteSource, RecordScratch};
-use crate::format::text_files::parse_checkpoint;
+use crate::format::text_files::{check_checkpoint, for_each_checkpoint_entry, CheckpointEntry};
 use crate::format::txn_index::{parse_txn_index, ABORTED_TXN_SIZE};
 use crate::print::progress::{self, Progress};
 use crate::storage::discover::{discover, segment_sibling, DataFile, LogDir, PartitionDir};
@@ -395,22 +395,36 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
                 )?;
             }
             FileKind::LeaderEpochCheckpoint => {
-                let text = String::from_utf8_lossy(
-                    &read_small(&f.path, 64 << 20).with_context(|| f.path.display().to_string())?,
-                )
-                .into_owned();
-                if let Ok(c) = parse_checkpoint(&text, true) {
-                    let kept: Vec<String> = c
-                        .epochs()
-                        .into_iter()
-                        .filter(|(_, start)| *start < leo || leo == 0)
-                        .map(|(epoch, start)| format!("{epoch} {start}"))
-                        .collect();
-                    let mut body = format!("0\n{}\n", kept.len());
-                    for k in kept {
-                        body.push_str(&k);
-                        body.push('\n');
-                    }
+                let bytes =
+                    read_small(&f.path, 64 << 20).with_context(|| f.path.display().to_string())?;
+                let text = match String::from_utf8(bytes) {
+                    Ok(t) => t,
+                    Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                };
+                // Streamed twice (count, then write) rather than collected: the copy costs the
+                // file's text and the new body, nothing per entry.
+                let keep = |start: i64| start < leo || leo == 0;
+                if check_checkpoint(&text, true).is_ok() {
+                    let mut kept = 0usize;
+                    let _ = for_each_checkpoint_entry(&text, true, |e| {
+                        if let CheckpointEntry::Epoch { start_offset, .. } = e {
+                            kept += keep(start_offset) as usize;
+                        }
+                    });
+                    let mut body = format!("0\n{kept}\n");
+                    let _ = for_each_checkpoint_entry(&text, true, |e| {
+                        if let CheckpointEntry::Epoch {
+                            epoch,
+                            start_offset,
+                        } = e
+                        {
+                            if keep(start_offset) {
+                                use std::fmt::Write as _;
+                                let _ = writeln!(body, "{epoch} {start_offset}");
+                            }
+                        }
+                    });
+                    drop(text);
                     write_new(&target.join(&name), body.as_bytes())?;
                 }
             }

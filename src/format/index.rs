@@ -75,14 +75,7 @@ impl<'a> OffsetIndex<'a> {
 
     /// Slot `i` as stored, including slots past the stop rule.
     pub fn slot(&self, i: usize) -> Option<OffsetEntry> {
-        let at = i.checked_mul(OFFSET_ENTRY_SIZE)?;
-        let raw = self.bytes.get(at..at + OFFSET_ENTRY_SIZE)?;
-        let relative = i32::from_be_bytes(raw[0..4].try_into().ok()?);
-        Some(OffsetEntry {
-            relative_offset: relative,
-            offset: self.base_offset.wrapping_add(relative as i64),
-            position: u32::from_be_bytes(raw[4..8].try_into().ok()?),
-        })
+        offset_slot(self.base_offset, self.bytes, i)
     }
 
     /// The entries by the DumpLogSegments stop rule (slot 0 is always shown).
@@ -127,6 +120,31 @@ impl<'a> OffsetIndex<'a> {
         }
         Ok(())
     }
+}
+
+/// Slot `i` of an offset index file's bytes (for callers that own the bytes and walk slots in
+/// their own order).
+pub fn offset_slot(base_offset: i64, bytes: &[u8], i: usize) -> Option<OffsetEntry> {
+    let at = i.checked_mul(OFFSET_ENTRY_SIZE)?;
+    let raw = bytes.get(at..at.checked_add(OFFSET_ENTRY_SIZE)?)?;
+    let relative = i32::from_be_bytes(raw[0..4].try_into().ok()?);
+    Some(OffsetEntry {
+        relative_offset: relative,
+        offset: base_offset.wrapping_add(relative as i64),
+        position: u32::from_be_bytes(raw[4..8].try_into().ok()?),
+    })
+}
+
+/// Slot `i` of a time index file's bytes.
+pub fn time_slot(base_offset: i64, bytes: &[u8], i: usize) -> Option<TimeEntry> {
+    let at = i.checked_mul(TIME_ENTRY_SIZE)?;
+    let raw = bytes.get(at..at.checked_add(TIME_ENTRY_SIZE)?)?;
+    let relative = i32::from_be_bytes(raw[8..12].try_into().ok()?);
+    Some(TimeEntry {
+        timestamp: i64::from_be_bytes(raw[0..8].try_into().ok()?),
+        relative_offset: relative,
+        offset: base_offset.wrapping_add(relative as i64),
+    })
 }
 
 fn relative_at(bytes: &[u8], at: usize) -> i32 {
@@ -189,14 +207,7 @@ impl<'a> TimeIndex<'a> {
     }
 
     pub fn slot(&self, i: usize) -> Option<TimeEntry> {
-        let at = i.checked_mul(TIME_ENTRY_SIZE)?;
-        let raw = self.bytes.get(at..at + TIME_ENTRY_SIZE)?;
-        let relative = i32::from_be_bytes(raw[8..12].try_into().ok()?);
-        Some(TimeEntry {
-            timestamp: i64::from_be_bytes(raw[0..8].try_into().ok()?),
-            relative_offset: relative,
-            offset: self.base_offset.wrapping_add(relative as i64),
-        })
+        time_slot(self.base_offset, self.bytes, i)
     }
 
     pub fn entries(&self) -> impl Iterator<Item = TimeEntry> + '_ {

@@ -125,85 +125,155 @@ pub struct InnerMessage<'a> {
     pub timestamp_type: TimestampType,
 }
 
-/// Decodes the inner message set of a wrapper whose value was decompressed into `inner`.
+/// The inner message set of a wrapper whose value was decompressed into `inner`, walked over
+/// the borrowed bytes: [`inner_messages`] checks and counts the whole set once (Kafka rejects a
+/// wrapper when any inner message is bad, and v1 offsets depend on the last one), then the
+/// iterator yields the messages one by one without collecting them, so a wrapper of millions of
+/// tiny messages costs no memory beyond its decompressed bytes.
 ///
 /// v1 inner offsets are relative (0..n-1) and become `wrapper - lastInner + inner`, unless the
 /// wrapper offset is 0 (some librdkafka versions), where they are taken as they are. A
-/// LogAppendTime v1 wrapper overrides the inner timestamps. `origin` positions errors.
+/// LogAppendTime v1 wrapper overrides the inner timestamps.
+#[derive(Debug, Clone)]
+pub struct InnerMessages<'a> {
+    inner: &'a [u8],
+    pos: usize,
+    count: usize,
+    first_offset: i64,
+    /// Added (wrapping) to each stored inner offset.
+    delta: i64,
+    /// The wrapper's timestamp type and timestamp when it overrides the inner ones (v1).
+    wrapper_type: Option<TimestampType>,
+    wrapper_timestamp: i64,
+}
+
+impl<'a> InnerMessages<'a> {
+    /// Number of inner messages.
+    pub fn message_count(&self) -> usize {
+        self.count
+    }
+
+    /// Offset of the first inner message, with the wrapper's rules applied.
+    pub fn first_offset(&self) -> i64 {
+        self.first_offset
+    }
+
+    fn convert(&self, message: LegacyMessage<'a>) -> InnerMessage<'a> {
+        let (timestamp, timestamp_type) = match self.wrapper_type {
+            Some(TimestampType::LogAppendTime) => {
+                (self.wrapper_timestamp, TimestampType::LogAppendTime)
+            }
+            Some(t) => (message.timestamp_or_none(), t),
+            None => (message.timestamp_or_none(), message.timestamp_type()),
+        };
+        InnerMessage {
+            message,
+            offset: message.offset.wrapping_add(self.delta),
+            timestamp,
+            timestamp_type,
+        }
+    }
+}
+
+impl<'a> Iterator for InnerMessages<'a> {
+    type Item = InnerMessage<'a>;
+
+    fn next(&mut self) -> Option<InnerMessage<'a>> {
+        if self.pos >= self.inner.len() {
+            return None;
+        }
+        // Every message was parsed by `inner_messages` already; parsing the same bytes again
+        // cannot fail, and would only end the walk if it did.
+        let message = parse_inner(&self.inner[self.pos..], 0).ok()?;
+        self.pos += message.size();
+        Some(self.convert(message))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.count))
+    }
+}
+
+/// One inner message at the start of `rest` (`at`: its position, for errors).
+fn parse_inner(rest: &[u8], at: usize) -> DecodeResult<LegacyMessage<'_>> {
+    if rest.len() < LOG_OVERHEAD + V0_OVERHEAD {
+        return Err(DecodeError::new(
+            at,
+            format!("{} trailing bytes in the inner message set", rest.len()),
+        ));
+    }
+    let size = i32::from_be_bytes(rest[8..12].try_into().expect("4 bytes"));
+    if size < V0_OVERHEAD as i32 || LOG_OVERHEAD + size as usize > rest.len() {
+        return Err(DecodeError::new(
+            at + 8,
+            format!(
+                "inner message size {size} does not fit in {} bytes",
+                rest.len()
+            ),
+        ));
+    }
+    let message =
+        LegacyMessage::parse(&rest[..LOG_OVERHEAD + size as usize]).map_err(|e| e.at(at as u64))?;
+    if message.codec() != Codec::None {
+        return Err(DecodeError::new(
+            at + 17,
+            "inner messages must not be compressed",
+        ));
+    }
+    Ok(message)
+}
+
+/// Checks the inner message set of a wrapper whose value was decompressed into `inner` and
+/// returns the walk over it (see [`InnerMessages`]). `origin` positions errors.
 pub fn inner_messages<'a>(
     wrapper: &LegacyMessage<'_>,
     inner: &'a [u8],
     origin: usize,
-) -> DecodeResult<Vec<InnerMessage<'a>>> {
-    let mut out = Vec::new();
+) -> DecodeResult<InnerMessages<'a>> {
     let mut pos = 0usize;
+    let mut count = 0usize;
+    let (mut first, mut last) = (0i64, 0i64);
     while pos < inner.len() {
-        let rest = &inner[pos..];
-        if rest.len() < LOG_OVERHEAD + V0_OVERHEAD {
-            return Err(DecodeError::new(
-                origin + pos,
-                format!("{} trailing bytes in the inner message set", rest.len()),
-            ));
+        let message = parse_inner(&inner[pos..], origin + pos)?;
+        if count == 0 {
+            first = message.offset;
         }
-        let size = i32::from_be_bytes(rest[8..12].try_into().expect("4 bytes"));
-        if size < V0_OVERHEAD as i32 || LOG_OVERHEAD + size as usize > rest.len() {
-            return Err(DecodeError::new(
-                origin + pos + 8,
-                format!(
-                    "inner message size {size} does not fit in {} bytes",
-                    rest.len()
-                ),
-            ));
-        }
-        let message = LegacyMessage::parse(&rest[..LOG_OVERHEAD + size as usize])
-            .map_err(|e| e.at((origin + pos) as u64))?;
-        if message.codec() != Codec::None {
-            return Err(DecodeError::new(
-                origin + pos + 17,
-                "inner messages must not be compressed",
-            ));
-        }
-        out.push(InnerMessage {
-            message,
-            offset: message.offset,
-            timestamp: message.timestamp_or_none(),
-            timestamp_type: message.timestamp_type(),
-        });
+        last = message.offset;
+        count += 1;
         pos += message.size();
     }
-    if out.is_empty() {
+    if count == 0 {
         return Err(DecodeError::new(
             origin,
             "compressed wrapper holds no messages",
         ));
     }
+    let mut delta = 0i64;
+    let mut wrapper_type = None;
     if wrapper.magic >= 1 {
-        let last_inner = out.last().map(|m| m.offset).unwrap_or(0);
         if wrapper.offset != 0 {
-            if wrapper.offset < last_inner {
+            if wrapper.offset < last {
                 return Err(DecodeError::new(
                     origin,
                     format!(
-                        "wrapper offset {} is below the last inner relative offset {last_inner}",
+                        "wrapper offset {} is below the last inner relative offset {last}",
                         wrapper.offset
                     ),
                 ));
             }
-            for m in &mut out {
-                m.offset = m
-                    .offset
-                    .wrapping_add(wrapper.offset.wrapping_sub(last_inner));
-            }
+            delta = wrapper.offset.wrapping_sub(last);
         }
-        let wrapper_type = wrapper.timestamp_type();
-        for m in &mut out {
-            if wrapper_type == TimestampType::LogAppendTime {
-                m.timestamp = wrapper.timestamp_or_none();
-            }
-            m.timestamp_type = wrapper_type;
-        }
+        wrapper_type = Some(wrapper.timestamp_type());
     }
-    Ok(out)
+    Ok(InnerMessages {
+        inner,
+        pos: 0,
+        count,
+        first_offset: first.wrapping_add(delta),
+        delta,
+        wrapper_type,
+        wrapper_timestamp: wrapper.timestamp_or_none(),
+    })
 }
 
 #[cfg(test)]
@@ -252,7 +322,9 @@ mod tests {
         inner.extend(v1_message(2, 0, 15, b"c"));
         let wrapper_bytes = v1_message(102, 1, 20, b"ignored");
         let wrapper = LegacyMessage::parse(&wrapper_bytes).unwrap();
-        let msgs = inner_messages(&wrapper, &inner, 0).unwrap();
+        let walk = inner_messages(&wrapper, &inner, 0).unwrap();
+        assert_eq!((walk.message_count(), walk.first_offset()), (3, 100));
+        let msgs: Vec<_> = walk.collect();
         let offsets: Vec<i64> = msgs.iter().map(|m| m.offset).collect();
         assert_eq!(offsets, vec![100, 101, 102]);
         assert_eq!(msgs[2].timestamp, 15);
@@ -260,7 +332,7 @@ mod tests {
         // LogAppendTime wrapper overrides inner timestamps.
         let lat = v1_message(102, 1 | 0x08, 99, b"x");
         let wrapper = LegacyMessage::parse(&lat).unwrap();
-        let msgs = inner_messages(&wrapper, &inner, 0).unwrap();
+        let msgs: Vec<_> = inner_messages(&wrapper, &inner, 0).unwrap().collect();
         assert!(msgs.iter().all(|m| m.timestamp == 99));
         assert!(msgs
             .iter()
@@ -269,7 +341,7 @@ mod tests {
         // Wrapper offset 0: inner offsets as they are.
         let zero = v1_message(0, 1, 20, b"x");
         let wrapper = LegacyMessage::parse(&zero).unwrap();
-        let msgs = inner_messages(&wrapper, &inner, 0).unwrap();
+        let msgs: Vec<_> = inner_messages(&wrapper, &inner, 0).unwrap().collect();
         assert_eq!(msgs[2].offset, 2);
     }
 
@@ -277,7 +349,13 @@ mod tests {
         #[test]
         fn garbage_never_panics(data: Vec<u8>) {
             if let Ok(m) = LegacyMessage::parse(&data) {
-                let _ = inner_messages(&m, &data, 0);
+                if let Ok(walk) = inner_messages(&m, &data, 0) {
+                    let n = walk.message_count();
+                    let first = walk.first_offset();
+                    let offsets: Vec<i64> = walk.map(|m| m.offset).collect();
+                    proptest::prop_assert_eq!(offsets.len(), n);
+                    proptest::prop_assert_eq!(offsets[0], first);
+                }
             }
         }
     }

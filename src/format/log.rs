@@ -9,7 +9,7 @@ use std::io;
 use super::batch::Headers;
 use super::batch::{RecordBatch, TimestampType, LOG_OVERHEAD, V2_CRC_START, V2_HEADER_SIZE};
 use super::compression::{Codec, Decompressor};
-use super::legacy::{inner_messages, LegacyMessage, V0_OVERHEAD};
+use super::legacy::{inner_messages, InnerMessages, LegacyMessage, V0_OVERHEAD};
 use super::reader::DecodeError;
 
 /// Kafka stops reading a file when this many bytes or fewer remain (`FileLogInputStream`).
@@ -712,6 +712,42 @@ fn with_codec_hint(e: DecodeError, codec: Codec, payload: &[u8]) -> DecodeError 
     )
 }
 
+/// The checked inner message set of a compressed legacy wrapper, decompressed into `scratch`
+/// (or, with `reuse`, the decompression already there when it is this wrapper's).
+fn wrapper_inner<'s>(
+    message: &LegacyMessage<'_>,
+    scratch: &'s mut RecordScratch,
+    reuse: bool,
+) -> Result<InnerMessages<'s>, DecodeError> {
+    let value = message.value.ok_or_else(|| {
+        DecodeError::new(LOG_OVERHEAD, "compressed wrapper message with a null value")
+    })?;
+    let key = Some((value.as_ptr() as usize, value.len()));
+    if !(reuse && scratch.wrapper == key) {
+        scratch.wrapper = None;
+        scratch
+            .decompressor
+            .decompress(message.codec(), message.magic, value, &mut scratch.buffer)
+            .map_err(|e| DecodeError::new(LOG_OVERHEAD, format!("wrapper value: {}", e)))?;
+        scratch.wrapper = key;
+    }
+    inner_messages(message, &scratch.buffer, 0)
+        .map_err(|e| DecodeError::new(LOG_OVERHEAD, format!("in decompressed wrapper: {e}")))
+}
+
+/// The record count and first offset of a compressed legacy wrapper, which live inside its
+/// compressed value: decompresses it into `scratch` and checks its inner messages without
+/// visiting them. A [`for_each_record`] on the same entry right after, with
+/// [`RecordScratch::reuse_wrapper`], does not decompress it again.
+pub fn legacy_wrapper_extent(
+    message: &LegacyMessage<'_>,
+    scratch: &mut RecordScratch,
+) -> Result<(usize, i64), DecodeError> {
+    scratch.reuse = false;
+    let inner = wrapper_inner(message, scratch, false)?;
+    Ok((inner.message_count(), inner.first_offset()))
+}
+
 /// Calls `visit` for every record of `entry`, decompressing into `scratch` when needed. Records
 /// decoded before an error are still visited; the error comes back with a position relative
 /// to the start of the entry.
@@ -797,22 +833,8 @@ pub fn for_each_record<'e>(
                 });
                 return Ok(seen);
             }
-            let value = message.value.ok_or_else(|| {
-                DecodeError::new(LOG_OVERHEAD, "compressed wrapper message with a null value")
-            })?;
-            let key = Some((value.as_ptr() as usize, value.len()));
-            if !(reuse && scratch.wrapper == key) {
-                scratch.wrapper = None;
-                scratch
-                    .decompressor
-                    .decompress(message.codec(), message.magic, value, &mut scratch.buffer)
-                    .map_err(|e| DecodeError::new(LOG_OVERHEAD, format!("wrapper value: {}", e)))?;
-                scratch.wrapper = key;
-            }
-            let inner = inner_messages(message, &scratch.buffer, 0).map_err(|e| {
-                DecodeError::new(LOG_OVERHEAD, format!("in decompressed wrapper: {e}"))
-            })?;
-            for m in &inner {
+            let inner = wrapper_inner(message, scratch, reuse)?;
+            for m in inner {
                 seen += 1;
                 visit(&LogRecord {
                     offset: m.offset,

@@ -52,12 +52,30 @@ pub fn quoted(line: &str) -> String {
 
 /// Parses Kafka's `CheckpointFile` format. Errors name the line (as a byte position).
 pub fn parse_checkpoint(text: &str, epoch_entries: bool) -> Result<Checkpoint, DecodeError> {
+    let mut entries = Vec::new();
+    let version = check_checkpoint(text, epoch_entries)?;
+    for_each_checkpoint_entry(text, epoch_entries, |e| entries.push(e))?;
+    Ok(Checkpoint { version, entries })
+}
+
+/// Checks a checkpoint file whole without keeping its entries; returns its version. A file of
+/// millions of lines costs its text and nothing per entry (an entry is 40 bytes, a line as
+/// short as 4).
+pub fn check_checkpoint(text: &str, epoch_entries: bool) -> Result<i32, DecodeError> {
+    for_each_checkpoint_entry(text, epoch_entries, |_| {})
+}
+
+/// Calls `visit` for each entry of a checkpoint file in file order, and returns its version.
+/// On an error, the entries before it were visited: callers that show entries only of a sound
+/// file call [`check_checkpoint`] first.
+pub fn for_each_checkpoint_entry(
+    text: &str,
+    epoch_entries: bool,
+    mut visit: impl FnMut(CheckpointEntry),
+) -> Result<i32, DecodeError> {
     if text.trim().is_empty() {
         // Kafka reads an empty file as no entries.
-        return Ok(Checkpoint {
-            version: 0,
-            entries: Vec::new(),
-        });
+        return Ok(0);
     }
     let mut lines = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
     let mut position = 0usize;
@@ -85,33 +103,32 @@ pub fn parse_checkpoint(text: &str, epoch_entries: bool) -> Result<Checkpoint, D
         .trim()
         .parse()
         .map_err(|_| DecodeError::new(at, format!("bad entry count line {}", quoted(c))))?;
-    let mut entries = Vec::new();
     for _ in 0..count {
         let (at, line) = next("entry")?;
-        let fields: Vec<&str> = line.split_whitespace().collect();
+        let mut words = line.split_whitespace();
+        let fields = [words.next(), words.next(), words.next(), words.next()];
         let bad = || DecodeError::new(at, format!("malformed checkpoint line {}", quoted(line)));
-        let entry = match (epoch_entries, fields.as_slice()) {
-            (true, [e, o]) => CheckpointEntry::Epoch {
+        let entry = match (epoch_entries, fields) {
+            (true, [Some(e), Some(o), None, None]) => CheckpointEntry::Epoch {
                 epoch: e.parse().map_err(|_| bad())?,
                 start_offset: o.parse().map_err(|_| bad())?,
             },
-            (false, [t, p, o]) => CheckpointEntry::Partition {
+            (false, [Some(t), Some(p), Some(o), None]) => CheckpointEntry::Partition {
                 topic: t.to_string(),
                 partition: p.parse().map_err(|_| bad())?,
                 offset: o.parse().map_err(|_| bad())?,
             },
             _ => return Err(bad()),
         };
-        entries.push(entry);
+        visit(entry);
     }
-    let rest: String = lines.collect::<Vec<_>>().join("");
-    if !rest.trim().is_empty() {
+    if !lines.all(|l| l.trim().is_empty()) {
         return Err(DecodeError::new(
             position,
             format!("expected {count} entries, found more lines"),
         ));
     }
-    Ok(Checkpoint { version, entries })
+    Ok(version)
 }
 
 /// `partition.metadata`: `version: 0` and `topic_id: <uuid>`.

@@ -6,8 +6,37 @@ use std::path::{Path, PathBuf};
 
 use super::{Ctx, Severity, VerifyOptions};
 use crate::format::index::{
-    IndexLayout, OffsetIndex, SanityError, TimeEntry, TimeIndex, OFFSET_ENTRY_SIZE, TIME_ENTRY_SIZE,
+    offset_slot, time_slot, IndexLayout, OffsetIndex, SanityError, TimeEntry, TimeIndex,
+    OFFSET_ENTRY_SIZE, TIME_ENTRY_SIZE,
 };
+
+/// The order a pass walks an index's slots in: the file's own when it is already sorted (a
+/// sound index, and no copy of its entries), else a permutation of slot numbers, 4 bytes an
+/// entry (a garbage index of 1 GiB held 24 bytes per entry, 5 GB and more).
+enum SlotOrder {
+    File,
+    Sorted(Vec<u32>),
+}
+
+impl SlotOrder {
+    /// Slots `0..n` sorted by `key` (ties in file order), decoded from the bytes on demand.
+    fn new<K: Ord>(n: usize, sorted: bool, key: impl Fn(usize) -> K) -> SlotOrder {
+        if sorted {
+            return SlotOrder::File;
+        }
+        // Index files are read up to 1 GiB, so slot numbers fit in 32 bits.
+        let mut slots: Vec<u32> = (0..n as u32).collect();
+        slots.sort_unstable_by_key(|&i| (key(i as usize), i));
+        SlotOrder::Sorted(slots)
+    }
+
+    fn slot(&self, k: usize) -> usize {
+        match self {
+            SlotOrder::File => k,
+            SlotOrder::Sorted(v) => v[k] as usize,
+        }
+    }
+}
 
 /// Where an index file sits in the segment's life.
 #[derive(Debug, Clone, Copy)]
@@ -115,7 +144,11 @@ struct PendingAppend {
 pub(super) struct OffsetIndexPass {
     path: PathBuf,
     severity: Severity,
-    by_position: Vec<PositionEntry>,
+    /// The file's bytes; entries are decoded from them in `order` (by position, then offset).
+    bytes: Vec<u8>,
+    base: i64,
+    entries: usize,
+    order: SlotOrder,
     next: usize,
     pending: Option<PendingAppend>,
     multi_batch: usize,
@@ -157,39 +190,56 @@ impl OffsetIndexPass {
             at.active,
             "index",
         );
-        let mut by_position: Vec<PositionEntry> = index
-            .real_entries()
-            .enumerate()
-            .map(|(slot, e)| PositionEntry {
-                position: e.position as u64,
-                offset: e.offset,
-                slot,
-            })
-            .collect();
-        for w in by_position.windows(2) {
-            if w[1].offset <= w[0].offset || w[1].position <= w[0].position {
-                ctx.add(
-                    "offset-index-order",
-                    severity,
-                    path,
-                    None,
-                    Some(w[1].offset),
-                    format!(
-                        "entry (offset {}, position {}) does not follow (offset {}, position {})",
-                        w[1].offset, w[1].position, w[0].offset, w[0].position
-                    ),
-                );
+        let entries = index.layout.real_entries;
+        let mut sorted = true;
+        let mut prev: Option<crate::format::index::OffsetEntry> = None;
+        for e in index.real_entries() {
+            if let Some(p) = prev {
+                if e.offset <= p.offset || e.position <= p.position {
+                    ctx.add(
+                        "offset-index-order",
+                        severity,
+                        path,
+                        None,
+                        Some(e.offset),
+                        format!(
+                            "entry (offset {}, position {}) does not follow (offset {}, position {})",
+                            e.offset, e.position, p.offset, p.position
+                        ),
+                    );
+                }
+                sorted &= (e.position, e.offset) >= (p.position, p.offset);
             }
+            prev = Some(e);
         }
-        by_position.sort_by_key(|e| (e.position, e.offset));
+        let base = at.base;
+        let order = SlotOrder::new(entries, sorted, |i| {
+            offset_slot(base, &bytes, i).map(|e| (e.position, e.offset))
+        });
         Some(OffsetIndexPass {
             path: path.to_path_buf(),
             severity,
-            by_position,
+            bytes,
+            base,
+            entries,
+            order,
             next: 0,
             pending: None,
             multi_batch: 0,
             inside_batch: 0,
+        })
+    }
+
+    /// The `k`th entry by position.
+    fn get(&self, k: usize) -> Option<PositionEntry> {
+        if k >= self.entries {
+            return None;
+        }
+        let slot = self.order.slot(k);
+        offset_slot(self.base, &self.bytes, slot).map(|e| PositionEntry {
+            position: e.position as u64,
+            offset: e.offset,
+            slot,
         })
     }
 
@@ -228,7 +278,7 @@ impl OffsetIndexPass {
                 self.multi_batch += 1;
             }
         }
-        while let Some(&e) = self.by_position.get(self.next) {
+        while let Some(e) = self.get(self.next) {
             if e.position > position {
                 break;
             }
@@ -248,10 +298,7 @@ impl OffsetIndexPass {
                 // Older brokers and followers indexed a whole multi-batch append: the append's
                 // last offset at the position of its first batch. Valid if a later batch, before
                 // the next entry's position, ends exactly there.
-                let next_position = self
-                    .by_position
-                    .get(self.next)
-                    .map_or(u64::MAX, |n| n.position);
+                let next_position = self.get(self.next).map_or(u64::MAX, |n| n.position);
                 if next_position > position {
                     self.pending = Some(PendingAppend {
                         entry: e,
@@ -271,7 +318,7 @@ impl OffsetIndexPass {
         if let Some(p) = self.pending.take() {
             self.wrong_offset(ctx, p.entry, p.batch_base, p.batch_last);
         }
-        for &e in &self.by_position[self.next..] {
+        for e in (self.next..self.entries).filter_map(|k| self.get(k)) {
             if e.position >= valid_end {
                 ctx.add(
                     "offset-index-beyond-log",
@@ -329,8 +376,11 @@ impl OffsetIndexPass {
 pub(super) struct TimeIndexPass {
     path: PathBuf,
     severity: Severity,
-    /// (slot, entry), by offset.
-    by_offset: Vec<(usize, TimeEntry)>,
+    /// The file's bytes; entries are decoded from them in `order` (by offset).
+    bytes: Vec<u8>,
+    base: i64,
+    entries: usize,
+    order: SlotOrder,
     next: usize,
     last_timestamp: Option<i64>,
     max_so_far: i64,
@@ -372,10 +422,14 @@ impl TimeIndexPass {
             at.active,
             "time index",
         );
-        let mut by_offset: Vec<(usize, TimeEntry)> = index.real_entries().enumerate().collect();
-        for w in by_offset.windows(2) {
-            let (slot, e) = w[1];
-            let prev = w[0].1;
+        let entries = index.layout.real_entries;
+        let mut sorted = true;
+        let mut last: Option<TimeEntry> = None;
+        for (slot, e) in index.real_entries().enumerate() {
+            let Some(prev) = last.replace(e) else {
+                continue;
+            };
+            sorted &= e.offset >= prev.offset;
             if e.timestamp <= prev.timestamp || e.offset < prev.offset {
                 ctx.add(
                     "time-index-order",
@@ -390,12 +444,18 @@ impl TimeIndexPass {
                 );
             }
         }
-        let last_timestamp = by_offset.last().map(|(_, e)| e.timestamp);
-        by_offset.sort_by_key(|(_, e)| e.offset);
+        let last_timestamp = last.map(|e| e.timestamp);
+        let base = at.base;
+        let order = SlotOrder::new(entries, sorted, |i| {
+            time_slot(base, &bytes, i).map(|e| e.offset)
+        });
         Some(TimeIndexPass {
             path: path.to_path_buf(),
             severity,
-            by_offset,
+            bytes,
+            base,
+            entries,
+            order,
             next: 0,
             last_timestamp,
             max_so_far: i64::MIN,
@@ -404,9 +464,18 @@ impl TimeIndexPass {
         })
     }
 
+    /// The `k`th entry by offset, with its slot.
+    fn get(&self, k: usize) -> Option<(usize, TimeEntry)> {
+        if k >= self.entries {
+            return None;
+        }
+        let slot = self.order.slot(k);
+        time_slot(self.base, &self.bytes, slot).map(|e| (slot, e))
+    }
+
     pub fn batch(&mut self, ctx: &mut Ctx<'_>, base_offset: i64, last_offset: i64, max_ts: i64) {
         self.max_so_far = self.max_so_far.max(max_ts);
-        while let Some(&(slot, e)) = self.by_offset.get(self.next) {
+        while let Some((slot, e)) = self.get(self.next) {
             if e.offset > last_offset {
                 break;
             }
@@ -453,7 +522,7 @@ impl TimeIndexPass {
 
     /// After the last batch.
     pub fn finish(self, ctx: &mut Ctx<'_>, active: bool, had_batches: bool) {
-        for (slot, e) in &self.by_offset[self.next..] {
+        for (slot, e) in (self.next..self.entries).filter_map(|k| self.get(k)) {
             ctx.add(
                 "time-index-beyond-log",
                 self.severity,
@@ -493,5 +562,26 @@ impl TimeIndexPass {
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SlotOrder;
+
+    /// The permutation walks slots as the stable sort of the entries it replaced did: by key,
+    /// ties in file order.
+    #[test]
+    fn slot_order_is_the_stable_sort() {
+        let keys: Vec<u8> = (0..5000u32)
+            .map(|i| (i.wrapping_mul(2654435761) >> 24) as u8 % 37)
+            .collect();
+        let order = SlotOrder::new(keys.len(), false, |i| keys[i]);
+        let mut want: Vec<usize> = (0..keys.len()).collect();
+        want.sort_by_key(|&i| keys[i]);
+        let got: Vec<usize> = (0..keys.len()).map(|k| order.slot(k)).collect();
+        assert_eq!(got, want);
+        let file = SlotOrder::new(3, true, |i| i);
+        assert_eq!((0..3).map(|k| file.slot(k)).collect::<Vec<_>>(), [0, 1, 2]);
     }
 }
