@@ -13,3 +13,4 @@ pub mod format;
 pub mod print;
 pub mod scan;
 pub mod storage;
+pub mod time;

@@ -34,6 +34,7 @@ use crate::scan::Flow;
 use crate::storage::discover::PartitionDir;
 use crate::storage::layout::{base_offset_of, FileKind};
 use crate::storage::source::{open_read_only, read_small, FileSource, READ_CHUNK};
+use crate::time::rfc3339_or_ms as rfc3339;
 
 /// Read size of index-guided lookups: one page, so that reading two or three batches costs a
 /// few pages rather than a 1 MiB refill.
@@ -594,12 +595,6 @@ fn assign_from_batch(cache: &mut Vec<(i32, i64)>, b: &BatchInfo) {
     {
         cache.push((b.partition_leader_epoch, b.base_offset));
     }
-}
-
-pub fn rfc3339(ms: i64) -> String {
-    jiff::Timestamp::from_millisecond(ms)
-        .map(|t| format!("{t:.3}"))
-        .unwrap_or_else(|_| format!("{ms} ms"))
 }
 
 fn file_name(p: &Path) -> String {

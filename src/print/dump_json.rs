@@ -9,7 +9,8 @@ use super::escape::Encoding;
 use super::ndjson::JsonLine;
 use super::LineOut;
 use super::{report_error, DumpPrinter, DumpSummary, TimeIndexProblem};
-use crate::format::control::{decode_control, ControlType};
+use crate::analysis::gaps::OffsetGaps;
+use crate::format::control::decode_control;
 use crate::format::index::{OffsetEntry, TimeEntry};
 use crate::format::internal::{decode_record, Form, InternalDecoder};
 use crate::format::log::{BatchInfo, LogEntry, LogRecord};
@@ -27,7 +28,7 @@ pub struct JsonDump<W: Write> {
     file: PathBuf,
     /// The `file` value, already JSON-escaped, so records do not re-escape it.
     file_json: Vec<u8>,
-    last_offset: i64,
+    gaps: OffsetGaps,
 }
 
 impl<W: Write> JsonDump<W> {
@@ -38,7 +39,7 @@ impl<W: Write> JsonDump<W> {
             decoder: None,
             file: PathBuf::new(),
             file_json: b"\"\"".to_vec(),
-            last_offset: -1,
+            gaps: OffsetGaps::default(),
         }
     }
 
@@ -161,16 +162,14 @@ impl<W: Write> LogSink for JsonDump<W> {
     }
 
     fn record(&mut self, position: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
-        if r.offset != self.last_offset.wrapping_add(1) {
+        if let Some(previous) = self.gaps.next(r.offset) {
             self.open("nonConsecutive");
             self.l().raw(b",\"previous\":");
-            let previous = self.last_offset;
             self.l().int(previous);
             self.l().raw(b",\"offset\":");
             self.l().int(r.offset);
             self.end()?;
         }
-        self.last_offset = r.offset;
         let encoding = self.encoding;
         self.open("record");
         let l = &mut JsonLine(&mut self.out.buf);
@@ -221,19 +220,7 @@ impl<W: Write> LogSink for JsonDump<W> {
         }
         if b.is_control {
             let control = match decode_control(r.key, r.value) {
-                Ok(c) => {
-                    let mut v = json!({"type": c.kind.name(), "typeId": c.type_id});
-                    if let Some(e) = c.coordinator_epoch {
-                        v["coordinatorEpoch"] = e.into();
-                    }
-                    if let Some(d) = c.data {
-                        v["data"] = d;
-                    }
-                    if let ControlType::Unknown(_) = c.kind {
-                        v["type"] = "UNKNOWN".into();
-                    }
-                    v
-                }
+                Ok(c) => super::control::record_json(&c),
                 Err(e) => json!({"type": "INVALID", "error": e.message}),
             };
             l.raw(b",\"control\":");
@@ -244,7 +231,7 @@ impl<W: Write> LogSink for JsonDump<W> {
     }
 
     fn filtered(&mut self, last_offset: i64) {
-        self.last_offset = last_offset;
+        self.gaps.skipped_to(last_offset);
     }
 
     fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<Flow> {
@@ -278,9 +265,7 @@ impl<W: Write> DumpPrinter for JsonDump<W> {
     fn begin_file(&mut self, file: &Path, kind: &FileKind) -> io::Result<()> {
         self.file = file.to_path_buf();
         self.file_json = serde_json::to_vec(&file.to_string_lossy()).map_err(io::Error::from)?;
-        // Like the text output: gaps are counted from the base offset in the file name.
-        let name = file.file_name().unwrap_or_default().to_string_lossy();
-        self.last_offset = crate::storage::layout::base_offset_of(&name).unwrap_or(0) - 1;
+        self.gaps = OffsetGaps::for_file(file);
         let mut fields = json!({"kind": kind_name(kind), "description": kind.describe()});
         if let FileKind::KraftSnapshot { end_offset, epoch } = kind {
             fields["snapshotEndOffset"] = (*end_offset).into();

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::escape::{escaped_path, push_escaped, write_escaped};
 use super::{report_error, DumpPrinter, DumpSummary, LineOut, TextDeferred, TimeIndexProblem};
+use crate::analysis::gaps::OffsetGaps;
 use crate::format::control::{decode_control, ControlType};
 use crate::format::index::{OffsetEntry, SanityError, TimeEntry};
 use crate::format::internal::{decode_record, Form, InternalDecoder};
@@ -31,7 +32,7 @@ pub struct TextDump<W: Write> {
     style: TextStyle,
     decoder: Option<InternalDecoder>,
     file: PathBuf,
-    last_offset: i64,
+    gaps: OffsetGaps,
     /// Reported on stderr at the end; kseg's notes come after Kafka's lines about their file.
     deferred: TextDeferred,
     /// Index problems held so far for the current file (the cap is per file).
@@ -50,7 +51,7 @@ impl<W: Write> TextDump<W> {
             style,
             decoder: None,
             file: PathBuf::new(),
-            last_offset: -1,
+            gaps: OffsetGaps::default(),
             deferred: TextDeferred::default(),
             file_problems: (PathBuf::new(), 0),
         }
@@ -162,19 +163,18 @@ impl<W: Write> LogSink for TextDump<W> {
     }
 
     fn record(&mut self, _position: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
-        if r.offset != self.last_offset.wrapping_add(1) {
+        if let Some(previous) = self.gaps.next(r.offset) {
             let file = absolute(&self.file);
             match self.deferred.gaps.last_mut() {
                 Some((f, m)) if *f == file => {
-                    m.insert(self.last_offset, r.offset);
+                    m.insert(previous, r.offset);
                 }
                 _ => self
                     .deferred
                     .gaps
-                    .push((file, BTreeMap::from([(self.last_offset, r.offset)]))),
+                    .push((file, BTreeMap::from([(previous, r.offset)]))),
             }
         }
-        self.last_offset = r.offset;
         let o = &mut self.out.buf;
         if !self.style.skip_record_metadata {
             o.extend_from_slice(b"| offset: ");
@@ -216,19 +216,19 @@ impl<W: Write> LogSink for TextDump<W> {
                             c.coordinator_epoch.unwrap_or(-1)
                         )?,
                         ControlType::LeaderChange => {
-                            write!(o, " LeaderChange: {}", c.data.unwrap_or(Value::Null))?
+                            write!(o, " LeaderChange: {}", data_json(c.data.as_ref()))?
                         }
                         ControlType::SnapshotHeader => {
-                            write!(o, " SnapshotHeader {}", c.data.unwrap_or(Value::Null))?
+                            write!(o, " SnapshotHeader {}", data_json(c.data.as_ref()))?
                         }
                         ControlType::SnapshotFooter => {
-                            write!(o, " SnapshotFooter {}", c.data.unwrap_or(Value::Null))?
+                            write!(o, " SnapshotFooter {}", data_json(c.data.as_ref()))?
                         }
                         ControlType::KRaftVersion => {
-                            write!(o, " KRaftVersion {}", c.data.unwrap_or(Value::Null))?
+                            write!(o, " KRaftVersion {}", data_json(c.data.as_ref()))?
                         }
                         ControlType::KRaftVoters => {
-                            write!(o, " KRaftVoters {}", c.data.unwrap_or(Value::Null))?
+                            write!(o, " KRaftVoters {}", data_json(c.data.as_ref()))?
                         }
                         ControlType::Unknown(id) => write!(o, " controlType: UNKNOWN({id})")?,
                     },
@@ -275,7 +275,7 @@ impl<W: Write> LogSink for TextDump<W> {
     }
 
     fn filtered(&mut self, last_offset: i64) {
-        self.last_offset = last_offset;
+        self.gaps.skipped_to(last_offset);
     }
 
     fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<Flow> {
@@ -309,9 +309,7 @@ impl<W: Write> DumpPrinter for TextDump<W> {
         self.file = file.to_path_buf();
         writeln!(self.out, "Dumping {}", escaped_path(file))?;
         let name = self.file_name();
-        // Kafka 4.3 starts at -1, so every segment not based at 0 reported a false gap; kseg
-        // starts from the base offset in the file name and reports only real gaps.
-        self.last_offset = base_offset_of(&name).unwrap_or(0) - 1;
+        self.gaps = OffsetGaps::for_file(file);
         match kind {
             FileKind::Log => {
                 if let Some(base) = base_offset_of(&name) {
@@ -625,4 +623,30 @@ pub fn sanity_message(e: &SanityError, time: bool, path: &Path) -> String {
             "Corrupt time index found, time index file ({abs}) has non-zero size but the last timestamp is {last} which is less than the first timestamp {first}"
         ),
     }
+}
+
+/// What a zero-filled index with no entries is: Kafka's tool reads its first slot as an entry
+/// (offset = base, position 0) and reports it as a mismatch; it is the preallocation of a segment
+/// the broker has not closed, as `verify-index` reports it (`index-preallocated`).
+pub fn preallocated_note(
+    layout: &crate::format::index::IndexLayout,
+    len: usize,
+    later_segment: bool,
+) -> String {
+    format!(
+        "a preallocated {}index ({len} bytes, zero-filled, {} real entries): the mismatch at its \
+         first slot is that zero padding, not an index entry{}",
+        if later_segment { "" } else { "active " },
+        layout.real_entries,
+        if later_segment {
+            " (the segment was not closed: Kafka trims the index when it rolls a segment)"
+        } else {
+            " (normal for the active segment of a running or crashed broker)"
+        }
+    )
+}
+
+/// A control message's JSON for the text dump (`null` when there is none).
+fn data_json(d: Option<&crate::format::control::ControlData>) -> serde_json::Value {
+    d.map_or(serde_json::Value::Null, super::control::data_json)
 }
