@@ -5,11 +5,12 @@
 use std::io;
 
 use crate::format::compression::Codec;
+use crate::format::control::{decode_control, ControlRecord};
 use crate::format::log::{
     for_each_record, BatchInfo, ByteSource, LogEntry, LogRecord, LogWalker, RecordScratch,
     TailKind, WalkEvent,
 };
-use crate::format::reader::DecodeError;
+use crate::format::reader::{DecodeError, DecodeResult};
 
 /// Whether the scan should go on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +84,17 @@ pub trait LogSink {
         _record: &LogRecord<'_>,
     ) -> io::Result<Flow> {
         Ok(Flow::Continue)
+    }
+    /// A record of a control batch, with its key and value decoded (a transaction marker or a
+    /// KRaft control message), so that sinks never decode; by default [`LogSink::record`].
+    fn control_record(
+        &mut self,
+        batch_position: u64,
+        info: &BatchInfo,
+        record: &LogRecord<'_>,
+        _control: &DecodeResult<ControlRecord>,
+    ) -> io::Result<Flow> {
+        self.record(batch_position, info, record)
     }
     fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<Flow>;
     /// The data went on to `last_offset` through a batch or a record that the offset range
@@ -199,7 +211,13 @@ pub fn scan_log<S: ByteSource + ?Sized>(
                             return;
                         }
                         stats.records += 1;
-                        match sink.record(position, &info, r) {
+                        let flow = if info.is_control {
+                            let control = decode_control(r.key, r.value);
+                            sink.control_record(position, &info, r, &control)
+                        } else {
+                            sink.record(position, &info, r)
+                        };
+                        match flow {
                             Ok(f) => record_flow = f,
                             Err(e) => {
                                 io_error.get_or_insert(e);

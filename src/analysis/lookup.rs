@@ -632,22 +632,6 @@ struct BatchAt<'e> {
     info: BatchInfo,
 }
 
-/// A source seen from `start` on, so that a [`LogWalker`] (which starts at 0) can start at an
-/// index position.
-struct Shifted<'a> {
-    inner: &'a mut FileSource,
-    start: u64,
-}
-
-impl ByteSource for Shifted<'_> {
-    fn len(&self) -> u64 {
-        self.inner.len().saturating_sub(self.start)
-    }
-    fn read_at(&mut self, pos: u64, len: usize) -> io::Result<&[u8]> {
-        self.inner.read_at(self.start.saturating_add(pos), len)
-    }
-}
-
 /// The largest timestamp of a segment and the offset that carries it (`maxTimestampSoFar`).
 #[derive(Debug, Clone, Copy)]
 struct SegmentMax {
@@ -905,22 +889,17 @@ impl<'t> Ctx<'t> {
             ..
         } = self;
         let src = segs[i].source.as_mut().expect("opened above");
-        let mut shifted = Shifted {
-            inner: src,
-            start: from,
-        };
-        let mut walker = LogWalker::new(u64::MAX);
+        let mut walker = LogWalker::starting_at(from, u64::MAX);
         loop {
-            let at = from + walker.position();
+            let at = walker.position();
             let event = walker
-                .next(&mut shifted)
+                .next(src)
                 .map_err(|e| LookupError::io(&path, Some(at), e))?;
             let Some(event) = event else {
                 return Ok(Flow::Continue);
             };
             match event {
                 WalkEvent::Entry { position, bytes } => {
-                    let position = from + position;
                     trace.batches_scanned += 1;
                     let entry = match LogEntry::parse(bytes) {
                         Ok(e) => e,
@@ -962,18 +941,16 @@ impl<'t> Ctx<'t> {
                     length,
                     reason,
                 } => trace.steps.push(format!(
-                    "{}: byte {}: {length} invalid bytes skipped ({reason})",
+                    "{}: byte {position}: {length} invalid bytes skipped ({reason})",
                     path.display(),
-                    from + position
                 )),
                 WalkEvent::Tail {
                     position,
                     length,
                     kind,
                 } => trace.steps.push(format!(
-                    "{}: byte {}: {}",
+                    "{}: byte {position}: {}",
                     path.display(),
-                    from + position,
                     kind.describe(length)
                 )),
             }

@@ -9,11 +9,13 @@ use serde_json::{json, Map, Value};
 use super::{discover_inputs, parallel, Outcome, Reads};
 use crate::analysis::index_check::{last_offset_at, TimeIndexCheck};
 use crate::cli::DumpLogArgs;
+use crate::format::control::ControlRecord;
 use crate::format::index::{OffsetIndex, SanityError, TimeIndex};
 use crate::format::internal::InternalDecoder;
 use crate::format::log::RecordScratch;
 use crate::format::log::{BatchInfo, LogEntry, LogRecord};
 use crate::format::producer_snapshot::parse_producer_snapshot;
+use crate::format::reader::DecodeResult;
 use crate::format::text_files::{
     parse_checkpoint, parse_json_object, parse_partition_metadata, parse_properties,
 };
@@ -210,6 +212,16 @@ impl LogSink for Budgeted<'_> {
         record: &LogRecord<'_>,
     ) -> io::Result<Flow> {
         self.inner.record(position, info, record)?;
+        Ok(self.spend())
+    }
+    fn control_record(
+        &mut self,
+        position: u64,
+        info: &BatchInfo,
+        record: &LogRecord<'_>,
+        control: &DecodeResult<ControlRecord>,
+    ) -> io::Result<Flow> {
+        self.inner.control_record(position, info, record, control)?;
         Ok(self.spend())
     }
     fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<Flow> {

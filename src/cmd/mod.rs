@@ -1,4 +1,4 @@
-//! One small module per subcommand, wiring storage, analyses and printers together.
+//! One module per subcommand, wiring storage, analyses and printers together.
 
 pub mod completions;
 pub mod diff;

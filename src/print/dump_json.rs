@@ -10,11 +10,12 @@ use super::ndjson::JsonLine;
 use super::LineOut;
 use super::{report_error, DumpPrinter, DumpSummary, TimeIndexProblem};
 use crate::analysis::gaps::OffsetGaps;
-use crate::format::control::decode_control;
+use crate::format::control::ControlRecord;
 use crate::format::index::{OffsetEntry, TimeEntry};
 use crate::format::internal::{decode_record, Form, InternalDecoder};
 use crate::format::log::{BatchInfo, LogEntry, LogRecord};
 use crate::format::producer_snapshot::ProducerEntry;
+use crate::format::reader::DecodeResult;
 use crate::format::text_files::CheckpointEntry;
 use crate::format::txn_index::AbortedTxn;
 use crate::scan::{Flow, LogProblem, LogSink};
@@ -113,55 +114,15 @@ fn kind_name(kind: &FileKind) -> &'static str {
     }
 }
 
-impl<W: Write> LogSink for JsonDump<W> {
-    fn batch(&mut self, position: u64, _entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
-        self.open("batch");
-        let l = &mut JsonLine(&mut self.out.buf);
-        l.raw(b",\"position\":");
-        l.int(position);
-        l.raw(b",\"baseOffset\":");
-        l.int(b.base_offset);
-        l.raw(b",\"lastOffset\":");
-        l.int(b.last_offset);
-        l.raw(b",\"count\":");
-        l.opt_int(b.count);
-        l.raw(b",\"magic\":");
-        l.int(b.magic);
-        l.raw(b",\"compression\":");
-        l.plain(b.codec.name());
-        l.raw(b",\"timestampType\":");
-        l.plain(b.timestamp_type.name());
-        l.raw(b",\"maxTimestamp\":");
-        l.int(b.max_timestamp);
-        l.raw(b",\"firstTimestamp\":");
-        l.int(b.first_timestamp);
-        l.raw(b",\"producerId\":");
-        l.int(b.producer_id);
-        l.raw(b",\"producerEpoch\":");
-        l.int(b.producer_epoch);
-        l.raw(b",\"baseSequence\":");
-        l.int(b.base_sequence);
-        l.raw(b",\"lastSequence\":");
-        l.int(b.last_sequence);
-        l.raw(b",\"partitionLeaderEpoch\":");
-        l.int(b.partition_leader_epoch);
-        l.raw(b",\"isTransactional\":");
-        l.bool(b.is_transactional);
-        l.raw(b",\"isControl\":");
-        l.bool(b.is_control);
-        l.raw(b",\"deleteHorizonMs\":");
-        l.opt_int(b.delete_horizon_ms);
-        l.raw(b",\"crc\":");
-        l.int(b.crc);
-        l.raw(b",\"crcValid\":");
-        l.bool(b.crc_valid);
-        l.raw(b",\"size\":");
-        l.int(b.size);
-        self.end()?;
-        Ok(Flow::Continue)
-    }
-
-    fn record(&mut self, position: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
+impl<W: Write> JsonDump<W> {
+    /// A record line; `control` is the decoded key and value of a control batch's record.
+    fn write_record(
+        &mut self,
+        position: u64,
+        b: &BatchInfo,
+        r: &LogRecord<'_>,
+        control: Option<&DecodeResult<ControlRecord>>,
+    ) -> io::Result<Flow> {
         if let Some(previous) = self.gaps.next(r.offset) {
             self.open("nonConsecutive");
             self.l().raw(b",\"previous\":");
@@ -218,9 +179,9 @@ impl<W: Write> LogSink for JsonDump<W> {
                 l.value(&v);
             }
         }
-        if b.is_control {
-            let control = match decode_control(r.key, r.value) {
-                Ok(c) => super::control::record_json(&c),
+        if let Some(control) = control {
+            let control = match control {
+                Ok(c) => super::control::record_json(c),
                 Err(e) => json!({"type": "INVALID", "error": e.message}),
             };
             l.raw(b",\"control\":");
@@ -228,6 +189,69 @@ impl<W: Write> LogSink for JsonDump<W> {
         }
         self.end()?;
         Ok(Flow::Continue)
+    }
+}
+
+impl<W: Write> LogSink for JsonDump<W> {
+    fn batch(&mut self, position: u64, _entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
+        self.open("batch");
+        let l = &mut JsonLine(&mut self.out.buf);
+        l.raw(b",\"position\":");
+        l.int(position);
+        l.raw(b",\"baseOffset\":");
+        l.int(b.base_offset);
+        l.raw(b",\"lastOffset\":");
+        l.int(b.last_offset);
+        l.raw(b",\"count\":");
+        l.opt_int(b.count);
+        l.raw(b",\"magic\":");
+        l.int(b.magic);
+        l.raw(b",\"compression\":");
+        l.plain(b.codec.name());
+        l.raw(b",\"timestampType\":");
+        l.plain(b.timestamp_type.name());
+        l.raw(b",\"maxTimestamp\":");
+        l.int(b.max_timestamp);
+        l.raw(b",\"firstTimestamp\":");
+        l.int(b.first_timestamp);
+        l.raw(b",\"producerId\":");
+        l.int(b.producer_id);
+        l.raw(b",\"producerEpoch\":");
+        l.int(b.producer_epoch);
+        l.raw(b",\"baseSequence\":");
+        l.int(b.base_sequence);
+        l.raw(b",\"lastSequence\":");
+        l.int(b.last_sequence);
+        l.raw(b",\"partitionLeaderEpoch\":");
+        l.int(b.partition_leader_epoch);
+        l.raw(b",\"isTransactional\":");
+        l.bool(b.is_transactional);
+        l.raw(b",\"isControl\":");
+        l.bool(b.is_control);
+        l.raw(b",\"deleteHorizonMs\":");
+        l.opt_int(b.delete_horizon_ms);
+        l.raw(b",\"crc\":");
+        l.int(b.crc);
+        l.raw(b",\"crcValid\":");
+        l.bool(b.crc_valid);
+        l.raw(b",\"size\":");
+        l.int(b.size);
+        self.end()?;
+        Ok(Flow::Continue)
+    }
+
+    fn record(&mut self, position: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
+        self.write_record(position, b, r, None)
+    }
+
+    fn control_record(
+        &mut self,
+        position: u64,
+        b: &BatchInfo,
+        r: &LogRecord<'_>,
+        control: &DecodeResult<ControlRecord>,
+    ) -> io::Result<Flow> {
+        self.write_record(position, b, r, Some(control))
     }
 
     fn filtered(&mut self, last_offset: i64) {

@@ -9,11 +9,12 @@ use serde_json::Value;
 use super::escape::{escaped_path, push_escaped, write_escaped};
 use super::{report_error, DumpPrinter, DumpSummary, LineOut, TextDeferred, TimeIndexProblem};
 use crate::analysis::gaps::OffsetGaps;
-use crate::format::control::{decode_control, ControlType};
+use crate::format::control::{ControlRecord, ControlType};
 use crate::format::index::{OffsetEntry, SanityError, TimeEntry};
 use crate::format::internal::{decode_record, Form, InternalDecoder};
 use crate::format::log::{BatchInfo, LogEntry, LogRecord};
 use crate::format::producer_snapshot::ProducerEntry;
+use crate::format::reader::DecodeResult;
 use crate::format::text_files::CheckpointEntry;
 use crate::format::txn_index::AbortedTxn;
 use crate::scan::{Flow, LogProblem, LogSink};
@@ -104,6 +105,128 @@ fn boolean(buf: &mut Vec<u8>, v: bool) {
     buf.extend_from_slice(if v { b"true" } else { b"false" });
 }
 
+impl<W: Write> TextDump<W> {
+    /// A record line; `control` is the decoded key and value of a control batch's record.
+    fn write_record(
+        &mut self,
+        _position: u64,
+        b: &BatchInfo,
+        r: &LogRecord<'_>,
+        control: Option<&DecodeResult<ControlRecord>>,
+    ) -> io::Result<Flow> {
+        if let Some(previous) = self.gaps.next(r.offset) {
+            let file = absolute(&self.file);
+            match self.deferred.gaps.last_mut() {
+                Some((f, m)) if *f == file => {
+                    m.insert(previous, r.offset);
+                }
+                _ => self
+                    .deferred
+                    .gaps
+                    .push((file, BTreeMap::from([(previous, r.offset)]))),
+            }
+        }
+        let o = &mut self.out.buf;
+        if !self.style.skip_record_metadata {
+            o.extend_from_slice(b"| offset: ");
+            num(o, r.offset);
+            o.push(b' ');
+            o.extend_from_slice(b.timestamp_type.name().as_bytes());
+            o.extend_from_slice(b": ");
+            num(o, r.timestamp);
+            o.extend_from_slice(b" keySize: ");
+            num(o, r.key.map_or(-1, |k| k.len() as i64));
+            o.extend_from_slice(b" valueSize: ");
+            num(o, r.value.map_or(-1, |v| v.len() as i64));
+            if b.magic >= 2 {
+                o.extend_from_slice(b" sequence: ");
+                num(o, r.sequence.unwrap_or(-1));
+                o.extend_from_slice(b" headerKeys: [");
+                for (i, h) in r.headers.iter().enumerate() {
+                    if i > 0 {
+                        o.push(b',');
+                    }
+                    push_escaped(o, h.key);
+                }
+                o.push(b']');
+            }
+            if let Some(l) = r.legacy {
+                o.extend_from_slice(b" isValid: ");
+                boolean(o, l.valid);
+                o.extend_from_slice(b" crc: ");
+                num(o, l.crc);
+            }
+            if b.is_control {
+                // Rare (one per transaction or leader change): plain formatting is fine here.
+                match control {
+                    None => {}
+                    Some(Ok(c)) => match c.kind {
+                        ControlType::Abort | ControlType::Commit => write!(
+                            o,
+                            " endTxnMarker: {} coordinatorEpoch: {}",
+                            c.kind.name(),
+                            c.coordinator_epoch.unwrap_or(-1)
+                        )?,
+                        ControlType::LeaderChange => {
+                            write!(o, " LeaderChange: {}", data_json(c.data.as_ref()))?
+                        }
+                        ControlType::SnapshotHeader => {
+                            write!(o, " SnapshotHeader {}", data_json(c.data.as_ref()))?
+                        }
+                        ControlType::SnapshotFooter => {
+                            write!(o, " SnapshotFooter {}", data_json(c.data.as_ref()))?
+                        }
+                        ControlType::KRaftVersion => {
+                            write!(o, " KRaftVersion {}", data_json(c.data.as_ref()))?
+                        }
+                        ControlType::KRaftVoters => {
+                            write!(o, " KRaftVoters {}", data_json(c.data.as_ref()))?
+                        }
+                        ControlType::Unknown(id) => write!(o, " controlType: UNKNOWN({id})")?,
+                    },
+                    Some(Err(e)) => write!(o, " controlType: INVALID ({})", e.message)?,
+                }
+            }
+        }
+        if self.style.print_data && !b.is_control {
+            let mut prefix: &[u8] = if self.style.skip_record_metadata {
+                b"| "
+            } else {
+                b" "
+            };
+            if let Some(decoder) = self.decoder {
+                let d = decode_record(decoder, r.offset, r.key, r.value, Form::Text);
+                if let Some(k) = d.key_text {
+                    o.extend_from_slice(prefix);
+                    o.extend_from_slice(b"key: ");
+                    push_escaped(o, k.as_bytes());
+                    prefix = b" ";
+                }
+                if let Some(v) = d.value_text {
+                    o.extend_from_slice(prefix);
+                    o.extend_from_slice(b"payload: ");
+                    push_escaped(o, v.as_bytes());
+                }
+            } else {
+                if let Some(k) = r.key {
+                    o.extend_from_slice(prefix);
+                    o.extend_from_slice(b"key: ");
+                    push_escaped(o, k);
+                    prefix = b" ";
+                }
+                if let Some(v) = r.value {
+                    o.extend_from_slice(prefix);
+                    o.extend_from_slice(b"payload: ");
+                    push_escaped(o, v);
+                }
+            }
+        }
+        o.push(b'\n');
+        self.out.line_done()?;
+        Ok(Flow::Continue)
+    }
+}
+
 impl<W: Write> LogSink for TextDump<W> {
     fn batch(&mut self, position: u64, _entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
         let o = &mut self.out.buf;
@@ -162,116 +285,18 @@ impl<W: Write> LogSink for TextDump<W> {
         Ok(Flow::Continue)
     }
 
-    fn record(&mut self, _position: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
-        if let Some(previous) = self.gaps.next(r.offset) {
-            let file = absolute(&self.file);
-            match self.deferred.gaps.last_mut() {
-                Some((f, m)) if *f == file => {
-                    m.insert(previous, r.offset);
-                }
-                _ => self
-                    .deferred
-                    .gaps
-                    .push((file, BTreeMap::from([(previous, r.offset)]))),
-            }
-        }
-        let o = &mut self.out.buf;
-        if !self.style.skip_record_metadata {
-            o.extend_from_slice(b"| offset: ");
-            num(o, r.offset);
-            o.push(b' ');
-            o.extend_from_slice(b.timestamp_type.name().as_bytes());
-            o.extend_from_slice(b": ");
-            num(o, r.timestamp);
-            o.extend_from_slice(b" keySize: ");
-            num(o, r.key.map_or(-1, |k| k.len() as i64));
-            o.extend_from_slice(b" valueSize: ");
-            num(o, r.value.map_or(-1, |v| v.len() as i64));
-            if b.magic >= 2 {
-                o.extend_from_slice(b" sequence: ");
-                num(o, r.sequence.unwrap_or(-1));
-                o.extend_from_slice(b" headerKeys: [");
-                for (i, h) in r.headers.iter().enumerate() {
-                    if i > 0 {
-                        o.push(b',');
-                    }
-                    push_escaped(o, h.key);
-                }
-                o.push(b']');
-            }
-            if let Some(l) = r.legacy {
-                o.extend_from_slice(b" isValid: ");
-                boolean(o, l.valid);
-                o.extend_from_slice(b" crc: ");
-                num(o, l.crc);
-            }
-            if b.is_control {
-                // Rare (one per transaction or leader change): plain formatting is fine here.
-                match decode_control(r.key, r.value) {
-                    Ok(c) => match c.kind {
-                        ControlType::Abort | ControlType::Commit => write!(
-                            o,
-                            " endTxnMarker: {} coordinatorEpoch: {}",
-                            c.kind.name(),
-                            c.coordinator_epoch.unwrap_or(-1)
-                        )?,
-                        ControlType::LeaderChange => {
-                            write!(o, " LeaderChange: {}", data_json(c.data.as_ref()))?
-                        }
-                        ControlType::SnapshotHeader => {
-                            write!(o, " SnapshotHeader {}", data_json(c.data.as_ref()))?
-                        }
-                        ControlType::SnapshotFooter => {
-                            write!(o, " SnapshotFooter {}", data_json(c.data.as_ref()))?
-                        }
-                        ControlType::KRaftVersion => {
-                            write!(o, " KRaftVersion {}", data_json(c.data.as_ref()))?
-                        }
-                        ControlType::KRaftVoters => {
-                            write!(o, " KRaftVoters {}", data_json(c.data.as_ref()))?
-                        }
-                        ControlType::Unknown(id) => write!(o, " controlType: UNKNOWN({id})")?,
-                    },
-                    Err(e) => write!(o, " controlType: INVALID ({})", e.message)?,
-                }
-            }
-        }
-        if self.style.print_data && !b.is_control {
-            let mut prefix: &[u8] = if self.style.skip_record_metadata {
-                b"| "
-            } else {
-                b" "
-            };
-            if let Some(decoder) = self.decoder {
-                let d = decode_record(decoder, r.offset, r.key, r.value, Form::Text);
-                if let Some(k) = d.key_text {
-                    o.extend_from_slice(prefix);
-                    o.extend_from_slice(b"key: ");
-                    push_escaped(o, k.as_bytes());
-                    prefix = b" ";
-                }
-                if let Some(v) = d.value_text {
-                    o.extend_from_slice(prefix);
-                    o.extend_from_slice(b"payload: ");
-                    push_escaped(o, v.as_bytes());
-                }
-            } else {
-                if let Some(k) = r.key {
-                    o.extend_from_slice(prefix);
-                    o.extend_from_slice(b"key: ");
-                    push_escaped(o, k);
-                    prefix = b" ";
-                }
-                if let Some(v) = r.value {
-                    o.extend_from_slice(prefix);
-                    o.extend_from_slice(b"payload: ");
-                    push_escaped(o, v);
-                }
-            }
-        }
-        o.push(b'\n');
-        self.out.line_done()?;
-        Ok(Flow::Continue)
+    fn record(&mut self, position: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
+        self.write_record(position, b, r, None)
+    }
+
+    fn control_record(
+        &mut self,
+        position: u64,
+        b: &BatchInfo,
+        r: &LogRecord<'_>,
+        control: &DecodeResult<ControlRecord>,
+    ) -> io::Result<Flow> {
+        self.write_record(position, b, r, Some(control))
     }
 
     fn filtered(&mut self, last_offset: i64) {

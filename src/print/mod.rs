@@ -1,5 +1,7 @@
 //! Printers: Kafka-compatible text, NDJSON and tables. They format what the scanners and
-//! analyses produce and never decode anything themselves.
+//! analyses produce: control records arrive decoded (`LogSink::control_record`); the
+//! internal topics' key/value decoding (`format::internal::decode_record`, branch coord's) is
+//! still called from `dump_text`/`dump_json`.
 
 pub mod control;
 pub mod diff;
