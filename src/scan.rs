@@ -147,6 +147,19 @@ impl ScanStats {
     }
 }
 
+/// Decodes a control batch's record for the sink: rare, kept out of the record loop's hot path.
+#[cold]
+#[inline(never)]
+fn control_record(
+    sink: &mut (impl LogSink + ?Sized),
+    position: u64,
+    info: &BatchInfo,
+    r: &LogRecord<'_>,
+) -> io::Result<Flow> {
+    let control = decode_control(r.key, r.value);
+    sink.control_record(position, info, r, &control)
+}
+
 pub fn scan_log<S: ByteSource + ?Sized>(
     src: &mut S,
     opts: &ScanOptions,
@@ -212,8 +225,7 @@ pub fn scan_log<S: ByteSource + ?Sized>(
                         }
                         stats.records += 1;
                         let flow = if info.is_control {
-                            let control = decode_control(r.key, r.value);
-                            sink.control_record(position, &info, r, &control)
+                            control_record(sink, position, &info, r)
                         } else {
                             sink.record(position, &info, r)
                         };

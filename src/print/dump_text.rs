@@ -285,6 +285,7 @@ impl<W: Write> LogSink for TextDump<W> {
         Ok(Flow::Continue)
     }
 
+    #[inline]
     fn record(&mut self, position: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
         self.write_record(position, b, r, None)
     }
