@@ -6,8 +6,31 @@ use std::path::PathBuf;
 use clap::{ArgGroup, Args, Parser, Subcommand};
 
 use crate::format::compression::DEFAULT_MAX_DECOMPRESSED;
-use crate::print::escape::Encoding;
-use crate::print::table::Format;
+
+/// How keys, values and header values appear in JSON (`--encoding`); `cmd` maps it to
+/// `print::escape::Encoding`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Encoding {
+    /// A JSON string when the bytes are valid UTF-8, else `{"base64":"..."}`: lossless.
+    Auto,
+    /// Always a string; invalid UTF-8 is replaced by U+FFFD (lossy).
+    Utf8,
+    /// Lowercase hex string.
+    Hex,
+    /// Standard Base64 with padding.
+    Base64,
+}
+
+/// `--format`: how tables are written (`--json` is separate); `cmd` maps it to
+/// `print::table::Format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// Box-drawn tables, fitted to the terminal when stdout is one.
+    #[default]
+    Table,
+    /// Tab-separated values: a header line, then one line per row; no other text.
+    Tsv,
+}
 
 #[derive(Debug, Parser)]
 #[command(

@@ -1,8 +1,10 @@
 //! kseg: offline forensics for Apache Kafka data directories.
 //!
-//! Layers, from the bytes up: [`format`] (pure decoders), [`storage`] (finding and reading files,
-//! read-only), [`analysis`] (summaries and checks over decoded data), [`print`] (text, NDJSON and
-//! tables) and [`cmd`] (one small module per subcommand wiring the others).
+//! Layers, from the bytes up: [`format`] (pure decoders), [`storage`] and [`scan`] (finding,
+//! reading and walking files, read-only), [`analysis`] (summaries and checks over decoded data),
+//! [`print`] (text, NDJSON and tables) and [`broker`] (the mini-broker), then [`cmd`] (one module
+//! per subcommand wiring the others) and [`cli`] (the command line); [`time`] formats
+//! timestamps. The allowed arrows are in ARCHITECTURE.md, checked by `tests/layers.rs`.
 
 pub mod analysis;
 pub mod broker;
@@ -13,3 +15,4 @@ pub mod format;
 pub mod print;
 pub mod scan;
 pub mod storage;
+pub mod time;

@@ -5,11 +5,12 @@
 use std::io;
 
 use crate::format::compression::Codec;
+use crate::format::control::{decode_control, ControlRecord};
 use crate::format::log::{
     for_each_record, legacy_wrapper_extent, BatchInfo, ByteSource, LogEntry, LogRecord, LogWalker,
     RecordScratch, TailKind, WalkEvent,
 };
-use crate::format::reader::DecodeError;
+use crate::format::reader::{DecodeError, DecodeResult};
 
 /// Whether the scan should go on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,6 +85,17 @@ pub trait LogSink {
     ) -> io::Result<Flow> {
         Ok(Flow::Continue)
     }
+    /// A record of a control batch, with its key and value decoded (a transaction marker or a
+    /// KRaft control message), so that sinks never decode; by default [`LogSink::record`].
+    fn control_record(
+        &mut self,
+        batch_position: u64,
+        info: &BatchInfo,
+        record: &LogRecord<'_>,
+        _control: &DecodeResult<ControlRecord>,
+    ) -> io::Result<Flow> {
+        self.record(batch_position, info, record)
+    }
     fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<Flow>;
     /// The data went on to `last_offset` through a batch or a record that the offset range
     /// (`--from-offset`/`--to-offset`) left out: a gap check starts again from there rather
@@ -133,6 +145,19 @@ impl ScanStats {
     pub fn has_problems(&self) -> bool {
         self.problems > 0 || self.crc_errors > 0
     }
+}
+
+/// Decodes a control batch's record for the sink: rare, kept out of the record loop's hot path.
+#[cold]
+#[inline(never)]
+fn control_record(
+    sink: &mut (impl LogSink + ?Sized),
+    position: u64,
+    info: &BatchInfo,
+    r: &LogRecord<'_>,
+) -> io::Result<Flow> {
+    let control = decode_control(r.key, r.value);
+    sink.control_record(position, info, r, &control)
 }
 
 pub fn scan_log<S: ByteSource + ?Sized>(
@@ -210,7 +235,12 @@ pub fn scan_log<S: ByteSource + ?Sized>(
                             return;
                         }
                         stats.records += 1;
-                        match sink.record(position, &info, r) {
+                        let flow = if info.is_control {
+                            control_record(sink, position, &info, r)
+                        } else {
+                            sink.record(position, &info, r)
+                        };
+                        match flow {
                             Ok(f) => record_flow = f,
                             Err(e) => {
                                 io_error.get_or_insert(e);

@@ -4,11 +4,14 @@
 pub mod coordinator_json;
 pub mod diff;
 pub mod expiry;
+pub mod gaps;
 pub mod group_report;
 pub mod groups;
+pub mod index_check;
 pub mod load;
 pub mod lookup;
 pub mod partition_for;
+pub mod partitioner;
 pub mod rebalances;
 pub mod recovery;
 pub mod rescue;

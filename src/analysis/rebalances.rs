@@ -351,7 +351,7 @@ pub fn summarize(group: &str, gens: &[&Generation]) -> Option<RebalanceSummary> 
     repeated.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let span = (last - first).max(1);
     let per_hour = gens.len() as f64 * 3_600_000.0 / span as f64;
-    let when = |ms: i64| crate::print::summary::rfc3339_ms(ms);
+    let when = |ms: i64| crate::time::rfc3339_ms(ms);
     let verdict = if gens.len() >= 10 && per_hour >= STORM_PER_HOUR {
         let mut v = format!(
             "rebalance storm: {} generations between {} and {}",

@@ -14,8 +14,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::partitioner::partition_for_key;
 use crate::analysis::transactions::{transaction_outcomes, TxnOutcomes};
-use crate::broker::partitioner::partition_for_key;
 use crate::format::log::{BatchInfo, LogEntry, LogRecord, RecordScratch};
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use crate::storage::discover::PartitionDir;

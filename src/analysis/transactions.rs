@@ -147,6 +147,39 @@ pub struct OpenTransaction {
     pub age_ms: Option<i64>,
 }
 
+/// What the coordinator state says of an open transaction.
+#[derive(Debug, Clone)]
+pub struct OpenVerdict {
+    /// The transactional id and coordinator state of its producer, when known here.
+    pub coordinator: Option<(String, String)>,
+    pub why: &'static str,
+    /// Open in the data while the coordinator has finished it: no marker will come, and
+    /// read_committed consumers are blocked.
+    pub hanging: bool,
+}
+
+/// The verdict on `t`: a transaction still open in a partition while its producer's
+/// coordinator state is complete (or gone) will never get its marker, it is hanging.
+/// `have_state` says whether any `__transaction_state` partition was read.
+pub fn judge_open(t: &OpenTransaction, state: &TransactionState, have_state: bool) -> OpenVerdict {
+    let coordinator = state
+        .ids
+        .values()
+        .find(|i| i.state.producer_id == t.producer_id)
+        .map(|i| (i.id.clone(), i.state_name()));
+    let (why, hanging) = match &coordinator {
+        Some((_, s)) if s == "Ongoing" || s.starts_with("Prepare") => ("in progress", false),
+        Some(_) => ("hanging: the coordinator has finished this producer's transaction; no marker will come", true),
+        None if !have_state => ("unknown: no __transaction_state partitions in these log dirs", false),
+        None => ("unknown: no coordinator record for this producer here (its __transaction_state partition may be on another broker, or the id expired)", false),
+    };
+    OpenVerdict {
+        coordinator,
+        why,
+        hanging,
+    }
+}
+
 #[derive(Default)]
 struct OpenSink {
     open: HashMap<i64, (i16, i64, i64, i64)>,

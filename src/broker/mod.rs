@@ -12,7 +12,6 @@ pub mod files;
 pub mod group;
 mod handlers;
 pub mod log;
-pub mod partitioner;
 pub mod producer_state;
 pub mod records;
 pub mod server;

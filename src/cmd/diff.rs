@@ -244,7 +244,7 @@ pub fn run(args: DiffArgs) -> Result<Outcome> {
         for p in &parts {
             printer::json_partition(&mut out, p)?;
         }
-        let mut dump = JsonDump::new(&mut out, args.encoding);
+        let mut dump = JsonDump::new(&mut out, args.encoding.into());
         for p in &parts {
             one_sided_records(&mut dump, p, &args)?;
         }

@@ -1,30 +1,33 @@
 //! `kseg dump-log`: discover the inputs, scan every file, print it as text or NDJSON.
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Result;
 use serde_json::{json, Map, Value};
 
 use super::{discover_inputs, parallel, Outcome, Reads};
+use crate::analysis::index_check::{last_offset_at, TimeIndexCheck};
 use crate::cli::DumpLogArgs;
+use crate::format::control::ControlRecord;
 use crate::format::index::{OffsetIndex, SanityError, TimeIndex};
 use crate::format::internal::InternalDecoder;
+use crate::format::log::RecordScratch;
 use crate::format::log::{BatchInfo, LogEntry, LogRecord};
-use crate::format::log::{ByteSource, RecordScratch};
 use crate::format::producer_snapshot::parse_producer_snapshot;
+use crate::format::reader::DecodeResult;
 use crate::format::text_files::{
     check_checkpoint, for_each_checkpoint_entry, parse_json_object, parse_partition_metadata,
     parse_properties,
 };
 use crate::format::txn_index::parse_txn_index;
 use crate::print::dump_json::JsonDump;
-use crate::print::dump_text::{TextDump, TextStyle};
+use crate::print::dump_text::{preallocated_note, TextDump, TextStyle};
 use crate::print::progress::{self, Progress};
-use crate::print::{DumpPrinter, DumpSummary, TimeIndexProblem};
+use crate::print::{DumpPrinter, DumpSummary};
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use crate::storage::discover::DataFile;
-use crate::storage::layout::{base_offset_of, FileKind};
+use crate::storage::layout::{base_offset_of, later_segment_exists, FileKind};
 use crate::storage::source::{open_log, read_small, starts_with_a_batch, FileSource};
 
 /// Index and snapshot files are read whole; a preallocated index is 10 MiB, so 1 GiB is
@@ -63,7 +66,7 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
         verify_only: args.verify_index_only,
     };
     let mut printer: Box<dyn DumpPrinter> = if args.json {
-        Box::new(JsonDump::new(out, args.encoding))
+        Box::new(JsonDump::new(out, args.encoding.into()))
     } else {
         Box::new(TextDump::new(out, style))
     };
@@ -117,7 +120,7 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
         // Each file on a worker, into a printer of the same kind; written here in input order.
         let make = |chunks: parallel::Chunks| -> Box<dyn DumpPrinter> {
             if args.json {
-                Box::new(JsonDump::new(chunks, args.encoding))
+                Box::new(JsonDump::new(chunks, args.encoding.into()))
             } else {
                 Box::new(TextDump::new(chunks, style))
             }
@@ -210,6 +213,16 @@ impl LogSink for Budgeted<'_> {
         record: &LogRecord<'_>,
     ) -> io::Result<Flow> {
         self.inner.record(position, info, record)?;
+        Ok(self.spend())
+    }
+    fn control_record(
+        &mut self,
+        position: u64,
+        info: &BatchInfo,
+        record: &LogRecord<'_>,
+        control: &DecodeResult<ControlRecord>,
+    ) -> io::Result<Flow> {
+        self.inner.control_record(position, info, record, control)?;
         Ok(self.spend())
     }
     fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<Flow> {
@@ -338,7 +351,11 @@ impl Dumper<'_> {
                     printer.index_entry(&entry)?;
                 }
                 if padding_mismatch && index.layout.zero_tail {
-                    printer.note(&preallocated_note(path, &index.layout, bytes.len()))?;
+                    printer.note(&preallocated_note(
+                        &index.layout,
+                        bytes.len(),
+                        later_segment_exists(path),
+                    ))?;
                 }
                 if let Some(e) = crate::format::index::describe_layout(&index.layout, 8) {
                     self.summary.errors += 1;
@@ -355,49 +372,15 @@ impl Dumper<'_> {
                 let log = path.with_extension("log");
                 let offsets = read_small(&path.with_extension("index"), SMALL_FILE_LIMIT).ok();
                 let offset_index = offsets.as_deref().map(|b| OffsetIndex::new(base, b));
-                let mut log_src = FileSource::open(&log).ok();
-                let mut previous = -1i64;
-                let mut memo = FindMemos::default();
+                let mut check = FileSource::open(&log)
+                    .ok()
+                    .map(|src| TimeIndexCheck::new(src, offset_index));
                 for entry in index.entries() {
-                    if let Some(src) = log_src.as_mut() {
-                        let start =
-                            offset_index.map_or(0, |i| i.lookup(entry.offset).position as u64);
-                        let found = batch_ending_at_or_after(
-                            src,
-                            start,
-                            entry.offset,
-                            &mut self.scratch,
-                            &mut memo,
-                        )?;
-                        match found {
-                            None => printer.time_index_problem(TimeIndexProblem::NotFound {
-                                index_offset: entry.offset,
-                                found: -1,
-                            })?,
-                            Some((last, _)) if last != entry.offset => {
-                                printer.time_index_problem(TimeIndexProblem::NotFound {
-                                    index_offset: entry.offset,
-                                    found: last,
-                                })?
-                            }
-                            Some((_, max_ts)) => {
-                                if max_ts != entry.timestamp {
-                                    printer.time_index_problem(TimeIndexProblem::Mismatch {
-                                        index_timestamp: entry.timestamp,
-                                        log_timestamp: max_ts,
-                                    })?;
-                                }
-                                if previous >= entry.timestamp {
-                                    printer.time_index_problem(TimeIndexProblem::OutOfOrder {
-                                        index_timestamp: entry.timestamp,
-                                        previous,
-                                    })?;
-                                }
-                            }
-                        }
+                    if let Some(check) = check.as_mut() {
+                        check
+                            .check(&entry, &mut self.scratch, |p| printer.time_index_problem(p))?;
                     }
                     printer.time_index_entry(&entry)?;
-                    previous = entry.timestamp;
                 }
                 if let Some(e) = crate::format::index::describe_layout(&index.layout, 12) {
                     self.summary.errors += 1;
@@ -530,139 +513,3 @@ fn read_text(path: &Path) -> Result<String> {
     String::from_utf8(bytes)
         .map_err(|e| anyhow::anyhow!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
 }
-
-/// Finds the first batch at or after `start` whose last offset is ≥ `target`: its last offset and
-/// the largest timestamp of its records (what kafka-dump-log compares a time-index entry with).
-/// The answer of the last [`batch_ending_at_or_after`] scan and the targets it holds for: from
-/// `start`, every target in `(above, up_to]` finds the same batch (no batch before it reaches
-/// the target; it does). A garbage time index asks millions of times, nearly always the same.
-#[derive(Clone, Copy)]
-struct FindMemo {
-    start: u64,
-    above: i64,
-    up_to: i64,
-    found: Option<(i64, i64)>,
-}
-
-/// The last few answers (a garbage index alternates between start positions: below the first
-/// entry, above the last).
-#[derive(Default)]
-struct FindMemos {
-    slots: [Option<FindMemo>; 8],
-    next: usize,
-}
-
-fn batch_ending_at_or_after(
-    src: &mut FileSource,
-    start: u64,
-    target: i64,
-    scratch: &mut crate::format::log::RecordScratch,
-    memo: &mut FindMemos,
-) -> io::Result<Option<(i64, i64)>> {
-    for m in memo.slots.iter().flatten() {
-        if m.start == start && target > m.above && target <= m.up_to {
-            return Ok(m.found);
-        }
-    }
-    struct Find {
-        target: i64,
-        found: Option<(i64, i64)>,
-        /// The largest last offset of the batches before the one found.
-        max_before: i64,
-    }
-    impl LogSink for Find {
-        fn batch(&mut self, _p: u64, _e: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
-            if self.found.is_some() {
-                return Ok(Flow::Stop);
-            }
-            if b.last_offset >= self.target {
-                self.found = Some((b.last_offset, -1));
-            } else {
-                self.max_before = self.max_before.max(b.last_offset);
-            }
-            Ok(Flow::Continue)
-        }
-        fn record(&mut self, _p: u64, _b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
-            if let Some((_, max)) = self.found.as_mut() {
-                *max = (*max).max(r.timestamp);
-            }
-            Ok(Flow::Continue)
-        }
-        fn problem(&mut self, _p: &LogProblem<'_>) -> io::Result<Flow> {
-            Ok(Flow::Continue)
-        }
-    }
-    // Every record of the batch counts for its maximum, so no offset filter here.
-    let opts = ScanOptions {
-        deep: true,
-        start_position: start,
-        ..Default::default()
-    };
-    let mut find = Find {
-        target,
-        found: None,
-        max_before: i64::MIN,
-    };
-    scan_log(src, &opts, scratch, &mut find)?;
-    memo.slots[memo.next % 8] = Some(FindMemo {
-        start,
-        above: find.max_before,
-        up_to: find.found.map_or(i64::MAX, |(last, _)| last),
-        found: find.found,
-    });
-    memo.next += 1;
-    Ok(find.found)
-}
-
-/// What a zero-filled index with no entries is: Kafka's tool reads its first slot as an entry
-/// (offset = base, position 0) and reports it as a mismatch; it is the preallocation of a segment
-/// the broker has not closed, as `verify-index` reports it (`index-preallocated`).
-fn preallocated_note(
-    path: &Path,
-    layout: &crate::format::index::IndexLayout,
-    len: usize,
-) -> String {
-    let base = base_offset_of(&path.file_name().unwrap_or_default().to_string_lossy());
-    let later_segment = base.is_some_and(|base| {
-        path.parent()
-            .and_then(|d| std::fs::read_dir(d).ok())
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e.ok())
-            .any(|e| {
-                let name = e.file_name().to_string_lossy().into_owned();
-                name.ends_with(".log") && base_offset_of(&name).is_some_and(|b| b > base)
-            })
-    });
-    format!(
-        "a preallocated {}index ({len} bytes, zero-filled, {} real entries): the mismatch at its \
-         first slot is that zero padding, not an index entry{}",
-        if later_segment { "" } else { "active " },
-        layout.real_entries,
-        if later_segment {
-            " (the segment was not closed: Kafka trims the index when it rolls a segment)"
-        } else {
-            " (normal for the active segment of a running or crashed broker)"
-        }
-    )
-}
-
-/// The last offset of the entry that starts at `position`, read from its header alone.
-fn last_offset_at(src: &mut FileSource, position: u64) -> io::Result<Option<i64>> {
-    let h = src.read_at(position, 27)?;
-    if h.len() < 17 {
-        return Ok(None);
-    }
-    let base = i64::from_be_bytes(h[0..8].try_into().expect("8 bytes"));
-    if (h[16] as i8) < 2 {
-        return Ok(Some(base));
-    }
-    if h.len() < 27 {
-        return Ok(None);
-    }
-    let delta = i32::from_be_bytes(h[23..27].try_into().expect("4 bytes"));
-    Ok(Some(base.wrapping_add(delta as i64)))
-}
-
-#[allow(dead_code)]
-fn _assert_paths_are_owned(_: PathBuf) {}

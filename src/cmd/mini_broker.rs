@@ -5,10 +5,10 @@ use std::io::{self, Read, Write};
 
 use anyhow::{bail, Context};
 
+use crate::analysis::partitioner::partition_for_key;
 use crate::broker::core::{Broker, BrokerConfig};
 use crate::broker::group::CommitPartition;
 use crate::broker::log::LogConfig;
-use crate::broker::partitioner::partition_for_key;
 use crate::broker::server::{self, ServerOptions};
 use crate::broker::{now_ms, BrokerError};
 use crate::cli::{

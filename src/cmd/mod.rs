@@ -1,4 +1,4 @@
-//! One small module per subcommand, wiring storage, analyses and printers together.
+//! One module per subcommand, wiring storage, analyses and printers together.
 
 pub mod completions;
 pub mod diff;
@@ -18,9 +18,34 @@ use std::collections::HashSet;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::cli;
+use crate::print::escape::Encoding;
+use crate::print::table::Format;
 use crate::storage::discover::{discover, DataSet};
 use crate::storage::layout::{classify_file, FileKind};
 use crate::storage::source::starts_with_a_batch;
+
+/// The command line's `--encoding` as the printers' encoding.
+impl From<cli::Encoding> for Encoding {
+    fn from(e: cli::Encoding) -> Encoding {
+        match e {
+            cli::Encoding::Auto => Encoding::Auto,
+            cli::Encoding::Utf8 => Encoding::Utf8,
+            cli::Encoding::Hex => Encoding::Hex,
+            cli::Encoding::Base64 => Encoding::Base64,
+        }
+    }
+}
+
+/// The command line's `--format` as the table printer's format.
+impl From<cli::Format> for Format {
+    fn from(f: cli::Format) -> Format {
+        match f {
+            cli::Format::Table => Format::Table,
+            cli::Format::Tsv => Format::Tsv,
+        }
+    }
+}
 
 /// Exit codes shared by every command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,6 +11,27 @@ pub const LOG_OVERHEAD: usize = 12;
 pub const V2_CRC_START: usize = 21;
 /// The smallest record: length, attributes, timestamp, offset, key and value lengths, header count.
 pub const MIN_RECORD_SIZE: usize = 7;
+/// Where the magic byte stands in every log entry (after baseOffset, length and the
+/// partitionLeaderEpoch or v0/v1 CRC).
+pub const MAGIC_OFFSET: usize = 16;
+/// Where the v2 header's lastOffsetDelta stands (after magic, CRC and attributes).
+pub const LAST_OFFSET_DELTA_OFFSET: usize = 23;
+/// How many leading bytes of an entry [`entry_last_offset`] needs at most.
+pub const LAST_OFFSET_PREFIX: usize = LAST_OFFSET_DELTA_OFFSET + 4;
+
+/// The last offset of the log entry whose first bytes are `h`, from its header alone: base
+/// offset plus lastOffsetDelta for magic 2, the entry's own offset for magic 0 and 1 (a
+/// compressed wrapper carries its last inner offset). `None` when `h` is too short.
+pub fn entry_last_offset(h: &[u8]) -> Option<i64> {
+    let magic = *h.get(MAGIC_OFFSET)? as i8;
+    let base = i64::from_be_bytes(h.get(0..8)?.try_into().ok()?);
+    if magic < 2 {
+        return Some(base);
+    }
+    let delta = h.get(LAST_OFFSET_DELTA_OFFSET..LAST_OFFSET_PREFIX)?;
+    let delta = i32::from_be_bytes(delta.try_into().ok()?);
+    Some(base.wrapping_add(delta as i64))
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TimestampType {
@@ -406,6 +427,22 @@ pub(crate) mod tests {
 
     pub const V1_BATCH: &str = "0000000000000000000000400000000002db5e9cdd0000000000000000018bcfe568000000018bcfe56800ffffffffffffffffffffffffffff000000011c000000066b65790a76616c756500";
     pub const V2_BATCH: &str = "000000000000000000000049000000000297f4442a0000000000010000018bcfe568000000018bcfe56805ffffffffffffffffffffffffffff000000021c000000046b31047631020268027810000a020104763200";
+
+    #[test]
+    fn last_offset_from_the_header_alone() {
+        let v2 = hex::decode(V2_BATCH).unwrap();
+        let b = RecordBatch::parse(&v2).unwrap();
+        assert_eq!(
+            entry_last_offset(&v2[..LAST_OFFSET_PREFIX]),
+            Some(b.header.last_offset())
+        );
+        assert_eq!(entry_last_offset(&v2[..LAST_OFFSET_PREFIX - 1]), None);
+        // A magic 1 message: offset 7, size, CRC, magic 1; its offset is its last offset.
+        let mut v1 = 7i64.to_be_bytes().to_vec();
+        v1.extend_from_slice(&[0, 0, 0, 30, 1, 2, 3, 4, 1]);
+        assert_eq!(entry_last_offset(&v1), Some(7));
+        assert_eq!(entry_last_offset(&v1[..MAGIC_OFFSET]), None);
+    }
 
     #[test]
     fn digest_vector_v1_single_record() {

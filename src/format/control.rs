@@ -1,9 +1,6 @@
-//! Control records: transaction markers and the KRaft control messages, with the JSON shape
-//! that Kafka's generated `*JsonConverter` classes print.
+//! Control records: transaction markers and the KRaft control messages, decoded into typed
+//! values (`print::control` gives them the JSON shape of Kafka's generated `*JsonConverter`s).
 
-use serde_json::{json, Map, Value};
-
-use super::protocol::uuid_string;
 use super::reader::{DecodeError, DecodeResult, Reader};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,8 +50,52 @@ pub struct ControlRecord {
     pub kind: ControlType,
     /// EndTxnMarker (ABORT/COMMIT) only.
     pub coordinator_epoch: Option<i32>,
-    /// The generated-JSON form of the KRaft message, when there is one.
-    pub data: Option<Value>,
+    /// The KRaft message, when there is one.
+    pub data: Option<ControlData>,
+}
+
+/// The KRaft control messages (fields as Kafka's `*Message` classes name them).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ControlData {
+    LeaderChange {
+        version: i16,
+        leader_id: i32,
+        /// The voters' ids (ControlRecordUtils reads the message at version 0: no directory ids).
+        voters: Vec<i32>,
+        granting_voters: Vec<i32>,
+    },
+    SnapshotHeader {
+        version: i16,
+        last_contained_log_timestamp: i64,
+    },
+    SnapshotFooter {
+        version: i16,
+    },
+    KRaftVersion {
+        version: i16,
+        kraft_version: i16,
+    },
+    KRaftVoters {
+        version: i16,
+        voters: Vec<Voter>,
+    },
+}
+
+/// A voter of a `KRaftVersionRecord`-era `VotersRecord`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Voter {
+    pub voter_id: i32,
+    pub directory_id: [u8; 16],
+    pub endpoints: Vec<Endpoint>,
+    pub min_supported_version: i16,
+    pub max_supported_version: i16,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Endpoint {
+    pub name: String,
+    pub host: String,
+    pub port: u16,
 }
 
 /// Decodes a control record from its key and value.
@@ -101,20 +142,26 @@ pub fn decode_control(key: Option<&[u8]>, value: Option<&[u8]>) -> DecodeResult<
             let version = v.i16("version")?;
             let ts = v.i64("lastContainedLogTimestamp")?;
             v.skip_tagged_fields()?;
-            record.data = Some(json!({"version": version, "lastContainedLogTimestamp": ts}));
+            record.data = Some(ControlData::SnapshotHeader {
+                version,
+                last_contained_log_timestamp: ts,
+            });
         }
         ControlType::SnapshotFooter => {
             let mut v = Reader::new(value_of()?);
             let version = v.i16("version")?;
             v.skip_tagged_fields()?;
-            record.data = Some(json!({ "version": version }));
+            record.data = Some(ControlData::SnapshotFooter { version });
         }
         ControlType::KRaftVersion => {
             let mut v = Reader::new(value_of()?);
             let version = v.i16("version")?;
             let kraft = v.i16("kRaftVersion")?;
             v.skip_tagged_fields()?;
-            record.data = Some(json!({"version": version, "kRaftVersion": kraft}));
+            record.data = Some(ControlData::KRaftVersion {
+                version,
+                kraft_version: kraft,
+            });
         }
         ControlType::KRaftVoters => record.data = Some(voters(value_of()?)?),
         ControlType::Unknown(_) => {}
@@ -122,67 +169,63 @@ pub fn decode_control(key: Option<&[u8]>, value: Option<&[u8]>) -> DecodeResult<
     Ok(record)
 }
 
-fn voter_list(r: &mut Reader<'_>, what: &str, with_directory: bool) -> DecodeResult<Value> {
+fn voter_list(r: &mut Reader<'_>, what: &str) -> DecodeResult<Vec<i32>> {
     let n = r.compact_array_len(what, 5)?.unwrap_or(0);
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
-        let mut m = Map::new();
-        m.insert("voterId".into(), r.i32("voterId")?.into());
-        if with_directory {
-            m.insert(
-                "voterDirectoryId".into(),
-                uuid_string(&r.uuid("voterDirectoryId")?).into(),
-            );
-        }
+        out.push(r.i32("voterId")?);
         r.skip_tagged_fields()?;
-        out.push(Value::Object(m));
     }
-    Ok(Value::Array(out))
+    Ok(out)
 }
 
-fn leader_change(value: &[u8]) -> DecodeResult<Value> {
+fn leader_change(value: &[u8]) -> DecodeResult<ControlData> {
     let mut r = Reader::new(value);
     let version = r.i16("version")?;
-    let leader = r.i32("leaderId")?;
+    let leader_id = r.i32("leaderId")?;
     // ControlRecordUtils reads every LeaderChangeMessage at version 0.
-    let voters = voter_list(&mut r, "voters", false)?;
-    let granting = voter_list(&mut r, "grantingVoters", false)?;
+    let voters = voter_list(&mut r, "voters")?;
+    let granting_voters = voter_list(&mut r, "grantingVoters")?;
     r.skip_tagged_fields()?;
-    Ok(
-        json!({"version": version, "leaderId": leader, "voters": voters, "grantingVoters": granting}),
-    )
+    Ok(ControlData::LeaderChange {
+        version,
+        leader_id,
+        voters,
+        granting_voters,
+    })
 }
 
-fn voters(value: &[u8]) -> DecodeResult<Value> {
+fn voters(value: &[u8]) -> DecodeResult<ControlData> {
     let mut r = Reader::new(value);
     let version = r.i16("version")?;
     let n = r.compact_array_len("voters", 22)?.unwrap_or(0);
-    let mut list = Vec::with_capacity(n);
+    let mut voters = Vec::with_capacity(n);
     for _ in 0..n {
         let voter_id = r.i32("voterId")?;
-        let dir = uuid_string(&r.uuid("voterDirectoryId")?);
+        let directory_id = r.uuid("voterDirectoryId")?;
         let m = r.compact_array_len("endpoints", 4)?.unwrap_or(0);
         let mut endpoints = Vec::with_capacity(m);
         for _ in 0..m {
-            let name = r.compact_string("name")?;
-            let host = r.compact_string("host")?;
+            let name = r.compact_string("name")?.to_string();
+            let host = r.compact_string("host")?.to_string();
             let port = r.u16("port")?;
             r.skip_tagged_fields()?;
-            endpoints.push(json!({"name": name, "host": host, "port": port}));
+            endpoints.push(Endpoint { name, host, port });
         }
-        let min = r.i16("minSupportedVersion")?;
-        let max = r.i16("maxSupportedVersion")?;
+        let min_supported_version = r.i16("minSupportedVersion")?;
+        let max_supported_version = r.i16("maxSupportedVersion")?;
         r.skip_tagged_fields()?;
         r.skip_tagged_fields()?;
-        list.push(json!({
-            "voterId": voter_id,
-            "voterDirectoryId": dir,
-            "endpoints": endpoints,
-            "kRaftVersionFeature": {"minSupportedVersion": min, "maxSupportedVersion": max},
-        }));
+        voters.push(Voter {
+            voter_id,
+            directory_id,
+            endpoints,
+            min_supported_version,
+            max_supported_version,
+        });
     }
     r.skip_tagged_fields()?;
-    Ok(json!({"version": version, "voters": list}))
+    Ok(ControlData::KRaftVoters { version, voters })
 }
 
 #[cfg(test)]
@@ -208,13 +251,18 @@ mod tests {
     }
 
     #[test]
-    fn leader_change_json_shape() {
+    fn leader_change() {
         // version 0, leader 1, voters [1], granting [1], no tags.
         let v = [0, 0, 0, 0, 0, 1, 2, 0, 0, 0, 1, 0, 2, 0, 0, 0, 1, 0, 0];
         let c = decode_control(Some(&[0, 0, 0, 2]), Some(&v)).unwrap();
         assert_eq!(
-            c.data.unwrap().to_string(),
-            r#"{"version":0,"leaderId":1,"voters":[{"voterId":1}],"grantingVoters":[{"voterId":1}]}"#
+            c.data,
+            Some(ControlData::LeaderChange {
+                version: 0,
+                leader_id: 1,
+                voters: vec![1],
+                granting_voters: vec![1],
+            })
         );
     }
 }

@@ -46,30 +46,10 @@ pub struct OffsetIndex<'a> {
 
 impl<'a> OffsetIndex<'a> {
     pub fn new(base_offset: i64, bytes: &'a [u8]) -> Self {
-        let slots = bytes.len() / OFFSET_ENTRY_SIZE;
-        let mut entries = slots;
-        for i in 1..slots {
-            if relative_at(bytes, i * OFFSET_ENTRY_SIZE) == 0 {
-                entries = i;
-                break;
-            }
-        }
-        let zero_tail = entries < slots
-            && bytes[entries * OFFSET_ENTRY_SIZE..slots * OFFSET_ENTRY_SIZE]
-                .iter()
-                .all(|&b| b == 0);
-        let slot0_zero =
-            bytes.len() >= OFFSET_ENTRY_SIZE && bytes[..OFFSET_ENTRY_SIZE].iter().all(|&b| b == 0);
         OffsetIndex {
             base_offset,
             bytes,
-            layout: IndexLayout {
-                slots,
-                entries,
-                real_entries: if slot0_zero { 0 } else { entries },
-                partial_bytes: bytes.len() % OFFSET_ENTRY_SIZE,
-                zero_tail,
-            },
+            layout: layout_of::<Offsets>(bytes),
         }
     }
 
@@ -147,6 +127,100 @@ pub fn time_slot(base_offset: i64, bytes: &[u8], i: usize) -> Option<TimeEntry> 
     })
 }
 
+/// What tells the two index files apart, so that code over either (the paged reader of
+/// `storage::paged_index`, lookup, verify) is written once: the entry size, where the relative
+/// offset stands in an entry, the search key and Kafka's floor lookup. [`Offsets`] is the
+/// `.index`, [`Times`] the `.timeindex`.
+pub trait IndexKind {
+    /// The typed entry.
+    type Entry: Copy + PartialEq + std::fmt::Debug;
+    const ENTRY_SIZE: usize;
+    /// Where the relative offset (the zero-slot stop rule's field) stands in an entry.
+    const RELATIVE_OFFSET_AT: usize;
+    /// The file name extension, with its dot.
+    const EXTENSION: &'static str;
+    /// The key a lookup compares with its target (offset or timestamp) of the whole entry `e`.
+    fn key(base_offset: i64, e: &[u8]) -> i64;
+    /// Kafka's `lookup` over the whole entries `bytes`: the floor entry of `target` (or the
+    /// index's default), and the slot it stands in (`None` for the default).
+    fn lookup(base_offset: i64, bytes: &[u8], target: i64) -> (Self::Entry, Option<usize>);
+    /// Slot `i` of `bytes` as stored.
+    fn slot(base_offset: i64, bytes: &[u8], i: usize) -> Option<Self::Entry>;
+    /// How much of `bytes` holds real entries.
+    fn layout(bytes: &[u8]) -> IndexLayout {
+        layout_of::<Self>(bytes)
+    }
+}
+
+/// The offset index (`.index`): 8-byte entries of relative offset and position.
+#[derive(Debug, Clone, Copy)]
+pub enum Offsets {}
+
+/// The time index (`.timeindex`): 12-byte entries of timestamp and relative offset.
+#[derive(Debug, Clone, Copy)]
+pub enum Times {}
+
+impl IndexKind for Offsets {
+    type Entry = OffsetEntry;
+    const ENTRY_SIZE: usize = OFFSET_ENTRY_SIZE;
+    const RELATIVE_OFFSET_AT: usize = 0;
+    const EXTENSION: &'static str = ".index";
+    fn key(base_offset: i64, e: &[u8]) -> i64 {
+        base_offset.wrapping_add(relative_at(e, 0) as i64)
+    }
+    fn lookup(base_offset: i64, bytes: &[u8], target: i64) -> (OffsetEntry, Option<usize>) {
+        let idx = OffsetIndex::new(base_offset, bytes);
+        let e = idx.lookup(target);
+        let slot = (0..idx.layout.entries)
+            .rev()
+            .find(|&j| idx.slot(j) == Some(e));
+        (e, slot)
+    }
+    fn slot(base_offset: i64, bytes: &[u8], i: usize) -> Option<OffsetEntry> {
+        offset_slot(base_offset, bytes, i)
+    }
+}
+
+impl IndexKind for Times {
+    type Entry = TimeEntry;
+    const ENTRY_SIZE: usize = TIME_ENTRY_SIZE;
+    const RELATIVE_OFFSET_AT: usize = 8;
+    const EXTENSION: &'static str = ".timeindex";
+    fn key(_base_offset: i64, e: &[u8]) -> i64 {
+        i64::from_be_bytes(e[0..8].try_into().expect("12-byte entry"))
+    }
+    fn lookup(base_offset: i64, bytes: &[u8], target: i64) -> (TimeEntry, Option<usize>) {
+        let idx = TimeIndex::new(base_offset, bytes);
+        let e = idx.lookup(target);
+        let slot = (0..idx.layout.entries)
+            .rev()
+            .find(|&j| idx.slot(j) == Some(e));
+        (e, slot)
+    }
+    fn slot(base_offset: i64, bytes: &[u8], i: usize) -> Option<TimeEntry> {
+        time_slot(base_offset, bytes, i)
+    }
+}
+
+/// The layout of an index file of kind `K`: the zero-slot stop rule, the zero tail, a zero
+/// slot 0 and a partial entry.
+fn layout_of<K: IndexKind + ?Sized>(bytes: &[u8]) -> IndexLayout {
+    let size = K::ENTRY_SIZE;
+    let slots = bytes.len() / size;
+    let entries = (1..slots)
+        .find(|i| relative_at(bytes, i * size + K::RELATIVE_OFFSET_AT) == 0)
+        .unwrap_or(slots);
+    let zero_tail = entries < slots && bytes[entries * size..slots * size].iter().all(|&b| b == 0);
+    let slot0_zero = bytes.len() >= size && bytes[..size].iter().all(|&b| b == 0);
+    IndexLayout {
+        slots,
+        entries,
+        real_entries: if slot0_zero { 0 } else { entries },
+        partial_bytes: bytes.len() % size,
+        zero_tail,
+    }
+}
+
 fn relative_at(bytes: &[u8], at: usize) -> i32 {
     i32::from_be_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
 }
@@ -178,31 +252,10 @@ pub struct TimeIndex<'a> {
 
 impl<'a> TimeIndex<'a> {
     pub fn new(base_offset: i64, bytes: &'a [u8]) -> Self {
-        let slots = bytes.len() / TIME_ENTRY_SIZE;
-        let mut entries = slots;
-        for i in 1..slots {
-            let at = i * TIME_ENTRY_SIZE + 8;
-            if relative_at(bytes, at) == 0 {
-                entries = i;
-                break;
-            }
-        }
-        let zero_tail = entries < slots
-            && bytes[entries * TIME_ENTRY_SIZE..slots * TIME_ENTRY_SIZE]
-                .iter()
-                .all(|&b| b == 0);
-        let slot0_zero =
-            bytes.len() >= TIME_ENTRY_SIZE && bytes[..TIME_ENTRY_SIZE].iter().all(|&b| b == 0);
         TimeIndex {
             base_offset,
             bytes,
-            layout: IndexLayout {
-                slots,
-                entries,
-                real_entries: if slot0_zero { 0 } else { entries },
-                partial_bytes: bytes.len() % TIME_ENTRY_SIZE,
-                zero_tail,
-            },
+            layout: layout_of::<Times>(bytes),
         }
     }
 

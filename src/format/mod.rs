@@ -1,4 +1,6 @@
-//! Pure decoders: bytes in, typed values out. No I/O, no printing, no panics on any input.
+//! Pure decoders: bytes in, typed values (and `DecodeError`s with their byte position) out. No
+//! I/O, no printing, no panics on any input. (coordinator, internal and schema still return
+//! JSON values: branch coord.)
 
 pub mod batch;
 pub mod compression;

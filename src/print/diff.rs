@@ -5,9 +5,9 @@ use std::io::{self, Write};
 
 use serde_json::json;
 
-use super::summary::rfc3339_ms;
 use super::table::{col, Col, Grid, Layout};
 use crate::analysis::diff::{thousands, Leadership, OneSided, PartitionDiff, Span};
+use crate::time::rfc3339_ms;
 
 fn esc(s: &str) -> String {
     let mut v = Vec::new();

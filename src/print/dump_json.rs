@@ -9,11 +9,13 @@ use super::escape::Encoding;
 use super::ndjson::JsonLine;
 use super::LineOut;
 use super::{report_error, DumpPrinter, DumpSummary, TimeIndexProblem};
-use crate::format::control::{decode_control, ControlType};
+use crate::analysis::gaps::OffsetGaps;
+use crate::format::control::ControlRecord;
 use crate::format::index::{OffsetEntry, TimeEntry};
 use crate::format::internal::{decode_record, InternalDecoder};
 use crate::format::log::{BatchInfo, LogEntry, LogRecord};
 use crate::format::producer_snapshot::ProducerEntry;
+use crate::format::reader::DecodeResult;
 use crate::format::text_files::CheckpointEntry;
 use crate::format::txn_index::AbortedTxn;
 use crate::scan::{Flow, LogProblem, LogSink};
@@ -27,7 +29,7 @@ pub struct JsonDump<W: Write> {
     file: PathBuf,
     /// The `file` value, already JSON-escaped, so records do not re-escape it.
     file_json: Vec<u8>,
-    last_offset: i64,
+    gaps: OffsetGaps,
 }
 
 impl<W: Write> JsonDump<W> {
@@ -38,7 +40,7 @@ impl<W: Write> JsonDump<W> {
             decoder: None,
             file: PathBuf::new(),
             file_json: b"\"\"".to_vec(),
-            last_offset: -1,
+            gaps: OffsetGaps::default(),
         }
     }
 
@@ -112,6 +114,77 @@ fn kind_name(kind: &FileKind) -> &'static str {
     }
 }
 
+impl<W: Write> JsonDump<W> {
+    /// A record line; `control` is the decoded key and value of a control batch's record.
+    fn write_record(
+        &mut self,
+        position: u64,
+        b: &BatchInfo,
+        r: &LogRecord<'_>,
+        control: Option<&DecodeResult<ControlRecord>>,
+    ) -> io::Result<Flow> {
+        if let Some(previous) = self.gaps.next(r.offset) {
+            self.open("nonConsecutive");
+            self.l().raw(b",\"previous\":");
+            self.l().int(previous);
+            self.l().raw(b",\"offset\":");
+            self.l().int(r.offset);
+            self.end()?;
+        }
+        let encoding = self.encoding;
+        self.open("record");
+        let l = &mut JsonLine(&mut self.out.buf);
+        l.raw(b",\"batchPosition\":");
+        l.int(position);
+        l.raw(b",\"offset\":");
+        l.int(r.offset);
+        l.raw(b",\"timestamp\":");
+        l.int(r.timestamp);
+        l.raw(b",\"timestampType\":");
+        l.plain(r.timestamp_type.name());
+        if let Some(seq) = r.sequence {
+            l.raw(b",\"sequence\":");
+            l.int(seq);
+        }
+        if let Some(c) = r.legacy {
+            l.raw(b",\"crc\":");
+            l.int(c.crc);
+            l.raw(b",\"crcValid\":");
+            l.bool(c.valid);
+        }
+        l.raw(b",\"key\":");
+        l.bytes(r.key, encoding);
+        l.raw(b",\"value\":");
+        l.bytes(r.value, encoding);
+        l.raw(b",\"headers\":[");
+        for (i, h) in r.headers.iter().enumerate() {
+            if i > 0 {
+                l.raw(b",");
+            }
+            l.raw(b"{\"key\":");
+            l.bytes(Some(h.key), Encoding::Auto);
+            l.raw(b",\"value\":");
+            l.bytes(h.value, encoding);
+            l.raw(b"}");
+        }
+        l.raw(b"]");
+        if let (Some(decoder), false) = (self.decoder, b.is_control) {
+            let d = decode_record(decoder, r.key, r.value);
+            super::coordinator::write_decoded_json(l.0, &d, r.offset, r.key, r.value);
+        }
+        if let Some(control) = control {
+            let control = match control {
+                Ok(c) => super::control::record_json(c),
+                Err(e) => json!({"type": "INVALID", "error": e.message}),
+            };
+            l.raw(b",\"control\":");
+            l.value(&control);
+        }
+        self.end()?;
+        Ok(Flow::Continue)
+    }
+}
+
 impl<W: Write> LogSink for JsonDump<W> {
     fn batch(&mut self, position: u64, _entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
         self.open("batch");
@@ -160,84 +233,23 @@ impl<W: Write> LogSink for JsonDump<W> {
         Ok(Flow::Continue)
     }
 
+    #[inline]
     fn record(&mut self, position: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
-        if r.offset != self.last_offset.wrapping_add(1) {
-            self.open("nonConsecutive");
-            self.l().raw(b",\"previous\":");
-            let previous = self.last_offset;
-            self.l().int(previous);
-            self.l().raw(b",\"offset\":");
-            self.l().int(r.offset);
-            self.end()?;
-        }
-        self.last_offset = r.offset;
-        let encoding = self.encoding;
-        self.open("record");
-        let l = &mut JsonLine(&mut self.out.buf);
-        l.raw(b",\"batchPosition\":");
-        l.int(position);
-        l.raw(b",\"offset\":");
-        l.int(r.offset);
-        l.raw(b",\"timestamp\":");
-        l.int(r.timestamp);
-        l.raw(b",\"timestampType\":");
-        l.plain(r.timestamp_type.name());
-        if let Some(seq) = r.sequence {
-            l.raw(b",\"sequence\":");
-            l.int(seq);
-        }
-        if let Some(c) = r.legacy {
-            l.raw(b",\"crc\":");
-            l.int(c.crc);
-            l.raw(b",\"crcValid\":");
-            l.bool(c.valid);
-        }
-        l.raw(b",\"key\":");
-        l.bytes(r.key, encoding);
-        l.raw(b",\"value\":");
-        l.bytes(r.value, encoding);
-        l.raw(b",\"headers\":[");
-        for (i, h) in r.headers.iter().enumerate() {
-            if i > 0 {
-                l.raw(b",");
-            }
-            l.raw(b"{\"key\":");
-            l.bytes(Some(h.key), Encoding::Auto);
-            l.raw(b",\"value\":");
-            l.bytes(h.value, encoding);
-            l.raw(b"}");
-        }
-        l.raw(b"]");
-        if let (Some(decoder), false) = (self.decoder, b.is_control) {
-            let d = decode_record(decoder, r.key, r.value);
-            super::coordinator::write_decoded_json(l.0, &d, r.offset, r.key, r.value);
-        }
-        if b.is_control {
-            let control = match decode_control(r.key, r.value) {
-                Ok(c) => {
-                    let mut v = json!({"type": c.kind.name(), "typeId": c.type_id});
-                    if let Some(e) = c.coordinator_epoch {
-                        v["coordinatorEpoch"] = e.into();
-                    }
-                    if let Some(d) = c.data {
-                        v["data"] = d;
-                    }
-                    if let ControlType::Unknown(_) = c.kind {
-                        v["type"] = "UNKNOWN".into();
-                    }
-                    v
-                }
-                Err(e) => json!({"type": "INVALID", "error": e.message}),
-            };
-            l.raw(b",\"control\":");
-            l.value(&control);
-        }
-        self.end()?;
-        Ok(Flow::Continue)
+        self.write_record(position, b, r, None)
+    }
+
+    fn control_record(
+        &mut self,
+        position: u64,
+        b: &BatchInfo,
+        r: &LogRecord<'_>,
+        control: &DecodeResult<ControlRecord>,
+    ) -> io::Result<Flow> {
+        self.write_record(position, b, r, Some(control))
     }
 
     fn filtered(&mut self, last_offset: i64) {
-        self.last_offset = last_offset;
+        self.gaps.skipped_to(last_offset);
     }
 
     fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<Flow> {
@@ -271,9 +283,7 @@ impl<W: Write> DumpPrinter for JsonDump<W> {
     fn begin_file(&mut self, file: &Path, kind: &FileKind) -> io::Result<()> {
         self.file = file.to_path_buf();
         self.file_json = serde_json::to_vec(&file.to_string_lossy()).map_err(io::Error::from)?;
-        // Like the text output: gaps are counted from the base offset in the file name.
-        let name = file.file_name().unwrap_or_default().to_string_lossy();
-        self.last_offset = crate::storage::layout::base_offset_of(&name).unwrap_or(0) - 1;
+        self.gaps = OffsetGaps::for_file(file);
         let mut fields = json!({"kind": kind_name(kind), "description": kind.describe()});
         if let FileKind::KraftSnapshot { end_offset, epoch } = kind {
             fields["snapshotEndOffset"] = (*end_offset).into();

@@ -9,11 +9,13 @@ use serde_json::Value;
 use super::coordinator::write_decoded_text;
 use super::escape::{escaped_path, push_escaped, write_escaped};
 use super::{report_error, DumpPrinter, DumpSummary, LineOut, TextDeferred, TimeIndexProblem};
-use crate::format::control::{decode_control, ControlType};
+use crate::analysis::gaps::OffsetGaps;
+use crate::format::control::{ControlRecord, ControlType};
 use crate::format::index::{OffsetEntry, SanityError, TimeEntry};
 use crate::format::internal::{decode_record, InternalDecoder};
 use crate::format::log::{BatchInfo, LogEntry, LogRecord};
 use crate::format::producer_snapshot::ProducerEntry;
+use crate::format::reader::DecodeResult;
 use crate::format::text_files::CheckpointEntry;
 use crate::format::txn_index::AbortedTxn;
 use crate::scan::{Flow, LogProblem, LogSink};
@@ -32,7 +34,7 @@ pub struct TextDump<W: Write> {
     style: TextStyle,
     decoder: Option<InternalDecoder>,
     file: PathBuf,
-    last_offset: i64,
+    gaps: OffsetGaps,
     /// Reported on stderr at the end; kseg's notes come after Kafka's lines about their file.
     deferred: TextDeferred,
     /// Index problems held so far for the current file (the cap is per file).
@@ -53,7 +55,7 @@ impl<W: Write> TextDump<W> {
             style,
             decoder: None,
             file: PathBuf::new(),
-            last_offset: -1,
+            gaps: OffsetGaps::default(),
             deferred: TextDeferred::default(),
             file_problems: (PathBuf::new(), 0),
             decoded: Vec::new(),
@@ -105,6 +107,130 @@ fn num<I: itoa::Integer>(buf: &mut Vec<u8>, v: I) {
 #[inline]
 fn boolean(buf: &mut Vec<u8>, v: bool) {
     buf.extend_from_slice(if v { b"true" } else { b"false" });
+}
+
+impl<W: Write> TextDump<W> {
+    /// A record line; `control` is the decoded key and value of a control batch's record.
+    fn write_record(
+        &mut self,
+        _position: u64,
+        b: &BatchInfo,
+        r: &LogRecord<'_>,
+        control: Option<&DecodeResult<ControlRecord>>,
+    ) -> io::Result<Flow> {
+        if let Some(previous) = self.gaps.next(r.offset) {
+            let file = absolute(&self.file);
+            match self.deferred.gaps.last_mut() {
+                Some((f, m)) if *f == file => {
+                    m.insert(previous, r.offset);
+                }
+                _ => self
+                    .deferred
+                    .gaps
+                    .push((file, BTreeMap::from([(previous, r.offset)]))),
+            }
+        }
+        let o = &mut self.out.buf;
+        if !self.style.skip_record_metadata {
+            o.extend_from_slice(b"| offset: ");
+            num(o, r.offset);
+            o.push(b' ');
+            o.extend_from_slice(b.timestamp_type.name().as_bytes());
+            o.extend_from_slice(b": ");
+            num(o, r.timestamp);
+            o.extend_from_slice(b" keySize: ");
+            num(o, r.key.map_or(-1, |k| k.len() as i64));
+            o.extend_from_slice(b" valueSize: ");
+            num(o, r.value.map_or(-1, |v| v.len() as i64));
+            if b.magic >= 2 {
+                o.extend_from_slice(b" sequence: ");
+                num(o, r.sequence.unwrap_or(-1));
+                o.extend_from_slice(b" headerKeys: [");
+                for (i, h) in r.headers.iter().enumerate() {
+                    if i > 0 {
+                        o.push(b',');
+                    }
+                    push_escaped(o, h.key);
+                }
+                o.push(b']');
+            }
+            if let Some(l) = r.legacy {
+                o.extend_from_slice(b" isValid: ");
+                boolean(o, l.valid);
+                o.extend_from_slice(b" crc: ");
+                num(o, l.crc);
+            }
+            if b.is_control {
+                // Rare (one per transaction or leader change): plain formatting is fine here.
+                match control {
+                    None => {}
+                    Some(Ok(c)) => match c.kind {
+                        ControlType::Abort | ControlType::Commit => write!(
+                            o,
+                            " endTxnMarker: {} coordinatorEpoch: {}",
+                            c.kind.name(),
+                            c.coordinator_epoch.unwrap_or(-1)
+                        )?,
+                        ControlType::LeaderChange => {
+                            write!(o, " LeaderChange: {}", data_json(c.data.as_ref()))?
+                        }
+                        ControlType::SnapshotHeader => {
+                            write!(o, " SnapshotHeader {}", data_json(c.data.as_ref()))?
+                        }
+                        ControlType::SnapshotFooter => {
+                            write!(o, " SnapshotFooter {}", data_json(c.data.as_ref()))?
+                        }
+                        ControlType::KRaftVersion => {
+                            write!(o, " KRaftVersion {}", data_json(c.data.as_ref()))?
+                        }
+                        ControlType::KRaftVoters => {
+                            write!(o, " KRaftVoters {}", data_json(c.data.as_ref()))?
+                        }
+                        ControlType::Unknown(id) => write!(o, " controlType: UNKNOWN({id})")?,
+                    },
+                    Some(Err(e)) => write!(o, " controlType: INVALID ({})", e.message)?,
+                }
+            }
+        }
+        if self.style.print_data && !b.is_control {
+            let mut prefix: &[u8] = if self.style.skip_record_metadata {
+                b"| "
+            } else {
+                b" "
+            };
+            if let Some(decoder) = self.decoder {
+                let d = decode_record(decoder, r.key, r.value);
+                let text = &mut self.decoded;
+                let (k, v) = write_decoded_text(text, &d, r.offset, r.key, r.value);
+                if let Some(k) = k {
+                    o.extend_from_slice(prefix);
+                    o.extend_from_slice(b"key: ");
+                    push_escaped(o, &text[k]);
+                    prefix = b" ";
+                }
+                if let Some(v) = v {
+                    o.extend_from_slice(prefix);
+                    o.extend_from_slice(b"payload: ");
+                    push_escaped(o, &text[v]);
+                }
+            } else {
+                if let Some(k) = r.key {
+                    o.extend_from_slice(prefix);
+                    o.extend_from_slice(b"key: ");
+                    push_escaped(o, k);
+                    prefix = b" ";
+                }
+                if let Some(v) = r.value {
+                    o.extend_from_slice(prefix);
+                    o.extend_from_slice(b"payload: ");
+                    push_escaped(o, v);
+                }
+            }
+        }
+        o.push(b'\n');
+        self.out.line_done()?;
+        Ok(Flow::Continue)
+    }
 }
 
 impl<W: Write> LogSink for TextDump<W> {
@@ -165,123 +291,23 @@ impl<W: Write> LogSink for TextDump<W> {
         Ok(Flow::Continue)
     }
 
-    fn record(&mut self, _position: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
-        if r.offset != self.last_offset.wrapping_add(1) {
-            let file = absolute(&self.file);
-            match self.deferred.gaps.last_mut() {
-                Some((f, m)) if *f == file => {
-                    m.insert(self.last_offset, r.offset);
-                }
-                _ => self
-                    .deferred
-                    .gaps
-                    .push((file, BTreeMap::from([(self.last_offset, r.offset)]))),
-            }
-        }
-        self.last_offset = r.offset;
-        let o = &mut self.out.buf;
-        if !self.style.skip_record_metadata {
-            o.extend_from_slice(b"| offset: ");
-            num(o, r.offset);
-            o.push(b' ');
-            o.extend_from_slice(b.timestamp_type.name().as_bytes());
-            o.extend_from_slice(b": ");
-            num(o, r.timestamp);
-            o.extend_from_slice(b" keySize: ");
-            num(o, r.key.map_or(-1, |k| k.len() as i64));
-            o.extend_from_slice(b" valueSize: ");
-            num(o, r.value.map_or(-1, |v| v.len() as i64));
-            if b.magic >= 2 {
-                o.extend_from_slice(b" sequence: ");
-                num(o, r.sequence.unwrap_or(-1));
-                o.extend_from_slice(b" headerKeys: [");
-                for (i, h) in r.headers.iter().enumerate() {
-                    if i > 0 {
-                        o.push(b',');
-                    }
-                    push_escaped(o, h.key);
-                }
-                o.push(b']');
-            }
-            if let Some(l) = r.legacy {
-                o.extend_from_slice(b" isValid: ");
-                boolean(o, l.valid);
-                o.extend_from_slice(b" crc: ");
-                num(o, l.crc);
-            }
-            if b.is_control {
-                // Rare (one per transaction or leader change): plain formatting is fine here.
-                match decode_control(r.key, r.value) {
-                    Ok(c) => match c.kind {
-                        ControlType::Abort | ControlType::Commit => write!(
-                            o,
-                            " endTxnMarker: {} coordinatorEpoch: {}",
-                            c.kind.name(),
-                            c.coordinator_epoch.unwrap_or(-1)
-                        )?,
-                        ControlType::LeaderChange => {
-                            write!(o, " LeaderChange: {}", c.data.unwrap_or(Value::Null))?
-                        }
-                        ControlType::SnapshotHeader => {
-                            write!(o, " SnapshotHeader {}", c.data.unwrap_or(Value::Null))?
-                        }
-                        ControlType::SnapshotFooter => {
-                            write!(o, " SnapshotFooter {}", c.data.unwrap_or(Value::Null))?
-                        }
-                        ControlType::KRaftVersion => {
-                            write!(o, " KRaftVersion {}", c.data.unwrap_or(Value::Null))?
-                        }
-                        ControlType::KRaftVoters => {
-                            write!(o, " KRaftVoters {}", c.data.unwrap_or(Value::Null))?
-                        }
-                        ControlType::Unknown(id) => write!(o, " controlType: UNKNOWN({id})")?,
-                    },
-                    Err(e) => write!(o, " controlType: INVALID ({})", e.message)?,
-                }
-            }
-        }
-        if self.style.print_data && !b.is_control {
-            let mut prefix: &[u8] = if self.style.skip_record_metadata {
-                b"| "
-            } else {
-                b" "
-            };
-            if let Some(decoder) = self.decoder {
-                let d = decode_record(decoder, r.key, r.value);
-                let text = &mut self.decoded;
-                let (k, v) = write_decoded_text(text, &d, r.offset, r.key, r.value);
-                if let Some(k) = k {
-                    o.extend_from_slice(prefix);
-                    o.extend_from_slice(b"key: ");
-                    push_escaped(o, &text[k]);
-                    prefix = b" ";
-                }
-                if let Some(v) = v {
-                    o.extend_from_slice(prefix);
-                    o.extend_from_slice(b"payload: ");
-                    push_escaped(o, &text[v]);
-                }
-            } else {
-                if let Some(k) = r.key {
-                    o.extend_from_slice(prefix);
-                    o.extend_from_slice(b"key: ");
-                    push_escaped(o, k);
-                    prefix = b" ";
-                }
-                if let Some(v) = r.value {
-                    o.extend_from_slice(prefix);
-                    o.extend_from_slice(b"payload: ");
-                    push_escaped(o, v);
-                }
-            }
-        }
-        o.push(b'\n');
-        self.out.line_done()?;
-        Ok(Flow::Continue)
+    #[inline]
+    fn record(&mut self, position: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
+        self.write_record(position, b, r, None)
+    }
+
+    fn control_record(
+        &mut self,
+        position: u64,
+        b: &BatchInfo,
+        r: &LogRecord<'_>,
+        control: &DecodeResult<ControlRecord>,
+    ) -> io::Result<Flow> {
+        self.write_record(position, b, r, Some(control))
     }
 
     fn filtered(&mut self, last_offset: i64) {
-        self.last_offset = last_offset;
+        self.gaps.skipped_to(last_offset);
     }
 
     fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<Flow> {
@@ -315,9 +341,7 @@ impl<W: Write> DumpPrinter for TextDump<W> {
         self.file = file.to_path_buf();
         writeln!(self.out, "Dumping {}", escaped_path(file))?;
         let name = self.file_name();
-        // Kafka 4.3 starts at -1, so every segment not based at 0 reported a false gap; kseg
-        // starts from the base offset in the file name and reports only real gaps.
-        self.last_offset = base_offset_of(&name).unwrap_or(0) - 1;
+        self.gaps = OffsetGaps::for_file(file);
         match kind {
             FileKind::Log => {
                 if let Some(base) = base_offset_of(&name) {
@@ -631,4 +655,30 @@ pub fn sanity_message(e: &SanityError, time: bool, path: &Path) -> String {
             "Corrupt time index found, time index file ({abs}) has non-zero size but the last timestamp is {last} which is less than the first timestamp {first}"
         ),
     }
+}
+
+/// What a zero-filled index with no entries is: Kafka's tool reads its first slot as an entry
+/// (offset = base, position 0) and reports it as a mismatch; it is the preallocation of a segment
+/// the broker has not closed, as `verify-index` reports it (`index-preallocated`).
+pub fn preallocated_note(
+    layout: &crate::format::index::IndexLayout,
+    len: usize,
+    later_segment: bool,
+) -> String {
+    format!(
+        "a preallocated {}index ({len} bytes, zero-filled, {} real entries): the mismatch at its \
+         first slot is that zero padding, not an index entry{}",
+        if later_segment { "" } else { "active " },
+        layout.real_entries,
+        if later_segment {
+            " (the segment was not closed: Kafka trims the index when it rolls a segment)"
+        } else {
+            " (normal for the active segment of a running or crashed broker)"
+        }
+    )
+}
+
+/// A control message's JSON for the text dump (`null` when there is none).
+fn data_json(d: Option<&crate::format::control::ControlData>) -> serde_json::Value {
+    d.map_or(serde_json::Value::Null, super::control::data_json)
 }

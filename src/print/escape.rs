@@ -105,7 +105,7 @@ fn push_escaped_str(out: &mut Vec<u8>, s: &str) {
 }
 
 /// How keys, values and header values appear in JSON (`--encoding`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Encoding {
     /// A JSON string when the bytes are valid UTF-8, else `{"base64":"..."}`: lossless.
     Auto,

@@ -5,7 +5,8 @@ use std::io::{self, Write};
 
 use serde_json::{json, Value};
 
-use crate::analysis::lookup::{rfc3339, Answer, BatchFacts, LookupReport, Query, Trace};
+use crate::analysis::lookup::{Answer, BatchFacts, LookupReport, Query, Trace};
+use crate::time::rfc3339_or_ms as rfc3339;
 
 fn target_text(q: &Query) -> String {
     match *q {

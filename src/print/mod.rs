@@ -1,6 +1,9 @@
 //! Printers: Kafka-compatible text, NDJSON and tables. They format what the scanners and
-//! analyses produce and never decode anything themselves.
+//! analyses produce: control records arrive decoded (`LogSink::control_record`); the
+//! internal topics' key/value decoding (`format::internal::decode_record`, branch coord's) is
+//! still called from `dump_text`/`dump_json`.
 
+pub mod control;
 pub mod coordinator;
 pub mod diff;
 pub mod dump_json;
@@ -12,6 +15,7 @@ pub mod ndjson;
 pub mod progress;
 pub mod summary;
 pub mod table;
+pub mod transactions;
 pub mod verify;
 
 use std::cell::RefCell;
@@ -96,19 +100,7 @@ impl<W: std::io::Write> Drop for LineOut<W> {
     }
 }
 
-/// The three time-index checks of kafka-dump-log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TimeIndexProblem {
-    /// The batch ending at the entry's offset has another max record timestamp.
-    Mismatch {
-        index_timestamp: i64,
-        log_timestamp: i64,
-    },
-    /// The entry's timestamp is not above the previous entry's.
-    OutOfOrder { index_timestamp: i64, previous: i64 },
-    /// No batch ends at the entry's offset (`found` = the last offset of the batch found, or -1).
-    NotFound { index_offset: i64, found: i64 },
-}
+pub use crate::analysis::index_check::TimeIndexProblem;
 
 /// Counts for the closing summary of a dump.
 #[derive(Debug, Default, Clone, Copy)]

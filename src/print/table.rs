@@ -12,7 +12,7 @@ use comfy_table::{
 };
 
 /// `--format`: how tables are written (`--json` is separate).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Format {
     /// Box-drawn tables, fitted to the terminal when stdout is one.
     #[default]
@@ -35,7 +35,8 @@ pub enum Layout {
 impl Layout {
     /// `--format tsv`; else the terminal's width when stdout is a terminal (`COLUMNS` first, as
     /// shells export it); else full width. `--json` output is never fitted: its lines are data.
-    pub fn detect(format: Format, json: bool) -> Layout {
+    pub fn detect(format: impl Into<Format>, json: bool) -> Layout {
+        let format = format.into();
         if json {
             return Layout::Full;
         }

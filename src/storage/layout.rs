@@ -88,6 +88,23 @@ pub fn base_offset_of(name: &str) -> Option<i64> {
     stem.parse().ok()
 }
 
+/// Whether the folder of the segment file `path` holds a `.log` with a higher base offset: the
+/// segment was rolled (it is not the active one).
+pub fn later_segment_exists(path: &Path) -> bool {
+    let Some(base) = base_offset_of(&path.file_name().unwrap_or_default().to_string_lossy()) else {
+        return false;
+    };
+    path.parent()
+        .and_then(|d| std::fs::read_dir(d).ok())
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok())
+        .any(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.ends_with(".log") && base_offset_of(&name).is_some_and(|b| b > base)
+        })
+}
+
 pub fn classify_file(name: &str) -> FileKind {
     for (suffix, wrap) in [
         (

@@ -2,4 +2,5 @@
 
 pub mod discover;
 pub mod layout;
+pub mod paged_index;
 pub mod source;
