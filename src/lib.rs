@@ -12,6 +12,8 @@ pub mod cli;
 pub mod client;
 pub mod cmd;
 pub mod format;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod print;
 pub mod scan;
 pub mod storage;
