@@ -1,5 +1,6 @@
 //! `kseg dump-log`: discover the inputs, scan every file, print it as text or NDJSON.
 
+use std::collections::HashSet;
 use std::io;
 use std::path::Path;
 
@@ -84,7 +85,10 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
         start_position: 0,
         check_crc: true,
     };
+    // Files discovery already reported as unrecognised: named once, not again as a dump error.
+    let reported: HashSet<&Path> = set.unrecognised.iter().map(|u| u.path.as_path()).collect();
     let new_dumper = || Dumper {
+        reported: &reported,
         args: &args,
         scan: scan.clone(),
         scratch: RecordScratch::with_cap(args.read.max_decompressed_bytes),
@@ -94,6 +98,10 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
     };
     let mut dumper = new_dumper();
     for item in &set.unrecognised {
+        if starts_with_a_batch(&item.path) {
+            // Read as log data below, so not ignored.
+            continue;
+        }
         printer.unrecognised(item)?;
         dumper.summary.unrecognised += 1;
         if item.foreign_layout.is_some() {
@@ -168,6 +176,7 @@ struct Dumper<'a> {
     /// Records (deep) or batches (shallow) still allowed by --max-messages in this file.
     budget: Option<u64>,
     forced_decoder: Option<InternalDecoder>,
+    reported: &'a HashSet<&'a Path>,
 }
 
 /// Counts printed items against --max-messages and stops the scan when the budget is spent.
@@ -240,15 +249,18 @@ impl Dumper<'_> {
         path: &Path,
         kind: &FileKind,
     ) -> Result<()> {
-        self.summary.files += 1;
         let effective = match kind {
             FileKind::Deleted(inner) | FileKind::Cleaned(inner) | FileKind::Swap(inner) => {
                 inner.as_ref()
             }
             other => other,
         };
-        if matches!(effective, FileKind::Unknown | FileKind::Temporary) && starts_with_a_batch(path)
-        {
+        let unknown = matches!(effective, FileKind::Unknown | FileKind::Temporary);
+        if unknown && self.reported.contains(path) && !starts_with_a_batch(path) {
+            return Ok(());
+        }
+        self.summary.files += 1;
+        if unknown && starts_with_a_batch(path) {
             // A file named otherwise (a copied segment, a capture) whose first bytes frame a
             // batch with a valid checksum: read it as log data.
             printer.begin_file(path, &FileKind::Log)?;
@@ -260,8 +272,8 @@ impl Dumper<'_> {
             }
             return Ok(());
         }
-        if matches!(effective, FileKind::Unknown | FileKind::Temporary) {
-            // Reported by discovery for files found in dirs; files given directly land here.
+        if unknown {
+            // A file given directly (discovery reports those it finds in dirs).
             self.summary.errors += 1;
             printer.begin_file(path, kind)?;
             printer.file_error(
