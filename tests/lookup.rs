@@ -1007,7 +1007,7 @@ fn corpus_partitions() -> Vec<PathBuf> {
 #[test]
 fn every_answer_matches_the_model_on_real_brokers_data() {
     if !Path::new(CORPUS).is_dir() {
-        eprintln!("skipped: {CORPUS} is missing");
+        common::corpus_missing("the lookup model check on real brokers' data");
         return;
     }
     let dirs = corpus_partitions();

@@ -94,7 +94,10 @@ fn a_bar_on_the_terminal_never_in_stdout() {
         }
         line.push_str(&format!(" > {}", quote(file.to_str().unwrap())));
         let Some(shown) = on_terminal(&line) else {
-            eprintln!("script not installed: skipped");
+            common::tool_missing(
+                "util-linux `script`",
+                "the progress-bar-on-a-terminal check",
+            );
             return;
         };
         // stderr is the terminal: the bar (files and bytes) is drawn, then cleared.

@@ -365,7 +365,7 @@ fn clean_real_data_sets_have_no_errors() {
         "/../shared/corpus/real"
     ));
     if !corpus.exists() {
-        eprintln!("corpus not found at {}; skipping", corpus.display());
+        common::corpus_missing("the clean real data sets check");
         return;
     }
     for entry in std::fs::read_dir(corpus).unwrap() {

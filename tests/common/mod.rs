@@ -192,3 +192,13 @@ pub fn corpus_missing(what: &str) {
     );
     eprintln!("SKIPPED: the real-broker corpus (../shared/corpus/real) is missing: {what} not run");
 }
+
+/// Says that a tool a test drives is missing, and fails under `CI=true`, where .ci/run installs
+/// it: a test must not pass because its tool was absent.
+pub fn tool_missing(tool: &str, what: &str) {
+    assert!(
+        std::env::var("CI").map_or(true, |v| v != "true"),
+        "{tool} is missing under CI=true: {what} cannot run"
+    );
+    eprintln!("SKIPPED: {tool} is not installed: {what} not run");
+}
