@@ -30,6 +30,13 @@ pub struct Selection {
     pub timestamps: (i64, i64),
 }
 
+impl Selection {
+    /// Every record of the partition.
+    pub fn is_everything(&self) -> bool {
+        self.offsets == (i64::MIN, i64::MAX) && self.timestamps == (i64::MIN, i64::MAX)
+    }
+}
+
 impl Default for Selection {
     fn default() -> Self {
         Selection {

@@ -411,10 +411,14 @@ pub fn run(args: RescueArgs) -> Result<Outcome> {
         delivery_timeout_ms: args.delivery_timeout_ms,
     };
     let mut producer = RescueProducer::new(&conn, &settings)?;
-    let total: u64 = sources
-        .iter()
-        .map(|s| s.outcomes.data_records - s.outcomes.not_committed_records)
-        .sum();
+    // The committed records are counted per partition; a selection or a resume sends fewer, and
+    // how many is not known before the walk, so the bar then shows no total and no ETA.
+    let total: Option<u64> = (sel.is_everything() && previous.is_none()).then(|| {
+        sources
+            .iter()
+            .map(|s| s.outcomes.data_records - s.outcomes.not_committed_records)
+            .sum()
+    });
     let mut bar = RecordProgress::new(progress::wanted(true, false), total);
     let mut service = Service {
         state_path,

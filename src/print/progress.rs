@@ -141,19 +141,26 @@ pub struct RecordProgress {
 }
 
 impl RecordProgress {
-    pub fn new(show: bool, total_records: u64) -> RecordProgress {
+    /// `total_records`: how many will be sent, when known (then the bar has a length and an ETA).
+    pub fn new(show: bool, total_records: Option<u64>) -> RecordProgress {
         if !show {
             return RecordProgress {
                 bar: None,
                 bytes: 0,
             };
         }
-        let bar = ProgressBar::new(total_records);
-        bar.set_style(
-            ProgressStyle::with_template(
+        let (bar, template) = match total_records {
+            Some(n) => (
+                ProgressBar::new(n),
                 "{spinner} {human_pos}/{human_len} records {msg} {per_sec} {wide_bar} ETA {eta}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ),
+            None => (
+                ProgressBar::no_length(),
+                "{spinner} {human_pos} records {msg} {per_sec}",
+            ),
+        };
+        bar.set_style(
+            ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()) = Some(bar.clone());
         RecordProgress {
