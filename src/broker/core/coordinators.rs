@@ -14,16 +14,36 @@ use crate::broker::{now_ms, records, BrokerError, BrokerResult};
 use crate::format::encode::NewRecord;
 
 impl Broker {
-    /// The `__consumer_offsets` partition of a group (by the topic's real partition count).
+    /// The partition of internal `topic` that holds `key`'s records (by the topic's real
+    /// partition count), the topic made when it does not exist yet.
+    fn internal_partition(&mut self, topic: &str, key: &str) -> BrokerResult<i32> {
+        let n = self.topic_or_create(topic)?.partitions.len() as u32;
+        Ok(partition_for(key, n) as i32)
+    }
+
+    /// Appends `key`'s records to its partition of internal `topic`.
+    fn write_internal(
+        &mut self,
+        topic: &str,
+        key: &str,
+        records: &[CoordinatorRecord],
+    ) -> BrokerResult<()> {
+        if records.is_empty() {
+            return Ok(());
+        }
+        let p = self.internal_partition(topic, key)?;
+        self.append_coordinator(topic, p, records, None)?;
+        Ok(())
+    }
+
+    /// The `__consumer_offsets` partition of a group.
     pub fn group_partition(&mut self, group: &str) -> BrokerResult<i32> {
-        let n = self.topic_or_create(OFFSETS_TOPIC)?.partitions.len() as u32;
-        Ok(partition_for(group, n) as i32)
+        self.internal_partition(OFFSETS_TOPIC, group)
     }
 
     /// The `__transaction_state` partition of a transactional id.
     pub fn transaction_partition(&mut self, id: &str) -> BrokerResult<i32> {
-        let n = self.topic_or_create(TRANSACTION_TOPIC)?.partitions.len() as u32;
-        Ok(partition_for(id, n) as i32)
+        self.internal_partition(TRANSACTION_TOPIC, id)
     }
 
     /// Appends coordinator records as one batch.
@@ -58,12 +78,7 @@ impl Broker {
         group: &str,
         records: &[CoordinatorRecord],
     ) -> BrokerResult<()> {
-        if records.is_empty() {
-            return Ok(());
-        }
-        let p = self.group_partition(group)?;
-        self.append_coordinator(OFFSETS_TOPIC, p, records, None)?;
-        Ok(())
+        self.write_internal(OFFSETS_TOPIC, group, records)
     }
 
     /// A simple offset commit (no group member), as `kafka-consumer-groups --reset-offsets` or a
@@ -226,12 +241,7 @@ impl Broker {
         id: &str,
         records: &[CoordinatorRecord],
     ) -> BrokerResult<()> {
-        if records.is_empty() {
-            return Ok(());
-        }
-        let p = self.transaction_partition(id)?;
-        self.append_coordinator(TRANSACTION_TOPIC, p, records, None)?;
-        Ok(())
+        self.write_internal(TRANSACTION_TOPIC, id, records)
     }
 
     /// Writes the markers of a transaction that is ending, then its Complete record.

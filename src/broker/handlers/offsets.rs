@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use kafka_protocol::messages::*;
+use kafka_protocol::protocol::StrBytes;
 use kafka_protocol::ResponseError;
 
 use super::{s, topic_name};
@@ -23,21 +24,13 @@ pub(crate) fn offset_commit(
     let mut partitions = Vec::new();
     for t in &req.topics {
         for p in &t.partitions {
-            partitions.push(CommitPartition {
-                topic: t.name.as_str().to_string(),
-                partition: p.partition_index,
-                offset: p.committed_offset,
-                leader_epoch: if version >= 6 {
-                    p.committed_leader_epoch
-                } else {
-                    -1
-                },
-                metadata: p
-                    .committed_metadata
-                    .as_ref()
-                    .map(|m| m.as_str().to_string()),
-                topic_id: b.topic(t.name.as_str()).map(|t| t.id),
-            });
+            let epoch = if version >= 6 {
+                p.committed_leader_epoch
+            } else {
+                -1
+            };
+            let offset = (p.partition_index, p.committed_offset, epoch);
+            partitions.push(commit_partition(&b, &t.name, offset, &p.committed_metadata));
         }
     }
     let expire =
@@ -84,7 +77,32 @@ pub(crate) fn offset_commit(
     Ok(OffsetCommitResponse::default().with_topics(topics))
 }
 
-type FetchedOffsets = Vec<(String, Vec<(i32, i64, i32, String, i16)>)>;
+/// One partition of an OffsetCommit or TxnOffsetCommit request, as the group coordinator
+/// takes it: `(partition, offset, leader epoch)` and the metadata.
+pub(super) fn commit_partition(
+    b: &Broker,
+    topic: &TopicName,
+    (partition, offset, leader_epoch): (i32, i64, i32),
+    metadata: &Option<StrBytes>,
+) -> CommitPartition {
+    CommitPartition {
+        topic: topic.as_str().to_string(),
+        partition,
+        offset,
+        leader_epoch,
+        metadata: metadata.as_ref().map(|m| m.as_str().to_string()),
+        topic_id: b.topic(topic.as_str()).map(|t| t.id),
+    }
+}
+
+/// A group's committed offset of one partition, as an OffsetFetch response carries it.
+struct Committed {
+    partition: i32,
+    offset: i64,
+    leader_epoch: i32,
+    metadata: String,
+    error_code: i16,
+}
 
 /// Committed offsets of one group for the requested topics (None = every committed one).
 fn group_offsets(
@@ -92,7 +110,7 @@ fn group_offsets(
     group: &str,
     topics: Option<Vec<(String, Vec<i32>)>>,
     stable: bool,
-) -> FetchedOffsets {
+) -> Vec<(String, Vec<Committed>)> {
     let topics = topics.unwrap_or_else(|| {
         let mut by_topic: BTreeMap<String, Vec<i32>> = BTreeMap::new();
         for (t, p) in b.groups.committed_partitions(group) {
@@ -105,14 +123,48 @@ fn group_offsets(
         .map(|(t, ps)| {
             let parts = ps
                 .into_iter()
-                .map(|p| {
-                    let (offset, epoch, meta, code) = b.groups.fetch_offset(group, &t, p, stable);
-                    (p, offset, epoch, meta, code)
+                .map(|partition| {
+                    let (offset, leader_epoch, metadata, error_code) =
+                        b.groups.fetch_offset(group, &t, partition, stable);
+                    Committed {
+                        partition,
+                        offset,
+                        leader_epoch,
+                        metadata,
+                        error_code,
+                    }
                 })
                 .collect();
             (t, parts)
         })
         .collect()
+}
+
+/// The response topics of [`group_offsets`]: OffsetFetch v0-v7 (one group) and v8+ (per group)
+/// have the same fields under other type names.
+macro_rules! fetched_topics {
+    ($topic:ident, $partition:ident, $fetched:expr) => {
+        $fetched
+            .into_iter()
+            .map(|(name, partitions)| {
+                offset_fetch_response::$topic::default()
+                    .with_name(topic_name(&name))
+                    .with_partitions(
+                        partitions
+                            .into_iter()
+                            .map(|c: Committed| {
+                                offset_fetch_response::$partition::default()
+                                    .with_partition_index(c.partition)
+                                    .with_committed_offset(c.offset)
+                                    .with_committed_leader_epoch(c.leader_epoch)
+                                    .with_metadata(Some(s(&c.metadata)))
+                                    .with_error_code(c.error_code)
+                            })
+                            .collect(),
+                    )
+            })
+            .collect()
+    };
 }
 
 pub(crate) fn offset_fetch(
@@ -128,9 +180,9 @@ pub(crate) fn offset_fetch(
             .map(|g| {
                 // v9: a KIP-848 member's fetch names it and its epoch (`validateOffsetFetch`).
                 let member = g.member_id.as_ref().map_or("", |m| m.as_str());
-                let refused = b
-                    .consumer_groups
-                    .validate_fetch(g.group_id.as_str(), member, g.member_epoch);
+                let refused =
+                    b.consumer_groups
+                        .validate_fetch(g.group_id.as_str(), member, g.member_epoch);
                 if let Err(e) = refused {
                     return offset_fetch_response::OffsetFetchResponseGroup::default()
                         .with_group_id(g.group_id)
@@ -144,27 +196,11 @@ pub(crate) fn offset_fetch(
                 let fetched = group_offsets(&b, g.group_id.as_str(), topics, req.require_stable);
                 offset_fetch_response::OffsetFetchResponseGroup::default()
                     .with_group_id(g.group_id)
-                    .with_topics(
+                    .with_topics(fetched_topics!(
+                        OffsetFetchResponseTopics,
+                        OffsetFetchResponsePartitions,
                         fetched
-                            .into_iter()
-                            .map(|(t, ps)| {
-                                offset_fetch_response::OffsetFetchResponseTopics::default()
-                                    .with_name(topic_name(&t))
-                                    .with_partitions(
-                                        ps.into_iter()
-                                            .map(|(p, o, e, m, c)| {
-                                                offset_fetch_response::OffsetFetchResponsePartitions::default()
-                                                    .with_partition_index(p)
-                                                    .with_committed_offset(o)
-                                                    .with_committed_leader_epoch(e)
-                                                    .with_metadata(Some(s(&m)))
-                                                    .with_error_code(c)
-                                            })
-                                            .collect(),
-                                    )
-                            })
-                            .collect(),
-                    )
+                    ))
             })
             .collect();
         return Ok(OffsetFetchResponse::default().with_groups(groups));
@@ -180,25 +216,9 @@ pub(crate) fn offset_fetch(
         topics,
         version >= 7 && req.require_stable,
     );
-    Ok(OffsetFetchResponse::default().with_topics(
+    Ok(OffsetFetchResponse::default().with_topics(fetched_topics!(
+        OffsetFetchResponseTopic,
+        OffsetFetchResponsePartition,
         fetched
-            .into_iter()
-            .map(|(t, ps)| {
-                offset_fetch_response::OffsetFetchResponseTopic::default()
-                    .with_name(topic_name(&t))
-                    .with_partitions(
-                        ps.into_iter()
-                            .map(|(p, o, e, m, c)| {
-                                offset_fetch_response::OffsetFetchResponsePartition::default()
-                                    .with_partition_index(p)
-                                    .with_committed_offset(o)
-                                    .with_committed_leader_epoch(e)
-                                    .with_metadata(Some(s(&m)))
-                                    .with_error_code(c)
-                            })
-                            .collect(),
-                    )
-            })
-            .collect(),
-    ))
+    )))
 }

@@ -4,9 +4,9 @@
 use kafka_protocol::messages::*;
 use kafka_protocol::ResponseError;
 
-use crate::broker::core::OFFSETS_TOPIC;
+use super::offsets::commit_partition;
+use crate::broker::core::{Broker, OFFSETS_TOPIC};
 use crate::broker::dispatch::Handled;
-use crate::broker::group::CommitPartition;
 use crate::broker::now_ms;
 use crate::broker::server::Shared;
 
@@ -40,6 +40,21 @@ pub(crate) fn init_producer_id(
     }
 }
 
+/// Adds partitions to the open transaction of `(producer id, epoch)` and writes the
+/// coordinator's record: the error code of the whole request.
+fn add_to_txn(b: &mut Broker, id: &str, producer: (i64, i16), partitions: &[(String, i32)]) -> i16 {
+    let mut records = Vec::new();
+    let (pid, epoch) = producer;
+    let added = b
+        .txns
+        .add_partitions(id, pid, epoch, partitions, now_ms(), &mut records)
+        .map_err(|e| e.code());
+    match added.and_then(|()| b.write_txn_records(id, &records).map_err(|e| e.code())) {
+        Ok(()) => 0,
+        Err(c) => c,
+    }
+}
+
 pub(crate) fn add_partitions_to_txn(
     shared: &Shared,
     req: AddPartitionsToTxnRequest,
@@ -56,28 +71,13 @@ pub(crate) fn add_partitions_to_txn(
             wanted.push((t.name.as_str().to_string(), *p));
         }
     }
-    let code = if unknown {
-        None
-    } else {
-        let mut records = Vec::new();
-        let r = b.txns.add_partitions(
-            &id,
+    let code = (!unknown).then(|| {
+        let producer = (
             req.v3_and_below_producer_id.0,
             req.v3_and_below_producer_epoch,
-            &wanted,
-            now_ms(),
-            &mut records,
         );
-        Some(
-            match r
-                .map_err(|e| e.code())
-                .and_then(|_| b.write_txn_records(&id, &records).map_err(|e| e.code()))
-            {
-                Ok(()) => 0,
-                Err(c) => c,
-            },
-        )
-    };
+        add_to_txn(&mut b, &id, producer, &wanted)
+    });
     let results = req
         .v3_and_below_topics
         .into_iter()
@@ -115,21 +115,8 @@ pub(crate) fn add_offsets_to_txn(
     let code = match b.group_partition(req.group_id.as_str()) {
         Err(e) => e.code(),
         Ok(p) => {
-            let mut records = Vec::new();
-            match b.txns.add_partitions(
-                &id,
-                req.producer_id.0,
-                req.producer_epoch,
-                &[(OFFSETS_TOPIC.to_string(), p)],
-                now_ms(),
-                &mut records,
-            ) {
-                Err(e) => e.code(),
-                Ok(()) => match b.write_txn_records(&id, &records) {
-                    Ok(()) => 0,
-                    Err(e) => e.code(),
-                },
-            }
+            let producer = (req.producer_id.0, req.producer_epoch);
+            add_to_txn(&mut b, &id, producer, &[(OFFSETS_TOPIC.to_string(), p)])
         }
     };
     Ok(AddOffsetsToTxnResponse::default().with_error_code(code))
@@ -145,17 +132,12 @@ pub(crate) fn txn_offset_commit(
     let mut partitions = Vec::new();
     for t in &req.topics {
         for p in &t.partitions {
-            partitions.push(CommitPartition {
-                topic: t.name.as_str().to_string(),
-                partition: p.partition_index,
-                offset: p.committed_offset,
-                leader_epoch: p.committed_leader_epoch,
-                metadata: p
-                    .committed_metadata
-                    .as_ref()
-                    .map(|m| m.as_str().to_string()),
-                topic_id: b.topic(t.name.as_str()).map(|t| t.id),
-            });
+            let offset = (
+                p.partition_index,
+                p.committed_offset,
+                p.committed_leader_epoch,
+            );
+            partitions.push(commit_partition(&b, &t.name, offset, &p.committed_metadata));
         }
     }
     let code = match b.group_partition(&group) {
