@@ -229,3 +229,62 @@ fn api_versions_response(error_code: i16) -> ApiVersionsResponse {
                 .collect(),
         )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::broker::core::{Broker, BrokerConfig};
+
+    /// A request without its length prefix: api key, version, correlation id 7, a null client
+    /// id (request header v1), then `body`.
+    fn request_bytes(api_key: i16, version: i16, body: &[u8]) -> Bytes {
+        let mut b = Vec::new();
+        b.extend_from_slice(&api_key.to_be_bytes());
+        b.extend_from_slice(&version.to_be_bytes());
+        b.extend_from_slice(&7i32.to_be_bytes());
+        b.extend_from_slice(&(-1i16).to_be_bytes());
+        b.extend_from_slice(body);
+        Bytes::from(b)
+    }
+
+    fn answer(shared: &Shared, frame: Bytes) -> Handled<Option<BytesMut>> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        rt.block_on(request(shared, frame, "127.0.0.1:1".parse().unwrap()))
+    }
+
+    /// The errors that close a connection are logged with the text they had when they were
+    /// strings (the fuzz runs and FUZZING.md quote them).
+    #[test]
+    fn connection_errors_keep_their_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let (broker, _) = Broker::open(BrokerConfig::new(dir.path().join("data"))).unwrap();
+        let shared = Shared::new(broker, "127.0.0.1".into(), 9092, false);
+        let text = |frame| answer(&shared, frame).expect_err("refused").to_string();
+        assert_eq!(text(request_bytes(999, 0, &[])), "unknown api key 999");
+        // (v99 has a flexible header: its tagged fields, none, end it.)
+        assert_eq!(
+            text(request_bytes(3, 99, &[0])),
+            "unsupported Metadata version 99"
+        );
+        // Metadata v1: an array length cut short.
+        let e = text(request_bytes(3, 1, &[0, 0]));
+        assert!(e.starts_with("undecodable MetadataRequest: "), "{e}");
+        let e = text(Bytes::from_static(&[0, 18, 0, 0, 0]));
+        assert!(e.starts_with("undecodable request header: "), "{e}");
+        assert_eq!(
+            RequestError::Dropped("join").to_string(),
+            "the group coordinator dropped a join"
+        );
+        // ApiVersions v0 is answered: the frame length, then correlation id 7.
+        let out = answer(&shared, request_bytes(18, 0, &[])).unwrap().unwrap();
+        assert_eq!(&out[4..8], &7i32.to_be_bytes());
+        shared.broker().unwrap().shutdown().unwrap();
+        assert_eq!(
+            text(request_bytes(3, 1, &(-1i32).to_be_bytes())),
+            "the broker is shutting down"
+        );
+    }
+}

@@ -46,6 +46,20 @@ pub(super) struct Shared {
 }
 
 impl Shared {
+    pub(super) fn new(broker: Broker, host: String, port: i32, debug: bool) -> Self {
+        Shared {
+            node_id: broker.config.node_id,
+            cluster_id: broker.meta.cluster_id.clone(),
+            broker: Mutex::new(broker),
+            appended: Notify::new(),
+            host,
+            port,
+            debug,
+            budget: Semaphore::new(REQUEST_BUDGET),
+        }
+    }
+
+    /// The broker, unless it is shut down (then the request closes its connection).
     pub(super) fn broker(&self) -> Result<MutexGuard<'_, Broker>, RequestError> {
         let guard = self.broker.lock().unwrap_or_else(|e| e.into_inner());
         if guard.is_closed() {
@@ -70,16 +84,9 @@ async fn serve(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
         .with_context(|| format!("cannot listen on {}", opts.listen))?;
     let addr = listener.local_addr()?;
     let dir = broker.config.log_dir.clone();
-    let shared = Arc::new(Shared {
-        node_id: broker.config.node_id,
-        cluster_id: broker.meta.cluster_id.clone(),
-        broker: Mutex::new(broker),
-        appended: Notify::new(),
-        host: opts.advertised_host,
-        port: addr.port() as i32,
-        debug: std::env::var_os("KSEG_BROKER_DEBUG").is_some_and(|v| v != "0"),
-        budget: Semaphore::new(REQUEST_BUDGET),
-    });
+    let debug = std::env::var_os("KSEG_BROKER_DEBUG").is_some_and(|v| v != "0");
+    let port = addr.port() as i32;
+    let shared = Arc::new(Shared::new(broker, opts.advertised_host, port, debug));
     // The signal handlers exist before "listening" is printed: a SIGTERM right after that line
     // is a clean stop, not the default action's death.
     let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
@@ -176,16 +183,7 @@ pub fn fuzz_connection(broker: Broker, input: &[u8]) -> Broker {
         .enable_time()
         .build()
         .expect("a current-thread runtime");
-    let shared = Shared {
-        node_id: broker.config.node_id,
-        cluster_id: broker.meta.cluster_id.clone(),
-        broker: Mutex::new(broker),
-        appended: Notify::new(),
-        host: "127.0.0.1".into(),
-        port: 9092,
-        debug: false,
-        budget: Semaphore::new(REQUEST_BUDGET),
-    };
+    let shared = Shared::new(broker, "127.0.0.1".into(), 9092, false);
     let peer: SocketAddr = "127.0.0.1:1".parse().expect("an address");
     let session = serve_stream(&shared, input, tokio::io::sink(), peer);
     let _ = rt.block_on(async { tokio::time::timeout(Duration::from_millis(50), session).await });
