@@ -97,3 +97,27 @@ pub fn raise_open_file_limit() {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The topics of one CreateTopics request share the cap; a refused topic takes nothing.
+    #[test]
+    fn a_request_shares_the_partition_cap() {
+        let mut budget = PartitionBudget::default();
+        budget.take(6_000).unwrap();
+        let e = budget.take(6_000).expect_err("over the cap");
+        assert_eq!(e.code(), ResponseError::PolicyViolation.code());
+        assert_eq!(
+            e.to_string(),
+            "6000 partitions: excessively large number of partitions per request (the cap is 10000)"
+        );
+        budget.take(4_000).unwrap();
+        budget.take(1).expect_err("nothing left");
+        // A negative count (refused later as INVALID_PARTITIONS) takes nothing.
+        let mut budget = PartitionBudget::default();
+        budget.take(-3).unwrap();
+        budget.take(MAX_PARTITIONS_PER_REQUEST).unwrap();
+    }
+}
