@@ -1,6 +1,6 @@
 //! The mini-broker's network side over tokio: the listener, the periodic ticker, clean
-//! shutdown, and one task per connection that reads frames ([`super::frame`]) and answers them
-//! ([`super::dispatch`]).
+//! shutdown, and one task per connection that reads frames (`frame`) and answers them
+//! (`dispatch`).
 //!
 //! Any request error (an undecodable frame, an unsupported version, a broker shutting down)
 //! closes that connection only. Requests of one connection are answered in order, one at a
