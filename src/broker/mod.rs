@@ -4,11 +4,15 @@
 //! Layers: [`log`] (one partition's segments, indexes, snapshots), [`producer_state`]
 //! (idempotence and transactions per partition), [`files`] (the small text files),
 //! [`records`] (coordinator record bytes), [`group`] and [`txn`] (coordinators), [`core`] (the
-//! broker state every request works on, no networking) and [`server`] (the wire protocol).
+//! broker state every request works on, no networking), and the wire protocol: [`server`]
+//! (listener and connections), `frame` (framing and the request budget), `dispatch` (request
+//! header, versions, one arm per API) and `handlers` (one handler per API, by area).
 
 pub mod consumer_group;
 pub mod core;
+mod dispatch;
 pub mod files;
+mod frame;
 pub mod group;
 mod handlers;
 pub mod log;

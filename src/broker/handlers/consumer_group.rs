@@ -8,8 +8,10 @@ use kafka_protocol::messages::*;
 use kafka_protocol::ResponseError;
 
 use super::GROUP_OPERATIONS;
+use super::{s, uuid};
 use crate::broker::consumer_group::{Assignment, Heartbeat};
-use crate::broker::server::{s, uuid, Shared};
+use crate::broker::dispatch::Handled;
+use crate::broker::server::Shared;
 
 pub(crate) fn heartbeat(
     shared: &Shared,
@@ -17,7 +19,7 @@ pub(crate) fn heartbeat(
     version: i16,
     client_id: String,
     peer: SocketAddr,
-) -> Result<ConsumerGroupHeartbeatResponse, String> {
+) -> Handled<ConsumerGroupHeartbeatResponse> {
     let owned = req.topic_partitions.as_ref().map(|list| {
         let mut a = Assignment::new();
         for t in list {
@@ -80,10 +82,10 @@ pub(crate) fn heartbeat(
     Ok(resp)
 }
 
-pub(super) fn describe(
+pub(crate) fn describe(
     shared: &Shared,
     req: ConsumerGroupDescribeRequest,
-) -> Result<ConsumerGroupDescribeResponse, String> {
+) -> Handled<ConsumerGroupDescribeResponse> {
     use consumer_group_describe_response as r;
     let b = shared.broker()?;
     let names: BTreeMap<[u8; 16], String> = b.topics().map(|t| (t.id, t.name.clone())).collect();

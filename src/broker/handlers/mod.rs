@@ -1,33 +1,25 @@
-//! Handlers of the admin APIs, one file per area, decoded and encoded here so that
-//! `server.rs` only dispatches to them: topics (DeleteTopics, CreatePartitions, DeleteRecords,
-//! DescribeConfigs), groups (DeleteGroups), KIP-848 consumer groups (ConsumerGroupHeartbeat,
-//! ConsumerGroupDescribe) and the cluster (DescribeCluster).
+//! One handler per API, grouped by area: each takes the decoded request and gives the response
+//! ([`super::dispatch`] decodes and frames them). The cluster (ApiVersions is answered by
+//! dispatch itself; Metadata, FindCoordinator, DescribeCluster), topics (CreateTopics,
+//! DeleteTopics, CreatePartitions, DeleteRecords, DescribeConfigs), produce, fetch (Fetch,
+//! ListOffsets, OffsetForLeaderEpoch), classic groups (JoinGroup, SyncGroup, Heartbeat,
+//! LeaveGroup, DescribeGroups, ListGroups, DeleteGroups), group offsets (OffsetCommit,
+//! OffsetFetch), KIP-848 consumer groups (ConsumerGroupHeartbeat, ConsumerGroupDescribe) and
+//! transactions (InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit, EndTxn).
 
-mod cluster;
-mod consumer_group;
-mod groups;
+pub(super) mod cluster;
+pub(super) mod consumer_group;
+pub(super) mod fetch;
+pub(super) mod groups;
+pub(super) mod offsets;
+pub(super) mod produce;
+pub(super) mod topics;
+pub(super) mod txn;
 
-pub(super) use consumer_group::heartbeat as consumer_group_heartbeat;
-mod topics;
+use kafka_protocol::messages::TopicName;
+use kafka_protocol::protocol::StrBytes;
 
-use bytes::{Bytes, BytesMut};
-use kafka_protocol::messages::*;
-use kafka_protocol::protocol::Decodable;
-
-use super::core::Broker;
-use super::server::{encode, Shared};
-
-/// The APIs these handlers answer, with their versions (ApiVersions advertises them too).
-pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
-    (ApiKey::DeleteTopics, 1, 6),
-    (ApiKey::DeleteRecords, 0, 2),
-    (ApiKey::DescribeConfigs, 1, 4),
-    (ApiKey::CreatePartitions, 0, 3),
-    (ApiKey::DeleteGroups, 0, 2),
-    (ApiKey::DescribeCluster, 0, 2),
-    (ApiKey::ConsumerGroupHeartbeat, 0, 1),
-    (ApiKey::ConsumerGroupDescribe, 0, 1),
-];
+use super::BrokerError;
 
 /// `AclOperation` codes as a bit field (`Utils.to32BitField`).
 const fn ops(codes: &[u8]) -> i32 {
@@ -48,78 +40,21 @@ pub const TOPIC_OPERATIONS: i32 = ops(&[3, 4, 5, 8, 6, 7, 10, 11]);
 pub const GROUP_OPERATIONS: i32 = ops(&[3, 8, 6, 10, 11]);
 pub const CLUSTER_OPERATIONS: i32 = ops(&[5, 9, 10, 11, 12, 7, 8]);
 
-macro_rules! decode {
-    ($t:ty, $buf:expr, $v:expr) => {
-        <$t>::decode(&mut $buf, $v).map_err(|e| format!("undecodable {}: {e}", stringify!($t)))?
-    };
+pub(super) fn s(v: &str) -> StrBytes {
+    StrBytes::from_string(v.to_string())
 }
 
-/// Answers `key` when one of these handlers owns it (`Ok(None)`: not ours).
-pub(super) fn handle(
-    shared: &Shared,
-    key: ApiKey,
-    version: i16,
-    cid: i32,
-    mut buf: Bytes,
-) -> Result<Option<BytesMut>, String> {
-    let out = match key {
-        ApiKey::DeleteTopics => {
-            let req = decode!(DeleteTopicsRequest, buf, version);
-            encode(
-                key,
-                version,
-                cid,
-                &topics::delete_topics(shared, req, version)?,
-            )?
-        }
-        ApiKey::CreatePartitions => {
-            let req = decode!(CreatePartitionsRequest, buf, version);
-            encode(key, version, cid, &topics::create_partitions(shared, req)?)?
-        }
-        ApiKey::DeleteRecords => {
-            let req = decode!(DeleteRecordsRequest, buf, version);
-            encode(key, version, cid, &topics::delete_records(shared, req)?)?
-        }
-        ApiKey::DescribeConfigs => {
-            let req = decode!(DescribeConfigsRequest, buf, version);
-            encode(
-                key,
-                version,
-                cid,
-                &topics::describe_configs(shared, req, version)?,
-            )?
-        }
-        ApiKey::DeleteGroups => {
-            let req = decode!(DeleteGroupsRequest, buf, version);
-            encode(key, version, cid, &groups::delete_groups(shared, req)?)?
-        }
-        ApiKey::ConsumerGroupDescribe => {
-            let req = decode!(ConsumerGroupDescribeRequest, buf, version);
-            encode(key, version, cid, &consumer_group::describe(shared, req)?)?
-        }
-        ApiKey::DescribeCluster => {
-            let req = decode!(DescribeClusterRequest, buf, version);
-            encode(key, version, cid, &cluster::describe_cluster(shared, req))?
-        }
-        _ => return Ok(None),
-    };
-    Ok(Some(out))
+pub(super) fn topic_name(v: &str) -> TopicName {
+    TopicName(s(v))
 }
 
-/// The configs a CreateTopics v5+ response lists for a new topic.
-pub(super) fn created_topic_configs(
-    b: &Broker,
-    topic: &str,
-) -> Vec<create_topics_response::CreatableTopicConfigs> {
-    topics::described(b, topic)
-        .into_iter()
-        .map(|d| {
-            create_topics_response::CreatableTopicConfigs::default()
-                .with_name(super::server::s(d.name))
-                .with_value(Some(super::server::s(&d.value)))
-                .with_config_source(d.source as i8)
-        })
-        .collect()
+pub(super) fn uuid(id: [u8; 16]) -> uuid::Uuid {
+    uuid::Uuid::from_bytes(id)
+}
+
+/// The error code and message a response carries for `e`.
+pub(super) fn coded(e: &BrokerError) -> (i16, Option<StrBytes>) {
+    (e.code(), Some(s(&e.to_string())))
 }
 
 #[cfg(test)]

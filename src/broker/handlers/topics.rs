@@ -1,18 +1,20 @@
-//! DeleteTopics, CreatePartitions, DeleteRecords and DescribeConfigs.
+//! CreateTopics, DeleteTopics, CreatePartitions, DeleteRecords and DescribeConfigs.
 
 use kafka_protocol::messages::*;
 use kafka_protocol::ResponseError;
 
-use crate::broker::core::{topic_log_config, Broker};
-use crate::broker::now_ms;
-use crate::broker::server::{s, uuid, Shared};
+use super::{coded, s, uuid};
+use crate::broker::core::{topic_log_config, Broker, PartitionBudget};
+use crate::broker::dispatch::Handled;
+use crate::broker::server::Shared;
 use crate::broker::topic_config::{self, Described};
+use crate::broker::{now_ms, BrokerError};
 
-pub(super) fn delete_topics(
+pub(crate) fn delete_topics(
     shared: &Shared,
     req: DeleteTopicsRequest,
     version: i16,
-) -> Result<DeleteTopicsResponse, String> {
+) -> Handled<DeleteTopicsResponse> {
     let mut b = shared.broker()?;
     // v6 names topics by name or id; earlier versions by name only.
     let wanted: Vec<(Option<String>, [u8; 16])> = if version >= 6 {
@@ -49,20 +51,17 @@ pub(super) fn delete_topics(
         r.name = Some(TopicName(s(&name)));
         match b.delete_topic(&name, now) {
             Ok(id) => r.topic_id = uuid(id),
-            Err(e) => {
-                r.error_code = e.code();
-                r.error_message = Some(s(&e.to_string()));
-            }
+            Err(e) => (r.error_code, r.error_message) = coded(&e),
         }
         responses.push(r);
     }
     Ok(DeleteTopicsResponse::default().with_responses(responses))
 }
 
-pub(super) fn create_partitions(
+pub(crate) fn create_partitions(
     shared: &Shared,
     req: CreatePartitionsRequest,
-) -> Result<CreatePartitionsResponse, String> {
+) -> Handled<CreatePartitionsResponse> {
     let mut b = shared.broker()?;
     let mut results = Vec::new();
     for t in req.topics {
@@ -74,7 +73,7 @@ pub(super) fn create_partitions(
             })
         });
         let result = if assigned_elsewhere {
-            Err(crate::broker::BrokerError::new(
+            Err(BrokerError::new(
                 ResponseError::InvalidReplicaAssignment,
                 format!(
                     "a single-node broker places every replica on node {}",
@@ -85,18 +84,17 @@ pub(super) fn create_partitions(
             b.create_partitions(t.name.as_str(), t.count, req.validate_only)
         };
         if let Err(e) = result {
-            r.error_code = e.code();
-            r.error_message = Some(s(&e.to_string()));
+            (r.error_code, r.error_message) = coded(&e);
         }
         results.push(r);
     }
     Ok(CreatePartitionsResponse::default().with_results(results))
 }
 
-pub(super) fn delete_records(
+pub(crate) fn delete_records(
     shared: &Shared,
     req: DeleteRecordsRequest,
-) -> Result<DeleteRecordsResponse, String> {
+) -> Handled<DeleteRecordsResponse> {
     let mut b = shared.broker()?;
     let topics = req
         .topics
@@ -125,7 +123,7 @@ pub(super) fn delete_records(
 }
 
 /// Every topic config of a topic, with its value and source.
-pub(super) fn described(b: &Broker, topic: &str) -> Vec<Described> {
+fn described(b: &Broker, topic: &str) -> Vec<Described> {
     let base = topic_log_config(&b.config, topic, None);
     topic_config::describe(&base, &b.topic_overrides(topic))
 }
@@ -215,11 +213,11 @@ fn broker_configs(b: &Broker) -> Vec<(&'static str, String, &'static str)> {
     ]
 }
 
-pub(super) fn describe_configs(
+pub(crate) fn describe_configs(
     shared: &Shared,
     req: DescribeConfigsRequest,
     version: i16,
-) -> Result<DescribeConfigsResponse, String> {
+) -> Handled<DescribeConfigsResponse> {
     let b = shared.broker()?;
     let results = req
         .resources
@@ -289,4 +287,73 @@ pub(super) fn describe_configs(
         })
         .collect();
     Ok(DescribeConfigsResponse::default().with_results(results))
+}
+
+pub(crate) fn create_topics(
+    shared: &Shared,
+    req: CreateTopicsRequest,
+) -> Handled<CreateTopicsResponse> {
+    let mut b = shared.broker()?;
+    let mut results = Vec::new();
+    let mut budget = PartitionBudget::default();
+    for t in req.topics {
+        let name = t.name.as_str().to_string();
+        let n = if t.num_partitions < 0 {
+            b.config.num_partitions
+        } else {
+            t.num_partitions
+        };
+        let mut r = create_topics_response::CreatableTopicResult::default()
+            .with_name(t.name.clone())
+            .with_num_partitions(n)
+            .with_replication_factor(1)
+            .with_configs(Some(Vec::new()));
+        // A refused topic answers -1 partitions and replicas.
+        let refuse = |r: &mut create_topics_response::CreatableTopicResult, e: &BrokerError| {
+            (r.error_code, r.error_message) = coded(e);
+            r.num_partitions = -1;
+            r.replication_factor = -1;
+        };
+        if let Err(e) = budget.take(n) {
+            refuse(&mut r, &e);
+        } else if t.replication_factor > 1 {
+            r.error_code = ResponseError::InvalidReplicationFactor.code();
+            r.error_message = Some(s("a single-node broker cannot hold more than one replica"));
+        } else {
+            let configs: Vec<(String, Option<String>)> = t
+                .configs
+                .iter()
+                .map(|c| {
+                    (
+                        c.name.as_str().to_string(),
+                        c.value.as_ref().map(|v| v.as_str().to_string()),
+                    )
+                })
+                .collect();
+            match b.create_topic_with_configs(&name, n, &configs, req.validate_only) {
+                Ok(topic) => {
+                    if let Some(topic) = topic {
+                        r.topic_id = uuid(topic.id);
+                    }
+                    r.configs = Some(created_configs(&b, &name));
+                }
+                Err(e) => refuse(&mut r, &e),
+            }
+        }
+        results.push(r);
+    }
+    Ok(CreateTopicsResponse::default().with_topics(results))
+}
+
+/// The configs a CreateTopics v5+ response lists for a new topic.
+fn created_configs(b: &Broker, topic: &str) -> Vec<create_topics_response::CreatableTopicConfigs> {
+    described(b, topic)
+        .into_iter()
+        .map(|d| {
+            create_topics_response::CreatableTopicConfigs::default()
+                .with_name(s(d.name))
+                .with_value(Some(s(&d.value)))
+                .with_config_source(d.source as i8)
+        })
+        .collect()
 }
