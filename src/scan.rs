@@ -17,6 +17,10 @@ use crate::format::reader::{DecodeError, DecodeResult};
 pub enum Flow {
     Continue,
     Stop,
+    /// Answered by [`LogSink::batch`] in a deep scan: go on with the next batch without
+    /// decoding this one's records (a sink that wants the records of some batches only).
+    /// Anywhere else it means [`Flow::Continue`].
+    SkipRecords,
 }
 
 /// Something wrong in a log, with absolute byte positions.
@@ -97,6 +101,12 @@ pub trait LogSink {
         self.record(batch_position, info, record)
     }
     fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<Flow>;
+    /// In a deep scan, after the records of a batch that [`LogSink::batch`] answered
+    /// [`Flow::Continue`] for (and after the problem, when they could not be decoded), unless
+    /// a record or the problem answered [`Flow::Stop`]: whether to go on with the next batch.
+    fn batch_done(&mut self, _batch_position: u64, _info: &BatchInfo) -> io::Result<Flow> {
+        Ok(Flow::Continue)
+    }
     /// The data went on to `last_offset` through a batch or a record that the offset range
     /// (`--from-offset`/`--to-offset`) left out: a gap check starts again from there rather
     /// than calling the records not shown a gap.
@@ -213,15 +223,19 @@ pub fn scan_log<S: ByteSource + ?Sized>(
                 }
                 stats.batches += 1;
                 let mut flow = sink.batch(position, &entry, &info)?;
+                let records_wanted = opts.deep && flow == Flow::Continue;
                 if let Some(error) = wrapper_error {
-                    if flow == Flow::Continue {
+                    if flow != Flow::Stop {
                         stats.problems += 1;
                         flow = sink.problem(&LogProblem::BadEntry {
                             batch_position: position,
                             error: &error,
                         })?;
+                        if records_wanted && flow != Flow::Stop {
+                            flow = sink.batch_done(position, &info)?;
+                        }
                     }
-                } else if flow == Flow::Continue && opts.deep {
+                } else if records_wanted {
                     // A legacy wrapper counted above is not decompressed a second time.
                     scratch.reuse_wrapper();
                     let mut io_error = None;
@@ -263,7 +277,10 @@ pub fn scan_log<S: ByteSource + ?Sized>(
                         }
                     }
                     flow = record_flow;
-                } else if flow == Flow::Continue {
+                    if flow != Flow::Stop {
+                        flow = sink.batch_done(position, &info)?;
+                    }
+                } else if flow != Flow::Stop {
                     if let Some(n) = info.count {
                         stats.records += n.max(0) as u64;
                     }
