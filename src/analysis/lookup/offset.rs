@@ -2,6 +2,7 @@
 //! (`LocalLog.read`: the segment holding it, the offset-index floor, then batches), earliest and
 //! latest (ListOffsets -2 and -1), and the batch holding an offset.
 
+use crate::format::index::Offsets;
 use crate::format::log::LogRecord;
 use crate::scan::Flow;
 
@@ -113,15 +114,7 @@ impl PartitionReader<'_> {
             base_offset: self.base_offset(i),
             offset: o,
         });
-        let (entry, slot) = self.offset_floor(i, o)?;
-        let entries = self.offset_index_entries(i);
-        self.step(Step::OffsetIndexFloor {
-            entries,
-            target: o,
-            entry,
-            slot,
-            raised: None,
-        });
+        let entry = self.offset_floor_step(i, o, None)?;
         let from = self.checked_position(i, entry.position as u64)?;
         let before = (self.trace.batches_scanned, self.trace.records_decoded);
         let hit = self.first_record_from(i, from, o)?;
@@ -187,7 +180,7 @@ impl PartitionReader<'_> {
     /// The batch holding offset `o` (or the first after it), index-guided.
     pub(super) fn batch_at(&mut self, o: i64) -> Result<Option<BatchFacts>, LookupError> {
         let i = self.segment_of(o);
-        let (entry, _) = self.offset_floor(i, o)?;
+        let (entry, _) = self.floor::<Offsets>(i, o)?;
         let from = self.checked_position(i, entry.position as u64)?;
         for j in i..self.segments.len() {
             let start = if j == i { from } else { 0 };

@@ -6,15 +6,13 @@ use std::io;
 use std::path::Path;
 use std::time::UNIX_EPOCH;
 
-use crate::format::index::{
-    IndexKind, OffsetEntry, OffsetIndex, Offsets, TimeEntry, TimeIndex, Times,
-};
+use crate::format::index::{IndexKind, OffsetEntry, Offsets, Times};
 use crate::format::log::{BatchInfo, ByteSource, LogEntry, LogRecord, RecordScratch};
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use crate::storage::paged_index::PagedIndex;
 use crate::storage::source::FileSource;
 
-use super::explain::{SegmentMaxSource, Step};
+use super::explain::{RaisedTarget, SegmentMaxSource, Step};
 use super::{BatchFacts, LookupError, PartitionTarget, SegmentFiles, Trace};
 
 /// A batch met by a walk: the segment (its index in the partition), byte position and header.
@@ -147,7 +145,7 @@ pub(super) struct SegmentState<'t> {
 
 /// Which of a segment's two indexes the kind `K` is: its path and its slot in
 /// [`SegmentState`].
-trait SegmentIndex: IndexKind + Sized {
+pub(super) trait SegmentIndex: IndexKind + Sized {
     fn path(files: &SegmentFiles) -> Option<&std::path::PathBuf>;
     fn cell<'s>(segment: &'s mut SegmentState<'_>) -> &'s mut Option<Option<PagedIndex<Self>>>;
 }
@@ -292,56 +290,56 @@ impl<'t> PartitionReader<'t> {
         LookupError::io(K::path(files).unwrap_or(&files.log), None, e)
     }
 
-    pub fn offset_index_entries(&mut self, i: usize) -> usize {
-        self.index::<Offsets>(i).map_or(0, |f| f.entries())
+    /// How many entries the segment's index of kind `K` holds (0 when missing or unreadable).
+    pub fn index_entries<K: SegmentIndex>(&mut self, i: usize) -> usize {
+        self.index::<K>(i).map_or(0, |f| f.entries())
     }
 
-    pub fn time_index_entries(&mut self, i: usize) -> usize {
-        self.index::<Times>(i).map_or(0, |f| f.entries())
-    }
-
-    /// `OffsetIndex.lookup`, and the entry's slot (None for the `(base, 0)` default).
-    pub fn offset_floor(
+    /// Kafka's `lookup` in the segment's index of kind `K`, and the entry's slot (None for the
+    /// index's default: `(base, 0)` in an `.index`, `(-1, base)` in a `.timeindex`).
+    pub fn floor<K: SegmentIndex>(
         &mut self,
         i: usize,
         target: i64,
-    ) -> Result<(OffsetEntry, Option<usize>), LookupError> {
+    ) -> Result<(K::Entry, Option<usize>), LookupError> {
         let base = self.base_offset(i);
-        let found = match self.index::<Offsets>(i) {
-            None => Ok((OffsetIndex::new(base, &[]).lookup(target), None)),
+        let found = match self.index::<K>(i) {
+            None => Ok(K::lookup(base, &[], target)),
             Some(f) => f.lookup(target),
         };
-        found.map_err(|e| self.index_error::<Offsets>(i, e))
+        found.map_err(|e| self.index_error::<K>(i, e))
     }
 
-    /// `TimeIndex.lookup`, and the entry's slot (None for the `(-1, base)` default).
-    pub fn time_floor(
+    /// The offset-index floor of `target` in segment `i`, noted as a step (with how `target`
+    /// was `raised` from a time-index entry, when it was).
+    pub fn offset_floor_step(
         &mut self,
         i: usize,
         target: i64,
-    ) -> Result<(TimeEntry, Option<usize>), LookupError> {
-        let base = self.base_offset(i);
-        let found = match self.index::<Times>(i) {
-            None => Ok((TimeIndex::new(base, &[]).lookup(target), None)),
-            Some(f) => f.lookup(target),
-        };
-        found.map_err(|e| self.index_error::<Times>(i, e))
+        raised: Option<RaisedTarget>,
+    ) -> Result<OffsetEntry, LookupError> {
+        let (entry, slot) = self.floor::<Offsets>(i, target)?;
+        let entries = self.index_entries::<Offsets>(i);
+        self.step(Step::OffsetIndexFloor {
+            entries,
+            target,
+            entry,
+            slot,
+            raised,
+        });
+        Ok(entry)
     }
 
-    pub fn last_offset_entry(&mut self, i: usize) -> Result<Option<OffsetEntry>, LookupError> {
-        let found = match self.index::<Offsets>(i) {
+    /// The last real entry of the segment's index of kind `K`.
+    pub fn last_entry<K: SegmentIndex>(
+        &mut self,
+        i: usize,
+    ) -> Result<Option<K::Entry>, LookupError> {
+        let found = match self.index::<K>(i) {
             None => Ok(None),
             Some(f) => f.last_entry(),
         };
-        found.map_err(|e| self.index_error::<Offsets>(i, e))
-    }
-
-    pub fn last_time_entry(&mut self, i: usize) -> Result<Option<TimeEntry>, LookupError> {
-        let found = match self.index::<Times>(i) {
-            None => Ok(None),
-            Some(f) => f.last_entry(),
-        };
-        found.map_err(|e| self.index_error::<Times>(i, e))
+        found.map_err(|e| self.index_error::<K>(i, e))
     }
 
     /// An index position to start a walk at, or 0 when it lies past the end of the `.log`.
@@ -361,7 +359,9 @@ impl<'t> PartitionReader<'t> {
     /// Where a walk of segment `i` starts to reach its last batch: its last offset-index
     /// entry's position (checked), or 0.
     pub fn last_indexed_position(&mut self, i: usize) -> Result<u64, LookupError> {
-        let from = self.last_offset_entry(i)?.map_or(0, |e| e.position as u64);
+        let from = self
+            .last_entry::<Offsets>(i)?
+            .map_or(0, |e| e.position as u64);
         self.checked_position(i, from)
     }
 

@@ -2,6 +2,7 @@
 //! `UnifiedLog.fetchOffsetByTimestamp` answers it) and MAX_TIMESTAMP (-3), both over each
 //! segment's largest timestamp (`LogSegment.maxTimestampSoFar`, `largestTimestamp`).
 
+use crate::format::index::{Offsets, Times};
 use crate::format::log::LogRecord;
 use crate::scan::Flow;
 
@@ -33,7 +34,7 @@ impl PartitionReader<'_> {
             self.segments[i].max = Some(m.clone());
             return Ok(m);
         }
-        let last_time_entry = self.last_time_entry(i)?;
+        let last_time_entry = self.last_entry::<Times>(i)?;
         let (mut timestamp, mut offset) =
             last_time_entry.map_or((-1, base), |e| (e.timestamp, e.offset));
         let from = self.last_indexed_position(i)?;
@@ -103,8 +104,8 @@ impl PartitionReader<'_> {
                 describe_ts(t)
             )));
         };
-        let (time_entry, time_slot) = self.time_floor(i, t)?;
-        let entries = self.time_index_entries(i);
+        let (time_entry, time_slot) = self.floor::<Times>(i, t)?;
+        let entries = self.index_entries::<Times>(i);
         self.step(Step::TimeIndexFloor {
             entries,
             target: t,
@@ -112,18 +113,14 @@ impl PartitionReader<'_> {
             slot: time_slot,
         });
         let start_offset = time_entry.offset.max(log_start);
-        let (entry, slot) = self.offset_floor(i, start_offset)?;
-        let entries = self.offset_index_entries(i);
-        self.step(Step::OffsetIndexFloor {
-            entries,
-            target: start_offset,
-            entry,
-            slot,
-            raised: Some(RaisedTarget {
+        let entry = self.offset_floor_step(
+            i,
+            start_offset,
+            Some(RaisedTarget {
                 time_index_offset: time_entry.offset,
                 log_start,
             }),
-        });
+        )?;
         let from = self.checked_position(i, entry.position as u64)?;
         let before = (self.trace.batches_scanned, self.trace.records_decoded);
         let mut skipped = 0u64;
@@ -173,7 +170,7 @@ impl PartitionReader<'_> {
             }
         }
         let (i, m) = best.expect("at least one segment");
-        let (entry, _) = self.offset_floor(i, m.offset)?;
+        let (entry, _) = self.floor::<Offsets>(i, m.offset)?;
         self.step(Step::GreatestMaxTimestamp {
             segment: self.log(i).to_path_buf(),
             offset: m.offset,
