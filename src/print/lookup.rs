@@ -551,3 +551,192 @@ pub fn json(out: &mut impl Write, r: &LookupReport, explain: bool) -> io::Result
     serde_json::to_writer(&mut *out, &v)?;
     writeln!(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::analysis::lookup::explain::FileProblem;
+    use crate::analysis::lookup::EpochCacheChange;
+    use crate::format::index::OffsetEntry;
+    use crate::format::log::TailKind;
+
+    fn seg(name: &str) -> PathBuf {
+        PathBuf::from("d/events-0").join(name)
+    }
+
+    fn entry(epoch: i32, start_offset: i64) -> EpochEntry {
+        EpochEntry {
+            epoch,
+            start_offset,
+        }
+    }
+
+    /// The wording of the steps that only damaged data shows (no golden holds them), as
+    /// `--explain` printed them when the algorithm made the text.
+    #[test]
+    fn steps_of_damaged_data_read_as_before() {
+        let cases = [
+            (
+                Step::InvalidBytes {
+                    segment: seg("0.log"),
+                    position: 0,
+                    length: 506,
+                    reason: "checksum mismatch and no batch follows it".into(),
+                },
+                "d/events-0/0.log: byte 0: 506 invalid bytes skipped (checksum mismatch and no \
+                 batch follows it)",
+            ),
+            (
+                Step::RecordsUndecodable {
+                    segment: seg("182.log"),
+                    position: 75,
+                    batch_position: 0,
+                    message: "lz4: corrupted".into(),
+                },
+                "d/events-0/182.log: byte 75: records of the batch at byte 0 cannot be decoded: \
+                 lz4: corrupted",
+            ),
+            (
+                Step::UndecodableBatch {
+                    segment: seg("182.log"),
+                    position: 80,
+                    message: "bad".into(),
+                },
+                "d/events-0/182.log: byte 80: undecodable batch skipped: bad",
+            ),
+            (
+                Step::Tail {
+                    segment: seg("182.log"),
+                    position: 231,
+                    length: 37,
+                    kind: TailKind::Partial { declared: 5012 },
+                },
+                "d/events-0/182.log: byte 231: torn tail: batch declares 5012 bytes but only 37 \
+                 remain",
+            ),
+            (
+                Step::IndexPastLogEnd {
+                    segment: seg("61.log"),
+                    position: 65535,
+                    log_len: 3025,
+                },
+                "61.log: the index points at byte 65535, past the end of the log (3025 bytes): \
+                 starting at byte 0",
+            ),
+            (
+                Step::IndexPastLogEnd {
+                    segment: seg("61.log"),
+                    position: 3025,
+                    log_len: 3025,
+                },
+                "61.log: the index points at byte 3025, at the end of the log (3025 bytes): \
+                 starting at byte 0",
+            ),
+            (
+                Step::IndexMissing {
+                    segment: seg("0.log"),
+                    index: ".index",
+                },
+                "0.log: no .index beside it: lookups in it start at byte 0",
+            ),
+            (
+                Step::IndexUnreadable {
+                    index: seg("0.index"),
+                    error: "Is a directory".into(),
+                },
+                "d/events-0/0.index: cannot read it (Is a directory); treated as empty",
+            ),
+            (
+                Step::CheckpointIgnored {
+                    file: PathBuf::from("d/log-start-offset-checkpoint"),
+                    problem: FileProblem::Decode {
+                        position: 4,
+                        message: "malformed checkpoint line \"events 1 nine\"".into(),
+                    },
+                },
+                "d/log-start-offset-checkpoint: byte 4: malformed checkpoint line \"events 1 \
+                 nine\"; ignored",
+            ),
+            (
+                Step::CheckpointIgnored {
+                    file: PathBuf::from("d/replication-offset-checkpoint"),
+                    problem: FileProblem::NotUtf8,
+                },
+                "d/replication-offset-checkpoint: not UTF-8 text; ignored",
+            ),
+            (
+                Step::SegmentMaxTimestamp {
+                    segment: seg("28.log"),
+                    timestamp: -1,
+                    offset: 28,
+                    source: SegmentMaxSource::NoTimeIndex,
+                },
+                "segment 28.log: max timestamp -1 at offset 28 (no .timeindex file: the broker \
+                 creates it empty and knows no timestamp)",
+            ),
+            (
+                Step::GreatestMaxTimestamp {
+                    segment: seg("28.log"),
+                    offset: 30,
+                    entry: OffsetEntry {
+                        relative_offset: 1,
+                        offset: 29,
+                        position: 140,
+                    },
+                },
+                "segment 28.log has the greatest (the first one on a tie); offset index floor of \
+                 offset 30 is (offset 29, byte 140)",
+            ),
+            (
+                Step::EpochStartInLegacyBatch {
+                    epoch: 0,
+                    start_offset: 0,
+                    magic: 0,
+                },
+                "epoch 0 starts at offset 0, in a magic-0 batch, which has no leader epoch",
+            ),
+            (
+                Step::EpochCache(EpochCacheChange::FoldedIntoLogStart {
+                    log_start: 60,
+                    epoch: 1,
+                }),
+                "entries at or before the log start offset 60 fold into (1, 60)",
+            ),
+            (
+                Step::EpochCache(EpochCacheChange::Conflicts {
+                    entry: entry(1, 50),
+                    removed: vec![entry(3, 40), entry(2, 30)],
+                }),
+                "entry (1, 50) removes the earlier entries it conflicts with: 3 40, 2 30",
+            ),
+            (
+                Step::EpochCheckpoint(vec![entry(0, 0), entry(2, 54)]),
+                "leader-epoch-checkpoint: epoch 0 from 0, epoch 2 from 54",
+            ),
+            (
+                Step::EpochsFromBatches(Vec::new()),
+                "epochs from the batches: (none)",
+            ),
+            (
+                Step::NoEpochCheckpoint,
+                "no leader-epoch-checkpoint: the epochs come from the batches' \
+                 partitionLeaderEpoch (every batch header read)",
+            ),
+            (
+                Step::ScannedForOffset {
+                    from: 0,
+                    batches: 1,
+                    records: 2,
+                    offset: 3,
+                },
+                "scanned 1 batch from byte 0 to the first batch whose last offset is >= 3 (2 \
+                 records decoded)",
+            ),
+        ];
+        for (step, text) in cases {
+            assert_eq!(step_text(&step), text, "{step:?}");
+        }
+    }
+}
