@@ -3,21 +3,21 @@
 //! way the broker computes them, with the path taken recorded as typed [`Step`]s for
 //! `--explain` (worded by `print/lookup.rs`).
 //!
-//! By timestamp ([`timestamp`]; `UnifiedLog.fetchOffsetByTimestamp` →
+//! By timestamp (`timestamp.rs`; `UnifiedLog.fetchOffsetByTimestamp` →
 //! `LogSegment.findOffsetByTimestamp` → `FileRecords.searchForTimestamp`, kafka-format.md §4
 //! with its corrections): the first segment whose largest timestamp is ≥ T (the `.log` mtime
 //! when the segment holds no timestamp), the time-index floor of T, the offset-index floor of
 //! `max(that offset, log start)`, then batches from that position: batches whose
 //! `maxTimestamp` is below T are skipped, the first record with `timestamp ≥ T` and
 //! `offset ≥ log start` of a later batch of the same segment is the answer (control batches
-//! included). Only that one segment is searched. By offset, earliest and latest: [`offset`];
+//! included). Only that one segment is searched. By offset, earliest and latest: `offset.rs`;
 //! OffsetForLeaderEpoch and the leader-epoch cache: [`epoch`].
 //!
 //! Index-guided lookups read a few pages of the index files of the segments they visit
 //! ([`PagedIndex`](crate::storage::paged_index::PagedIndex)) and a few pages of one `.log`
 //! (positioned reads of [`LOOKUP_READ_CHUNK`] bytes), walking it with
-//! [`scan_log`](crate::scan::scan_log) ([`reader`]). A scan ([`lookup`] with `scan`,
-//! [`full_scan`]) answers again from every record of every segment, ignoring the indexes, and
+//! [`scan_log`](crate::scan::scan_log) (`reader.rs`). A scan ([`lookup`] with `scan`,
+//! `full_scan.rs`) answers again from every record of every segment, ignoring the indexes, and
 //! says why the two answers differ when they do.
 
 use std::fmt;
