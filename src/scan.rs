@@ -17,6 +17,10 @@ use crate::format::reader::{DecodeError, DecodeResult};
 pub enum Flow {
     Continue,
     Stop,
+    /// Answered by [`LogSink::batch`] in a deep scan: go on with the next batch without
+    /// decoding this one's records (a sink that wants the records of some batches only).
+    /// Anywhere else it means [`Flow::Continue`].
+    SkipRecords,
 }
 
 /// Something wrong in a log, with absolute byte positions.
@@ -97,6 +101,12 @@ pub trait LogSink {
         self.record(batch_position, info, record)
     }
     fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<Flow>;
+    /// In a deep scan, after the records of a batch that [`LogSink::batch`] answered
+    /// [`Flow::Continue`] for (and after the problem, when they could not be decoded), unless
+    /// a record or the problem answered [`Flow::Stop`]: whether to go on with the next batch.
+    fn batch_done(&mut self, _batch_position: u64, _info: &BatchInfo) -> io::Result<Flow> {
+        Ok(Flow::Continue)
+    }
     /// The data went on to `last_offset` through a batch or a record that the offset range
     /// (`--from-offset`/`--to-offset`) left out: a gap check starts again from there rather
     /// than calling the records not shown a gap.
@@ -213,15 +223,19 @@ pub fn scan_log<S: ByteSource + ?Sized>(
                 }
                 stats.batches += 1;
                 let mut flow = sink.batch(position, &entry, &info)?;
+                let records_wanted = opts.deep && flow == Flow::Continue;
                 if let Some(error) = wrapper_error {
-                    if flow == Flow::Continue {
+                    if flow != Flow::Stop {
                         stats.problems += 1;
                         flow = sink.problem(&LogProblem::BadEntry {
                             batch_position: position,
                             error: &error,
                         })?;
+                        if records_wanted && flow != Flow::Stop {
+                            flow = sink.batch_done(position, &info)?;
+                        }
                     }
-                } else if flow == Flow::Continue && opts.deep {
+                } else if records_wanted {
                     // A legacy wrapper counted above is not decompressed a second time.
                     scratch.reuse_wrapper();
                     let mut io_error = None;
@@ -263,7 +277,10 @@ pub fn scan_log<S: ByteSource + ?Sized>(
                         }
                     }
                     flow = record_flow;
-                } else if flow == Flow::Continue {
+                    if flow != Flow::Stop {
+                        flow = sink.batch_done(position, &info)?;
+                    }
+                } else if flow != Flow::Stop {
                     if let Some(n) = info.count {
                         stats.records += n.max(0) as u64;
                     }
@@ -307,4 +324,132 @@ pub fn scan_log<S: ByteSource + ?Sized>(
         }
     }
     Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::encode::{encode_batch, NewBatch, NewRecord};
+    use crate::format::log::SliceSource;
+
+    /// Three batches of two records each (offsets 0-1, 2-3, 4-5).
+    fn three_batches() -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut scratch = Vec::new();
+        for base in [0i64, 2, 4] {
+            let r = NewRecord {
+                timestamp: 1_000 + base,
+                key: None,
+                value: Some(b"v"),
+                headers: &[],
+            };
+            let batch = NewBatch {
+                base_offset: base,
+                ..NewBatch::default()
+            };
+            encode_batch(&mut out, &batch, &[r, r], &mut scratch);
+        }
+        out
+    }
+
+    /// Answers `SkipRecords` for the batches not in `wanted`, stops after the batch `stop_after`.
+    #[derive(Default)]
+    struct Picky {
+        wanted: Vec<i64>,
+        stop_after: Option<i64>,
+        events: Vec<String>,
+    }
+
+    impl LogSink for Picky {
+        fn batch(&mut self, _: u64, _: &LogEntry<'_>, info: &BatchInfo) -> io::Result<Flow> {
+            self.events.push(format!("batch {}", info.base_offset));
+            Ok(if self.wanted.contains(&info.base_offset) {
+                Flow::Continue
+            } else {
+                Flow::SkipRecords
+            })
+        }
+        fn record(&mut self, _: u64, _: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
+            self.events.push(format!("record {}", r.offset));
+            Ok(Flow::Continue)
+        }
+        fn batch_done(&mut self, _: u64, info: &BatchInfo) -> io::Result<Flow> {
+            self.events.push(format!("done {}", info.base_offset));
+            Ok(if self.stop_after == Some(info.base_offset) {
+                Flow::Stop
+            } else {
+                Flow::Continue
+            })
+        }
+        fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<Flow> {
+            self.events.push(format!("problem at {}", p.position()));
+            Ok(Flow::Continue)
+        }
+    }
+
+    /// The events a [`Picky`] sink sees over `data`, and the scan's stats.
+    fn events(
+        data: &[u8],
+        opts: &ScanOptions,
+        wanted: &[i64],
+        stop_after: Option<i64>,
+    ) -> (Vec<String>, ScanStats) {
+        let mut sink = Picky {
+            wanted: wanted.to_vec(),
+            stop_after,
+            ..Picky::default()
+        };
+        let stats = scan_log(
+            &mut SliceSource(data),
+            opts,
+            &mut RecordScratch::default(),
+            &mut sink,
+        )
+        .unwrap();
+        (sink.events, stats)
+    }
+
+    #[test]
+    fn a_deep_scan_decodes_only_the_batches_asked_and_stops_after_one() {
+        let data = three_batches();
+        let deep = ScanOptions {
+            deep: true,
+            ..ScanOptions::default()
+        };
+        let (seen, stats) = events(&data, &deep, &[2], Some(2));
+        assert_eq!(
+            seen,
+            ["batch 0", "batch 2", "record 2", "record 3", "done 2"]
+        );
+        assert!(stats.stopped);
+        assert_eq!((stats.batches, stats.records), (2, 4));
+        // Without a stop, on to the end; a shallow scan never calls batch_done.
+        let (seen, _) = events(&data, &deep, &[0, 4], None);
+        assert_eq!(
+            seen,
+            [
+                "batch 0", "record 0", "record 1", "done 0", "batch 2", "batch 4", "record 4",
+                "record 5", "done 4"
+            ]
+        );
+        let (seen, _) = events(&data, &ScanOptions::default(), &[0, 2, 4], None);
+        assert_eq!(seen, ["batch 0", "batch 2", "batch 4"]);
+    }
+
+    /// A walk from a batch's position (an index entry) starts there: no adapter shifting the
+    /// source.
+    #[test]
+    fn a_scan_starts_at_the_position_given() {
+        let data = three_batches();
+        let opts = ScanOptions {
+            deep: true,
+            start_position: (data.len() / 3) as u64,
+            ..ScanOptions::default()
+        };
+        let (seen, _) = events(&data, &opts, &[2], None);
+        assert_eq!(
+            seen,
+            ["batch 2", "record 2", "record 3", "done 2", "batch 4"]
+        );
+    }
 }

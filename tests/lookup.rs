@@ -1129,3 +1129,55 @@ fn json_log_end_offset_is_filled_for_every_query_kind() {
         }
     }
 }
+
+/// A legacy wrapper whose compressed value is damaged: a walk that wants its records notes it
+/// once, at its byte (it is decompressed once, by the scan loop), and goes on to the next
+/// batch; a walk that does not want them (its last offset is below the target) says nothing.
+#[test]
+fn a_damaged_legacy_wrapper_is_noted_once_and_walked_past() {
+    let (_tmp, root) = fixture();
+    let part = root.join("legacy-0");
+    // The gzip wrapper at byte 71 (offsets 13..15, 162 bytes): bytes inside its value.
+    let log = part.join("00000000000000000012.log");
+    let mut bytes = fs::read(&log).unwrap();
+    bytes[131..136].copy_from_slice(&[0x99, 0x98, 0x97, 0x96, 0x95]);
+    fs::write(&log, &bytes).unwrap();
+    let part_s = part.to_str().unwrap();
+    let steps_of = |v: &Value| -> Vec<String> {
+        v["explain"]["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap().to_string())
+            .collect()
+    };
+    let v = cli_json(&["lookup", part_s, "--offset", "14", "--explain", "--json"]);
+    assert_eq!(v[0]["offset"], 16, "{}", v[0]);
+    let steps = steps_of(&v[0]);
+    let damaged: Vec<&String> = steps
+        .iter()
+        .filter(|s| s.contains("cannot be decoded"))
+        .collect();
+    assert_eq!(damaged.len(), 1, "{steps:#?}");
+    assert!(
+        damaged[0].contains(
+            "00000000000000000012.log: byte 83: records of the batch at byte 71 cannot be \
+             decoded: wrapper value:"
+        ),
+        "{}",
+        damaged[0]
+    );
+    assert!(
+        steps
+            .iter()
+            .any(|s| s.starts_with("scanned 3 batches from byte 0")),
+        "{steps:#?}"
+    );
+    let v = cli_json(&["lookup", part_s, "--offset", "16", "--explain", "--json"]);
+    assert_eq!(v[0]["offset"], 16, "{}", v[0]);
+    let steps = steps_of(&v[0]);
+    assert!(
+        !steps.iter().any(|s| s.contains("cannot be decoded")),
+        "{steps:#?}"
+    );
+}

@@ -6,13 +6,45 @@ use std::io::{self, BufWriter, Write};
 use anyhow::{bail, Result};
 
 use super::Outcome;
-use crate::analysis::lookup::{lookup, parse_timestamp, PartitionTarget, Query};
+use crate::analysis::lookup::{lookup, PartitionTarget, Query};
 use crate::cli::LookupArgs;
 use crate::print::lookup as printer;
 use crate::print::progress::{self, Progress};
 use crate::print::report_error;
 use crate::storage::discover::discover;
 use crate::storage::layout::PartitionState;
+use crate::time::{parse_instant, InstantError};
+
+/// Parses `--timestamp`: epoch milliseconds, ListOffsets' special values (-1 latest, -2
+/// earliest, -3 max timestamp, as `kafka-get-offsets.sh --time` takes them), or RFC 3339 with a
+/// zone. A time without a zone is refused: its meaning depends on the machine that reads it.
+pub fn parse_timestamp(s: &str) -> Result<Query, String> {
+    let t = s.trim();
+    match parse_instant(t) {
+        Ok(-1) => Ok(Query::Latest),
+        Ok(-2) => Ok(Query::Earliest),
+        Ok(-3) => Ok(Query::MaxTimestamp),
+        Ok(ms) if ms < 0 => Err(format!(
+            "--timestamp {ms}: a negative timestamp is not a time; ListOffsets takes -1 \
+             (latest), -2 (earliest) and -3 (max timestamp)"
+        )),
+        Ok(ms) => Ok(Query::Timestamp(ms)),
+        Err(InstantError::NoZone { civil, as_utc_ms }) => Err(format!(
+            "--timestamp {t:?} has no time zone. kafka-consumer-groups.sh --to-datetime reads \
+             such a time in the JVM's default zone, so the same text names a different \
+             instant on every machine whose zone differs (a reset meant for 14:00 in \
+             Shanghai lands 8 hours later on a broker host in UTC). Say which instant you \
+             mean: {civil}Z, {civil}+08:00, or epoch milliseconds{}",
+            as_utc_ms
+                .map(|u| format!(" (read as UTC it would be {u})"))
+                .unwrap_or_default()
+        )),
+        Err(InstantError::Unrecognised) => Err(format!(
+            "--timestamp {t:?} is neither epoch milliseconds nor an RFC 3339 time with a zone \
+             (2024-03-09T14:00:00+08:00, 2024-03-09T06:00:00Z)"
+        )),
+    }
+}
 
 /// The questions asked: one, or one per `--timestamp` value.
 fn queries_of(args: &LookupArgs) -> Result<Vec<Query>> {
@@ -138,4 +170,41 @@ pub fn run(args: LookupArgs) -> Result<Outcome> {
     progress.finish();
     out.flush()?;
     Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_need_a_zone() {
+        assert_eq!(
+            parse_timestamp("1717000000000").unwrap(),
+            Query::Timestamp(1_717_000_000_000)
+        );
+        assert_eq!(
+            parse_timestamp("2024-03-09T14:00:00+08:00").unwrap(),
+            Query::Timestamp(1_709_964_000_000)
+        );
+        assert_eq!(
+            parse_timestamp("2024-03-09T06:00:00.250Z").unwrap(),
+            Query::Timestamp(1_709_964_000_250)
+        );
+        assert_eq!(parse_timestamp("-1").unwrap(), Query::Latest);
+        assert_eq!(parse_timestamp("-2").unwrap(), Query::Earliest);
+        assert_eq!(parse_timestamp("-3").unwrap(), Query::MaxTimestamp);
+        let e = parse_timestamp("2024-03-09T14:00:00").unwrap_err();
+        assert!(e.contains("no time zone"), "{e}");
+        assert!(e.contains("2024-03-09T14:00:00Z"), "{e}");
+        assert!(e.contains("(read as UTC it would be 1709992800000)"), "{e}");
+        assert!(parse_timestamp("2024-03-09")
+            .unwrap_err()
+            .contains("no time zone"));
+        assert!(parse_timestamp("yesterday")
+            .unwrap_err()
+            .contains("is neither epoch milliseconds"));
+        assert!(parse_timestamp("-7")
+            .unwrap_err()
+            .contains("a negative timestamp is not a time"));
+    }
 }

@@ -10,8 +10,9 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use serde_json::json;
 
+use super::lookup::parse_timestamp;
 use super::{discover_inputs, Outcome, Reads};
-use crate::analysis::lookup::{parse_timestamp, Query};
+use crate::analysis::lookup::Query;
 use crate::analysis::rescue::{
     content_digest, parse_topic_map, record_bytes, record_digest, sent_timestamp, Partitioning,
     ResumeState, Selection, Source, Tail, Tally, TargetProgress, Ticket, Tracker,

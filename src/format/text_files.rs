@@ -24,18 +24,37 @@ pub struct Checkpoint {
     pub entries: Vec<CheckpointEntry>,
 }
 
+/// An entry of a leader-epoch cache (Kafka's `EpochEntry`): `epoch` starts at `start_offset`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EpochEntry {
+    pub epoch: i32,
+    pub start_offset: i64,
+}
+
 impl Checkpoint {
-    /// The (epoch, start offset) entries of a `leader-epoch-checkpoint`, in file order.
-    pub fn epochs(&self) -> Vec<(i32, i64)> {
+    /// The entries of a `leader-epoch-checkpoint`, in file order.
+    pub fn epoch_entries(&self) -> Vec<EpochEntry> {
         self.entries
             .iter()
             .filter_map(|e| match e {
                 CheckpointEntry::Epoch {
                     epoch,
                     start_offset,
-                } => Some((*epoch, *start_offset)),
+                } => Some(EpochEntry {
+                    epoch: *epoch,
+                    start_offset: *start_offset,
+                }),
                 CheckpointEntry::Partition { .. } => None,
             })
+            .collect()
+    }
+
+    /// [`Checkpoint::epoch_entries`] as `(epoch, start offset)` pairs, for the callers not yet
+    /// moved to [`EpochEntry`] (`analysis::diff`, `analysis::verify`).
+    pub fn epochs(&self) -> Vec<(i32, i64)> {
+        self.epoch_entries()
+            .into_iter()
+            .map(|e| (e.epoch, e.start_offset))
             .collect()
     }
 }

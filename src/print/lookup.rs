@@ -2,11 +2,350 @@
 //! by indented details, or one NDJSON object per partition.
 
 use std::io::{self, Write};
+use std::path::Path;
 
 use serde_json::{json, Value};
 
+use crate::analysis::lookup::explain::{
+    FileProblem, LargestTimestamp, RaisedTarget, SegmentMaxSource, Step,
+};
 use crate::analysis::lookup::{Answer, BatchFacts, LookupReport, Query, Trace};
+use crate::format::text_files::EpochEntry;
 use crate::time::rfc3339_or_ms as rfc3339;
+
+/// A segment by its file name (the whole path when it has none).
+fn name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| p.display().to_string())
+}
+
+fn batches(n: u64) -> String {
+    if n == 1 {
+        "1 batch".into()
+    } else {
+        format!("{n} batches")
+    }
+}
+
+fn epochs(entries: &[EpochEntry]) -> String {
+    if entries.is_empty() {
+        return "(none)".into();
+    }
+    entries
+        .iter()
+        .map(|e| format!("epoch {} from {}", e.epoch, e.start_offset))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn file_problem(p: &FileProblem) -> String {
+    match p {
+        FileProblem::Io(e) => e.clone(),
+        FileProblem::NotUtf8 => "not UTF-8 text".into(),
+        FileProblem::Decode { position, message } => format!("byte {position}: {message}"),
+    }
+}
+
+fn max_source(s: &SegmentMaxSource) -> String {
+    match s {
+        SegmentMaxSource::NoTimeIndex => {
+            "no .timeindex file: the broker creates it empty and knows no timestamp".into()
+        }
+        SegmentMaxSource::Indexes {
+            last_time_entry,
+            batches: n,
+            from,
+            raised,
+        } => format!(
+            "{}; {} from byte {from}{}",
+            match last_time_entry {
+                Some(e) => format!(
+                    "last time-index entry ({}, offset {})",
+                    e.timestamp, e.offset
+                ),
+                None => "empty time index".into(),
+            },
+            batches(*n),
+            if *raised {
+                ": a larger one there"
+            } else {
+                ": none larger"
+            }
+        ),
+    }
+}
+
+fn largest(l: &LargestTimestamp) -> String {
+    if l.from_mtime {
+        format!(
+            "no timestamp in the segment ({}), so the .log file's mtime {}",
+            max_source(&l.source),
+            rfc3339(l.timestamp)
+        )
+    } else {
+        max_source(&l.source)
+    }
+}
+
+/// One step of `--explain`, as a line.
+pub fn step_text(step: &Step) -> String {
+    match step {
+        Step::LogStart {
+            first_base_offset: first,
+            checkpoint,
+        } => match *checkpoint {
+            Some(c) if c > *first => format!(
+                "log start offset {c}: log-start-offset-checkpoint (the first segment starts at \
+                 {first})"
+            ),
+            Some(c) => format!(
+                "log start offset {first}: the first segment's base offset \
+                 (log-start-offset-checkpoint says {c})"
+            ),
+            None => format!("log start offset {first}: the first segment's base offset"),
+        },
+        Step::CheckpointIgnored { file, problem } => {
+            format!("{}: {}; ignored", file.display(), file_problem(problem))
+        }
+        Step::LogEnd {
+            offset,
+            last_batch_offset,
+            batches: n,
+            from,
+            segment,
+        } => format!(
+            "log end offset {offset}: {} ({} from byte {from}, the last offset-index entry of \
+             the last segment {})",
+            match last_batch_offset {
+                Some(l) => format!("one past the last batch's last offset {l}"),
+                None => "the last segment's base offset (it holds no batch)".into(),
+            },
+            batches(*n),
+            name(segment)
+        ),
+        Step::IndexMissing { segment, index } => format!(
+            "{}: no {index} beside it: lookups in it start at byte 0",
+            name(segment)
+        ),
+        Step::IndexUnreadable { index, error } => {
+            format!(
+                "{}: cannot read it ({error}); treated as empty",
+                index.display()
+            )
+        }
+        Step::IndexPastLogEnd {
+            segment,
+            position,
+            log_len,
+        } => format!(
+            "{}: the index points at byte {position}, {} the end of the log ({log_len} bytes): \
+             starting at byte 0",
+            name(segment),
+            if position == log_len { "at" } else { "past" }
+        ),
+        Step::UndecodableBatch {
+            segment,
+            position,
+            message,
+        } => format!(
+            "{}: byte {position}: undecodable batch skipped: {message}",
+            segment.display()
+        ),
+        Step::InvalidBytes {
+            segment,
+            position,
+            length,
+            reason,
+        } => format!(
+            "{}: byte {position}: {length} invalid bytes skipped ({reason})",
+            segment.display()
+        ),
+        Step::Tail {
+            segment,
+            position,
+            length,
+            kind,
+        } => format!(
+            "{}: byte {position}: {}",
+            segment.display(),
+            kind.describe(*length)
+        ),
+        Step::RecordsUndecodable {
+            segment,
+            position,
+            batch_position,
+            message,
+        } => format!(
+            "{}: byte {position}: records of the batch at byte {batch_position} cannot be \
+             decoded: {message}",
+            segment.display()
+        ),
+        Step::SegmentByLargestTimestamp {
+            segment,
+            largest: l,
+            target,
+            chosen,
+        } => {
+            if *chosen {
+                format!(
+                    "segment {}: largest timestamp {} >= target {target} ({}): the first such \
+                     segment, the only one searched",
+                    name(segment),
+                    l.timestamp,
+                    largest(l)
+                )
+            } else {
+                format!(
+                    "segment {}: largest timestamp {} < target {target} ({}): skipped",
+                    name(segment),
+                    l.timestamp,
+                    largest(l)
+                )
+            }
+        }
+        Step::TimeIndexFloor {
+            entries,
+            target,
+            entry,
+            slot,
+        } => {
+            if entry.timestamp < 0 {
+                format!(
+                    "time index ({entries} entries): no entry <= {target}, so (-1, base offset \
+                     {})",
+                    entry.offset
+                )
+            } else {
+                format!(
+                    "time index ({entries} entries): floor of {target} is entry {} (timestamp \
+                     {}, offset {})",
+                    slot.map_or("?".into(), |k| k.to_string()),
+                    entry.timestamp,
+                    entry.offset
+                )
+            }
+        }
+        Step::OffsetIndexFloor {
+            entries,
+            target,
+            entry,
+            slot,
+            raised,
+        } => match (slot, raised) {
+            (
+                Some(k),
+                Some(RaisedTarget {
+                    time_index_offset,
+                    log_start,
+                }),
+            ) => format!(
+                "offset index ({entries} entries): floor of max({time_index_offset}, log start \
+                 {log_start}) = {target} is entry {k} (offset {}, byte {})",
+                entry.offset, entry.position
+            ),
+            (Some(k), None) => format!(
+                "offset index ({entries} entries): floor of {target} is entry {k} (offset {}, \
+                 byte {})",
+                entry.offset, entry.position
+            ),
+            (None, _) => {
+                format!("offset index ({entries} entries): no entry <= {target}, so byte 0")
+            }
+        },
+        Step::ScannedForTimestamp {
+            segment,
+            from,
+            batches: n,
+            skipped,
+            records,
+            target,
+        } => format!(
+            "scanned {} of {} from byte {from} ({skipped} skipped with maxTimestamp < \
+             {target}, {records} records decoded)",
+            batches(*n),
+            name(segment)
+        ),
+        Step::SegmentForOffset {
+            segment,
+            base_offset,
+            offset,
+        } => format!(
+            "segment {}: the last segment whose base offset ({base_offset}) is <= {offset}",
+            name(segment)
+        ),
+        Step::ScannedForOffset {
+            from,
+            batches: n,
+            records,
+            offset,
+        } => format!(
+            "scanned {} from byte {from} to the first batch whose last offset is >= {offset} \
+             ({records} records decoded)",
+            batches(*n)
+        ),
+        Step::SegmentMaxTimestamp {
+            segment,
+            timestamp,
+            offset,
+            source,
+        } => format!(
+            "segment {}: max timestamp {timestamp} at offset {offset} ({})",
+            name(segment),
+            max_source(source)
+        ),
+        Step::GreatestMaxTimestamp {
+            segment,
+            offset,
+            entry,
+        } => format!(
+            "segment {} has the greatest (the first one on a tie); offset index floor of offset \
+             {offset} is (offset {}, byte {})",
+            name(segment),
+            entry.offset,
+            entry.position
+        ),
+        Step::ScannedForMaxTimestamp {
+            from,
+            batches: n,
+            max_timestamp,
+        } => format!(
+            "scanned {} from byte {from} to the first whose maxTimestamp is {max_timestamp}",
+            batches(*n)
+        ),
+        Step::NoEpochCheckpoint => "no leader-epoch-checkpoint: the epochs come from the \
+                                    batches' partitionLeaderEpoch (every batch header read)"
+            .into(),
+        Step::EpochCheckpoint(entries) => format!("leader-epoch-checkpoint: {}", epochs(entries)),
+        Step::EpochsFromBatches(entries) => {
+            format!("epochs from the batches: {}", epochs(entries))
+        }
+        Step::EpochCache(change) => change.to_string(),
+        Step::EpochStartInLegacyBatch {
+            epoch,
+            start_offset,
+            magic,
+        } => format!(
+            "epoch {epoch} starts at offset {start_offset}, in a magic-{magic} batch, which has \
+             no leader epoch"
+        ),
+        Step::EpochStartsAgree { epochs } => {
+            format!("the batches at the {epochs} epoch start offsets agree with the checkpoint")
+        }
+        Step::ReadEverything {
+            segments,
+            records_decoded,
+            log_end,
+        } => format!(
+            "read every batch of {segments} segments{}: log end offset {log_end}",
+            if *records_decoded {
+                ", decoding every record"
+            } else {
+                ""
+            }
+        ),
+    }
+}
 
 fn target_text(q: &Query) -> String {
     match *q {
@@ -74,7 +413,7 @@ fn answer_details(out: &mut impl Write, r: &LookupReport, a: &Answer) -> io::Res
 fn trace_text(out: &mut impl Write, title: &str, t: &Trace) -> io::Result<()> {
     writeln!(out, "  {title}:")?;
     for s in &t.steps {
-        writeln!(out, "    {s}")?;
+        writeln!(out, "    {}", step_text(s))?;
     }
     writeln!(
         out,
@@ -166,7 +505,7 @@ fn batch_json(b: &BatchFacts) -> Value {
 
 fn trace_json(t: &Trace) -> Value {
     json!({
-        "steps": t.steps,
+        "steps": t.steps.iter().map(step_text).collect::<Vec<_>>(),
         "logBytesRead": t.log_bytes_read,
         "indexBytesRead": t.index_bytes_read,
         "batchesScanned": t.batches_scanned,
@@ -211,4 +550,193 @@ pub fn json(out: &mut impl Write, r: &LookupReport, explain: bool) -> io::Result
     }
     serde_json::to_writer(&mut *out, &v)?;
     writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::analysis::lookup::explain::FileProblem;
+    use crate::analysis::lookup::EpochCacheChange;
+    use crate::format::index::OffsetEntry;
+    use crate::format::log::TailKind;
+
+    fn seg(name: &str) -> PathBuf {
+        PathBuf::from("d/events-0").join(name)
+    }
+
+    fn entry(epoch: i32, start_offset: i64) -> EpochEntry {
+        EpochEntry {
+            epoch,
+            start_offset,
+        }
+    }
+
+    /// The wording of the steps that only damaged data shows (no golden holds them), as
+    /// `--explain` printed them when the algorithm made the text.
+    #[test]
+    fn steps_of_damaged_data_read_as_before() {
+        let cases = [
+            (
+                Step::InvalidBytes {
+                    segment: seg("0.log"),
+                    position: 0,
+                    length: 506,
+                    reason: "checksum mismatch and no batch follows it".into(),
+                },
+                "d/events-0/0.log: byte 0: 506 invalid bytes skipped (checksum mismatch and no \
+                 batch follows it)",
+            ),
+            (
+                Step::RecordsUndecodable {
+                    segment: seg("182.log"),
+                    position: 75,
+                    batch_position: 0,
+                    message: "lz4: corrupted".into(),
+                },
+                "d/events-0/182.log: byte 75: records of the batch at byte 0 cannot be decoded: \
+                 lz4: corrupted",
+            ),
+            (
+                Step::UndecodableBatch {
+                    segment: seg("182.log"),
+                    position: 80,
+                    message: "bad".into(),
+                },
+                "d/events-0/182.log: byte 80: undecodable batch skipped: bad",
+            ),
+            (
+                Step::Tail {
+                    segment: seg("182.log"),
+                    position: 231,
+                    length: 37,
+                    kind: TailKind::Partial { declared: 5012 },
+                },
+                "d/events-0/182.log: byte 231: torn tail: batch declares 5012 bytes but only 37 \
+                 remain",
+            ),
+            (
+                Step::IndexPastLogEnd {
+                    segment: seg("61.log"),
+                    position: 65535,
+                    log_len: 3025,
+                },
+                "61.log: the index points at byte 65535, past the end of the log (3025 bytes): \
+                 starting at byte 0",
+            ),
+            (
+                Step::IndexPastLogEnd {
+                    segment: seg("61.log"),
+                    position: 3025,
+                    log_len: 3025,
+                },
+                "61.log: the index points at byte 3025, at the end of the log (3025 bytes): \
+                 starting at byte 0",
+            ),
+            (
+                Step::IndexMissing {
+                    segment: seg("0.log"),
+                    index: ".index",
+                },
+                "0.log: no .index beside it: lookups in it start at byte 0",
+            ),
+            (
+                Step::IndexUnreadable {
+                    index: seg("0.index"),
+                    error: "Is a directory".into(),
+                },
+                "d/events-0/0.index: cannot read it (Is a directory); treated as empty",
+            ),
+            (
+                Step::CheckpointIgnored {
+                    file: PathBuf::from("d/log-start-offset-checkpoint"),
+                    problem: FileProblem::Decode {
+                        position: 4,
+                        message: "malformed checkpoint line \"events 1 nine\"".into(),
+                    },
+                },
+                "d/log-start-offset-checkpoint: byte 4: malformed checkpoint line \"events 1 \
+                 nine\"; ignored",
+            ),
+            (
+                Step::CheckpointIgnored {
+                    file: PathBuf::from("d/replication-offset-checkpoint"),
+                    problem: FileProblem::NotUtf8,
+                },
+                "d/replication-offset-checkpoint: not UTF-8 text; ignored",
+            ),
+            (
+                Step::SegmentMaxTimestamp {
+                    segment: seg("28.log"),
+                    timestamp: -1,
+                    offset: 28,
+                    source: SegmentMaxSource::NoTimeIndex,
+                },
+                "segment 28.log: max timestamp -1 at offset 28 (no .timeindex file: the broker \
+                 creates it empty and knows no timestamp)",
+            ),
+            (
+                Step::GreatestMaxTimestamp {
+                    segment: seg("28.log"),
+                    offset: 30,
+                    entry: OffsetEntry {
+                        relative_offset: 1,
+                        offset: 29,
+                        position: 140,
+                    },
+                },
+                "segment 28.log has the greatest (the first one on a tie); offset index floor of \
+                 offset 30 is (offset 29, byte 140)",
+            ),
+            (
+                Step::EpochStartInLegacyBatch {
+                    epoch: 0,
+                    start_offset: 0,
+                    magic: 0,
+                },
+                "epoch 0 starts at offset 0, in a magic-0 batch, which has no leader epoch",
+            ),
+            (
+                Step::EpochCache(EpochCacheChange::FoldedIntoLogStart {
+                    log_start: 60,
+                    epoch: 1,
+                }),
+                "entries at or before the log start offset 60 fold into (1, 60)",
+            ),
+            (
+                Step::EpochCache(EpochCacheChange::Conflicts {
+                    entry: entry(1, 50),
+                    removed: vec![entry(3, 40), entry(2, 30)],
+                }),
+                "entry (1, 50) removes the earlier entries it conflicts with: 3 40, 2 30",
+            ),
+            (
+                Step::EpochCheckpoint(vec![entry(0, 0), entry(2, 54)]),
+                "leader-epoch-checkpoint: epoch 0 from 0, epoch 2 from 54",
+            ),
+            (
+                Step::EpochsFromBatches(Vec::new()),
+                "epochs from the batches: (none)",
+            ),
+            (
+                Step::NoEpochCheckpoint,
+                "no leader-epoch-checkpoint: the epochs come from the batches' \
+                 partitionLeaderEpoch (every batch header read)",
+            ),
+            (
+                Step::ScannedForOffset {
+                    from: 0,
+                    batches: 1,
+                    records: 2,
+                    offset: 3,
+                },
+                "scanned 1 batch from byte 0 to the first batch whose last offset is >= 3 (2 \
+                 records decoded)",
+            ),
+        ];
+        for (step, text) in cases {
+            assert_eq!(step_text(&step), text, "{step:?}");
+        }
+    }
 }
