@@ -12,9 +12,10 @@ use std::collections::BTreeSet;
 use std::io;
 use std::path::PathBuf;
 
+use crate::analysis::lookup::{end_offset_for, EpochEnd};
 use crate::analysis::summary::LogDirFacts;
 use crate::format::log::{BatchInfo, LogEntry, LogRecord, RecordScratch};
-use crate::format::text_files::parse_checkpoint;
+use crate::format::text_files::{parse_checkpoint, EpochEntry};
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use crate::storage::discover::PartitionDir;
 use crate::storage::layout::{base_offset_of, FileKind};
@@ -55,9 +56,9 @@ pub struct Replica {
     pub log_end: i64,
     pub high_watermark: Option<i64>,
     pub recovery_point: Option<i64>,
-    /// (epoch, start offset), ascending: `leader-epoch-checkpoint`, extended by the epochs the
-    /// batches after its last entry carry (as Kafka's cache is assigned on append).
-    pub epochs: Vec<(i32, i64)>,
+    /// Ascending: `leader-epoch-checkpoint`, extended by the epochs the batches after its last
+    /// entry carry (as Kafka's cache is assigned on append).
+    pub epochs: Vec<EpochEntry>,
     pub batches: Vec<BatchSig>,
     /// Segment files by base offset.
     pub segments: Vec<(i64, PathBuf)>,
@@ -69,7 +70,7 @@ pub struct Replica {
 
 impl Replica {
     pub fn latest_epoch(&self) -> Option<i32> {
-        self.epochs.last().map(|e| e.0)
+        self.epochs.last().map(|e| e.epoch)
     }
 }
 
@@ -152,7 +153,7 @@ pub fn load_replica(
                     .and_then(|b| String::from_utf8(b).map_err(|_| "not UTF-8 text".into()))
                     .and_then(|t| parse_checkpoint(&t, true).map_err(|e| e.to_string()));
                 match parsed {
-                    Ok(c) => r.epochs = c.epochs(),
+                    Ok(c) => r.epochs = c.epoch_entries(),
                     Err(e) => r.problems.push(format!("{}: {e}", f.path.display())),
                 }
             }
@@ -178,39 +179,25 @@ pub fn load_replica(
     // As `LogLoader.load` does (`truncateFromEndAsyncFlush(nextOffset)`): entries starting at or
     // past the log end go (a leader's epoch that never got a record).
     let end = r.log_end;
-    r.epochs.retain(|e| e.1 < end);
+    r.epochs.retain(|e| e.start_offset < end);
     extend_epochs(&mut r.epochs, &r.batches);
     r
 }
 
 /// Adds the epochs of batches newer than the history's last entry (Kafka assigns an epoch to the
 /// cache when a batch of a newer epoch is appended), keeping the history ascending.
-pub fn extend_epochs(epochs: &mut Vec<(i32, i64)>, batches: &[BatchSig]) {
+pub fn extend_epochs(epochs: &mut Vec<EpochEntry>, batches: &[BatchSig]) {
     for b in batches {
         if b.epoch < 0 {
             continue;
         }
         match epochs.last() {
-            Some(&(e, _)) if e >= b.epoch => {}
-            _ => epochs.push((b.epoch, b.base_offset)),
+            Some(e) if e.epoch >= b.epoch => {}
+            _ => epochs.push(EpochEntry {
+                epoch: b.epoch,
+                start_offset: b.base_offset,
+            }),
         }
-    }
-}
-
-/// `LeaderEpochFileCache.endOffsetFor`: the epoch and end offset answering "where does
-/// `requested` end" from a replica's history; `None` is Kafka's UNDEFINED_EPOCH_OFFSET.
-pub fn end_offset_for(epochs: &[(i32, i64)], log_end: i64, requested: i32) -> Option<(i32, i64)> {
-    if requested < 0 {
-        return None;
-    }
-    let latest = epochs.last()?;
-    if latest.0 == requested {
-        return Some((requested, log_end));
-    }
-    let higher = epochs.iter().find(|e| e.0 > requested)?;
-    match epochs.iter().rev().find(|e| e.0 <= requested) {
-        None => Some((requested, higher.1)),
-        Some(floor) => Some((floor.0, higher.1)),
     }
 }
 
@@ -243,7 +230,10 @@ pub fn truncation(follower: &Replica, leader: &Replica) -> Truncation {
     let mut steps = Vec::new();
     // Each round drops at least one epoch of the follower's history.
     for _ in 0..=follower.epochs.len() {
-        let Some(&(requested, _)) = epochs.last() else {
+        let Some(&EpochEntry {
+            epoch: requested, ..
+        }) = epochs.last()
+        else {
             let offset = follower.high_watermark.unwrap_or(end).min(end);
             return Truncation {
                 offset,
@@ -253,8 +243,10 @@ pub fn truncation(follower: &Replica, leader: &Replica) -> Truncation {
                 ),
             };
         };
-        let Some((leader_epoch, leader_end)) =
-            end_offset_for(&leader.epochs, leader.log_end, requested)
+        let Some(EpochEnd {
+            epoch: leader_epoch,
+            end_offset: leader_end,
+        }) = end_offset_for(&leader.epochs, requested, leader.log_end)
         else {
             steps.push(TruncationStep {
                 requested_epoch: requested,
@@ -272,11 +264,9 @@ pub fn truncation(follower: &Replica, leader: &Replica) -> Truncation {
                 ),
             };
         };
-        let (offset, done) = match end_offset_for(&epochs, end, leader_epoch) {
-            Some((follower_epoch, follower_end)) if follower_epoch != leader_epoch => {
-                (follower_end.min(end), false)
-            }
-            Some((_, follower_end)) => (follower_end.min(leader_end).min(end), true),
+        let (offset, done) = match end_offset_for(&epochs, leader_epoch, end) {
+            Some(f) if f.epoch != leader_epoch => (f.end_offset.min(end), false),
+            Some(f) => (f.end_offset.min(leader_end).min(end), true),
             None => (leader_end.min(end), true),
         };
         steps.push(TruncationStep {
@@ -294,7 +284,7 @@ pub fn truncation(follower: &Replica, leader: &Replica) -> Truncation {
             };
         }
         // `LeaderEpochFileCache.truncateFromEnd`: entries starting at or after the new end go.
-        epochs.retain(|e| e.1 < offset);
+        epochs.retain(|e| e.start_offset < offset);
         end = offset;
     }
     Truncation {
@@ -562,8 +552,8 @@ pub fn compare(
     let diverging_epoch = l
         .epochs
         .iter()
-        .find(|e| e.1 >= truncation.offset)
-        .map(|e| e.0)
+        .find(|e| e.start_offset >= truncation.offset)
+        .map(|e| e.epoch)
         .filter(|e| lost.records() > 0 && f.latest_epoch().is_none_or(|fe| *e > fe));
     Ok(PairDiff {
         leader,
@@ -834,26 +824,6 @@ mod tests {
         };
         extend_epochs(&mut r.epochs, &r.batches);
         r
-    }
-
-    #[test]
-    fn end_offset_for_follows_the_epoch_cache() {
-        let epochs = [(1, 0), (3, 100), (5, 250)];
-        // The latest epoch ends at the log end.
-        assert_eq!(end_offset_for(&epochs, 300, 5), Some((5, 300)));
-        // A known older epoch ends where the next begins.
-        assert_eq!(end_offset_for(&epochs, 300, 3), Some((3, 250)));
-        // An unknown epoch between two: the floor epoch, ending at the next start.
-        assert_eq!(end_offset_for(&epochs, 300, 4), Some((3, 250)));
-        // Below every epoch: the requested epoch, ending at the first start.
-        assert_eq!(
-            end_offset_for(&[(3, 100), (5, 250)], 300, 1),
-            Some((1, 100))
-        );
-        // Above every epoch: undefined.
-        assert_eq!(end_offset_for(&epochs, 300, 6), None);
-        assert_eq!(end_offset_for(&[], 300, 1), None);
-        assert_eq!(end_offset_for(&epochs, 300, -1), None);
     }
 
     #[test]

@@ -84,7 +84,11 @@ pub fn details(out: &mut impl Write, p: &PartitionDiff, layout: Layout) -> io::R
         col("PATH", Col::Id, 5),
     ]);
     for r in &p.replicas {
-        let epochs: Vec<String> = r.epochs.iter().map(|(e, s)| format!("{e}@{s}")).collect();
+        let epochs: Vec<String> = r
+            .epochs
+            .iter()
+            .map(|e| format!("{}@{}", e.epoch, e.start_offset))
+            .collect();
         t.row(vec![
             esc(&r.label),
             r.log_start.to_string(),
@@ -190,7 +194,7 @@ pub fn json_partition(out: &mut impl Write, p: &PartitionDiff) -> io::Result<()>
                 "role": role, "logStartOffset": r.log_start, "logEndOffset": r.log_end,
                 "highWatermark": r.high_watermark, "recoveryPoint": r.recovery_point,
                 "batches": r.batches.len(), "cleanerCheckpoint": r.cleaned_to,
-                "leaderEpochs": r.epochs.iter().map(|(e, s)| json!({"epoch": e, "startOffset": s})).collect::<Vec<_>>(),
+                "leaderEpochs": r.epochs.iter().map(|e| json!({"epoch": e.epoch, "startOffset": e.start_offset})).collect::<Vec<_>>(),
                 "problems": r.problems}),
         )?;
     }

@@ -178,27 +178,6 @@ pub fn load_cache(
     (epochs, changes)
 }
 
-/// [`load_cache`] over `(epoch, start offset)` pairs, the changes worded: for
-/// `analysis::verify`, until it takes [`EpochEntry`].
-pub fn load_epoch_cache(
-    epochs: Vec<(i32, i64)>,
-    log_start: i64,
-    log_end: i64,
-) -> (Vec<(i32, i64)>, Vec<String>) {
-    let entries = epochs
-        .into_iter()
-        .map(|(epoch, start_offset)| EpochEntry {
-            epoch,
-            start_offset,
-        })
-        .collect();
-    let (cache, changes) = load_cache(entries, log_start, log_end);
-    (
-        cache.iter().map(|e| (e.epoch, e.start_offset)).collect(),
-        changes.iter().map(|c| c.to_string()).collect(),
-    )
-}
-
 /// `LeaderEpochFileCache.epochForOffset`.
 pub(super) fn epoch_for_offset(epochs: &[EpochEntry], offset: i64) -> Option<i32> {
     let mut previous = None;
@@ -453,7 +432,8 @@ mod tests {
     /// The worded changes, as `verify` and `--explain` show them.
     #[test]
     fn changes_are_worded_once() {
-        let (_, changes) = load_epoch_cache(vec![(0, 0), (2, 50), (1, 60), (-1, 3)], 0, 55);
+        let (_, changes) = load_cache(entries(&[(0, 0), (2, 50), (1, 60), (-1, 3)]), 0, 55);
+        let changes: Vec<String> = changes.iter().map(|c| c.to_string()).collect();
         assert_eq!(
             changes,
             vec![

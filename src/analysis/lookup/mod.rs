@@ -36,7 +36,7 @@ mod reader;
 mod target;
 mod timestamp;
 
-pub use epoch::{end_offset_for, load_epoch_cache, EpochCacheChange, EpochEnd};
+pub use epoch::{end_offset_for, load_cache, EpochCacheChange, EpochEnd};
 pub use explain::Step;
 pub use target::{PartitionTarget, SegmentFiles};
 

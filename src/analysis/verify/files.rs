@@ -5,9 +5,9 @@ use std::path::Path;
 
 use super::segment::EpochTrack;
 use super::{Ctx, Severity, VerifyOptions};
-use crate::analysis::lookup::load_epoch_cache;
+use crate::analysis::lookup::{load_cache, EpochCacheChange};
 use crate::format::producer_snapshot::parse_producer_snapshot;
-use crate::format::text_files::parse_checkpoint;
+use crate::format::text_files::{parse_checkpoint, EpochEntry};
 use crate::format::txn_index::parse_txn_index;
 use crate::storage::layout::base_offset_of;
 
@@ -217,8 +217,8 @@ pub(super) fn check_leader_epochs(
     let Some(bytes) = ctx.read(path) else {
         return;
     };
-    let entries: Vec<(i32, i64)> = match parse_checkpoint(&String::from_utf8_lossy(&bytes), true) {
-        Ok(c) => c.epochs(),
+    let entries: Vec<EpochEntry> = match parse_checkpoint(&String::from_utf8_lossy(&bytes), true) {
+        Ok(c) => c.epoch_entries(),
         Err(e) => {
             ctx.add(
                 "leader-epoch",
@@ -232,7 +232,8 @@ pub(super) fn check_leader_epochs(
         }
     };
     for w in entries.windows(2) {
-        let ((e0, s0), (e1, s1)) = (w[0], w[1]);
+        let (e0, s0) = (w[0].epoch, w[0].start_offset);
+        let (e1, s1) = (w[1].epoch, w[1].start_offset);
         if e1 <= e0 || s1 < s0 {
             ctx.add(
                 "leader-epoch",
@@ -244,7 +245,8 @@ pub(super) fn check_leader_epochs(
             );
         }
     }
-    for &(epoch, start) in entries.iter().filter(|(e, s)| *e < 0 || *s < 0) {
+    for e in entries.iter().filter(|e| e.epoch < 0 || e.start_offset < 0) {
+        let (epoch, start) = (e.epoch, e.start_offset);
         ctx.add(
             "leader-epoch",
             Severity::Error,
@@ -254,13 +256,24 @@ pub(super) fn check_leader_epochs(
             format!("entry ({epoch}, {start}) is invalid: Kafka's epoch cache refuses it and the log fails to load"),
         );
     }
-    let (cache, changes) = load_epoch_cache(entries, log_start, log_end);
-    for change in changes.into_iter().filter(|c| !c.contains("is invalid")) {
-        ctx.add("leader-epoch", Severity::Info, path, None, None, change);
+    let (cache, changes) = load_cache(entries, log_start, log_end);
+    // Invalid entries are errors, reported above.
+    for change in changes
+        .iter()
+        .filter(|c| !matches!(c, EpochCacheChange::Invalid(_)))
+    {
+        ctx.add(
+            "leader-epoch",
+            Severity::Info,
+            path,
+            None,
+            None,
+            change.to_string(),
+        );
     }
     for start in track.starts.iter().filter(|s| s.offset >= log_start) {
         let (epoch, offset) = (start.epoch, start.offset);
-        match cache.iter().find(|(e, _)| *e == epoch) {
+        match cache.iter().find(|e| e.epoch == epoch).map(|e| e.start_offset) {
             None if start.recovered => ctx.add(
                 "leader-epoch",
                 Severity::Info,
@@ -277,7 +290,7 @@ pub(super) fn check_leader_epochs(
                 Some(offset),
                 format!("the checkpoint lacks epoch {epoch}, which the batches start at offset {offset}: OffsetForLeaderEpoch answers for it as for an earlier epoch"),
             ),
-            Some(&(_, cached)) if cached > offset => ctx.add(
+            Some(cached) if cached > offset => ctx.add(
                 "leader-epoch",
                 Severity::Warning,
                 &start.path,
@@ -285,7 +298,7 @@ pub(super) fn check_leader_epochs(
                 Some(offset),
                 format!("the checkpoint starts epoch {epoch} at offset {cached}, but batches carry it from offset {offset}: OffsetForLeaderEpoch ends the previous epoch too late"),
             ),
-            Some(&(_, cached)) if cached < offset => ctx.add(
+            Some(cached) if cached < offset => ctx.add(
                 "leader-epoch",
                 Severity::Info,
                 &start.path,
