@@ -65,95 +65,84 @@ trait CheckedKind: IndexKind {
     /// Whether a full pass (not only `--sanity`) reports Kafka's sanity check. The time index's
     /// fails on every zero tail, which the preallocation finding already reports.
     const SANITY_IN_FULL_PASS: bool;
+    /// The check an entry out of Kafka's order fails.
+    const ORDER_CHECK: &'static str;
+    /// Whether that finding gives the entry's position in the file.
+    const ORDER_AT_SLOT: bool;
     /// What a pass walks the entries by against the log.
     type Order: Ord;
     fn order_key(e: Self::Entry) -> Self::Order;
-    /// Reports entries that break Kafka's order (the real entries, in file order); returns
-    /// whether they are already sorted by [`Self::order_key`].
-    fn check_order(
-        ctx: &mut Ctx<'_>,
-        path: &Path,
-        severity: Severity,
-        entries: impl Iterator<Item = Self::Entry>,
-    ) -> bool;
+    /// Why `e` may not follow `prev` in the file (Kafka's append rule), if it may not.
+    fn out_of_order(prev: &Self::Entry, e: &Self::Entry) -> Option<String>;
 }
 
 impl CheckedKind for Offsets {
     const WHAT: &'static str = "index";
     const SANITY_IN_FULL_PASS: bool = true;
+    const ORDER_CHECK: &'static str = "offset-index-order";
+    const ORDER_AT_SLOT: bool = false;
     /// By position, then offset.
     type Order = (u32, i64);
     fn order_key(e: OffsetEntry) -> (u32, i64) {
         (e.position, e.offset)
     }
-    fn check_order(
-        ctx: &mut Ctx<'_>,
-        path: &Path,
-        severity: Severity,
-        entries: impl Iterator<Item = OffsetEntry>,
-    ) -> bool {
-        let mut sorted = true;
-        let mut prev: Option<OffsetEntry> = None;
-        for e in entries {
-            if let Some(p) = prev {
-                if e.offset <= p.offset || e.position <= p.position {
-                    ctx.add(
-                        "offset-index-order",
-                        severity,
-                        path,
-                        None,
-                        Some(e.offset),
-                        format!(
-                            "entry (offset {}, position {}) does not follow (offset {}, position {})",
-                            e.offset, e.position, p.offset, p.position
-                        ),
-                    );
-                }
-                sorted &= Self::order_key(e) >= Self::order_key(p);
-            }
-            prev = Some(e);
-        }
-        sorted
+    fn out_of_order(p: &OffsetEntry, e: &OffsetEntry) -> Option<String> {
+        (e.offset <= p.offset || e.position <= p.position).then(|| {
+            format!(
+                "entry (offset {}, position {}) does not follow (offset {}, position {})",
+                e.offset, e.position, p.offset, p.position
+            )
+        })
     }
 }
 
 impl CheckedKind for Times {
     const WHAT: &'static str = "time index";
     const SANITY_IN_FULL_PASS: bool = false;
+    const ORDER_CHECK: &'static str = "time-index-order";
+    const ORDER_AT_SLOT: bool = true;
     /// By offset.
     type Order = i64;
     fn order_key(e: TimeEntry) -> i64 {
         e.offset
     }
-    fn check_order(
-        ctx: &mut Ctx<'_>,
-        path: &Path,
-        severity: Severity,
-        entries: impl Iterator<Item = TimeEntry>,
-    ) -> bool {
-        let mut sorted = true;
-        let mut last: Option<TimeEntry> = None;
-        for (slot, e) in entries.enumerate() {
-            let Some(prev) = last.replace(e) else {
-                continue;
-            };
-            sorted &= e.offset >= prev.offset;
-            if e.timestamp <= prev.timestamp || e.offset < prev.offset {
-                ctx.add(
-                    "time-index-order",
-                    severity,
-                    path,
-                    Some(slot_position::<Times>(slot)),
-                    Some(e.offset),
-                    format!(
-                        "entry (timestamp {}, offset {}) does not follow (timestamp {}, offset {})",
-                        e.timestamp, e.offset, prev.timestamp, prev.offset
-                    ),
-                );
-            }
-        }
-        sorted
+    fn out_of_order(p: &TimeEntry, e: &TimeEntry) -> Option<String> {
+        (e.timestamp <= p.timestamp || e.offset < p.offset).then(|| {
+            format!(
+                "entry (timestamp {}, offset {}) does not follow (timestamp {}, offset {})",
+                e.timestamp, e.offset, p.timestamp, p.offset
+            )
+        })
     }
+}
+
+/// Reports the real entries of `index` that break Kafka's order; returns whether they are
+/// already sorted by [`CheckedKind::order_key`].
+fn check_order<K: CheckedKind>(
+    ctx: &mut Ctx<'_>,
+    path: &Path,
+    severity: Severity,
+    index: &Index<'_, K>,
+) -> bool {
+    let mut sorted = true;
+    let mut prev: Option<K::Entry> = None;
+    for (slot, e) in index.real_entries().enumerate() {
+        let Some(p) = prev.replace(e) else {
+            continue;
+        };
+        if let Some(message) = K::out_of_order(&p, &e) {
+            ctx.add(
+                K::ORDER_CHECK,
+                severity,
+                path,
+                K::ORDER_AT_SLOT.then(|| slot_position::<K>(slot)),
+                Some(K::entry_offset(&e)),
+                message,
+            );
+        }
+        sorted &= K::order_key(e) >= K::order_key(p);
+    }
+    sorted
 }
 
 /// An index file read for a pass against the log: its bytes, the real entries decoded from
@@ -189,7 +178,7 @@ impl<K: CheckedKind> IndexFile<K> {
             return None;
         }
         preallocation_finding::<K>(ctx, path, &index.layout, bytes.len(), at.active);
-        let sorted = K::check_order(ctx, path, severity, index.real_entries());
+        let sorted = check_order(ctx, path, severity, &index);
         let entries = index.layout.real_entries;
         let order = SlotOrder::new(entries, sorted, |i| index.slot(i).map(K::order_key));
         Some(IndexFile {
