@@ -6,9 +6,7 @@ use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
 use super::{Ctx, Severity, VerifyOptions};
-use crate::format::index::{
-    Index, IndexKind, IndexLayout, OffsetEntry, Offsets, SanityError, TimeEntry, Times,
-};
+use crate::format::index::{Index, IndexKind, OffsetEntry, Offsets, TimeEntry, Times};
 
 /// The order a pass walks an index's slots in: the file's own when it is already sorted (a
 /// sound index, and no copy of its entries), else a permutation of slot numbers, 4 bytes an
@@ -170,14 +168,45 @@ impl<K: CheckedKind> IndexFile<K> {
         let severity = index_severity(at.rebuilt);
         let bytes = ctx.read(path)?;
         let index = Index::<K>::new(at.base, &bytes);
-        size_finding::<K>(ctx, path, &index.layout, bytes.len(), severity);
+        let (layout, len, entry_size) = (index.layout, bytes.len(), K::ENTRY_SIZE);
+        // A file length that is not a whole number of entries.
+        if layout.partial_bytes != 0 {
+            ctx.add(
+                "index-size",
+                severity,
+                path,
+                Some(slot_position::<K>(layout.slots)),
+                None,
+                format!("file length {len} is not a multiple of {entry_size}"),
+            );
+        }
+        // Kafka's own sanity check of an index file (`AbstractIndex.sanityCheck`).
         if K::SANITY_IN_FULL_PASS || opts.sanity_only {
-            sanity_finding(ctx, path, index.sanity_check(), severity);
+            if let Err(msg) = index.sanity_check() {
+                let msg = format!("Kafka's sanity check fails: {msg}");
+                ctx.add("index-sanity", severity, path, None, None, msg);
+            }
         }
         if opts.sanity_only {
             return None;
         }
-        preallocation_finding::<K>(ctx, path, &index.layout, bytes.len(), at.active);
+        // A zero-filled preallocated tail: the normal state of a crashed broker's active segment.
+        if layout.zero_tail {
+            let active = at.active;
+            ctx.add(
+                "index-preallocated",
+                if active { Severity::Info } else { Severity::Warning },
+                path,
+                Some(slot_position::<K>(layout.real_entries)),
+                None,
+                format!(
+                    "preallocated {} ({len} bytes) with {} real entries and a zero-filled tail: the broker did not close this segment{}",
+                    K::WHAT,
+                    layout.real_entries,
+                    if active { " (normal for the active segment after a crash)" } else { "" }
+                ),
+            );
+        }
         let sorted = check_order(ctx, path, severity, &index);
         let entries = index.layout.real_entries;
         let order = SlotOrder::new(entries, sorted, |i| index.slot(i).map(K::order_key));
@@ -228,71 +257,6 @@ impl<K: CheckedKind> IndexFile<K> {
 /// Where slot `slot` of an index of kind `K` starts in its file.
 fn slot_position<K: IndexKind>(slot: usize) -> u64 {
     (slot * K::ENTRY_SIZE) as u64
-}
-
-/// A file length that is not a whole number of entries.
-fn size_finding<K: IndexKind>(
-    ctx: &mut Ctx<'_>,
-    path: &Path,
-    layout: &IndexLayout,
-    len: usize,
-    severity: Severity,
-) {
-    let entry_size = K::ENTRY_SIZE;
-    if layout.partial_bytes != 0 {
-        ctx.add(
-            "index-size",
-            severity,
-            path,
-            Some(slot_position::<K>(layout.slots)),
-            None,
-            format!("file length {len} is not a multiple of {entry_size}"),
-        );
-    }
-}
-
-/// Kafka's own sanity check of an index file (`AbstractIndex.sanityCheck`).
-fn sanity_finding(
-    ctx: &mut Ctx<'_>,
-    path: &Path,
-    result: Result<(), SanityError>,
-    severity: Severity,
-) {
-    if let Err(msg) = result {
-        ctx.add(
-            "index-sanity",
-            severity,
-            path,
-            None,
-            None,
-            format!("Kafka's sanity check fails: {msg}"),
-        );
-    }
-}
-
-/// A zero-filled preallocated tail: the normal state of a crashed broker's active segment.
-fn preallocation_finding<K: CheckedKind>(
-    ctx: &mut Ctx<'_>,
-    path: &Path,
-    layout: &IndexLayout,
-    len: usize,
-    active: bool,
-) {
-    let what = K::WHAT;
-    if layout.zero_tail {
-        ctx.add(
-            "index-preallocated",
-            if active { Severity::Info } else { Severity::Warning },
-            path,
-            Some(slot_position::<K>(layout.real_entries)),
-            None,
-            format!(
-                "preallocated {what} ({len} bytes) with {} real entries and a zero-filled tail: the broker did not close this segment{}",
-                layout.real_entries,
-                if active { " (normal for the active segment after a crash)" } else { "" }
-            ),
-        );
-    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -453,30 +417,27 @@ impl OffsetIndexPass {
                 self.not_a_batch_start(ctx, e);
             }
         }
-        if self.inside_batch > 0 {
+        // Entries Kafka wrote that are valid though they do not name a batch's last offset.
+        let valid = [
+            (
+                self.inside_batch,
+                "name an offset inside the batch at their position rather than its last offset (Kafka up to 1.1 indexed the first offset of each append): valid for lookups",
+            ),
+            (
+                self.multi_batch,
+                "index a multi-batch append (written by a broker before 3.9.1/4.0.1/4.1, by a follower, or by the log cleaner): valid",
+            ),
+        ];
+        for (n, what) in valid.into_iter().filter(|(n, _)| *n > 0) {
+            let msg = format!("{n} entries {what}");
+            let path = &self.file.path;
             ctx.add(
                 "offset-index-mismatch",
                 Severity::Info,
-                &self.file.path,
+                path,
                 None,
                 None,
-                format!(
-                    "{} entries name an offset inside the batch at their position rather than its last offset (Kafka up to 1.1 indexed the first offset of each append): valid for lookups",
-                    self.inside_batch
-                ),
-            );
-        }
-        if self.multi_batch > 0 {
-            ctx.add(
-                "offset-index-mismatch",
-                Severity::Info,
-                &self.file.path,
-                None,
-                None,
-                format!(
-                    "{} entries index a multi-batch append (written by a broker before 3.9.1/4.0.1/4.1, by a follower, or by the log cleaner): valid",
-                    self.multi_batch
-                ),
+                msg,
             );
         }
     }
