@@ -1,6 +1,8 @@
 //! `.index` (offset index) and `.timeindex` (time index) entries, with the zero-slot stop rule
 //! Kafka's tools apply to preallocated files left behind by a crash.
 
+use std::marker::PhantomData;
+
 use super::reader::DecodeError;
 
 pub const OFFSET_ENTRY_SIZE: usize = 8;
@@ -36,102 +38,90 @@ pub struct IndexLayout {
     pub zero_tail: bool,
 }
 
-/// An offset index file over borrowed bytes.
+/// An index file of kind `K` over borrowed bytes: [`OffsetIndex`] or [`TimeIndex`].
 #[derive(Debug, Clone, Copy)]
-pub struct OffsetIndex<'a> {
+pub struct Index<'a, K: IndexKind> {
     pub base_offset: i64,
     bytes: &'a [u8],
     pub layout: IndexLayout,
+    kind: PhantomData<K>,
 }
 
-impl<'a> OffsetIndex<'a> {
+/// An offset index file (`.index`) over borrowed bytes.
+pub type OffsetIndex<'a> = Index<'a, Offsets>;
+
+/// A time index file (`.timeindex`) over borrowed bytes.
+pub type TimeIndex<'a> = Index<'a, Times>;
+
+impl<'a, K: IndexKind> Index<'a, K> {
     pub fn new(base_offset: i64, bytes: &'a [u8]) -> Self {
-        OffsetIndex {
+        Index {
             base_offset,
             bytes,
-            layout: layout_of::<Offsets>(bytes),
+            layout: layout_of::<K>(bytes),
+            kind: PhantomData,
         }
     }
 
     /// Slot `i` as stored, including slots past the stop rule.
-    pub fn slot(&self, i: usize) -> Option<OffsetEntry> {
-        offset_slot(self.base_offset, self.bytes, i)
+    pub fn slot(&self, i: usize) -> Option<K::Entry> {
+        K::slot(self.base_offset, self.bytes, i)
     }
 
     /// The entries by the DumpLogSegments stop rule (slot 0 is always shown).
-    pub fn entries(&self) -> impl Iterator<Item = OffsetEntry> + '_ {
+    pub fn entries(&self) -> impl Iterator<Item = K::Entry> + '_ {
         (0..self.layout.entries).filter_map(move |i| self.slot(i))
     }
 
     /// The entries Kafka can have written (an all-zero slot 0 is preallocation, not an entry).
-    pub fn real_entries(&self) -> impl Iterator<Item = OffsetEntry> + '_ {
+    pub fn real_entries(&self) -> impl Iterator<Item = K::Entry> + '_ {
         (0..self.layout.real_entries).filter_map(move |i| self.slot(i))
     }
 
-    /// Kafka's `OffsetIndex.lookup`: the entry with the largest offset ≤ target, or
-    /// `(baseOffset, 0)` when there is none. Assumes the entries are sorted, as Kafka does.
-    pub fn lookup(&self, target: i64) -> OffsetEntry {
+    /// Kafka's `OffsetIndex.lookup` / `TimeIndex.lookup`: the entry with the largest key
+    /// (offset or timestamp) ≤ target, or the kind's default (`(baseOffset, 0)`,
+    /// `(-1, baseOffset)`) when there is none. Assumes the entries are sorted, as Kafka does.
+    pub fn lookup(&self, target: i64) -> K::Entry {
         let n = self.layout.entries;
         let floor = largest_at_most(n, target, |i| {
-            self.slot(i).map(|e| e.offset).unwrap_or(i64::MAX)
+            self.slot(i).map(|e| K::entry_key(&e)).unwrap_or(i64::MAX)
         });
-        floor.and_then(|i| self.slot(i)).unwrap_or(OffsetEntry {
-            relative_offset: 0,
-            offset: self.base_offset,
-            position: 0,
-        })
+        floor
+            .and_then(|i| self.slot(i))
+            .unwrap_or_else(|| K::default_entry(self.base_offset))
     }
 
-    /// Kafka's `OffsetIndex.sanityCheck`.
+    /// Kafka's `OffsetIndex.sanityCheck` / `TimeIndex.sanityCheck` (both read the last *slot*,
+    /// so a zero tail fails the time index's).
     pub fn sanity_check(&self) -> Result<(), SanityError> {
         if self.layout.partial_bytes != 0 {
             return Err(SanityError::PartialEntry {
                 length: self.bytes.len(),
-                entry_size: OFFSET_ENTRY_SIZE,
+                entry_size: K::ENTRY_SIZE,
             });
         }
-        if let Some(last) = self.layout.slots.checked_sub(1).and_then(|i| self.slot(i)) {
-            if last.offset < self.base_offset {
-                return Err(SanityError::LastOffsetBelowBase {
-                    last: last.offset,
-                    base: self.base_offset,
-                });
-            }
+        let Some(last) = self.layout.slots.checked_sub(1).and_then(|i| self.slot(i)) else {
+            return Ok(());
+        };
+        let first = self.slot(0).expect("slot 0 exists when a last slot does");
+        K::check_first_last(&first, &last)?;
+        let last_offset = K::entry_offset(&last);
+        if last_offset < self.base_offset {
+            return Err(SanityError::LastOffsetBelowBase {
+                last: last_offset,
+                base: self.base_offset,
+            });
         }
         Ok(())
     }
 }
 
-/// Slot `i` of an offset index file's bytes (for callers that own the bytes and walk slots in
-/// their own order).
-pub fn offset_slot(base_offset: i64, bytes: &[u8], i: usize) -> Option<OffsetEntry> {
-    let at = i.checked_mul(OFFSET_ENTRY_SIZE)?;
-    let raw = bytes.get(at..at.checked_add(OFFSET_ENTRY_SIZE)?)?;
-    let relative = i32::from_be_bytes(raw[0..4].try_into().ok()?);
-    Some(OffsetEntry {
-        relative_offset: relative,
-        offset: base_offset.wrapping_add(relative as i64),
-        position: u32::from_be_bytes(raw[4..8].try_into().ok()?),
-    })
-}
-
-/// Slot `i` of a time index file's bytes.
-pub fn time_slot(base_offset: i64, bytes: &[u8], i: usize) -> Option<TimeEntry> {
-    let at = i.checked_mul(TIME_ENTRY_SIZE)?;
-    let raw = bytes.get(at..at.checked_add(TIME_ENTRY_SIZE)?)?;
-    let relative = i32::from_be_bytes(raw[8..12].try_into().ok()?);
-    Some(TimeEntry {
-        timestamp: i64::from_be_bytes(raw[0..8].try_into().ok()?),
-        relative_offset: relative,
-        offset: base_offset.wrapping_add(relative as i64),
-    })
-}
-
 /// What tells the two index files apart, so that code over either (the paged reader of
-/// `storage::paged_index`, lookup, verify) is written once: the entry size, where the relative
-/// offset stands in an entry, the search key and Kafka's floor lookup. [`Offsets`] is the
-/// `.index`, [`Times`] the `.timeindex`.
-pub trait IndexKind {
+/// `storage::paged_index`, lookup, verify, the broker's index writer) is written once: the
+/// entry size and layout, where the relative offset stands in an entry, the search key, the
+/// default of Kafka's floor lookup and its sanity check. [`Offsets`] is the `.index`,
+/// [`Times`] the `.timeindex`.
+pub trait IndexKind: Sized {
     /// The typed entry.
     type Entry: Copy + PartialEq + std::fmt::Debug;
     const ENTRY_SIZE: usize;
@@ -141,11 +131,32 @@ pub trait IndexKind {
     const EXTENSION: &'static str;
     /// The key a lookup compares with its target (offset or timestamp) of the whole entry `e`.
     fn key(base_offset: i64, e: &[u8]) -> i64;
-    /// Kafka's `lookup` over the whole entries `bytes`: the floor entry of `target` (or the
-    /// index's default), and the slot it stands in (`None` for the default).
-    fn lookup(base_offset: i64, bytes: &[u8], target: i64) -> (Self::Entry, Option<usize>);
+    /// The same key of a decoded entry.
+    fn entry_key(e: &Self::Entry) -> i64;
+    /// The absolute offset an entry names.
+    fn entry_offset(e: &Self::Entry) -> i64;
+    /// What Kafka's lookup answers when no entry is ≤ the target.
+    fn default_entry(base_offset: i64) -> Self::Entry;
     /// Slot `i` of `bytes` as stored.
     fn slot(base_offset: i64, bytes: &[u8], i: usize) -> Option<Self::Entry>;
+    /// `e` as stored in a file whose base offset is `base_offset`, into `out` (`ENTRY_SIZE`
+    /// bytes). The relative offset is `e`'s offset minus the base, cut to 32 bits as Kafka's
+    /// `relativeOffset` does; callers keep it in range.
+    fn encode(base_offset: i64, e: &Self::Entry, out: &mut [u8]);
+    /// The sanity check's comparison of the first and last slots, beyond the last offset.
+    fn check_first_last(_first: &Self::Entry, _last: &Self::Entry) -> Result<(), SanityError> {
+        Ok(())
+    }
+    /// Kafka's `lookup` over the whole entries `bytes`: the floor entry of `target` (or the
+    /// index's default), and the slot it stands in (`None` for the default).
+    fn lookup(base_offset: i64, bytes: &[u8], target: i64) -> (Self::Entry, Option<usize>) {
+        let idx = Index::<Self>::new(base_offset, bytes);
+        let e = idx.lookup(target);
+        let slot = (0..idx.layout.entries)
+            .rev()
+            .find(|&j| idx.slot(j) == Some(e));
+        (e, slot)
+    }
     /// How much of `bytes` holds real entries.
     fn layout(bytes: &[u8]) -> IndexLayout {
         layout_of::<Self>(bytes)
@@ -168,16 +179,31 @@ impl IndexKind for Offsets {
     fn key(base_offset: i64, e: &[u8]) -> i64 {
         base_offset.wrapping_add(relative_at(e, 0) as i64)
     }
-    fn lookup(base_offset: i64, bytes: &[u8], target: i64) -> (OffsetEntry, Option<usize>) {
-        let idx = OffsetIndex::new(base_offset, bytes);
-        let e = idx.lookup(target);
-        let slot = (0..idx.layout.entries)
-            .rev()
-            .find(|&j| idx.slot(j) == Some(e));
-        (e, slot)
+    fn entry_key(e: &OffsetEntry) -> i64 {
+        e.offset
+    }
+    fn entry_offset(e: &OffsetEntry) -> i64 {
+        e.offset
+    }
+    fn default_entry(base_offset: i64) -> OffsetEntry {
+        OffsetEntry {
+            relative_offset: 0,
+            offset: base_offset,
+            position: 0,
+        }
     }
     fn slot(base_offset: i64, bytes: &[u8], i: usize) -> Option<OffsetEntry> {
-        offset_slot(base_offset, bytes, i)
+        let raw = slot_bytes::<Self>(bytes, i)?;
+        let relative = relative_at(raw, 0);
+        Some(OffsetEntry {
+            relative_offset: relative,
+            offset: base_offset.wrapping_add(relative as i64),
+            position: u32::from_be_bytes(raw[4..8].try_into().ok()?),
+        })
+    }
+    fn encode(base_offset: i64, e: &OffsetEntry, out: &mut [u8]) {
+        out[..4].copy_from_slice(&(e.offset.wrapping_sub(base_offset) as i32).to_be_bytes());
+        out[4..8].copy_from_slice(&e.position.to_be_bytes());
     }
 }
 
@@ -189,22 +215,52 @@ impl IndexKind for Times {
     fn key(_base_offset: i64, e: &[u8]) -> i64 {
         i64::from_be_bytes(e[0..8].try_into().expect("12-byte entry"))
     }
-    fn lookup(base_offset: i64, bytes: &[u8], target: i64) -> (TimeEntry, Option<usize>) {
-        let idx = TimeIndex::new(base_offset, bytes);
-        let e = idx.lookup(target);
-        let slot = (0..idx.layout.entries)
-            .rev()
-            .find(|&j| idx.slot(j) == Some(e));
-        (e, slot)
+    fn entry_key(e: &TimeEntry) -> i64 {
+        e.timestamp
+    }
+    fn entry_offset(e: &TimeEntry) -> i64 {
+        e.offset
+    }
+    fn default_entry(base_offset: i64) -> TimeEntry {
+        TimeEntry {
+            timestamp: -1,
+            relative_offset: 0,
+            offset: base_offset,
+        }
     }
     fn slot(base_offset: i64, bytes: &[u8], i: usize) -> Option<TimeEntry> {
-        time_slot(base_offset, bytes, i)
+        let raw = slot_bytes::<Self>(bytes, i)?;
+        let relative = relative_at(raw, 8);
+        Some(TimeEntry {
+            timestamp: Self::key(base_offset, raw),
+            relative_offset: relative,
+            offset: base_offset.wrapping_add(relative as i64),
+        })
     }
+    fn encode(base_offset: i64, e: &TimeEntry, out: &mut [u8]) {
+        out[..8].copy_from_slice(&e.timestamp.to_be_bytes());
+        out[8..12].copy_from_slice(&(e.offset.wrapping_sub(base_offset) as i32).to_be_bytes());
+    }
+    fn check_first_last(first: &TimeEntry, last: &TimeEntry) -> Result<(), SanityError> {
+        if last.timestamp < first.timestamp {
+            return Err(SanityError::LastTimestampBelowFirst {
+                last: last.timestamp,
+                first: first.timestamp,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The bytes of slot `i`, if the file holds all of it.
+fn slot_bytes<K: IndexKind>(bytes: &[u8], i: usize) -> Option<&[u8]> {
+    let at = i.checked_mul(K::ENTRY_SIZE)?;
+    bytes.get(at..at.checked_add(K::ENTRY_SIZE)?)
 }
 
 /// The layout of an index file of kind `K`: the zero-slot stop rule, the zero tail, a zero
 /// slot 0 and a partial entry.
-fn layout_of<K: IndexKind + ?Sized>(bytes: &[u8]) -> IndexLayout {
+fn layout_of<K: IndexKind>(bytes: &[u8]) -> IndexLayout {
     let size = K::ENTRY_SIZE;
     let slots = bytes.len() / size;
     let entries = (1..slots)
@@ -240,80 +296,6 @@ fn largest_at_most(n: usize, target: i64, key: impl Fn(usize) -> i64) -> Option<
         }
     }
     Some(lo)
-}
-
-/// A time index file over borrowed bytes.
-#[derive(Debug, Clone, Copy)]
-pub struct TimeIndex<'a> {
-    pub base_offset: i64,
-    bytes: &'a [u8],
-    pub layout: IndexLayout,
-}
-
-impl<'a> TimeIndex<'a> {
-    pub fn new(base_offset: i64, bytes: &'a [u8]) -> Self {
-        TimeIndex {
-            base_offset,
-            bytes,
-            layout: layout_of::<Times>(bytes),
-        }
-    }
-
-    pub fn slot(&self, i: usize) -> Option<TimeEntry> {
-        time_slot(self.base_offset, self.bytes, i)
-    }
-
-    pub fn entries(&self) -> impl Iterator<Item = TimeEntry> + '_ {
-        (0..self.layout.entries).filter_map(move |i| self.slot(i))
-    }
-
-    /// The entries Kafka can have written (an all-zero slot 0 is preallocation, not an entry).
-    pub fn real_entries(&self) -> impl Iterator<Item = TimeEntry> + '_ {
-        (0..self.layout.real_entries).filter_map(move |i| self.slot(i))
-    }
-
-    /// Kafka's `TimeIndex.lookup`: the entry with the largest timestamp ≤ target, or
-    /// `(-1, baseOffset)` when there is none.
-    pub fn lookup(&self, target: i64) -> TimeEntry {
-        let n = self.layout.entries;
-        let floor = largest_at_most(n, target, |i| {
-            self.slot(i).map(|e| e.timestamp).unwrap_or(i64::MAX)
-        });
-        floor.and_then(|i| self.slot(i)).unwrap_or(TimeEntry {
-            timestamp: -1,
-            relative_offset: 0,
-            offset: self.base_offset,
-        })
-    }
-
-    /// Kafka's `TimeIndex.sanityCheck` (it reads the last *slot*, so a zero tail usually fails).
-    pub fn sanity_check(&self) -> Result<(), SanityError> {
-        if self.layout.partial_bytes != 0 {
-            return Err(SanityError::PartialEntry {
-                length: self.bytes.len(),
-                entry_size: TIME_ENTRY_SIZE,
-            });
-        }
-        let slots = self.layout.slots;
-        if slots == 0 {
-            return Ok(());
-        }
-        let first = self.slot(0).expect("slot 0 exists");
-        let last = self.slot(slots - 1).expect("last slot exists");
-        if last.timestamp < first.timestamp {
-            return Err(SanityError::LastTimestampBelowFirst {
-                last: last.timestamp,
-                first: first.timestamp,
-            });
-        }
-        if last.offset < self.base_offset {
-            return Err(SanityError::LastOffsetBelowBase {
-                last: last.offset,
-                base: self.base_offset,
-            });
-        }
-        Ok(())
-    }
 }
 
 /// Why an index fails Kafka's `sanityCheck` (which throws `CorruptIndexException`).
@@ -452,6 +434,22 @@ mod tests {
             let got = idx.lookup(target as i64).offset;
             let want = keys.iter().map(|k| *k as i64 + 1).filter(|k| *k <= target as i64).max().unwrap_or(0);
             proptest::prop_assert_eq!(got, want);
+        }
+
+        /// What `encode` writes, `slot` reads back: one layout per kind, both ways.
+        #[test]
+        fn encode_then_slot_is_the_entry(base in -1_000_000i64..1_000_000, rel: i32, position: u32, ts: i64) {
+            let offset = base + rel as i64;
+            let e = OffsetEntry { relative_offset: rel, offset, position };
+            let mut bytes = [0u8; OFFSET_ENTRY_SIZE];
+            Offsets::encode(base, &e, &mut bytes);
+            proptest::prop_assert_eq!(Offsets::slot(base, &bytes, 0), Some(e));
+            proptest::prop_assert_eq!(Offsets::key(base, &bytes), offset);
+            let t = TimeEntry { timestamp: ts, relative_offset: rel, offset };
+            let mut bytes = [0u8; TIME_ENTRY_SIZE];
+            Times::encode(base, &t, &mut bytes);
+            proptest::prop_assert_eq!(Times::slot(base, &bytes, 0), Some(t));
+            proptest::prop_assert_eq!(Times::key(base, &bytes), ts);
         }
 
         #[test]

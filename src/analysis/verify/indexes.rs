@@ -2,13 +2,11 @@
 //! preallocated tail, entry order) run when a pass is opened; the checks against the log run as
 //! its batches stream past, in file order, and end in `finish`.
 
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
 use super::{Ctx, Severity, VerifyOptions};
-use crate::format::index::{
-    offset_slot, time_slot, IndexLayout, OffsetIndex, SanityError, TimeEntry, TimeIndex,
-    OFFSET_ENTRY_SIZE, TIME_ENTRY_SIZE,
-};
+use crate::format::index::{Index, IndexKind, OffsetEntry, Offsets, TimeEntry, Times};
 
 /// The order a pass walks an index's slots in: the file's own when it is already sorted (a
 /// sound index, and no copy of its entries), else a permutation of slot numbers, 4 bytes an
@@ -57,70 +55,208 @@ fn index_severity(rebuilt: bool) -> Severity {
     }
 }
 
-/// A file length that is not a whole number of entries.
-fn size_finding(
-    ctx: &mut Ctx<'_>,
-    path: &Path,
-    layout: &IndexLayout,
-    entry_size: usize,
-    len: usize,
-    severity: Severity,
-) {
-    if layout.partial_bytes != 0 {
-        ctx.add(
-            "index-size",
-            severity,
-            path,
-            Some((layout.slots * entry_size) as u64),
-            None,
-            format!("file length {len} is not a multiple of {entry_size}"),
-        );
-    }
+/// What verify says of an index kind beyond the format: how findings name it, and Kafka's
+/// order of its entries in the file.
+trait CheckedKind: IndexKind {
+    /// How a finding names the file.
+    const WHAT: &'static str;
+    /// Whether a full pass (not only `--sanity`) reports Kafka's sanity check. The time index's
+    /// fails on every zero tail, which the preallocation finding already reports.
+    const SANITY_IN_FULL_PASS: bool;
+    /// The check an entry out of Kafka's order fails.
+    const ORDER_CHECK: &'static str;
+    /// Whether that finding gives the entry's position in the file.
+    const ORDER_AT_SLOT: bool;
+    /// What a pass walks the entries by against the log.
+    type Order: Ord;
+    fn order_key(e: Self::Entry) -> Self::Order;
+    /// Why `e` may not follow `prev` in the file (Kafka's append rule), if it may not.
+    fn out_of_order(prev: &Self::Entry, e: &Self::Entry) -> Option<String>;
 }
 
-/// Kafka's own sanity check of an index file (`AbstractIndex.sanityCheck`).
-fn sanity_finding(
-    ctx: &mut Ctx<'_>,
-    path: &Path,
-    result: Result<(), SanityError>,
-    severity: Severity,
-) {
-    if let Err(msg) = result {
-        ctx.add(
-            "index-sanity",
-            severity,
-            path,
-            None,
-            None,
-            format!("Kafka's sanity check fails: {msg}"),
-        );
+impl CheckedKind for Offsets {
+    const WHAT: &'static str = "index";
+    const SANITY_IN_FULL_PASS: bool = true;
+    const ORDER_CHECK: &'static str = "offset-index-order";
+    const ORDER_AT_SLOT: bool = false;
+    /// By position, then offset.
+    type Order = (u32, i64);
+    fn order_key(e: OffsetEntry) -> (u32, i64) {
+        (e.position, e.offset)
     }
-}
-
-/// A zero-filled preallocated tail: the normal state of a crashed broker's active segment.
-fn preallocation_finding(
-    ctx: &mut Ctx<'_>,
-    path: &Path,
-    layout: &IndexLayout,
-    entry_size: usize,
-    len: usize,
-    active: bool,
-    what: &str,
-) {
-    if layout.zero_tail {
-        ctx.add(
-            "index-preallocated",
-            if active { Severity::Info } else { Severity::Warning },
-            path,
-            Some((layout.real_entries * entry_size) as u64),
-            None,
+    fn out_of_order(p: &OffsetEntry, e: &OffsetEntry) -> Option<String> {
+        (e.offset <= p.offset || e.position <= p.position).then(|| {
             format!(
-                "preallocated {what} ({len} bytes) with {} real entries and a zero-filled tail: the broker did not close this segment{}",
-                layout.real_entries,
-                if active { " (normal for the active segment after a crash)" } else { "" }
-            ),
-        );
+                "entry (offset {}, position {}) does not follow (offset {}, position {})",
+                e.offset, e.position, p.offset, p.position
+            )
+        })
     }
+}
+
+impl CheckedKind for Times {
+    const WHAT: &'static str = "time index";
+    const SANITY_IN_FULL_PASS: bool = false;
+    const ORDER_CHECK: &'static str = "time-index-order";
+    const ORDER_AT_SLOT: bool = true;
+    /// By offset.
+    type Order = i64;
+    fn order_key(e: TimeEntry) -> i64 {
+        e.offset
+    }
+    fn out_of_order(p: &TimeEntry, e: &TimeEntry) -> Option<String> {
+        (e.timestamp <= p.timestamp || e.offset < p.offset).then(|| {
+            format!(
+                "entry (timestamp {}, offset {}) does not follow (timestamp {}, offset {})",
+                e.timestamp, e.offset, p.timestamp, p.offset
+            )
+        })
+    }
+}
+
+/// Reports the real entries of `index` that break Kafka's order; returns whether they are
+/// already sorted by [`CheckedKind::order_key`].
+fn check_order<K: CheckedKind>(
+    ctx: &mut Ctx<'_>,
+    path: &Path,
+    severity: Severity,
+    index: &Index<'_, K>,
+) -> bool {
+    let mut sorted = true;
+    let mut prev: Option<K::Entry> = None;
+    for (slot, e) in index.real_entries().enumerate() {
+        let Some(p) = prev.replace(e) else {
+            continue;
+        };
+        if let Some(message) = K::out_of_order(&p, &e) {
+            ctx.add(
+                K::ORDER_CHECK,
+                severity,
+                path,
+                K::ORDER_AT_SLOT.then(|| slot_position::<K>(slot)),
+                Some(K::entry_offset(&e)),
+                message,
+            );
+        }
+        sorted &= K::order_key(e) >= K::order_key(p);
+    }
+    sorted
+}
+
+/// An index file read for a pass against the log: its bytes, the real entries decoded from
+/// them on demand in the pass's order ([`CheckedKind::order_key`]), and how its findings read.
+struct IndexFile<K: IndexKind> {
+    path: PathBuf,
+    severity: Severity,
+    bytes: Vec<u8>,
+    base: i64,
+    entries: usize,
+    order: SlotOrder,
+    kind: PhantomData<K>,
+}
+
+impl<K: CheckedKind> IndexFile<K> {
+    /// Reads the file and runs the file-level checks (size, Kafka's sanity check, the
+    /// preallocated tail, entry order); `None` when there is nothing to check against the log
+    /// (unreadable, or `--sanity`).
+    fn open(
+        ctx: &mut Ctx<'_>,
+        path: &Path,
+        at: IndexSetting,
+        opts: &VerifyOptions,
+    ) -> Option<IndexFile<K>> {
+        let severity = index_severity(at.rebuilt);
+        let bytes = ctx.read(path)?;
+        let index = Index::<K>::new(at.base, &bytes);
+        let (layout, len, entry_size) = (index.layout, bytes.len(), K::ENTRY_SIZE);
+        // A file length that is not a whole number of entries.
+        if layout.partial_bytes != 0 {
+            ctx.add(
+                "index-size",
+                severity,
+                path,
+                Some(slot_position::<K>(layout.slots)),
+                None,
+                format!("file length {len} is not a multiple of {entry_size}"),
+            );
+        }
+        // Kafka's own sanity check of an index file (`AbstractIndex.sanityCheck`).
+        if K::SANITY_IN_FULL_PASS || opts.sanity_only {
+            if let Err(msg) = index.sanity_check() {
+                let msg = format!("Kafka's sanity check fails: {msg}");
+                ctx.add("index-sanity", severity, path, None, None, msg);
+            }
+        }
+        if opts.sanity_only {
+            return None;
+        }
+        // A zero-filled preallocated tail: the normal state of a crashed broker's active segment.
+        if layout.zero_tail {
+            let active = at.active;
+            ctx.add(
+                "index-preallocated",
+                if active { Severity::Info } else { Severity::Warning },
+                path,
+                Some(slot_position::<K>(layout.real_entries)),
+                None,
+                format!(
+                    "preallocated {} ({len} bytes) with {} real entries and a zero-filled tail: the broker did not close this segment{}",
+                    K::WHAT,
+                    layout.real_entries,
+                    if active { " (normal for the active segment after a crash)" } else { "" }
+                ),
+            );
+        }
+        let sorted = check_order(ctx, path, severity, &index);
+        let entries = index.layout.real_entries;
+        let order = SlotOrder::new(entries, sorted, |i| index.slot(i).map(K::order_key));
+        Some(IndexFile {
+            path: path.to_path_buf(),
+            severity,
+            bytes,
+            base: at.base,
+            entries,
+            order,
+            kind: PhantomData,
+        })
+    }
+
+    /// The `k`th entry in the pass's order, with its slot.
+    fn get(&self, k: usize) -> Option<(usize, K::Entry)> {
+        if k >= self.entries {
+            return None;
+        }
+        let slot = self.order.slot(k);
+        K::slot(self.base, &self.bytes, slot).map(|e| (slot, e))
+    }
+
+    /// The last real entry in the file.
+    fn last(&self) -> Option<K::Entry> {
+        let last = self.entries.checked_sub(1)?;
+        K::slot(self.base, &self.bytes, last)
+    }
+
+    /// The entries from the `k`th on, in the pass's order.
+    fn from(&self, k: usize) -> impl Iterator<Item = (usize, K::Entry)> + '_ {
+        (k..self.entries).filter_map(|k| self.get(k))
+    }
+
+    /// A finding about this file at the file's severity.
+    fn add(
+        &self,
+        ctx: &mut Ctx<'_>,
+        check: &'static str,
+        at: Option<u64>,
+        offset: Option<i64>,
+        msg: String,
+    ) {
+        ctx.add(check, self.severity, &self.path, at, offset, msg);
+    }
+}
+
+/// Where slot `slot` of an index of kind `K` starts in its file.
+fn slot_position<K: IndexKind>(slot: usize) -> u64 {
+    (slot * K::ENTRY_SIZE) as u64
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -128,6 +264,16 @@ struct PositionEntry {
     position: u64,
     offset: i64,
     slot: usize,
+}
+
+impl PositionEntry {
+    fn new((slot, e): (usize, OffsetEntry)) -> PositionEntry {
+        PositionEntry {
+            position: e.position as u64,
+            offset: e.offset,
+            slot,
+        }
+    }
 }
 
 /// An entry above the last offset of the batch at its position, waiting for a later batch
@@ -142,13 +288,8 @@ struct PendingAppend {
 
 /// The offset index against the log, by position.
 pub(super) struct OffsetIndexPass {
-    path: PathBuf,
-    severity: Severity,
-    /// The file's bytes; entries are decoded from them in `order` (by position, then offset).
-    bytes: Vec<u8>,
-    base: i64,
-    entries: usize,
-    order: SlotOrder,
+    /// The entries, walked by position, then offset.
+    file: IndexFile<Offsets>,
     next: usize,
     pending: Option<PendingAppend>,
     multi_batch: usize,
@@ -158,71 +299,16 @@ pub(super) struct OffsetIndexPass {
 }
 
 impl OffsetIndexPass {
-    /// Reads the file and runs the file-level checks; `None` when there is nothing to check
-    /// against the log (unreadable, or `--sanity`).
+    /// Reads the `.index` and runs the file-level checks; `None` when there is nothing to
+    /// check against the log (unreadable, or `--sanity`).
     pub fn open(
         ctx: &mut Ctx<'_>,
         path: &Path,
         at: IndexSetting,
         opts: &VerifyOptions,
     ) -> Option<OffsetIndexPass> {
-        let bytes = ctx.read(path)?;
-        let index = OffsetIndex::new(at.base, &bytes);
-        let severity = index_severity(at.rebuilt);
-        size_finding(
-            ctx,
-            path,
-            &index.layout,
-            OFFSET_ENTRY_SIZE,
-            bytes.len(),
-            severity,
-        );
-        sanity_finding(ctx, path, index.sanity_check(), severity);
-        if opts.sanity_only {
-            return None;
-        }
-        preallocation_finding(
-            ctx,
-            path,
-            &index.layout,
-            OFFSET_ENTRY_SIZE,
-            bytes.len(),
-            at.active,
-            "index",
-        );
-        let entries = index.layout.real_entries;
-        let mut sorted = true;
-        let mut prev: Option<crate::format::index::OffsetEntry> = None;
-        for e in index.real_entries() {
-            if let Some(p) = prev {
-                if e.offset <= p.offset || e.position <= p.position {
-                    ctx.add(
-                        "offset-index-order",
-                        severity,
-                        path,
-                        None,
-                        Some(e.offset),
-                        format!(
-                            "entry (offset {}, position {}) does not follow (offset {}, position {})",
-                            e.offset, e.position, p.offset, p.position
-                        ),
-                    );
-                }
-                sorted &= (e.position, e.offset) >= (p.position, p.offset);
-            }
-            prev = Some(e);
-        }
-        let base = at.base;
-        let order = SlotOrder::new(entries, sorted, |i| {
-            offset_slot(base, &bytes, i).map(|e| (e.position, e.offset))
-        });
         Some(OffsetIndexPass {
-            path: path.to_path_buf(),
-            severity,
-            bytes,
-            base,
-            entries,
-            order,
+            file: IndexFile::open(ctx, path, at, opts)?,
             next: 0,
             pending: None,
             multi_batch: 0,
@@ -232,22 +318,13 @@ impl OffsetIndexPass {
 
     /// The `k`th entry by position.
     fn get(&self, k: usize) -> Option<PositionEntry> {
-        if k >= self.entries {
-            return None;
-        }
-        let slot = self.order.slot(k);
-        offset_slot(self.base, &self.bytes, slot).map(|e| PositionEntry {
-            position: e.position as u64,
-            offset: e.offset,
-            slot,
-        })
+        self.file.get(k).map(PositionEntry::new)
     }
 
     fn not_a_batch_start(&self, ctx: &mut Ctx<'_>, e: PositionEntry) {
-        ctx.add(
+        self.file.add(
+            ctx,
             "offset-index-mismatch",
-            self.severity,
-            &self.path,
             None,
             Some(e.offset),
             format!("entry position {} is not the start of a batch", e.position),
@@ -255,10 +332,9 @@ impl OffsetIndexPass {
     }
 
     fn wrong_offset(&self, ctx: &mut Ctx<'_>, e: PositionEntry, batch_base: i64, batch_last: i64) {
-        ctx.add(
+        self.file.add(
+            ctx,
             "offset-index-mismatch",
-            self.severity,
-            &self.path,
             Some(e.position),
             Some(e.offset),
             format!(
@@ -318,13 +394,12 @@ impl OffsetIndexPass {
         if let Some(p) = self.pending.take() {
             self.wrong_offset(ctx, p.entry, p.batch_base, p.batch_last);
         }
-        for e in (self.next..self.entries).filter_map(|k| self.get(k)) {
+        for e in self.file.from(self.next).map(PositionEntry::new) {
             if e.position >= valid_end {
-                ctx.add(
+                self.file.add(
+                    ctx,
                     "offset-index-beyond-log",
-                    self.severity,
-                    &self.path,
-                    Some((e.slot * OFFSET_ENTRY_SIZE) as u64),
+                    Some(slot_position::<Offsets>(e.slot)),
                     Some(e.offset),
                     if e.position == valid_end {
                         format!(
@@ -342,30 +417,27 @@ impl OffsetIndexPass {
                 self.not_a_batch_start(ctx, e);
             }
         }
-        if self.inside_batch > 0 {
+        // Entries Kafka wrote that are valid though they do not name a batch's last offset.
+        let valid = [
+            (
+                self.inside_batch,
+                "name an offset inside the batch at their position rather than its last offset (Kafka up to 1.1 indexed the first offset of each append): valid for lookups",
+            ),
+            (
+                self.multi_batch,
+                "index a multi-batch append (written by a broker before 3.9.1/4.0.1/4.1, by a follower, or by the log cleaner): valid",
+            ),
+        ];
+        for (n, what) in valid.into_iter().filter(|(n, _)| *n > 0) {
+            let msg = format!("{n} entries {what}");
+            let path = &self.file.path;
             ctx.add(
                 "offset-index-mismatch",
                 Severity::Info,
-                &self.path,
+                path,
                 None,
                 None,
-                format!(
-                    "{} entries name an offset inside the batch at their position rather than its last offset (Kafka up to 1.1 indexed the first offset of each append): valid for lookups",
-                    self.inside_batch
-                ),
-            );
-        }
-        if self.multi_batch > 0 {
-            ctx.add(
-                "offset-index-mismatch",
-                Severity::Info,
-                &self.path,
-                None,
-                None,
-                format!(
-                    "{} entries index a multi-batch append (written by a broker before 3.9.1/4.0.1/4.1, by a follower, or by the log cleaner): valid",
-                    self.multi_batch
-                ),
+                msg,
             );
         }
     }
@@ -374,13 +446,8 @@ impl OffsetIndexPass {
 /// The time index against the log: each entry must carry the maximum timestamp so far at the
 /// batch ending at its offset.
 pub(super) struct TimeIndexPass {
-    path: PathBuf,
-    severity: Severity,
-    /// The file's bytes; entries are decoded from them in `order` (by offset).
-    bytes: Vec<u8>,
-    base: i64,
-    entries: usize,
-    order: SlotOrder,
+    /// The entries, walked by offset.
+    file: IndexFile<Times>,
     next: usize,
     last_timestamp: Option<i64>,
     max_so_far: i64,
@@ -390,102 +457,37 @@ pub(super) struct TimeIndexPass {
 }
 
 impl TimeIndexPass {
-    /// Reads the file and runs the file-level checks; `None` when there is nothing to check
-    /// against the log (unreadable, or `--sanity`).
+    /// Reads the `.timeindex` and runs the file-level checks; `None` when there is nothing to
+    /// check against the log (unreadable, or `--sanity`).
     pub fn open(
         ctx: &mut Ctx<'_>,
         path: &Path,
         at: IndexSetting,
         opts: &VerifyOptions,
     ) -> Option<TimeIndexPass> {
-        let bytes = ctx.read(path)?;
-        let index = TimeIndex::new(at.base, &bytes);
-        let severity = index_severity(at.rebuilt);
-        size_finding(
-            ctx,
-            path,
-            &index.layout,
-            TIME_ENTRY_SIZE,
-            bytes.len(),
-            severity,
-        );
-        if opts.sanity_only {
-            sanity_finding(ctx, path, index.sanity_check(), severity);
-            return None;
-        }
-        preallocation_finding(
-            ctx,
-            path,
-            &index.layout,
-            TIME_ENTRY_SIZE,
-            bytes.len(),
-            at.active,
-            "time index",
-        );
-        let entries = index.layout.real_entries;
-        let mut sorted = true;
-        let mut last: Option<TimeEntry> = None;
-        for (slot, e) in index.real_entries().enumerate() {
-            let Some(prev) = last.replace(e) else {
-                continue;
-            };
-            sorted &= e.offset >= prev.offset;
-            if e.timestamp <= prev.timestamp || e.offset < prev.offset {
-                ctx.add(
-                    "time-index-order",
-                    severity,
-                    path,
-                    Some((slot * TIME_ENTRY_SIZE) as u64),
-                    Some(e.offset),
-                    format!(
-                        "entry (timestamp {}, offset {}) does not follow (timestamp {}, offset {})",
-                        e.timestamp, e.offset, prev.timestamp, prev.offset
-                    ),
-                );
-            }
-        }
-        let last_timestamp = last.map(|e| e.timestamp);
-        let base = at.base;
-        let order = SlotOrder::new(entries, sorted, |i| {
-            time_slot(base, &bytes, i).map(|e| e.offset)
-        });
+        let file = IndexFile::<Times>::open(ctx, path, at, opts)?;
         Some(TimeIndexPass {
-            path: path.to_path_buf(),
-            severity,
-            bytes,
-            base,
-            entries,
-            order,
+            last_timestamp: file.last().map(|e| e.timestamp),
+            file,
             next: 0,
-            last_timestamp,
             max_so_far: i64::MIN,
             record_offsets: 0,
             rebuilt: at.rebuilt,
         })
     }
 
-    /// The `k`th entry by offset, with its slot.
-    fn get(&self, k: usize) -> Option<(usize, TimeEntry)> {
-        if k >= self.entries {
-            return None;
-        }
-        let slot = self.order.slot(k);
-        time_slot(self.base, &self.bytes, slot).map(|e| (slot, e))
-    }
-
     pub fn batch(&mut self, ctx: &mut Ctx<'_>, base_offset: i64, last_offset: i64, max_ts: i64) {
         self.max_so_far = self.max_so_far.max(max_ts);
-        while let Some((slot, e)) = self.get(self.next) {
+        while let Some((slot, e)) = self.file.get(self.next) {
             if e.offset > last_offset {
                 break;
             }
             self.next += 1;
-            let at = Some((slot * TIME_ENTRY_SIZE) as u64);
+            let at = Some(slot_position::<Times>(slot));
             if e.offset < base_offset {
-                ctx.add(
+                self.file.add(
+                    ctx,
                     "time-index-mismatch",
-                    self.severity,
-                    &self.path,
                     at,
                     Some(e.offset),
                     format!("entry offset {} is not in any batch", e.offset),
@@ -495,20 +497,18 @@ impl TimeIndexPass {
                 if max_ts == e.timestamp {
                     self.record_offsets += 1;
                 } else {
-                    ctx.add(
+                    self.file.add(
+                        ctx,
                         "time-index-mismatch",
-                        self.severity,
-                        &self.path,
                         at,
                         Some(e.offset),
                         format!("entry (timestamp {}, offset {}) points inside batch {base_offset}..{last_offset} whose max timestamp is {max_ts}", e.timestamp, e.offset),
                     );
                 }
             } else if max_ts != e.timestamp || self.max_so_far != e.timestamp {
-                ctx.add(
+                self.file.add(
+                    ctx,
                     "time-index-mismatch",
-                    self.severity,
-                    &self.path,
                     at,
                     Some(e.offset),
                     format!(
@@ -522,12 +522,11 @@ impl TimeIndexPass {
 
     /// After the last batch.
     pub fn finish(self, ctx: &mut Ctx<'_>, active: bool, had_batches: bool) {
-        for (slot, e) in (self.next..self.entries).filter_map(|k| self.get(k)) {
-            ctx.add(
+        for (slot, e) in self.file.from(self.next) {
+            self.file.add(
+                ctx,
                 "time-index-beyond-log",
-                self.severity,
-                &self.path,
-                Some((slot * TIME_ENTRY_SIZE) as u64),
+                Some(slot_position::<Times>(slot)),
                 Some(e.offset),
                 format!(
                     "entry offset {} is past the last batch of the log",
@@ -539,7 +538,7 @@ impl TimeIndexPass {
             ctx.add(
                 "time-index-mismatch",
                 Severity::Info,
-                &self.path,
+                &self.file.path,
                 None,
                 None,
                 format!("{} entries store a record offset inside the batch (written by a broker up to 3.6): valid", self.record_offsets),
@@ -551,7 +550,7 @@ impl TimeIndexPass {
                 ctx.add(
                     "time-index-mismatch",
                     Severity::Warning,
-                    &self.path,
+                    &self.file.path,
                     None,
                     None,
                     format!(
