@@ -11,7 +11,7 @@ use std::path::Path;
 
 use crate::format::protocol::{parse_uuid, uuid_string};
 use crate::format::text_files::{
-    parse_checkpoint, parse_partition_metadata, parse_properties, CheckpointEntry,
+    parse_checkpoint, parse_partition_metadata, parse_properties, CheckpointEntry, EpochEntry,
 };
 
 pub const META_PROPERTIES: &str = "meta.properties";
@@ -46,10 +46,10 @@ pub fn offset_checkpoint_text(entries: &[(String, i32, i64)]) -> String {
 }
 
 /// `leader-epoch-checkpoint`: `0\n<count>\n<epoch> <startOffset>\n...`.
-pub fn epoch_checkpoint_text(entries: &[(i32, i64)]) -> String {
+pub fn epoch_checkpoint_text(entries: &[EpochEntry]) -> String {
     let mut s = format!("0\n{}\n", entries.len());
-    for (epoch, start) in entries {
-        s.push_str(&format!("{epoch} {start}\n"));
+    for e in entries {
+        s.push_str(&format!("{} {}\n", e.epoch, e.start_offset));
     }
     s
 }
@@ -76,12 +76,12 @@ pub fn read_offset_checkpoint(path: &Path) -> Vec<(String, i32, i64)> {
         .unwrap_or_default()
 }
 
-pub fn read_epoch_checkpoint(path: &Path) -> Vec<(i32, i64)> {
+pub fn read_epoch_checkpoint(path: &Path) -> Vec<EpochEntry> {
     let Ok(text) = fs::read_to_string(path) else {
         return Vec::new();
     };
     parse_checkpoint(&text, true)
-        .map(|c| c.epochs())
+        .map(|c| c.epoch_entries())
         .unwrap_or_default()
 }
 
@@ -234,13 +234,26 @@ impl DirLock {
 mod tests {
     use super::*;
 
+    fn entries(pairs: &[(i32, i64)]) -> Vec<EpochEntry> {
+        pairs
+            .iter()
+            .map(|&(epoch, start_offset)| EpochEntry {
+                epoch,
+                start_offset,
+            })
+            .collect()
+    }
+
     #[test]
     fn texts_match_kafka() {
         assert_eq!(
             offset_checkpoint_text(&[("t".into(), 0, 5), ("__consumer_offsets".into(), 22, 3)]),
             "0\n2\nt 0 5\n__consumer_offsets 22 3\n"
         );
-        assert_eq!(epoch_checkpoint_text(&[(0, 0), (2, 4)]), "0\n2\n0 0\n2 4\n");
+        assert_eq!(
+            epoch_checkpoint_text(&entries(&[(0, 0), (2, 4)])),
+            "0\n2\n0 0\n2 4\n"
+        );
         let mut id = [0u8; 16];
         id[15] = 1;
         assert_eq!(
@@ -258,8 +271,12 @@ mod tests {
     fn files_round_trip() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join(LEADER_EPOCH_CHECKPOINT);
-        write_atomically(&p, epoch_checkpoint_text(&[(0, 0), (2, 7)]).as_bytes()).unwrap();
-        assert_eq!(read_epoch_checkpoint(&p), vec![(0, 0), (2, 7)]);
+        write_atomically(
+            &p,
+            epoch_checkpoint_text(&entries(&[(0, 0), (2, 7)])).as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(read_epoch_checkpoint(&p), entries(&[(0, 0), (2, 7)]));
         let id = random_uuid();
         write_atomically(
             &dir.path().join(PARTITION_METADATA),

@@ -48,15 +48,6 @@ impl Checkpoint {
             })
             .collect()
     }
-
-    /// [`Checkpoint::epoch_entries`] as `(epoch, start offset)` pairs, for the callers not yet
-    /// moved to [`EpochEntry`] (`analysis::diff`, `analysis::verify`).
-    pub fn epochs(&self) -> Vec<(i32, i64)> {
-        self.epoch_entries()
-            .into_iter()
-            .map(|e| (e.epoch, e.start_offset))
-            .collect()
-    }
 }
 
 /// A line as error messages quote it: its first 40 characters (escaped, as `{:?}` does), then

@@ -185,7 +185,7 @@ pub(crate) fn list_offsets(
                 parts.push(r);
                 continue;
             }
-            let latest_epoch = log.epochs().last().map_or(-1, |(e, _)| *e);
+            let latest_epoch = log.epochs().last().map_or(-1, |e| e.epoch);
             match p.timestamp {
                 -1 => {
                     r.offset = if committed {
@@ -202,8 +202,8 @@ pub(crate) fn list_offsets(
                     r.leader_epoch = log
                         .epochs()
                         .first()
-                        .filter(|(_, start)| *start <= log.log_start_offset)
-                        .map_or(-1, |(e, _)| *e);
+                        .filter(|e| e.start_offset <= log.log_start_offset)
+                        .map_or(-1, |e| e.epoch);
                 }
                 -5 => {}
                 ts => {

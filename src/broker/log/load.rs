@@ -137,7 +137,7 @@ impl PartitionLog {
         let epochs = read_epoch_checkpoint(&dir.join(LEADER_EPOCH_CHECKPOINT));
         // The partition's current epoch lives in KRaft metadata, not here; the checkpoint's
         // largest epoch (read before it is cut at the log end) is the last one this broker led.
-        let last_epoch = epochs.iter().map(|(e, _)| *e).max();
+        let last_epoch = epochs.iter().map(|e| e.epoch).max();
         let mut log = PartitionLog {
             topic: topic.to_string(),
             partition,
@@ -161,7 +161,7 @@ impl PartitionLog {
         log.remove_snapshots_after(leo)?;
         log.remove_stray_snapshots()?;
         let before = log.epochs.len();
-        log.epochs.retain(|(_, start)| *start < leo);
+        log.epochs.retain(|e| e.start_offset < leo);
         if log.epochs.len() != before {
             log.write_epochs()?;
         }

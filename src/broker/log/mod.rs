@@ -34,6 +34,9 @@ use super::files::{
 use super::producer_state::ProducerStateManager;
 use segment::Segment;
 
+use crate::analysis::lookup::end_offset_for;
+use crate::format::text_files::EpochEntry;
+
 mod append;
 mod index_writer;
 mod load;
@@ -166,7 +169,7 @@ pub struct PartitionLog {
     pub log_start_offset: i64,
     pub recovery_point: i64,
     pub leader_epoch: i32,
-    epochs: Vec<(i32, i64)>,
+    epochs: Vec<EpochEntry>,
     pub producers: ProducerStateManager,
     aborted: Vec<AbortedTxn>,
     last_snapshot_offset: i64,
@@ -224,18 +227,21 @@ impl PartitionLog {
         let needed = self
             .epochs
             .last()
-            .is_none_or(|(e, s)| *e != epoch || start < *s);
+            .is_none_or(|e| e.epoch != epoch || start < e.start_offset);
         if !needed || epoch < 0 {
             return Ok(());
         }
         while self
             .epochs
             .last()
-            .is_some_and(|(e, s)| *e >= epoch || *s >= start)
+            .is_some_and(|e| e.epoch >= epoch || e.start_offset >= start)
         {
             self.epochs.pop();
         }
-        self.epochs.push((epoch, start));
+        self.epochs.push(EpochEntry {
+            epoch,
+            start_offset: start,
+        });
         self.write_epochs()
     }
 
@@ -255,7 +261,7 @@ impl PartitionLog {
             .min(self.high_watermark())
     }
 
-    pub fn epochs(&self) -> &[(i32, i64)] {
+    pub fn epochs(&self) -> &[EpochEntry] {
         &self.epochs
     }
 
@@ -267,30 +273,15 @@ impl PartitionLog {
         self.epochs
             .iter()
             .rev()
-            .find(|(_, start)| *start <= offset)
-            .map(|(e, _)| *e)
+            .find(|e| e.start_offset <= offset)
+            .map(|e| e.epoch)
     }
 
     /// OffsetForLeaderEpoch (`LeaderEpochFileCache.endOffsetFor`): the largest epoch ≤ the
     /// requested one and the offset where the next epoch starts (or the log end).
     pub fn end_offset_for_epoch(&self, requested: i32) -> (i32, i64) {
-        let leo = self.log_end_offset();
-        let Some(&(latest, _)) = self.epochs.last() else {
-            return (-1, -1);
-        };
-        if requested < 0 {
-            return (-1, -1);
-        }
-        if requested == latest {
-            return (latest, leo);
-        }
-        let Some(&(_, higher_start)) = self.epochs.iter().find(|(e, _)| *e > requested) else {
-            return (-1, -1);
-        };
-        match self.epochs.iter().rev().find(|(e, _)| *e <= requested) {
-            Some(&(floor, _)) => (floor, higher_start),
-            None => (requested, higher_start),
-        }
+        end_offset_for(&self.epochs, requested, self.log_end_offset())
+            .map_or((-1, -1), |e| (e.epoch, e.end_offset))
     }
 
     /// Files of this partition, for tests and reports.

@@ -12,6 +12,7 @@ use kafka_protocol::ResponseError;
 
 use super::{remove_if_exists, PartitionLog, Segment};
 use crate::broker::{BrokerError, BrokerResult};
+use crate::format::text_files::EpochEntry;
 use crate::storage::layout::offset_file_name;
 
 /// Why segments are deleted (Kafka's `SegmentDeletionReason`), for the broker's log.
@@ -75,15 +76,21 @@ impl PartitionLog {
         self.log_start_offset = offset;
         // LeaderEpochFileCache.truncateFromStart: entries starting at or before the new start
         // go, the last of them comes back starting at it.
-        let removed: Vec<(i32, i64)> = self
+        let removed: Vec<EpochEntry> = self
             .epochs
             .iter()
             .copied()
-            .filter(|(_, start)| *start <= offset)
+            .filter(|e| e.start_offset <= offset)
             .collect();
-        if let Some(&(epoch, _)) = removed.last() {
-            self.epochs.retain(|(_, start)| *start > offset);
-            self.epochs.insert(0, (epoch, offset));
+        if let Some(&EpochEntry { epoch, .. }) = removed.last() {
+            self.epochs.retain(|e| e.start_offset > offset);
+            self.epochs.insert(
+                0,
+                EpochEntry {
+                    epoch,
+                    start_offset: offset,
+                },
+            );
             self.write_epochs()?;
         }
         Ok(true)
@@ -274,7 +281,10 @@ mod tests {
         );
         assert_eq!(
             log.epochs(),
-            &[(0, 2)],
+            &[EpochEntry {
+                epoch: 0,
+                start_offset: 2
+            }],
             "the epoch cache is cut at the new start"
         );
         log.remove_deleted_files(NOW + 59_999, false).unwrap();
