@@ -1,7 +1,6 @@
 //! Analyses over decoded data: summaries, verification and recovery, lookups, group and
 //! transaction state.
 
-pub mod coordinator_json;
 pub mod diff;
 pub mod expiry;
 pub mod gaps;

@@ -19,9 +19,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use kafka_protocol::ResponseError;
-use serde_json::Value;
 
 use super::group::CoordinatorRecord;
+use crate::format::coordinator::{StructValue, Value};
+
 use super::records::consumer_group::{
     self as rec, CurrentAssignment, MemberMetadata, TopicPartitions,
 };
@@ -858,12 +859,21 @@ impl ConsumerGroups {
     }
 
     /// Rebuilds a group from one `__consumer_offsets` record (types 3, 5, 6, 7, 8) decoded by
-    /// kseg's coordinator decoder (`value` is its `data` object, `None` a tombstone).
-    pub fn load(&mut self, record_type: i16, key: &Value, value: Option<&Value>, now: i64) {
-        let Some(group_id) = key["groupId"].as_str() else {
+    /// kseg's coordinator decoder (`key` and `value` are their decoded fields, `None` a
+    /// tombstone).
+    pub fn load(
+        &mut self,
+        record_type: i16,
+        key: &StructValue<'_>,
+        value: Option<&StructValue<'_>>,
+        now: i64,
+    ) {
+        let Some(group_id) = key.str("groupId") else {
             return;
         };
-        let member_id = key["memberId"].as_str().unwrap_or("");
+        let group_id = group_id.as_ref();
+        let member_id = key.str("memberId").unwrap_or_default();
+        let member_id = member_id.as_ref();
         let deadline = now + self.config.session_timeout_ms as i64;
         if value.is_none() && record_type == 3 {
             self.groups.remove(group_id);
@@ -891,8 +901,20 @@ impl ConsumerGroups {
             }
             return;
         };
-        let int = |f: &str| v[f].as_i64().unwrap_or(0);
-        let opt = |f: &str| v[f].as_str().map(str::to_string);
+        let int = |f: &str| v.int(f).unwrap_or(0);
+        let opt = |f: &str| v.str(f).map(|s| s.into_owned());
+        let list = |s: &StructValue<'_>, f: &str| -> Vec<i64> {
+            let items = s.get(f).and_then(Value::as_array).unwrap_or_default();
+            items.iter().filter_map(Value::as_int).collect()
+        };
+        let topics = |f: &str| {
+            let items = v.get(f).and_then(Value::as_array).unwrap_or_default();
+            items
+                .iter()
+                .filter_map(Value::as_struct)
+                .filter_map(|tp| Some((tp.get("topicId")?.as_uuid()?, tp)))
+                .collect::<Vec<_>>()
+        };
         match record_type {
             3 => {
                 group.epoch = int("epoch") as i32;
@@ -907,19 +929,17 @@ impl ConsumerGroups {
                     .members
                     .entry(member_id.to_string())
                     .or_insert_with(|| ConsumerMember::new(member_id));
+                let names = v.get("subscribedTopicNames").and_then(Value::as_array);
                 m.meta = MemberMetadata {
                     instance_id: opt("instanceId"),
                     rack_id: opt("rackId"),
                     client_id: opt("clientId").unwrap_or_default(),
                     client_host: opt("clientHost").unwrap_or_default(),
-                    subscribed_topic_names: v["subscribedTopicNames"]
-                        .as_array()
-                        .map(|a| {
-                            a.iter()
-                                .filter_map(|s| s.as_str().map(str::to_string))
-                                .collect()
-                        })
-                        .unwrap_or_default(),
+                    subscribed_topic_names: names
+                        .unwrap_or_default()
+                        .iter()
+                        .filter_map(|s| s.as_str().map(|s| s.into_owned()))
+                        .collect(),
                     subscribed_topic_regex: opt("subscribedTopicRegex"),
                     rebalance_timeout_ms: int("rebalanceTimeoutMs") as i32,
                     server_assignor: opt("serverAssignor"),
@@ -928,16 +948,10 @@ impl ConsumerGroups {
             }
             7 => {
                 let mut a = Assignment::new();
-                for tp in v["topicPartitions"].as_array().into_iter().flatten() {
-                    if let Some(id) = json_uuid(&tp["topicId"]) {
-                        a.entry(id).or_default().extend(
-                            tp["partitions"]
-                                .as_array()
-                                .into_iter()
-                                .flatten()
-                                .filter_map(|p| p.as_i64().map(|p| p as i32)),
-                        );
-                    }
+                for (id, tp) in topics("topicPartitions") {
+                    a.entry(id)
+                        .or_default()
+                        .extend(list(tp, "partitions").into_iter().map(|p| p as i32));
                 }
                 group.target.insert(member_id.to_string(), a);
             }
@@ -951,21 +965,15 @@ impl ConsumerGroups {
                 m.state = int("state") as i8;
                 let owned = |field: &str| {
                     let mut o = Owned::new();
-                    for tp in v[field].as_array().into_iter().flatten() {
-                        let Some(id) = json_uuid(&tp["topicId"]) else {
-                            continue;
-                        };
-                        let parts = tp["partitions"].as_array().cloned().unwrap_or_default();
-                        let epochs = tp["assignmentEpochs"].as_array();
+                    for (id, tp) in topics(field) {
+                        let epochs = tp.get("assignmentEpochs").and_then(Value::as_array);
                         let entry = o.entry(id).or_default();
-                        for (i, p) in parts.iter().enumerate() {
+                        for (i, p) in list(tp, "partitions").into_iter().enumerate() {
                             let e = epochs
                                 .and_then(|e| e.get(i))
-                                .and_then(Value::as_i64)
+                                .and_then(Value::as_int)
                                 .unwrap_or(m.epoch as i64);
-                            if let Some(p) = p.as_i64() {
-                                entry.insert(p as i32, e as i32);
-                            }
+                            entry.insert(p as i32, e as i32);
                         }
                     }
                     o
@@ -977,14 +985,6 @@ impl ConsumerGroups {
             _ => {}
         }
     }
-}
-
-fn json_uuid(v: &Value) -> Option<[u8; 16]> {
-    use base64::Engine;
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(v.as_str()?)
-        .ok()?;
-    bytes.try_into().ok()
 }
 
 /// A member id as Kafka's `Uuid.randomUuid().toString()` prints one (22 URL-safe base64

@@ -26,7 +26,6 @@ use super::records::{
 use super::topic_config;
 use super::txn::{EndPlan, TxnCoordinator};
 use super::{now_ms, BrokerError, BrokerResult};
-use crate::analysis::coordinator_json;
 use crate::analysis::partition_for::partition_for;
 use crate::format::batch::BatchHeader;
 use crate::format::control::{decode_control, ControlType};
@@ -400,14 +399,14 @@ impl Broker {
                             let value = match r.value {
                                 None => None,
                                 Some(v) => match coordinator::decode_offsets_value(kind, v) {
-                                    Ok(v) => Some(coordinator_json::value_json(&v)),
+                                    Ok(v) => Some(v),
                                     Err(_) => return,
                                 },
                             };
                             consumer_groups.load(
                                 kind,
-                                &coordinator_json::key_json(&key)["data"],
-                                value.as_ref().map(|v| &v["data"]),
+                                &key.data,
+                                value.as_ref().map(|v| &v.data),
                                 now,
                             );
                         }
