@@ -16,7 +16,8 @@ use crate::analysis::summary::{summarize_partition, LogDirFacts};
 use crate::format::control::{decode_control, ControlType};
 use crate::format::coordinator::{
     decode_offsets_key, decode_offsets_value, is_known_group_record_type, parse_group_metadata,
-    parse_offset_commit, CoordinatorKey, CoordinatorValue, GroupMetadata, StructValue, Value,
+    parse_offset_commit, CoordinatorKey, CoordinatorValue, GroupMetadata, OffsetCommit,
+    StructValue, Value,
 };
 use crate::format::index::OffsetIndex;
 use crate::format::log::{BatchInfo, LogEntry, LogRecord, RecordScratch};
@@ -319,11 +320,11 @@ impl ReplaySink<'_> {
     ) {
         match value {
             Some(v) => match parse_offset_commit(key, v) {
-                Ok(c) => {
-                    let topic = self.replay.topic(&c.topic);
-                    let state = self.replay.group_mut(&c.group);
+                Ok(OffsetCommit { key: k, value: c }) => {
+                    let topic = self.replay.topic(&k.topic);
+                    let state = self.replay.group_mut(&k.group);
                     state.coordinator_partition = Some(self.partition);
-                    let key = (topic, c.partition);
+                    let key = (topic, k.partition);
                     // A transactional commit made visible by its COMMIT marker does not replace
                     // a commit written later in the log (Kafka keeps the higher record offset).
                     let newer_exists = state
@@ -383,11 +384,11 @@ impl ReplaySink<'_> {
         }
         let (group, topic, partition, offset, ts) = match value {
             Some(v) => {
-                let c = parse_offset_commit(key, v).ok()?;
+                let OffsetCommit { key: k, value: c } = parse_offset_commit(key, v).ok()?;
                 (
-                    c.group,
-                    c.topic,
-                    c.partition,
+                    k.group,
+                    k.topic,
+                    k.partition,
                     Some(c.offset),
                     Some(c.commit_timestamp),
                 )

@@ -13,9 +13,9 @@ use kafka_protocol::ResponseError;
 use tokio::sync::oneshot;
 
 use super::records::{
-    group_metadata_key, group_metadata_value, offset_commit_key, offset_commit_value, GroupValue,
-    MemberValue, OffsetValue,
+    group_metadata_key, group_metadata_value, offset_commit_key, offset_commit_value, offset_value,
 };
+use crate::format::coordinator::{GroupMember, GroupMetadata, OffsetCommitValue};
 
 /// Kafka's bounds (`group.min.session.timeout.ms`, `group.max.session.timeout.ms`).
 pub const MIN_SESSION_TIMEOUT_MS: i32 = 6_000;
@@ -121,9 +121,9 @@ pub struct Group {
     pub members: Vec<Member>,
     /// Member ids handed out with MEMBER_ID_REQUIRED, with their expiry.
     pending: HashMap<String, i64>,
-    pub offsets: BTreeMap<(String, i32), OffsetValue>,
+    pub offsets: BTreeMap<(String, i32), OffsetCommitValue>,
     /// Transactional commits waiting for their marker, by producer id.
-    pending_txn: HashMap<i64, BTreeMap<(String, i32), OffsetValue>>,
+    pending_txn: HashMap<i64, BTreeMap<(String, i32), OffsetCommitValue>>,
     state_timestamp: i64,
     rebalance_deadline: i64,
     /// The rebalance started from Empty: wait out `group.initial.rebalance.delay.ms`.
@@ -176,28 +176,31 @@ impl Group {
         let members = self
             .members
             .iter()
-            .map(|m| MemberValue {
+            .map(|m| GroupMember {
                 member_id: m.id.clone(),
                 group_instance_id: m.instance_id.clone(),
                 client_id: m.client_id.clone(),
                 client_host: m.client_host.clone(),
-                rebalance_timeout: m.rebalance_timeout_ms,
+                rebalance_timeout: Some(m.rebalance_timeout_ms),
                 session_timeout: m.session_timeout_ms,
-                subscription: self
+                subscription_bytes: self
                     .protocol
                     .as_ref()
                     .and_then(|p| m.protocols.iter().find(|(n, _)| n == p))
                     .map(|(_, meta)| meta.clone())
                     .unwrap_or_default(),
-                assignment: m.assignment.clone(),
+                assignment_bytes: m.assignment.clone(),
+                subscription: None,
+                assignment: None,
             })
             .collect();
-        let value = GroupValue {
+        let value = GroupMetadata {
+            version: 3,
             protocol_type: self.protocol_type.clone().unwrap_or_default(),
             generation: self.generation,
             protocol: self.protocol.clone(),
             leader: self.leader.clone(),
-            current_state_timestamp: self.state_timestamp,
+            current_state_timestamp: Some(self.state_timestamp),
             members,
         };
         (
@@ -602,14 +605,14 @@ impl GroupCoordinator {
                 codes.push(ResponseError::OffsetMetadataTooLarge.code());
                 continue;
             }
-            let value = OffsetValue {
-                offset: p.offset,
-                leader_epoch: p.leader_epoch,
+            let value = offset_value(
+                p.offset,
+                p.leader_epoch,
                 metadata,
-                commit_timestamp: now,
+                now,
                 expire_timestamp,
-                topic_id: p.topic_id,
-            };
+                p.topic_id,
+            );
             records.push((
                 offset_commit_key(group_id, &p.topic, p.partition),
                 Some(offset_commit_value(&value)),
@@ -637,14 +640,14 @@ impl GroupCoordinator {
         partitions
             .iter()
             .map(|p| {
-                let value = OffsetValue {
-                    offset: p.offset,
-                    leader_epoch: p.leader_epoch,
-                    metadata: p.metadata.clone().unwrap_or_default(),
-                    commit_timestamp: now,
-                    expire_timestamp: None,
-                    topic_id: p.topic_id,
-                };
+                let value = offset_value(
+                    p.offset,
+                    p.leader_epoch,
+                    p.metadata.clone().unwrap_or_default(),
+                    now,
+                    None,
+                    p.topic_id,
+                );
                 records.push((
                     offset_commit_key(group_id, &p.topic, p.partition),
                     Some(offset_commit_value(&value)),
@@ -687,7 +690,12 @@ impl GroupCoordinator {
             );
         }
         match group.offsets.get(&(topic.to_string(), partition)) {
-            Some(v) => (v.offset, v.leader_epoch, v.metadata.clone(), 0),
+            Some(v) => (
+                v.offset,
+                v.leader_epoch.unwrap_or(-1),
+                v.metadata.clone(),
+                0,
+            ),
             None => (-1, -1, String::new(), 0),
         }
     }
@@ -707,7 +715,7 @@ impl GroupCoordinator {
         group: &str,
         topic: &str,
         partition: i32,
-        value: Option<OffsetValue>,
+        value: Option<OffsetCommitValue>,
         producer: Option<i64>,
         now: i64,
     ) {
@@ -799,7 +807,7 @@ impl GroupCoordinator {
         out
     }
 
-    pub fn load_group(&mut self, id: &str, value: Option<GroupValue>, now: i64) {
+    pub fn load_group(&mut self, id: &str, value: Option<GroupMetadata>, now: i64) {
         let Some(v) = value else {
             self.groups.remove(id);
             return;
@@ -812,7 +820,7 @@ impl GroupCoordinator {
         g.protocol_type = (!v.protocol_type.is_empty()).then_some(v.protocol_type);
         g.protocol = v.protocol;
         g.leader = v.leader;
-        g.state_timestamp = v.current_state_timestamp;
+        g.state_timestamp = v.current_state_timestamp.unwrap_or(-1);
         g.members = v
             .members
             .into_iter()
@@ -820,16 +828,16 @@ impl GroupCoordinator {
                 protocols: g
                     .protocol
                     .clone()
-                    .map(|p| vec![(p, m.subscription.clone())])
+                    .map(|p| vec![(p, m.subscription_bytes.clone())])
                     .unwrap_or_default(),
                 id: m.member_id,
                 instance_id: m.group_instance_id,
                 client_id: m.client_id,
                 client_host: m.client_host,
-                rebalance_timeout_ms: m.rebalance_timeout,
+                rebalance_timeout_ms: m.rebalance_timeout.unwrap_or(-1),
                 session_timeout_ms: m.session_timeout,
                 protocol_type: g.protocol_type.clone().unwrap_or_default(),
-                assignment: m.assignment,
+                assignment: m.assignment_bytes,
                 join_waiter: None,
                 sync_waiter: None,
                 heartbeat_deadline: now + m.session_timeout as i64,
