@@ -80,11 +80,7 @@ pub(super) fn assign(
         let c = counts.get_mut(id).expect("member");
         if *c < min_quota {
             *c += 1;
-            out.get_mut(id)
-                .expect("member")
-                .entry(t)
-                .or_default()
-                .insert(p);
+            give(&mut out, id, t, p);
         } else {
             over.push((id, t, p));
         }
@@ -95,11 +91,7 @@ pub(super) fn assign(
         if *c == min_quota && extras > 0 {
             extras -= 1;
             *c += 1;
-            out.get_mut(id)
-                .expect("member")
-                .entry(t)
-                .or_default()
-                .insert(p);
+            give(&mut out, id, t, p);
         } else {
             let subs = all
                 .iter()
@@ -116,12 +108,15 @@ pub(super) fn assign(
             .min_by_key(|id| (counts.get(**id).copied().unwrap_or(usize::MAX), **id));
         if let Some(id) = best {
             *counts.get_mut(*id).expect("member") += 1;
-            out.get_mut(*id)
-                .expect("member")
-                .entry(t)
-                .or_default()
-                .insert(p);
+            give(&mut out, id, t, p);
         }
     }
     out
+}
+
+/// Gives partition `p` of topic `t` to member `id` (every member has an entry in `out`).
+fn give(out: &mut BTreeMap<String, Assignment>, id: &str, t: [u8; 16], p: i32) {
+    if let Some(a) = out.get_mut(id) {
+        a.entry(t).or_default().insert(p);
+    }
 }

@@ -430,18 +430,7 @@ fn complete_join(group: &mut Group, now: i64, records: &mut Vec<CoordinatorRecor
     group.state = GroupState::CompletingRebalance;
     let leader = group.leader.clone().unwrap_or_default();
     let protocol = group.protocol.clone();
-    let all: Vec<(String, Option<String>, Vec<u8>)> = group
-        .members
-        .iter()
-        .map(|m| {
-            let meta = protocol
-                .as_ref()
-                .and_then(|p| m.protocols.iter().find(|(n, _)| n == p))
-                .map(|(_, meta)| meta.clone())
-                .unwrap_or_default();
-            (m.id.clone(), m.instance_id.clone(), meta)
-        })
-        .collect();
+    let all = member_list(group);
     for m in &mut group.members {
         m.heartbeat_deadline = now + m.session_timeout_ms as i64;
         if let Some(w) = m.join_waiter.take() {

@@ -53,18 +53,7 @@ impl GroupCoordinator {
                 codes.push(ResponseError::OffsetMetadataTooLarge.code());
                 continue;
             }
-            let value = offset_value(
-                p.offset,
-                p.leader_epoch,
-                metadata,
-                now,
-                expire_timestamp,
-                p.topic_id,
-            );
-            records.push((
-                offset_commit_key(group_id, &p.topic, p.partition),
-                Some(offset_commit_value(&value)),
-            ));
+            let value = p.record(group_id, metadata, now, expire_timestamp, records);
             group.offsets.insert((p.topic.clone(), p.partition), value);
             codes.push(0);
         }
@@ -88,18 +77,8 @@ impl GroupCoordinator {
         partitions
             .iter()
             .map(|p| {
-                let value = offset_value(
-                    p.offset,
-                    p.leader_epoch,
-                    p.metadata.clone().unwrap_or_default(),
-                    now,
-                    None,
-                    p.topic_id,
-                );
-                records.push((
-                    offset_commit_key(group_id, &p.topic, p.partition),
-                    Some(offset_commit_value(&value)),
-                ));
+                let metadata = p.metadata.clone().unwrap_or_default();
+                let value = p.record(group_id, metadata, now, None, records);
                 pending.insert((p.topic.clone(), p.partition), value);
                 0
             })
@@ -209,5 +188,31 @@ impl GroupCoordinator {
         }
         out.sort_by(|a, b| a.0.cmp(&b.0));
         out
+    }
+}
+
+impl CommitPartition {
+    /// The committed value, its OffsetCommit record appended to `records`.
+    fn record(
+        &self,
+        group_id: &str,
+        metadata: String,
+        now: i64,
+        expire_timestamp: Option<i64>,
+        records: &mut Vec<CoordinatorRecord>,
+    ) -> OffsetCommitValue {
+        let value = offset_value(
+            self.offset,
+            self.leader_epoch,
+            metadata,
+            now,
+            expire_timestamp,
+            self.topic_id,
+        );
+        records.push((
+            offset_commit_key(group_id, &self.topic, self.partition),
+            Some(offset_commit_value(&value)),
+        ));
+        value
     }
 }
