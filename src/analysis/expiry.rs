@@ -180,7 +180,7 @@ pub fn parse_instant(s: &str) -> Result<i64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::groups::tests::put_record;
+    use crate::analysis::group_records::tests::put_record;
     use crate::format::coordinator::{ConsumerSubscription, GroupMember, GroupMetadata, Value};
 
     const RETENTION: i64 = 60_000;
