@@ -17,7 +17,8 @@ use crate::format::log::{
 };
 use crate::format::producer_snapshot::parse_producer_snapshot;
 use crate::format::text_files::{
-    parse_checkpoint, parse_json_object, parse_partition_metadata, parse_properties,
+    parse_checkpoint, parse_clean_shutdown, parse_partition_metadata, parse_properties,
+    parse_quorum_state,
 };
 use crate::format::txn_index::parse_txn_index;
 use crate::storage::discover::discover;
@@ -65,7 +66,8 @@ pub fn small_files(data: &[u8]) {
         let _ = parse_checkpoint(text, true);
         let _ = parse_partition_metadata(text);
         let _ = parse_properties(text);
-        let _ = parse_json_object(text);
+        let _ = parse_quorum_state(text);
+        let _ = parse_clean_shutdown(text);
     }
 }
 

@@ -12,7 +12,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use kseg::analysis::partition_for::partition_for;
-use kseg::broker::records::{decode_transaction_value, transactional_id_of_key, TxnState};
+use kseg::broker::records::{decode_transaction_value, transactional_id_of_key};
+use kseg::format::coordinator::TransactionState;
 use mini_broker_support::{
     clients_dir, have_python_module, kseg, records, run, skip_without, verify_errors, BrokerProcess,
 };
@@ -232,21 +233,21 @@ fn confluent_kafka_transactions_and_read_committed() {
         states.push(
             decode_transaction_value(&hex::decode(value.unwrap()).unwrap())
                 .unwrap()
-                .state,
+                .state(),
         );
     }
-    assert_eq!(states.first(), Some(&TxnState::Empty));
+    assert_eq!(states.first(), Some(&Some(TransactionState::Empty)));
     assert_eq!(
         states
             .iter()
-            .filter(|s| **s == TxnState::CompleteCommit)
+            .filter(|s| **s == Some(TransactionState::CompleteCommit))
             .count(),
         2
     );
     assert_eq!(
         states
             .iter()
-            .filter(|s| **s == TxnState::CompleteAbort)
+            .filter(|s| **s == Some(TransactionState::CompleteAbort))
             .count(),
         1
     );

@@ -23,7 +23,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::analysis::groups::{Committed, GroupState};
+use crate::analysis::groups::{strings, Committed, GroupState};
 
 /// `offsets.retention.minutes` default: 7 days.
 pub const DEFAULT_RETENTION_MINUTES: i64 = 7 * 24 * 60;
@@ -82,14 +82,14 @@ impl Expiry {
 /// `subscribedTopicNames`) and the topics their regular expressions resolved to (type 16).
 fn consumer_group_subscriptions(state: &GroupState) -> BTreeSet<String> {
     let mut topics = BTreeSet::new();
-    for ((record_type, _), (_, value)) in &state.records {
-        let list = match record_type {
-            5 => &value["data"]["subscribedTopicNames"],
-            16 => &value["data"]["topics"],
+    for ((record_type, _), record) in &state.records {
+        let field = match record_type {
+            5 => "subscribedTopicNames",
+            16 => "topics",
             _ => continue,
         };
-        if let Some(a) = list.as_array() {
-            topics.extend(a.iter().filter_map(|t| t.as_str().map(str::to_string)));
+        if let Some(data) = record.data() {
+            topics.extend(strings(&data, field));
         }
     }
     topics
@@ -180,8 +180,8 @@ pub fn parse_instant(s: &str) -> Result<i64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::coordinator::{ConsumerSubscription, GroupMember, GroupMetadata};
-    use serde_json::json;
+    use crate::analysis::group_records::tests::put_record;
+    use crate::format::coordinator::{ConsumerSubscription, GroupMember, GroupMetadata, Value};
 
     const RETENTION: i64 = 60_000;
 
@@ -306,8 +306,7 @@ mod tests {
     #[test]
     fn consumer_protocol_groups_expire_unsubscribed_topics_from_the_commit() {
         let mut s = GroupState::default();
-        s.records
-            .insert((3, "g".into()), (json!({}), json!({"data": {"epoch": 3}})));
+        put_record(&mut s, 3, "", |b| b.set("epoch", Value::Int(3)));
         // No member: every topic from its commit timestamp, however long ago the group emptied.
         assert_eq!(
             offset_expiry(&s, "t", &committed(1_000, None), RETENTION, false),
@@ -316,14 +315,21 @@ mod tests {
                 basis: Basis::CommitTimestamp
             }
         );
-        s.records.insert(
-            (5, "m".into()),
-            (json!({}), json!({"data": {"subscribedTopicNames": ["t"]}})),
-        );
-        s.records.insert(
-            (16, "r".into()),
-            (json!({}), json!({"data": {"topics": ["u"]}})),
-        );
+        put_record(&mut s, 5, "m", |b| {
+            b.set("instanceId", Value::Null)
+                .set("rackId", Value::Null)
+                .set("clientId", Value::Str(b"c"))
+                .set("clientHost", Value::Str(b"/127.0.0.1"))
+                .set("subscribedTopicNames", Value::Array(vec![Value::Str(b"t")]))
+                .set("subscribedTopicRegex", Value::Null)
+                .set("rebalanceTimeoutMs", Value::Int(-1))
+                .set("serverAssignor", Value::Null)
+        });
+        put_record(&mut s, 16, "u.*", |b| {
+            b.set("topics", Value::Array(vec![Value::Str(b"u")]))
+                .set("version", Value::Int(1))
+                .set("timestamp", Value::Int(0))
+        });
         for topic in ["t", "u"] {
             assert!(matches!(
                 offset_expiry(&s, topic, &committed(1_000, None), RETENTION, false),

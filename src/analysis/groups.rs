@@ -10,16 +10,17 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use serde_json::Value;
-
-use crate::analysis::coordinator_json::{key_json, struct_json, value_json};
+use crate::analysis::group_records::key_identity;
+pub use crate::analysis::group_records::{
+    consumer_group_view, strings, ConsumerGroupView, ConsumerMemberView, GroupRecord,
+};
 use crate::analysis::partition_for::coordinator_key_id;
 use crate::analysis::rebalances::{Generation, GenerationSink};
 use crate::analysis::summary::{summarize_partition, LogDirFacts};
 use crate::format::control::{decode_control, ControlType};
 use crate::format::coordinator::{
     decode_offsets_key, decode_offsets_value, is_known_group_record_type, parse_group_metadata,
-    parse_offset_commit, GroupMetadata,
+    parse_offset_commit, GroupMetadata, OffsetCommit,
 };
 use crate::format::index::OffsetIndex;
 use crate::format::log::{BatchInfo, LogEntry, LogRecord, RecordScratch};
@@ -149,8 +150,9 @@ pub struct GroupState {
     pub classic: Option<Box<GroupMetadata>>,
     /// Whether a group-metadata tombstone was the last word on the classic group.
     pub classic_deleted: bool,
-    /// KIP-848/share/streams group records: latest value per (record type, key), as JSON.
-    pub records: BTreeMap<(i16, String), (Value, Value)>,
+    /// KIP-848/share/streams group records: the latest value per (record type, key), keyed
+    /// by the key's fields as JSON text (which orders them as `dump-log` prints them).
+    pub records: BTreeMap<(i16, String), GroupRecord>,
 }
 
 #[derive(Debug, Default)]
@@ -262,11 +264,11 @@ impl ReplaySink<'_> {
     ) {
         match value {
             Some(v) => match parse_offset_commit(key, v) {
-                Ok(c) => {
-                    let topic = self.replay.topic(&c.topic);
-                    let state = self.replay.group_mut(&c.group);
+                Ok(OffsetCommit { key: k, value: c }) => {
+                    let topic = self.replay.topic(&k.topic);
+                    let state = self.replay.group_mut(&k.group);
                     state.coordinator_partition = Some(self.partition);
-                    let key = (topic, c.partition);
+                    let key = (topic, k.partition);
                     // A transactional commit made visible by its COMMIT marker does not replace
                     // a commit written later in the log (Kafka keeps the higher record offset).
                     let newer_exists = state
@@ -326,11 +328,11 @@ impl ReplaySink<'_> {
         }
         let (group, topic, partition, offset, ts) = match value {
             Some(v) => {
-                let c = parse_offset_commit(key, v).ok()?;
+                let OffsetCommit { key: k, value: c } = parse_offset_commit(key, v).ok()?;
                 (
-                    c.group,
-                    c.topic,
-                    c.partition,
+                    k.group,
+                    k.topic,
+                    k.partition,
                     Some(c.offset),
                     Some(c.commit_timestamp),
                 )
@@ -458,14 +460,16 @@ impl LogSink for ReplaySink<'_> {
                 state.coordinator_partition = Some(self.partition);
                 match decoded_key {
                     Ok(k) => {
-                        let id = (record_type, struct_json(&k.data).to_string());
+                        let id = (record_type, key_identity(&k.data));
                         match r.value {
                             None => {
                                 state.records.remove(&id);
                             }
                             Some(v) => match decode_offsets_value(record_type, v) {
-                                Ok(val) => {
-                                    state.records.insert(id, (key_json(&k), value_json(&val)));
+                                Ok(_) => {
+                                    if let Some(record) = GroupRecord::new(key, v) {
+                                        state.records.insert(id, record);
+                                    }
                                 }
                                 Err(e) => self.replay.undecodable.push((
                                     self.partition,
@@ -794,153 +798,4 @@ pub fn timestamp_at(p: &PartitionDir, offset: i64) -> Option<i64> {
         }
     }
     None
-}
-
-/// A KIP-848 consumer group, assembled from its latest records (types 3, 5, 6, 7 and 8).
-#[derive(Debug, Clone, Default, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ConsumerGroupView {
-    pub group_epoch: Option<i64>,
-    pub assignment_epoch: Option<i64>,
-    pub members: Vec<ConsumerMemberView>,
-}
-
-#[derive(Debug, Clone, Default, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ConsumerMemberView {
-    pub member_id: String,
-    pub instance_id: Option<String>,
-    pub client_id: Option<String>,
-    pub client_host: Option<String>,
-    pub subscribed_topics: Vec<String>,
-    pub subscribed_regex: Option<String>,
-    pub member_epoch: Option<i64>,
-    /// Partitions the member owns now, then what the assignor targets, as `topic:[p,...]`
-    /// (topic names resolved through the log dirs' partition.metadata where possible).
-    pub assigned: Vec<(String, Vec<i64>)>,
-    pub target: Vec<(String, Vec<i64>)>,
-    pub pending_revocation: Vec<(String, Vec<i64>)>,
-}
-
-fn topic_partitions(v: &Value, topic_names: &HashMap<String, String>) -> Vec<(String, Vec<i64>)> {
-    v.as_array()
-        .map(|list| {
-            list.iter()
-                .map(|tp| {
-                    let id = tp["topicId"].as_str().unwrap_or_default();
-                    let name = topic_names
-                        .get(id)
-                        .cloned()
-                        .unwrap_or_else(|| id.to_string());
-                    let parts = tp["partitions"]
-                        .as_array()
-                        .map(|ps| ps.iter().filter_map(Value::as_i64).collect())
-                        .unwrap_or_default();
-                    (name, parts)
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// The structured view of a KIP-848 group, or `None` when the group has no such records.
-pub fn consumer_group_view(
-    state: &GroupState,
-    topic_names: &HashMap<String, String>,
-) -> Option<ConsumerGroupView> {
-    let mut view = ConsumerGroupView::default();
-    let mut members: BTreeMap<String, ConsumerMemberView> = BTreeMap::new();
-    let mut any = false;
-    for ((record_type, _), (key, value)) in &state.records {
-        let data = &value["data"];
-        let member = || {
-            key["data"]["memberId"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string()
-        };
-        match record_type {
-            3 => view.group_epoch = data["epoch"].as_i64(),
-            6 => view.assignment_epoch = data["assignmentEpoch"].as_i64(),
-            5 => {
-                let m = members.entry(member()).or_default();
-                m.instance_id = data["instanceId"].as_str().map(str::to_string);
-                m.client_id = data["clientId"].as_str().map(str::to_string);
-                m.client_host = data["clientHost"].as_str().map(str::to_string);
-                m.subscribed_topics = data["subscribedTopicNames"]
-                    .as_array()
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|t| t.as_str().map(str::to_string))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                m.subscribed_regex = data["subscribedTopicRegex"].as_str().map(str::to_string);
-            }
-            7 => {
-                members.entry(member()).or_default().target =
-                    topic_partitions(&data["topicPartitions"], topic_names)
-            }
-            8 => {
-                let m = members.entry(member()).or_default();
-                m.member_epoch = data["memberEpoch"].as_i64();
-                m.assigned = topic_partitions(&data["assignedPartitions"], topic_names);
-                m.pending_revocation =
-                    topic_partitions(&data["partitionsPendingRevocation"], topic_names);
-            }
-            _ => continue,
-        }
-        any = true;
-    }
-    for (id, mut m) in members {
-        m.member_id = id;
-        view.members.push(m);
-    }
-    any.then_some(view)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn kip848_records_assemble_into_members() {
-        let mut state = GroupState::default();
-        let key = |t: i16, member: &str| json!({"type": t.to_string(), "data": {"groupId": "g", "memberId": member}});
-        let mut put = |t: i16, member: &str, data: Value| {
-            state.records.insert(
-                (t, format!("{t}{member}")),
-                (key(t, member), json!({"version": "0", "data": data})),
-            );
-        };
-        put(3, "", json!({"epoch": 7}));
-        put(6, "", json!({"assignmentEpoch": 7}));
-        put(
-            5,
-            "m1",
-            json!({"clientId": "c1", "clientHost": "/10.0.0.1", "subscribedTopicNames": ["orders"], "instanceId": null}),
-        );
-        put(
-            8,
-            "m1",
-            json!({"memberEpoch": 7, "assignedPartitions": [{"topicId": "TID", "partitions": [0, 2]}], "partitionsPendingRevocation": []}),
-        );
-        put(
-            7,
-            "m1",
-            json!({"topicPartitions": [{"topicId": "TID", "partitions": [0, 1, 2]}]}),
-        );
-        let names = HashMap::from([("TID".to_string(), "orders".to_string())]);
-        let v = consumer_group_view(&state, &names).unwrap();
-        assert_eq!(v.group_epoch, Some(7));
-        assert_eq!(v.assignment_epoch, Some(7));
-        assert_eq!(v.members.len(), 1);
-        let m = &v.members[0];
-        assert_eq!(m.member_id, "m1");
-        assert_eq!(m.client_id.as_deref(), Some("c1"));
-        assert_eq!(m.assigned, vec![("orders".to_string(), vec![0, 2])]);
-        assert_eq!(m.target, vec![("orders".to_string(), vec![0, 1, 2])]);
-        assert!(consumer_group_view(&GroupState::default(), &names).is_none());
-    }
 }

@@ -1,10 +1,10 @@
 //! Analyses over decoded data: summaries, verification and recovery, lookups, group and
 //! transaction state.
 
-pub mod coordinator_json;
 pub mod diff;
 pub mod expiry;
 pub mod gaps;
+pub mod group_records;
 pub mod group_report;
 pub mod groups;
 pub mod index_check;

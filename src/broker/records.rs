@@ -12,15 +12,17 @@ use crate::format::coordinator::tables::{
     TRANSACTION_LOG_KEY, TRANSACTION_LOG_VALUE,
 };
 use crate::format::coordinator::{
-    group_of_key, parse_group_metadata, parse_offset_commit_key, parse_transaction_key,
-    parse_transaction_value, Coordinator, StructValue, Value,
+    group_of_key, parse_group_metadata, parse_offset_commit_key, parse_offset_commit_value,
+    parse_transaction_key, parse_transaction_value, Coordinator, GroupMetadata, OffsetCommitValue,
+    StructValue, TransactionLog, Value,
 };
 use crate::format::reader::{DecodeError, DecodeResult, Reader};
 
-// Every record below is written by the schema-driven encoder of `format::coordinator` from the
-// same generated tables the decoders and printers use. A new record type (the KIP-848 types
-// 3-8, say) is written the same way: build its key and value with `StructBuilder` over its
-// tables entry and call `Coordinator::Group.encode_key` / `encode_value`.
+// Every record below (and the KIP-848 ones in `consumer_group`) is written by the schema-driven
+// encoder of `format::coordinator` from the same generated tables the decoders and printers
+// use, from the typed values of `format::coordinator` that the replay parsers read them back
+// into: build the key and value with `StructBuilder` over the tables entry and call
+// `Coordinator::Group.encode_key` / `encode_value`.
 
 fn encoded(bytes: Result<Vec<u8>, crate::format::coordinator::encode::EncodeError>) -> Vec<u8> {
     // The values are built here against the generated tables: a mismatch is a bug in this
@@ -46,41 +48,50 @@ pub fn offset_commit_key(group: &str, topic: &str, partition: i32) -> Vec<u8> {
     encoded(Coordinator::Group.encode_key(1, &key))
 }
 
-/// A committed offset as the coordinator stores it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OffsetValue {
-    pub offset: i64,
-    pub leader_epoch: i32,
-    pub metadata: String,
-    pub commit_timestamp: i64,
-    pub expire_timestamp: Option<i64>,
-    pub topic_id: Option<[u8; 16]>,
+/// A committed offset as Kafka 4.1+ writes it: OffsetCommitValue v4 (flexible, tagged topic
+/// id) normally, v1 when the commit carries an expire timestamp. A leader epoch of -1 is none.
+pub fn offset_value(
+    offset: i64,
+    leader_epoch: i32,
+    metadata: String,
+    commit_timestamp: i64,
+    expire_timestamp: Option<i64>,
+    topic_id: Option<[u8; 16]>,
+) -> OffsetCommitValue {
+    OffsetCommitValue {
+        version: if expire_timestamp.is_some() { 1 } else { 4 },
+        offset,
+        leader_epoch: Some(leader_epoch).filter(|e| *e != -1),
+        metadata,
+        commit_timestamp,
+        expire_timestamp,
+        topic_id: topic_id.filter(|id| *id != [0; 16]),
+    }
 }
 
-/// OffsetCommitValue as Kafka 4.1+ writes it: v4 (flexible, tagged topic id) normally, v1
-/// when the commit carries an expire timestamp.
-pub fn offset_commit_value(v: &OffsetValue) -> Vec<u8> {
-    let b = StructBuilder::new(&OFFSET_COMMIT_VALUE).set("offset", Value::Int(v.offset));
-    let (version, value) = match v.expire_timestamp {
-        Some(expire) => (
-            1,
-            b.set("metadata", s(&v.metadata))
-                .set("commitTimestamp", Value::Int(v.commit_timestamp))
-                .set("expireTimestamp", Value::Int(expire)),
-        ),
-        None => {
-            let b = b
-                .set("leaderEpoch", Value::Int(v.leader_epoch.into()))
-                .set("metadata", s(&v.metadata))
-                .set("commitTimestamp", Value::Int(v.commit_timestamp));
-            let b = match v.topic_id.filter(|id| *id != [0; 16]) {
-                Some(id) => b.set("topicId", Value::Uuid(id)),
-                None => b,
-            };
-            (4, b)
-        }
-    };
-    encoded(Coordinator::Group.encode_value(1, version, &value.build()))
+/// OffsetCommitValue at `v.version` (0-4): the fields of that version, the topic id (v4+,
+/// tagged) when there is one.
+pub fn offset_commit_value(v: &OffsetCommitValue) -> Vec<u8> {
+    let mut b = StructBuilder::new(&OFFSET_COMMIT_VALUE).set("offset", Value::Int(v.offset));
+    if v.version >= 3 {
+        b = b.set(
+            "leaderEpoch",
+            Value::Int(v.leader_epoch.unwrap_or(-1).into()),
+        );
+    }
+    b = b
+        .set("metadata", s(&v.metadata))
+        .set("commitTimestamp", Value::Int(v.commit_timestamp));
+    if v.version == 1 {
+        b = b.set(
+            "expireTimestamp",
+            Value::Int(v.expire_timestamp.unwrap_or(-1)),
+        );
+    }
+    if let Some(id) = v.topic_id.filter(|_| v.version >= 4) {
+        b = b.set("topicId", Value::Uuid(id));
+    }
+    encoded(Coordinator::Group.encode_value(1, v.version, &b.build()))
 }
 
 /// GroupMetadataKey (type 2): the group id.
@@ -91,30 +102,9 @@ pub fn group_metadata_key(group: &str) -> Vec<u8> {
     encoded(Coordinator::Group.encode_key(2, &key))
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MemberValue {
-    pub member_id: String,
-    pub group_instance_id: Option<String>,
-    pub client_id: String,
-    pub client_host: String,
-    pub rebalance_timeout: i32,
-    pub session_timeout: i32,
-    pub subscription: Vec<u8>,
-    pub assignment: Vec<u8>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GroupValue {
-    pub protocol_type: String,
-    pub generation: i32,
-    pub protocol: Option<String>,
-    pub leader: Option<String>,
-    pub current_state_timestamp: i64,
-    pub members: Vec<MemberValue>,
-}
-
-/// GroupMetadataValue v3, the version Kafka 4.x writes.
-pub fn group_metadata_value(g: &GroupValue) -> Vec<u8> {
+/// GroupMetadataValue v3, the version Kafka 4.x writes (`g.version` and the members' decoded
+/// `subscription`/`assignment` are not read: their bytes are written as they are).
+pub fn group_metadata_value(g: &GroupMetadata) -> Vec<u8> {
     let b = StructBuilder::new(&GROUP_METADATA_VALUE);
     let member = b.element("members");
     let members = g
@@ -127,10 +117,13 @@ pub fn group_metadata_value(g: &GroupValue) -> Vec<u8> {
                     .set("groupInstanceId", opt_s(m.group_instance_id.as_deref()))
                     .set("clientId", s(&m.client_id))
                     .set("clientHost", s(&m.client_host))
-                    .set("rebalanceTimeout", Value::Int(m.rebalance_timeout.into()))
+                    .set(
+                        "rebalanceTimeout",
+                        Value::Int(m.rebalance_timeout.unwrap_or(-1).into()),
+                    )
                     .set("sessionTimeout", Value::Int(m.session_timeout.into()))
-                    .set("subscription", Value::Bytes(&m.subscription))
-                    .set("assignment", Value::Bytes(&m.assignment))
+                    .set("subscription", Value::Bytes(&m.subscription_bytes))
+                    .set("assignment", Value::Bytes(&m.assignment_bytes))
                     .build(),
             )
         })
@@ -142,7 +135,7 @@ pub fn group_metadata_value(g: &GroupValue) -> Vec<u8> {
         .set("leader", opt_s(g.leader.as_deref()))
         .set(
             "currentStateTimestamp",
-            Value::Int(g.current_state_timestamp),
+            Value::Int(g.current_state_timestamp.unwrap_or(-1)),
         )
         .set("members", Value::Array(members))
         .build();
@@ -157,86 +150,65 @@ pub fn transaction_log_key(transactional_id: &str) -> Vec<u8> {
     encoded(Coordinator::Transaction.encode_key(0, &key))
 }
 
-/// Transaction states by their `TransactionStatus` id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TxnState {
-    Empty = 0,
-    Ongoing = 1,
-    PrepareCommit = 2,
-    PrepareAbort = 3,
-    CompleteCommit = 4,
-    CompleteAbort = 5,
-    Dead = 6,
-    PrepareEpochFence = 7,
-}
-
-impl TxnState {
-    pub fn from_id(id: i8) -> Option<TxnState> {
-        Some(match id {
-            0 => TxnState::Empty,
-            1 => TxnState::Ongoing,
-            2 => TxnState::PrepareCommit,
-            3 => TxnState::PrepareAbort,
-            4 => TxnState::CompleteCommit,
-            5 => TxnState::CompleteAbort,
-            6 => TxnState::Dead,
-            7 => TxnState::PrepareEpochFence,
-            _ => return None,
-        })
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TxnValue {
-    pub producer_id: i64,
-    pub producer_epoch: i16,
-    pub timeout_ms: i32,
-    pub state: TxnState,
-    /// Topic → partitions; written null when the state is Empty.
-    pub partitions: Vec<(String, Vec<i32>)>,
-    pub last_update_timestamp: i64,
-    pub start_timestamp: i64,
-}
-
-/// TransactionLogValue v1 (flexible), written when the cluster's `transaction.version` is at
-/// least 1, as on a Kafka 4.x cluster. Clients older than KIP-890 part 2 leave every tagged
-/// field at its default, so the tagged section is empty.
-pub fn transaction_log_value(v: &TxnValue) -> Vec<u8> {
+/// TransactionLogValue at `v.version` (0, or 1 when the cluster's `transaction.version` is at
+/// least 1, as on a Kafka 4.x cluster). A v1 value's tagged fields are written when they are
+/// not at their defaults: clients older than KIP-890 part 2 leave them all there, and the
+/// tagged section is empty.
+pub fn transaction_log_value(v: &TransactionLog) -> Vec<u8> {
     let b = StructBuilder::new(&TRANSACTION_LOG_VALUE);
     let partition = b.element("transactionPartitions");
-    let partitions = if v.state == TxnState::Empty {
-        Value::Null
-    } else {
-        Value::Array(
-            v.partitions
-                .iter()
-                .map(|(topic, ids)| {
+    let partitions = match &v.partitions {
+        None => Value::Null,
+        Some(list) => Value::Array(
+            list.iter()
+                .map(|tp| {
                     Value::Struct(
                         StructBuilder::of(partition)
-                            .set("topic", s(topic))
+                            .set("topic", s(&tp.topic))
                             .set(
                                 "partitionIds",
-                                Value::Array(ids.iter().map(|&id| Value::Int(id.into())).collect()),
+                                Value::Array(
+                                    tp.partitions
+                                        .iter()
+                                        .map(|&id| Value::Int(id.into()))
+                                        .collect(),
+                                ),
                             )
                             .build(),
                     )
                 })
                 .collect(),
-        )
+        ),
     };
-    let value: StructValue<'_> = b
+    let mut b = b
         .set("producerId", Value::Int(v.producer_id))
         .set("producerEpoch", Value::Int(v.producer_epoch.into()))
         .set("transactionTimeoutMs", Value::Int(v.timeout_ms.into()))
-        .set("transactionStatus", Value::Int(v.state as i64))
+        .set("transactionStatus", Value::Int(v.status.into()))
         .set("transactionPartitions", partitions)
         .set(
             "transactionLastUpdateTimestampMs",
             Value::Int(v.last_update_timestamp),
         )
-        .set("transactionStartTimestampMs", Value::Int(v.start_timestamp))
-        .build();
-    encoded(Coordinator::Transaction.encode_value(0, 1, &value))
+        .set("transactionStartTimestampMs", Value::Int(v.start_timestamp));
+    if v.version >= 1 {
+        for (name, value, default) in [
+            ("previousProducerId", v.previous_producer_id, -1),
+            ("nextProducerId", v.next_producer_id, -1),
+            ("nextProducerEpoch", v.next_producer_epoch.into(), -1),
+            (
+                "clientTransactionVersion",
+                v.client_transaction_version.into(),
+                0,
+            ),
+        ] {
+            if value != default {
+                b = b.set(name, Value::Int(value));
+            }
+        }
+    }
+    let value: StructValue<'_> = b.build();
+    encoded(Coordinator::Transaction.encode_value(0, v.version, &value))
 }
 
 /// A decoded `__consumer_offsets` key.
@@ -272,48 +244,14 @@ pub fn decode_offsets_key(key: &[u8]) -> DecodeResult<OffsetsKey> {
     })
 }
 
-/// Reads an OffsetCommitValue (any version) with the schema-driven decoder.
-pub fn decode_offset_value(value: &[u8]) -> DecodeResult<OffsetValue> {
-    let v = Coordinator::Group.decode_value(1, value)?;
-    let d = &v.data;
-    Ok(OffsetValue {
-        offset: d.int("offset").unwrap_or(-1),
-        leader_epoch: d.int("leaderEpoch").map_or(-1, |e| e as i32),
-        metadata: d.str("metadata").unwrap_or_default().into_owned(),
-        commit_timestamp: d.int("commitTimestamp").unwrap_or(-1),
-        expire_timestamp: if v.version == 1 {
-            d.int("expireTimestamp")
-        } else {
-            None
-        },
-        topic_id: d.get("topicId").and_then(Value::as_uuid),
-    })
+/// Reads an OffsetCommitValue (any version) with the typed parser.
+pub fn decode_offset_value(value: &[u8]) -> DecodeResult<OffsetCommitValue> {
+    parse_offset_commit_value(1, value)
 }
 
 /// Reads a GroupMetadataValue (any version) with the typed parser.
-pub fn decode_group_value(value: &[u8]) -> DecodeResult<GroupValue> {
-    let g = parse_group_metadata(value)?;
-    Ok(GroupValue {
-        protocol_type: g.protocol_type,
-        generation: g.generation,
-        protocol: g.protocol,
-        leader: g.leader,
-        current_state_timestamp: g.current_state_timestamp.unwrap_or(-1),
-        members: g
-            .members
-            .into_iter()
-            .map(|m| MemberValue {
-                member_id: m.member_id,
-                group_instance_id: m.group_instance_id,
-                client_id: m.client_id,
-                client_host: m.client_host,
-                rebalance_timeout: m.rebalance_timeout.unwrap_or(-1),
-                session_timeout: m.session_timeout,
-                subscription: m.subscription_bytes,
-                assignment: m.assignment_bytes,
-            })
-            .collect(),
-    })
+pub fn decode_group_value(value: &[u8]) -> DecodeResult<GroupMetadata> {
+    parse_group_metadata(value)
 }
 
 /// The transactional id of a `__transaction_state` key (`None` for another record type). The
@@ -325,25 +263,17 @@ pub fn transactional_id_of_key(key: &[u8]) -> DecodeResult<Option<String>> {
     }
 }
 
-/// Reads a TransactionLogValue (any version) with the typed parser.
-pub fn decode_transaction_value(value: &[u8]) -> DecodeResult<TxnValue> {
+/// Reads a TransactionLogValue (any version) with the typed parser; a status Kafka does not
+/// name is an error.
+pub fn decode_transaction_value(value: &[u8]) -> DecodeResult<TransactionLog> {
     let t = parse_transaction_value(value)?;
-    let state = TxnState::from_id(t.status)
-        .ok_or_else(|| DecodeError::new(16, format!("unknown transaction status {}", t.status)))?;
-    Ok(TxnValue {
-        producer_id: t.producer_id,
-        producer_epoch: t.producer_epoch,
-        timeout_ms: t.timeout_ms,
-        state,
-        partitions: t
-            .partitions
-            .unwrap_or_default()
-            .into_iter()
-            .map(|tp| (tp.topic, tp.partitions))
-            .collect(),
-        last_update_timestamp: t.last_update_timestamp,
-        start_timestamp: t.start_timestamp,
-    })
+    match t.state() {
+        Some(_) => Ok(t),
+        None => Err(DecodeError::new(
+            16,
+            format!("unknown transaction status {}", t.status),
+        )),
+    }
 }
 
 /// The key of a transaction marker control record: version 0, type 0 (ABORT) or 1 (COMMIT).
@@ -360,6 +290,7 @@ pub fn marker_value(coordinator_epoch: i32) -> [u8; 6] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::coordinator::{GroupMember, TopicPartitions, TransactionState};
 
     const TS: i64 = 1_700_000_000_000;
 
@@ -369,14 +300,7 @@ mod tests {
             hex::encode(offset_commit_key("g", "t", 0)),
             "0001000167000174".to_string() + "00000000"
         );
-        let v = OffsetValue {
-            offset: 42,
-            leader_epoch: 0,
-            metadata: String::new(),
-            commit_timestamp: TS,
-            expire_timestamp: None,
-            topic_id: None,
-        };
+        let v = offset_value(42, 0, String::new(), TS, None, None);
         // V6b: OffsetCommitValue v4, no topic id.
         assert_eq!(
             hex::encode(offset_commit_value(&v)),
@@ -391,49 +315,48 @@ mod tests {
             hex::encode(transaction_log_key("txnId")),
             "0000000574786e4964"
         );
-        let with_id = OffsetValue {
-            topic_id: Some([7; 16]),
-            ..v.clone()
-        };
+        let with_id = offset_value(42, 0, String::new(), TS, None, Some([7; 16]));
         assert_eq!(
             decode_offset_value(&offset_commit_value(&with_id)).unwrap(),
             with_id
         );
-        let expiring = OffsetValue {
-            expire_timestamp: Some(TS + 1),
-            leader_epoch: -1,
-            ..v
-        };
-        assert_eq!(
-            decode_offset_value(&offset_commit_value(&expiring)).unwrap(),
-            expiring
-        );
+        let expiring = offset_value(42, -1, "m".into(), TS, Some(TS + 1), Some([7; 16]));
+        assert_eq!(expiring.version, 1);
+        let back = decode_offset_value(&offset_commit_value(&expiring)).unwrap();
+        assert_eq!(back.expire_timestamp, Some(TS + 1));
+        // v1 has no leader epoch and no topic id.
+        assert_eq!((back.leader_epoch, back.topic_id), (None, None));
+        assert_eq!((back.offset, back.metadata.as_str()), (42, "m"));
     }
 
     #[test]
     fn group_value_v3_matches_a_kafka_4_broker() {
         // From a Kafka 4.0 data dir: the empty group after its last member left.
         let want = "00030008636f6e73756d65720000000fffffffff000001985c1d55af00000000";
-        let g = GroupValue {
+        let g = GroupMetadata {
+            version: 3,
             protocol_type: "consumer".into(),
             generation: 15,
             protocol: None,
             leader: None,
-            current_state_timestamp: 0x0198_5c1d_55af,
+            current_state_timestamp: Some(0x0198_5c1d_55af),
             members: vec![],
         };
         assert_eq!(hex::encode(group_metadata_value(&g)), want);
         assert_eq!(decode_group_value(&hex::decode(want).unwrap()).unwrap(), g);
-        let with_member = GroupValue {
-            members: vec![MemberValue {
+        let with_member = GroupMetadata {
+            members: vec![GroupMember {
                 member_id: "m-1".into(),
                 group_instance_id: None,
                 client_id: "c".into(),
                 client_host: "/127.0.0.1".into(),
-                rebalance_timeout: 300000,
+                rebalance_timeout: Some(300000),
                 session_timeout: 45000,
-                subscription: vec![0, 3, 1],
-                assignment: vec![0, 3],
+                subscription_bytes: vec![0, 3, 1],
+                assignment_bytes: vec![0, 3],
+                // These bytes do not decode as the consumer protocol.
+                subscription: None,
+                assignment: None,
             }],
             ..g
         };
@@ -445,25 +368,45 @@ mod tests {
 
     #[test]
     fn transaction_values_round_trip_and_read_v0() {
-        let v = TxnValue {
+        let tp = |topic: &str, partitions: Vec<i32>| TopicPartitions {
+            topic: topic.into(),
+            partitions,
+        };
+        let v = TransactionLog {
+            version: 1,
             producer_id: 1000,
+            previous_producer_id: -1,
+            next_producer_id: -1,
             producer_epoch: 2,
+            next_producer_epoch: -1,
             timeout_ms: 60000,
-            state: TxnState::Ongoing,
-            partitions: vec![
-                ("t".into(), vec![0, 2]),
-                ("__consumer_offsets".into(), vec![22]),
-            ],
+            status: TransactionState::Ongoing as i8,
+            partitions: Some(vec![
+                tp("t", vec![0, 2]),
+                tp("__consumer_offsets", vec![22]),
+            ]),
             last_update_timestamp: TS,
             start_timestamp: TS - 5,
+            client_transaction_version: 0,
+        };
+        let bytes = transaction_log_value(&v);
+        assert_eq!(decode_transaction_value(&bytes).unwrap(), v);
+        // Every tagged field at its default: an empty tagged section ends the value.
+        assert_eq!(bytes.last(), Some(&0));
+        let tagged = TransactionLog {
+            previous_producer_id: 999,
+            next_producer_id: 1001,
+            next_producer_epoch: 0,
+            client_transaction_version: 2,
+            ..v.clone()
         };
         assert_eq!(
-            decode_transaction_value(&transaction_log_value(&v)).unwrap(),
-            v
+            decode_transaction_value(&transaction_log_value(&tagged)).unwrap(),
+            tagged
         );
-        let empty = TxnValue {
-            state: TxnState::Empty,
-            partitions: vec![],
+        let empty = TransactionLog {
+            status: TransactionState::Empty as i8,
+            partitions: None,
             start_timestamp: -1,
             ..v
         };
@@ -477,8 +420,12 @@ mod tests {
         )
         .unwrap();
         let d = decode_transaction_value(&v0).unwrap();
-        assert_eq!(d.state, TxnState::CompleteCommit);
+        assert_eq!(d.state(), Some(TransactionState::CompleteCommit));
         assert_eq!(d.timeout_ms, 60000);
+        assert_eq!(transaction_log_value(&d), v0);
+        let mut unknown = v0.clone();
+        unknown[16] = 9;
+        assert!(decode_transaction_value(&unknown).is_err());
         assert_eq!(
             transactional_id_of_key(&hex::decode("0000000864656661756c745f").unwrap()).unwrap(),
             Some("default_".into())

@@ -8,7 +8,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use kafka_protocol::ResponseError;
 
-use super::records::{transaction_log_key, transaction_log_value, TxnState, TxnValue};
+use super::records::{transaction_log_key, transaction_log_value};
+use crate::format::coordinator::{TopicPartitions, TransactionLog, TransactionState};
 
 /// `transaction.max.timeout.ms`.
 pub const MAX_TIMEOUT_MS: i32 = 900_000;
@@ -19,7 +20,7 @@ pub struct TxnMetadata {
     pub producer_id: i64,
     pub epoch: i16,
     pub timeout_ms: i32,
-    pub state: TxnState,
+    pub state: TransactionState,
     pub partitions: BTreeSet<(String, i32)>,
     pub last_update: i64,
     pub start: i64,
@@ -31,17 +32,29 @@ impl TxnMetadata {
         for (t, p) in &self.partitions {
             by_topic.entry(t).or_default().push(*p);
         }
-        let value = TxnValue {
-            producer_id: self.producer_id,
-            producer_epoch: self.epoch,
-            timeout_ms: self.timeout_ms,
-            state: self.state,
-            partitions: by_topic
+        // Written null when the state is Empty.
+        let partitions = (self.state != TransactionState::Empty).then(|| {
+            by_topic
                 .into_iter()
-                .map(|(t, ps)| (t.to_string(), ps))
-                .collect(),
+                .map(|(topic, partitions)| TopicPartitions {
+                    topic: topic.to_string(),
+                    partitions,
+                })
+                .collect()
+        });
+        let value = TransactionLog {
+            version: 1,
+            producer_id: self.producer_id,
+            previous_producer_id: -1,
+            next_producer_id: -1,
+            producer_epoch: self.epoch,
+            next_producer_epoch: -1,
+            timeout_ms: self.timeout_ms,
+            status: self.state as i8,
+            partitions,
             last_update_timestamp: self.last_update,
             start_timestamp: self.start,
+            client_transaction_version: 0,
         };
         (
             transaction_log_key(&self.transactional_id),
@@ -95,7 +108,7 @@ impl TxnCoordinator {
                 producer_id: allocate(),
                 epoch: 0,
                 timeout_ms,
-                state: TxnState::Empty,
+                state: TransactionState::Empty,
                 partitions: BTreeSet::new(),
                 last_update: now,
                 start: -1,
@@ -106,18 +119,20 @@ impl TxnCoordinator {
             return Ok(Ok(answer));
         };
         match meta.state {
-            TxnState::Ongoing => {
+            TransactionState::Ongoing => {
                 bump_epoch(meta, allocate);
-                meta.state = TxnState::PrepareAbort;
+                meta.state = TransactionState::PrepareAbort;
                 meta.last_update = now;
                 records.push(meta.record());
                 Ok(Err(plan_of(meta)))
             }
-            TxnState::PrepareCommit | TxnState::PrepareAbort => Ok(Err(plan_of(meta))),
+            TransactionState::PrepareCommit | TransactionState::PrepareAbort => {
+                Ok(Err(plan_of(meta)))
+            }
             _ => {
                 bump_epoch(meta, allocate);
                 meta.timeout_ms = timeout_ms;
-                meta.state = TxnState::Empty;
+                meta.state = TransactionState::Empty;
                 meta.partitions.clear();
                 meta.start = -1;
                 meta.last_update = now;
@@ -158,19 +173,19 @@ impl TxnCoordinator {
     ) -> Result<(), ResponseError> {
         let m = self.check_producer(id, pid, epoch)?;
         match m.state {
-            TxnState::PrepareCommit | TxnState::PrepareAbort => {
+            TransactionState::PrepareCommit | TransactionState::PrepareAbort => {
                 return Err(ResponseError::ConcurrentTransactions)
             }
-            TxnState::Ongoing if partitions.iter().all(|p| m.partitions.contains(p)) => {
+            TransactionState::Ongoing if partitions.iter().all(|p| m.partitions.contains(p)) => {
                 return Ok(());
             }
-            TxnState::Ongoing => {}
+            TransactionState::Ongoing => {}
             _ => {
                 m.partitions.clear();
                 m.start = now;
             }
         }
-        m.state = TxnState::Ongoing;
+        m.state = TransactionState::Ongoing;
         m.partitions.extend(partitions.iter().cloned());
         m.last_update = now;
         records.push(m.record());
@@ -183,7 +198,7 @@ impl TxnCoordinator {
         self.txns.values().any(|m| {
             m.producer_id == pid
                 && m.epoch == epoch
-                && m.state == TxnState::Ongoing
+                && m.state == TransactionState::Ongoing
                 && m.partitions.contains(&(topic.to_string(), partition))
         })
     }
@@ -201,19 +216,21 @@ impl TxnCoordinator {
     ) -> Result<Option<EndPlan>, ResponseError> {
         let m = self.check_producer(id, pid, epoch)?;
         match (m.state, commit) {
-            (TxnState::Ongoing, _) => {
+            (TransactionState::Ongoing, _) => {
                 m.state = if commit {
-                    TxnState::PrepareCommit
+                    TransactionState::PrepareCommit
                 } else {
-                    TxnState::PrepareAbort
+                    TransactionState::PrepareAbort
                 };
                 m.last_update = now;
                 records.push(m.record());
                 Ok(Some(plan_of(m)))
             }
-            (TxnState::CompleteCommit, true) | (TxnState::CompleteAbort, false) => Ok(None),
-            (TxnState::Empty, false) => Ok(None),
-            (TxnState::PrepareCommit | TxnState::PrepareAbort, _) => {
+            (TransactionState::CompleteCommit, true) | (TransactionState::CompleteAbort, false) => {
+                Ok(None)
+            }
+            (TransactionState::Empty, false) => Ok(None),
+            (TransactionState::PrepareCommit | TransactionState::PrepareAbort, _) => {
                 Err(ResponseError::ConcurrentTransactions)
             }
             _ => Err(ResponseError::InvalidTxnState),
@@ -224,8 +241,8 @@ impl TxnCoordinator {
     pub fn complete_end(&mut self, id: &str, now: i64, records: &mut Vec<TxnRecord>) {
         if let Some(m) = self.txns.get_mut(id) {
             m.state = match m.state {
-                TxnState::PrepareCommit => TxnState::CompleteCommit,
-                TxnState::PrepareAbort => TxnState::CompleteAbort,
+                TransactionState::PrepareCommit => TransactionState::CompleteCommit,
+                TransactionState::PrepareAbort => TransactionState::CompleteAbort,
                 other => other,
             };
             m.partitions.clear();
@@ -244,9 +261,12 @@ impl TxnCoordinator {
     ) -> Vec<EndPlan> {
         let mut plans = Vec::new();
         for m in self.txns.values_mut() {
-            if m.state == TxnState::Ongoing && m.start >= 0 && now > m.start + m.timeout_ms as i64 {
+            if m.state == TransactionState::Ongoing
+                && m.start >= 0
+                && now > m.start + m.timeout_ms as i64
+            {
                 bump_epoch(m, allocate);
-                m.state = TxnState::PrepareAbort;
+                m.state = TransactionState::PrepareAbort;
                 m.last_update = now;
                 records.push(m.record());
                 plans.push(plan_of(m));
@@ -259,21 +279,30 @@ impl TxnCoordinator {
     pub fn pending_ends(&self) -> Vec<EndPlan> {
         self.txns
             .values()
-            .filter(|m| matches!(m.state, TxnState::PrepareCommit | TxnState::PrepareAbort))
+            .filter(|m| {
+                matches!(
+                    m.state,
+                    TransactionState::PrepareCommit | TransactionState::PrepareAbort
+                )
+            })
             .map(plan_of)
             .collect()
     }
 
     /// Rebuilds state from one `__transaction_state` record while loading.
-    pub fn load(&mut self, id: &str, value: Option<TxnValue>) {
+    pub fn load(&mut self, id: &str, value: Option<TransactionLog>) {
         let Some(v) = value else {
             self.txns.remove(id);
             return;
         };
+        let Some(state) = v.state() else {
+            return; // a status Kafka does not name: `decode_transaction_value` refuses it
+        };
         let partitions = v
             .partitions
             .iter()
-            .flat_map(|(t, ps)| ps.iter().map(move |p| (t.clone(), *p)))
+            .flatten()
+            .flat_map(|tp| tp.partitions.iter().map(|p| (tp.topic.clone(), *p)))
             .collect();
         self.txns.insert(
             id.to_string(),
@@ -282,7 +311,7 @@ impl TxnCoordinator {
                 producer_id: v.producer_id,
                 epoch: v.producer_epoch,
                 timeout_ms: v.timeout_ms,
-                state: v.state,
+                state,
                 partitions,
                 last_update: v.last_update_timestamp,
                 start: v.start_timestamp,
@@ -296,7 +325,7 @@ fn plan_of(m: &TxnMetadata) -> EndPlan {
         transactional_id: m.transactional_id.clone(),
         producer_id: m.producer_id,
         epoch: m.epoch,
-        commit: m.state == TxnState::PrepareCommit,
+        commit: m.state == TransactionState::PrepareCommit,
         partitions: m.partitions.iter().cloned().collect(),
     }
 }
@@ -332,14 +361,14 @@ mod tests {
         let t = vec![("t".to_string(), 0)];
         c.add_partitions("tx", pid, epoch, &t, 1, &mut recs)
             .unwrap();
-        assert_eq!(c.get("tx").unwrap().state, TxnState::Ongoing);
+        assert_eq!(c.get("tx").unwrap().state, TransactionState::Ongoing);
         let plan = c
             .begin_end("tx", pid, epoch, true, 2, &mut recs)
             .unwrap()
             .unwrap();
         assert_eq!(plan.partitions, t);
         c.complete_end("tx", 3, &mut recs);
-        assert_eq!(c.get("tx").unwrap().state, TxnState::CompleteCommit);
+        assert_eq!(c.get("tx").unwrap().state, TransactionState::CompleteCommit);
         assert_eq!(recs.len(), 4);
         assert!(c
             .begin_end("tx", pid, epoch, true, 4, &mut recs)
@@ -360,7 +389,7 @@ mod tests {
         assert!(!plan.commit);
         assert_eq!(plan.epoch, 1);
         c.complete_end("tx", 7, &mut recs);
-        assert_eq!(c.get("tx").unwrap().state, TxnState::CompleteAbort);
+        assert_eq!(c.get("tx").unwrap().state, TransactionState::CompleteAbort);
         let again = c
             .init_producer_id("tx", 60000, 8, &mut alloc, &mut recs)
             .unwrap()

@@ -13,13 +13,14 @@ use crate::cli::DumpLogArgs;
 use crate::format::control::ControlRecord;
 use crate::format::index::{OffsetIndex, SanityError, TimeIndex};
 use crate::format::internal::InternalDecoder;
+use crate::format::json_text::JsonValue;
 use crate::format::log::RecordScratch;
 use crate::format::log::{BatchInfo, LogEntry, LogRecord};
 use crate::format::producer_snapshot::parse_producer_snapshot;
 use crate::format::reader::DecodeResult;
 use crate::format::text_files::{
-    check_checkpoint, for_each_checkpoint_entry, parse_json_object, parse_partition_metadata,
-    parse_properties,
+    check_checkpoint, for_each_checkpoint_entry, parse_clean_shutdown, parse_partition_metadata,
+    parse_properties, parse_quorum_state,
 };
 use crate::format::txn_index::parse_txn_index;
 use crate::print::dump_json::JsonDump;
@@ -484,8 +485,14 @@ impl Dumper<'_> {
                 printer.file_content(&Value::Object(props))?;
             }
             FileKind::CleanShutdown | FileKind::QuorumState => {
-                match parse_json_object(&read_text(path)?) {
-                    Ok(v) => printer.file_content(&v)?,
+                let text = read_text(path)?;
+                let members = if *kind == FileKind::CleanShutdown {
+                    parse_clean_shutdown(&text).map(|c| c.members)
+                } else {
+                    parse_quorum_state(&text).map(|q| q.members)
+                };
+                match members {
+                    Ok(members) => printer.file_content(&json_object(&members))?,
                     Err(e) => {
                         self.summary.errors += 1;
                         printer.file_error(Some(e.position), &e.message)?;
@@ -524,4 +531,28 @@ fn read_text(path: &Path) -> Result<String> {
     let bytes = read_small(path, 64 << 20)?;
     String::from_utf8(bytes)
         .map_err(|e| anyhow::anyhow!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
+}
+
+/// A JSON file's members as the printers' JSON value, in file order.
+fn json_object(members: &[(String, JsonValue)]) -> Value {
+    Value::Object(
+        members
+            .iter()
+            .map(|(k, v)| (k.clone(), json_value(v)))
+            .collect(),
+    )
+}
+
+fn json_value(v: &JsonValue) -> Value {
+    match v {
+        JsonValue::Null => Value::Null,
+        JsonValue::Bool(b) => Value::Bool(*b),
+        JsonValue::UInt(n) => Value::from(*n),
+        JsonValue::Int(n) => Value::from(*n),
+        // Finite: the reader refuses numbers out of range.
+        JsonValue::Float(x) => serde_json::Number::from_f64(*x).map_or(Value::Null, Value::Number),
+        JsonValue::String(s) => Value::String(s.clone()),
+        JsonValue::Array(items) => Value::Array(items.iter().map(json_value).collect()),
+        JsonValue::Object(members) => json_object(members),
+    }
 }

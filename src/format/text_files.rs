@@ -1,8 +1,8 @@
 //! The small text files of a data dir: offset checkpoints, `leader-epoch-checkpoint`,
-//! `partition.metadata`, `meta.properties`, `.kafka_cleanshutdown` and `quorum-state`.
+//! `partition.metadata`, `meta.properties`, `.kafka_cleanshutdown` and `quorum-state` (the last
+//! two JSON, read by [`super::json_text`]).
 
-use serde_json::Value;
-
+use super::json_text::{self, JsonValue};
 use super::reader::DecodeError;
 
 /// One line of a checkpoint file, with its 1-based line number.
@@ -196,27 +196,100 @@ pub fn parse_properties(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// `.kafka_cleanshutdown` and `quorum-state` are single JSON objects.
-pub fn parse_json_object(text: &str) -> Result<Value, DecodeError> {
+/// The members of a single-JSON-object file, in file order. An empty file has none.
+fn json_members(text: &str) -> Result<Vec<(String, JsonValue)>, DecodeError> {
     if text.trim().is_empty() {
         // Brokers before 3.5 wrote an empty clean-shutdown marker.
-        return Ok(Value::Object(Default::default()));
+        return Ok(Vec::new());
     }
-    let v: Value = serde_json::from_str(text).map_err(|e| {
-        DecodeError::new(
-            0,
-            format!(
-                "invalid JSON at line {} column {}: {e}",
-                e.line(),
-                e.column()
-            ),
-        )
-    })?;
-    if v.is_object() {
-        Ok(v)
-    } else {
-        Err(DecodeError::new(0, "expected a JSON object"))
+    match json_text::parse(text)? {
+        JsonValue::Object(members) => Ok(members),
+        _ => Err(DecodeError::new(0, "expected a JSON object")),
     }
+}
+
+fn member<'a>(members: &'a [(String, JsonValue)], name: &str) -> Option<&'a JsonValue> {
+    members.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+}
+
+/// `quorum-state` (KRaft's `QuorumStateData` as `FileQuorumStateStore` writes it): every member
+/// in file order, the ones kseg does not know included, with the known ones typed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QuorumState {
+    pub members: Vec<(String, JsonValue)>,
+}
+
+impl QuorumState {
+    fn int(&self, name: &str) -> Option<i64> {
+        member(&self.members, name).and_then(JsonValue::as_i64)
+    }
+
+    pub fn cluster_id(&self) -> Option<&str> {
+        member(&self.members, "clusterId").and_then(JsonValue::as_str)
+    }
+
+    pub fn leader_id(&self) -> Option<i64> {
+        self.int("leaderId")
+    }
+
+    pub fn leader_epoch(&self) -> Option<i64> {
+        self.int("leaderEpoch")
+    }
+
+    /// -1 when the replica voted for nobody.
+    pub fn voted_id(&self) -> Option<i64> {
+        self.int("votedId")
+    }
+
+    pub fn applied_offset(&self) -> Option<i64> {
+        self.int("appliedOffset")
+    }
+
+    /// The `voterId`s of `currentVoters` (version 0 of the file; KIP-853 keeps them in the log).
+    pub fn current_voters(&self) -> Vec<i64> {
+        match member(&self.members, "currentVoters") {
+            Some(JsonValue::Array(voters)) => voters
+                .iter()
+                .filter_map(|v| match v {
+                    JsonValue::Object(m) => member(m, "voterId").and_then(JsonValue::as_i64),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The file's `data_version` (0 before KIP-853, 1 after).
+    pub fn data_version(&self) -> Option<i64> {
+        self.int("data_version")
+    }
+}
+
+/// Parses `quorum-state`: one JSON object.
+pub fn parse_quorum_state(text: &str) -> Result<QuorumState, DecodeError> {
+    json_members(text).map(|members| QuorumState { members })
+}
+
+/// `.kafka_cleanshutdown` (Kafka 3.5+'s `CleanShutdownFileHandler`: `version` and
+/// `brokerEpoch`; empty before): every member in file order, the known ones typed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CleanShutdown {
+    pub members: Vec<(String, JsonValue)>,
+}
+
+impl CleanShutdown {
+    pub fn version(&self) -> Option<i64> {
+        member(&self.members, "version").and_then(JsonValue::as_i64)
+    }
+
+    pub fn broker_epoch(&self) -> Option<i64> {
+        member(&self.members, "brokerEpoch").and_then(JsonValue::as_i64)
+    }
+}
+
+/// Parses `.kafka_cleanshutdown`: one JSON object, or an empty file (no members).
+pub fn parse_clean_shutdown(text: &str) -> Result<CleanShutdown, DecodeError> {
+    json_members(text).map(|members| CleanShutdown { members })
 }
 
 #[cfg(test)]
@@ -254,5 +327,36 @@ mod tests {
         assert_eq!(m.topic_id, "AAAAAAAAAAAAAAAAAAAAAQ");
         let p = parse_properties("#\n#Thu Aug 01 2024\nnode.id=1\nversion=1\ncluster.id=abc\n");
         assert_eq!(p[0], ("node.id".into(), "1".into()));
+    }
+
+    #[test]
+    fn json_files_keep_every_member_in_order() {
+        let q = parse_quorum_state(
+            r#"{"clusterId":"","leaderId":1,"leaderEpoch":5,"votedId":-1,"appliedOffset":0,"currentVoters":[{"voterId":1},{"voterId":3}],"data_version":0,"futureField":[1.5]}"#,
+        )
+        .unwrap();
+        assert_eq!(q.cluster_id(), Some(""));
+        assert_eq!(
+            (q.leader_id(), q.leader_epoch(), q.voted_id()),
+            (Some(1), Some(5), Some(-1))
+        );
+        assert_eq!((q.applied_offset(), q.data_version()), (Some(0), Some(0)));
+        assert_eq!(q.current_voters(), [1, 3]);
+        assert_eq!(q.members.len(), 8);
+        assert_eq!(
+            q.members[7],
+            (
+                "futureField".into(),
+                JsonValue::Array(vec![JsonValue::Float(1.5)])
+            )
+        );
+        let c = parse_clean_shutdown(r#"{"version":0,"brokerEpoch":42}"#).unwrap();
+        assert_eq!((c.version(), c.broker_epoch()), (Some(0), Some(42)));
+        assert!(parse_clean_shutdown("\n").unwrap().members.is_empty());
+        assert_eq!(
+            parse_clean_shutdown("[1]").unwrap_err().message,
+            "expected a JSON object"
+        );
+        assert!(parse_quorum_state("{\"leaderId\":").is_err());
     }
 }

@@ -102,7 +102,9 @@ fn digest_vector_v6_offset_commit() {
     with_id.extend_from_slice(&id);
     let v = decode_offsets_value(1, &with_id).unwrap();
     assert_eq!(vj(&v)["data"]["topicId"], "Uj5wn_FqTXirEASvVZRY1w");
-    let typed = parse_offset_commit(&hex("0001 0001 67 0001 74 00000000"), &with_id).unwrap();
+    let typed = parse_offset_commit(&hex("0001 0001 67 0001 74 00000000"), &with_id)
+        .unwrap()
+        .value;
     assert_eq!(typed.offset, 42);
     assert_eq!(typed.leader_epoch, Some(0));
     assert_eq!(typed.topic_id, Some(id));
@@ -145,10 +147,10 @@ fn offset_commit_v1_shows_expire_timestamp() {
     );
     let key = hex("0001 0001 67 0001 74 00000003");
     let c = parse_offset_commit(&key, &v1).unwrap();
-    assert_eq!(c.expire_timestamp, Some(1_700_000_000_001));
-    assert_eq!(c.leader_epoch, None);
+    assert_eq!(c.value.expire_timestamp, Some(1_700_000_000_001));
+    assert_eq!(c.value.leader_epoch, None);
     assert_eq!(
-        (c.group.as_str(), c.topic.as_str(), c.partition),
+        (c.key.group.as_str(), c.key.topic.as_str(), c.key.partition),
         ("g", "t", 3)
     );
 }
@@ -539,7 +541,8 @@ fn typed_parsers_agree_with_json() {
             let data = sample_message(&OFFSET_COMMIT_VALUE, version, &mut rng);
             let key = hex("0001 0001 67 0001 74 00000000");
             let c = parse_offset_commit(&key, &value_bytes(&OFFSET_COMMIT_VALUE, version, &data))
-                .unwrap();
+                .unwrap()
+                .value;
             assert_eq!(json!(c.offset), data["offset"]);
             assert_eq!(json!(c.commit_timestamp), data["commitTimestamp"]);
             assert_eq!(json!(c.metadata), data["metadata"]);

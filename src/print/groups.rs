@@ -5,12 +5,14 @@ use std::io::{self, Write};
 
 use serde_json::{json, Value};
 
-use super::summary::rfc3339_ms;
+use super::coordinator::{write_coordinator_value, write_key};
+use super::ndjson::JsonLine;
 use super::table::{col, Col, Column, Grid, Layout, Measure};
 use crate::analysis::expiry::Expiry;
 use crate::analysis::group_report::{GroupRebalances, GroupsReport, OffsetRow};
 use crate::analysis::groups::{CommitEvent, ConsumerGroupView, GroupState};
 use crate::analysis::rebalances::Generation;
+use crate::time::rfc3339_ms;
 
 fn esc(s: &str) -> String {
     let mut v = Vec::new();
@@ -279,15 +281,21 @@ pub fn group_state(
             t.write(out, layout)?;
         }
     }
-    for ((record_type, _), (key, value)) in &s.records {
+    for ((record_type, _), record) in &s.records {
         if view.is_some() && matches!(record_type, 3 | 5 | 6 | 7 | 8) {
             continue;
         }
+        let Some((key, value)) = record.decoded() else {
+            continue;
+        };
+        let (mut k, mut v) = (Vec::new(), Vec::new());
+        write_key(&mut JsonLine(&mut k), &key);
+        write_coordinator_value(&mut JsonLine(&mut v), &value);
         writeln!(
             out,
             "  record type {record_type}: key {} value {}",
-            esc(&key.to_string()),
-            esc(&value.to_string())
+            esc(&String::from_utf8_lossy(&k)),
+            esc(&String::from_utf8_lossy(&v))
         )?;
     }
     writeln!(out, "  committed offsets: {}", s.offsets.len())
@@ -379,14 +387,34 @@ pub fn json_group(
     if let Some(view) = view {
         v["consumerGroup"] = serde_json::to_value(view).map_err(io::Error::from)?;
     }
-    if !s.records.is_empty() {
-        v["records"] = s
-            .records
-            .iter()
-            .map(|((t, _), (k, val))| json!({"recordType": t, "key": k, "value": val}))
-            .collect();
+    if s.records.is_empty() {
+        return line(out, &v);
     }
-    line(out, &v)
+    // `"records"` comes last: the object as serde_json writes it, then the records written
+    // straight from their decoded values.
+    let mut buf = serde_json::to_vec(&v).map_err(io::Error::from)?;
+    buf.pop(); // the object's closing brace
+    buf.extend_from_slice(b",\"records\":[");
+    let mut first = true;
+    for ((t, _), record) in &s.records {
+        let Some((key, value)) = record.decoded() else {
+            continue;
+        };
+        if !first {
+            buf.push(b',');
+        }
+        first = false;
+        let mut l = JsonLine(&mut buf);
+        l.raw(b"{\"recordType\":");
+        l.int(*t);
+        l.raw(b",\"key\":");
+        write_key(&mut l, &key);
+        l.raw(b",\"value\":");
+        write_coordinator_value(&mut l, &value);
+        l.raw(b"}");
+    }
+    buf.extend_from_slice(b"]}\n");
+    out.write_all(&buf)
 }
 
 pub fn json_commit(out: &mut impl Write, e: &CommitEvent) -> io::Result<()> {

@@ -11,7 +11,6 @@ use super::{
     topic_log_config, topic_meta, Broker, BrokerConfig, OpenReport, Topic, OFFSETS_TOPIC,
     TRANSACTION_TOPIC,
 };
-use crate::analysis::coordinator_json;
 use crate::broker::consumer_group::ConsumerGroups;
 use crate::broker::files::{
     clean_shutdown_text, offset_checkpoint_text, read_offset_checkpoint, write_atomically, DirLock,
@@ -235,14 +234,14 @@ impl Broker {
                             let value = match r.value {
                                 None => None,
                                 Some(v) => match coordinator::decode_offsets_value(kind, v) {
-                                    Ok(v) => Some(coordinator_json::value_json(&v)),
+                                    Ok(v) => Some(v),
                                     Err(_) => return,
                                 },
                             };
                             consumer_groups.load(
                                 kind,
-                                &coordinator_json::key_json(&key)["data"],
-                                value.as_ref().map(|v| &v["data"]),
+                                &key.data,
+                                value.as_ref().map(|v| &v.data),
                                 now,
                             );
                         }

@@ -280,17 +280,7 @@ pub fn decode_share_state_value(record_type: i16, value: &[u8]) -> Result<Coordi
 
 /// Kafka's `TransactionState` names by id.
 pub fn transaction_state_name(id: i8) -> Option<&'static str> {
-    Some(match id {
-        0 => "Empty",
-        1 => "Ongoing",
-        2 => "PrepareCommit",
-        3 => "PrepareAbort",
-        4 => "CompleteCommit",
-        5 => "CompleteAbort",
-        6 => "Dead",
-        7 => "PrepareEpochFence",
-        _ => return None,
-    })
+    TransactionState::from_id(id).map(TransactionState::name)
 }
 
 fn name_transaction_status(data: &mut StructValue<'_>) {

@@ -52,10 +52,13 @@ pub struct OffsetCommitKey {
 /// An offset commit: key and value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OffsetCommit {
-    pub record_type: i16,
-    pub group: String,
-    pub topic: String,
-    pub partition: i32,
+    pub key: OffsetCommitKey,
+    pub value: OffsetCommitValue,
+}
+
+/// OffsetCommitValue (record types 0 and 1): a committed offset as the coordinator stores it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OffsetCommitValue {
     /// Value version (0–4).
     pub version: i16,
     pub offset: i64,
@@ -154,6 +157,56 @@ pub struct TransactionLog {
 impl TransactionLog {
     pub fn status_name(&self) -> Option<&'static str> {
         transaction_state_name(self.status)
+    }
+
+    /// The status as a state (`None` for an id Kafka does not name).
+    pub fn state(&self) -> Option<TransactionState> {
+        TransactionState::from_id(self.status)
+    }
+}
+
+/// Kafka's `TransactionState`, by its `TransactionStatus` id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransactionState {
+    Empty = 0,
+    Ongoing = 1,
+    PrepareCommit = 2,
+    PrepareAbort = 3,
+    CompleteCommit = 4,
+    CompleteAbort = 5,
+    Dead = 6,
+    PrepareEpochFence = 7,
+}
+
+impl TransactionState {
+    pub fn from_id(id: i8) -> Option<TransactionState> {
+        use TransactionState::*;
+        [
+            Empty,
+            Ongoing,
+            PrepareCommit,
+            PrepareAbort,
+            CompleteCommit,
+            CompleteAbort,
+            Dead,
+            PrepareEpochFence,
+        ]
+        .into_iter()
+        .find(|s| *s as i8 == id)
+    }
+
+    /// Kafka's name of the state.
+    pub fn name(self) -> &'static str {
+        match self {
+            TransactionState::Empty => "Empty",
+            TransactionState::Ongoing => "Ongoing",
+            TransactionState::PrepareCommit => "PrepareCommit",
+            TransactionState::PrepareAbort => "PrepareAbort",
+            TransactionState::CompleteCommit => "CompleteCommit",
+            TransactionState::CompleteAbort => "CompleteAbort",
+            TransactionState::Dead => "Dead",
+            TransactionState::PrepareEpochFence => "PrepareEpochFence",
+        }
     }
 }
 
@@ -329,8 +382,20 @@ pub fn parse_offset_commit_key(key: &[u8]) -> DecodeResult<OffsetCommitKey> {
 
 /// Parses an offset commit from its key (type 0 or 1) and non-null value.
 pub fn parse_offset_commit(key: &[u8], value: &[u8]) -> DecodeResult<OffsetCommit> {
-    let k = parse_offset_commit_key(key)?;
-    let (_, msg) = find(GROUP_RECORDS, k.record_type)?;
+    let key = parse_offset_commit_key(key)?;
+    let value = parse_offset_commit_value(key.record_type, value)?;
+    Ok(OffsetCommit { key, value })
+}
+
+/// Parses a non-null OffsetCommitValue of record type 0 (LegacyOffsetCommit) or 1.
+pub fn parse_offset_commit_value(
+    record_type: i16,
+    value: &[u8],
+) -> DecodeResult<OffsetCommitValue> {
+    if record_type != 0 && record_type != 1 {
+        return Err(super::Error::new(0, ErrorKind::NotOffsetCommit(record_type)).into());
+    }
+    let (_, msg) = find(GROUP_RECORDS, record_type)?;
     let mut r = Reader::new(value);
     let version = r.i16("value version")?;
     check_version(version, msg)?;
@@ -356,11 +421,7 @@ pub fn parse_offset_commit(key: &[u8], value: &[u8]) -> DecodeResult<OffsetCommi
         topic_id = Some(sub.uuid("topicId")?).filter(|u| *u != [0; 16]);
         Ok(true)
     })?;
-    Ok(OffsetCommit {
-        record_type: k.record_type,
-        group: k.group,
-        topic: k.topic,
-        partition: k.partition,
+    Ok(OffsetCommitValue {
         version,
         offset,
         leader_epoch,

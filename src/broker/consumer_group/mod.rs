@@ -1,0 +1,280 @@
+//! The KIP-848 group coordinator (`group.protocol=consumer`): ConsumerGroupHeartbeat's state
+//! machine as Kafka 4.4.0's `GroupMetadataManager.consumerGroupHeartbeat` runs it, with the
+//! records it writes to `__consumer_offsets` (types 3, 5, 6, 7, 8, see
+//! [`super::records::consumer_group`]).
+//!
+//! A heartbeat (1) creates or updates the member (a ConsumerGroupMemberMetadata record when it
+//! changed), (2) bumps the group epoch when a subscription or the subscribed topics' metadata
+//! hash changed, (3) computes a new target assignment with the server assignor (`uniform` or
+//! `range`) once the group epoch is ahead of the assignment epoch and
+//! `group.consumer.assignment.interval.ms` has passed since the last one, and (4) moves the
+//! member towards its target (`CurrentAssignmentBuilder`): partitions it must give up are pending
+//! revocation until a heartbeat reports them gone; partitions another member still owns stay
+//! unreleased; the member epoch reaches the target epoch once nothing is left to revoke.
+//!
+//! Committed offsets stay with the classic coordinator's offset store
+//! ([`super::group::GroupCoordinator`]), as Kafka keeps one offset manager for every group type.
+//! Nothing here touches files: every call returns its records for the broker to append.
+//!
+//! Here the group, its members and their settings; `heartbeat` (ConsumerGroupHeartbeat and
+//! leaving), `reconcile` (target assignments, member reconciliation, fencing), `assignor`
+//! (the server assignors), `offsets` (epoch checks of OffsetCommit/OffsetFetch) and `reload`
+//! (rebuilding groups from `__consumer_offsets`).
+
+mod assignor;
+mod heartbeat;
+mod offsets;
+mod reconcile;
+mod reload;
+#[cfg(test)]
+mod tests;
+
+pub use heartbeat::{Heartbeat, HeartbeatOutcome};
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use kafka_protocol::ResponseError;
+
+use super::group::CoordinatorRecord;
+use super::records::consumer_group::{
+    self as rec, CurrentAssignment, MemberMetadata, TopicPartitions,
+};
+
+/// `MemberState` ids.
+pub const STABLE: i8 = 0;
+pub const UNREVOKED_PARTITIONS: i8 = 1;
+pub const UNRELEASED_PARTITIONS: i8 = 2;
+/// The member epoch of a member leaving, and of a static member leaving temporarily.
+pub const LEAVE_EPOCH: i32 = -1;
+pub const STATIC_LEAVE_EPOCH: i32 = -2;
+
+/// A topic as the assignor sees it.
+#[derive(Debug, Clone)]
+pub struct TopicMeta {
+    pub name: String,
+    pub id: [u8; 16],
+    pub partitions: i32,
+}
+
+/// `group.consumer.*` settings.
+#[derive(Debug, Clone, Copy)]
+pub struct ConsumerGroupConfig {
+    pub session_timeout_ms: i32,
+    pub heartbeat_interval_ms: i32,
+    pub assignment_interval_ms: i64,
+}
+
+impl Default for ConsumerGroupConfig {
+    fn default() -> Self {
+        ConsumerGroupConfig {
+            session_timeout_ms: 45_000,
+            heartbeat_interval_ms: 5_000,
+            assignment_interval_ms: 1_000,
+        }
+    }
+}
+
+/// topic id -> partition -> the epoch it was assigned at.
+pub type Owned = BTreeMap<[u8; 16], BTreeMap<i32, i32>>;
+/// topic id -> partitions.
+pub type Assignment = BTreeMap<[u8; 16], BTreeSet<i32>>;
+
+#[derive(Debug, Clone)]
+pub struct ConsumerMember {
+    pub id: String,
+    pub meta: MemberMetadata,
+    pub epoch: i32,
+    pub previous_epoch: i32,
+    pub state: i8,
+    pub assigned: Owned,
+    pub pending_revocation: Owned,
+    pub deadline: i64,
+}
+
+impl ConsumerMember {
+    fn new(id: &str) -> Self {
+        ConsumerMember {
+            id: id.to_string(),
+            meta: MemberMetadata {
+                instance_id: None,
+                rack_id: None,
+                client_id: String::new(),
+                client_host: String::new(),
+                subscribed_topic_names: Vec::new(),
+                subscribed_topic_regex: Some(String::new()),
+                rebalance_timeout_ms: -1,
+                server_assignor: None,
+            },
+            epoch: 0,
+            previous_epoch: 0,
+            state: STABLE,
+            assigned: Owned::new(),
+            pending_revocation: Owned::new(),
+            deadline: 0,
+        }
+    }
+
+    /// The assigned partitions as the heartbeat response lists them.
+    pub fn assignment(&self) -> Vec<([u8; 16], Vec<i32>)> {
+        self.assigned
+            .iter()
+            .filter(|(_, p)| !p.is_empty())
+            .map(|(id, p)| (*id, p.keys().copied().collect()))
+            .collect()
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ConsumerGroup {
+    pub id: String,
+    pub epoch: i32,
+    pub metadata_hash: i64,
+    pub assignment_epoch: i32,
+    pub assignment_timestamp: i64,
+    pub members: BTreeMap<String, ConsumerMember>,
+    pub target: BTreeMap<String, Assignment>,
+}
+
+impl ConsumerGroup {
+    fn new(id: &str) -> Self {
+        // `ModernGroup`: a new group starts at epoch 1, its target assignment at 0.
+        ConsumerGroup {
+            id: id.to_string(),
+            epoch: 1,
+            ..Default::default()
+        }
+    }
+
+    /// `ConsumerGroup.maybeUpdateGroupState`.
+    pub fn state(&self) -> &'static str {
+        if self.members.is_empty() {
+            "Empty"
+        } else if self.epoch != self.assignment_epoch {
+            "Assigning"
+        } else if self
+            .members
+            .values()
+            .any(|m| m.epoch != self.assignment_epoch || m.state != STABLE)
+        {
+            "Reconciling"
+        } else {
+            "Stable"
+        }
+    }
+
+    /// The assignor the group uses: the one its members name most (`uniform` by default).
+    pub fn assignor(&self) -> &str {
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for m in self.members.values() {
+            if let Some(a) = m.meta.server_assignor.as_deref() {
+                *counts.entry(a).or_default() += 1;
+            }
+        }
+        counts
+            .into_iter()
+            .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0)))
+            .map(|(a, _)| a)
+            .unwrap_or("uniform")
+    }
+
+    /// The epoch of the member holding a partition (assigned or pending revocation), if any.
+    fn owner_epoch(&self, except: &str, topic: &[u8; 16], partition: i32) -> Option<i32> {
+        self.members
+            .values()
+            .filter(|m| m.id != except)
+            .find_map(|m| {
+                m.assigned
+                    .get(topic)
+                    .and_then(|p| p.get(&partition))
+                    .or_else(|| {
+                        m.pending_revocation
+                            .get(topic)
+                            .and_then(|p| p.get(&partition))
+                    })
+                    .copied()
+            })
+    }
+
+    fn subscribed_topics(&self) -> BTreeSet<String> {
+        self.members
+            .values()
+            .flat_map(|m| m.meta.subscribed_topic_names.iter().cloned())
+            .collect()
+    }
+
+    fn hash(&self, topics: &dyn Fn(&str) -> Option<TopicMeta>) -> i64 {
+        let hashes: Vec<(String, i64)> = self
+            .subscribed_topics()
+            .into_iter()
+            .map(|name| {
+                let h = topics(&name)
+                    .map(|t| rec::topic_hash(&t.id, &t.name, t.partitions))
+                    .unwrap_or(0);
+                (name, h)
+            })
+            .collect();
+        rec::group_hash(&hashes)
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct ConsumerGroups {
+    groups: BTreeMap<String, ConsumerGroup>,
+    pub config: ConsumerGroupConfig,
+}
+
+impl ConsumerGroups {
+    pub fn new(config: ConsumerGroupConfig) -> Self {
+        ConsumerGroups {
+            groups: BTreeMap::new(),
+            config,
+        }
+    }
+
+    pub fn group(&self, id: &str) -> Option<&ConsumerGroup> {
+        self.groups.get(id)
+    }
+
+    pub fn groups(&self) -> impl Iterator<Item = &ConsumerGroup> {
+        self.groups.values()
+    }
+
+    /// Session timeouts: every member silent for `group.consumer.session.timeout.ms` is
+    /// fenced.
+    pub fn tick(
+        &mut self,
+        now: i64,
+        topics: &dyn Fn(&str) -> Option<TopicMeta>,
+        records: &mut Vec<CoordinatorRecord>,
+    ) {
+        for group in self.groups.values_mut() {
+            let expired: Vec<String> = group
+                .members
+                .values()
+                .filter(|m| m.deadline <= now)
+                .map(|m| m.id.clone())
+                .collect();
+            if !expired.is_empty() {
+                group.fence(&expired, topics, records);
+            }
+        }
+    }
+
+    /// DeleteGroups: only an empty group goes; the records are its tombstones of types 6, 4 and
+    /// 3, in Kafka 4.4.0's order (`ConsumerGroup.createGroupTombstoneRecords`).
+    pub fn delete_group(
+        &mut self,
+        group_id: &str,
+        records: &mut Vec<CoordinatorRecord>,
+    ) -> Option<Result<(), ResponseError>> {
+        let group = self.groups.get(group_id)?;
+        if !group.members.is_empty() {
+            return Some(Err(ResponseError::NonEmptyGroup));
+        }
+        records.push((rec::target_metadata_key(group_id), None));
+        records.push((rec::partition_metadata_key(group_id), None));
+        records.push((rec::group_key(group_id), None));
+        self.groups.remove(group_id);
+        Some(Ok(()))
+    }
+}
