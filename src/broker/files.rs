@@ -235,13 +235,7 @@ mod tests {
     use super::*;
 
     fn entries(pairs: &[(i32, i64)]) -> Vec<EpochEntry> {
-        pairs
-            .iter()
-            .map(|&(epoch, start_offset)| EpochEntry {
-                epoch,
-                start_offset,
-            })
-            .collect()
+        pairs.iter().copied().map(EpochEntry::from).collect()
     }
 
     #[test]

@@ -31,6 +31,16 @@ pub struct EpochEntry {
     pub start_offset: i64,
 }
 
+/// `(epoch, start offset)`, as a checkpoint line lists them.
+impl From<(i32, i64)> for EpochEntry {
+    fn from((epoch, start_offset): (i32, i64)) -> EpochEntry {
+        EpochEntry {
+            epoch,
+            start_offset,
+        }
+    }
+}
+
 impl Checkpoint {
     /// The entries of a `leader-epoch-checkpoint`, in file order.
     pub fn epoch_entries(&self) -> Vec<EpochEntry> {

@@ -368,13 +368,7 @@ mod tests {
     use super::*;
 
     fn entries(pairs: &[(i32, i64)]) -> Vec<EpochEntry> {
-        pairs
-            .iter()
-            .map(|&(epoch, start_offset)| EpochEntry {
-                epoch,
-                start_offset,
-            })
-            .collect()
+        pairs.iter().copied().map(EpochEntry::from).collect()
     }
 
     fn end(epoch: i32, end_offset: i64) -> Option<EpochEnd> {
