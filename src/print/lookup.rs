@@ -9,7 +9,10 @@ use serde_json::{json, Value};
 use crate::analysis::lookup::explain::{
     FileProblem, LargestTimestamp, RaisedTarget, SegmentMaxSource, Step,
 };
-use crate::analysis::lookup::{Answer, BatchFacts, LookupReport, Query, Trace};
+use crate::analysis::lookup::{
+    Answer, BatchFacts, EpochDifference, EpochDisagreement, LookupReport, Note, Query, ScanReason,
+    Trace,
+};
 use crate::format::text_files::EpochEntry;
 use crate::time::rfc3339_or_ms as rfc3339;
 
@@ -347,6 +350,241 @@ pub fn step_text(step: &Step) -> String {
     }
 }
 
+/// A timestamp with its RFC 3339 form (none for a negative one).
+fn describe_ts(ts: i64) -> String {
+    if ts < 0 {
+        format!("{ts}")
+    } else {
+        format!("{ts} ({})", rfc3339(ts))
+    }
+}
+
+/// An answer in one line: `none`, or `offset O (timestamp T) (leader epoch E) in S at byte P`.
+fn short(a: &Answer) -> String {
+    match a.offset {
+        None => "none".into(),
+        Some(o) => {
+            let mut s = format!("offset {o}");
+            if let Some(t) = a.timestamp {
+                s += &format!(" (timestamp {t})");
+            }
+            if let Some(e) = a.leader_epoch {
+                s += &format!(" (leader epoch {e})");
+            }
+            if let (Some(seg), Some(p)) = (&a.segment, a.position()) {
+                s += &format!(" in {} at byte {p}", name(seg));
+            }
+            s
+        }
+    }
+}
+
+/// Entries as `(epoch, start) ...`, or `-`.
+fn epoch_pairs(entries: &[EpochEntry]) -> String {
+    if entries.is_empty() {
+        return "-".into();
+    }
+    entries
+        .iter()
+        .map(|x| format!("({}, {})", x.epoch, x.start_offset))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn epoch_difference(d: &EpochDifference) -> String {
+    format!(
+        "leader-epoch-checkpoint and the batches disagree: only in the checkpoint {}, only in \
+         the batches {}",
+        epoch_pairs(&d.only_in_checkpoint),
+        epoch_pairs(&d.only_in_batches)
+    )
+}
+
+fn disagreement_text(d: &EpochDisagreement) -> String {
+    match d {
+        EpochDisagreement::AtStart {
+            epoch,
+            start_offset,
+            batch: b,
+        } => format!(
+            "the checkpoint starts epoch {epoch} at offset {start_offset}, but the batch holding \
+             it (offsets {}..{}, byte {}) carries partitionLeaderEpoch {}",
+            b.base_offset, b.last_offset, b.position, b.partition_leader_epoch
+        ),
+        EpochDisagreement::BeforeStart {
+            start_offset,
+            previous_epoch,
+            batch: b,
+        } => format!(
+            "the batch before offset {start_offset} (offsets {}..{}, byte {}) carries \
+             partitionLeaderEpoch {}, but the checkpoint puts epoch {previous_epoch} there",
+            b.base_offset, b.last_offset, b.position, b.partition_leader_epoch
+        ),
+        EpochDisagreement::LastBatchNewer { batch: b } => format!(
+            "the last batch (offsets {}..{}, byte {}) carries partitionLeaderEpoch {}, newer \
+             than any epoch in the checkpoint",
+            b.base_offset, b.last_offset, b.position, b.partition_leader_epoch
+        ),
+    }
+}
+
+/// A note in words (text after `note: `, and the `notes` strings of the NDJSON object).
+pub fn note_text(note: &Note) -> String {
+    match note {
+        Note::ProbablySeconds { target } => format!(
+            "the target {target} ms is {}: if you meant seconds, ask for {}",
+            rfc3339(*target),
+            target.saturating_mul(1000)
+        ),
+        Note::OffsetOutOfRange {
+            offset,
+            log_start,
+            log_end,
+        } => format!(
+            "offset {offset} is out of range: the log holds offsets {log_start} (log start) to \
+             {} (log end {log_end}); a fetch from it gets OFFSET_OUT_OF_RANGE",
+            log_end - 1
+        ),
+        Note::OffsetIsLogEnd { offset } => format!(
+            "offset {offset} is the log end offset: no record is there yet (a fetch from it \
+             waits for the next one)"
+        ),
+        Note::OffsetNotInLog { offset, starts_at } => format!(
+            "offset {offset} is not in the log (removed by compaction, or a gap): a fetch from \
+             it starts at offset {starts_at}"
+        ),
+        Note::NoRecordFromOffset { offset, log_end } => format!(
+            "no record at or after offset {offset} although the log end offset is {log_end}: \
+             the segments after it are empty or unreadable"
+        ),
+        Note::HighWatermark { high_watermark } => format!(
+            "replication-offset-checkpoint gives the high watermark {high_watermark}: a \
+             consumer (read_uncommitted) asking for the latest offset is given that, not the \
+             log end offset"
+        ),
+        Note::NoSegmentReaches { target } => format!(
+            "no segment holds a timestamp >= {}: the broker answers offset -1",
+            describe_ts(*target)
+        ),
+        Note::NoRecordInSegment {
+            segment,
+            target,
+            log_start,
+        } => format!(
+            "segment {} holds no record with timestamp >= {target} at or after the log start \
+             offset {log_start}; the broker searches only that segment and answers offset -1",
+            name(segment)
+        ),
+        Note::MaxTimestampInMagic0 { position } => {
+            format!("the batch at byte {position} is magic 0, which has no timestamps")
+        }
+        Note::MaxTimestampNotInRecords {
+            position,
+            max_timestamp,
+        } => format!(
+            "no record of the batch at byte {position} carries its maxTimestamp {max_timestamp}"
+        ),
+        Note::NoBatchWithMaxTimestamp {
+            segment,
+            from,
+            max_timestamp,
+        } => format!(
+            "no batch of {} from byte {from} has maxTimestamp {max_timestamp}: the broker \
+             answers none",
+            name(segment)
+        ),
+        Note::EpochNotInCache { asked, answered } => format!(
+            "epoch {asked} is not in the cache: the answer is for epoch {answered}, the largest \
+             below it"
+        ),
+        Note::EpochCacheEmpty => {
+            "the leader-epoch cache is empty: the broker answers UNDEFINED (-1, -1)".into()
+        }
+        Note::EpochAboveCache { asked, latest } => format!(
+            "epoch {asked} is above every epoch in the cache (latest {latest}): the broker \
+             answers UNDEFINED (-1, -1)"
+        ),
+        Note::CheckpointAndLog(d) => format!(
+            "leader-epoch-checkpoint and the log disagree: {}",
+            disagreement_text(d)
+        ),
+        Note::CheckpointAndBatches(d) => epoch_difference(d),
+        Note::ScanOffsetOutOfRange {
+            offset,
+            log_start,
+            log_end,
+        } => format!(
+            "offset {offset} is out of range: the log holds offsets {log_start} (log start) to \
+             {} (log end {log_end})",
+            log_end - 1
+        ),
+        Note::ScanOffsetIsLogEnd { offset } => format!("offset {offset} is the log end offset"),
+        Note::ScanNoRecordFromOffset { offset } => {
+            format!("no record at or after offset {offset}")
+        }
+        Note::ScanNoRecordAtTimestamp { target, log_start } => format!(
+            "no record has a timestamp >= {target} at or after the log start offset {log_start}"
+        ),
+        Note::ScanNoTimestamp => "no record carries a timestamp".into(),
+    }
+}
+
+/// Why a scan's answer differs, in words (text after `why: `, and `scanReason`).
+pub fn scan_reason_text(reason: &ScanReason) -> String {
+    match reason {
+        ScanReason::OnlyFirstSegmentSearched {
+            target,
+            segment,
+            largest,
+            from_mtime,
+            indexed,
+        } => format!(
+            "the broker's rule: it searches only the first segment whose largest timestamp is \
+             >= {target}, {} (largest {largest}{}), and answers {} there",
+            name(segment),
+            if *from_mtime {
+                ", the .log mtime: it holds no timestamp"
+            } else {
+                ""
+            },
+            short(indexed)
+        ),
+        ScanReason::NoSegmentReaches => "no segment's largest timestamp reaches the target".into(),
+        ScanReason::TimestampIndexesDisagree { by_rule, indexed } => format!(
+            "the indexes disagree with the log: the same rule applied to the records without \
+             the indexes answers {}, the index-guided lookup {} (stale or damaged \
+             .index/.timeindex, e.g. after a crash)",
+            by_rule.as_deref().map_or("none".into(), short),
+            short(indexed)
+        ),
+        ScanReason::OffsetIndexesDisagree => "the indexes disagree with the log (stale or \
+                                              damaged .index, e.g. after a crash, or an index \
+                                              entry pointing into the middle of a batch)"
+            .into(),
+        ScanReason::LogEndDiffers { log_end } => format!(
+            "a scan of every segment finds the log end offset {log_end}: the last segment's \
+             offset index, or an earlier segment reaching past the last one's base offset, \
+             disagrees with the walk from the index"
+        ),
+        ScanReason::BatchMaxTimestamps {
+            max_timestamp,
+            segment,
+        } => format!(
+            "the batches' maxTimestamp fields disagree with their records: the greatest is \
+             {max_timestamp} in {}",
+            name(segment)
+        ),
+        ScanReason::TimeIndexesDisagree => {
+            "the time indexes disagree with the log (stale or damaged .timeindex)".into()
+        }
+        ScanReason::EpochCaches(d) => epoch_difference(d),
+    }
+}
+
+fn notes_json(notes: &[Note]) -> Vec<String> {
+    notes.iter().map(note_text).collect()
+}
+
 fn target_text(q: &Query) -> String {
     match *q {
         Query::Offset(o) => format!("offset {o}"),
@@ -405,7 +643,7 @@ fn answer_details(out: &mut impl Write, r: &LookupReport, a: &Answer) -> io::Res
         writeln!(out, "  {}", batch_text(b))?;
     }
     for n in &a.notes {
-        writeln!(out, "  note: {n}")?;
+        writeln!(out, "  note: {}", note_text(n))?;
     }
     Ok(())
 }
@@ -448,7 +686,7 @@ pub fn text(out: &mut impl Write, r: &LookupReport, explain: bool) -> io::Result
                     .map_or("none".into(), |o| format!("offset {o}"))
             )?;
             if let Some(reason) = &s.reason {
-                writeln!(out, "  why: {reason}")?;
+                writeln!(out, "  why: {}", scan_reason_text(reason))?;
             }
         } else {
             writeln!(out, "  the index-guided answer is the same")?;
@@ -482,7 +720,7 @@ fn answer_json(a: &Answer) -> Value {
         "leaderEpoch": a.leader_epoch,
         "segment": a.segment.as_ref().map(|p| p.display().to_string()),
         "position": a.position(),
-        "notes": a.notes,
+        "notes": notes_json(&a.notes),
     })
 }
 
@@ -535,12 +773,12 @@ pub fn json(out: &mut impl Write, r: &LookupReport, explain: bool) -> io::Result
         "logStartOffset": r.log_start_offset,
         "logEndOffset": r.log_end_offset,
         "batch": shown.batch.as_ref().map(batch_json),
-        "notes": shown.notes,
+        "notes": notes_json(&shown.notes),
     });
     if let Some(s) = &r.scan {
         v["indexGuided"] = answer_json(&r.answer);
         v["scanDiffers"] = json!(s.differs);
-        v["scanReason"] = json!(s.reason);
+        v["scanReason"] = json!(s.reason.as_ref().map(scan_reason_text));
     }
     if explain {
         v["explain"] = trace_json(&r.trace);

@@ -11,7 +11,7 @@ use crate::scan::Flow;
 use super::explain::Step;
 use super::reader::{BatchAt, Headers, PartitionReader};
 use super::target::read_checkpoint;
-use super::{Answer, LookupError};
+use super::{Answer, EpochDisagreement, LookupError, Note};
 
 /// What loading a leader-epoch cache changed (in file order).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -219,22 +219,19 @@ pub(super) fn epoch_answer(cache: &[EpochEntry], e: i32, leo: i64) -> Answer {
                 ..Default::default()
             };
             if end.epoch != e {
-                a.notes.push(format!(
-                    "epoch {e} is not in the cache: the answer is for epoch {}, the largest \
-                     below it",
-                    end.epoch
-                ));
+                a.notes.push(Note::EpochNotInCache {
+                    asked: e,
+                    answered: end.epoch,
+                });
             }
             a
         }
-        None => Answer::none(if cache.is_empty() {
-            "the leader-epoch cache is empty: the broker answers UNDEFINED (-1, -1)".into()
-        } else {
-            format!(
-                "epoch {e} is above every epoch in the cache (latest {}): the broker answers \
-                 UNDEFINED (-1, -1)",
-                cache.last().map_or(-1, |l| l.epoch)
-            )
+        None => Answer::none(match cache.last() {
+            None => Note::EpochCacheEmpty,
+            Some(l) => Note::EpochAboveCache {
+                asked: e,
+                latest: l.epoch,
+            },
         }),
     }
 }
@@ -310,11 +307,11 @@ impl PartitionReader<'_> {
                         && b.base_offset < next_start
                         && b.partition_leader_epoch != epoch =>
                 {
-                    disagreements.push(format!(
-                        "the checkpoint starts epoch {epoch} at offset {start}, but the batch \
-                         holding it (offsets {}..{}, byte {}) carries partitionLeaderEpoch {}",
-                        b.base_offset, b.last_offset, b.position, b.partition_leader_epoch
-                    ));
+                    disagreements.push(EpochDisagreement::AtStart {
+                        epoch,
+                        start_offset: start,
+                        batch: b,
+                    });
                 }
                 Some(b) if b.magic < 2 => self.step(Step::EpochStartInLegacyBatch {
                     epoch,
@@ -327,11 +324,11 @@ impl PartitionReader<'_> {
                 let prev = cache[k - 1].epoch;
                 if let Some(b) = self.batch_at(start - 1)? {
                     if b.magic >= 2 && b.last_offset < start && b.partition_leader_epoch != prev {
-                        disagreements.push(format!(
-                            "the batch before offset {start} (offsets {}..{}, byte {}) carries \
-                             partitionLeaderEpoch {}, but the checkpoint puts epoch {prev} there",
-                            b.base_offset, b.last_offset, b.position, b.partition_leader_epoch
-                        ));
+                        disagreements.push(EpochDisagreement::BeforeStart {
+                            start_offset: start,
+                            previous_epoch: prev,
+                            batch: b,
+                        });
                     }
                 }
             }
@@ -342,11 +339,7 @@ impl PartitionReader<'_> {
                 && b.partition_leader_epoch >= 0
                 && latest.is_none_or(|l| b.partition_leader_epoch > l)
             {
-                disagreements.push(format!(
-                    "the last batch (offsets {}..{}, byte {}) carries partitionLeaderEpoch {}, \
-                     newer than any epoch in the checkpoint",
-                    b.base_offset, b.last_offset, b.position, b.partition_leader_epoch
-                ));
+                disagreements.push(EpochDisagreement::LastBatchNewer { batch: b });
             }
         }
         if disagreements.is_empty() {
@@ -354,11 +347,9 @@ impl PartitionReader<'_> {
                 epochs: cache.len(),
             });
         }
-        for d in disagreements {
-            answer
-                .notes
-                .push(format!("leader-epoch-checkpoint and the log disagree: {d}"));
-        }
+        answer
+            .notes
+            .extend(disagreements.into_iter().map(Note::CheckpointAndLog));
         Ok(answer)
     }
 }

@@ -8,7 +8,7 @@ use crate::scan::Flow;
 use super::epoch::{assign_from_batch, epoch_answer, load_cache};
 use super::explain::Step;
 use super::reader::{BatchAt, BatchVisitor, PartitionReader, Visit};
-use super::{file_name, Answer, LookupError, Query};
+use super::{Answer, EpochDifference, LookupError, Note, Query, ScanReason};
 
 /// What a scan of every batch (and, for some queries, every record) gathers.
 struct Gathered<'a> {
@@ -95,7 +95,7 @@ impl PartitionReader<'_> {
         query: Query,
         log_start: i64,
         indexed: &Answer,
-    ) -> Result<(Answer, Option<String>), LookupError> {
+    ) -> Result<(Answer, Option<ScanReason>), LookupError> {
         let n = self.segments.len();
         let decode_all = matches!(
             query,
@@ -131,26 +131,18 @@ impl PartitionReader<'_> {
             Query::Timestamp(t) => self.timestamp_reason(g, t, indexed),
             Query::Offset(o) => {
                 let answer = if o < log_start || o > leo {
-                    Answer::none(format!(
-                        "offset {o} is out of range: the log holds offsets {log_start} (log \
-                         start) to {} (log end {leo})",
-                        leo - 1
-                    ))
-                } else if o == leo {
-                    Answer::none(format!("offset {o} is the log end offset"))
-                } else {
-                    g.first_at_offset.unwrap_or_else(|| {
-                        Answer::none(format!("no record at or after offset {o}"))
+                    Answer::none(Note::ScanOffsetOutOfRange {
+                        offset: o,
+                        log_start,
+                        log_end: leo,
                     })
+                } else if o == leo {
+                    Answer::none(Note::ScanOffsetIsLogEnd { offset: o })
+                } else {
+                    g.first_at_offset
+                        .unwrap_or_else(|| Answer::none(Note::ScanNoRecordFromOffset { offset: o }))
                 };
-                (
-                    answer,
-                    Some(
-                        "the indexes disagree with the log (stale or damaged .index, e.g. after \
-                         a crash, or an index entry pointing into the middle of a batch)"
-                            .into(),
-                    ),
-                )
+                (answer, Some(ScanReason::OffsetIndexesDisagree))
             }
             Query::Earliest => (indexed.clone(), None),
             Query::Latest => (
@@ -159,25 +151,18 @@ impl PartitionReader<'_> {
                     leader_epoch: indexed.leader_epoch,
                     ..Default::default()
                 },
-                Some(format!(
-                    "a scan of every segment finds the log end offset {leo}: the last segment's \
-                     offset index, or an earlier segment reaching past the last one's base \
-                     offset, disagrees with the walk from the index"
-                )),
+                Some(ScanReason::LogEndDiffers { log_end: leo }),
             ),
             Query::MaxTimestamp => {
                 let answer = g
                     .max_record
-                    .unwrap_or_else(|| Answer::none("no record carries a timestamp".into()));
+                    .unwrap_or_else(|| Answer::none(Note::ScanNoTimestamp));
                 let reason = match g.broker_max {
-                    Some((i, m)) if answer.timestamp != Some(m) => format!(
-                        "the batches' maxTimestamp fields disagree with their records: the \
-                         greatest is {m} in {}",
-                        file_name(self.log(i))
-                    ),
-                    _ => "the time indexes disagree with the log (stale or damaged \
-                          .timeindex)"
-                        .into(),
+                    Some((i, m)) if answer.timestamp != Some(m) => ScanReason::BatchMaxTimestamps {
+                        max_timestamp: m,
+                        segment: self.log(i).to_path_buf(),
+                    },
+                    _ => ScanReason::TimeIndexesDisagree,
                 };
                 (answer, Some(reason))
             }
@@ -190,14 +175,9 @@ impl PartitionReader<'_> {
                     .map(|c| load_cache(c, log_start, leo).0);
                 let reason = match checkpoint {
                     Some(c) if c != cache => {
-                        let d = format!(
-                            "leader-epoch-checkpoint and the batches disagree: only in the \
-                             checkpoint {}, only in the batches {}",
-                            only_in(&c, &cache),
-                            only_in(&cache, &c)
-                        );
-                        answer.notes.push(d.clone());
-                        Some(d)
+                        let d = EpochDifference::between(&c, &cache);
+                        answer.notes.push(Note::CheckpointAndBatches(d.clone()));
+                        Some(ScanReason::EpochCaches(d))
                     }
                     _ => None,
                 };
@@ -214,12 +194,12 @@ impl PartitionReader<'_> {
         g: Gathered<'_>,
         t: i64,
         indexed: &Answer,
-    ) -> (Answer, Option<String>) {
+    ) -> (Answer, Option<ScanReason>) {
         let answer = g.first_at_timestamp.unwrap_or_else(|| {
-            Answer::none(format!(
-                "no record has a timestamp >= {t} at or after the log start offset {}",
-                g.log_start
-            ))
+            Answer::none(Note::ScanNoRecordAtTimestamp {
+                target: t,
+                log_start: g.log_start,
+            })
         });
         let mut broker: Option<(usize, i64)> = None;
         for (i, &m) in g.segment_max.iter().enumerate() {
@@ -234,43 +214,21 @@ impl PartitionReader<'_> {
             && (broker_answer.is_some() || indexed.offset.is_none())
         {
             match broker {
-                Some((i, largest)) => format!(
-                    "the broker's rule: it searches only the first segment whose largest \
-                     timestamp is >= {t}, {} (largest {}{}), and answers {} there",
-                    file_name(self.log(i)),
+                Some((i, largest)) => ScanReason::OnlyFirstSegmentSearched {
+                    target: t,
+                    segment: self.log(i).to_path_buf(),
                     largest,
-                    if g.segment_max[i] < 0 {
-                        ", the .log mtime: it holds no timestamp"
-                    } else {
-                        ""
-                    },
-                    indexed.short()
-                ),
-                None => "no segment's largest timestamp reaches the target".into(),
+                    from_mtime: g.segment_max[i] < 0,
+                    indexed: Box::new(indexed.clone()),
+                },
+                None => ScanReason::NoSegmentReaches,
             }
         } else {
-            format!(
-                "the indexes disagree with the log: the same rule applied to the records \
-                 without the indexes answers {}, the index-guided lookup {} (stale or damaged \
-                 .index/.timeindex, e.g. after a crash)",
-                broker_answer.as_ref().map_or("none".into(), |a| a.short()),
-                indexed.short()
-            )
+            ScanReason::TimestampIndexesDisagree {
+                by_rule: broker_answer.map(Box::new),
+                indexed: Box::new(indexed.clone()),
+            }
         };
         (answer, Some(reason))
-    }
-}
-
-/// The entries of `a` not in `b`, as `(epoch, start)`, or `-`.
-fn only_in(a: &[EpochEntry], b: &[EpochEntry]) -> String {
-    let only: Vec<String> = a
-        .iter()
-        .filter(|x| !b.contains(x))
-        .map(|x| format!("({}, {})", x.epoch, x.start_offset))
-        .collect();
-    if only.is_empty() {
-        "-".into()
-    } else {
-        only.join(" ")
     }
 }

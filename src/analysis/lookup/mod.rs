@@ -26,11 +26,11 @@ use std::path::{Path, PathBuf};
 
 use crate::format::log::BatchInfo;
 use crate::storage::source::READ_CHUNK;
-use crate::time::rfc3339_or_ms as rfc3339;
 
 pub mod epoch;
 pub mod explain;
 mod full_scan;
+pub mod notes;
 mod offset;
 mod reader;
 mod target;
@@ -38,6 +38,7 @@ mod timestamp;
 
 pub use epoch::{end_offset_for, load_cache, EpochCacheChange, EpochEnd};
 pub use explain::Step;
+pub use notes::{EpochDifference, EpochDisagreement, Note, ScanReason};
 pub use target::{PartitionTarget, SegmentFiles};
 
 use reader::PartitionReader;
@@ -163,7 +164,7 @@ pub struct Answer {
     pub segment: Option<PathBuf>,
     pub batch: Option<BatchFacts>,
     /// Why there is no answer, or what to check about the one given.
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
 }
 
 impl Answer {
@@ -171,7 +172,7 @@ impl Answer {
         self.batch.map(|b| b.position)
     }
 
-    fn none(note: String) -> Answer {
+    fn none(note: Note) -> Answer {
         Answer {
             notes: vec![note],
             ..Default::default()
@@ -199,25 +200,6 @@ impl Answer {
             && self.segment == other.segment
             && self.position() == other.position()
     }
-
-    fn short(&self) -> String {
-        match self.offset {
-            None => "none".into(),
-            Some(o) => {
-                let mut s = format!("offset {o}");
-                if let Some(t) = self.timestamp {
-                    s += &format!(" (timestamp {t})");
-                }
-                if let Some(e) = self.leader_epoch {
-                    s += &format!(" (leader epoch {e})");
-                }
-                if let (Some(seg), Some(p)) = (&self.segment, self.position()) {
-                    s += &format!(" in {} at byte {p}", file_name(seg));
-                }
-                s
-            }
-        }
-    }
 }
 
 /// The path taken.
@@ -239,7 +221,7 @@ pub struct ScanResult {
     pub trace: Trace,
     pub differs: bool,
     /// Why they differ.
-    pub reason: Option<String>,
+    pub reason: Option<ScanReason>,
 }
 
 #[derive(Debug, Clone)]
@@ -297,11 +279,7 @@ pub fn lookup(
     };
     if let Query::Timestamp(t) = query {
         if t > 0 && t < PROBABLY_SECONDS {
-            answer.notes.push(format!(
-                "the target {t} ms is {}: if you meant seconds, ask for {}",
-                rfc3339(t),
-                t.saturating_mul(1000)
-            ));
+            answer.notes.push(Note::ProbablySeconds { target: t });
         }
     }
     let trace = reader.finish();
@@ -336,20 +314,4 @@ pub fn lookup(
         trace,
         scan,
     })
-}
-
-/// A file's name (the whole path when it has none), for the notes.
-fn file_name(p: &Path) -> String {
-    p.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| p.display().to_string())
-}
-
-/// A timestamp with its RFC 3339 form, for the notes.
-fn describe_ts(ts: i64) -> String {
-    if ts < 0 {
-        format!("{ts}")
-    } else {
-        format!("{ts} ({})", rfc3339(ts))
-    }
 }

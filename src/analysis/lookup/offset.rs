@@ -9,7 +9,7 @@ use crate::scan::Flow;
 use super::epoch::epoch_for_offset;
 use super::explain::Step;
 use super::reader::{BatchAt, FirstRecord, Headers, PartitionReader, Visit};
-use super::{Answer, BatchFacts, LookupError};
+use super::{Answer, BatchFacts, LookupError, Note};
 
 impl PartitionReader<'_> {
     /// The first segment's base offset, raised by `log-start-offset-checkpoint`.
@@ -96,17 +96,14 @@ impl PartitionReader<'_> {
         leo: i64,
     ) -> Result<Answer, LookupError> {
         if o < log_start || o > leo {
-            return Ok(Answer::none(format!(
-                "offset {o} is out of range: the log holds offsets {log_start} (log start) to \
-                 {} (log end {leo}); a fetch from it gets OFFSET_OUT_OF_RANGE",
-                leo - 1
-            )));
+            return Ok(Answer::none(Note::OffsetOutOfRange {
+                offset: o,
+                log_start,
+                log_end: leo,
+            }));
         }
         if o == leo {
-            return Ok(Answer::none(format!(
-                "offset {o} is the log end offset: no record is there yet (a fetch from it waits \
-                 for the next one)"
-            )));
+            return Ok(Answer::none(Note::OffsetIsLogEnd { offset: o }));
         }
         let i = self.segment_of(o);
         self.step(Step::SegmentForOffset {
@@ -127,18 +124,17 @@ impl PartitionReader<'_> {
         Ok(match hit {
             Some(mut a) => {
                 if a.offset != Some(o) {
-                    a.notes.push(format!(
-                        "offset {o} is not in the log (removed by compaction, or a gap): a fetch \
-                         from it starts at offset {}",
-                        a.offset.unwrap_or(o)
-                    ));
+                    a.notes.push(Note::OffsetNotInLog {
+                        offset: o,
+                        starts_at: a.offset.unwrap_or(o),
+                    });
                 }
                 a
             }
-            None => Answer::none(format!(
-                "no record at or after offset {o} although the log end offset is {leo}: the \
-                 segments after it are empty or unreadable"
-            )),
+            None => Answer::none(Note::NoRecordFromOffset {
+                offset: o,
+                log_end: leo,
+            }),
         })
     }
 
@@ -167,11 +163,7 @@ impl PartitionReader<'_> {
         };
         if let Some(hw) = self.target.high_watermark {
             if hw != leo {
-                a.notes.push(format!(
-                    "replication-offset-checkpoint gives the high watermark {hw}: a consumer \
-                     (read_uncommitted) asking for the latest offset is given that, not the log \
-                     end offset"
-                ));
+                a.notes.push(Note::HighWatermark { high_watermark: hw });
             }
         }
         a

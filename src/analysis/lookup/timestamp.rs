@@ -8,7 +8,7 @@ use crate::scan::Flow;
 
 use super::explain::{LargestTimestamp, RaisedTarget, SegmentMaxSource, Step};
 use super::reader::{BatchAt, FirstRecord, Headers, PartitionReader, SegmentMax, Visit};
-use super::{describe_ts, Answer, LookupError};
+use super::{Answer, LookupError, Note};
 
 impl PartitionReader<'_> {
     /// `LogSegment.maxTimestampSoFar` with the offset carrying it: the last time-index entry,
@@ -99,10 +99,7 @@ impl PartitionReader<'_> {
             }
         }
         let Some(i) = chosen else {
-            return Ok(Answer::none(format!(
-                "no segment holds a timestamp >= {}: the broker answers offset -1",
-                describe_ts(t)
-            )));
+            return Ok(Answer::none(Note::NoSegmentReaches { target: t }));
         };
         let (time_entry, time_slot) = self.floor::<Times>(i, t)?;
         let entries = self.index_entries::<Times>(i);
@@ -147,11 +144,11 @@ impl PartitionReader<'_> {
         });
         Ok(match found {
             Some(hit) => Answer::at(self.log(i), &hit.batch, hit.offset, Some(hit.timestamp)),
-            None => Answer::none(format!(
-                "segment {} holds no record with timestamp >= {t} at or after the log start \
-                 offset {log_start}; the broker searches only that segment and answers offset -1",
-                super::file_name(self.log(i))
-            )),
+            None => Answer::none(Note::NoRecordInSegment {
+                segment: self.log(i).to_path_buf(),
+                target: t,
+                log_start,
+            }),
         })
     }
 
@@ -186,10 +183,9 @@ impl PartitionReader<'_> {
                 if b.info.max_timestamp != m.timestamp {
                     Visit::Next
                 } else if b.info.magic == 0 {
-                    none_reason = Some(format!(
-                        "the batch at byte {} is magic 0, which has no timestamps",
-                        b.position
-                    ));
+                    none_reason = Some(Note::MaxTimestampInMagic0 {
+                        position: b.position,
+                    });
                     Visit::Stop
                 } else {
                     Visit::Records
@@ -215,15 +211,15 @@ impl PartitionReader<'_> {
         }
         Ok(Answer::none(none_reason.unwrap_or_else(
             || match decoded_batch {
-                Some(position) => format!(
-                    "no record of the batch at byte {position} carries its maxTimestamp {}",
-                    m.timestamp
-                ),
-                None => format!(
-                    "no batch of {} from byte {from} has maxTimestamp {}: the broker answers none",
-                    super::file_name(self.log(i)),
-                    m.timestamp
-                ),
+                Some(position) => Note::MaxTimestampNotInRecords {
+                    position,
+                    max_timestamp: m.timestamp,
+                },
+                None => Note::NoBatchWithMaxTimestamp {
+                    segment: self.log(i).to_path_buf(),
+                    from,
+                    max_timestamp: m.timestamp,
+                },
             },
         )))
     }
