@@ -977,4 +977,294 @@ mod tests {
             assert_eq!(step_text(&step), text, "{step:?}");
         }
     }
+
+    fn batch(base_offset: i64, last_offset: i64, position: u64, epoch: i32) -> BatchFacts {
+        BatchFacts {
+            position,
+            base_offset,
+            last_offset,
+            count: Some((last_offset - base_offset + 1) as i32),
+            magic: 2,
+            codec: "none",
+            timestamp_type: "CreateTime",
+            max_timestamp: 1_700_000_000_000,
+            partition_leader_epoch: epoch,
+            is_transactional: false,
+            is_control: false,
+            size: 80,
+        }
+    }
+
+    /// The wording of every note kind (no golden shows them), as the analysis worded them when
+    /// it made the text.
+    #[test]
+    fn notes_read_as_before() {
+        let cases = [
+            (
+                Note::ProbablySeconds {
+                    target: 1_700_000_000,
+                },
+                "the target 1700000000 ms is 1970-01-20T16:13:20.000Z: if you meant seconds, ask \
+                 for 1700000000000",
+            ),
+            (
+                Note::OffsetOutOfRange {
+                    offset: 90,
+                    log_start: 10,
+                    log_end: 60,
+                },
+                "offset 90 is out of range: the log holds offsets 10 (log start) to 59 (log end \
+                 60); a fetch from it gets OFFSET_OUT_OF_RANGE",
+            ),
+            (
+                Note::OffsetIsLogEnd { offset: 60 },
+                "offset 60 is the log end offset: no record is there yet (a fetch from it waits \
+                 for the next one)",
+            ),
+            (
+                Note::OffsetNotInLog {
+                    offset: 7,
+                    starts_at: 9,
+                },
+                "offset 7 is not in the log (removed by compaction, or a gap): a fetch from it \
+                 starts at offset 9",
+            ),
+            (
+                Note::NoRecordFromOffset {
+                    offset: 50,
+                    log_end: 60,
+                },
+                "no record at or after offset 50 although the log end offset is 60: the segments \
+                 after it are empty or unreadable",
+            ),
+            (
+                Note::HighWatermark { high_watermark: 58 },
+                "replication-offset-checkpoint gives the high watermark 58: a consumer \
+                 (read_uncommitted) asking for the latest offset is given that, not the log end \
+                 offset",
+            ),
+            (
+                Note::NoSegmentReaches {
+                    target: 1_700_000_000_000,
+                },
+                "no segment holds a timestamp >= 1700000000000 (2023-11-14T22:13:20.000Z): the \
+                 broker answers offset -1",
+            ),
+            (
+                Note::NoSegmentReaches { target: -5 },
+                "no segment holds a timestamp >= -5: the broker answers offset -1",
+            ),
+            (
+                Note::NoRecordInSegment {
+                    segment: seg("28.log"),
+                    target: 1_700_000_000_000,
+                    log_start: 30,
+                },
+                "segment 28.log holds no record with timestamp >= 1700000000000 at or after the \
+                 log start offset 30; the broker searches only that segment and answers offset -1",
+            ),
+            (
+                Note::MaxTimestampInMagic0 { position: 140 },
+                "the batch at byte 140 is magic 0, which has no timestamps",
+            ),
+            (
+                Note::MaxTimestampNotInRecords {
+                    position: 140,
+                    max_timestamp: 1_700_000_000_000,
+                },
+                "no record of the batch at byte 140 carries its maxTimestamp 1700000000000",
+            ),
+            (
+                Note::NoBatchWithMaxTimestamp {
+                    segment: seg("28.log"),
+                    from: 140,
+                    max_timestamp: -1,
+                },
+                "no batch of 28.log from byte 140 has maxTimestamp -1: the broker answers none",
+            ),
+            (
+                Note::EpochNotInCache {
+                    asked: 3,
+                    answered: 2,
+                },
+                "epoch 3 is not in the cache: the answer is for epoch 2, the largest below it",
+            ),
+            (
+                Note::EpochCacheEmpty,
+                "the leader-epoch cache is empty: the broker answers UNDEFINED (-1, -1)",
+            ),
+            (
+                Note::EpochAboveCache {
+                    asked: 9,
+                    latest: 4,
+                },
+                "epoch 9 is above every epoch in the cache (latest 4): the broker answers \
+                 UNDEFINED (-1, -1)",
+            ),
+            (
+                Note::CheckpointAndLog(EpochDisagreement::AtStart {
+                    epoch: 2,
+                    start_offset: 54,
+                    batch: batch(50, 57, 3025, 1),
+                }),
+                "leader-epoch-checkpoint and the log disagree: the checkpoint starts epoch 2 at \
+                 offset 54, but the batch holding it (offsets 50..57, byte 3025) carries \
+                 partitionLeaderEpoch 1",
+            ),
+            (
+                Note::CheckpointAndLog(EpochDisagreement::BeforeStart {
+                    start_offset: 54,
+                    previous_epoch: 0,
+                    batch: batch(50, 53, 3025, 2),
+                }),
+                "leader-epoch-checkpoint and the log disagree: the batch before offset 54 \
+                 (offsets 50..53, byte 3025) carries partitionLeaderEpoch 2, but the checkpoint \
+                 puts epoch 0 there",
+            ),
+            (
+                Note::CheckpointAndLog(EpochDisagreement::LastBatchNewer {
+                    batch: batch(58, 59, 3200, 5),
+                }),
+                "leader-epoch-checkpoint and the log disagree: the last batch (offsets 58..59, \
+                 byte 3200) carries partitionLeaderEpoch 5, newer than any epoch in the \
+                 checkpoint",
+            ),
+            (
+                Note::CheckpointAndBatches(EpochDifference {
+                    only_in_checkpoint: vec![entry(1, 20), entry(2, 54)],
+                    only_in_batches: Vec::new(),
+                }),
+                "leader-epoch-checkpoint and the batches disagree: only in the checkpoint (1, 20) \
+                 (2, 54), only in the batches -",
+            ),
+            (
+                Note::ScanOffsetOutOfRange {
+                    offset: -1,
+                    log_start: 0,
+                    log_end: 0,
+                },
+                "offset -1 is out of range: the log holds offsets 0 (log start) to -1 (log end 0)",
+            ),
+            (
+                Note::ScanOffsetIsLogEnd { offset: 60 },
+                "offset 60 is the log end offset",
+            ),
+            (
+                Note::ScanNoRecordFromOffset { offset: 50 },
+                "no record at or after offset 50",
+            ),
+            (
+                Note::ScanNoRecordAtTimestamp {
+                    target: 1_700_000_000_000,
+                    log_start: 30,
+                },
+                "no record has a timestamp >= 1700000000000 at or after the log start offset 30",
+            ),
+            (Note::ScanNoTimestamp, "no record carries a timestamp"),
+        ];
+        for (note, text) in cases {
+            assert_eq!(note_text(&note), text, "{note:?}");
+        }
+    }
+
+    /// The wording of every scan reason (only one kind reaches a test), as the scan worded them
+    /// when it made the text.
+    #[test]
+    fn scan_reasons_read_as_before() {
+        let found = Answer {
+            offset: Some(52),
+            timestamp: Some(1_700_000_000_123),
+            leader_epoch: Some(1),
+            segment: Some(seg("28.log")),
+            batch: Some(batch(50, 57, 3025, 1)),
+            notes: Vec::new(),
+        };
+        let cases = [
+            (
+                ScanReason::OnlyFirstSegmentSearched {
+                    target: 1_700_000_000_000,
+                    segment: seg("0.log"),
+                    largest: 1_700_000_000_500,
+                    from_mtime: false,
+                    indexed: Box::new(found.clone()),
+                },
+                "the broker's rule: it searches only the first segment whose largest timestamp is \
+                 >= 1700000000000, 0.log (largest 1700000000500), and answers offset 52 \
+                 (timestamp 1700000000123) (leader epoch 1) in 28.log at byte 3025 there",
+            ),
+            (
+                ScanReason::OnlyFirstSegmentSearched {
+                    target: 1_700_000_000_000,
+                    segment: seg("0.log"),
+                    largest: 1_764_000_000_000,
+                    from_mtime: true,
+                    indexed: Box::default(),
+                },
+                "the broker's rule: it searches only the first segment whose largest timestamp is \
+                 >= 1700000000000, 0.log (largest 1764000000000, the .log mtime: it holds no \
+                 timestamp), and answers none there",
+            ),
+            (
+                ScanReason::NoSegmentReaches,
+                "no segment's largest timestamp reaches the target",
+            ),
+            (
+                ScanReason::TimestampIndexesDisagree {
+                    by_rule: Some(Box::new(found.clone())),
+                    indexed: Box::new(Answer {
+                        offset: Some(60),
+                        ..Default::default()
+                    }),
+                },
+                "the indexes disagree with the log: the same rule applied to the records without \
+                 the indexes answers offset 52 (timestamp 1700000000123) (leader epoch 1) in \
+                 28.log at byte 3025, the index-guided lookup offset 60 (stale or damaged \
+                 .index/.timeindex, e.g. after a crash)",
+            ),
+            (
+                ScanReason::TimestampIndexesDisagree {
+                    by_rule: None,
+                    indexed: Box::new(found),
+                },
+                "the indexes disagree with the log: the same rule applied to the records without \
+                 the indexes answers none, the index-guided lookup offset 52 (timestamp \
+                 1700000000123) (leader epoch 1) in 28.log at byte 3025 (stale or damaged \
+                 .index/.timeindex, e.g. after a crash)",
+            ),
+            (
+                ScanReason::OffsetIndexesDisagree,
+                "the indexes disagree with the log (stale or damaged .index, e.g. after a crash, \
+                 or an index entry pointing into the middle of a batch)",
+            ),
+            (
+                ScanReason::LogEndDiffers { log_end: 61 },
+                "a scan of every segment finds the log end offset 61: the last segment's offset \
+                 index, or an earlier segment reaching past the last one's base offset, disagrees \
+                 with the walk from the index",
+            ),
+            (
+                ScanReason::BatchMaxTimestamps {
+                    max_timestamp: 1_700_000_009_999,
+                    segment: seg("28.log"),
+                },
+                "the batches' maxTimestamp fields disagree with their records: the greatest is \
+                 1700000009999 in 28.log",
+            ),
+            (
+                ScanReason::TimeIndexesDisagree,
+                "the time indexes disagree with the log (stale or damaged .timeindex)",
+            ),
+            (
+                ScanReason::EpochCaches(EpochDifference {
+                    only_in_checkpoint: Vec::new(),
+                    only_in_batches: vec![entry(3, 58)],
+                }),
+                "leader-epoch-checkpoint and the batches disagree: only in the checkpoint -, only \
+                 in the batches (3, 58)",
+            ),
+        ];
+        for (reason, text) in cases {
+            assert_eq!(scan_reason_text(&reason), text, "{reason:?}");
+        }
+    }
 }
