@@ -1,7 +1,8 @@
 //! Offline answers to the broker's offset questions — ListOffsets (`offsetsForTimes`,
 //! earliest, latest, max timestamp), a fetch position and OffsetForLeaderEpoch — computed the
 //! way the broker computes them, with the path taken recorded as typed [`Step`]s for
-//! `--explain` (worded by `print/lookup.rs`).
+//! `--explain`, and what to check about an answer as typed [`Note`]s (both worded by
+//! `print/lookup.rs`).
 //!
 //! By timestamp (`timestamp.rs`; `UnifiedLog.fetchOffsetByTimestamp` →
 //! `LogSegment.findOffsetByTimestamp` → `FileRecords.searchForTimestamp`, kafka-format.md §4
@@ -18,7 +19,7 @@
 //! (positioned reads of [`LOOKUP_READ_CHUNK`] bytes), walking it with
 //! [`scan_log`](crate::scan::scan_log) (`reader.rs`). A scan ([`lookup`] with `scan`,
 //! `full_scan.rs`) answers again from every record of every segment, ignoring the indexes, and
-//! says why the two answers differ when they do.
+//! says why the two answers differ when they do (a [`ScanReason`]).
 
 use std::fmt;
 use std::io;
