@@ -590,6 +590,15 @@ fn offset_expiry_on_crafted_logs() {
     // The table has the column; a bad --at is a usage error.
     let r = kseg(&["groups", "--at", "yesterday", root.to_str().unwrap()]);
     assert_eq!(r.code, 2);
+    // A time without a zone is refused, as lookup's --timestamp refuses it.
+    let r = kseg(&[
+        "groups",
+        "--at",
+        "2023-11-14T22:22:40",
+        root.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("has no time zone"), "{}", r.stderr);
     let r = kseg(&[
         "groups",
         "--offsets-retention-minutes",

@@ -166,17 +166,6 @@ pub fn offset_expiry(
     }
 }
 
-/// `--at`: RFC 3339 with a zone (`2026-01-01T00:00:00Z`, `...+02:00`) or epoch milliseconds.
-pub fn parse_instant(s: &str) -> Result<i64, String> {
-    if let Ok(ms) = s.trim().parse::<i64>() {
-        return Ok(ms);
-    }
-    s.trim()
-        .parse::<jiff::Timestamp>()
-        .map(|t| t.as_millisecond())
-        .map_err(|e| format!("{s:?} is neither RFC 3339 with a zone nor epoch milliseconds: {e}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -341,16 +330,5 @@ mod tests {
                 .at()
                 .is_some()
         );
-    }
-
-    #[test]
-    fn instants() {
-        assert_eq!(parse_instant("1767225600000"), Ok(1_767_225_600_000));
-        assert_eq!(parse_instant("2026-01-01T00:00:00Z"), Ok(1_767_225_600_000));
-        assert_eq!(
-            parse_instant("2026-01-01T02:00:00+02:00"),
-            Ok(1_767_225_600_000)
-        );
-        assert!(parse_instant("2026-01-01 00:00").is_err());
     }
 }

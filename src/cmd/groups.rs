@@ -7,15 +7,23 @@ use anyhow::Result;
 use crate::print::progress::{self, Progress};
 
 use super::{discover_inputs, with_threads, Outcome, Reads};
-use crate::analysis::expiry::parse_instant;
 use crate::analysis::group_report::{coordinator_partitions, report, GroupsQuery};
 use crate::cli::GroupsArgs;
 use crate::print::groups as printer;
 use crate::print::table::Layout;
+use crate::time::{parse_instant, InstantError};
 
 pub fn run(args: GroupsArgs) -> Result<Outcome> {
     let now = match &args.at {
-        Some(t) => parse_instant(t).map_err(|e| anyhow::anyhow!("--at: {e}"))?,
+        Some(t) => parse_instant(t).map_err(|e| match e {
+            InstantError::NoZone { civil, .. } => anyhow::anyhow!(
+                "--at {t:?} has no time zone, so it names a different instant on each machine: \
+                 say {civil}Z, {civil}+02:00 or epoch milliseconds"
+            ),
+            InstantError::Unrecognised => {
+                anyhow::anyhow!("--at {t:?} is neither RFC 3339 with a zone nor epoch milliseconds")
+            }
+        })?,
         None => jiff::Timestamp::now().as_millisecond(),
     };
     let (set, inputs) = discover_inputs(&args.paths, "groups", Reads::DirsOnly)?;
