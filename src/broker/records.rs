@@ -30,19 +30,21 @@ fn encoded(bytes: Result<Vec<u8>, crate::format::coordinator::encode::EncodeErro
     bytes.unwrap_or_else(|e| panic!("coordinator record does not fit its schema: {}", e.message))
 }
 
-fn s(text: &str) -> Value<'_> {
-    Value::Str(text.as_bytes())
+/// A string field's value.
+fn text(t: &str) -> Value<'_> {
+    Value::Str(t.as_bytes())
 }
 
-fn opt_s(text: Option<&str>) -> Value<'_> {
-    text.map_or(Value::Null, s)
+/// A nullable string field's value.
+fn opt_text(t: Option<&str>) -> Value<'_> {
+    t.map_or(Value::Null, text)
 }
 
 /// OffsetCommitKey (type 1): group, topic, partition.
 pub fn offset_commit_key(group: &str, topic: &str, partition: i32) -> Vec<u8> {
     let key = StructBuilder::new(&OFFSET_COMMIT_KEY)
-        .set("group", s(group))
-        .set("topic", s(topic))
+        .set("group", text(group))
+        .set("topic", text(topic))
         .set("partition", Value::Int(partition.into()))
         .build();
     encoded(Coordinator::Group.encode_key(1, &key))
@@ -80,7 +82,7 @@ pub fn offset_commit_value(v: &OffsetCommitValue) -> Vec<u8> {
         );
     }
     b = b
-        .set("metadata", s(&v.metadata))
+        .set("metadata", text(&v.metadata))
         .set("commitTimestamp", Value::Int(v.commit_timestamp));
     if v.version == 1 {
         b = b.set(
@@ -97,7 +99,7 @@ pub fn offset_commit_value(v: &OffsetCommitValue) -> Vec<u8> {
 /// GroupMetadataKey (type 2): the group id.
 pub fn group_metadata_key(group: &str) -> Vec<u8> {
     let key = StructBuilder::new(&GROUP_METADATA_KEY)
-        .set("group", s(group))
+        .set("group", text(group))
         .build();
     encoded(Coordinator::Group.encode_key(2, &key))
 }
@@ -113,10 +115,10 @@ pub fn group_metadata_value(g: &GroupMetadata) -> Vec<u8> {
         .map(|m| {
             Value::Struct(
                 StructBuilder::of(member)
-                    .set("memberId", s(&m.member_id))
-                    .set("groupInstanceId", opt_s(m.group_instance_id.as_deref()))
-                    .set("clientId", s(&m.client_id))
-                    .set("clientHost", s(&m.client_host))
+                    .set("memberId", text(&m.member_id))
+                    .set("groupInstanceId", opt_text(m.group_instance_id.as_deref()))
+                    .set("clientId", text(&m.client_id))
+                    .set("clientHost", text(&m.client_host))
                     .set(
                         "rebalanceTimeout",
                         Value::Int(m.rebalance_timeout.unwrap_or(-1).into()),
@@ -129,10 +131,10 @@ pub fn group_metadata_value(g: &GroupMetadata) -> Vec<u8> {
         })
         .collect();
     let value = b
-        .set("protocolType", s(&g.protocol_type))
+        .set("protocolType", text(&g.protocol_type))
         .set("generation", Value::Int(g.generation.into()))
-        .set("protocol", opt_s(g.protocol.as_deref()))
-        .set("leader", opt_s(g.leader.as_deref()))
+        .set("protocol", opt_text(g.protocol.as_deref()))
+        .set("leader", opt_text(g.leader.as_deref()))
         .set(
             "currentStateTimestamp",
             Value::Int(g.current_state_timestamp.unwrap_or(-1)),
@@ -145,7 +147,7 @@ pub fn group_metadata_value(g: &GroupMetadata) -> Vec<u8> {
 /// TransactionLogKey (type 0): the transactional id.
 pub fn transaction_log_key(transactional_id: &str) -> Vec<u8> {
     let key = StructBuilder::new(&TRANSACTION_LOG_KEY)
-        .set("transactionalId", s(transactional_id))
+        .set("transactionalId", text(transactional_id))
         .build();
     encoded(Coordinator::Transaction.encode_key(0, &key))
 }
@@ -164,7 +166,7 @@ pub fn transaction_log_value(v: &TransactionLog) -> Vec<u8> {
                 .map(|tp| {
                     Value::Struct(
                         StructBuilder::of(partition)
-                            .set("topic", s(&tp.topic))
+                            .set("topic", text(&tp.topic))
                             .set(
                                 "partitionIds",
                                 Value::Array(

@@ -3,7 +3,7 @@
 //! printer writes (every non-tagged field, some tagged fields, never at their default).
 
 use crate::format::coordinator::schema::{
-    Ctx, Field, FieldDefault, Message, Prim, Struct, Type, Versions,
+    Field, FieldDefault, Message, Prim, Struct, Type, Versions, WireVersion,
 };
 use crate::format::protocol::parse_uuid;
 use crate::format::protocol::uuid_string;
@@ -14,13 +14,13 @@ use serde_json::{Map, Number, Value};
 /// Encodes the JSON of `msg` at `version` (the inverse of [`read_message`]). Tagged fields
 /// are written when their key is present. Panics on JSON that does not fit the schema.
 pub fn encode_json(msg: &Message, version: i16, value: &Value) -> Vec<u8> {
-    let ctx = Ctx::of(msg, version);
+    let ctx = WireVersion::of(msg, version);
     let mut out = Vec::new();
     write_struct(&msg.root, msg.valid, ctx, value, &mut out);
     out
 }
 
-fn write_struct(s: &Struct, parent: Versions, ctx: Ctx, value: &Value, out: &mut Vec<u8>) {
+fn write_struct(s: &Struct, parent: Versions, ctx: WireVersion, value: &Value, out: &mut Vec<u8>) {
     let cur = parent.intersect(s.versions);
     let obj = value.as_object().expect("struct JSON is an object");
     let mut tagged = Vec::new();
@@ -65,7 +65,14 @@ fn write_length(out: &mut Vec<u8>, len: Option<usize>, flexible: bool, classic16
     }
 }
 
-fn write_field(f: &Field, cur: Versions, ctx: Ctx, v: &Value, out: &mut Vec<u8>, tagged: bool) {
+fn write_field(
+    f: &Field,
+    cur: Versions,
+    ctx: WireVersion,
+    v: &Value,
+    out: &mut Vec<u8>,
+    tagged: bool,
+) {
     let nullable = f.nullable_at(cur, ctx);
     match f.ty {
         Type::Prim(p) => write_prim(p, v, ctx.flexible, out),
@@ -155,11 +162,11 @@ impl Rng {
 /// A random JSON message of `msg` at `version`, in the exact shape [`read_message`]
 /// returns: every non-tagged field, some tagged fields (never at their default).
 pub fn sample_message(msg: &Message, version: i16, rng: &mut Rng) -> Value {
-    let ctx = Ctx::of(msg, version);
+    let ctx = WireVersion::of(msg, version);
     sample_struct(&msg.root, msg.valid, ctx, rng)
 }
 
-fn sample_struct(s: &Struct, parent: Versions, ctx: Ctx, rng: &mut Rng) -> Value {
+fn sample_struct(s: &Struct, parent: Versions, ctx: WireVersion, rng: &mut Rng) -> Value {
     let cur = parent.intersect(s.versions);
     let mut map = Map::new();
     for f in s.fields {
@@ -186,7 +193,7 @@ fn sample_struct(s: &Struct, parent: Versions, ctx: Ctx, rng: &mut Rng) -> Value
     Value::Object(map)
 }
 
-fn sample_field(f: &Field, cur: Versions, ctx: Ctx, rng: &mut Rng) -> Value {
+fn sample_field(f: &Field, cur: Versions, ctx: WireVersion, rng: &mut Rng) -> Value {
     let nullable = f.nullable_at(cur, ctx);
     if nullable && rng.chance(4) {
         return Value::Null;
@@ -250,7 +257,7 @@ fn float_json(x: f64) -> Value {
 
 const ZERO_UUID: &str = "AAAAAAAAAAAAAAAAAAAAAA";
 
-fn default_json(f: &Field, cur: Versions, ctx: Ctx) -> Value {
+fn default_json(f: &Field, cur: Versions, ctx: WireVersion) -> Value {
     match f.default {
         FieldDefault::Null => Value::Null,
         FieldDefault::Int(n) => n.into(),

@@ -4,7 +4,7 @@ use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 
 use super::segment::EpochTrack;
-use super::{Ctx, Severity, VerifyOptions};
+use super::{Findings, Severity, VerifyOptions};
 use crate::analysis::lookup::{load_cache, EpochCacheChange};
 use crate::format::producer_snapshot::parse_producer_snapshot;
 use crate::format::text_files::{parse_checkpoint, EpochEntry};
@@ -23,7 +23,7 @@ pub(super) fn txn_index_fails_sanity(bytes: &[u8], base: i64) -> bool {
 /// `aborts`: the segment's ABORT markers (offset, producer id, whether the producer's data
 /// precedes the marker in this segment).
 pub(super) fn check_txn_index(
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Findings<'_>,
     path: &Path,
     bytes: &[u8],
     base: i64,
@@ -120,7 +120,7 @@ pub(super) fn snapshot_last_offsets(bytes: &[u8]) -> Vec<i64> {
 /// `found`: which of the snapshots' last offsets some batch ends at; `first_offset`: the
 /// smallest last offset of any batch.
 pub(super) fn check_producer_snapshot(
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Findings<'_>,
     path: &Path,
     bytes: &[u8],
     log_end: Option<i64>,
@@ -182,7 +182,7 @@ pub(super) fn check_producer_snapshot(
 /// The leader-epoch checkpoint against itself and the epochs the batches start. `log_start` and
 /// `log_end` bound what Kafka's cache keeps at load.
 pub(super) fn check_leader_epochs(
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Findings<'_>,
     partition: &Path,
     // A partition directory (not loose segment files) always has one on a broker.
     expect_checkpoint: bool,

@@ -5,7 +5,7 @@
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
-use super::{Ctx, Severity, VerifyOptions};
+use super::{Findings, Severity, VerifyOptions};
 use crate::format::index::{Index, IndexKind, OffsetEntry, Offsets, TimeEntry, Times};
 
 /// The order a pass walks an index's slots in: the file's own when it is already sorted (a
@@ -117,7 +117,7 @@ impl CheckedKind for Times {
 /// Reports the real entries of `index` that break Kafka's order; returns whether they are
 /// already sorted by [`CheckedKind::order_key`].
 fn check_order<K: CheckedKind>(
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Findings<'_>,
     path: &Path,
     severity: Severity,
     index: &Index<'_, K>,
@@ -160,7 +160,7 @@ impl<K: CheckedKind> IndexFile<K> {
     /// preallocated tail, entry order); `None` when there is nothing to check against the log
     /// (unreadable, or `--sanity`).
     fn open(
-        ctx: &mut Ctx<'_>,
+        ctx: &mut Findings<'_>,
         path: &Path,
         at: IndexSetting,
         opts: &VerifyOptions,
@@ -244,7 +244,7 @@ impl<K: CheckedKind> IndexFile<K> {
     /// A finding about this file at the file's severity.
     fn add(
         &self,
-        ctx: &mut Ctx<'_>,
+        ctx: &mut Findings<'_>,
         check: &'static str,
         at: Option<u64>,
         offset: Option<i64>,
@@ -302,7 +302,7 @@ impl OffsetIndexPass {
     /// Reads the `.index` and runs the file-level checks; `None` when there is nothing to
     /// check against the log (unreadable, or `--sanity`).
     pub fn open(
-        ctx: &mut Ctx<'_>,
+        ctx: &mut Findings<'_>,
         path: &Path,
         at: IndexSetting,
         opts: &VerifyOptions,
@@ -321,7 +321,7 @@ impl OffsetIndexPass {
         self.file.get(k).map(PositionEntry::new)
     }
 
-    fn not_a_batch_start(&self, ctx: &mut Ctx<'_>, e: PositionEntry) {
+    fn not_a_batch_start(&self, ctx: &mut Findings<'_>, e: PositionEntry) {
         self.file.add(
             ctx,
             "offset-index-mismatch",
@@ -331,7 +331,13 @@ impl OffsetIndexPass {
         );
     }
 
-    fn wrong_offset(&self, ctx: &mut Ctx<'_>, e: PositionEntry, batch_base: i64, batch_last: i64) {
+    fn wrong_offset(
+        &self,
+        ctx: &mut Findings<'_>,
+        e: PositionEntry,
+        batch_base: i64,
+        batch_last: i64,
+    ) {
         self.file.add(
             ctx,
             "offset-index-mismatch",
@@ -344,7 +350,13 @@ impl OffsetIndexPass {
         );
     }
 
-    pub fn batch(&mut self, ctx: &mut Ctx<'_>, position: u64, base_offset: i64, last_offset: i64) {
+    pub fn batch(
+        &mut self,
+        ctx: &mut Findings<'_>,
+        position: u64,
+        base_offset: i64,
+        last_offset: i64,
+    ) {
         if let Some(p) = self.pending {
             if position >= p.next_position {
                 self.pending = None;
@@ -390,7 +402,7 @@ impl OffsetIndexPass {
     }
 
     /// After the last batch, ending at `valid_end`.
-    pub fn finish(mut self, ctx: &mut Ctx<'_>, valid_end: u64) {
+    pub fn finish(mut self, ctx: &mut Findings<'_>, valid_end: u64) {
         if let Some(p) = self.pending.take() {
             self.wrong_offset(ctx, p.entry, p.batch_base, p.batch_last);
         }
@@ -460,7 +472,7 @@ impl TimeIndexPass {
     /// Reads the `.timeindex` and runs the file-level checks; `None` when there is nothing to
     /// check against the log (unreadable, or `--sanity`).
     pub fn open(
-        ctx: &mut Ctx<'_>,
+        ctx: &mut Findings<'_>,
         path: &Path,
         at: IndexSetting,
         opts: &VerifyOptions,
@@ -476,7 +488,13 @@ impl TimeIndexPass {
         })
     }
 
-    pub fn batch(&mut self, ctx: &mut Ctx<'_>, base_offset: i64, last_offset: i64, max_ts: i64) {
+    pub fn batch(
+        &mut self,
+        ctx: &mut Findings<'_>,
+        base_offset: i64,
+        last_offset: i64,
+        max_ts: i64,
+    ) {
         self.max_so_far = self.max_so_far.max(max_ts);
         while let Some((slot, e)) = self.file.get(self.next) {
             if e.offset > last_offset {
@@ -521,7 +539,7 @@ impl TimeIndexPass {
     }
 
     /// After the last batch.
-    pub fn finish(self, ctx: &mut Ctx<'_>, active: bool, had_batches: bool) {
+    pub fn finish(self, ctx: &mut Findings<'_>, active: bool, had_batches: bool) {
         for (slot, e) in self.file.from(self.next) {
             self.file.add(
                 ctx,

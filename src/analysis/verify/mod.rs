@@ -146,13 +146,13 @@ pub struct PartitionReport {
 /// summary line instead of millions of findings.
 const MAX_FINDINGS_PER_CHECK_AND_FILE: u64 = 100;
 
-struct Ctx<'a> {
+struct Findings<'a> {
     findings: &'a mut Vec<Finding>,
     /// Findings per (check, file), with the worst severity among them.
     counts: HashMap<(&'static str, String), (u64, Severity)>,
 }
 
-impl Ctx<'_> {
+impl Findings<'_> {
     /// Reads an index or snapshot file whole, reporting it as unreadable when that fails.
     fn read(&mut self, path: &Path) -> Option<Vec<u8>> {
         match read_small(path, 1 << 30) {
@@ -236,7 +236,7 @@ pub fn verify_partition(
 ) -> PartitionReport {
     let label = format!("{}-{}", p.name.topic, p.name.partition);
     let mut findings = Vec::new();
-    let mut ctx = Ctx {
+    let mut ctx = Findings {
         findings: &mut findings,
         counts: HashMap::new(),
     };

@@ -7,7 +7,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::indexes::{OffsetIndexPass, TimeIndexPass};
-use super::{Ctx, Severity};
+use super::{Findings, Severity};
 use crate::analysis::recovery::{IndexRebuild, IndexedBatch, InvalidIndexOffset};
 use crate::format::control::{decode_control, ControlType};
 use crate::format::log::{for_each_record, BatchInfo, LogEntry, RecordScratch, TailKind};
@@ -113,7 +113,7 @@ struct Before {
 }
 
 pub(super) struct SegmentPass<'p, 'c, 'f> {
-    ctx: &'c mut Ctx<'f>,
+    ctx: &'c mut Findings<'f>,
     seg: SegmentSetting<'p>,
     /// The largest last offset of the partition's earlier segments.
     prev_last: Option<i64>,
@@ -139,7 +139,7 @@ pub(super) struct SegmentPass<'p, 'c, 'f> {
 impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
-        ctx: &'c mut Ctx<'f>,
+        ctx: &'c mut Findings<'f>,
         seg: SegmentSetting<'p>,
         prev_last: Option<i64>,
         offset_index: Option<OffsetIndexPass>,

@@ -4,7 +4,7 @@
 use kafka_protocol::messages::*;
 use kafka_protocol::ResponseError;
 
-use super::{coded, s, topic_name, uuid, CLUSTER_OPERATIONS, TOPIC_OPERATIONS};
+use super::{coded, str_bytes, topic_name, uuid, CLUSTER_OPERATIONS, TOPIC_OPERATIONS};
 use crate::broker::core::{OFFSETS_TOPIC, TRANSACTION_TOPIC};
 use crate::broker::dispatch::Handled;
 use crate::broker::server::Shared;
@@ -19,13 +19,13 @@ pub(crate) fn describe_cluster(
 ) -> DescribeClusterResponse {
     let resp = DescribeClusterResponse::default()
         .with_endpoint_type(BROKER_ENDPOINT)
-        .with_cluster_id(s(&shared.cluster_id))
+        .with_cluster_id(str_bytes(&shared.cluster_id))
         .with_cluster_authorized_operations(i32::MIN);
     // v1+: a broker answers for broker endpoints only.
     if req.endpoint_type != BROKER_ENDPOINT {
         return resp
             .with_error_code(ResponseError::MismatchedEndpointType.code())
-            .with_error_message(Some(s(&format!(
+            .with_error_message(Some(str_bytes(&format!(
                 "The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type {}",
                 if req.endpoint_type == 2 { "CONTROLLER" } else { "UNKNOWN" }
             ))));
@@ -34,7 +34,7 @@ pub(crate) fn describe_cluster(
         .with_brokers(vec![
             describe_cluster_response::DescribeClusterBroker::default()
                 .with_broker_id(shared.node_id.into())
-                .with_host(s(&shared.host))
+                .with_host(str_bytes(&shared.host))
                 .with_port(shared.port),
         ])
         .with_cluster_authorized_operations(if req.include_cluster_authorized_operations {
@@ -130,9 +130,9 @@ pub(crate) fn metadata(
     Ok(MetadataResponse::default()
         .with_brokers(vec![metadata_response::MetadataResponseBroker::default()
             .with_node_id(shared.node_id.into())
-            .with_host(s(&shared.host))
+            .with_host(str_bytes(&shared.host))
             .with_port(shared.port)])
-        .with_cluster_id(Some(s(&shared.cluster_id)))
+        .with_cluster_id(Some(str_bytes(&shared.cluster_id)))
         .with_controller_id(shared.node_id.into())
         .with_cluster_authorized_operations(if req.include_cluster_authorized_operations {
             CLUSTER_OPERATIONS
@@ -167,14 +167,14 @@ pub(crate) fn find_coordinator(
             )),
         };
         let mut c = find_coordinator_response::Coordinator::default()
-            .with_key(s(&key))
+            .with_key(str_bytes(&key))
             .with_node_id(shared.node_id.into())
-            .with_host(s(&shared.host))
+            .with_host(str_bytes(&shared.host))
             .with_port(shared.port);
         if let Err(e) = result {
             (c.error_code, c.error_message) = coded(&e);
             c.node_id = (-1).into();
-            c.host = s("");
+            c.host = str_bytes("");
             c.port = -1;
         }
         answers.push(c);

@@ -8,7 +8,7 @@ use kafka_protocol::messages::*;
 use kafka_protocol::ResponseError;
 
 use super::GROUP_OPERATIONS;
-use super::{s, uuid};
+use super::{str_bytes, uuid};
 use crate::broker::consumer_group::{Assignment, Heartbeat};
 use crate::broker::dispatch::Handled;
 use crate::broker::server::Shared;
@@ -62,11 +62,11 @@ pub(crate) fn heartbeat(
     drop(b);
     let mut resp = ConsumerGroupHeartbeatResponse::default()
         .with_error_code(out.error)
-        .with_error_message(out.message.as_deref().map(s))
+        .with_error_message(out.message.as_deref().map(str_bytes))
         .with_member_epoch(out.member_epoch)
         .with_heartbeat_interval_ms(out.heartbeat_interval_ms);
     if out.error == 0 {
-        resp.member_id = Some(s(&out.member_id));
+        resp.member_id = Some(str_bytes(&out.member_id));
         resp.assignment = out.assignment.map(|a| {
             consumer_group_heartbeat_response::Assignment::default().with_topic_partitions(
                 a.into_iter()
@@ -96,10 +96,9 @@ pub(crate) fn describe(
                 .map(|(id, p)| {
                     r::TopicPartitions::default()
                         .with_topic_id(uuid(*id))
-                        .with_topic_name(TopicName(s(names
-                            .get(id)
-                            .map(String::as_str)
-                            .unwrap_or(""))))
+                        .with_topic_name(TopicName(str_bytes(
+                            names.get(id).map(String::as_str).unwrap_or(""),
+                        )))
                         .with_partitions(p.iter().copied().collect())
                 })
                 .collect(),
@@ -118,18 +117,18 @@ pub(crate) fn describe(
                 });
             let Some(g) = b.consumer_groups.group(id.as_str()) else {
                 d.error_code = ResponseError::GroupIdNotFound.code();
-                d.group_state = s("Dead");
-                d.error_message = Some(s(&if b.groups.group(id.as_str()).is_some() {
+                d.group_state = str_bytes("Dead");
+                d.error_message = Some(str_bytes(&if b.groups.group(id.as_str()).is_some() {
                     format!("Group {} is not a consumer group.", id.as_str())
                 } else {
                     format!("Group {} not found.", id.as_str())
                 }));
                 return d;
             };
-            d.group_state = s(g.state());
+            d.group_state = str_bytes(g.state());
             d.group_epoch = g.epoch;
             d.assignment_epoch = g.assignment_epoch;
-            d.assignor_name = s(g.assignor());
+            d.assignor_name = str_bytes(g.assignor());
             d.members = g
                 .members
                 .values()
@@ -140,17 +139,17 @@ pub(crate) fn describe(
                         .map(|(t, p)| (*t, p.keys().copied().collect()))
                         .collect();
                     r::Member::default()
-                        .with_member_id(s(&m.id))
-                        .with_instance_id(m.meta.instance_id.as_deref().map(s))
-                        .with_rack_id(m.meta.rack_id.as_deref().map(s))
+                        .with_member_id(str_bytes(&m.id))
+                        .with_instance_id(m.meta.instance_id.as_deref().map(str_bytes))
+                        .with_rack_id(m.meta.rack_id.as_deref().map(str_bytes))
                         .with_member_epoch(m.epoch)
-                        .with_client_id(s(&m.meta.client_id))
-                        .with_client_host(s(&m.meta.client_host))
+                        .with_client_id(str_bytes(&m.meta.client_id))
+                        .with_client_host(str_bytes(&m.meta.client_host))
                         .with_subscribed_topic_names(
                             m.meta
                                 .subscribed_topic_names
                                 .iter()
-                                .map(|t| TopicName(s(t)))
+                                .map(|t| TopicName(str_bytes(t)))
                                 .collect(),
                         )
                         .with_subscribed_topic_regex(
@@ -158,7 +157,7 @@ pub(crate) fn describe(
                                 .subscribed_topic_regex
                                 .as_deref()
                                 .filter(|r| !r.is_empty())
-                                .map(s),
+                                .map(str_bytes),
                         )
                         .with_assignment(listed(&current))
                         .with_target_assignment(listed(

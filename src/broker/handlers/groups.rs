@@ -7,7 +7,7 @@ use bytes::Bytes;
 use kafka_protocol::messages::*;
 use kafka_protocol::ResponseError;
 
-use super::{s, GROUP_OPERATIONS};
+use super::{str_bytes, GROUP_OPERATIONS};
 use crate::broker::core::Broker;
 use crate::broker::dispatch::{Handled, RequestError};
 use crate::broker::group::{CoordinatorRecord, JoinRequest, Pending};
@@ -86,7 +86,7 @@ pub(crate) async fn join_group(
             return Ok(JoinGroupResponse::default()
                 .with_error_code(ResponseError::InconsistentGroupProtocol.code())
                 .with_generation_id(-1)
-                .with_protocol_name((version < 7).then(|| s("")))
+                .with_protocol_name((version < 7).then(|| str_bytes("")))
                 .with_member_id(req.member_id));
         }
         let pending = b.groups.join(
@@ -125,23 +125,23 @@ pub(crate) async fn join_group(
     Ok(JoinGroupResponse::default()
         .with_error_code(outcome.error)
         .with_generation_id(outcome.generation)
-        .with_protocol_type(outcome.protocol_type.map(|p| s(&p)))
+        .with_protocol_type(outcome.protocol_type.map(|p| str_bytes(&p)))
         .with_protocol_name(match outcome.protocol_name {
-            Some(p) => Some(s(&p)),
-            None if name_required => Some(s("")),
+            Some(p) => Some(str_bytes(&p)),
+            None if name_required => Some(str_bytes("")),
             None => None,
         })
-        .with_leader(s(&outcome.leader))
+        .with_leader(str_bytes(&outcome.leader))
         .with_skip_assignment(outcome.skip_assignment)
-        .with_member_id(s(&outcome.member_id))
+        .with_member_id(str_bytes(&outcome.member_id))
         .with_members(
             outcome
                 .members
                 .into_iter()
                 .map(|(id, instance, meta)| {
                     join_group_response::JoinGroupResponseMember::default()
-                        .with_member_id(s(&id))
-                        .with_group_instance_id(instance.map(|i| s(&i)))
+                        .with_member_id(str_bytes(&id))
+                        .with_group_instance_id(instance.map(|i| str_bytes(&i)))
                         .with_metadata(Bytes::from(meta))
                 })
                 .collect(),
@@ -184,8 +184,8 @@ pub(crate) async fn sync_group(
     };
     Ok(SyncGroupResponse::default()
         .with_error_code(outcome.error)
-        .with_protocol_type(outcome.protocol_type.map(|p| s(&p)))
-        .with_protocol_name(outcome.protocol_name.map(|p| s(&p)))
+        .with_protocol_type(outcome.protocol_type.map(|p| str_bytes(&p)))
+        .with_protocol_name(outcome.protocol_name.map(|p| str_bytes(&p)))
         .with_assignment(Bytes::from(outcome.assignment)))
 }
 
@@ -262,7 +262,7 @@ pub(crate) fn describe_groups(
         .map(|id| {
             let mut d = describe_groups_response::DescribedGroup::default()
                 .with_group_id(id.clone())
-                .with_group_state(s("Dead"))
+                .with_group_state(str_bytes("Dead"))
                 .with_authorized_operations(if req.include_authorized_operations {
                     GROUP_OPERATIONS
                 } else {
@@ -274,9 +274,9 @@ pub(crate) fn describe_groups(
                 .group(id.as_str())
                 .filter(|_| b.consumer_groups.group(id.as_str()).is_none());
             if let Some(g) = classic {
-                d.group_state = s(g.state.name());
-                d.protocol_type = s(g.protocol_type.as_deref().unwrap_or(""));
-                d.protocol_data = s(g.protocol.as_deref().unwrap_or(""));
+                d.group_state = str_bytes(g.state.name());
+                d.protocol_type = str_bytes(g.protocol_type.as_deref().unwrap_or(""));
+                d.protocol_data = str_bytes(g.protocol.as_deref().unwrap_or(""));
                 d.members = g
                     .members
                     .iter()
@@ -288,10 +288,10 @@ pub(crate) fn describe_groups(
                             .map(|(_, meta)| meta.clone())
                             .unwrap_or_default();
                         describe_groups_response::DescribedGroupMember::default()
-                            .with_member_id(s(&m.id))
-                            .with_group_instance_id(m.instance_id.as_ref().map(|i| s(i)))
-                            .with_client_id(s(&m.client_id))
-                            .with_client_host(s(&m.client_host))
+                            .with_member_id(str_bytes(&m.id))
+                            .with_group_instance_id(m.instance_id.as_ref().map(|i| str_bytes(i)))
+                            .with_client_id(str_bytes(&m.client_id))
+                            .with_client_host(str_bytes(&m.client_host))
                             .with_member_metadata(Bytes::from(meta))
                             .with_member_assignment(Bytes::from(m.assignment.clone()))
                     })
@@ -307,10 +307,10 @@ pub(crate) fn list_groups(shared: &Shared, req: ListGroupsRequest) -> Handled<Li
     let b = shared.broker()?;
     let listed = |id: &str, protocol_type: &str, state: &str, kind: &str| {
         list_groups_response::ListedGroup::default()
-            .with_group_id(GroupId(s(id)))
-            .with_protocol_type(s(protocol_type))
-            .with_group_state(s(state))
-            .with_group_type(s(kind))
+            .with_group_id(GroupId(str_bytes(id)))
+            .with_protocol_type(str_bytes(protocol_type))
+            .with_group_state(str_bytes(state))
+            .with_group_type(str_bytes(kind))
     };
     // The classic entries of KIP-848 groups only hold their offsets.
     let mut groups: Vec<_> = b

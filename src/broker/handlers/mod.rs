@@ -40,12 +40,12 @@ pub const TOPIC_OPERATIONS: i32 = ops(&[3, 4, 5, 8, 6, 7, 10, 11]);
 pub const GROUP_OPERATIONS: i32 = ops(&[3, 8, 6, 10, 11]);
 pub const CLUSTER_OPERATIONS: i32 = ops(&[5, 9, 10, 11, 12, 7, 8]);
 
-pub(super) fn s(v: &str) -> StrBytes {
+pub(super) fn str_bytes(v: &str) -> StrBytes {
     StrBytes::from_string(v.to_string())
 }
 
 pub(super) fn topic_name(v: &str) -> TopicName {
-    TopicName(s(v))
+    TopicName(str_bytes(v))
 }
 
 pub(super) fn uuid(id: [u8; 16]) -> uuid::Uuid {
@@ -54,7 +54,7 @@ pub(super) fn uuid(id: [u8; 16]) -> uuid::Uuid {
 
 /// The error code and message a response carries for `e`.
 pub(super) fn coded(e: &BrokerError) -> (i16, Option<StrBytes>) {
-    (e.code(), Some(s(&e.to_string())))
+    (e.code(), Some(str_bytes(&e.to_string())))
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use kafka_protocol::messages::*;
 use kafka_protocol::protocol::StrBytes;
 use kafka_protocol::ResponseError;
 
-use super::{s, topic_name};
+use super::{str_bytes, topic_name};
 use crate::broker::core::Broker;
 use crate::broker::dispatch::Handled;
 use crate::broker::group::CommitPartition;
@@ -157,7 +157,7 @@ macro_rules! fetched_topics {
                                     .with_partition_index(c.partition)
                                     .with_committed_offset(c.offset)
                                     .with_committed_leader_epoch(c.leader_epoch)
-                                    .with_metadata(Some(s(&c.metadata)))
+                                    .with_metadata(Some(str_bytes(&c.metadata)))
                                     .with_error_code(c.error_code)
                             })
                             .collect(),

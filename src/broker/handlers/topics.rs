@@ -3,7 +3,7 @@
 use kafka_protocol::messages::*;
 use kafka_protocol::ResponseError;
 
-use super::{coded, s, uuid};
+use super::{coded, str_bytes, uuid};
 use crate::broker::core::{topic_log_config, Broker, PartitionBudget};
 use crate::broker::dispatch::Handled;
 use crate::broker::server::Shared;
@@ -44,11 +44,11 @@ pub(crate) fn delete_topics(
         let Some(name) = name else {
             r.topic_id = uuid(id);
             r.error_code = ResponseError::UnknownTopicId.code();
-            r.error_message = Some(s("This server does not host this topic ID."));
+            r.error_message = Some(str_bytes("This server does not host this topic ID."));
             responses.push(r);
             continue;
         };
-        r.name = Some(TopicName(s(&name)));
+        r.name = Some(TopicName(str_bytes(&name)));
         match b.delete_topic(&name, now) {
             Ok(id) => r.topic_id = uuid(id),
             Err(e) => (r.error_code, r.error_message) = coded(&e),
@@ -234,14 +234,14 @@ pub(crate) fn describe_configs(
                 .with_resource_name(res.resource_name.clone());
             let entry = |n: &str, v: String, source: i8, type_code: i8| {
                 let mut e = describe_configs_response::DescribeConfigsResourceResult::default()
-                    .with_name(s(n))
-                    .with_value(Some(s(&v)))
+                    .with_name(str_bytes(n))
+                    .with_value(Some(str_bytes(&v)))
                     .with_config_source(source)
                     .with_config_type(if version >= 3 { type_code } else { 0 });
                 if req.include_synonyms {
                     e.synonyms = vec![describe_configs_response::DescribeConfigsSynonym::default()
-                        .with_name(s(n))
-                        .with_value(Some(s(&v)))
+                        .with_name(str_bytes(n))
+                        .with_value(Some(str_bytes(&v)))
                         .with_source(source)];
                 }
                 e
@@ -256,7 +256,7 @@ pub(crate) fn describe_configs(
                 }
                 TOPIC_RESOURCE => {
                     r.error_code = ResponseError::UnknownTopicOrPartition.code();
-                    r.error_message = Some(s(&format!("The topic '{name}' does not exist.")));
+                    r.error_message = Some(str_bytes(&format!("The topic '{name}' does not exist.")));
                 }
                 BROKER_RESOURCE if name.is_empty() || name == b.config.node_id.to_string() => {
                     r.configs = broker_configs(&b)
@@ -271,14 +271,14 @@ pub(crate) fn describe_configs(
                 }
                 BROKER_RESOURCE => {
                     r.error_code = ResponseError::InvalidRequest.code();
-                    r.error_message = Some(s(&format!(
+                    r.error_message = Some(str_bytes(&format!(
                         "Unexpected broker id, expected {} or empty string, but received {name}",
                         b.config.node_id
                     )));
                 }
                 other => {
                     r.error_code = ResponseError::InvalidRequest.code();
-                    r.error_message = Some(s(&format!(
+                    r.error_message = Some(str_bytes(&format!(
                         "kseg mini-broker describes topic (2) and broker (4) configs, not resource type {other}"
                     )));
                 }
@@ -318,7 +318,9 @@ pub(crate) fn create_topics(
             refuse(&mut r, &e);
         } else if t.replication_factor > 1 {
             r.error_code = ResponseError::InvalidReplicationFactor.code();
-            r.error_message = Some(s("a single-node broker cannot hold more than one replica"));
+            r.error_message = Some(str_bytes(
+                "a single-node broker cannot hold more than one replica",
+            ));
         } else {
             let configs: Vec<(String, Option<String>)> = t
                 .configs
@@ -351,8 +353,8 @@ fn created_configs(b: &Broker, topic: &str) -> Vec<create_topics_response::Creat
         .into_iter()
         .map(|d| {
             create_topics_response::CreatableTopicConfigs::default()
-                .with_name(s(d.name))
-                .with_value(Some(s(&d.value)))
+                .with_name(str_bytes(d.name))
+                .with_value(Some(str_bytes(&d.value)))
                 .with_config_source(d.source as i8)
         })
         .collect()

@@ -7,7 +7,7 @@
 //! Written like every other coordinator record (see `super`): built with `StructBuilder` over
 //! the generated tables entry and encoded by `format::coordinator`'s schema-driven encoder.
 
-use super::{encoded, opt_s, s};
+use super::{encoded, opt_text, text};
 use crate::format::coordinator::encode::StructBuilder;
 use crate::format::coordinator::schema::{Message, Struct};
 use crate::format::coordinator::tables::{
@@ -57,9 +57,9 @@ pub struct CurrentAssignment {
 /// A key of `message` (record type `message.api_key`): the group id and, for a member's
 /// record, the member id.
 fn key(message: &'static Message, group: &str, member: Option<&str>) -> Vec<u8> {
-    let b = StructBuilder::new(message).set("groupId", s(group));
+    let b = StructBuilder::new(message).set("groupId", text(group));
     let b = match member {
-        Some(m) => b.set("memberId", s(m)),
+        Some(m) => b.set("memberId", text(m)),
         None => b,
     };
     encoded(Coordinator::Group.encode_key(message.api_key, &b.build()))
@@ -131,19 +131,19 @@ pub fn group_value(epoch: i32, metadata_hash: i64) -> Vec<u8> {
 /// ConsumerGroupMemberMetadataValue v0 (a member of the consumer protocol: no classic
 /// metadata).
 pub fn member_value(m: &MemberMetadata) -> Vec<u8> {
-    let topics = m.subscribed_topic_names.iter().map(|t| s(t)).collect();
+    let topics = m.subscribed_topic_names.iter().map(|t| text(t)).collect();
     let b = StructBuilder::new(&CONSUMER_GROUP_MEMBER_METADATA_VALUE)
-        .set("instanceId", opt_s(m.instance_id.as_deref()))
-        .set("rackId", opt_s(m.rack_id.as_deref()))
-        .set("clientId", s(&m.client_id))
-        .set("clientHost", s(&m.client_host))
+        .set("instanceId", opt_text(m.instance_id.as_deref()))
+        .set("rackId", opt_text(m.rack_id.as_deref()))
+        .set("clientId", text(&m.client_id))
+        .set("clientHost", text(&m.client_host))
         .set("subscribedTopicNames", Value::Array(topics))
         .set(
             "subscribedTopicRegex",
-            opt_s(m.subscribed_topic_regex.as_deref()),
+            opt_text(m.subscribed_topic_regex.as_deref()),
         )
         .set("rebalanceTimeoutMs", int(m.rebalance_timeout_ms))
-        .set("serverAssignor", opt_s(m.server_assignor.as_deref()))
+        .set("serverAssignor", opt_text(m.server_assignor.as_deref()))
         // Kafka 4.4.0 writes the tagged ClassicMemberMetadata (tag 0) even when null.
         .set("classicMemberMetadata", Value::Null);
     value(&CONSUMER_GROUP_MEMBER_METADATA_VALUE, b)

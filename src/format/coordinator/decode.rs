@@ -14,7 +14,7 @@
 //! different from its default ([`is_default`]).
 
 use super::error::{Error, ErrorKind, Result};
-use super::schema::{Ctx, Field, FieldDefault, Message, Prim, Struct, Type, Versions};
+use super::schema::{Field, FieldDefault, Message, Prim, Struct, Type, Versions, WireVersion};
 use super::value::{StructValue, Value};
 use crate::format::reader::Reader;
 
@@ -25,13 +25,13 @@ pub fn read_message<'a>(
     version: i16,
     r: &mut Reader<'a>,
 ) -> Result<StructValue<'a>> {
-    read_struct(&msg.root, msg.valid, Ctx::of(msg, version), r)
+    read_struct(&msg.root, msg.valid, WireVersion::of(msg, version), r)
 }
 
 fn read_struct<'a>(
     s: &'static Struct,
     parent: Versions,
-    ctx: Ctx,
+    ctx: WireVersion,
     r: &mut Reader<'a>,
 ) -> Result<StructValue<'a>> {
     let cur = parent.intersect(s.versions);
@@ -51,7 +51,7 @@ fn read_struct<'a>(
 fn read_tagged_section<'a>(
     s: &'static Struct,
     cur: Versions,
-    ctx: Ctx,
+    ctx: WireVersion,
     r: &mut Reader<'a>,
     fields: &mut Vec<(&'static Field, Value<'a>)>,
 ) -> Result<()> {
@@ -123,7 +123,7 @@ fn null_or_error<'a>(name: &'static str, nullable: bool, at: usize) -> Result<Va
 fn read_field<'a>(
     f: &'static Field,
     cur: Versions,
-    ctx: Ctx,
+    ctx: WireVersion,
     r: &mut Reader<'a>,
     tagged: bool,
 ) -> Result<Value<'a>> {
@@ -268,7 +268,7 @@ fn read_prim<'a>(
 
 /// Whether `v` equals the field's default the way Kafka's converter (and the JSON it writes)
 /// compares them: a tagged field at its default is not printed.
-pub(crate) fn is_default(f: &Field, cur: Versions, ctx: Ctx, v: &Value<'_>) -> bool {
+pub(crate) fn is_default(f: &Field, cur: Versions, ctx: WireVersion, v: &Value<'_>) -> bool {
     use base64::Engine;
     let str_eq = |s: &str| match *v {
         Value::Str(b) => String::from_utf8_lossy(b) == s,
@@ -312,10 +312,10 @@ pub(crate) fn is_default(f: &Field, cur: Versions, ctx: Ctx, v: &Value<'_>) -> b
 
 /// A struct of defaults: what Kafka prints for a freshly constructed message.
 pub fn default_message(msg: &'static Message, version: i16) -> StructValue<'static> {
-    default_struct(&msg.root, msg.valid, Ctx::of(msg, version))
+    default_struct(&msg.root, msg.valid, WireVersion::of(msg, version))
 }
 
-fn default_struct(s: &'static Struct, parent: Versions, ctx: Ctx) -> StructValue<'static> {
+fn default_struct(s: &'static Struct, parent: Versions, ctx: WireVersion) -> StructValue<'static> {
     let cur = parent.intersect(s.versions);
     let fields = s
         .fields
@@ -326,7 +326,7 @@ fn default_struct(s: &'static Struct, parent: Versions, ctx: Ctx) -> StructValue
     StructValue { fields }
 }
 
-fn default_value(f: &'static Field, cur: Versions, ctx: Ctx) -> Value<'static> {
+fn default_value(f: &'static Field, cur: Versions, ctx: WireVersion) -> Value<'static> {
     match f.default {
         FieldDefault::Null => Value::Null,
         FieldDefault::Int(n) => Value::Int(n),

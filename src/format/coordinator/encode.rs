@@ -8,7 +8,7 @@
 //! [`StructBuilder`] and encode it, and the bytes follow the same generated tables as the
 //! decoder.
 
-use super::schema::{Ctx, Field, Message, Prim, Struct, Type, Versions};
+use super::schema::{Field, Message, Prim, Struct, Type, Versions, WireVersion};
 use super::value::{StructValue, Value};
 use crate::format::reader::put_uvarint;
 
@@ -29,7 +29,13 @@ pub fn encode_message(
     value: &StructValue<'_>,
     out: &mut Vec<u8>,
 ) -> Result<(), EncodeError> {
-    write_struct(&msg.root, msg.valid, Ctx::of(msg, version), value, out)
+    write_struct(
+        &msg.root,
+        msg.valid,
+        WireVersion::of(msg, version),
+        value,
+        out,
+    )
 }
 
 /// Builds a [`StructValue`] field by field in schema order, by JSON name.
@@ -94,7 +100,7 @@ fn find<'v, 'a>(value: &'v StructValue<'a>, f: &Field) -> Option<&'v Value<'a>> 
 fn write_struct(
     s: &'static Struct,
     parent: Versions,
-    ctx: Ctx,
+    ctx: WireVersion,
     value: &StructValue<'_>,
     out: &mut Vec<u8>,
 ) -> Result<(), EncodeError> {
@@ -145,7 +151,7 @@ fn write_length(out: &mut Vec<u8>, len: Option<usize>, flexible: bool, classic16
 fn write_field(
     f: &Field,
     cur: Versions,
-    ctx: Ctx,
+    ctx: WireVersion,
     v: &Value<'_>,
     out: &mut Vec<u8>,
     tagged: bool,

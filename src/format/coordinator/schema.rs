@@ -183,14 +183,14 @@ impl PartialEq for Message {
 
 /// The version being read or written and whether it is a flexible one.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Ctx {
+pub(crate) struct WireVersion {
     pub version: i16,
     pub flexible: bool,
 }
 
-impl Ctx {
-    pub fn of(msg: &Message, version: i16) -> Ctx {
-        Ctx {
+impl WireVersion {
+    pub fn of(msg: &Message, version: i16) -> WireVersion {
+        WireVersion {
             version,
             flexible: msg.is_flexible(version),
         }
@@ -204,7 +204,7 @@ impl Field {
     }
 
     /// Whether the field lives in the tagged-field section at this version.
-    pub(crate) fn tagged_at(&self, cur: Versions, ctx: Ctx) -> bool {
+    pub(crate) fn tagged_at(&self, cur: Versions, ctx: WireVersion) -> bool {
         ctx.flexible && self.tagged.includes(cur, ctx.version)
     }
 
@@ -213,7 +213,7 @@ impl Field {
         !self.versions.intersect(self.tagged).is_empty()
     }
 
-    pub(crate) fn nullable_at(&self, cur: Versions, ctx: Ctx) -> bool {
+    pub(crate) fn nullable_at(&self, cur: Versions, ctx: WireVersion) -> bool {
         self.nullable.includes(cur, ctx.version)
     }
 }

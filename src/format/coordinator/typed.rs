@@ -211,14 +211,14 @@ impl TransactionState {
 }
 
 /// Reads fields in classic or compact encoding, as the generated code does.
-struct Wire<'a> {
+struct FieldReader<'a> {
     r: Reader<'a>,
     flexible: bool,
 }
 
-impl<'a> Wire<'a> {
+impl<'a> FieldReader<'a> {
     fn new(r: Reader<'a>, flexible: bool) -> Self {
-        Wire { r, flexible }
+        FieldReader { r, flexible }
     }
 
     fn length(&mut self, what: &str, classic16: bool) -> DecodeResult<i32> {
@@ -367,7 +367,7 @@ fn check_version(version: i16, msg: &Message) -> DecodeResult<()> {
 
 /// Parses the key of an offset commit (record types 0 and 1).
 pub fn parse_offset_commit_key(key: &[u8]) -> DecodeResult<OffsetCommitKey> {
-    let mut w = Wire::new(Reader::new(key), false);
+    let mut w = FieldReader::new(Reader::new(key), false);
     let record_type = w.r.i16("record type")?;
     if record_type != 0 && record_type != 1 {
         return Err(super::Error::new(0, ErrorKind::NotOffsetCommit(record_type)).into());
@@ -399,7 +399,7 @@ pub fn parse_offset_commit_value(
     let mut r = Reader::new(value);
     let version = r.i16("value version")?;
     check_version(version, msg)?;
-    let mut w = Wire::new(r, msg.is_flexible(version));
+    let mut w = FieldReader::new(r, msg.is_flexible(version));
     let offset = w.r.i64("offset")?;
     let leader_epoch = if version >= 3 {
         Some(w.r.i32("leaderEpoch")?).filter(|e| *e != -1)
@@ -434,7 +434,7 @@ pub fn parse_offset_commit_value(
 
 /// Parses version-prefixed ConsumerProtocolSubscription bytes.
 pub fn parse_consumer_subscription(bytes: &[u8]) -> DecodeResult<ConsumerSubscription> {
-    let mut w = Wire::new(Reader::new(bytes), false);
+    let mut w = FieldReader::new(Reader::new(bytes), false);
     let version = w.r.i16("version")?;
     let topics = w.strings("topics")?;
     let user_data = w.opt_bytes("userData")?.map(<[u8]>::to_vec);
@@ -465,7 +465,7 @@ pub fn parse_consumer_subscription(bytes: &[u8]) -> DecodeResult<ConsumerSubscri
 
 /// Parses version-prefixed ConsumerProtocolAssignment bytes.
 pub fn parse_consumer_assignment(bytes: &[u8]) -> DecodeResult<ConsumerAssignment> {
-    let mut w = Wire::new(Reader::new(bytes), false);
+    let mut w = FieldReader::new(Reader::new(bytes), false);
     let version = w.r.i16("version")?;
     let partitions = w.required_topic_partitions("assignedPartitions")?;
     let user_data = w.opt_bytes("userData")?.map(<[u8]>::to_vec);
@@ -482,7 +482,7 @@ pub fn parse_group_metadata(value: &[u8]) -> DecodeResult<GroupMetadata> {
     let mut r = Reader::new(value);
     let version = r.i16("value version")?;
     check_version(version, msg)?;
-    let mut w = Wire::new(r, msg.is_flexible(version));
+    let mut w = FieldReader::new(r, msg.is_flexible(version));
     let protocol_type = w.string("protocolType")?;
     let generation = w.r.i32("generation")?;
     let protocol = w.opt_string("protocol")?;
@@ -544,7 +544,7 @@ pub fn parse_group_metadata(value: &[u8]) -> DecodeResult<GroupMetadata> {
 
 /// Parses a `__transaction_state` key: the transactional id.
 pub fn parse_transaction_key(key: &[u8]) -> DecodeResult<String> {
-    let mut w = Wire::new(Reader::new(key), false);
+    let mut w = FieldReader::new(Reader::new(key), false);
     let record_type = w.r.i16("record type")?;
     find(TRANSACTION_RECORDS, record_type)?;
     w.string("transactionalId")
@@ -556,7 +556,7 @@ pub fn parse_transaction_value(value: &[u8]) -> DecodeResult<TransactionLog> {
     let mut r = Reader::new(value);
     let version = r.i16("value version")?;
     check_version(version, msg)?;
-    let mut w = Wire::new(r, msg.is_flexible(version));
+    let mut w = FieldReader::new(r, msg.is_flexible(version));
     let producer_id = w.r.i64("producerId")?;
     let producer_epoch = w.r.i16("producerEpoch")?;
     let timeout_ms = w.r.i32("transactionTimeoutMs")?;
