@@ -7,8 +7,8 @@ use std::io;
 use crate::format::compression::Codec;
 use crate::format::control::{decode_control, ControlRecord};
 use crate::format::log::{
-    for_each_record, legacy_wrapper_extent, BatchInfo, ByteSource, LogEntry, LogRecord, LogWalker,
-    RecordScratch, TailKind, WalkEvent,
+    for_each_record, legacy_wrapper_extent, BatchInfo, ByteSource, FrameProblem, LogEntry,
+    LogRecord, LogWalker, RecordScratch, TailKind, WalkEvent,
 };
 use crate::format::reader::{DecodeError, DecodeResult};
 
@@ -30,7 +30,7 @@ pub enum LogProblem<'a> {
     Corrupt {
         position: u64,
         length: u64,
-        reason: &'a str,
+        reason: &'a FrameProblem,
     },
     /// The walk ended `length` bytes before the end of the file.
     Tail {

@@ -821,7 +821,7 @@ mod tests {
                     segment: seg("0.log"),
                     position: 0,
                     length: 506,
-                    reason: "checksum mismatch and no batch follows it".into(),
+                    reason: crate::format::log::FrameProblem::ChecksumMismatch,
                 },
                 "d/events-0/0.log: byte 0: 506 invalid bytes skipped (checksum mismatch and no \
                  batch follows it)",

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::format::index::{OffsetEntry, TimeEntry};
-use crate::format::log::TailKind;
+use crate::format::log::{FrameProblem, TailKind};
 use crate::format::text_files::EpochEntry;
 
 use super::epoch::EpochCacheChange;
@@ -100,7 +100,7 @@ pub enum Step {
         segment: PathBuf,
         position: u64,
         length: u64,
-        reason: String,
+        reason: FrameProblem,
     },
     /// Where the walk of a segment ended before its end.
     Tail {

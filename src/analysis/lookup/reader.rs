@@ -506,7 +506,7 @@ impl LogSink for WalkSink<'_> {
                     segment,
                     position,
                     length,
-                    reason: reason.to_string(),
+                    reason: *reason,
                 }
             }
             LogProblem::Tail {

@@ -1,27 +1,67 @@
 //! One frame's claims before it is believed: Kafka's size test plus the magic byte, the
 //! header fields real writers always get right, and the checksum (streamed for large frames).
 
+use std::fmt;
 use std::io;
 
 use super::ByteSource;
 use crate::format::batch::{RecordBatch, LOG_OVERHEAD, V2_CRC_START, V2_HEADER_SIZE};
 use crate::format::legacy::{LegacyMessage, V0_OVERHEAD};
 
+/// Why bytes were not taken as a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameProblem {
+    /// The size field is below the smallest message (v0's overhead).
+    SizeBelowMinimum { size: i32 },
+    /// The magic byte is not 0, 1 or 2.
+    UnknownMagic(i8),
+    /// A v2 batch whose length cannot hold its header.
+    V2LengthBelowMinimum { size: i32 },
+    /// The frame's checksum does not match, and no frame follows it to vouch for its size.
+    ChecksumMismatch,
+    /// The size field declares a frame running past the end of the file.
+    PastEndOfFile { declared: u64 },
+    /// Only zero bytes up to the next frame.
+    ZeroBytes { length: u64 },
+}
+
+impl fmt::Display for FrameProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FrameProblem::SizeBelowMinimum { size } => {
+                write!(f, "batch size {size} is below the minimum of {V0_OVERHEAD}")
+            }
+            FrameProblem::UnknownMagic(magic) => write!(f, "unknown magic byte {magic}"),
+            FrameProblem::V2LengthBelowMinimum { size } => write!(
+                f,
+                "v2 batch length {size} is below the minimum of {}",
+                V2_HEADER_SIZE - LOG_OVERHEAD
+            ),
+            FrameProblem::ChecksumMismatch => {
+                f.write_str("checksum mismatch and no batch follows it")
+            }
+            FrameProblem::PastEndOfFile { declared } => write!(
+                f,
+                "batch size field declares {declared} bytes, past the end of the file"
+            ),
+            FrameProblem::ZeroBytes { length } => write!(f, "{length} zero bytes"),
+        }
+    }
+}
+
 /// The plausibility check on the first 17 bytes of a frame: Kafka's own size test plus the
 /// magic byte, which Kafka does not check but which garbage rarely gets right.
-pub(super) fn frame_problem(header: &[u8]) -> Result<u64, String> {
+pub(super) fn frame_problem(header: &[u8]) -> Result<u64, FrameProblem> {
     let size = i32::from_be_bytes(header[8..12].try_into().expect("4 bytes"));
     let magic = header[16] as i8;
     if size < V0_OVERHEAD as i32 {
-        return Err(format!(
-            "batch size {size} is below the minimum of {V0_OVERHEAD}"
-        ));
+        return Err(FrameProblem::SizeBelowMinimum { size });
     }
     if !(0..=2).contains(&magic) {
-        return Err(format!("unknown magic byte {magic}"));
+        return Err(FrameProblem::UnknownMagic(magic));
     }
     if magic == 2 && (size as usize) < V2_HEADER_SIZE - LOG_OVERHEAD {
-        return Err(format!("v2 batch length {size} is below the minimum of 49"));
+        return Err(FrameProblem::V2LengthBelowMinimum { size });
     }
     Ok(LOG_OVERHEAD as u64 + size as u64)
 }
@@ -133,5 +173,38 @@ pub(super) fn checksum_valid<S: ByteSource + ?Sized>(
         streamed_crc_valid(src, start, total)
     } else {
         Ok(frame_crc_valid(src.read_at(start, total as usize)?))
+    }
+}
+
+#[cfg(test)]
+mod wording {
+    use super::FrameProblem;
+
+    /// The words dump-log, verify and lookup print for each problem (the goldens show some).
+    #[test]
+    fn every_frame_problem_reads_as_before() {
+        let cases = [
+            (
+                FrameProblem::SizeBelowMinimum { size: 3 },
+                "batch size 3 is below the minimum of 14",
+            ),
+            (FrameProblem::UnknownMagic(97), "unknown magic byte 97"),
+            (
+                FrameProblem::V2LengthBelowMinimum { size: 20 },
+                "v2 batch length 20 is below the minimum of 49",
+            ),
+            (
+                FrameProblem::ChecksumMismatch,
+                "checksum mismatch and no batch follows it",
+            ),
+            (
+                FrameProblem::PastEndOfFile { declared: 900 },
+                "batch size field declares 900 bytes, past the end of the file",
+            ),
+            (FrameProblem::ZeroBytes { length: 12 }, "12 zero bytes"),
+        ];
+        for (problem, text) in cases {
+            assert_eq!(problem.to_string(), text);
+        }
     }
 }

@@ -19,7 +19,7 @@ mod tests;
 mod walker;
 
 pub use entry::{BatchInfo, LogEntry};
-pub use frame::{frame_crc_valid, LARGE_FRAME};
+pub use frame::{frame_crc_valid, FrameProblem, LARGE_FRAME};
 pub use records::{
     for_each_record, legacy_wrapper_extent, LegacyChecksum, LogRecord, RecordScratch,
 };

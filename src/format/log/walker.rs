@@ -5,6 +5,7 @@ use std::io;
 
 use super::frame::{
     checksum_valid, frame_crc_valid, frame_problem, header_fields_sane, streamed_crc_valid,
+    FrameProblem,
 };
 use super::{ByteSource, HEADER_SIZE_UP_TO_MAGIC, LARGE_FRAME};
 use crate::format::batch::{LOG_OVERHEAD, V2_HEADER_SIZE};
@@ -19,7 +20,7 @@ pub enum TailKind {
     /// Too few bytes for a batch header (Kafka ignores up to 17).
     Short,
     /// Bytes that frame no batch at all.
-    Garbage { reason: String },
+    Garbage { reason: FrameProblem },
 }
 
 impl TailKind {
@@ -46,7 +47,7 @@ pub enum WalkEvent<'b> {
     Corrupt {
         position: u64,
         length: u64,
-        reason: String,
+        reason: FrameProblem,
     },
     /// The walk ended `length` bytes before the end of the file.
     Tail {
@@ -170,7 +171,7 @@ impl LogWalker {
                     return self.entry(src, start, total);
                 }
                 Some(TailKind::Garbage {
-                    reason: "checksum mismatch and no batch follows it".into(),
+                    reason: FrameProblem::ChecksumMismatch,
                 })
             }
             Ok(total) => {
@@ -196,7 +197,7 @@ impl LogWalker {
                     return self.entry(src, start, total);
                 }
                 Some(TailKind::Garbage {
-                    reason: "checksum mismatch and no batch follows it".into(),
+                    reason: FrameProblem::ChecksumMismatch,
                 })
             }
             Err(reason) => Some(TailKind::Garbage { reason }),
@@ -205,20 +206,17 @@ impl LogWalker {
         match self.resync(src, start + 1)? {
             Some(next) => {
                 self.pos = next;
-                let reason = match &kind {
-                    TailKind::Partial { declared } => {
-                        format!(
-                            "batch size field declares {declared} bytes, past the end of the file"
-                        )
-                    }
-                    TailKind::Garbage { reason } => reason.clone(),
-                    _ => String::new(),
-                };
                 let zero = self.all_zero(src, start, next)?;
-                let reason = if zero {
-                    format!("{} zero bytes", next - start)
-                } else {
-                    reason
+                let reason = match kind {
+                    _ if zero => FrameProblem::ZeroBytes {
+                        length: next - start,
+                    },
+                    TailKind::Partial { declared } => FrameProblem::PastEndOfFile { declared },
+                    TailKind::Garbage { reason } => reason,
+                    // Not produced above: a frame problem is partial or garbage.
+                    TailKind::ZeroFilled | TailKind::Short => FrameProblem::ZeroBytes {
+                        length: next - start,
+                    },
                 };
                 Ok(Some(WalkEvent::Corrupt {
                     position: start,
