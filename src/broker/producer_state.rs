@@ -9,6 +9,7 @@ use kafka_protocol::ResponseError;
 
 use super::{BrokerError, BrokerResult};
 use crate::format::producer_snapshot::{parse_producer_snapshot, ENTRY_SIZE};
+use crate::format::reader::DecodeError;
 
 /// Kafka keeps this many batches per producer for duplicate detection.
 pub const BATCHES_TO_RETAIN: usize = 5;
@@ -84,6 +85,13 @@ pub struct ProducerStateManager {
 /// `inSequence`: the next sequence follows the last one, wrapping at `i32::MAX`.
 fn in_sequence(last: i32, next: i32) -> bool {
     next as i64 == last as i64 + 1 || (next == 0 && last == i32::MAX)
+}
+
+/// Why a producer snapshot cannot be loaded (Kafka then deletes it and rebuilds the state).
+#[derive(Debug)]
+pub enum SnapshotError {
+    Undecodable(DecodeError),
+    CrcMismatch,
 }
 
 impl ProducerStateManager {
@@ -272,10 +280,10 @@ impl ProducerStateManager {
 
     /// Loads a snapshot file's entries (a corrupt snapshot is an error; the caller replays the
     /// log instead).
-    pub fn from_snapshot(bytes: &[u8]) -> Result<ProducerStateManager, String> {
-        let snap = parse_producer_snapshot(bytes).map_err(|e| e.message.to_string())?;
+    pub fn from_snapshot(bytes: &[u8]) -> Result<ProducerStateManager, SnapshotError> {
+        let snap = parse_producer_snapshot(bytes).map_err(SnapshotError::Undecodable)?;
         if !snap.crc_valid {
-            return Err("snapshot CRC mismatch".into());
+            return Err(SnapshotError::CrcMismatch);
         }
         let mut state = ProducerStateManager::default();
         for e in snap.entries {

@@ -192,10 +192,11 @@ impl PartitionLog {
         let mut start = self.log_start_offset;
         for off in snaps.iter().rev().filter(|o| **o <= limit) {
             let path = self.dir.join(offset_file_name(*off, "snapshot"));
-            if let Ok(state) = fs::read(&path)
-                .map_err(|e| e.to_string())
-                .and_then(|b| ProducerStateManager::from_snapshot(&b))
-            {
+            // An unreadable or corrupt snapshot is passed over: the state is rebuilt from the log.
+            let loaded = fs::read(&path)
+                .ok()
+                .and_then(|b| ProducerStateManager::from_snapshot(&b).ok());
+            if let Some(state) = loaded {
                 self.producers = state;
                 start = *off;
                 break;
