@@ -86,8 +86,14 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
         start_position: 0,
         check_crc: true,
     };
-    // Files discovery already reported as unrecognised: named once, not again as a dump error.
-    let reported: HashSet<&Path> = set.unrecognised.iter().map(|u| u.path.as_path()).collect();
+    // What discovery found unrecognised is named once here, never again as a dump error; a
+    // file among them that starts with a batch is read as log data instead.
+    let reported: HashSet<&Path> = set
+        .unrecognised
+        .iter()
+        .filter(|u| !starts_with_a_batch(&u.path))
+        .map(|u| u.path.as_path())
+        .collect();
     let new_dumper = || Dumper {
         reported: &reported,
         args: &args,
@@ -99,8 +105,7 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
     };
     let mut dumper = new_dumper();
     for item in &set.unrecognised {
-        if starts_with_a_batch(&item.path) {
-            // Read as log data below, so not ignored.
+        if !reported.contains(item.path.as_path()) {
             continue;
         }
         printer.unrecognised(item)?;
@@ -257,11 +262,12 @@ impl Dumper<'_> {
             other => other,
         };
         let unknown = matches!(effective, FileKind::Unknown | FileKind::Temporary);
-        if unknown && self.reported.contains(path) && !starts_with_a_batch(path) {
+        if unknown && self.reported.contains(path) {
             return Ok(());
         }
         self.summary.files += 1;
-        if unknown && starts_with_a_batch(path) {
+        let reads_as_log = unknown && starts_with_a_batch(path);
+        if reads_as_log {
             // A file named otherwise (a copied segment, a capture) whose first bytes frame a
             // batch with a valid checksum: read it as log data.
             printer.begin_file(path, &FileKind::Log)?;
