@@ -7,6 +7,8 @@
 //! in a new user namespace (`unshare -U`, where it is the overflow uid and the mode applies);
 //! where user namespaces are not allowed it says so and checks the other two cases only.
 
+mod common;
+
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
@@ -111,14 +113,9 @@ fn every_discovering_command_names_what_it_cannot_read_and_reads_the_rest() {
     let t = tempfile::tempdir().unwrap();
     let prefix = unprivileged();
     if prefix.is_none() {
-        assert!(
-            std::env::var("CI").map_or(true, |v| v != "true"),
-            "running as root without user namespaces (unshare -U) under CI=true: the \
-             unreadable-dir case cannot be checked"
-        );
-        eprintln!(
-            "note: running as root without user namespaces (unshare -U): the unreadable-dir case \
-             is not checked here; the other two are"
+        common::tool_missing(
+            "user namespaces (`unshare -U`, needed when running as root)",
+            "the unreadable-dir case (the other two are checked)",
         );
     }
     let ld = hostile_log_dir(t.path(), prefix.is_some());

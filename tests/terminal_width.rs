@@ -3,6 +3,8 @@
 //! and numbers whole; into a pipe the same tables are full width; `--format tsv` is one
 //! tab-separated line per row.
 
+mod common;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -110,7 +112,7 @@ fn tables_fit_80_columns_on_a_terminal_and_are_full_width_in_a_pipe() {
     ];
     for args in commands {
         let Some(text) = on_terminal(args, 80) else {
-            tool_missing("util-linux `script`");
+            common::tool_missing("util-linux `script`", "the pseudo-terminal checks");
             return;
         };
         assert!(text.contains('┌'), "kseg {}: no table:\n{text}", args[0]);
@@ -160,18 +162,13 @@ fn the_flink_corpus_fits_80_columns() {
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/corpus/real/rjmfernandes__flink-on-prem/data");
     if !corpus.is_dir() {
-        assert!(
-            std::env::var("CI").map_or(true, |v| v != "true"),
-            "the real-broker corpus ({}) is missing under CI=true",
-            corpus.display()
-        );
-        eprintln!("SKIPPED: {} not found", corpus.display());
+        common::corpus_missing("the flink corpus 80-column check");
         return;
     }
     let dir = corpus.to_str().unwrap();
     for cmd in ["summary", "verify-index", "groups", "transactions"] {
         let Some(text) = on_terminal(&[cmd, dir], 80) else {
-            tool_missing("util-linux `script`");
+            common::tool_missing("util-linux `script`", "the pseudo-terminal checks");
             return;
         };
         assert!(text.lines().count() > 3, "kseg {cmd}: {text}");
@@ -224,13 +221,4 @@ fn tsv_is_one_tab_separated_line_per_row() {
     // --format and --json exclude each other.
     let (code, _, err) = run(&["summary", &dir, "--format", "tsv", "--json"], "");
     assert_eq!(code, 2, "{err}");
-}
-
-/// A tool the test drives is missing: fails under `CI=true` (.ci/run installs it), else says so.
-fn tool_missing(tool: &str) {
-    assert!(
-        std::env::var("CI").map_or(true, |v| v != "true"),
-        "{tool} is missing under CI=true"
-    );
-    eprintln!("SKIPPED: {tool} is not installed");
 }
