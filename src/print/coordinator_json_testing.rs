@@ -2,6 +2,7 @@
 //! (the inverse of the printed JSON) and a random-message generator in the exact shape the
 //! printer writes (every non-tagged field, some tagged fields, never at their default).
 
+use crate::format::coordinator::encode::write_length;
 use crate::format::coordinator::schema::{
     Field, FieldDefault, Message, Prim, Struct, Type, Versions, WireVersion,
 };
@@ -54,14 +55,6 @@ fn write_struct(s: &Struct, parent: Versions, ctx: WireVersion, value: &Value, o
             put_uvarint(out, data.len() as u32);
             out.extend_from_slice(&data);
         }
-    }
-}
-
-fn write_length(out: &mut Vec<u8>, len: Option<usize>, flexible: bool, classic16: bool) {
-    match (flexible, classic16) {
-        (true, _) => put_uvarint(out, len.map_or(0, |n| n as u32 + 1)),
-        (false, true) => out.extend_from_slice(&len.map_or(-1, |n| n as i16).to_be_bytes()),
-        (false, false) => out.extend_from_slice(&len.map_or(-1, |n| n as i32).to_be_bytes()),
     }
 }
 

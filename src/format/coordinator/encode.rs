@@ -140,7 +140,9 @@ fn write_struct(
     Ok(())
 }
 
-fn write_length(out: &mut Vec<u8>, len: Option<usize>, flexible: bool, classic16: bool) {
+/// A length or count prefix: compact `n + 1` (0 for null) when flexible, else an i16/i32 (-1
+/// for null).
+pub(crate) fn write_length(out: &mut Vec<u8>, len: Option<usize>, flexible: bool, classic16: bool) {
     match (flexible, classic16) {
         (true, _) => put_uvarint(out, len.map_or(0, |n| n as u32 + 1)),
         (false, true) => out.extend_from_slice(&len.map_or(-1, |n| n as i16).to_be_bytes()),
