@@ -398,7 +398,7 @@ def main():
         f.write(f"Regenerate with `pip install -r scripts/requirements-fixtures.txt && {cmd}` "
                 "(output is deterministic). Each `<name>.log` has `<name>.expected.json` (records: "
                 "offset, timestamp, hex key/value, headers) and `<name>.expected-batches.json` "
-                "(batch header fields), checked by `tests/kafka_python_roundtrip.rs`. "
+                "(batch header fields), checked by `tests/cli/kafka_python_roundtrip.rs`. "
                 "Broker-owned fields (offsets, leader epoch, v1 wrapper timestamp, "
                 "LogAppendTime/control bits) are filled in by the script as a broker would; "
                 "see the script's docstring.\n\n")

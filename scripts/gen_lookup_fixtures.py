@@ -38,7 +38,7 @@ Partitions (all times from T0 = 1720000000000 = 2024-07-03T09:46:40Z):
 offset, the mtime the broker left, batches with position, offsets, max
 timestamp, magic, leader epoch, and every record's offset and timestamp as a
 reader reports it), the log start and end offsets and the leader-epoch
-checkpoint.  ``tests/lookup.rs`` applies the broker's rules to this listing
+checkpoint.  ``tests/cli/lookup.rs`` applies the broker's rules to this listing
 (after setting the ``.log`` mtimes, which git does not keep) and compares.
 
 Deterministic.  Usage: python3 scripts/gen_lookup_fixtures.py
@@ -470,7 +470,7 @@ def update_readme(path, segment_counts):
             "a future-clocked region, compacted offset gaps, an empty active segment) and "
             "`legacy-0` (magic 0, 1 with LogAppendTime, then 2); indexes written with "
             f"`index.interval.bytes={INTERVAL}`. The JSON lists every batch and record and the "
-            "segment mtimes (git does not keep them; `tests/lookup.rs` sets them). "
+            "segment mtimes (git does not keep them; `tests/cli/lookup.rs` sets them). "
             "Deterministic.\n")
     text = open(path).read()
     lines = [l for l in text.splitlines(keepends=True) if not l.startswith("- `lookup/`")]

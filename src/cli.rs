@@ -36,6 +36,13 @@ pub enum Format {
 #[command(
     name = "kseg",
     version,
+    long_version = concat!(
+        env!("CARGO_PKG_VERSION"),
+        " (",
+        env!("KSEG_BUILD"),
+        ")\nproved against ",
+        env!("KSEG_PROVED")
+    ),
     about = "Offline forensics for Apache Kafka data directories",
     long_about = "Offline forensics for Apache Kafka data directories: decode segments, indexes, \
                   snapshots and checkpoints without a JVM or a running cluster. kseg never writes \

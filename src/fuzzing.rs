@@ -1,5 +1,5 @@
 //! The fuzz targets' bodies (`fuzz/fuzz_targets/*.rs` call these), here so that the normal
-//! build compiles them and `tests/fuzz_replay.rs` replays every target's committed corpus
+//! build compiles them and `tests/cli/fuzz_replay.rs` replays every target's committed corpus
 //! (`fuzz/seeds/<target>/`) through exactly the code libFuzzer ran. Each takes arbitrary bytes;
 //! none may panic, hang or allocate without bound.
 

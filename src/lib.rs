@@ -4,11 +4,12 @@
 //! reading and walking files, read-only), [`analysis`] (summaries and checks over decoded data),
 //! [`print`] (text, NDJSON and tables) and [`broker`] (the mini-broker), then [`cmd`] (one module
 //! per subcommand wiring the others) and [`cli`] (the command line); [`time`] formats
-//! timestamps. The allowed arrows are in ARCHITECTURE.md, checked by `tests/layers.rs`.
+//! timestamps. The allowed arrows are in ARCHITECTURE.md, checked by `tests/cli/layers.rs`.
 
 pub mod analysis;
 pub mod broker;
 pub mod cli;
+#[cfg(feature = "rescue")]
 pub mod client;
 pub mod cmd;
 pub mod format;

@@ -15,7 +15,9 @@ pub fn completions(shell: clap_complete::Shell, out: &mut impl Write) -> io::Res
 
 /// One man page: the top-level sections, then a section per subcommand with its options.
 pub fn man(out: &mut impl Write) -> io::Result<()> {
-    let cmd = Cli::command();
+    // The man page carries the bare version: the long one names a commit, and the page is
+    // committed (completions/kseg.1) and must not change with every commit.
+    let cmd = Cli::command().long_version(None::<&'static str>);
     let page = clap_mangen::Man::new(cmd.clone());
     page.render_title(out)?;
     page.render_name_section(out)?;

@@ -9,7 +9,20 @@ pub mod lookup;
 pub mod mini_broker;
 mod parallel;
 pub mod recover;
+#[cfg(feature = "rescue")]
 pub mod rescue;
+/// `kseg rescue` in a build without its producer (`--no-default-features`): the command is still
+/// listed, and says how to get it.
+#[cfg(not(feature = "rescue"))]
+pub mod rescue {
+    /// Refuses: this binary has no Kafka producer.
+    pub fn run(_args: crate::cli::RescueArgs) -> anyhow::Result<super::Outcome> {
+        anyhow::bail!(
+            "this kseg was built without the `rescue` feature (no Kafka producer); \
+             rebuild with `cargo build --release` (the feature is on by default)"
+        )
+    }
+}
 pub mod summary;
 pub mod transactions;
 pub mod verify_index;

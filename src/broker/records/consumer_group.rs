@@ -346,7 +346,7 @@ mod tests {
     }
 
     /// The hash a real Kafka 4.4.0 wrote for group kip848-java subscribed to kip848-src
-    /// (topic id SJe8qCfCR_OrNydzZ2oysg, 4 partitions): tests/oracle_kip848.rs's workload.
+    /// (topic id SJe8qCfCR_OrNydzZ2oysg, 4 partitions): tests/oracle/kip848.rs's workload.
     #[test]
     fn metadata_hash_matches_kafka() {
         let id = topic_id("SJe8qCfCR_OrNydzZ2oysg");

@@ -1,0 +1,178 @@
+//! `kseg recover` writes a repaired copy: truncated where Kafka truncates, indexes rebuilt,
+//! the input untouched; `--salvage` keeps the valid batches after the damage.
+
+use crate::common::*;
+use std::path::Path;
+
+fn crashed_partition(root: &Path) -> (Vec<Vec<u8>>, std::path::PathBuf) {
+    let part = root.join("orders-0");
+    std::fs::create_dir_all(&part).unwrap();
+    std::fs::write(root.join("meta.properties"), "version=1\n").unwrap();
+    std::fs::write(
+        root.join("recovery-point-offset-checkpoint"),
+        "0\n1\norders 0 0\n",
+    )
+    .unwrap();
+    let mut batches: Vec<Vec<u8>> = (0..40)
+        .map(|i| {
+            batch(
+                BatchSpec {
+                    base_offset: i * 2,
+                    base_timestamp: 1_700_000_000_000 + i * 100,
+                    ..Default::default()
+                },
+                &[rec("key", &"v".repeat(300)), rec("key2", &"w".repeat(300))],
+            )
+        })
+        .collect();
+    let n = batches[25].len();
+    batches[25][n - 20] ^= 0x01;
+    let refs: Vec<&[u8]> = batches.iter().map(|b| b.as_slice()).collect();
+    write(&part.join("00000000000000000000.log"), &refs);
+    std::fs::write(part.join("00000000000000000000.index"), vec![0u8; 8 * 100]).unwrap();
+    std::fs::write(part.join("leader-epoch-checkpoint"), "0\n1\n0 0\n").unwrap();
+    (batches, part)
+}
+
+#[test]
+fn recover_truncates_at_the_first_bad_batch_and_rebuilds_indexes() {
+    let t = tempfile::tempdir().unwrap();
+    let (batches, part) = crashed_partition(t.path());
+    let before = std::fs::read(part.join("00000000000000000000.log")).unwrap();
+    let copy = t.path().join("copy");
+    let out = copy.join("orders-0");
+    let r = kseg(&[
+        "recover",
+        part.to_str().unwrap(),
+        "--out",
+        copy.to_str().unwrap(),
+        "--json",
+    ]);
+    // The repair was written: exit 0, the damage is in the report.
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines = json_lines(&r.stdout);
+    let seg = &lines[0];
+    let cut: usize = batches[..25].iter().map(|b| b.len()).sum();
+    assert_eq!(seg["action"], "truncated");
+    assert_eq!(seg["truncatePosition"], cut);
+    assert_eq!(seg["keptBatches"], 25);
+    assert_eq!(
+        std::fs::metadata(out.join("00000000000000000000.log"))
+            .unwrap()
+            .len(),
+        cut as u64
+    );
+    // The input is untouched.
+    assert_eq!(
+        std::fs::read(part.join("00000000000000000000.log")).unwrap(),
+        before
+    );
+    // The copy verifies clean, with trimmed indexes.
+    let v = kseg(&["verify-index", "--json", out.to_str().unwrap()]);
+    let findings = json_lines(&v.stdout);
+    assert!(
+        findings.iter().all(|f| f["severity"] != "error"),
+        "{findings:?}"
+    );
+    let idx = std::fs::metadata(out.join("00000000000000000000.index"))
+        .unwrap()
+        .len();
+    assert!(idx > 0 && idx.is_multiple_of(8));
+    assert!(findings.iter().all(|f| f["check"] != "index-preallocated"));
+    let summary = of_type(&lines, "summary")[0];
+    assert_eq!(summary["damaged"], true);
+    assert_eq!(summary["out"], out.display().to_string());
+    // The copy reads as the same partition, from the --out dir and from the partition dir.
+    for path in [&copy, &out] {
+        let s = kseg(&["summary", "--json", path.to_str().unwrap()]);
+        assert_eq!(s.code, 0, "{}", s.stderr);
+        let rows = json_lines(&s.stdout);
+        let rows = of_type(&rows, "partition");
+        assert_eq!(rows.len(), 1);
+        assert_eq!(
+            (rows[0]["topic"].as_str(), rows[0]["partition"].as_i64()),
+            (Some("orders"), Some(0))
+        );
+        assert_eq!(rows[0]["records"], 50);
+    }
+}
+
+#[test]
+fn salvage_keeps_the_valid_batches_after_the_damage() {
+    let t = tempfile::tempdir().unwrap();
+    let (batches, part) = crashed_partition(t.path());
+    let parent = t.path().join("salvaged");
+    let out = parent.join("orders-0");
+    let r = kseg(&[
+        "recover",
+        part.to_str().unwrap(),
+        "--out",
+        parent.to_str().unwrap(),
+        "--salvage",
+        "--json",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines = json_lines(&r.stdout);
+    assert_eq!(lines[0]["salvagedBatches"], 14);
+    assert_eq!(lines[0]["salvagedOffsets"], "52..79");
+    let kept: usize = batches
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != 25)
+        .map(|(_, b)| b.len())
+        .sum();
+    assert_eq!(
+        std::fs::metadata(out.join("00000000000000000000.log"))
+            .unwrap()
+            .len(),
+        kept as u64
+    );
+    let d = kseg(&[
+        "dump-log",
+        "--json",
+        out.join("00000000000000000000.log").to_str().unwrap(),
+    ]);
+    assert_eq!(d.code, 0, "{}", d.stderr);
+}
+
+#[test]
+fn refuses_to_overwrite() {
+    let t = tempfile::tempdir().unwrap();
+    let (_b, part) = crashed_partition(t.path());
+    let out = t.path().join("busy").join("orders-0");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("x"), "keep me").unwrap();
+    let r = kseg(&[
+        "recover",
+        part.to_str().unwrap(),
+        "--out",
+        t.path().join("busy").to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("exists and is not empty"), "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(out.join("x")).unwrap(), "keep me");
+}
+
+#[test]
+fn refuses_an_out_dir_inside_the_input_even_when_it_does_not_exist_yet() {
+    let t = tempfile::tempdir().unwrap();
+    let (_b, part) = crashed_partition(t.path());
+    let before: Vec<_> = std::fs::read_dir(&part)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    let out = part.join("fixed").join("deeper");
+    let r = kseg(&[
+        "recover",
+        part.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(r.stderr.contains("inside the input"), "{}", r.stderr);
+    let after: Vec<_> = std::fs::read_dir(&part)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(before, after, "nothing was created inside the input");
+}

@@ -1,0 +1,225 @@
+//! Tables fit the terminal: under a pseudo-terminal with COLUMNS=80 every line of summary,
+//! verify-index, groups and transactions is at most 80 columns, with long ids cut in the middle
+//! and numbers whole; into a pipe the same tables are full width; `--format tsv` is one
+//! tab-separated line per row.
+
+use crate::common;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("kseg")
+}
+
+fn run(args: &[&str], stdin: &str) -> (i32, String, String) {
+    let mut child = Command::new(bin())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// stdout of kseg run on a pseudo-terminal (util-linux `script`) with COLUMNS set, stderr
+/// discarded; `None` when `script` is not installed.
+fn on_terminal(args: &[&str], columns: usize) -> Option<String> {
+    let mut line = quote(bin().to_str().unwrap());
+    for a in args {
+        line.push(' ');
+        line.push_str(&quote(a));
+    }
+    line.push_str(" 2>/dev/null");
+    let out = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .env("COLUMNS", columns.to_string())
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    Some(String::from_utf8_lossy(&out.stdout).replace('\r', ""))
+}
+
+fn widest(text: &str) -> usize {
+    text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+}
+
+/// A log dir with a 200-character topic and a 200-character group id committed on it.
+fn long_names(root: &Path) -> (String, String, String) {
+    let dir = root.join("data").display().to_string();
+    let topic = format!("orders-{}", "x".repeat(193));
+    let group = format!("group-{}-end", "y".repeat(190));
+    let lines: String = (0..20).map(|i| format!("k{i}:value {i}\n")).collect();
+    let (code, _, err) = run(
+        &[
+            "mini-broker",
+            "produce",
+            "--log-dir",
+            &dir,
+            "--topic",
+            &topic,
+            "--key-separator",
+            ":",
+        ],
+        &lines,
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(
+        &[
+            "mini-broker",
+            "commit",
+            "--log-dir",
+            &dir,
+            "--group",
+            &group,
+            "--topic",
+            &topic,
+            "0=5",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    (dir, topic, group)
+}
+
+#[test]
+#[ignore = "needs util-linux `script` (a pseudo-terminal)"]
+fn tables_fit_80_columns_on_a_terminal_and_are_full_width_in_a_pipe() {
+    let t = tempfile::tempdir().unwrap();
+    let (dir, topic, group) = long_names(t.path());
+    let commands: [&[&str]; 5] = [
+        &["summary", &dir, "--no-progress"],
+        &["verify-index", &dir, "-v"],
+        &["groups", &dir],
+        &["groups", &dir, "--history"],
+        &["transactions", &dir],
+    ];
+    for args in commands {
+        let Some(text) = on_terminal(args, 80) else {
+            common::tool_missing("util-linux `script`", "the pseudo-terminal checks");
+            return;
+        };
+        assert!(text.contains('┌'), "kseg {}: no table:\n{text}", args[0]);
+        assert!(
+            widest(&text) <= 80,
+            "kseg {}: a line wider than 80 columns:\n{text}",
+            args.join(" ")
+        );
+        if matches!(args[0], "summary" | "groups") {
+            // The long id is cut in the middle: both ends are there, the middle is not.
+            let id = if args[0] == "groups" { &group } else { &topic };
+            let (head, tail) = (&id[..6], &id[id.len() - 3..]);
+            assert!(
+                text.lines()
+                    .any(|l| l.contains('…') && l.contains(head) && l.contains(tail)),
+                "kseg {}: no middle-cut id:\n{text}",
+                args[0]
+            );
+        }
+        // Into a pipe: full width, the whole id on one line.
+        let (_, piped, _) = run(args, "");
+        if args[0] != "transactions" && args[0] != "verify-index" {
+            let id = if args[0] == "groups" { &group } else { &topic };
+            assert!(piped.contains(id.as_str()), "kseg {}: {piped}", args[0]);
+            assert!(widest(&piped) > 200);
+        }
+    }
+    // Numbers stay whole: the summary row still shows the 20 records and the log end offset.
+    let text = on_terminal(&["summary", &dir, "--no-progress"], 80).unwrap();
+    let row = text.lines().find(|l| l.contains("orders-")).unwrap();
+    let cells: Vec<&str> = row.split(['│', '┆']).map(str::trim).collect();
+    assert!(cells.contains(&"20"), "{row}");
+    // --json on a terminal is data: never wrapped.
+    let json = on_terminal(&["summary", &dir, "--json"], 80).unwrap();
+    for line in json.lines() {
+        serde_json::from_str::<serde_json::Value>(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    }
+    assert!(widest(&json) > 80);
+    // A wider terminal gets more columns.
+    let wide = on_terminal(&["summary", &dir, "--no-progress"], 200).unwrap();
+    assert!(widest(&wide) <= 200 && widest(&wide) > 80, "{wide}");
+    assert!(wide.contains("LAST TIMESTAMP"), "{wide}");
+}
+
+#[test]
+#[ignore = "needs ../shared/corpus/real (the real-broker corpus beside the clone)"]
+fn the_flink_corpus_fits_80_columns() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus/real/rjmfernandes__flink-on-prem/data");
+    if !corpus.is_dir() {
+        common::corpus_missing("the flink corpus 80-column check");
+        return;
+    }
+    let dir = corpus.to_str().unwrap();
+    for cmd in ["summary", "verify-index", "groups", "transactions"] {
+        let Some(text) = on_terminal(&[cmd, dir], 80) else {
+            common::tool_missing("util-linux `script`", "the pseudo-terminal checks");
+            return;
+        };
+        assert!(text.lines().count() > 3, "kseg {cmd}: {text}");
+        assert!(
+            widest(&text) <= 80,
+            "kseg {cmd}: a line wider than 80 columns:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn tsv_is_one_tab_separated_line_per_row() {
+    let t = tempfile::tempdir().unwrap();
+    let (dir, topic, group) = long_names(t.path());
+    let (code, out, err) = run(&["summary", &dir, "--format", "tsv"], "");
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("TOPIC\tPART\tSEGS\tBYTES\t"), "{out}");
+    let columns = lines[0].split('\t').count();
+    assert!(
+        lines.iter().all(|l| l.split('\t').count() == columns),
+        "{out}"
+    );
+    let row = lines.iter().find(|l| l.starts_with(&topic)).unwrap();
+    assert_eq!(row.split('\t').nth(6), Some("20"));
+    assert!(!out.contains('│') && !out.contains("Log dir"), "{out}");
+
+    let (_, out, _) = run(&["groups", &dir, "--format", "tsv"], "");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    let cells: Vec<&str> = lines[1].split('\t').collect();
+    assert_eq!(
+        (cells[0], cells[1], cells[2], cells[3]),
+        (group.as_str(), topic.as_str(), "0", "5")
+    );
+
+    let (_, out, _) = run(&["groups", &dir, "--format", "tsv", "--history"], "");
+    assert!(out.starts_with("COORDINATOR\tRECORD-OFFSET\t"), "{out}");
+
+    let (_, out, _) = run(&["verify-index", &dir, "--format", "tsv", "-v"], "");
+    assert!(out.starts_with("PARTITION\tSEVERITY\tCHECK\t"), "{out}");
+    assert!(
+        out.lines().skip(1).all(|l| l.split('\t').count() == 7),
+        "{out}"
+    );
+
+    let (_, out, _) = run(&["transactions", &dir, "--format", "tsv"], "");
+    assert_eq!(out.lines().next(), Some("TOPIC\tPARTITION\tPRODUCER-ID\tEPOCH\tFIRST-OFFSET\tLAST-OFFSET\tAGE-AT-NEWEST\tTRANSACTIONAL-ID\tCOORDINATOR-STATE\tVERDICT"));
+
+    // --format and --json exclude each other.
+    let (code, _, err) = run(&["summary", &dir, "--format", "tsv", "--json"], "");
+    assert_eq!(code, 2, "{err}");
+}

@@ -1,0 +1,13 @@
+//! The mini-broker's tests in one binary, with real clients (tests/mini_broker_support).
+
+mod admin;
+mod crash;
+mod diff_cli;
+mod files;
+mod hostile;
+mod kcat;
+mod kip848;
+mod log_lines;
+#[path = "../mini_broker_support/mod.rs"]
+mod mini_broker_support;
+mod python;

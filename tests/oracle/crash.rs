@@ -1,0 +1,469 @@
+//! Crash forensics against Kafka's own recovery: the real broker is killed with SIGKILL while
+//! the real Java producers write; copies of its data dir go to `kseg verify-index`, to
+//! `kseg recover`, and back to the real broker, whose recovery is the expected answer.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::Stdio;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::harness::*;
+
+/// Every partition dir of a log dir.
+fn partitions(data: &Path) -> Vec<String> {
+    let mut out: Vec<String> = fs::read_dir(data)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.is_dir() && p.join("partition.metadata").exists()
+                || p.ends_with("__cluster_metadata-0")
+        })
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    out.sort();
+    out
+}
+
+/// The `.log` files of a partition dir with their sizes.
+fn logs(dir: &Path) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    for e in fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "log") {
+            out.insert(
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                fs::metadata(&p).unwrap().len(),
+            );
+        }
+    }
+    out
+}
+
+/// Index entries of a partition dir (kseg's JSON of `.index` and `.timeindex`), by file.
+fn index_entries(dir: &Path) -> BTreeMap<String, Vec<String>> {
+    let out = kseg(&["dump-log", "--json", dir.to_str().unwrap()]);
+    let mut map: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for v in ndjson(&String::from_utf8_lossy(&out.stdout)) {
+        let t = v["type"].as_str().unwrap_or("");
+        if t == "indexEntry" || t == "timeIndexEntry" {
+            let file = Path::new(v["file"].as_str().unwrap())
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let mut e = v.clone();
+            e.as_object_mut().unwrap().remove("file");
+            map.entry(file).or_default().push(e.to_string());
+        }
+    }
+    map
+}
+
+fn log_end_offset(dir: &Path) -> i64 {
+    let out = kseg(&["lookup", "--json", "--latest", dir.to_str().unwrap()]);
+    ndjson(&String::from_utf8_lossy(&out.stdout))
+        .first()
+        .and_then(|v| v["offset"].as_i64())
+        .unwrap_or_else(|| panic!("no log end offset for {}", dir.display()))
+}
+
+/// The segments Kafka's LogLoader said it recovered, per partition: "Recovering unflushed
+/// segment N" (after the recovery point), and "Could not find offset index file corresponding
+/// to log file F, recovering segment" / "Found a corrupted index file corresponding to log
+/// file F" (loadSegmentFiles, even after a clean shutdown).
+fn kafka_recovered(server_log: &str) -> BTreeMap<String, BTreeSet<i64>> {
+    let mut out: BTreeMap<String, BTreeSet<i64>> = BTreeMap::new();
+    for line in server_log.lines() {
+        for cue in [
+            "Could not find offset index file corresponding to log file ",
+            "Found a corrupted index file corresponding to log file ",
+        ] {
+            if let (Some(at), Some(p)) = (line.find(cue), line.find("partition=")) {
+                let partition: String = line[p + 10..].chars().take_while(|c| *c != ',').collect();
+                let file: String = line[at + cue.len()..]
+                    .chars()
+                    .take_while(|c| *c != ',' && *c != ' ')
+                    .collect();
+                if let Some(base) = Path::new(&file)
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .and_then(|s| s.parse().ok())
+                {
+                    out.entry(partition).or_default().insert(base);
+                }
+            }
+        }
+        let Some(at) = line.find("Recovering unflushed segment ") else {
+            continue;
+        };
+        let Some(p) = line.find("partition=") else {
+            continue;
+        };
+        let partition: String = line[p + 10..].chars().take_while(|c| *c != ',').collect();
+        let base: String = line[at + 29..]
+            .chars()
+            .take_while(|c| c.is_ascii_digit())
+            .collect();
+        out.entry(partition)
+            .or_default()
+            .insert(base.parse().unwrap());
+    }
+    out
+}
+
+/// The log end offset each partition had when Kafka's load finished: "Completed load of
+/// Log(dir=.../P, ... logEndOffset=N)" (LogManager), or for the KRaft metadata log, which
+/// KafkaRaftLog loads itself, the producer snapshot LogLoader writes at the end of recovery.
+fn kafka_loaded_end(server_log: &str) -> BTreeMap<String, i64> {
+    let mut out = BTreeMap::new();
+    for line in server_log.lines() {
+        if let Some(at) = line.find("Completed load of Log(dir=") {
+            let rest = &line[at + 26..];
+            let dir: String = rest.chars().take_while(|c| *c != ',').collect();
+            let partition = Path::new(&dir).file_name().unwrap().to_string_lossy().into_owned();
+            if let Some(e) = rest.find("logEndOffset=") {
+                let n: String = rest[e + 13..].chars().take_while(|c| c.is_ascii_digit()).collect();
+                out.insert(partition, n.parse().unwrap());
+            }
+        } else if line.contains("[ProducerStateManager partition=__cluster_metadata-0] Wrote producer snapshot at offset ") {
+            let at = line.find("at offset ").unwrap() + 10;
+            let n: String = line[at..].chars().take_while(|c| c.is_ascii_digit()).collect();
+            out.entry("__cluster_metadata-0".to_string()).or_insert(n.parse().unwrap());
+        }
+    }
+    out
+}
+
+/// One crash round: write, SIGKILL, then compare kseg's preview and repair with Kafka's own
+/// recovery of a copy.
+fn crash_round(version: &str, name: &str, overrides: &[&str], run_for: Duration) -> Vec<String> {
+    let root = work_root(version).join(format!("crash-{name}"));
+    let _ = fs::remove_dir_all(&root);
+    let mut broker = Broker::format_and_start(version, &root.join("broker"), overrides);
+    let mut flood = workload_command(&["flood", &broker.bootstrap(), "600"]);
+    flood.stdout(Stdio::piped()).stderr(Stdio::null());
+    let mut child = flood.spawn().expect("starting the flood workload");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let ready = lines.next();
+    assert!(
+        matches!(&ready, Some(Ok(l)) if l == "flooding"),
+        "the workload did not start writing: {ready:?}"
+    );
+    thread::sleep(run_for);
+    broker.kill9();
+    let _ = child.kill();
+    let _ = child.wait();
+    let bad = compare_with_kafka(version, name, &root, &broker.data, overrides);
+    let recovered = kafka_recovered(&fs::read_to_string(root.join("c/server.log")).unwrap());
+    assert!(
+        recovered.contains_key("crash-0"),
+        "Kafka recovered nothing of crash-0 after SIGKILL: {recovered:?}"
+    );
+    bad
+}
+
+/// What Kafka's start does to a copy of `source`, against kseg's preview (`verify-index` on
+/// copy A) and repair (`recover --out` of copy B); Kafka runs on copy C. Differences, or
+/// `Err` with Kafka's words when it refused to start on the copy.
+fn compare_with_kafka(
+    version: &str,
+    name: &str,
+    root: &Path,
+    source: &Path,
+    overrides: &[&str],
+) -> Vec<String> {
+    match try_compare_with_kafka(version, name, root, source, overrides) {
+        Ok(bad) => bad,
+        Err(why) => vec![format!("{name}: Kafka refused the data dir: {why}")],
+    }
+}
+
+fn try_compare_with_kafka(
+    version: &str,
+    name: &str,
+    root: &Path,
+    source: &Path,
+    overrides: &[&str],
+) -> Result<Vec<String>, String> {
+    let (a, b, c) = (root.join("a"), root.join("b"), root.join("c"));
+    copy_dir(source, &a);
+    copy_dir(source, &b);
+    fs::create_dir_all(&c).unwrap();
+    copy_dir(source, &c.join("data"));
+
+    // kseg's preview of the recovery, on copy A.
+    let preview = kseg(&["verify-index", "--json", a.to_str().unwrap()]);
+    let previews: BTreeMap<String, serde_json::Value> =
+        ndjson(&String::from_utf8_lossy(&preview.stdout))
+            .into_iter()
+            .filter(|v| v["type"] == "recovery")
+            .map(|v| (v["partition"].as_str().unwrap().to_string(), v))
+            .collect();
+    // kseg's repair, of copy B.
+    let repaired = root.join("b-repaired");
+    let all = partitions(&a);
+    assert!(all.iter().any(|p| p == "crash-0"), "no crash-0 in {all:?}");
+    for p in &all {
+        let out = kseg(&[
+            "recover",
+            b.join(p).to_str().unwrap(),
+            "--out",
+            repaired.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "kseg recover {p}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // Kafka's own recovery, of copy C.
+    let mut kafka = Broker::reopen(version, &c, overrides);
+    kafka.try_start()?;
+    let recovery_log = kafka.server_log();
+    kafka.stop();
+
+    let mut bad = Vec::new();
+    let recovered = kafka_recovered(&recovery_log);
+    let segments: usize = recovered.values().map(BTreeSet::len).sum();
+    let loaded = kafka_loaded_end(&recovery_log);
+    for p in all.iter().map(String::as_str) {
+        let kafka_dir = c.join("data").join(p);
+        let kseg_dir = repaired.join(p);
+        let se = log_end_offset(&kseg_dir);
+        match loaded.get(p) {
+            Some(&ke) if ke != se => bad.push(format!(
+                "{name} {p}: log end offset after Kafka's load {ke}, kseg recover {se}"
+            )),
+            Some(_) => {}
+            None => bad.push(format!(
+                "{name} {p}: Kafka's log does not say where its load ended"
+            )),
+        }
+        // After its load the restarted broker may write on (the controller's metadata log
+        // always; markers of a transaction caught between PrepareCommit and CompleteCommit):
+        // the files are compared where the log end is still the one of the load.
+        if log_end_offset(&kafka_dir) != se {
+            continue;
+        }
+        let (kl, sl) = (logs(&kafka_dir), logs(&kseg_dir));
+        if kl != sl {
+            bad.push(format!(
+                "{name} {p}: segments after Kafka's recovery {kl:?}, kseg recover {sl:?}"
+            ));
+        }
+        let (ki, si) = (index_entries(&kafka_dir), index_entries(&kseg_dir));
+        if ki != si {
+            let differing: Vec<_> = ki
+                .keys()
+                .chain(si.keys())
+                .filter(|f| ki.get(*f) != si.get(*f))
+                .collect();
+            bad.push(format!("{name} {p}: index entries differ in {differing:?}"));
+        }
+        let want: BTreeSet<i64> = recovered.get(p).cloned().unwrap_or_default();
+        let got: BTreeSet<i64> = previews
+            .get(p)
+            .and_then(|v| v["recoveredSegments"].as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|s| {
+                s.as_i64().or_else(|| {
+                    s.as_str()
+                        .and_then(|f| Path::new(f).file_stem()?.to_str()?.parse().ok())
+                })
+            })
+            .collect();
+        if want != got {
+            bad.push(format!(
+                "{name} {p}: Kafka recovered segments {want:?}, verify-index previewed {got:?}"
+            ));
+        }
+    }
+    eprintln!(
+        "crash parity, Kafka {version} round {name}: {} partitions, {segments} segments Kafka recovered, {} differences",
+        all.len(),
+        bad.len()
+    );
+    Ok(bad)
+}
+
+/// The `.log` files of a partition dir, in offset order.
+fn segment_logs(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn write_at(path: &Path, at: u64, bytes: &[u8]) {
+    use std::os::unix::fs::FileExt;
+    let f = fs::OpenOptions::new().write(true).open(path).unwrap();
+    f.write_all_at(bytes, at).unwrap();
+}
+
+/// Damage done to a copy of a cleanly stopped data dir, by name.
+fn damage(data: &Path, kind: &str) {
+    let p0 = data.join("crash-0");
+    let logs = segment_logs(&p0);
+    let (first, last) = (&logs[0], logs.last().unwrap());
+    let marker = data.join(".kafka_cleanshutdown");
+    match kind {
+        "flip-sealed" => write_at(first, 200, &[0xA5]),
+        "flip-active" => {
+            let len = fs::metadata(last).unwrap().len();
+            write_at(last, len / 2, &[0x5A]);
+            fs::remove_file(&marker).unwrap();
+        }
+        "truncate-mid-batch" => {
+            let len = fs::metadata(last).unwrap().len();
+            fs::OpenOptions::new()
+                .write(true)
+                .open(last)
+                .unwrap()
+                .set_len(len - 37)
+                .unwrap();
+            fs::remove_file(&marker).unwrap();
+        }
+        "zero-tail" => {
+            let len = fs::metadata(last).unwrap().len();
+            write_at(last, len, &[0u8; 4096]);
+            fs::remove_file(&marker).unwrap();
+        }
+        "delete-index" => fs::remove_file(first.with_extension("index")).unwrap(),
+        "delete-timeindex" => fs::remove_file(first.with_extension("timeindex")).unwrap(),
+        "corrupt-snapshot" => {
+            let dir = data.join("crash-txn-0");
+            let mut snaps: Vec<_> = fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|x| x == "snapshot"))
+                .collect();
+            snaps.sort();
+            let snap = snaps.last().expect("a producer snapshot in crash-txn-0");
+            write_at(snap, 10, &[0xFF; 8]);
+        }
+        "corrupt-leader-epoch-checkpoint" => {
+            fs::write(p0.join("leader-epoch-checkpoint"), "0\n2\nnot an entry\n").unwrap()
+        }
+        "no-clean-shutdown" => fs::remove_file(&marker).unwrap(),
+        "renamed-base-offset" => {
+            let second = &logs[1];
+            let base: i64 = second
+                .file_stem()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .parse()
+                .unwrap();
+            for ext in ["log", "index", "timeindex"] {
+                let from = second.with_extension(ext);
+                if from.exists() {
+                    fs::rename(&from, p0.join(format!("{:020}.{ext}", base + 1))).unwrap();
+                }
+            }
+        }
+        other => panic!("unknown damage {other}"),
+    }
+}
+
+const DAMAGES: [&str; 10] = [
+    "flip-sealed",
+    "flip-active",
+    "truncate-mid-batch",
+    "zero-tail",
+    "delete-index",
+    "delete-timeindex",
+    "corrupt-snapshot",
+    "corrupt-leader-epoch-checkpoint",
+    "no-clean-shutdown",
+    "renamed-base-offset",
+];
+
+#[test]
+#[ignore = "needs Kafka: run oracle/setup (a JDK 17+ and Maven)"]
+fn injected_damage_recovery_matches_kafka() {
+    if skip() {
+        return;
+    }
+    // The newest version only: the load rules are the same, and each case is a broker start.
+    let version = &versions()[0];
+    let root = work_root(version).join("damage");
+    let _ = fs::remove_dir_all(&root);
+    let mut broker = Broker::format_and_start(version, &root.join("broker"), &[]);
+    let mut flood = workload_command(&["flood", &broker.bootstrap(), "4"]);
+    flood.stdout(Stdio::null()).stderr(Stdio::null());
+    let status = flood.status().expect("running the flood workload");
+    assert!(status.success(), "flood workload: {status}");
+    broker.stop();
+    let mut report = Vec::new();
+    let mut bad = Vec::new();
+    for kind in DAMAGES {
+        let case_root = root.join(kind);
+        let damaged = case_root.join("source");
+        copy_dir(&broker.data, &damaged);
+        damage(&damaged, kind);
+        let found = compare_with_kafka(version, kind, &case_root, &damaged, &[]);
+        let verify = kseg(&[
+            "verify-index",
+            "--json",
+            case_root.join("a").to_str().unwrap(),
+        ]);
+        let errors: Vec<String> = ndjson(&String::from_utf8_lossy(&verify.stdout))
+            .iter()
+            .filter(|v| v["type"] == "finding" && v["severity"] == "error")
+            .map(|v| format!("{}: {}", v["check"], v["message"]))
+            .collect();
+        let refused = found
+            .iter()
+            .any(|f| f.contains("Kafka refused the data dir"));
+        report.push(format!(
+            "{kind}: Kafka {}; kseg verify-index exit {} with {} error findings",
+            if refused {
+                "refused to start"
+            } else {
+                "started"
+            },
+            verify.status.code().unwrap_or(-1),
+            errors.len()
+        ));
+        if refused {
+            // Kafka will not load it: kseg must say so as an error, not preview a recovery.
+            if errors.is_empty() || verify.status.code() != Some(1) {
+                bad.push(format!(
+                    "{kind}: Kafka refused to start ({found:?}) but verify-index found no error"
+                ));
+            }
+        } else {
+            bad.extend(found);
+        }
+    }
+    eprintln!("injected damage, Kafka {version}:\n{}", report.join("\n"));
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+#[ignore = "needs Kafka: run oracle/setup (a JDK 17+ and Maven)"]
+fn sigkill_recovery_matches_kafka() {
+    if skip() {
+        return;
+    }
+    let started = Instant::now();
+    let mut bad = Vec::new();
+    for v in versions() {
+        bad.extend(crash_round(&v, "default", &[], Duration::from_secs(6)));
+        bad.extend(crash_round(
+            &v,
+            "flush-every-message",
+            &["log.flush.interval.messages=1"],
+            Duration::from_secs(4),
+        ));
+    }
+    eprintln!("crash parity took {:.0?}", started.elapsed());
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

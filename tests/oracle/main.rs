@@ -1,0 +1,12 @@
+//! The Kafka oracle tests in one binary: the real broker, tools and clients (oracle/setup)
+//! against kseg. Helpers in harness.rs.
+
+mod crash;
+mod diff;
+mod group_history;
+mod harness;
+mod kip848;
+mod mini_broker;
+mod parity;
+mod rescue;
+mod shape;

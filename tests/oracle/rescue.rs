@@ -1,0 +1,568 @@
+//! `kseg rescue` against the real Kafka (tests/oracle): a source written by the Java clients
+//! (three partitions, every codec, committed, aborted and open transactions) is read back by the
+//! Java consumer (read_committed) while its broker runs; its data dir, one partition of it first
+//! repaired by `kseg recover`, is then rescued into a broker, killed mid-run and resumed with the
+//! same `--state`; the Java consumer must read back exactly the source's records, per partition,
+//! in order, with headers and timestamps.
+#![cfg(feature = "rescue")]
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use crate::harness::*;
+
+/// A record as the Java consumer gives it: key, value and header values base64, timestamp and
+/// its type. Offsets are left out: the target numbers records its own way.
+type Rec = (
+    serde_json::Value,
+    serde_json::Value,
+    serde_json::Value,
+    i64,
+    String,
+);
+
+/// Partition -> records in offset order.
+type ByPartition = BTreeMap<i64, Vec<Rec>>;
+
+fn consume(bootstrap: &str, topic: &str, out: &Path) -> ByPartition {
+    run_ok(
+        workload_command(&["consume", bootstrap, topic, out.to_str().unwrap()]),
+        Duration::from_secs(180),
+    );
+    let mut by: ByPartition = BTreeMap::new();
+    let mut last: BTreeMap<i64, i64> = BTreeMap::new();
+    for v in ndjson(&fs::read_to_string(out).unwrap()) {
+        let p = v["partition"].as_i64().unwrap();
+        let o = v["offset"].as_i64().unwrap();
+        assert!(
+            last.insert(p, o).is_none_or(|prev| prev < o),
+            "offsets in order"
+        );
+        by.entry(p).or_default().push((
+            v["key"].clone(),
+            v["value"].clone(),
+            v["headers"].clone(),
+            v["timestamp"].as_i64().unwrap(),
+            v["timestampType"].as_str().unwrap().to_string(),
+        ));
+    }
+    by
+}
+
+/// The source: data dir copy after a clean stop, and what a read_committed consumer was given.
+struct SourceData {
+    root: PathBuf,
+    data: PathBuf,
+    expected: ByPartition,
+}
+
+fn source() -> &'static SourceData {
+    static SOURCE: OnceLock<SourceData> = OnceLock::new();
+    SOURCE.get_or_init(|| {
+        let version = versions()[0].clone();
+        let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oracle-rescue");
+        let mut broker = Broker::format_and_start(&version, &root.join("source-broker"), &[]);
+        broker.workload(&["rescue-source"], Duration::from_secs(300));
+        let expected = consume(&broker.bootstrap(), "rs", &root.join("source.ndjson"));
+        broker.stop();
+        let data = root.join("source");
+        copy_dir(&broker.data, &data);
+        // 2 rounds x 5 codecs x (120 records x 3 partitions + 2 committed transactions of 12).
+        let total: usize = expected.values().map(Vec::len).sum();
+        assert_eq!(
+            total,
+            2 * 5 * (360 + 24),
+            "the source workload's committed records"
+        );
+        assert_eq!(expected.len(), 3);
+        SourceData {
+            root,
+            data,
+            expected,
+        }
+    })
+}
+
+/// `kseg recover` of rs-2: the rescue reads that copy, as an operator would after a crash.
+fn recovered(src: &SourceData, dir: &Path) -> PathBuf {
+    let _ = fs::remove_dir_all(dir);
+    let out = kseg(&[
+        "recover",
+        src.data.join("rs-2").to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "kseg recover: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir.join("rs-2")
+}
+
+fn rescue_args(src: &SourceData, rs2: &Path, bootstrap: &str, state: &Path) -> Vec<String> {
+    [
+        "rescue",
+        src.data.join("rs-0").to_str().unwrap(),
+        src.data.join("rs-1").to_str().unwrap(),
+        rs2.to_str().unwrap(),
+        "--bootstrap",
+        bootstrap,
+        "--topic-map",
+        "rs:rs-copy",
+        "--create-topics",
+        "--state",
+        state.to_str().unwrap(),
+        "--json",
+        "--no-progress",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// Starts a rate-limited rescue, waits until its state file records acknowledged offsets, and
+/// kills it with SIGKILL: the run stops in the middle, between two saves of its state.
+fn kill_mid_run(args: &[String], state: &Path) -> u64 {
+    let mut child = Command::new(kseg_bin())
+        .args(args)
+        .args(["--max-records-per-second", "800"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starting kseg rescue");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let acknowledged = loop {
+        let acked = fs::read_to_string(state)
+            .ok()
+            .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
+            .map(|v| {
+                v["acknowledged"].as_object().map_or(0, |m| {
+                    m.values()
+                        .filter_map(|o| o.as_i64())
+                        .map(|o| o as u64 + 1)
+                        .sum()
+                })
+            })
+            .unwrap_or(0);
+        if acked >= 600 {
+            break acked;
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut err = String::new();
+            use std::io::Read;
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut err)
+                .unwrap();
+            panic!("kseg rescue ended before it was killed ({status}): {err}");
+        }
+        assert!(Instant::now() < deadline, "no progress in the state file");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    // SAFETY: kill(2) on our own child.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGKILL);
+    }
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "killed");
+    acknowledged
+}
+
+fn run_json(args: &[String]) -> Vec<serde_json::Value> {
+    let mut c = Command::new(kseg_bin());
+    c.args(args);
+    let out = run(c, Duration::from_secs(300));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "kseg {}: {}\n{}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    ndjson(&String::from_utf8_lossy(&out.stdout))
+}
+
+fn summary(lines: &[serde_json::Value]) -> &serde_json::Value {
+    lines
+        .iter()
+        .find(|l| l["type"] == "summary")
+        .expect("a summary line")
+}
+
+/// Kill, resume, verify, compare with the Java consumer; then a third run sends nothing.
+fn rescue_and_compare(bootstrap: &str, work: &Path) {
+    let src = source();
+    let _ = fs::remove_dir_all(work);
+    fs::create_dir_all(work).unwrap();
+    let rs2 = recovered(src, &work.join("recovered"));
+    let state = work.join("rescue.state");
+    let args = rescue_args(src, &rs2, bootstrap, &state);
+    let acked = kill_mid_run(&args, &state);
+    let total: u64 = src.expected.values().map(|v| v.len() as u64).sum();
+    assert!(
+        acked < total,
+        "killed mid-run ({acked} of {total} acknowledged)"
+    );
+
+    let mut resume = args.clone();
+    resume.push("--verify".into());
+    let lines = run_json(&resume);
+    let s = summary(&lines);
+    eprintln!("resumed: {s}");
+    assert_eq!(s["unacknowledged"], 0);
+    assert_eq!(s["foreignRecords"], 0);
+    let verified: Vec<&serde_json::Value> =
+        lines.iter().filter(|l| l["type"] == "verified").collect();
+    assert_eq!(verified.len(), 3, "{lines:?}");
+    for v in &verified {
+        assert_eq!(v["mismatched"], 0, "{v}");
+        assert_eq!(v["missing"], 0, "{v}");
+        assert_eq!(v["extra"], 0, "{v}");
+    }
+    let matched: u64 = verified
+        .iter()
+        .map(|v| v["matched"].as_u64().unwrap())
+        .sum();
+    assert_eq!(matched, total);
+    // Every source record is sent by one of the two runs or found delivered: none twice.
+    let rescued: Vec<&serde_json::Value> =
+        lines.iter().filter(|l| l["type"] == "rescued").collect();
+    for r in &rescued {
+        assert_eq!(r["abortedRecords"], 2 * 5 * 12 / 3, "{r}");
+        assert_eq!(r["openRecords"], 1, "{r}");
+    }
+
+    let got = consume(bootstrap, "rs-copy", &work.join("target.ndjson"));
+    assert_eq!(got.len(), src.expected.len());
+    for (p, want) in &src.expected {
+        let have = &got[p];
+        assert_eq!(have.len(), want.len(), "partition {p}: record count");
+        for (i, (h, w)) in have.iter().zip(want).enumerate() {
+            assert_eq!(h, w, "partition {p}, record {i}");
+        }
+    }
+
+    // Run again: everything is acknowledged, nothing is sent.
+    let lines = run_json(&args);
+    assert_eq!(summary(&lines)["sent"], 0, "{lines:?}");
+}
+
+#[test]
+#[ignore = "needs Kafka: run oracle/setup (a JDK 17+ and Maven)"]
+fn rescue_into_kafka_is_exact_and_resumes_after_a_kill() {
+    if skip() {
+        return;
+    }
+    let src = source();
+    let version = versions()[0].clone();
+    let mut broker = Broker::format_and_start(&version, &src.root.join("target-broker"), &[]);
+    rescue_and_compare(&broker.bootstrap(), &src.root.join("to-kafka"));
+    broker.stop();
+}
+
+/// SASL/SCRAM-SHA-256 on the real broker: a wrong password is refused (exit 2, nothing sent);
+/// the right one rescues rs-0 exactly.
+#[test]
+#[ignore = "needs Kafka: run oracle/setup (a JDK 17+ and Maven)"]
+fn rescue_over_sasl_scram() {
+    if skip() {
+        return;
+    }
+    let src = source();
+    let version = versions()[0].clone();
+    let mut broker = Broker::format_and_start_with(
+        &version,
+        &src.root.join("scram-broker"),
+        &[
+            "sasl.enabled.mechanisms=SCRAM-SHA-256",
+            "listener.name.external.scram-sha-256.sasl.jaas.config=\
+             org.apache.kafka.common.security.scram.ScramLoginModule required;",
+        ],
+        Some("SASL_PLAINTEXT"),
+        &[
+            "--add-scram",
+            "SCRAM-SHA-256=[name=rescuer,password=rescue-secret]",
+        ],
+    );
+    let work = src.root.join("scram");
+    let _ = fs::remove_dir_all(&work);
+    fs::create_dir_all(&work).unwrap();
+    let external = format!("127.0.0.1:{}", broker.external_port);
+    let args = |password_file: &Path| -> Vec<String> {
+        [
+            "rescue",
+            src.data.join("rs-0").to_str().unwrap(),
+            "--bootstrap",
+            &external,
+            "--security-protocol",
+            "sasl_plaintext",
+            "--sasl-mechanism",
+            "SCRAM-SHA-256",
+            "--sasl-username",
+            "rescuer",
+            "--sasl-password-file",
+            password_file.to_str().unwrap(),
+            "--topic-map",
+            "rs:rs-scram",
+            "--create-topics",
+            "--json",
+            "--no-progress",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let wrong = work.join("wrong");
+    fs::write(&wrong, "not-the-secret\n").unwrap();
+    let mut c = Command::new(kseg_bin());
+    c.args(args(&wrong));
+    let out = run(c, Duration::from_secs(120));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "a wrong password: {err}");
+    assert!(
+        err.to_lowercase().contains("authentication"),
+        "the refusal is named: {err}"
+    );
+
+    let right = work.join("right");
+    fs::write(&right, "rescue-secret\n").unwrap();
+    let lines = run_json(&args(&right));
+    assert_eq!(summary(&lines)["sent"], src.expected[&0].len() as u64);
+    // Read back over the PLAINTEXT listener.
+    let got = consume(&broker.bootstrap(), "rs-scram", &work.join("target.ndjson"));
+    assert_eq!(got[&0], src.expected[&0]);
+    broker.stop();
+}
+
+/// The same rescue, kill and resume into kseg's own mini-broker; the Java consumer reads back.
+#[test]
+#[ignore = "needs Kafka: run oracle/setup (a JDK 17+ and Maven)"]
+fn rescue_into_the_mini_broker_is_exact_and_resumes_after_a_kill() {
+    if skip() {
+        return;
+    }
+    let src = source();
+    let dir = src.root.join("mini-broker-data");
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let broker = mini_broker_support::BrokerProcess::start(&dir, &[]);
+    rescue_and_compare(&broker.bootstrap(), &src.root.join("to-mini-broker"));
+    broker.stop();
+}
+
+/// Legacy messages (magic 0, magic 1 with LogAppendTime, then magic 2: testdata/lookup/legacy-0)
+/// rescued into Kafka 4.x, which writes only magic 2: keys and values as Kafka's DumpLogSegments
+/// reads them from the source, timestamps kept where the message has one (magic 0 has none: the
+/// producer stamps the time of sending).
+#[test]
+#[ignore = "needs Kafka: run oracle/setup (a JDK 17+ and Maven)"]
+fn legacy_messages_are_rescued_into_kafka() {
+    if skip() {
+        return;
+    }
+    let version = versions()[0].clone();
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oracle-rescue-legacy");
+    let mut broker = Broker::format_and_start(&version, &root.join("broker"), &[]);
+    let legacy = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/lookup/legacy-0");
+    let mut logs: Vec<String> = fs::read_dir(&legacy)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "log"))
+        .map(|p| p.display().to_string())
+        .collect();
+    logs.sort();
+    let mut dump = dump_log_segments(&version);
+    dump.args([
+        "--deep-iteration",
+        "--print-data-log",
+        "--files",
+        &logs.join(","),
+    ]);
+    let text = run_ok(dump, Duration::from_secs(120));
+    // "| offset: N KIND: T keySize: ... key: K payload: V"
+    let want: Vec<(String, i64, String, String)> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("| offset: "))
+        .map(|l| {
+            let mut w = l.split(' ');
+            let _offset = w.next().unwrap();
+            let kind = w.next().unwrap().trim_end_matches(':').to_string();
+            let ts: i64 = w.next().unwrap().parse().unwrap();
+            let key = l
+                .split(" key: ")
+                .nth(1)
+                .unwrap()
+                .split(" payload: ")
+                .next()
+                .unwrap();
+            let payload = l.split(" payload: ").nth(1).unwrap();
+            (kind, ts, key.to_string(), payload.to_string())
+        })
+        .collect();
+    assert!(
+        want.iter().any(|w| w.0 == "NoTimestampType"),
+        "magic 0 in the fixture"
+    );
+    assert!(
+        want.iter().any(|w| w.0 == "LogAppendTime"),
+        "magic 1 LogAppendTime"
+    );
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let lines = run_json(
+        &[
+            "rescue",
+            legacy.to_str().unwrap(),
+            "--bootstrap",
+            &broker.bootstrap(),
+            "--topic-map",
+            "legacy:legacy-copy",
+            "--create-topics",
+            "--json",
+            "--no-progress",
+        ]
+        .map(String::from),
+    );
+    assert_eq!(summary(&lines)["sent"], want.len() as u64);
+    let got = consume(
+        &broker.bootstrap(),
+        "legacy-copy",
+        &root.join("target.ndjson"),
+    );
+    let got = &got[&0];
+    assert_eq!(got.len(), want.len());
+    use base64::Engine;
+    let b64 =
+        |s: &str| serde_json::Value::String(base64::engine::general_purpose::STANDARD.encode(s));
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g.0, b64(&w.2), "record {i}: key");
+        assert_eq!(g.1, b64(&w.3), "record {i}: value");
+        assert_eq!(g.4, "CreateTime");
+        if w.0 == "NoTimestampType" {
+            assert!(
+                g.3 >= before,
+                "record {i}: stamped when sent ({} < {before})",
+                g.3
+            );
+        } else {
+            assert_eq!(g.3, w.1, "record {i}: timestamp");
+        }
+    }
+    broker.stop();
+}
+
+/// TLS on the real broker: a listener with a certificate of a CA made here; kseg rescue trusts
+/// that CA (`--ssl-ca`) and checks the broker's name (127.0.0.1 in the certificate).
+#[test]
+#[ignore = "needs Kafka: run oracle/setup (a JDK 17+ and Maven)"]
+fn rescue_over_tls() {
+    if skip() {
+        return;
+    }
+    let src = source();
+    let work = src.root.join("tls");
+    let _ = fs::remove_dir_all(&work);
+    fs::create_dir_all(&work).unwrap();
+    let openssl = |args: &[&str]| {
+        let mut c = Command::new("openssl");
+        c.args(args).current_dir(&work);
+        run_ok(c, Duration::from_secs(60));
+    };
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=kseg-test-ca",
+    ]);
+    openssl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+        "-subj",
+        "/CN=127.0.0.1",
+    ]);
+    fs::write(work.join("san.ext"), "subjectAltName=IP:127.0.0.1\n").unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "san.ext",
+    ]);
+    // Kafka's PEM key store: the private key (PKCS#8) and the certificate chain in one file.
+    let store = format!(
+        "{}{}",
+        fs::read_to_string(work.join("server.key")).unwrap(),
+        fs::read_to_string(work.join("server.pem")).unwrap()
+    );
+    fs::write(work.join("keystore.pem"), store).unwrap();
+    let keystore = format!(
+        "listener.name.external.ssl.keystore.location={}",
+        work.join("keystore.pem").display()
+    );
+    let version = versions()[0].clone();
+    let mut broker = Broker::format_and_start_with(
+        &version,
+        &src.root.join("tls-broker"),
+        &["listener.name.external.ssl.keystore.type=PEM", &keystore],
+        Some("SSL"),
+        &[],
+    );
+    let external = format!("127.0.0.1:{}", broker.external_port);
+    let lines = run_json(
+        &[
+            "rescue",
+            src.data.join("rs-1").to_str().unwrap(),
+            "--bootstrap",
+            &external,
+            "--security-protocol",
+            "ssl",
+            "--ssl-ca",
+            work.join("ca.pem").to_str().unwrap(),
+            "--topic-map",
+            "rs:rs-tls",
+            "--create-topics",
+            "--json",
+            "--no-progress",
+        ]
+        .map(String::from),
+    );
+    assert_eq!(summary(&lines)["sent"], src.expected[&1].len() as u64);
+    let got = consume(&broker.bootstrap(), "rs-tls", &work.join("target.ndjson"));
+    assert_eq!(got[&1], src.expected[&1]);
+    broker.stop();
+}
