@@ -177,3 +177,39 @@ fn refuses_an_out_dir_inside_the_input_even_when_it_does_not_exist_yet() {
         .collect();
     assert_eq!(before, after, "nothing was created inside the input");
 }
+
+/// A segment Kafka does not recover (clean shutdown) is copied whole, CRC-bad batch included:
+/// the reported log end offset is LogSegment.readNextOffset's, which frames batches without
+/// checking their CRC — the same as `kseg summary` of the copy (issue 21, item 4).
+#[test]
+fn the_log_end_offset_of_a_copied_segment_counts_its_corrupt_batch() {
+    let t = tempfile::tempdir().unwrap();
+    let (_batches, part) = crashed_partition(t.path());
+    std::fs::write(
+        t.path().join(".kafka_cleanshutdown"),
+        r#"{"version":0,"brokerEpoch":1}"#,
+    )
+    .unwrap();
+    let copy = t.path().join("copy");
+    let r = kseg(&[
+        "recover",
+        part.to_str().unwrap(),
+        "--out",
+        copy.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines = json_lines(&r.stdout);
+    assert_eq!(lines[0]["action"], "copied", "{lines:?}");
+    let summary = of_type(&lines, "summary")[0];
+    assert_eq!(summary["logEndOffset"], 80, "{summary}");
+    assert_eq!(summary["recoveredSegments"], 0, "{summary}");
+    let s = kseg(&[
+        "lookup",
+        "--json",
+        "--latest",
+        copy.join("orders-0").to_str().unwrap(),
+    ]);
+    let latest = json_lines(&s.stdout);
+    assert_eq!(latest[0]["offset"], 80, "{}", s.stdout);
+}

@@ -1043,3 +1043,103 @@ fn empty_partitions_of_the_recovery_preview_are_one_line_and_every_object_in_jso
         .count();
     assert_eq!(empty, 48);
 }
+
+/// LogLoader.recoverLog stops at the first segment it truncates and deletes the later unflushed
+/// ones without recovering them: only the truncated segment counts as recovered, and only its
+/// two indexes as rebuilt (issue 21, item 3).
+#[test]
+fn segments_deleted_after_a_truncation_are_not_counted_as_recovered() {
+    let mut s = Seg::new(0, 10);
+    let n = s.batches[4].len();
+    s.batches[4][n - 3] ^= 0x01;
+    let (s2, s3) = (Seg::new(10, 5), Seg::new(15, 5));
+    let (_t, root) = log_dir(&[(0, &s), (10, &s2), (15, &s3)], false);
+    let (_, lines) = verify(&root);
+    let rec = lines.iter().find(|v| v["type"] == "recovery").unwrap();
+    let recovered = rec["recoveredSegments"].as_array().unwrap();
+    assert_eq!(recovered.len(), 1, "{rec}");
+    assert!(recovered[0]
+        .as_str()
+        .unwrap()
+        .ends_with("00000000000000000000.log"));
+    assert_eq!(rec["deletedSegments"].as_array().unwrap().len(), 2, "{rec}");
+    assert_eq!(rec["rebuiltIndexes"].as_array().unwrap().len(), 2, "{rec}");
+    let size = std::fs::metadata(part(&root, "00000000000000000000.log"))
+        .unwrap()
+        .len();
+    assert_eq!(rec["recoveredBytes"], size, "{rec}");
+    // The text table says the same.
+    let text = kseg(&["verify-index", root.to_str().unwrap()]);
+    let row = text
+        .stdout
+        .lines()
+        .find(|l| l.contains("t-0") && l.contains('┆'))
+        .unwrap_or_else(|| panic!("{}", text.stdout));
+    let cells: Vec<&str> = row.split('┆').map(str::trim).collect();
+    // PARTITION, RECOVERY POINT, SEGMENTS RECOVERED, ...
+    assert_eq!(cells[2], "1", "{row}");
+    // recover reports the same count.
+    let out = root.join("copy");
+    let r = kseg(&[
+        "recover",
+        root.join("t-0").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let rl = json_lines(&r.stdout);
+    let summary = rl.iter().find(|v| v["type"] == "summary").unwrap();
+    assert_eq!(summary["recoveredSegments"], 1, "{summary}");
+    assert_eq!(summary["rebuiltIndexes"], 2, "{summary}");
+    let deleted = rl.iter().filter(|v| v["action"] == "deleted").count();
+    assert_eq!(deleted, 2, "{rl:?}");
+}
+
+/// The KRaft metadata log is opened by KafkaRaftLog with no clean-shutdown credit and recovery
+/// point 0: a torn tail there is truncated even beside `.kafka_cleanshutdown` (item 1).
+#[test]
+fn the_metadata_log_is_recovered_even_after_a_clean_shutdown() {
+    let mut s = Seg::new(0, 10);
+    let pos = s.positions();
+    let last = s.batches.last_mut().unwrap();
+    last.truncate(last.len() - 7);
+    let (_t, root) = log_dir(&[(0, &s)], true);
+    let meta = root.join("__cluster_metadata-0");
+    std::fs::rename(root.join("t-0"), &meta).unwrap();
+    std::fs::write(meta.join("quorum-state"), r#"{"leaderId":1,"leaderEpoch":3,"votedId":-1,"appliedOffset":0,"currentVoters":null,"data_version":0}"#).unwrap();
+    let (_, lines) = verify(&root);
+    let rec = lines
+        .iter()
+        .find(|v| v["type"] == "recovery" && v["partition"] == "__cluster_metadata-0")
+        .unwrap();
+    assert_eq!(rec["cleanShutdown"], false, "{rec}");
+    assert_eq!(
+        rec["recoveredSegments"].as_array().unwrap().len(),
+        1,
+        "{rec}"
+    );
+    assert_eq!(rec["truncatePosition"], pos[9], "{rec}");
+    let out = root.join("copy");
+    let r = kseg(&[
+        "recover",
+        meta.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let rl = json_lines(&r.stdout);
+    let summary = rl.iter().find(|v| v["type"] == "summary").unwrap();
+    assert_eq!(summary["cleanShutdown"], false, "{summary}");
+    assert_eq!(summary["logEndOffset"], 9, "{summary}");
+    let copy = out.join("__cluster_metadata-0");
+    assert_eq!(
+        std::fs::metadata(copy.join("00000000000000000000.log"))
+            .unwrap()
+            .len(),
+        pos[9] as u64
+    );
+    // KafkaRaftLog's own files stay beside the log.
+    assert!(copy.join("quorum-state").exists());
+}

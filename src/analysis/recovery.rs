@@ -9,6 +9,14 @@ use crate::format::log::{BatchInfo, LogEntry, RecordScratch};
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use crate::storage::source::open_log;
 
+/// `KafkaRaftLog.createLog` opens the KRaft metadata log through `UnifiedLog.create` with
+/// `lastShutdownClean = false`, log start offset 0 and recovery point 0: it is recovered from its
+/// first segment at every start, whatever `.kafka_cleanshutdown` says (and it is in no
+/// checkpoint file of the log dir).
+pub fn always_recovered(topic: &str, partition: i32) -> bool {
+    topic == "__cluster_metadata" && partition == 0
+}
+
 /// Kafka's default `index.interval.bytes`.
 pub const DEFAULT_INDEX_INTERVAL: u64 = 4096;
 
@@ -59,6 +67,12 @@ pub struct SegmentRecovery {
     pub truncate_reason: Option<String>,
     /// Valid batches found after the truncation point (kept only with --salvage).
     pub salvage: Vec<SalvageRun>,
+    /// The last offset of the last batch framed before the first framing problem, CRC or not:
+    /// what `LogSegment.readNextOffset` ends at when Kafka uses the segment unrecovered
+    /// (`FileLogInputStream.nextBatch` frames batches without checking their CRC).
+    pub framed_last_offset: Option<i64>,
+    /// The first bytes that frame no batch, if any.
+    pub first_frame_problem: Option<u64>,
 }
 
 impl SegmentRecovery {
@@ -117,10 +131,19 @@ struct Collect {
     salvage: Salvage,
     truncate_at: Option<u64>,
     reason: Option<String>,
+    framed_last_offset: Option<i64>,
+    first_frame_problem: Option<u64>,
 }
 
 impl LogSink for Collect {
     fn batch(&mut self, position: u64, _entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
+        if self.first_frame_problem.is_none() {
+            self.framed_last_offset = Some(b.last_offset);
+        }
+        if self.failed.is_some() {
+            // The rebuild failed: only the framing is followed further.
+            return Ok(Flow::Continue);
+        }
         if self.truncate_at.is_none() && !b.crc_valid {
             self.truncate_at = Some(position);
             self.reason = Some(format!("batch at byte {position} fails its CRC"));
@@ -143,13 +166,14 @@ impl LogSink for Collect {
             Err(e) => {
                 // Kafka empties the segment: the rest is looked at again from the cut.
                 self.failed = Some(e);
-                return Ok(Flow::Stop);
+                return Ok(Flow::Continue);
             }
         }
         Ok(Flow::Continue)
     }
 
     fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<Flow> {
+        self.first_frame_problem.get_or_insert(p.position());
         if self.truncate_at.is_none() {
             self.truncate_at = Some(p.position());
             self.reason = Some(p.message());
@@ -191,6 +215,8 @@ pub fn analyse_segment(
         salvage: Salvage::default(),
         truncate_at: None,
         reason: None,
+        framed_last_offset: None,
+        first_frame_problem: None,
     };
     scan_log(src.as_mut(), &ScanOptions::default(), scratch, &mut sink)?;
     // The closing time index entry can fail too (outside recover's catch): same outcome.
@@ -205,6 +231,8 @@ pub fn analyse_segment(
             truncate_at: sink.truncate_at,
             truncate_reason: sink.reason,
             salvage: sink.salvage.runs,
+            framed_last_offset: sink.framed_last_offset,
+            first_frame_problem: sink.first_frame_problem,
         });
     };
     // The segment is emptied from `truncate_to` on, whatever follows.
@@ -231,6 +259,8 @@ pub fn analyse_segment(
         truncate_at: Some(invalid.truncate_to),
         truncate_reason: Some(invalid.message()),
         salvage: salvage.0.runs,
+        framed_last_offset: sink.framed_last_offset,
+        first_frame_problem: sink.first_frame_problem,
     })
 }
 

@@ -10,7 +10,9 @@ use serde_json::json;
 
 use super::Outcome;
 use crate::analysis::load;
-use crate::analysis::recovery::{analyse_segment, extend_rebuild, IndexRebuild, SalvageRun};
+use crate::analysis::recovery::{
+    always_recovered, analyse_segment, extend_rebuild, IndexRebuild, SalvageRun,
+};
 use crate::analysis::summary::log_dir_facts;
 use crate::cli::RecoverArgs;
 use crate::format::log::{ByteSource, RecordScratch};
@@ -142,6 +144,12 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         recovery_point,
         leo,
     } = copy;
+    // What Kafka counts: the segments LogSegment.recover runs on (the later unflushed segments
+    // LogLoader.recoverLog deletes after a truncation are not recovered), two indexes each.
+    let recovered = report
+        .iter()
+        .filter(|r| r["action"] == "recovered" || r["action"] == "truncated")
+        .count();
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     if args.json {
@@ -154,7 +162,8 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         serde_json::to_writer(
             &mut out,
             &json!({"type": "summary", "out": target.display().to_string(), "damaged": damaged,
-            "cleanShutdown": clean, "recoveryPoint": recovery_point, "logEndOffset": leo, "salvage": args.salvage}),
+            "cleanShutdown": clean, "recoveryPoint": recovery_point, "logEndOffset": leo, "salvage": args.salvage,
+            "recoveredSegments": recovered, "rebuiltIndexes": 2 * recovered}),
         )?;
         writeln!(out)?;
     } else {
@@ -166,12 +175,14 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         )?;
         writeln!(
             out,
-            "{}; log end offset of the copy: {leo}",
+            "{}; {recovered} segment{} recovered, {} indexes rebuilt; log end offset of the copy: {leo}",
             if clean {
-                "clean shutdown: Kafka would not recover any segment".to_string()
+                "clean shutdown: Kafka recovers only segments missing their .index".to_string()
             } else {
                 format!("recovering from the segment holding recovery point {recovery_point}")
-            }
+            },
+            if recovered == 1 { "" } else { "s" },
+            2 * recovered
         )?;
         for r in &report {
             writeln!(
@@ -222,9 +233,12 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
         .as_ref()
         .and_then(|s| s.log_dirs.first())
         .map(log_dir_facts);
-    let clean = facts.as_ref().is_some_and(|f| f.clean_shutdown);
+    // KafkaRaftLog: the metadata log gets no clean-shutdown credit and recovery point 0.
+    let raft = always_recovered(&part.name.topic, part.name.partition);
+    let clean = !raft && facts.as_ref().is_some_and(|f| f.clean_shutdown);
     let recovery_point = facts
         .as_ref()
+        .filter(|_| !raft)
         .and_then(|f| {
             f.checkpoints
                 .get(&(part.name.topic.clone(), part.name.partition))
@@ -304,9 +318,10 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
             if plan.truncate_at.is_some() {
                 damaged = true;
             }
+            // LogSegment.readNextOffset frames batches without checking CRCs: a CRC-bad batch
+            // copied here (Kafka keeps it too) counts towards the log end offset.
             log_end = plan
-                .kept
-                .last_offset
+                .framed_last_offset
                 .map(|l| l + 1)
                 .or(log_end)
                 .max(Some(*base));
@@ -387,7 +402,11 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
                     &[(0, fs::metadata(&f.path)?.len())],
                 )?;
             }
-            FileKind::PartitionMetadata => {
+            // KafkaRaftLog keeps its snapshots (`<end>-<epoch>.checkpoint`) and `quorum-state`
+            // beside the metadata log; its load leaves them as they are.
+            FileKind::PartitionMetadata
+            | FileKind::QuorumState
+            | FileKind::KraftSnapshot { .. } => {
                 copy_ranges(
                     &f.path,
                     &target.join(&name),

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::analysis::recovery::DEFAULT_INDEX_INTERVAL;
-use crate::analysis::summary::LogDirFacts;
+use crate::analysis::summary::{Checkpoints, LogDirFacts};
 use crate::format::log::RecordScratch;
 use crate::scan::{scan_log, ScanOptions};
 use crate::storage::discover::{segment_sibling, DataFile, PartitionDir};
@@ -242,7 +242,9 @@ pub fn verify_partition(
     };
     let mut scratch = RecordScratch::default();
     // Unknown log dir state (a loose partition or file): assume Kafka will run recovery.
-    let clean_shutdown = facts.is_some_and(|f| f.clean_shutdown);
+    // KafkaRaftLog opens the metadata log with no clean-shutdown credit and recovery point 0.
+    let raft = crate::analysis::recovery::always_recovered(&p.name.topic, p.name.partition);
+    let clean_shutdown = !raft && facts.is_some_and(|f| f.clean_shutdown);
     let checkpoints = facts
         .and_then(|f| {
             f.checkpoints
@@ -250,6 +252,15 @@ pub fn verify_partition(
                 .copied()
         })
         .unwrap_or_default();
+    let checkpoints = if raft {
+        Checkpoints {
+            recovery_point: Some(0),
+            log_start: Some(0),
+            ..checkpoints
+        }
+    } else {
+        checkpoints
+    };
     // Internal topics are compacted; others when the cluster metadata says so.
     let compacted = p.name.topic.starts_with("__")
         || facts.is_some_and(|f| f.compacted_topics.contains(&p.name.topic));
@@ -398,13 +409,17 @@ pub fn verify_partition(
             continue;
         }
 
-        if recovered || load_recovered {
+        // LogLoader.recoverLog stops recovering at the first segment it truncates and deletes the
+        // later unflushed ones without recovering them; a segment without its .index was
+        // recovered already by loadSegmentFiles (which runs before recoverLog), deleted or not.
+        let deleted = truncated && recovered;
+        if (recovered && !deleted) || load_recovered {
             preview
                 .recovered_segments
                 .push(seg.path.display().to_string());
             preview.recovered_bytes += size;
         }
-        if truncated && recovered {
+        if deleted {
             preview
                 .deleted_segments
                 .push(seg.path.display().to_string());
@@ -436,7 +451,7 @@ pub fn verify_partition(
         log_end = Some(log_end.map_or(seg_end, |e: i64| e.max(seg_end)));
 
         if seg_facts.batches > 0 {
-            if index.is_none() {
+            if index.is_none() && !deleted {
                 preview
                     .rebuilt_indexes
                     .push(format!("{} (offset index, missing)", seg.path.display()));
@@ -451,9 +466,11 @@ pub fn verify_partition(
             }
             if time_index.is_none() {
                 let message = if rebuilds_all {
-                    preview
-                        .rebuilt_indexes
-                        .push(format!("{} (time index, missing)", seg.path.display()));
+                    if !deleted {
+                        preview
+                            .rebuilt_indexes
+                            .push(format!("{} (time index, missing)", seg.path.display()));
+                    }
                     "segment has no time index file; Kafka's recovery of the segment rebuilds it"
                 } else {
                     "segment has no time index file; Kafka creates it empty without reading the log, so lookups by time in this segment use the file's mtime"
@@ -472,7 +489,8 @@ pub fn verify_partition(
                 );
             }
         }
-        if rebuilds_all {
+        // The indexes of a deleted segment are deleted with it, not rebuilt.
+        if rebuilds_all && !deleted {
             for f in [index, time_index].into_iter().flatten() {
                 preview.rebuilt_indexes.push(f.path.display().to_string());
             }
