@@ -1143,3 +1143,102 @@ fn the_metadata_log_is_recovered_even_after_a_clean_shutdown() {
     // KafkaRaftLog's own files stay beside the log.
     assert!(copy.join("quorum-state").exists());
 }
+
+/// A clean-shutdown marker beside a zero-filled tail in the active segment lies: Kafka does not
+/// recover the segment, reads its end at load (LogSegment.readNextOffset) and throws
+/// CorruptRecordException. verify-index says the broker will not start, first, naming the file
+/// and position, and exits 1 (issue 21, item 2).
+#[test]
+fn a_marker_beside_a_zero_filled_tail_means_the_broker_will_not_start() {
+    let mut s = Seg::new(0, 4);
+    let len = s.bytes().len();
+    s.batches.push(vec![0u8; 8192]);
+    let (_t, root) = log_dir(&[(0, &s)], true);
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 1, "{lines:?}");
+    assert_eq!(lines[0]["type"], "verdict", "{lines:?}");
+    assert_eq!(lines[0]["kafkaStarts"], false);
+    assert_eq!(lines[0]["position"], len);
+    assert!(lines[0]["file"]
+        .as_str()
+        .unwrap()
+        .ends_with("t-0/00000000000000000000.log"));
+    let f = findings(&lines, "broker-will-not-start");
+    assert_eq!(f.len(), 1, "{lines:?}");
+    assert_eq!(f[0]["severity"], "error");
+    // Visible without -v, on the first line.
+    let text = kseg(&["verify-index", root.to_str().unwrap()]);
+    let first = text.stdout.lines().next().unwrap();
+    assert!(
+        first.starts_with(&format!("Will Kafka start on {}: NO (", root.display()))
+            && first.contains(&format!("00000000000000000000.log at byte {len}")),
+        "{}",
+        text.stdout
+    );
+    // Without the marker Kafka recovers the segment and truncates the zeros: it starts.
+    std::fs::remove_file(root.join(".kafka_cleanshutdown")).unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 0, "{lines:?}");
+    assert_eq!(lines[0]["kafkaStarts"], true);
+    // A torn tail beside the marker ends Kafka's walk quietly: it starts, keeping the bytes.
+    let mut s = Seg::new(0, 4);
+    let last = s.batches.last_mut().unwrap();
+    last.truncate(last.len() - 7);
+    let (_t2, root) = log_dir(&[(0, &s)], true);
+    let (_, lines) = verify(&root);
+    assert_eq!(lines[0]["kafkaStarts"], true, "{lines:?}");
+}
+
+/// Records below the high watermark that recovery drops were acknowledged: lost for certain, an
+/// error; those above it possibly acknowledged. A torn tail above it loses nothing acknowledged.
+#[test]
+fn acknowledged_records_at_risk_come_from_the_high_watermark() {
+    let mut s = Seg::new(0, 10);
+    let n = s.batches[4].len();
+    s.batches[4][n - 3] ^= 0x01;
+    let (s2, s3) = (Seg::new(10, 5), Seg::new(15, 5));
+    let (_t, root) = log_dir(&[(0, &s), (10, &s2), (15, &s3)], false);
+    std::fs::write(root.join("replication-offset-checkpoint"), "0\n1\nt 0 12\n").unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 1, "{lines:?}");
+    let rec = lines.iter().find(|v| v["type"] == "recovery").unwrap();
+    assert_eq!(rec["highWatermark"], 12);
+    assert_eq!(
+        rec["acknowledgedLost"],
+        serde_json::json!({"records": 8, "firstOffset": 4, "lastOffset": 11}),
+        "{rec}"
+    );
+    assert_eq!(
+        rec["possiblyAcknowledged"],
+        serde_json::json!({"records": 8, "firstOffset": 12, "lastOffset": 19}),
+        "{rec}"
+    );
+    let f = findings(&lines, "acknowledged-loss");
+    assert_eq!(f[0]["severity"], "error", "{f:?}");
+    let v = &lines[0];
+    assert_eq!(v["type"], "verdict");
+    assert_eq!(v["atRisk"][0]["acknowledgedLost"]["records"], 8, "{v}");
+    let text = kseg(&["verify-index", root.to_str().unwrap()]);
+    assert!(
+        text.stdout.contains("  t-0: at least 8 acknowledged records lost (offsets 4..11), up to 8 more possibly acknowledged (offsets 12..19) (high watermark 12)"),
+        "{}",
+        text.stdout
+    );
+    // With the high watermark at the cut, nothing acknowledged is lost: no error.
+    std::fs::write(root.join("replication-offset-checkpoint"), "0\n1\nt 0 4\n").unwrap();
+    let (code, lines) = verify(&root);
+    let rec = lines.iter().find(|v| v["type"] == "recovery").unwrap();
+    assert!(rec["acknowledgedLost"].is_null(), "{rec}");
+    assert_eq!(rec["possiblyAcknowledged"]["records"], 16, "{rec}");
+    assert!(findings(&lines, "acknowledged-loss").is_empty());
+    // (The CRC-bad batch itself is still an error finding.)
+    assert_eq!(code, 1);
+    let mut s = Seg::new(0, 10);
+    let last = s.batches.last_mut().unwrap();
+    last.truncate(last.len() - 7);
+    let (_t2, root) = log_dir(&[(0, &s)], false);
+    std::fs::write(root.join("replication-offset-checkpoint"), "0\n1\nt 0 9\n").unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 0, "{:?}", errors(&lines));
+    assert!(findings(&lines, "acknowledged-loss").is_empty());
+}

@@ -17,6 +17,20 @@ pub fn always_recovered(topic: &str, partition: i32) -> bool {
     topic == "__cluster_metadata" && partition == 0
 }
 
+/// `FileLogInputStream.nextBatch` at `position` of a segment `end` bytes long, given the bytes
+/// there: `Some(size)` when it throws `CorruptRecordException` (a size field below v0's
+/// 14-byte overhead, with more than 17 bytes left), `None` when it frames a batch or ends the
+/// walk quietly (17 bytes or fewer left, or a size running past the end: a torn write).
+pub fn next_batch_throws(header: &[u8], position: u64, end: u64) -> Option<i32> {
+    const HEADER_SIZE_UP_TO_MAGIC: u64 = 17;
+    const RECORD_OVERHEAD_V0: i32 = 14;
+    if position.saturating_add(HEADER_SIZE_UP_TO_MAGIC) >= end || header.len() < 12 {
+        return None;
+    }
+    let size = i32::from_be_bytes(header[8..12].try_into().expect("4 bytes"));
+    (size < RECORD_OVERHEAD_V0).then_some(size)
+}
+
 /// Kafka's default `index.interval.bytes`.
 pub const DEFAULT_INDEX_INTERVAL: u64 = 4096;
 
@@ -514,6 +528,18 @@ mod tests {
             last_offset: offset,
             max_timestamp: ts,
         }
+    }
+
+    #[test]
+    fn next_batch_throws_on_a_small_size_with_more_than_17_bytes_left() {
+        let zeros = [0u8; 17];
+        assert_eq!(next_batch_throws(&zeros, 100, 118), Some(0));
+        assert_eq!(next_batch_throws(&zeros, 100, 117), None);
+        let mut big = [0u8; 17];
+        big[8..12].copy_from_slice(&1000i32.to_be_bytes());
+        assert_eq!(next_batch_throws(&big, 0, 500), None);
+        big[8..12].copy_from_slice(&13i32.to_be_bytes());
+        assert_eq!(next_batch_throws(&big, 0, 500), Some(13));
     }
 
     #[test]

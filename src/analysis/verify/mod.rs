@@ -72,6 +72,8 @@ pub const CHECKS: &[(&str, &str)] = &[
     ("live-broker", "the log dir's .lock is held: a broker is running on it (its active segments are not a crash)"),
     ("checkpoint-range", "a recovery point, log start offset or high watermark outside the log"),
     ("leader-epoch", "a leader-epoch-checkpoint that is unreadable, out of order, or disagrees with the epochs the batches carry"),
+    ("broker-will-not-start", "damage Kafka's load cannot read and will not recover (a clean-shutdown marker beside a zero-filled tail, say): the broker does not start"),
+    ("acknowledged-loss", "records below the high watermark (acknowledged) that recovery drops"),
     ("load-cleanup", "a file Kafka deletes or renames when it loads the partition (.deleted, .cleaned, .swap, an index without its log)"),
     ("unreadable", "a file kseg could not read"),
 ];
@@ -110,6 +112,75 @@ pub struct RecoveryPreview {
     /// File operations of the load before any recovery: stray and orphan files deleted,
     /// interrupted compactions or splits completed through their `.swap` files.
     pub load_actions: Vec<String>,
+    /// The partition's `replication-offset-checkpoint` entry: a lower bound of what was
+    /// acknowledged (the broker writes it every few seconds).
+    pub high_watermark: Option<i64>,
+    /// Dropped records below the high watermark: acknowledged, and lost for certain.
+    pub acknowledged_lost: Option<OffsetRun>,
+    /// Dropped records at or above it: acknowledged or not (always possibly, with acks=1 or a
+    /// single replica).
+    pub possibly_acknowledged: Option<OffsetRun>,
+    /// Why Kafka's load of this partition throws, stopping the broker.
+    pub load_failure: Option<LoadFailure>,
+}
+
+/// Records in an offset range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OffsetRun {
+    pub records: u64,
+    pub first_offset: i64,
+    pub last_offset: i64,
+}
+
+/// Where and why Kafka's load fails.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoadFailure {
+    pub file: String,
+    pub position: u64,
+    pub reason: String,
+}
+
+/// What recovery drops, against the high watermark.
+#[derive(Debug, Default)]
+struct LossTally {
+    first_dropped: Option<i64>,
+    last_dropped: Option<i64>,
+    acknowledged: u64,
+    records: u64,
+}
+
+impl LossTally {
+    fn add(&mut self, first: Option<i64>, last: Option<i64>, acknowledged: u64, records: u64) {
+        if let Some(f) = first {
+            self.first_dropped = Some(self.first_dropped.map_or(f, |x| x.min(f)));
+        }
+        if let Some(l) = last.filter(|_| records > 0) {
+            self.last_dropped = Some(self.last_dropped.map_or(l, |x| x.max(l)));
+        }
+        self.acknowledged += acknowledged;
+        self.records += records;
+    }
+
+    /// (lost for certain, possibly acknowledged).
+    fn runs(&self, hw: Option<i64>) -> (Option<OffsetRun>, Option<OffsetRun>) {
+        let (Some(first), Some(last)) = (self.first_dropped, self.last_dropped) else {
+            return (None, None);
+        };
+        let certain = (self.acknowledged > 0).then(|| OffsetRun {
+            records: self.acknowledged,
+            first_offset: first,
+            last_offset: hw.map_or(last, |h| h.saturating_sub(1).min(last)),
+        });
+        let rest = self.records - self.acknowledged;
+        let possible = (rest > 0).then(|| OffsetRun {
+            records: rest,
+            first_offset: hw.map_or(first, |h| h.max(first)),
+            last_offset: last,
+        });
+        (certain, possible)
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -310,10 +381,12 @@ pub fn verify_partition(
                 .unwrap_or(i64::MIN),
         )
     };
+    let mut loss = LossTally::default();
     let mut preview = RecoveryPreview {
         partition: label.clone(),
         clean_shutdown,
         recovery_point: checkpoints.recovery_point,
+        high_watermark: checkpoints.high_watermark,
         load_actions,
         ..Default::default()
     };
@@ -386,6 +459,7 @@ pub fn verify_partition(
             check_crc: !opts.index_only,
             log_checks: !opts.sanity_only,
             index_interval: opts.index_interval,
+            high_watermark: checkpoints.high_watermark,
         };
         let mut pass = SegmentPass::new(
             &mut ctx,
@@ -426,7 +500,19 @@ pub fn verify_partition(
             preview.dropped_batches += seg_facts.batches;
             preview.dropped_records += seg_facts.records;
             preview.dropped_bytes += size;
+            loss.add(
+                seg_facts.first_base_offset,
+                seg_facts.max_last_offset,
+                seg_facts.acknowledged_records,
+                seg_facts.records,
+            );
         } else if let Some(cut) = seg_facts.cut {
+            loss.add(
+                Some(cut.first_dropped_offset),
+                seg_facts.max_last_offset,
+                cut.dropped_acknowledged,
+                cut.dropped_records,
+            );
             truncated |= cut.deletes_later;
             if preview.truncate_file.is_none() {
                 preview.truncate_file = Some(seg.path.display().to_string());
@@ -435,6 +521,43 @@ pub fn verify_partition(
             preview.dropped_batches += cut.dropped_batches;
             preview.dropped_records += cut.dropped_records;
             preview.dropped_bytes += size.saturating_sub(cut.position);
+        }
+        if let Some((position, reason)) = &seg_facts.load_failure {
+            preview.load_failure.get_or_insert(LoadFailure {
+                file: seg.path.display().to_string(),
+                position: *position,
+                reason: reason.clone(),
+            });
+        }
+        // With the clean-shutdown credit the active segment is used unrecovered, and
+        // LogLoader.recoverLog reads its end (LogSegment.readNextOffset), framing batches with
+        // FileLogInputStream: bytes whose size field is below 14 there throw
+        // CorruptRecordException out of the load (a zero-filled tail beside a marker that lies).
+        if active && !recovered && !load_recovered {
+            if let Some(at) = seg_facts.first_frame_problem {
+                let thrown = src
+                    .read_at(at, 17)
+                    .ok()
+                    .and_then(|h| crate::analysis::recovery::next_batch_throws(h, at, size));
+                if let Some(declared) = thrown {
+                    let reason = format!(
+                        "the clean-shutdown marker spares this active segment from recovery, but the bytes at {at} declare a batch of {declared} bytes (below 14): Kafka's load (LogLoader.recoverLog, LogSegment.readNextOffset) throws CorruptRecordException and the broker does not start"
+                    );
+                    ctx.add(
+                        "broker-will-not-start",
+                        Severity::Error,
+                        &seg.path,
+                        Some(at),
+                        None,
+                        reason.clone(),
+                    );
+                    preview.load_failure = Some(LoadFailure {
+                        file: seg.path.display().to_string(),
+                        position: at,
+                        reason,
+                    });
+                }
+            }
         }
         if let Some(l) = seg_facts.max_last_offset {
             prev_last = Some(prev_last.map_or(l, |p| p.max(l)));
@@ -530,6 +653,25 @@ pub fn verify_partition(
         }
     }
 
+    let (certain, possible) = loss.runs(checkpoints.high_watermark);
+    if let Some(c) = certain.filter(|_| !opts.sanity_only) {
+        ctx.add(
+            "acknowledged-loss",
+            Severity::Error,
+            &p.path,
+            None,
+            Some(c.first_offset),
+            format!(
+                "recovery drops at least {} acknowledged records (offsets {}..{}, below the high watermark {} of replication-offset-checkpoint)",
+                c.records,
+                c.first_offset,
+                c.last_offset,
+                checkpoints.high_watermark.unwrap_or_default()
+            ),
+        );
+    }
+    preview.acknowledged_lost = certain;
+    preview.possibly_acknowledged = possible;
     if !opts.sanity_only {
         for (path, bytes) in &snapshots {
             files::check_producer_snapshot(
