@@ -286,7 +286,10 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
         let recovered = !clean && *base >= recover_from;
         // Without its .index, LogLoader.loadSegmentFiles recovers the segment itself (whatever
         // the shutdown); cut there, it makes recoverLog delete nothing after it.
-        let load_recovered = segment_sibling(&load.files, *base, &FileKind::OffsetIndex).is_none();
+        // A lone swapped-in log gets an empty .index from the load itself (LoadPlan).
+        let index_created = load.empty_index_created.contains(base);
+        let load_recovered =
+            !index_created && segment_sibling(&load.files, *base, &FileKind::OffsetIndex).is_none();
         let plan = analyse_segment(&seg.path, *base, args.index_interval_bytes, &mut scratch)
             .with_context(|| seg.path.display().to_string())?;
         progress.file_done(&seg.path);
@@ -313,6 +316,13 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
                         &target.join(format!("{stem}.{ext}")),
                         &[(0, len)],
                     )?;
+                } else if kind == FileKind::TimeIndex
+                    || (kind == FileKind::OffsetIndex && index_created)
+                {
+                    // LogLoader.loadSegmentFiles creates a missing .timeindex empty
+                    // (LogSegment.sanityCheck resizes it to 0) without reading the log; the
+                    // swapped-in log's .index was created empty by the first pass.
+                    write_new(&target.join(format!("{stem}.{ext}")), &[])?;
                 }
             }
             if plan.truncate_at.is_some() {

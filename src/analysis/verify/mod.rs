@@ -437,7 +437,8 @@ pub fn verify_partition(
         // Read once: for that decision here and for its checks after the log's pass.
         let txn_index = segment_sibling(loaded, base, &FileKind::TxnIndex)
             .and_then(|f| Some((f.path.as_path(), ctx.read(&f.path)?)));
-        let load_recovered = index.is_none()
+        let index_created = load.empty_index_created.contains(&base);
+        let load_recovered = (index.is_none() && !index_created)
             || txn_index
                 .as_ref()
                 .is_some_and(|(_, bytes)| files::txn_index_fails_sanity(bytes, base));
@@ -574,10 +575,12 @@ pub fn verify_partition(
         log_end = Some(log_end.map_or(seg_end, |e: i64| e.max(seg_end)));
 
         if seg_facts.batches > 0 {
-            if index.is_none() && !deleted {
-                preview
-                    .rebuilt_indexes
-                    .push(format!("{} (offset index, missing)", seg.path.display()));
+            if index.is_none() && !index_created {
+                if !deleted {
+                    preview
+                        .rebuilt_indexes
+                        .push(format!("{} (offset index, missing)", seg.path.display()));
+                }
                 ctx.add(
                     "missing-index",
                     if active { Severity::Info } else { Severity::Warning },
