@@ -213,3 +213,44 @@ fn the_log_end_offset_of_a_copied_segment_counts_its_corrupt_batch() {
     let latest = json_lines(&s.stdout);
     assert_eq!(latest[0]["offset"], 80, "{}", s.stdout);
 }
+
+/// The leader-epoch checkpoint as Kafka's load leaves it (LeaderEpochFileCache): rebuilt from
+/// the recovered batches when missing, emptied for an empty log (truncateFromEnd(0)), and left
+/// untouched when nothing changes (issue 21, item 6).
+#[test]
+fn the_leader_epoch_checkpoint_is_rebuilt_and_truncated_as_kafkas_load_does() {
+    let t = tempfile::tempdir().unwrap();
+    let (_b, part) = crashed_partition(t.path());
+    std::fs::remove_file(part.join("leader-epoch-checkpoint")).unwrap();
+    let copy = t.path().join("copy");
+    let r = kseg(&[
+        "recover",
+        part.to_str().unwrap(),
+        "--out",
+        copy.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        std::fs::read_to_string(copy.join("orders-0/leader-epoch-checkpoint")).unwrap(),
+        "0\n1\n0 0\n"
+    );
+    // An empty partition with a stale entry: Kafka's load drops it.
+    let empty = t.path().join("e").join("empty-0");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::write(t.path().join("e/meta.properties"), "version=1\n").unwrap();
+    std::fs::write(empty.join("00000000000000000000.log"), b"").unwrap();
+    std::fs::write(empty.join("00000000000000000000.index"), b"").unwrap();
+    std::fs::write(empty.join("leader-epoch-checkpoint"), "0\n1\n3 0\n").unwrap();
+    let copy2 = t.path().join("copy2");
+    let r = kseg(&[
+        "recover",
+        empty.to_str().unwrap(),
+        "--out",
+        copy2.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        std::fs::read_to_string(copy2.join("empty-0/leader-epoch-checkpoint")).unwrap(),
+        "0\n0\n"
+    );
+}

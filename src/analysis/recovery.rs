@@ -31,6 +31,60 @@ pub fn next_batch_throws(header: &[u8], position: u64, end: u64) -> Option<i32> 
     (size < RECORD_OVERHEAD_V0).then_some(size)
 }
 
+/// The leader-epoch cache as Kafka's load leaves it (`LeaderEpochFileCache`): the checkpoint's
+/// entries, the epochs `LogSegment.recover` assigns from the recovered batches (a batch whose
+/// epoch is above the latest; an assignment first drops trailing entries whose epoch or start
+/// offset is not below the new one), then `LogLoader.load`'s `truncateFromEnd(logEndOffset)`
+/// (entries starting at or after it) and `truncateFromStart(logStartOffsetCheckpoint)` (entries
+/// starting at or before it, the last of them moved to it). The flag says whether the file is
+/// rewritten (an assignment or a truncation removed or added something); otherwise Kafka
+/// leaves it untouched.
+pub fn epoch_cache_after_load(
+    mut entries: Vec<(i32, i64)>,
+    assigned: &[(i32, i64)],
+    log_end: i64,
+    log_start: i64,
+) -> (Vec<(i32, i64)>, bool) {
+    let mut changed = false;
+    for &(epoch, start) in assigned {
+        if epoch < 0 || start < 0 || entries.last().is_some_and(|(e, _)| epoch <= *e) {
+            continue;
+        }
+        while entries
+            .last()
+            .is_some_and(|(e, s)| *e >= epoch || *s >= start)
+        {
+            entries.pop();
+        }
+        entries.push((epoch, start));
+        changed = true;
+    }
+    if log_end >= 0 && entries.last().is_some_and(|(_, s)| *s >= log_end) {
+        while entries.last().is_some_and(|(_, s)| *s >= log_end) {
+            entries.pop();
+        }
+        changed = true;
+    }
+    let removed = entries.iter().take_while(|(_, s)| *s <= log_start).count();
+    if removed > 0 {
+        let (epoch, _) = entries[removed - 1];
+        entries.drain(..removed);
+        entries.insert(0, (epoch, log_start));
+        changed = true;
+    }
+    (entries, changed)
+}
+
+/// `LeaderEpochCheckpointFile`'s text: version 0, the count, one `epoch startOffset` a line.
+pub fn epoch_checkpoint_text(entries: &[(i32, i64)]) -> String {
+    use std::fmt::Write as _;
+    let mut out = format!("0\n{}\n", entries.len());
+    for (e, s) in entries {
+        let _ = writeln!(out, "{e} {s}");
+    }
+    out
+}
+
 /// Kafka's default `index.interval.bytes`.
 pub const DEFAULT_INDEX_INTERVAL: u64 = 4096;
 
@@ -87,6 +141,9 @@ pub struct SegmentRecovery {
     pub framed_last_offset: Option<i64>,
     /// The first bytes that frame no batch, if any.
     pub first_frame_problem: Option<u64>,
+    /// (epoch, base offset) of the kept batches that raise the largest leader epoch seen in
+    /// the segment: the candidates `LogSegment.recover` assigns to the epoch cache.
+    pub epoch_starts: Vec<(i32, i64)>,
 }
 
 impl SegmentRecovery {
@@ -147,6 +204,7 @@ struct Collect {
     reason: Option<String>,
     framed_last_offset: Option<i64>,
     first_frame_problem: Option<u64>,
+    epoch_starts: Vec<(i32, i64)>,
 }
 
 impl LogSink for Collect {
@@ -176,7 +234,16 @@ impl LogSink for Collect {
             max_timestamp: b.max_timestamp,
         });
         match pushed {
-            Ok(()) => self.kept.add(position, b),
+            Ok(()) => {
+                self.kept.add(position, b);
+                let epoch = b.partition_leader_epoch;
+                if b.magic >= 2
+                    && epoch >= 0
+                    && self.epoch_starts.last().is_none_or(|(e, _)| epoch > *e)
+                {
+                    self.epoch_starts.push((epoch, b.base_offset));
+                }
+            }
             Err(e) => {
                 // Kafka empties the segment: the rest is looked at again from the cut.
                 self.failed = Some(e);
@@ -231,6 +298,7 @@ pub fn analyse_segment(
         reason: None,
         framed_last_offset: None,
         first_frame_problem: None,
+        epoch_starts: Vec::new(),
     };
     scan_log(src.as_mut(), &ScanOptions::default(), scratch, &mut sink)?;
     // The closing time index entry can fail too (outside recover's catch): same outcome.
@@ -247,6 +315,7 @@ pub fn analyse_segment(
             salvage: sink.salvage.runs,
             framed_last_offset: sink.framed_last_offset,
             first_frame_problem: sink.first_frame_problem,
+            epoch_starts: sink.epoch_starts,
         });
     };
     // The segment is emptied from `truncate_to` on, whatever follows.
@@ -275,6 +344,12 @@ pub fn analyse_segment(
         salvage: salvage.0.runs,
         framed_last_offset: sink.framed_last_offset,
         first_frame_problem: sink.first_frame_problem,
+        // The segment is emptied to `truncate_to`: only epochs starting before the cut stay.
+        epoch_starts: sink
+            .epoch_starts
+            .into_iter()
+            .filter(|(_, o)| kept.last_offset.is_some_and(|l| *o <= l))
+            .collect(),
     })
 }
 
@@ -540,6 +615,37 @@ mod tests {
         assert_eq!(next_batch_throws(&big, 0, 500), None);
         big[8..12].copy_from_slice(&13i32.to_be_bytes());
         assert_eq!(next_batch_throws(&big, 0, 500), Some(13));
+    }
+
+    #[test]
+    fn the_epoch_cache_is_assigned_then_truncated_at_both_ends() {
+        // An empty log: truncateFromEnd(0) drops every entry.
+        assert_eq!(
+            epoch_cache_after_load(vec![(0, 0), (1, 5)], &[], 0, 0),
+            (vec![], true)
+        );
+        // A missing or empty checkpoint is rebuilt from the recovered batches.
+        assert_eq!(
+            epoch_cache_after_load(vec![], &[(0, 0), (2, 7)], 10, 0),
+            (vec![(0, 0), (2, 7)], true)
+        );
+        // Nothing to change: the file stays as it is.
+        assert_eq!(
+            epoch_cache_after_load(vec![(1, 3), (2, 7)], &[(2, 7)], 10, 0),
+            (vec![(1, 3), (2, 7)], false)
+        );
+        // truncateFromStart moves the last entry at or before the log start to it.
+        assert_eq!(
+            epoch_cache_after_load(vec![(1, 3), (2, 7), (3, 9)], &[], 10, 8),
+            (vec![(2, 8), (3, 9)], true)
+        );
+        // A truncated log loses the epochs starting after its end.
+        assert_eq!(
+            epoch_cache_after_load(vec![(1, 0), (2, 7), (3, 9)], &[], 8, 0),
+            (vec![(1, 0), (2, 7)], true)
+        );
+        let text = epoch_checkpoint_text(&[(1, 0), (2, 7)]);
+        assert_eq!(text, "0\n2\n1 0\n2 7\n");
     }
 
     #[test]

@@ -11,12 +11,13 @@ use serde_json::json;
 use super::Outcome;
 use crate::analysis::load;
 use crate::analysis::recovery::{
-    always_recovered, analyse_segment, extend_rebuild, IndexRebuild, SalvageRun,
+    always_recovered, analyse_segment, epoch_cache_after_load, epoch_checkpoint_text,
+    extend_rebuild, IndexRebuild, SalvageRun,
 };
 use crate::analysis::summary::log_dir_facts;
 use crate::cli::RecoverArgs;
 use crate::format::log::{ByteSource, RecordScratch};
-use crate::format::text_files::{check_checkpoint, for_each_checkpoint_entry, CheckpointEntry};
+use crate::format::text_files::{for_each_checkpoint_entry, CheckpointEntry};
 use crate::format::txn_index::{parse_txn_index, ABORTED_TXN_SIZE};
 use crate::print::progress::{self, Progress};
 use crate::storage::discover::{discover, segment_sibling, DataFile, LogDir, PartitionDir};
@@ -245,6 +246,16 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
         })
         .and_then(|c| c.recovery_point)
         .unwrap_or(0);
+    let log_start = facts
+        .as_ref()
+        .filter(|_| !raft)
+        .and_then(|f| {
+            f.checkpoints
+                .get(&(part.name.topic.clone(), part.name.partition))
+        })
+        .and_then(|c| c.log_start)
+        .unwrap_or(0);
+    let mut assigned_epochs: Vec<(i32, i64)> = Vec::new();
     let mut scratch = RecordScratch::default();
     // Kafka's load first deletes leftovers and completes interrupted compactions or splits:
     // the copy starts from the files as it leaves them (a `.swap` file under its final name).
@@ -340,6 +351,8 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
                 "batches": plan.kept.batches}));
             continue;
         }
+        // LogSegment.recover assigns the epochs of the batches it keeps.
+        assigned_epochs.extend_from_slice(&plan.epoch_starts);
         let mut ranges: Vec<(u64, u64)> = Vec::new();
         if plan.kept.end > 0 {
             ranges.push((0, plan.kept.end));
@@ -402,6 +415,7 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
     progress.finish();
     // Per-partition files: snapshots at or below the log end, the epoch cache truncated to it.
     let leo = log_end.unwrap_or(0);
+    let mut epoch_file: Option<PathBuf> = None;
     for f in &load.files {
         let name = name_of(&f.path);
         match f.kind {
@@ -423,41 +437,42 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
                     &[(0, fs::metadata(&f.path)?.len())],
                 )?;
             }
-            FileKind::LeaderEpochCheckpoint => {
-                let bytes =
-                    read_small(&f.path, 64 << 20).with_context(|| f.path.display().to_string())?;
-                let text = match String::from_utf8(bytes) {
-                    Ok(t) => t,
-                    Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-                };
-                // Streamed twice (count, then write) rather than collected: the copy costs the
-                // file's text and the new body, nothing per entry.
-                let keep = |start: i64| start < leo || leo == 0;
-                if check_checkpoint(&text, true).is_ok() {
-                    let mut kept = 0usize;
-                    let _ = for_each_checkpoint_entry(&text, true, |e| {
-                        if let CheckpointEntry::Epoch { start_offset, .. } = e {
-                            kept += keep(start_offset) as usize;
-                        }
-                    });
-                    let mut body = format!("0\n{kept}\n");
-                    let _ = for_each_checkpoint_entry(&text, true, |e| {
-                        if let CheckpointEntry::Epoch {
-                            epoch,
-                            start_offset,
-                        } = e
-                        {
-                            if keep(start_offset) {
-                                use std::fmt::Write as _;
-                                let _ = writeln!(body, "{epoch} {start_offset}");
-                            }
-                        }
-                    });
-                    drop(text);
-                    write_new(&target.join(&name), body.as_bytes())?;
-                }
-            }
+            FileKind::LeaderEpochCheckpoint => epoch_file = Some(f.path.clone()),
             _ => {}
+        }
+    }
+    // LeaderEpochFileCache: the checkpoint (created empty when missing, by CheckpointFile), the
+    // epochs the recovered segments assign, then LogLoader.load's truncations at both ends.
+    let entries = match &epoch_file {
+        None => Some(Vec::new()),
+        Some(path) => {
+            let bytes = read_small(path, 64 << 20).with_context(|| path.display().to_string())?;
+            let text = String::from_utf8_lossy(&bytes);
+            let mut entries = Vec::new();
+            let parsed = text.trim().is_empty()
+                || for_each_checkpoint_entry(&text, true, |e| {
+                    if let CheckpointEntry::Epoch {
+                        epoch,
+                        start_offset,
+                    } = e
+                    {
+                        entries.push((epoch, start_offset));
+                    }
+                })
+                .is_ok();
+            parsed.then_some(entries)
+        }
+    };
+    // An unreadable checkpoint is left out (Kafka's load fails on it).
+    if let Some(entries) = entries {
+        let (after, changed) = epoch_cache_after_load(entries, &assigned_epochs, leo, log_start);
+        let dst = target.join("leader-epoch-checkpoint");
+        match (&epoch_file, changed) {
+            (_, true) => write_new(&dst, epoch_checkpoint_text(&after).as_bytes())?,
+            (Some(src), false) => {
+                copy_ranges(src, &dst, &[(0, fs::metadata(src)?.len())])?;
+            }
+            (None, false) => write_new(&dst, b"")?,
         }
     }
     Ok(Copy {
