@@ -198,10 +198,16 @@ fn the_log_end_offset_of_a_copied_segment_counts_its_corrupt_batch() {
         copy.to_str().unwrap(),
         "--json",
     ]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    // The CRC-bad batch stays in the copy, as in Kafka's: not repaired, exit 1.
+    assert_eq!(r.code, 1, "{}", r.stderr);
     let lines = json_lines(&r.stdout);
     assert_eq!(lines[0]["action"], "copied", "{lines:?}");
     let summary = of_type(&lines, "summary")[0];
+    assert_eq!(
+        summary["stillDamaged"].as_array().unwrap().len(),
+        1,
+        "{summary}"
+    );
     assert_eq!(summary["logEndOffset"], 80, "{summary}");
     assert_eq!(summary["recoveredSegments"], 0, "{summary}");
     let s = kseg(&[
@@ -252,5 +258,41 @@ fn the_leader_epoch_checkpoint_is_rebuilt_and_truncated_as_kafkas_load_does() {
     assert_eq!(
         std::fs::read_to_string(copy2.join("empty-0/leader-epoch-checkpoint")).unwrap(),
         "0\n0\n"
+    );
+}
+
+/// A copy Kafka would not start on (a clean-shutdown marker beside a zero-filled active tail)
+/// says so: "still damaged", exit 1 (issue 21, item 2).
+#[test]
+fn recover_says_when_kafka_will_not_start_on_the_copy() {
+    let t = tempfile::tempdir().unwrap();
+    let part = t.path().join("z-0");
+    std::fs::create_dir_all(&part).unwrap();
+    std::fs::write(t.path().join("meta.properties"), "version=1\n").unwrap();
+    std::fs::write(
+        t.path().join(".kafka_cleanshutdown"),
+        r#"{"version":0,"brokerEpoch":1}"#,
+    )
+    .unwrap();
+    let b = batch(BatchSpec::default(), &[rec("k", "v")]);
+    let mut log = b.clone();
+    log.extend(vec![0u8; 4096]);
+    std::fs::write(part.join("00000000000000000000.log"), &log).unwrap();
+    std::fs::write(part.join("00000000000000000000.index"), b"").unwrap();
+    let copy = t.path().join("copy");
+    let r = kseg(&[
+        "recover",
+        part.to_str().unwrap(),
+        "--out",
+        copy.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stdout.contains(&format!(
+            "still damaged: 00000000000000000000.log: the bytes at {} declare a batch of 0 bytes",
+            b.len()
+        )),
+        "{}",
+        r.stdout
     );
 }

@@ -12,7 +12,7 @@ use super::Outcome;
 use crate::analysis::load;
 use crate::analysis::recovery::{
     always_recovered, analyse_segment, epoch_cache_after_load, epoch_checkpoint_text,
-    extend_rebuild, IndexRebuild, SalvageRun,
+    extend_rebuild, next_batch_throws, IndexRebuild, SalvageRun,
 };
 use crate::analysis::summary::log_dir_facts;
 use crate::cli::RecoverArgs;
@@ -141,6 +141,7 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
     let Copy {
         report,
         damaged,
+        still_damaged,
         clean,
         recovery_point,
         leo,
@@ -164,13 +165,18 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
             &mut out,
             &json!({"type": "summary", "out": target.display().to_string(), "damaged": damaged,
             "cleanShutdown": clean, "recoveryPoint": recovery_point, "logEndOffset": leo, "salvage": args.salvage,
-            "recoveredSegments": recovered, "rebuiltIndexes": 2 * recovered}),
+            "recoveredSegments": recovered, "rebuiltIndexes": 2 * recovered, "stillDamaged": still_damaged}),
         )?;
         writeln!(out)?;
     } else {
         writeln!(
             out,
-            "Repaired copy of {} written to {}",
+            "{} of {} written to {}",
+            if still_damaged.is_empty() {
+                "Repaired copy"
+            } else {
+                "Copy (still damaged, see the end)"
+            },
             part.path.display(),
             target.display()
         )?;
@@ -206,16 +212,27 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
             }
         }
     }
+    if !args.json {
+        for d in &still_damaged {
+            writeln!(out, "still damaged: {d}")?;
+        }
+    }
     out.flush()?;
     // The repair was written: the damage it repaired is in the report, not in the exit code
-    // (what could not be read below the given dir is).
-    Ok(unreadable)
+    // (what could not be read below the given dir is). Damage the copy keeps is: exit 1.
+    Ok(if still_damaged.is_empty() {
+        unreadable
+    } else {
+        unreadable.worst(Outcome::DataProblems)
+    })
 }
 
 /// What [`write_copy`] did, for the report.
 struct Copy {
     report: Vec<serde_json::Value>,
     damaged: bool,
+    /// Damage the copy keeps (as Kafka would): the copy is not repaired.
+    still_damaged: Vec<String>,
     clean: bool,
     recovery_point: i64,
     leo: i64,
@@ -286,6 +303,7 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
     let mut truncated = false;
     let mut log_end: Option<i64> = None;
     let mut damaged = false;
+    let mut still_damaged: Vec<String> = Vec::new();
     let progress = Progress::over_files(
         progress::wanted(true, false),
         segments.iter().map(|s| s.path.as_path()),
@@ -336,8 +354,26 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
                     write_new(&target.join(format!("{stem}.{ext}")), &[])?;
                 }
             }
-            if plan.truncate_at.is_some() {
+            if let Some(at) = plan.truncate_at {
                 damaged = true;
+                still_damaged.push(format!(
+                    "{name}: {} (byte {at}) is kept, as Kafka keeps it: it does not recover this segment",
+                    plan.truncate_reason.as_deref().unwrap_or("invalid bytes")
+                ));
+            }
+            // The active segment used unrecovered: LogLoader reads its end, and a size field
+            // below 14 there throws (FileLogInputStream.nextBatch) — Kafka will not start.
+            if Some(base) == bases.last() {
+                if let Some(at) = plan.first_frame_problem {
+                    let mut src = FileSource::open(&seg.path)
+                        .with_context(|| seg.path.display().to_string())?;
+                    let header = src.read_at(at, 17).unwrap_or_default().to_vec();
+                    if let Some(size) = next_batch_throws(&header, at, plan.size) {
+                        still_damaged.push(format!(
+                            "{name}: the bytes at {at} declare a batch of {size} bytes: Kafka's load throws CorruptRecordException on this copy and the broker does not start (remove .kafka_cleanshutdown so that Kafka recovers the segment, or recover a copy without it)"
+                        ));
+                    }
+                }
             }
             // LogSegment.readNextOffset frames batches without checking CRCs: a CRC-bad batch
             // copied here (Kafka keeps it too) counts towards the log end offset.
@@ -478,6 +514,7 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
     Ok(Copy {
         report,
         damaged,
+        still_damaged,
         clean,
         recovery_point,
         leo,
