@@ -215,8 +215,11 @@ fn try_compare_with_kafka(
             "--out",
             repaired.to_str().unwrap(),
         ]);
+        // Exit 1 only for a copy that keeps damage Kafka keeps too ("still damaged").
+        let kept_damage = out.status.code() == Some(1)
+            && String::from_utf8_lossy(&out.stdout).contains("still damaged: ");
         assert!(
-            out.status.success(),
+            out.status.success() || kept_damage,
             "kseg recover {p}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
