@@ -40,15 +40,20 @@ pub fn next_batch_throws(header: &[u8], position: u64, end: u64) -> Option<i32> 
 /// rewritten (an assignment or a truncation removed or added something); otherwise Kafka
 /// leaves it untouched.
 pub fn epoch_cache_after_load(
-    mut entries: Vec<(i32, i64)>,
+    checkpoint: impl IntoIterator<Item = (i32, i64)>,
     assigned: &[(i32, i64)],
     log_end: i64,
     log_start: i64,
 ) -> (Vec<(i32, i64)>, bool) {
-    let mut changed = false;
-    for &(epoch, start) in assigned {
-        if epoch < 0 || start < 0 || entries.last().is_some_and(|(e, _)| epoch <= *e) {
-            continue;
+    // LeaderEpochFileCache.assign(EpochEntry): needed when the epoch differs from the latest or
+    // starts before it; trailing entries whose epoch or start offset is not below the new one
+    // go first (maybeTruncateNonMonotonicEntries).
+    fn assign(entries: &mut Vec<(i32, i64)>, epoch: i32, start: i64) -> bool {
+        if entries
+            .last()
+            .is_some_and(|(e, s)| *e == epoch && start >= *s)
+        {
+            return false;
         }
         while entries
             .last()
@@ -57,7 +62,20 @@ pub fn epoch_cache_after_load(
             entries.pop();
         }
         entries.push((epoch, start));
-        changed = true;
+        true
+    }
+    // The constructor assigns the checkpoint's entries without writing the file.
+    let mut entries = Vec::new();
+    for (epoch, start) in checkpoint {
+        assign(&mut entries, epoch, start);
+    }
+    let mut changed = false;
+    for &(epoch, start) in assigned {
+        // LogSegment.recover: only an epoch above the latest is assigned.
+        if epoch < 0 || start < 0 || entries.last().is_some_and(|(e, _)| epoch <= *e) {
+            continue;
+        }
+        changed |= assign(&mut entries, epoch, start);
     }
     if log_end >= 0 && entries.last().is_some_and(|(_, s)| *s >= log_end) {
         while entries.last().is_some_and(|(_, s)| *s >= log_end) {
@@ -628,6 +646,11 @@ mod tests {
         assert_eq!(
             epoch_cache_after_load(vec![], &[(0, 0), (2, 7)], 10, 0),
             (vec![(0, 0), (2, 7)], true)
+        );
+        // The constructor's assign keeps one entry per start offset (the last epoch given).
+        assert_eq!(
+            epoch_cache_after_load(vec![(0, 0), (1, 0), (2, 4)], &[], 10, 0),
+            (vec![(1, 0), (2, 4)], true)
         );
         // Nothing to change: the file stays as it is.
         assert_eq!(
