@@ -30,6 +30,12 @@ pub struct LoadPlan {
     /// have once renamed.
     pub files: Vec<DataFile>,
     pub actions: Vec<LoadAction>,
+    /// Base offsets of swapped-in segments whose `.index` Kafka creates empty: the first pass
+    /// opens the `.log.swap` as a segment and reads its next offset
+    /// (`LogLoader.load` → `LogSegment.readNextOffset`), which creates `<base>.index.swap`, then
+    /// renames it with the log. Such a segment has an index at load, so it is not recovered for
+    /// a missing one.
+    pub empty_index_created: HashSet<i64>,
 }
 
 fn name_of(path: &Path) -> String {
@@ -173,8 +179,20 @@ pub fn plan(files: &[DataFile], scratch: &mut RecordScratch) -> LoadPlan {
         }
         !orphan
     });
+    let indexed: HashSet<i64> = kept
+        .iter()
+        .filter(|f| f.kind == FileKind::OffsetIndex)
+        .filter_map(|f| base_offset_of(&name_of(&f.path)))
+        .collect();
+    let created: HashSet<i64> = kept
+        .iter()
+        .filter(|f| f.kind == FileKind::Log && name_of(&f.path).ends_with(".swap"))
+        .filter_map(|f| base_offset_of(&name_of(&f.path)))
+        .filter(|b| !indexed.contains(b))
+        .collect();
     kept.sort_by_key(|f| name_of(&f.path).trim_end_matches(".swap").to_string());
     out.files = kept;
+    out.empty_index_created = created;
     out
 }
 

@@ -9,6 +9,100 @@ use crate::format::log::{BatchInfo, LogEntry, RecordScratch};
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use crate::storage::source::open_log;
 
+/// `KafkaRaftLog.createLog` opens the KRaft metadata log through `UnifiedLog.create` with
+/// `lastShutdownClean = false`, log start offset 0 and recovery point 0: it is recovered from its
+/// first segment at every start, whatever `.kafka_cleanshutdown` says (and it is in no
+/// checkpoint file of the log dir).
+pub fn always_recovered(topic: &str, partition: i32) -> bool {
+    topic == "__cluster_metadata" && partition == 0
+}
+
+/// `FileLogInputStream.nextBatch` at `position` of a segment `end` bytes long, given the bytes
+/// there: `Some(size)` when it throws `CorruptRecordException` (a size field below v0's
+/// 14-byte overhead, with more than 17 bytes left), `None` when it frames a batch or ends the
+/// walk quietly (17 bytes or fewer left, or a size running past the end: a torn write).
+pub fn next_batch_throws(header: &[u8], position: u64, end: u64) -> Option<i32> {
+    const HEADER_SIZE_UP_TO_MAGIC: u64 = 17;
+    const RECORD_OVERHEAD_V0: i32 = 14;
+    if position.saturating_add(HEADER_SIZE_UP_TO_MAGIC) >= end || header.len() < 12 {
+        return None;
+    }
+    let size = i32::from_be_bytes(header[8..12].try_into().expect("4 bytes"));
+    (size < RECORD_OVERHEAD_V0).then_some(size)
+}
+
+/// The leader-epoch cache as Kafka's load leaves it (`LeaderEpochFileCache`): the checkpoint's
+/// entries, the epochs `LogSegment.recover` assigns from the recovered batches (a batch whose
+/// epoch is above the latest; an assignment first drops trailing entries whose epoch or start
+/// offset is not below the new one), then `LogLoader.load`'s `truncateFromEnd(logEndOffset)`
+/// (entries starting at or after it) and `truncateFromStart(logStartOffsetCheckpoint)` (entries
+/// starting at or before it, the last of them moved to it). The flag says whether the file is
+/// rewritten (an assignment or a truncation removed or added something); otherwise Kafka
+/// leaves it untouched.
+pub fn epoch_cache_after_load(
+    checkpoint: impl IntoIterator<Item = (i32, i64)>,
+    assigned: &[(i32, i64)],
+    log_end: i64,
+    log_start: i64,
+) -> (Vec<(i32, i64)>, bool) {
+    // LeaderEpochFileCache.assign(EpochEntry): needed when the epoch differs from the latest or
+    // starts before it; trailing entries whose epoch or start offset is not below the new one
+    // go first (maybeTruncateNonMonotonicEntries).
+    fn assign(entries: &mut Vec<(i32, i64)>, epoch: i32, start: i64) -> bool {
+        if entries
+            .last()
+            .is_some_and(|(e, s)| *e == epoch && start >= *s)
+        {
+            return false;
+        }
+        while entries
+            .last()
+            .is_some_and(|(e, s)| *e >= epoch || *s >= start)
+        {
+            entries.pop();
+        }
+        entries.push((epoch, start));
+        true
+    }
+    // The constructor assigns the checkpoint's entries without writing the file.
+    let mut entries = Vec::new();
+    for (epoch, start) in checkpoint {
+        assign(&mut entries, epoch, start);
+    }
+    let mut changed = false;
+    for &(epoch, start) in assigned {
+        // LogSegment.recover: only an epoch above the latest is assigned.
+        if epoch < 0 || start < 0 || entries.last().is_some_and(|(e, _)| epoch <= *e) {
+            continue;
+        }
+        changed |= assign(&mut entries, epoch, start);
+    }
+    if log_end >= 0 && entries.last().is_some_and(|(_, s)| *s >= log_end) {
+        while entries.last().is_some_and(|(_, s)| *s >= log_end) {
+            entries.pop();
+        }
+        changed = true;
+    }
+    let removed = entries.iter().take_while(|(_, s)| *s <= log_start).count();
+    if removed > 0 {
+        let (epoch, _) = entries[removed - 1];
+        entries.drain(..removed);
+        entries.insert(0, (epoch, log_start));
+        changed = true;
+    }
+    (entries, changed)
+}
+
+/// `LeaderEpochCheckpointFile`'s text: version 0, the count, one `epoch startOffset` a line.
+pub fn epoch_checkpoint_text(entries: &[(i32, i64)]) -> String {
+    use std::fmt::Write as _;
+    let mut out = format!("0\n{}\n", entries.len());
+    for (e, s) in entries {
+        let _ = writeln!(out, "{e} {s}");
+    }
+    out
+}
+
 /// Kafka's default `index.interval.bytes`.
 pub const DEFAULT_INDEX_INTERVAL: u64 = 4096;
 
@@ -59,6 +153,15 @@ pub struct SegmentRecovery {
     pub truncate_reason: Option<String>,
     /// Valid batches found after the truncation point (kept only with --salvage).
     pub salvage: Vec<SalvageRun>,
+    /// The last offset of the last batch framed before the first framing problem, CRC or not:
+    /// what `LogSegment.readNextOffset` ends at when Kafka uses the segment unrecovered
+    /// (`FileLogInputStream.nextBatch` frames batches without checking their CRC).
+    pub framed_last_offset: Option<i64>,
+    /// The first bytes that frame no batch, if any.
+    pub first_frame_problem: Option<u64>,
+    /// (epoch, base offset) of the kept batches that raise the largest leader epoch seen in
+    /// the segment: the candidates `LogSegment.recover` assigns to the epoch cache.
+    pub epoch_starts: Vec<(i32, i64)>,
 }
 
 impl SegmentRecovery {
@@ -117,10 +220,20 @@ struct Collect {
     salvage: Salvage,
     truncate_at: Option<u64>,
     reason: Option<String>,
+    framed_last_offset: Option<i64>,
+    first_frame_problem: Option<u64>,
+    epoch_starts: Vec<(i32, i64)>,
 }
 
 impl LogSink for Collect {
     fn batch(&mut self, position: u64, _entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
+        if self.first_frame_problem.is_none() {
+            self.framed_last_offset = Some(b.last_offset);
+        }
+        if self.failed.is_some() {
+            // The rebuild failed: only the framing is followed further.
+            return Ok(Flow::Continue);
+        }
         if self.truncate_at.is_none() && !b.crc_valid {
             self.truncate_at = Some(position);
             self.reason = Some(format!("batch at byte {position} fails its CRC"));
@@ -139,17 +252,27 @@ impl LogSink for Collect {
             max_timestamp: b.max_timestamp,
         });
         match pushed {
-            Ok(()) => self.kept.add(position, b),
+            Ok(()) => {
+                self.kept.add(position, b);
+                let epoch = b.partition_leader_epoch;
+                if b.magic >= 2
+                    && epoch >= 0
+                    && self.epoch_starts.last().is_none_or(|(e, _)| epoch > *e)
+                {
+                    self.epoch_starts.push((epoch, b.base_offset));
+                }
+            }
             Err(e) => {
                 // Kafka empties the segment: the rest is looked at again from the cut.
                 self.failed = Some(e);
-                return Ok(Flow::Stop);
+                return Ok(Flow::Continue);
             }
         }
         Ok(Flow::Continue)
     }
 
     fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<Flow> {
+        self.first_frame_problem.get_or_insert(p.position());
         if self.truncate_at.is_none() {
             self.truncate_at = Some(p.position());
             self.reason = Some(p.message());
@@ -191,6 +314,9 @@ pub fn analyse_segment(
         salvage: Salvage::default(),
         truncate_at: None,
         reason: None,
+        framed_last_offset: None,
+        first_frame_problem: None,
+        epoch_starts: Vec::new(),
     };
     scan_log(src.as_mut(), &ScanOptions::default(), scratch, &mut sink)?;
     // The closing time index entry can fail too (outside recover's catch): same outcome.
@@ -205,6 +331,9 @@ pub fn analyse_segment(
             truncate_at: sink.truncate_at,
             truncate_reason: sink.reason,
             salvage: sink.salvage.runs,
+            framed_last_offset: sink.framed_last_offset,
+            first_frame_problem: sink.first_frame_problem,
+            epoch_starts: sink.epoch_starts,
         });
     };
     // The segment is emptied from `truncate_to` on, whatever follows.
@@ -231,6 +360,14 @@ pub fn analyse_segment(
         truncate_at: Some(invalid.truncate_to),
         truncate_reason: Some(invalid.message()),
         salvage: salvage.0.runs,
+        framed_last_offset: sink.framed_last_offset,
+        first_frame_problem: sink.first_frame_problem,
+        // The segment is emptied to `truncate_to`: only epochs starting before the cut stay.
+        epoch_starts: sink
+            .epoch_starts
+            .into_iter()
+            .filter(|(_, o)| kept.last_offset.is_some_and(|l| *o <= l))
+            .collect(),
     })
 }
 
@@ -484,6 +621,54 @@ mod tests {
             last_offset: offset,
             max_timestamp: ts,
         }
+    }
+
+    #[test]
+    fn next_batch_throws_on_a_small_size_with_more_than_17_bytes_left() {
+        let zeros = [0u8; 17];
+        assert_eq!(next_batch_throws(&zeros, 100, 118), Some(0));
+        assert_eq!(next_batch_throws(&zeros, 100, 117), None);
+        let mut big = [0u8; 17];
+        big[8..12].copy_from_slice(&1000i32.to_be_bytes());
+        assert_eq!(next_batch_throws(&big, 0, 500), None);
+        big[8..12].copy_from_slice(&13i32.to_be_bytes());
+        assert_eq!(next_batch_throws(&big, 0, 500), Some(13));
+    }
+
+    #[test]
+    fn the_epoch_cache_is_assigned_then_truncated_at_both_ends() {
+        // An empty log: truncateFromEnd(0) drops every entry.
+        assert_eq!(
+            epoch_cache_after_load(vec![(0, 0), (1, 5)], &[], 0, 0),
+            (vec![], true)
+        );
+        // A missing or empty checkpoint is rebuilt from the recovered batches.
+        assert_eq!(
+            epoch_cache_after_load(vec![], &[(0, 0), (2, 7)], 10, 0),
+            (vec![(0, 0), (2, 7)], true)
+        );
+        // The constructor's assign keeps one entry per start offset (the last epoch given).
+        assert_eq!(
+            epoch_cache_after_load(vec![(0, 0), (1, 0), (2, 4)], &[], 10, 0),
+            (vec![(1, 0), (2, 4)], true)
+        );
+        // Nothing to change: the file stays as it is.
+        assert_eq!(
+            epoch_cache_after_load(vec![(1, 3), (2, 7)], &[(2, 7)], 10, 0),
+            (vec![(1, 3), (2, 7)], false)
+        );
+        // truncateFromStart moves the last entry at or before the log start to it.
+        assert_eq!(
+            epoch_cache_after_load(vec![(1, 3), (2, 7), (3, 9)], &[], 10, 8),
+            (vec![(2, 8), (3, 9)], true)
+        );
+        // A truncated log loses the epochs starting after its end.
+        assert_eq!(
+            epoch_cache_after_load(vec![(1, 0), (2, 7), (3, 9)], &[], 8, 0),
+            (vec![(1, 0), (2, 7)], true)
+        );
+        let text = epoch_checkpoint_text(&[(1, 0), (2, 7)]);
+        assert_eq!(text, "0\n2\n1 0\n2 7\n");
     }
 
     #[test]

@@ -10,11 +10,14 @@ use serde_json::json;
 
 use super::Outcome;
 use crate::analysis::load;
-use crate::analysis::recovery::{analyse_segment, extend_rebuild, IndexRebuild, SalvageRun};
+use crate::analysis::recovery::{
+    always_recovered, analyse_segment, epoch_cache_after_load, epoch_checkpoint_text,
+    extend_rebuild, next_batch_throws, IndexRebuild, SalvageRun,
+};
 use crate::analysis::summary::log_dir_facts;
 use crate::cli::RecoverArgs;
 use crate::format::log::{ByteSource, RecordScratch};
-use crate::format::text_files::{check_checkpoint, for_each_checkpoint_entry, CheckpointEntry};
+use crate::format::text_files::{for_each_checkpoint_entry, CheckpointEntry};
 use crate::format::txn_index::{parse_txn_index, ABORTED_TXN_SIZE};
 use crate::print::progress::{self, Progress};
 use crate::storage::discover::{discover, segment_sibling, DataFile, LogDir, PartitionDir};
@@ -138,10 +141,17 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
     let Copy {
         report,
         damaged,
+        still_damaged,
         clean,
         recovery_point,
         leo,
     } = copy;
+    // What Kafka counts: the segments LogSegment.recover runs on (the later unflushed segments
+    // LogLoader.recoverLog deletes after a truncation are not recovered), two indexes each.
+    let recovered = report
+        .iter()
+        .filter(|r| r["action"] == "recovered" || r["action"] == "truncated")
+        .count();
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     if args.json {
@@ -154,24 +164,32 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         serde_json::to_writer(
             &mut out,
             &json!({"type": "summary", "out": target.display().to_string(), "damaged": damaged,
-            "cleanShutdown": clean, "recoveryPoint": recovery_point, "logEndOffset": leo, "salvage": args.salvage}),
+            "cleanShutdown": clean, "recoveryPoint": recovery_point, "logEndOffset": leo, "salvage": args.salvage,
+            "recoveredSegments": recovered, "rebuiltIndexes": 2 * recovered, "stillDamaged": still_damaged}),
         )?;
         writeln!(out)?;
     } else {
         writeln!(
             out,
-            "Repaired copy of {} written to {}",
+            "{} of {} written to {}",
+            if still_damaged.is_empty() {
+                "Repaired copy"
+            } else {
+                "Copy (still damaged, see the end)"
+            },
             part.path.display(),
             target.display()
         )?;
         writeln!(
             out,
-            "{}; log end offset of the copy: {leo}",
+            "{}; {recovered} segment{} recovered, {} indexes rebuilt; log end offset of the copy: {leo}",
             if clean {
-                "clean shutdown: Kafka would not recover any segment".to_string()
+                "clean shutdown: Kafka recovers only segments missing their .index".to_string()
             } else {
                 format!("recovering from the segment holding recovery point {recovery_point}")
-            }
+            },
+            if recovered == 1 { "" } else { "s" },
+            2 * recovered
         )?;
         for r in &report {
             writeln!(
@@ -194,16 +212,27 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
             }
         }
     }
+    if !args.json {
+        for d in &still_damaged {
+            writeln!(out, "still damaged: {d}")?;
+        }
+    }
     out.flush()?;
     // The repair was written: the damage it repaired is in the report, not in the exit code
-    // (what could not be read below the given dir is).
-    Ok(unreadable)
+    // (what could not be read below the given dir is). Damage the copy keeps is: exit 1.
+    Ok(if still_damaged.is_empty() {
+        unreadable
+    } else {
+        unreadable.worst(Outcome::DataProblems)
+    })
 }
 
 /// What [`write_copy`] did, for the report.
 struct Copy {
     report: Vec<serde_json::Value>,
     damaged: bool,
+    /// Damage the copy keeps (as Kafka would): the copy is not repaired.
+    still_damaged: Vec<String>,
     clean: bool,
     recovery_point: i64,
     leo: i64,
@@ -222,15 +251,28 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
         .as_ref()
         .and_then(|s| s.log_dirs.first())
         .map(log_dir_facts);
-    let clean = facts.as_ref().is_some_and(|f| f.clean_shutdown);
+    // KafkaRaftLog: the metadata log gets no clean-shutdown credit and recovery point 0.
+    let raft = always_recovered(&part.name.topic, part.name.partition);
+    let clean = !raft && facts.as_ref().is_some_and(|f| f.clean_shutdown);
     let recovery_point = facts
         .as_ref()
+        .filter(|_| !raft)
         .and_then(|f| {
             f.checkpoints
                 .get(&(part.name.topic.clone(), part.name.partition))
         })
         .and_then(|c| c.recovery_point)
         .unwrap_or(0);
+    let log_start = facts
+        .as_ref()
+        .filter(|_| !raft)
+        .and_then(|f| {
+            f.checkpoints
+                .get(&(part.name.topic.clone(), part.name.partition))
+        })
+        .and_then(|c| c.log_start)
+        .unwrap_or(0);
+    let mut assigned_epochs: Vec<(i32, i64)> = Vec::new();
     let mut scratch = RecordScratch::default();
     // Kafka's load first deletes leftovers and completes interrupted compactions or splits:
     // the copy starts from the files as it leaves them (a `.swap` file under its final name).
@@ -261,6 +303,7 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
     let mut truncated = false;
     let mut log_end: Option<i64> = None;
     let mut damaged = false;
+    let mut still_damaged: Vec<String> = Vec::new();
     let progress = Progress::over_files(
         progress::wanted(true, false),
         segments.iter().map(|s| s.path.as_path()),
@@ -272,7 +315,10 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
         let recovered = !clean && *base >= recover_from;
         // Without its .index, LogLoader.loadSegmentFiles recovers the segment itself (whatever
         // the shutdown); cut there, it makes recoverLog delete nothing after it.
-        let load_recovered = segment_sibling(&load.files, *base, &FileKind::OffsetIndex).is_none();
+        // A lone swapped-in log gets an empty .index from the load itself (LoadPlan).
+        let index_created = load.empty_index_created.contains(base);
+        let load_recovered =
+            !index_created && segment_sibling(&load.files, *base, &FileKind::OffsetIndex).is_none();
         let plan = analyse_segment(&seg.path, *base, args.index_interval_bytes, &mut scratch)
             .with_context(|| seg.path.display().to_string())?;
         progress.file_done(&seg.path);
@@ -299,14 +345,40 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
                         &target.join(format!("{stem}.{ext}")),
                         &[(0, len)],
                     )?;
+                } else if kind == FileKind::TimeIndex
+                    || (kind == FileKind::OffsetIndex && index_created)
+                {
+                    // LogLoader.loadSegmentFiles creates a missing .timeindex empty
+                    // (LogSegment.sanityCheck resizes it to 0) without reading the log; the
+                    // swapped-in log's .index was created empty by the first pass.
+                    write_new(&target.join(format!("{stem}.{ext}")), &[])?;
                 }
             }
-            if plan.truncate_at.is_some() {
+            if let Some(at) = plan.truncate_at {
                 damaged = true;
+                still_damaged.push(format!(
+                    "{name}: {} (byte {at}) is kept, as Kafka keeps it: it does not recover this segment",
+                    plan.truncate_reason.as_deref().unwrap_or("invalid bytes")
+                ));
             }
+            // The active segment used unrecovered: LogLoader reads its end, and a size field
+            // below 14 there throws (FileLogInputStream.nextBatch) — Kafka will not start.
+            if Some(base) == bases.last() {
+                if let Some(at) = plan.first_frame_problem {
+                    let mut src = FileSource::open(&seg.path)
+                        .with_context(|| seg.path.display().to_string())?;
+                    let header = src.read_at(at, 17).unwrap_or_default().to_vec();
+                    if let Some(size) = next_batch_throws(&header, at, plan.size) {
+                        still_damaged.push(format!(
+                            "{name}: the bytes at {at} declare a batch of {size} bytes: Kafka's load throws CorruptRecordException on this copy and the broker does not start (remove .kafka_cleanshutdown so that Kafka recovers the segment, or recover a copy without it)"
+                        ));
+                    }
+                }
+            }
+            // LogSegment.readNextOffset frames batches without checking CRCs: a CRC-bad batch
+            // copied here (Kafka keeps it too) counts towards the log end offset.
             log_end = plan
-                .kept
-                .last_offset
+                .framed_last_offset
                 .map(|l| l + 1)
                 .or(log_end)
                 .max(Some(*base));
@@ -315,6 +387,8 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
                 "batches": plan.kept.batches}));
             continue;
         }
+        // LogSegment.recover assigns the epochs of the batches it keeps.
+        assigned_epochs.extend_from_slice(&plan.epoch_starts);
         let mut ranges: Vec<(u64, u64)> = Vec::new();
         if plan.kept.end > 0 {
             ranges.push((0, plan.kept.end));
@@ -377,6 +451,7 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
     progress.finish();
     // Per-partition files: snapshots at or below the log end, the epoch cache truncated to it.
     let leo = log_end.unwrap_or(0);
+    let mut epoch_file: Option<PathBuf> = None;
     for f in &load.files {
         let name = name_of(&f.path);
         match f.kind {
@@ -387,53 +462,59 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
                     &[(0, fs::metadata(&f.path)?.len())],
                 )?;
             }
-            FileKind::PartitionMetadata => {
+            // KafkaRaftLog keeps its snapshots (`<end>-<epoch>.checkpoint`) and `quorum-state`
+            // beside the metadata log; its load leaves them as they are.
+            FileKind::PartitionMetadata
+            | FileKind::QuorumState
+            | FileKind::KraftSnapshot { .. } => {
                 copy_ranges(
                     &f.path,
                     &target.join(&name),
                     &[(0, fs::metadata(&f.path)?.len())],
                 )?;
             }
-            FileKind::LeaderEpochCheckpoint => {
-                let bytes =
-                    read_small(&f.path, 64 << 20).with_context(|| f.path.display().to_string())?;
-                let text = match String::from_utf8(bytes) {
-                    Ok(t) => t,
-                    Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-                };
-                // Streamed twice (count, then write) rather than collected: the copy costs the
-                // file's text and the new body, nothing per entry.
-                let keep = |start: i64| start < leo || leo == 0;
-                if check_checkpoint(&text, true).is_ok() {
-                    let mut kept = 0usize;
-                    let _ = for_each_checkpoint_entry(&text, true, |e| {
-                        if let CheckpointEntry::Epoch { start_offset, .. } = e {
-                            kept += keep(start_offset) as usize;
-                        }
-                    });
-                    let mut body = format!("0\n{kept}\n");
-                    let _ = for_each_checkpoint_entry(&text, true, |e| {
-                        if let CheckpointEntry::Epoch {
-                            epoch,
-                            start_offset,
-                        } = e
-                        {
-                            if keep(start_offset) {
-                                use std::fmt::Write as _;
-                                let _ = writeln!(body, "{epoch} {start_offset}");
-                            }
-                        }
-                    });
-                    drop(text);
-                    write_new(&target.join(&name), body.as_bytes())?;
-                }
-            }
+            FileKind::LeaderEpochCheckpoint => epoch_file = Some(f.path.clone()),
             _ => {}
+        }
+    }
+    // LeaderEpochFileCache: the checkpoint (created empty when missing, by CheckpointFile), the
+    // epochs the recovered segments assign, then LogLoader.load's truncations at both ends.
+    let entries = match &epoch_file {
+        None => Some(Vec::new()),
+        Some(path) => {
+            let bytes = read_small(path, 64 << 20).with_context(|| path.display().to_string())?;
+            let text = String::from_utf8_lossy(&bytes);
+            let mut entries = Vec::new();
+            let parsed = text.trim().is_empty()
+                || for_each_checkpoint_entry(&text, true, |e| {
+                    if let CheckpointEntry::Epoch {
+                        epoch,
+                        start_offset,
+                    } = e
+                    {
+                        entries.push((epoch, start_offset));
+                    }
+                })
+                .is_ok();
+            parsed.then_some(entries)
+        }
+    };
+    // An unreadable checkpoint is left out (Kafka's load fails on it).
+    if let Some(entries) = entries {
+        let (after, changed) = epoch_cache_after_load(entries, &assigned_epochs, leo, log_start);
+        let dst = target.join("leader-epoch-checkpoint");
+        match (&epoch_file, changed) {
+            (_, true) => write_new(&dst, epoch_checkpoint_text(&after).as_bytes())?,
+            (Some(src), false) => {
+                copy_ranges(src, &dst, &[(0, fs::metadata(src)?.len())])?;
+            }
+            (None, false) => write_new(&dst, b"")?,
         }
     }
     Ok(Copy {
         report,
         damaged,
+        still_damaged,
         clean,
         recovery_point,
         leo,

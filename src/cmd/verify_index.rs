@@ -122,9 +122,24 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
         .count();
     let infos = all.len() - errors - warnings;
 
+    // The operator's answer first: per log dir, will Kafka start, and what acknowledged data
+    // the recovery loses. Reports are in `work`'s order.
+    let verdicts = verdicts(&work, &reports);
     let stdout = io::stdout();
     let layout = Layout::detect(args.format, args.json);
     let mut out = layout.writer(BufWriter::new(stdout.lock()));
+    if !opts.sanity_only {
+        if args.json {
+            for v in &verdicts {
+                printer::json_verdict(&mut out, v)?;
+            }
+        } else if layout != Layout::Tsv {
+            // (TSV is one table of findings: the verdict's failure is one of them.)
+            for v in &verdicts {
+                printer::verdict_text(&mut out, v)?;
+            }
+        }
+    }
     if args.json {
         for f in &all {
             printer::json_finding(&mut out, f)?;
@@ -182,6 +197,31 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
     } else {
         outcome
     })
+}
+
+/// Groups the reports by log dir.
+fn verdicts<'r>(
+    work: &[(PartitionDir, Option<&LogDirFacts>)],
+    reports: &'r [PartitionReport],
+) -> Vec<printer::Verdict<'r>> {
+    let mut out: Vec<printer::Verdict<'r>> = Vec::new();
+    for ((_, f), r) in work.iter().zip(reports) {
+        // Loose segment files, and partition dirs outside any log dir, have no log dir to speak for.
+        let Some(dir) = f.map(|f| f.path.clone()) else {
+            continue;
+        };
+        let Some(preview) = r.recovery.as_ref() else {
+            continue;
+        };
+        match out.iter_mut().find(|v| v.log_dir == dir) {
+            Some(v) => v.partitions.push(preview),
+            None => out.push(printer::Verdict {
+                log_dir: dir,
+                partitions: vec![preview],
+            }),
+        }
+    }
+    out
 }
 
 /// The facts of the log dir holding a partition dir given alone, with the compacted topics its

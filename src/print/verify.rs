@@ -6,6 +6,89 @@ use serde_json::json;
 
 use super::table::{col, Col, Column, Grid, Layout};
 use crate::analysis::verify::{Finding, RecoveryPreview, Severity};
+use std::path::PathBuf;
+
+/// One log dir's answer: will Kafka start on it, and what acknowledged data is at risk.
+pub struct Verdict<'r> {
+    pub log_dir: PathBuf,
+    pub partitions: Vec<&'r RecoveryPreview>,
+}
+
+impl Verdict<'_> {
+    /// The first partition whose load throws.
+    fn failure(&self) -> Option<&RecoveryPreview> {
+        self.partitions
+            .iter()
+            .copied()
+            .find(|p| p.load_failure.is_some())
+    }
+}
+
+/// `{"type":"verdict"}`: one per log dir, before every other line.
+pub fn json_verdict(out: &mut impl Write, v: &Verdict<'_>) -> io::Result<()> {
+    let failure = v.failure().and_then(|p| p.load_failure.as_ref());
+    let at_risk: Vec<serde_json::Value> = v
+        .partitions
+        .iter()
+        .filter(|p| p.acknowledged_lost.is_some() || p.possibly_acknowledged.is_some())
+        .map(|p| {
+            json!({"partition": p.partition, "highWatermark": p.high_watermark,
+                "acknowledgedLost": p.acknowledged_lost, "possiblyAcknowledged": p.possibly_acknowledged})
+        })
+        .collect();
+    let j = json!({"type": "verdict", "logDir": v.log_dir.display().to_string(),
+        "kafkaStarts": failure.is_none(),
+        "reason": failure.map(|f| f.reason.clone()), "file": failure.map(|f| f.file.clone()),
+        "position": failure.map(|f| f.position), "atRisk": at_risk});
+    serde_json::to_writer(&mut *out, &j).map_err(io::Error::from)?;
+    out.write_all(b"\n")
+}
+
+/// "Will Kafka start on DIR: yes / NO (...)", then the acknowledged records at risk.
+pub fn verdict_text(out: &mut impl Write, v: &Verdict<'_>) -> io::Result<()> {
+    let dir = escape(&v.log_dir.display().to_string());
+    match v.failure().and_then(|p| p.load_failure.as_ref()) {
+        None => writeln!(out, "Will Kafka start on {dir}: yes")?,
+        Some(f) => writeln!(
+            out,
+            "Will Kafka start on {dir}: NO ({}; {} at byte {})",
+            escape(&f.reason),
+            escape(&f.file),
+            f.position
+        )?,
+    }
+    for p in &v.partitions {
+        let mut parts = Vec::new();
+        if let Some(c) = p.acknowledged_lost {
+            parts.push(format!(
+                "at least {} acknowledged records lost (offsets {}..{})",
+                c.records, c.first_offset, c.last_offset
+            ));
+        }
+        if let Some(m) = p.possibly_acknowledged {
+            parts.push(format!(
+                "up to {} {}possibly acknowledged (offsets {}..{})",
+                m.records,
+                if parts.is_empty() { "" } else { "more " },
+                m.first_offset,
+                m.last_offset
+            ));
+        }
+        if !parts.is_empty() {
+            writeln!(
+                out,
+                "  {}: {}{}",
+                escape(&p.partition),
+                parts.join(", "),
+                p.high_watermark
+                    .map_or(" (no high watermark checkpoint)".to_string(), |h| format!(
+                        " (high watermark {h})"
+                    ))
+            )?;
+        }
+    }
+    Ok(())
+}
 
 pub fn json_finding(out: &mut impl Write, f: &Finding) -> io::Result<()> {
     let v = json!({"type": "finding", "check": f.check, "severity": f.severity, "file": f.file,

@@ -176,3 +176,122 @@ fn refuses_an_out_dir_inside_the_input_even_when_it_does_not_exist_yet() {
         .collect();
     assert_eq!(before, after, "nothing was created inside the input");
 }
+
+/// A segment Kafka does not recover (clean shutdown) is copied whole, CRC-bad batch included:
+/// the reported log end offset is LogSegment.readNextOffset's, which frames batches without
+/// checking their CRC — the same as `kseg summary` of the copy (issue 21, item 4).
+#[test]
+fn the_log_end_offset_of_a_copied_segment_counts_its_corrupt_batch() {
+    let t = tempfile::tempdir().unwrap();
+    let (_batches, part) = crashed_partition(t.path());
+    std::fs::write(
+        t.path().join(".kafka_cleanshutdown"),
+        r#"{"version":0,"brokerEpoch":1}"#,
+    )
+    .unwrap();
+    let copy = t.path().join("copy");
+    let r = kseg(&[
+        "recover",
+        part.to_str().unwrap(),
+        "--out",
+        copy.to_str().unwrap(),
+        "--json",
+    ]);
+    // The CRC-bad batch stays in the copy, as in Kafka's: not repaired, exit 1.
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let lines = json_lines(&r.stdout);
+    assert_eq!(lines[0]["action"], "copied", "{lines:?}");
+    let summary = of_type(&lines, "summary")[0];
+    assert_eq!(
+        summary["stillDamaged"].as_array().unwrap().len(),
+        1,
+        "{summary}"
+    );
+    assert_eq!(summary["logEndOffset"], 80, "{summary}");
+    assert_eq!(summary["recoveredSegments"], 0, "{summary}");
+    let s = kseg(&[
+        "lookup",
+        "--json",
+        "--latest",
+        copy.join("orders-0").to_str().unwrap(),
+    ]);
+    let latest = json_lines(&s.stdout);
+    assert_eq!(latest[0]["offset"], 80, "{}", s.stdout);
+}
+
+/// The leader-epoch checkpoint as Kafka's load leaves it (LeaderEpochFileCache): rebuilt from
+/// the recovered batches when missing, emptied for an empty log (truncateFromEnd(0)), and left
+/// untouched when nothing changes (issue 21, item 6).
+#[test]
+fn the_leader_epoch_checkpoint_is_rebuilt_and_truncated_as_kafkas_load_does() {
+    let t = tempfile::tempdir().unwrap();
+    let (_b, part) = crashed_partition(t.path());
+    std::fs::remove_file(part.join("leader-epoch-checkpoint")).unwrap();
+    let copy = t.path().join("copy");
+    let r = kseg(&[
+        "recover",
+        part.to_str().unwrap(),
+        "--out",
+        copy.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        std::fs::read_to_string(copy.join("orders-0/leader-epoch-checkpoint")).unwrap(),
+        "0\n1\n0 0\n"
+    );
+    // An empty partition with a stale entry: Kafka's load drops it.
+    let empty = t.path().join("e").join("empty-0");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::write(t.path().join("e/meta.properties"), "version=1\n").unwrap();
+    std::fs::write(empty.join("00000000000000000000.log"), b"").unwrap();
+    std::fs::write(empty.join("00000000000000000000.index"), b"").unwrap();
+    std::fs::write(empty.join("leader-epoch-checkpoint"), "0\n1\n3 0\n").unwrap();
+    let copy2 = t.path().join("copy2");
+    let r = kseg(&[
+        "recover",
+        empty.to_str().unwrap(),
+        "--out",
+        copy2.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        std::fs::read_to_string(copy2.join("empty-0/leader-epoch-checkpoint")).unwrap(),
+        "0\n0\n"
+    );
+}
+
+/// A copy Kafka would not start on (a clean-shutdown marker beside a zero-filled active tail)
+/// says so: "still damaged", exit 1 (issue 21, item 2).
+#[test]
+fn recover_says_when_kafka_will_not_start_on_the_copy() {
+    let t = tempfile::tempdir().unwrap();
+    let part = t.path().join("z-0");
+    std::fs::create_dir_all(&part).unwrap();
+    std::fs::write(t.path().join("meta.properties"), "version=1\n").unwrap();
+    std::fs::write(
+        t.path().join(".kafka_cleanshutdown"),
+        r#"{"version":0,"brokerEpoch":1}"#,
+    )
+    .unwrap();
+    let b = batch(BatchSpec::default(), &[rec("k", "v")]);
+    let mut log = b.clone();
+    log.extend(vec![0u8; 4096]);
+    std::fs::write(part.join("00000000000000000000.log"), &log).unwrap();
+    std::fs::write(part.join("00000000000000000000.index"), b"").unwrap();
+    let copy = t.path().join("copy");
+    let r = kseg(&[
+        "recover",
+        part.to_str().unwrap(),
+        "--out",
+        copy.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stdout.contains(&format!(
+            "still damaged: 00000000000000000000.log: the bytes at {} declare a batch of 0 bytes",
+            b.len()
+        )),
+        "{}",
+        r.stdout
+    );
+}

@@ -668,9 +668,11 @@ fn an_interrupted_compaction_is_completed_by_the_load_and_checked_as_such() {
         .iter()
         .filter(|f| f["file"].as_str().unwrap().contains(".log"))
         .all(|f| f["severity"] == "warning" || f["file"].as_str().unwrap().ends_with(".deleted")));
-    // The swapped-in segment is what gets checked: it has no index yet, which Kafka rebuilds.
+    // The swapped-in segment is what gets checked. Its .index is created empty by the load's
+    // first pass (LogSegment.readNextOffset on the swap segment creates `.index.swap`, renamed
+    // with the log), so it is not recovered for a missing index; its .timeindex is created empty.
     let missing = findings(&lines, "missing-index");
-    assert_eq!(missing.len(), 2, "{missing:?}");
+    assert_eq!(missing.len(), 1, "{missing:?}");
     assert!(missing[0]["file"]
         .as_str()
         .unwrap()
@@ -1043,4 +1045,246 @@ fn empty_partitions_of_the_recovery_preview_are_one_line_and_every_object_in_jso
         .filter(|v| v["recoveredBytes"] == 0 && v["truncatePosition"].is_null())
         .count();
     assert_eq!(empty, 48);
+}
+
+/// LogLoader.recoverLog stops at the first segment it truncates and deletes the later unflushed
+/// ones without recovering them: only the truncated segment counts as recovered, and only its
+/// two indexes as rebuilt (issue 21, item 3).
+#[test]
+fn segments_deleted_after_a_truncation_are_not_counted_as_recovered() {
+    let mut s = Seg::new(0, 10);
+    let n = s.batches[4].len();
+    s.batches[4][n - 3] ^= 0x01;
+    let (s2, s3) = (Seg::new(10, 5), Seg::new(15, 5));
+    let (_t, root) = log_dir(&[(0, &s), (10, &s2), (15, &s3)], false);
+    let (_, lines) = verify(&root);
+    let rec = lines.iter().find(|v| v["type"] == "recovery").unwrap();
+    let recovered = rec["recoveredSegments"].as_array().unwrap();
+    assert_eq!(recovered.len(), 1, "{rec}");
+    assert!(recovered[0]
+        .as_str()
+        .unwrap()
+        .ends_with("00000000000000000000.log"));
+    assert_eq!(rec["deletedSegments"].as_array().unwrap().len(), 2, "{rec}");
+    assert_eq!(rec["rebuiltIndexes"].as_array().unwrap().len(), 2, "{rec}");
+    let size = std::fs::metadata(part(&root, "00000000000000000000.log"))
+        .unwrap()
+        .len();
+    assert_eq!(rec["recoveredBytes"], size, "{rec}");
+    // The text table says the same.
+    let text = kseg(&["verify-index", root.to_str().unwrap()]);
+    let row = text
+        .stdout
+        .lines()
+        .find(|l| l.contains("t-0") && l.contains('┆'))
+        .unwrap_or_else(|| panic!("{}", text.stdout));
+    let cells: Vec<&str> = row.split('┆').map(str::trim).collect();
+    // PARTITION, RECOVERY POINT, SEGMENTS RECOVERED, ...
+    assert_eq!(cells[2], "1", "{row}");
+    // recover reports the same count.
+    let out = root.join("copy");
+    let r = kseg(&[
+        "recover",
+        root.join("t-0").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let rl = json_lines(&r.stdout);
+    let summary = rl.iter().find(|v| v["type"] == "summary").unwrap();
+    assert_eq!(summary["recoveredSegments"], 1, "{summary}");
+    assert_eq!(summary["rebuiltIndexes"], 2, "{summary}");
+    let deleted = rl.iter().filter(|v| v["action"] == "deleted").count();
+    assert_eq!(deleted, 2, "{rl:?}");
+}
+
+/// The KRaft metadata log is opened by KafkaRaftLog with no clean-shutdown credit and recovery
+/// point 0: a torn tail there is truncated even beside `.kafka_cleanshutdown` (item 1).
+#[test]
+fn the_metadata_log_is_recovered_even_after_a_clean_shutdown() {
+    let mut s = Seg::new(0, 10);
+    let pos = s.positions();
+    let last = s.batches.last_mut().unwrap();
+    last.truncate(last.len() - 7);
+    let (_t, root) = log_dir(&[(0, &s)], true);
+    let meta = root.join("__cluster_metadata-0");
+    std::fs::rename(root.join("t-0"), &meta).unwrap();
+    std::fs::write(meta.join("quorum-state"), r#"{"leaderId":1,"leaderEpoch":3,"votedId":-1,"appliedOffset":0,"currentVoters":null,"data_version":0}"#).unwrap();
+    let (_, lines) = verify(&root);
+    let rec = lines
+        .iter()
+        .find(|v| v["type"] == "recovery" && v["partition"] == "__cluster_metadata-0")
+        .unwrap();
+    assert_eq!(rec["cleanShutdown"], false, "{rec}");
+    assert_eq!(
+        rec["recoveredSegments"].as_array().unwrap().len(),
+        1,
+        "{rec}"
+    );
+    assert_eq!(rec["truncatePosition"], pos[9], "{rec}");
+    let out = root.join("copy");
+    let r = kseg(&[
+        "recover",
+        meta.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let rl = json_lines(&r.stdout);
+    let summary = rl.iter().find(|v| v["type"] == "summary").unwrap();
+    assert_eq!(summary["cleanShutdown"], false, "{summary}");
+    assert_eq!(summary["logEndOffset"], 9, "{summary}");
+    let copy = out.join("__cluster_metadata-0");
+    assert_eq!(
+        std::fs::metadata(copy.join("00000000000000000000.log"))
+            .unwrap()
+            .len(),
+        pos[9] as u64
+    );
+    // KafkaRaftLog's own files stay beside the log.
+    assert!(copy.join("quorum-state").exists());
+}
+
+/// A clean-shutdown marker beside a zero-filled tail in the active segment lies: Kafka does not
+/// recover the segment, reads its end at load (LogSegment.readNextOffset) and throws
+/// CorruptRecordException. verify-index says the broker will not start, first, naming the file
+/// and position, and exits 1 (issue 21, item 2).
+#[test]
+fn a_marker_beside_a_zero_filled_tail_means_the_broker_will_not_start() {
+    let mut s = Seg::new(0, 4);
+    let len = s.bytes().len();
+    s.batches.push(vec![0u8; 8192]);
+    let (_t, root) = log_dir(&[(0, &s)], true);
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 1, "{lines:?}");
+    assert_eq!(lines[0]["type"], "verdict", "{lines:?}");
+    assert_eq!(lines[0]["kafkaStarts"], false);
+    assert_eq!(lines[0]["position"], len);
+    assert!(lines[0]["file"]
+        .as_str()
+        .unwrap()
+        .ends_with("t-0/00000000000000000000.log"));
+    let f = findings(&lines, "broker-will-not-start");
+    assert_eq!(f.len(), 1, "{lines:?}");
+    assert_eq!(f[0]["severity"], "error");
+    // Visible without -v, on the first line.
+    let text = kseg(&["verify-index", root.to_str().unwrap()]);
+    let first = text.stdout.lines().next().unwrap();
+    assert!(
+        first.starts_with(&format!("Will Kafka start on {}: NO (", root.display()))
+            && first.contains(&format!("00000000000000000000.log at byte {len}")),
+        "{}",
+        text.stdout
+    );
+    // Without the marker Kafka recovers the segment and truncates the zeros: it starts.
+    std::fs::remove_file(root.join(".kafka_cleanshutdown")).unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 0, "{lines:?}");
+    assert_eq!(lines[0]["kafkaStarts"], true);
+    // A torn tail beside the marker ends Kafka's walk quietly: it starts, keeping the bytes.
+    let mut s = Seg::new(0, 4);
+    let last = s.batches.last_mut().unwrap();
+    last.truncate(last.len() - 7);
+    let (_t2, root) = log_dir(&[(0, &s)], true);
+    let (_, lines) = verify(&root);
+    assert_eq!(lines[0]["kafkaStarts"], true, "{lines:?}");
+}
+
+/// Records below the high watermark that recovery drops were acknowledged: lost for certain, an
+/// error; those above it possibly acknowledged. A torn tail above it loses nothing acknowledged.
+#[test]
+fn acknowledged_records_at_risk_come_from_the_high_watermark() {
+    let mut s = Seg::new(0, 10);
+    let n = s.batches[4].len();
+    s.batches[4][n - 3] ^= 0x01;
+    let (s2, s3) = (Seg::new(10, 5), Seg::new(15, 5));
+    let (_t, root) = log_dir(&[(0, &s), (10, &s2), (15, &s3)], false);
+    std::fs::write(root.join("replication-offset-checkpoint"), "0\n1\nt 0 12\n").unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 1, "{lines:?}");
+    let rec = lines.iter().find(|v| v["type"] == "recovery").unwrap();
+    assert_eq!(rec["highWatermark"], 12);
+    assert_eq!(
+        rec["acknowledgedLost"],
+        serde_json::json!({"records": 8, "firstOffset": 4, "lastOffset": 11}),
+        "{rec}"
+    );
+    assert_eq!(
+        rec["possiblyAcknowledged"],
+        serde_json::json!({"records": 8, "firstOffset": 12, "lastOffset": 19}),
+        "{rec}"
+    );
+    let f = findings(&lines, "acknowledged-loss");
+    assert_eq!(f[0]["severity"], "error", "{f:?}");
+    let v = &lines[0];
+    assert_eq!(v["type"], "verdict");
+    assert_eq!(v["atRisk"][0]["acknowledgedLost"]["records"], 8, "{v}");
+    let text = kseg(&["verify-index", root.to_str().unwrap()]);
+    assert!(
+        text.stdout.contains("  t-0: at least 8 acknowledged records lost (offsets 4..11), up to 8 more possibly acknowledged (offsets 12..19) (high watermark 12)"),
+        "{}",
+        text.stdout
+    );
+    // With the high watermark at the cut, nothing acknowledged is lost: no error.
+    std::fs::write(root.join("replication-offset-checkpoint"), "0\n1\nt 0 4\n").unwrap();
+    let (code, lines) = verify(&root);
+    let rec = lines.iter().find(|v| v["type"] == "recovery").unwrap();
+    assert!(rec["acknowledgedLost"].is_null(), "{rec}");
+    assert_eq!(rec["possiblyAcknowledged"]["records"], 16, "{rec}");
+    assert!(findings(&lines, "acknowledged-loss").is_empty());
+    // (The CRC-bad batch itself is still an error finding.)
+    assert_eq!(code, 1);
+    let mut s = Seg::new(0, 10);
+    let last = s.batches.last_mut().unwrap();
+    last.truncate(last.len() - 7);
+    let (_t2, root) = log_dir(&[(0, &s)], false);
+    std::fs::write(root.join("replication-offset-checkpoint"), "0\n1\nt 0 9\n").unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 0, "{:?}", errors(&lines));
+    assert!(findings(&lines, "acknowledged-loss").is_empty());
+}
+
+/// After a clean shutdown Kafka creates a deleted sealed `.timeindex` empty, and a lone
+/// `.log.swap` gets an empty `.index` from the load's first pass (LogSegment.readNextOffset on
+/// the swap segment) — neither segment is recovered; recover's copy has the same files
+/// (issue 21, item 9).
+#[test]
+fn recover_writes_the_empty_indexes_kafkas_load_creates() {
+    let s = Seg::new(0, 10);
+    let s2 = Seg::new(10, 3);
+    let (_t, root) = log_dir(&[(0, &s), (10, &s2)], true);
+    std::fs::remove_file(part(&root, "00000000000000000000.timeindex")).unwrap();
+    // Segment 10 only as a swap log (its indexes gone with the original).
+    for ext in ["log", "index", "timeindex"] {
+        std::fs::remove_file(part(&root, &format!("00000000000000000010.{ext}"))).unwrap();
+    }
+    std::fs::write(part(&root, "00000000000000000010.log.swap"), s2.bytes()).unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 0, "{:?}", errors(&lines));
+    let rec = lines.iter().find(|v| v["type"] == "recovery").unwrap();
+    assert!(
+        rec["recoveredSegments"].as_array().unwrap().is_empty(),
+        "{rec}"
+    );
+    let out = root.join("copy");
+    let r = kseg(&[
+        "recover",
+        root.join("t-0").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let copy = out.join("t-0");
+    for (name, len) in [
+        ("00000000000000000000.timeindex", 0),
+        ("00000000000000000010.index", 0),
+        ("00000000000000000010.timeindex", 0),
+        ("00000000000000000010.log", s2.bytes().len() as u64),
+    ] {
+        let m = std::fs::metadata(copy.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(m.len(), len, "{name}");
+    }
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::analysis::recovery::DEFAULT_INDEX_INTERVAL;
-use crate::analysis::summary::LogDirFacts;
+use crate::analysis::summary::{Checkpoints, LogDirFacts};
 use crate::format::log::RecordScratch;
 use crate::scan::{scan_log, ScanOptions};
 use crate::storage::discover::{segment_sibling, DataFile, PartitionDir};
@@ -72,6 +72,8 @@ pub const CHECKS: &[(&str, &str)] = &[
     ("live-broker", "the log dir's .lock is held: a broker is running on it (its active segments are not a crash)"),
     ("checkpoint-range", "a recovery point, log start offset or high watermark outside the log"),
     ("leader-epoch", "a leader-epoch-checkpoint that is unreadable, out of order, or disagrees with the epochs the batches carry"),
+    ("broker-will-not-start", "damage Kafka's load cannot read and will not recover (a clean-shutdown marker beside a zero-filled tail, say): the broker does not start"),
+    ("acknowledged-loss", "records below the high watermark (acknowledged) that recovery drops"),
     ("load-cleanup", "a file Kafka deletes or renames when it loads the partition (.deleted, .cleaned, .swap, an index without its log)"),
     ("unreadable", "a file kseg could not read"),
 ];
@@ -110,6 +112,75 @@ pub struct RecoveryPreview {
     /// File operations of the load before any recovery: stray and orphan files deleted,
     /// interrupted compactions or splits completed through their `.swap` files.
     pub load_actions: Vec<String>,
+    /// The partition's `replication-offset-checkpoint` entry: a lower bound of what was
+    /// acknowledged (the broker writes it every few seconds).
+    pub high_watermark: Option<i64>,
+    /// Dropped records below the high watermark: acknowledged, and lost for certain.
+    pub acknowledged_lost: Option<OffsetRun>,
+    /// Dropped records at or above it: acknowledged or not (always possibly, with acks=1 or a
+    /// single replica).
+    pub possibly_acknowledged: Option<OffsetRun>,
+    /// Why Kafka's load of this partition throws, stopping the broker.
+    pub load_failure: Option<LoadFailure>,
+}
+
+/// Records in an offset range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OffsetRun {
+    pub records: u64,
+    pub first_offset: i64,
+    pub last_offset: i64,
+}
+
+/// Where and why Kafka's load fails.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoadFailure {
+    pub file: String,
+    pub position: u64,
+    pub reason: String,
+}
+
+/// What recovery drops, against the high watermark.
+#[derive(Debug, Default)]
+struct LossTally {
+    first_dropped: Option<i64>,
+    last_dropped: Option<i64>,
+    acknowledged: u64,
+    records: u64,
+}
+
+impl LossTally {
+    fn add(&mut self, first: Option<i64>, last: Option<i64>, acknowledged: u64, records: u64) {
+        if let Some(f) = first {
+            self.first_dropped = Some(self.first_dropped.map_or(f, |x| x.min(f)));
+        }
+        if let Some(l) = last.filter(|_| records > 0) {
+            self.last_dropped = Some(self.last_dropped.map_or(l, |x| x.max(l)));
+        }
+        self.acknowledged += acknowledged;
+        self.records += records;
+    }
+
+    /// (lost for certain, possibly acknowledged).
+    fn runs(&self, hw: Option<i64>) -> (Option<OffsetRun>, Option<OffsetRun>) {
+        let (Some(first), Some(last)) = (self.first_dropped, self.last_dropped) else {
+            return (None, None);
+        };
+        let certain = (self.acknowledged > 0).then(|| OffsetRun {
+            records: self.acknowledged,
+            first_offset: first,
+            last_offset: hw.map_or(last, |h| h.saturating_sub(1).min(last)),
+        });
+        let rest = self.records - self.acknowledged;
+        let possible = (rest > 0).then(|| OffsetRun {
+            records: rest,
+            first_offset: hw.map_or(first, |h| h.max(first)),
+            last_offset: last,
+        });
+        (certain, possible)
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -242,7 +313,9 @@ pub fn verify_partition(
     };
     let mut scratch = RecordScratch::default();
     // Unknown log dir state (a loose partition or file): assume Kafka will run recovery.
-    let clean_shutdown = facts.is_some_and(|f| f.clean_shutdown);
+    // KafkaRaftLog opens the metadata log with no clean-shutdown credit and recovery point 0.
+    let raft = crate::analysis::recovery::always_recovered(&p.name.topic, p.name.partition);
+    let clean_shutdown = !raft && facts.is_some_and(|f| f.clean_shutdown);
     let checkpoints = facts
         .and_then(|f| {
             f.checkpoints
@@ -250,6 +323,15 @@ pub fn verify_partition(
                 .copied()
         })
         .unwrap_or_default();
+    let checkpoints = if raft {
+        Checkpoints {
+            recovery_point: Some(0),
+            log_start: Some(0),
+            ..checkpoints
+        }
+    } else {
+        checkpoints
+    };
     // Internal topics are compacted; others when the cluster metadata says so.
     let compacted = p.name.topic.starts_with("__")
         || facts.is_some_and(|f| f.compacted_topics.contains(&p.name.topic));
@@ -299,10 +381,12 @@ pub fn verify_partition(
                 .unwrap_or(i64::MIN),
         )
     };
+    let mut loss = LossTally::default();
     let mut preview = RecoveryPreview {
         partition: label.clone(),
         clean_shutdown,
         recovery_point: checkpoints.recovery_point,
+        high_watermark: checkpoints.high_watermark,
         load_actions,
         ..Default::default()
     };
@@ -353,7 +437,8 @@ pub fn verify_partition(
         // Read once: for that decision here and for its checks after the log's pass.
         let txn_index = segment_sibling(loaded, base, &FileKind::TxnIndex)
             .and_then(|f| Some((f.path.as_path(), ctx.read(&f.path)?)));
-        let load_recovered = index.is_none()
+        let index_created = load.empty_index_created.contains(&base);
+        let load_recovered = (index.is_none() && !index_created)
             || txn_index
                 .as_ref()
                 .is_some_and(|(_, bytes)| files::txn_index_fails_sanity(bytes, base));
@@ -375,6 +460,7 @@ pub fn verify_partition(
             check_crc: !opts.index_only,
             log_checks: !opts.sanity_only,
             index_interval: opts.index_interval,
+            high_watermark: checkpoints.high_watermark,
         };
         let mut pass = SegmentPass::new(
             &mut ctx,
@@ -398,20 +484,36 @@ pub fn verify_partition(
             continue;
         }
 
-        if recovered || load_recovered {
+        // LogLoader.recoverLog stops recovering at the first segment it truncates and deletes the
+        // later unflushed ones without recovering them; a segment without its .index was
+        // recovered already by loadSegmentFiles (which runs before recoverLog), deleted or not.
+        let deleted = truncated && recovered;
+        if (recovered && !deleted) || load_recovered {
             preview
                 .recovered_segments
                 .push(seg.path.display().to_string());
             preview.recovered_bytes += size;
         }
-        if truncated && recovered {
+        if deleted {
             preview
                 .deleted_segments
                 .push(seg.path.display().to_string());
             preview.dropped_batches += seg_facts.batches;
             preview.dropped_records += seg_facts.records;
             preview.dropped_bytes += size;
+            loss.add(
+                seg_facts.first_base_offset,
+                seg_facts.max_last_offset,
+                seg_facts.acknowledged_records,
+                seg_facts.records,
+            );
         } else if let Some(cut) = seg_facts.cut {
+            loss.add(
+                Some(cut.first_dropped_offset),
+                seg_facts.max_last_offset,
+                cut.dropped_acknowledged,
+                cut.dropped_records,
+            );
             truncated |= cut.deletes_later;
             if preview.truncate_file.is_none() {
                 preview.truncate_file = Some(seg.path.display().to_string());
@@ -420,6 +522,43 @@ pub fn verify_partition(
             preview.dropped_batches += cut.dropped_batches;
             preview.dropped_records += cut.dropped_records;
             preview.dropped_bytes += size.saturating_sub(cut.position);
+        }
+        if let Some((position, reason)) = &seg_facts.load_failure {
+            preview.load_failure.get_or_insert(LoadFailure {
+                file: seg.path.display().to_string(),
+                position: *position,
+                reason: reason.clone(),
+            });
+        }
+        // With the clean-shutdown credit the active segment is used unrecovered, and
+        // LogLoader.recoverLog reads its end (LogSegment.readNextOffset), framing batches with
+        // FileLogInputStream: bytes whose size field is below 14 there throw
+        // CorruptRecordException out of the load (a zero-filled tail beside a marker that lies).
+        if active && !recovered && !load_recovered {
+            if let Some(at) = seg_facts.first_frame_problem {
+                let thrown = src
+                    .read_at(at, 17)
+                    .ok()
+                    .and_then(|h| crate::analysis::recovery::next_batch_throws(h, at, size));
+                if let Some(declared) = thrown {
+                    let reason = format!(
+                        "the clean-shutdown marker spares this active segment from recovery, but the bytes at {at} declare a batch of {declared} bytes (below 14): Kafka's load (LogLoader.recoverLog, LogSegment.readNextOffset) throws CorruptRecordException and the broker does not start"
+                    );
+                    ctx.add(
+                        "broker-will-not-start",
+                        Severity::Error,
+                        &seg.path,
+                        Some(at),
+                        None,
+                        reason.clone(),
+                    );
+                    preview.load_failure = Some(LoadFailure {
+                        file: seg.path.display().to_string(),
+                        position: at,
+                        reason,
+                    });
+                }
+            }
         }
         if let Some(l) = seg_facts.max_last_offset {
             prev_last = Some(prev_last.map_or(l, |p| p.max(l)));
@@ -436,10 +575,12 @@ pub fn verify_partition(
         log_end = Some(log_end.map_or(seg_end, |e: i64| e.max(seg_end)));
 
         if seg_facts.batches > 0 {
-            if index.is_none() {
-                preview
-                    .rebuilt_indexes
-                    .push(format!("{} (offset index, missing)", seg.path.display()));
+            if index.is_none() && !index_created {
+                if !deleted {
+                    preview
+                        .rebuilt_indexes
+                        .push(format!("{} (offset index, missing)", seg.path.display()));
+                }
                 ctx.add(
                     "missing-index",
                     if active { Severity::Info } else { Severity::Warning },
@@ -451,9 +592,11 @@ pub fn verify_partition(
             }
             if time_index.is_none() {
                 let message = if rebuilds_all {
-                    preview
-                        .rebuilt_indexes
-                        .push(format!("{} (time index, missing)", seg.path.display()));
+                    if !deleted {
+                        preview
+                            .rebuilt_indexes
+                            .push(format!("{} (time index, missing)", seg.path.display()));
+                    }
                     "segment has no time index file; Kafka's recovery of the segment rebuilds it"
                 } else {
                     "segment has no time index file; Kafka creates it empty without reading the log, so lookups by time in this segment use the file's mtime"
@@ -472,7 +615,8 @@ pub fn verify_partition(
                 );
             }
         }
-        if rebuilds_all {
+        // The indexes of a deleted segment are deleted with it, not rebuilt.
+        if rebuilds_all && !deleted {
             for f in [index, time_index].into_iter().flatten() {
                 preview.rebuilt_indexes.push(f.path.display().to_string());
             }
@@ -512,6 +656,25 @@ pub fn verify_partition(
         }
     }
 
+    let (certain, possible) = loss.runs(checkpoints.high_watermark);
+    if let Some(c) = certain.filter(|_| !opts.sanity_only) {
+        ctx.add(
+            "acknowledged-loss",
+            Severity::Error,
+            &p.path,
+            None,
+            Some(c.first_offset),
+            format!(
+                "recovery drops at least {} acknowledged records (offsets {}..{}, below the high watermark {} of replication-offset-checkpoint)",
+                c.records,
+                c.first_offset,
+                c.last_offset,
+                checkpoints.high_watermark.unwrap_or_default()
+            ),
+        );
+    }
+    preview.acknowledged_lost = certain;
+    preview.possibly_acknowledged = possible;
     if !opts.sanity_only {
         for (path, bytes) in &snapshots {
             files::check_producer_snapshot(

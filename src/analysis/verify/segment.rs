@@ -75,6 +75,8 @@ pub(super) struct SegmentSetting<'p> {
     /// Report log findings (not with `--sanity`).
     pub log_checks: bool,
     pub index_interval: u64,
+    /// The partition's high watermark checkpoint.
+    pub high_watermark: Option<i64>,
 }
 
 /// Where Kafka's recovery cuts a segment and what it loses.
@@ -85,6 +87,10 @@ pub(super) struct Cut {
     pub deletes_later: bool,
     pub dropped_batches: u64,
     pub dropped_records: u64,
+    /// Dropped records of batches ending below the high watermark.
+    pub dropped_acknowledged: u64,
+    /// The first offset the cut drops: the log end offset after it.
+    pub first_dropped_offset: i64,
 }
 
 /// A segment after its pass.
@@ -103,6 +109,12 @@ pub(super) struct SegmentFacts {
     pub aborts: Vec<(i64, i64, bool)>,
     /// Where recovery truncates this segment (only computed for recovered segments).
     pub cut: Option<Cut>,
+    /// Records of batches ending below the high watermark.
+    pub acknowledged_records: u64,
+    /// The first bytes framing no batch (`FileLogInputStream.nextBatch` stops or throws there).
+    pub first_frame_problem: Option<u64>,
+    /// Recovering this segment at load throws where nothing catches it: (position, why).
+    pub load_failure: Option<(u64, String)>,
 }
 
 /// Counts of batches and records before some position.
@@ -110,6 +122,10 @@ pub(super) struct SegmentFacts {
 struct Before {
     batches: u64,
     records: u64,
+    /// Records of batches ending below the high watermark (acknowledged for certain).
+    acknowledged: u64,
+    /// The largest last offset so far.
+    last_offset: Option<i64>,
 }
 
 pub(super) struct SegmentPass<'p, 'c, 'f> {
@@ -173,6 +189,8 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
         Before {
             batches: self.facts.batches,
             records: self.facts.records,
+            acknowledged: self.facts.acknowledged_records,
+            last_offset: self.facts.max_last_offset,
         }
     }
 
@@ -308,7 +326,9 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
         if let Some(invalid) = self.rebuild_failure.filter(|_| self.seg.log_checks) {
             let message = if self.seg.load_recovered {
                 // Thrown inside loadSegmentFiles, where nothing catches it.
-                format!("{} while recovering this segment at load (no .index, or a .txnindex failing its sanity check), where the exception is not caught: Kafka fails to load the partition", invalid.cause())
+                let m = format!("{} while recovering this segment at load (no .index, or a .txnindex failing its sanity check), where the exception is not caught: Kafka fails to load the partition", invalid.cause());
+                self.facts.load_failure = Some((invalid.position, m.clone()));
+                m
             } else {
                 invalid.message()
             };
@@ -338,11 +358,16 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
         // A segment recovered at load is already cut when recoverLog reaches it: nothing is
         // truncated then, so nothing later is deleted.
         let deletes_later = self.seg.recovered && !self.seg.load_recovered;
+        let base = self.seg.base;
         self.facts.cut = cut.map(|(position, before)| Cut {
             position,
             deletes_later,
             dropped_batches: total.batches - before.batches,
             dropped_records: total.records - before.records,
+            dropped_acknowledged: total.acknowledged - before.acknowledged,
+            first_dropped_offset: before
+                .last_offset
+                .map_or(base, |l| l.saturating_add(1).max(base)),
         });
         self.facts
     }
@@ -420,12 +445,18 @@ impl LogSink for SegmentPass<'_, '_, '_> {
         );
         f.batches += 1;
         f.records += records;
+        if self.seg.high_watermark.is_some_and(|hw| b.last_offset < hw) {
+            f.acknowledged_records += records;
+        }
         Ok(Flow::Continue)
     }
 
     fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<Flow> {
         let (position, length, message) = (p.position(), p.length(), p.message());
         self.mark_invalid(position);
+        if !matches!(p, LogProblem::BadEntry { .. }) {
+            self.facts.first_frame_problem.get_or_insert(position);
+        }
         if !self.seg.log_checks {
             return Ok(Flow::Continue);
         }
