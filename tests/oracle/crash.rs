@@ -514,6 +514,7 @@ fn checkpoint_of(data: &Path, file: &str, partition: &str) -> Option<i64> {
 /// stopping the broker, said first by the verdict; and the acknowledged-loss bounds against the
 /// high watermark and what Kafka's restart keeps.
 #[test]
+#[ignore = "needs Kafka: run oracle/setup (a JDK 17+ and Maven)"]
 fn issue_21_load_rules_match_kafka() {
     if skip() {
         return;
