@@ -98,13 +98,7 @@ impl Broker {
                     log_start.get(&key).copied(),
                     None,
                 )
-                .map_err(|e| {
-                    if e.to_string().contains(&*path.to_string_lossy()) {
-                        e
-                    } else {
-                        crate::broker::log::with_path(&path, e)
-                    }
-                })?;
+                .map_err(|e| crate::broker::log::with_path(&path, e))?;
                 if r.recovered_segments > 0 {
                     report.notes.push(format!(
                         "{name}-{p}: recovered {} segment(s) after an unclean shutdown{}{}",

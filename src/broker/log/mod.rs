@@ -153,9 +153,40 @@ fn open_rw(path: &Path, truncate: bool) -> io::Result<File> {
         .map_err(|e| with_path(path, e))
 }
 
-/// `e` with `path` in its message (the kind kept), for errors that would otherwise name no file.
+/// An I/O error and the file it happened on, carried inside an `io::Error` (kind kept), so that
+/// callers can tell by type, not by searching the text, whether a file is already named.
+#[derive(Debug)]
+pub struct PathError {
+    pub path: PathBuf,
+    pub source: io::Error,
+}
+
+impl std::fmt::Display for PathError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.source)
+    }
+}
+
+impl std::error::Error for PathError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+/// `e` naming `path` (the kind kept), for errors that would otherwise name no file; an error
+/// that already names its file (a [`PathError`]) is returned as it is.
 pub fn with_path(path: &Path, e: io::Error) -> io::Error {
-    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+    if e.get_ref().is_some_and(|inner| inner.is::<PathError>()) {
+        return e;
+    }
+    let kind = e.kind();
+    io::Error::new(
+        kind,
+        PathError {
+            path: path.to_path_buf(),
+            source: e,
+        },
+    )
 }
 
 /// One topic-partition's log.

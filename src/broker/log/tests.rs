@@ -318,3 +318,23 @@ fn a_retried_idempotent_batch_gets_the_original_answer() {
     assert_eq!(retry.log_append_time, now - 5);
     assert_eq!(log.log_end_offset(), 2);
 }
+
+#[test]
+fn with_path_names_the_file_once_by_type_not_by_text() {
+    let inner = Path::new("/data/t-0/00000000000000000000.log");
+    let outer = Path::new("/data/t-0");
+    let e = with_path(
+        inner,
+        io::Error::new(io::ErrorKind::PermissionDenied, "denied"),
+    );
+    assert_eq!(e.kind(), io::ErrorKind::PermissionDenied);
+    // Already naming its file: the partition dir is not added on top.
+    let again = with_path(outer, e);
+    assert_eq!(again.to_string(), format!("{}: denied", inner.display()));
+    // A plain error gets the path, even when its text happens to contain it.
+    let plain = io::Error::other(format!("{} is odd", outer.display()));
+    assert_eq!(
+        with_path(outer, plain).to_string(),
+        format!("{0}: {0} is odd", outer.display())
+    );
+}
