@@ -9,6 +9,126 @@ use crate::format::log::{BatchInfo, LogEntry, RecordScratch};
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use crate::storage::source::open_log;
 
+/// Open transactions as `ProducerStateManager` tracks them while recovery replays the log, and
+/// the `.txnindex` `LogSegment.recover` rebuilds from them: for each ABORT marker of a
+/// transaction that had data (`ProducerAppendInfo.appendEndTxnMarker` completes only those), an
+/// entry (producer id, its first offset, the marker's offset, the last stable offset: the first
+/// offset of the earliest other open transaction, else the marker's offset + 1).
+#[derive(Debug, Default, Clone)]
+pub struct TxnTrack {
+    /// Producer id → first offset of its open transaction.
+    open: std::collections::BTreeMap<i64, i64>,
+    /// Batches ending below this offset are already in the state (the snapshot's offset).
+    from: i64,
+}
+
+impl TxnTrack {
+    /// The state `ProducerStateManager.loadFromSnapshot` reads: the producers with an open
+    /// transaction (`currentTxnFirstOffset`), as of the snapshot's offset.
+    pub fn from_snapshot(
+        entries: &[crate::format::producer_snapshot::ProducerEntry],
+        offset: i64,
+    ) -> Self {
+        TxnTrack {
+            open: entries
+                .iter()
+                .filter(|e| e.current_txn_first_offset >= 0)
+                .map(|e| (e.producer_id, e.current_txn_first_offset))
+                .collect(),
+            from: offset,
+        }
+    }
+
+    /// The offset the state is complete up to, from the snapshot.
+    pub fn from(&self) -> i64 {
+        self.from
+    }
+
+    /// Replays the batches of `path` in bytes `[0, end)`; the `.txnindex` bytes of its aborted
+    /// transactions.
+    pub fn replay(
+        &mut self,
+        path: &Path,
+        end: u64,
+        scratch: &mut RecordScratch,
+    ) -> io::Result<Vec<u8>> {
+        struct Replay<'t> {
+            track: &'t mut TxnTrack,
+            index: Vec<u8>,
+            control: RecordScratch,
+        }
+        impl LogSink for Replay<'_> {
+            fn batch(&mut self, _: u64, entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
+                if b.last_offset < self.track.from || b.producer_id < 0 || b.magic < 2 {
+                    return Ok(Flow::Continue);
+                }
+                if !b.is_control {
+                    if b.is_transactional {
+                        self.track
+                            .open
+                            .entry(b.producer_id)
+                            .or_insert(b.base_offset);
+                    }
+                    return Ok(Flow::Continue);
+                }
+                let mut marker = None;
+                let _ = crate::format::log::for_each_record(entry, &mut self.control, |r| {
+                    if marker.is_none() {
+                        marker = Some((
+                            r.offset,
+                            crate::format::control::decode_control(r.key, r.value).map(|c| c.kind),
+                        ));
+                    }
+                });
+                let Some((offset, Ok(kind))) = marker else {
+                    return Ok(Flow::Continue);
+                };
+                let Some(first) = self.track.open.get(&b.producer_id).copied() else {
+                    return Ok(Flow::Continue);
+                };
+                if kind == crate::format::control::ControlType::Abort {
+                    let lso = self
+                        .track
+                        .open
+                        .iter()
+                        .filter(|(pid, _)| **pid != b.producer_id)
+                        .map(|(_, f)| *f)
+                        .min()
+                        .unwrap_or(offset + 1);
+                    self.index.extend_from_slice(&0i16.to_be_bytes());
+                    for v in [b.producer_id, first, offset, lso] {
+                        self.index.extend_from_slice(&v.to_be_bytes());
+                    }
+                }
+                if matches!(
+                    kind,
+                    crate::format::control::ControlType::Abort
+                        | crate::format::control::ControlType::Commit
+                ) {
+                    self.track.open.remove(&b.producer_id);
+                }
+                Ok(Flow::Continue)
+            }
+            fn problem(&mut self, _: &LogProblem<'_>) -> io::Result<Flow> {
+                Ok(Flow::Continue)
+            }
+        }
+        let mut src = open_log(path, false)?;
+        let mut sink = Replay {
+            track: self,
+            index: Vec::new(),
+            control: RecordScratch::with_cap(1 << 20),
+        };
+        let opts = ScanOptions {
+            check_crc: false,
+            max_bytes: end,
+            ..Default::default()
+        };
+        scan_log(src.as_mut(), &opts, scratch, &mut sink)?;
+        Ok(sink.index)
+    }
+}
+
 /// `KafkaRaftLog.createLog` opens the KRaft metadata log through `UnifiedLog.create` with
 /// `lastShutdownClean = false`, log start offset 0 and recovery point 0: it is recovered from its
 /// first segment at every start, whatever `.kafka_cleanshutdown` says (and it is in no
