@@ -129,6 +129,47 @@ impl TxnTrack {
     }
 }
 
+/// The producer snapshots (by offset) Kafka's load keeps of those on disk
+/// (`ProducerStateManager`): each segment recovery's `truncateAndReload(logStartOffsetCheckpoint,
+/// segmentBase)` deletes those above the first recovered segment's base or at or below the log
+/// start checkpoint, and writes one at the end of each recovered segment — the last at the log end,
+/// a stray. `LogLoader.load` then runs `removeStraySnapshots(segment bases)` (of the snapshots
+/// at no segment's base only the largest stays, and only above the largest base), and
+/// `rebuildProducerState`'s `truncateAndReload(newLogStartOffset, logEndOffset)` deletes those
+/// above the log end or at or below the new log start. Kafka's own new snapshots are not
+/// returned (kseg does not write them).
+pub fn snapshots_kept(
+    existing: &[i64],
+    segment_bases: &[i64],
+    first_recovered: Option<i64>,
+    log_start_checkpoint: i64,
+    log_end: i64,
+) -> Vec<i64> {
+    let mut kept: Vec<i64> = existing
+        .iter()
+        .copied()
+        .filter(|s| first_recovered.is_none_or(|b| *s <= b && *s > log_start_checkpoint))
+        .collect();
+    let max_base = segment_bases.iter().copied().max();
+    let is_stray = |s: &i64| !segment_bases.contains(s);
+    // The snapshot the last recovery writes at the log end competes as a stray.
+    let written_stray = first_recovered
+        .is_some()
+        .then_some(log_end)
+        .filter(|e| is_stray(e));
+    let largest_stray = kept
+        .iter()
+        .copied()
+        .filter(is_stray)
+        .chain(written_stray)
+        .max();
+    kept.retain(|s| !is_stray(s) || (Some(*s) == largest_stray && max_base.is_none_or(|m| *s > m)));
+    let new_log_start = log_start_checkpoint.max(segment_bases.iter().copied().min().unwrap_or(0));
+    kept.retain(|s| *s <= log_end && *s > new_log_start);
+    kept.sort_unstable();
+    kept
+}
+
 /// `KafkaRaftLog.createLog` opens the KRaft metadata log through `UnifiedLog.create` with
 /// `lastShutdownClean = false`, log start offset 0 and recovery point 0: it is recovered from its
 /// first segment at every start, whatever `.kafka_cleanshutdown` says (and it is in no
@@ -789,6 +830,26 @@ mod tests {
         );
         let text = epoch_checkpoint_text(&[(1, 0), (2, 7)]);
         assert_eq!(text, "0\n2\n1 0\n2 7\n");
+    }
+
+    #[test]
+    fn the_load_keeps_the_snapshots_producer_state_manager_keeps() {
+        // Clean load: strays but the largest go, those at or below the log start too.
+        assert_eq!(
+            snapshots_kept(&[0, 50, 70, 100, 130], &[0, 100], None, 0, 140),
+            vec![100, 130]
+        );
+        // The largest stray at or below the last base goes as well.
+        assert_eq!(
+            snapshots_kept(&[50, 100], &[0, 100], None, 0, 140),
+            vec![100]
+        );
+        // Recovery from segment 100: the later snapshots go, and the one Kafka writes at the log
+        // end outranks every other stray.
+        assert_eq!(
+            snapshots_kept(&[50, 100, 130, 150], &[0, 100], Some(100), 0, 120),
+            vec![100]
+        );
     }
 
     #[test]

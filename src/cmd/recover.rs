@@ -12,7 +12,7 @@ use super::Outcome;
 use crate::analysis::load;
 use crate::analysis::recovery::{
     always_recovered, analyse_segment, epoch_cache_after_load, epoch_checkpoint_text,
-    extend_rebuild, next_batch_throws, IndexRebuild, SalvageRun, TxnTrack,
+    extend_rebuild, next_batch_throws, snapshots_kept, IndexRebuild, SalvageRun, TxnTrack,
 };
 use crate::analysis::summary::log_dir_facts;
 use crate::cli::RecoverArgs;
@@ -315,7 +315,7 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
             .iter()
             .filter(|f| f.kind == FileKind::ProducerSnapshot)
             .filter_map(|f| Some((base_offset_of(&name_of(&f.path))?, f)))
-            .filter(|(o, _)| *o <= first)
+            .filter(|(o, _)| *o <= first && *o > log_start)
             .collect();
         snapshots.sort_by_key(|(o, _)| std::cmp::Reverse(*o));
         for (offset, f) in snapshots {
@@ -332,6 +332,7 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
     let last_recovered = first_recovered.map(|_| *bases.last().unwrap_or(&0));
 
     let mut truncated = false;
+    let mut kept_bases: Vec<i64> = Vec::new();
     let mut log_end: Option<i64> = None;
     let mut damaged = false;
     let mut still_damaged: Vec<String> = Vec::new();
@@ -359,6 +360,7 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
                 "droppedBatches": plan.kept.batches + plan.salvage_batches(), "droppedBytes": plan.size}));
             continue;
         }
+        kept_bases.push(*base);
         if !recovered && !load_recovered {
             // Kafka uses this segment as it is: copy the log and its indexes unchanged.
             copy_ranges(&seg.path, &target.join(&name), &[(0, plan.size)])?;
@@ -488,11 +490,21 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
     progress.finish();
     // Per-partition files: snapshots at or below the log end, the epoch cache truncated to it.
     let leo = log_end.unwrap_or(0);
+    // ProducerStateManager's deletions at load (snapshots_kept).
+    let existing: Vec<i64> = load
+        .files
+        .iter()
+        .filter(|f| f.kind == FileKind::ProducerSnapshot)
+        .filter_map(|f| base_offset_of(&name_of(&f.path)))
+        .collect();
+    let kept_snapshots = snapshots_kept(&existing, &kept_bases, first_recovered, log_start, leo);
     let mut epoch_file: Option<PathBuf> = None;
     for f in &load.files {
         let name = name_of(&f.path);
         match f.kind {
-            FileKind::ProducerSnapshot if base_offset_of(&name).is_some_and(|o| o <= leo) => {
+            FileKind::ProducerSnapshot
+                if base_offset_of(&name).is_some_and(|o| kept_snapshots.contains(&o)) =>
+            {
                 copy_ranges(
                     &f.path,
                     &target.join(&name),
