@@ -15,6 +15,7 @@ use crate::analysis::recovery::{
     extend_rebuild, next_batch_throws, snapshots_kept, IndexRebuild, SalvageRun, TxnTrack,
 };
 use crate::analysis::summary::log_dir_facts;
+use crate::analysis::verify::txn_index_fails_sanity;
 use crate::cli::RecoverArgs;
 use crate::format::log::{ByteSource, RecordScratch};
 use crate::format::producer_snapshot::parse_producer_snapshot;
@@ -303,11 +304,21 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
     // The producer state recovery starts from (ProducerStateManager.truncateAndReload: the
     // latest readable snapshot at or below the first recovered segment), replayed through the
     // log for the .txnindex LogSegment.recover rebuilds.
-    let first_recovered = bases.iter().copied().find(|b| {
-        (!clean && *b >= recover_from)
-            || (!load.empty_index_created.contains(b)
-                && segment_sibling(&load.files, *b, &FileKind::OffsetIndex).is_none())
-    });
+    // LogLoader.loadSegmentFiles recovers a segment itself when its .index is missing (a lone
+    // swapped-in log gets an empty one from the load: LoadPlan) or its .txnindex fails
+    // TransactionIndex.sanityCheck.
+    let load_recovered_at = |base: i64| -> bool {
+        let no_index = !load.empty_index_created.contains(&base)
+            && segment_sibling(&load.files, base, &FileKind::OffsetIndex).is_none();
+        no_index
+            || segment_sibling(&load.files, base, &FileKind::TxnIndex).is_some_and(|f| {
+                read_small(&f.path, 1 << 30).is_ok_and(|b| txn_index_fails_sanity(&b, base))
+            })
+    };
+    let first_recovered = bases
+        .iter()
+        .copied()
+        .find(|b| (!clean && *b >= recover_from) || load_recovered_at(*b));
     let mut txn_track = TxnTrack::default();
     if let Some(first) = first_recovered {
         let mut snapshots: Vec<(i64, &DataFile)> = load
@@ -345,12 +356,10 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
         let name = name_of(&seg.path).trim_end_matches(".swap").to_string();
         let stem = name.trim_end_matches(".log").to_string();
         let recovered = !clean && *base >= recover_from;
-        // Without its .index, LogLoader.loadSegmentFiles recovers the segment itself (whatever
-        // the shutdown); cut there, it makes recoverLog delete nothing after it.
-        // A lone swapped-in log gets an empty .index from the load itself (LoadPlan).
+        // Recovered by loadSegmentFiles (whatever the shutdown), a segment is cut there: it makes
+        // recoverLog delete nothing after it.
         let index_created = load.empty_index_created.contains(base);
-        let load_recovered =
-            !index_created && segment_sibling(&load.files, *base, &FileKind::OffsetIndex).is_none();
+        let load_recovered = load_recovered_at(*base);
         let plan = analyse_segment(&seg.path, *base, args.index_interval_bytes, &mut scratch)
             .with_context(|| seg.path.display().to_string())?;
         progress.file_done(&seg.path);

@@ -13,7 +13,7 @@ use crate::storage::layout::base_offset_of;
 
 /// Whether `TransactionIndex.sanityCheck` fails on these bytes (an entry ending below the
 /// segment's base offset), which makes Kafka recover the segment while loading it.
-pub(super) fn txn_index_fails_sanity(bytes: &[u8], base: i64) -> bool {
+pub fn txn_index_fails_sanity(bytes: &[u8], base: i64) -> bool {
     parse_txn_index(bytes)
         .0
         .iter()

@@ -18,6 +18,7 @@ use crate::storage::layout::{base_offset_of, parse_partition_dir, FileKind};
 use crate::storage::source::{open_log, read_small};
 
 mod files;
+pub use files::txn_index_fails_sanity;
 mod indexes;
 
 mod segment;
