@@ -531,6 +531,35 @@ pub fn verify_partition(
                 reason: reason.clone(),
             });
         }
+        // LogSegment.recover throws LogSegmentOffsetOverflowException at a kept batch whose
+        // offset overflows; LogLoader.retryOnOffsetOverflow then splits the segment, but
+        // LocalLog.splitOverflowedSegment requires the segment's last offset to overflow
+        // (hasOverflow, from readNextOffset): when only an earlier batch does (a corrupted base
+        // offset, which the CRC does not cover), it throws IllegalArgumentException and the
+        // broker does not start.
+        if let Some((at, offset)) = seg_facts.first_overflow.filter(|_| !deleted) {
+            let last_fits = seg_facts
+                .last_batch_last_offset
+                .is_some_and(|l| (0..=i32::MAX as i64).contains(&l.saturating_sub(base)));
+            if last_fits {
+                let reason = format!(
+                    "recovering this segment meets offset {offset} at byte {at}, which no offset relative to base {base} holds (LogSegmentOffsetOverflowException), while the segment's last offset fits: LocalLog.splitOverflowedSegment refuses to split it (IllegalArgumentException) and the broker does not start"
+                );
+                ctx.add(
+                    "broker-will-not-start",
+                    Severity::Error,
+                    &seg.path,
+                    Some(at),
+                    Some(offset),
+                    reason.clone(),
+                );
+                preview.load_failure.get_or_insert(LoadFailure {
+                    file: seg.path.display().to_string(),
+                    position: at,
+                    reason,
+                });
+            }
+        }
         // With the clean-shutdown credit the active segment is used unrecovered, and
         // LogLoader.recoverLog reads its end (LogSegment.readNextOffset), framing batches with
         // FileLogInputStream: bytes whose size field is below 14 there throw
