@@ -56,6 +56,11 @@ fn index_entries(dir: &Path) -> BTreeMap<String, Vec<String>> {
                 .unwrap()
                 .to_string_lossy()
                 .into_owned();
+            // Segments Kafka's recovery deletes stay as `.deleted` files until
+            // file.delete.delay.ms (60 s) passes or the next load: not part of the log.
+            if file.ends_with(".deleted") {
+                continue;
+            }
             let mut e = v.clone();
             e.as_object_mut().unwrap().remove("file");
             map.entry(file).or_default().push(e.to_string());
