@@ -441,6 +441,21 @@ fn injected_damage_recovery_matches_kafka() {
             verify.status.code().unwrap_or(-1),
             errors.len()
         ));
+        // The verdict, the first line, says whether Kafka starts.
+        let starts = ndjson(&String::from_utf8_lossy(&verify.stdout))
+            .first()
+            .map(|v| v["kafkaStarts"].clone())
+            .unwrap_or_default();
+        if starts != serde_json::Value::Bool(!refused) {
+            bad.push(format!(
+                "{kind}: Kafka {}, verify-index's verdict kafkaStarts={starts}",
+                if refused {
+                    "refused to start"
+                } else {
+                    "started"
+                }
+            ));
+        }
         if refused {
             // Kafka will not load it: kseg must say so as an error, not preview a recovery.
             if errors.is_empty() || verify.status.code() != Some(1) {

@@ -1312,3 +1312,27 @@ fn an_overflowing_offset_in_a_recovered_segment_stops_the_broker() {
     let (_, lines) = verify(&root);
     assert_eq!(lines[0]["kafkaStarts"], true, "{lines:?}");
 }
+
+/// An unreadable leader-epoch-checkpoint stops Kafka's load (LeaderEpochFileCache reads it in
+/// UnifiedLog.create; seen against Kafka 4.4 in oracle_crash.rs); an empty one is read as no
+/// entries (CheckpointFile creates a missing one empty).
+#[test]
+fn an_unreadable_leader_epoch_checkpoint_means_the_broker_will_not_start() {
+    let s = Seg::new(0, 3);
+    let (_t, root) = log_dir(&[(0, &s)], true);
+    std::fs::write(
+        part(&root, "leader-epoch-checkpoint"),
+        "0\n2\nnot an entry\n",
+    )
+    .unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 1);
+    assert_eq!(lines[0]["kafkaStarts"], false, "{lines:?}");
+    assert!(lines[0]["file"]
+        .as_str()
+        .unwrap()
+        .ends_with("leader-epoch-checkpoint"));
+    std::fs::write(part(&root, "leader-epoch-checkpoint"), "").unwrap();
+    let (_, lines) = verify(&root);
+    assert_eq!(lines[0]["kafkaStarts"], true, "{lines:?}");
+}

@@ -728,7 +728,7 @@ pub fn verify_partition(
                 .and_then(|n| parse_partition_dir(&n.to_string_lossy()))
                 .is_some();
             // Kafka folds the cache at the log start offset checkpoint (0 when absent).
-            files::check_leader_epochs(
+            let epoch_failure = files::check_leader_epochs(
                 &mut ctx,
                 &p.path,
                 is_partition_dir,
@@ -737,6 +737,13 @@ pub fn verify_partition(
                 checkpoints.log_start.unwrap_or(0),
                 end,
             );
+            if let (Some((position, reason)), Some(path)) = (epoch_failure, checkpoint) {
+                preview.load_failure.get_or_insert(LoadFailure {
+                    file: path.display().to_string(),
+                    position,
+                    reason,
+                });
+            }
             for (name, value) in [
                 ("recovery point", checkpoints.recovery_point),
                 ("log start offset", checkpoints.log_start),
