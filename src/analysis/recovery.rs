@@ -9,6 +9,167 @@ use crate::format::log::{BatchInfo, LogEntry, RecordScratch};
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use crate::storage::source::open_log;
 
+/// Open transactions as `ProducerStateManager` tracks them while recovery replays the log, and
+/// the `.txnindex` `LogSegment.recover` rebuilds from them: for each ABORT marker of a
+/// transaction that had data (`ProducerAppendInfo.appendEndTxnMarker` completes only those), an
+/// entry (producer id, its first offset, the marker's offset, the last stable offset: the first
+/// offset of the earliest other open transaction, else the marker's offset + 1).
+#[derive(Debug, Default, Clone)]
+pub struct TxnTrack {
+    /// Producer id → first offset of its open transaction.
+    open: std::collections::BTreeMap<i64, i64>,
+    /// Batches ending below this offset are already in the state (the snapshot's offset).
+    from: i64,
+}
+
+impl TxnTrack {
+    /// The state `ProducerStateManager.loadFromSnapshot` reads: the producers with an open
+    /// transaction (`currentTxnFirstOffset`), as of the snapshot's offset.
+    pub fn from_snapshot(
+        entries: &[crate::format::producer_snapshot::ProducerEntry],
+        offset: i64,
+    ) -> Self {
+        TxnTrack {
+            open: entries
+                .iter()
+                .filter(|e| e.current_txn_first_offset >= 0)
+                .map(|e| (e.producer_id, e.current_txn_first_offset))
+                .collect(),
+            from: offset,
+        }
+    }
+
+    /// The offset the state is complete up to, from the snapshot.
+    pub fn from(&self) -> i64 {
+        self.from
+    }
+
+    /// Replays the batches of `path` in bytes `[0, end)`; the `.txnindex` bytes of its aborted
+    /// transactions.
+    pub fn replay(
+        &mut self,
+        path: &Path,
+        end: u64,
+        scratch: &mut RecordScratch,
+    ) -> io::Result<Vec<u8>> {
+        struct Replay<'t> {
+            track: &'t mut TxnTrack,
+            index: Vec<u8>,
+            control: RecordScratch,
+        }
+        impl LogSink for Replay<'_> {
+            fn batch(&mut self, _: u64, entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
+                if b.last_offset < self.track.from || b.producer_id < 0 || b.magic < 2 {
+                    return Ok(Flow::Continue);
+                }
+                if !b.is_control {
+                    if b.is_transactional {
+                        self.track
+                            .open
+                            .entry(b.producer_id)
+                            .or_insert(b.base_offset);
+                    }
+                    return Ok(Flow::Continue);
+                }
+                let mut marker = None;
+                let _ = crate::format::log::for_each_record(entry, &mut self.control, |r| {
+                    if marker.is_none() {
+                        marker = Some((
+                            r.offset,
+                            crate::format::control::decode_control(r.key, r.value).map(|c| c.kind),
+                        ));
+                    }
+                });
+                let Some((offset, Ok(kind))) = marker else {
+                    return Ok(Flow::Continue);
+                };
+                let Some(first) = self.track.open.get(&b.producer_id).copied() else {
+                    return Ok(Flow::Continue);
+                };
+                if kind == crate::format::control::ControlType::Abort {
+                    let lso = self
+                        .track
+                        .open
+                        .iter()
+                        .filter(|(pid, _)| **pid != b.producer_id)
+                        .map(|(_, f)| *f)
+                        .min()
+                        .unwrap_or(offset + 1);
+                    self.index.extend_from_slice(&0i16.to_be_bytes());
+                    for v in [b.producer_id, first, offset, lso] {
+                        self.index.extend_from_slice(&v.to_be_bytes());
+                    }
+                }
+                if matches!(
+                    kind,
+                    crate::format::control::ControlType::Abort
+                        | crate::format::control::ControlType::Commit
+                ) {
+                    self.track.open.remove(&b.producer_id);
+                }
+                Ok(Flow::Continue)
+            }
+            fn problem(&mut self, _: &LogProblem<'_>) -> io::Result<Flow> {
+                Ok(Flow::Continue)
+            }
+        }
+        let mut src = open_log(path, false)?;
+        let mut sink = Replay {
+            track: self,
+            index: Vec::new(),
+            control: RecordScratch::with_cap(1 << 20),
+        };
+        let opts = ScanOptions {
+            check_crc: false,
+            max_bytes: end,
+            ..Default::default()
+        };
+        scan_log(src.as_mut(), &opts, scratch, &mut sink)?;
+        Ok(sink.index)
+    }
+}
+
+/// The producer snapshots (by offset) Kafka's load keeps of those on disk
+/// (`ProducerStateManager`): each segment recovery's `truncateAndReload(logStartOffsetCheckpoint,
+/// segmentBase)` deletes those above the first recovered segment's base or at or below the log
+/// start checkpoint, and writes one at the end of each recovered segment — the last at the log end,
+/// a stray. `LogLoader.load` then runs `removeStraySnapshots(segment bases)` (of the snapshots
+/// at no segment's base only the largest stays, and only above the largest base), and
+/// `rebuildProducerState`'s `truncateAndReload(newLogStartOffset, logEndOffset)` deletes those
+/// above the log end or at or below the new log start. Kafka's own new snapshots are not
+/// returned (kseg does not write them).
+pub fn snapshots_kept(
+    existing: &[i64],
+    segment_bases: &[i64],
+    first_recovered: Option<i64>,
+    log_start_checkpoint: i64,
+    log_end: i64,
+) -> Vec<i64> {
+    let mut kept: Vec<i64> = existing
+        .iter()
+        .copied()
+        .filter(|s| first_recovered.is_none_or(|b| *s <= b && *s > log_start_checkpoint))
+        .collect();
+    let max_base = segment_bases.iter().copied().max();
+    let is_stray = |s: &i64| !segment_bases.contains(s);
+    // The snapshot the last recovery writes at the log end competes as a stray.
+    let written_stray = first_recovered
+        .is_some()
+        .then_some(log_end)
+        .filter(|e| is_stray(e));
+    let largest_stray = kept
+        .iter()
+        .copied()
+        .filter(is_stray)
+        .chain(written_stray)
+        .max();
+    kept.retain(|s| !is_stray(s) || (Some(*s) == largest_stray && max_base.is_none_or(|m| *s > m)));
+    let new_log_start = log_start_checkpoint.max(segment_bases.iter().copied().min().unwrap_or(0));
+    kept.retain(|s| *s <= log_end && *s > new_log_start);
+    kept.sort_unstable();
+    kept
+}
+
 /// `KafkaRaftLog.createLog` opens the KRaft metadata log through `UnifiedLog.create` with
 /// `lastShutdownClean = false`, log start offset 0 and recovery point 0: it is recovered from its
 /// first segment at every start, whatever `.kafka_cleanshutdown` says (and it is in no
@@ -669,6 +830,26 @@ mod tests {
         );
         let text = epoch_checkpoint_text(&[(1, 0), (2, 7)]);
         assert_eq!(text, "0\n2\n1 0\n2 7\n");
+    }
+
+    #[test]
+    fn the_load_keeps_the_snapshots_producer_state_manager_keeps() {
+        // Clean load: strays but the largest go, those at or below the log start too.
+        assert_eq!(
+            snapshots_kept(&[0, 50, 70, 100, 130], &[0, 100], None, 0, 140),
+            vec![100, 130]
+        );
+        // The largest stray at or below the last base goes as well.
+        assert_eq!(
+            snapshots_kept(&[50, 100], &[0, 100], None, 0, 140),
+            vec![100]
+        );
+        // Recovery from segment 100: the later snapshots go, and the one Kafka writes at the log
+        // end outranks every other stray.
+        assert_eq!(
+            snapshots_kept(&[50, 100, 130, 150], &[0, 100], Some(100), 0, 120),
+            vec![100]
+        );
     }
 
     #[test]

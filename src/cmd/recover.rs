@@ -12,13 +12,14 @@ use super::Outcome;
 use crate::analysis::load;
 use crate::analysis::recovery::{
     always_recovered, analyse_segment, epoch_cache_after_load, epoch_checkpoint_text,
-    extend_rebuild, next_batch_throws, IndexRebuild, SalvageRun,
+    extend_rebuild, next_batch_throws, snapshots_kept, IndexRebuild, SalvageRun, TxnTrack,
 };
 use crate::analysis::summary::log_dir_facts;
+use crate::analysis::verify::txn_index_fails_sanity;
 use crate::cli::RecoverArgs;
 use crate::format::log::{ByteSource, RecordScratch};
+use crate::format::producer_snapshot::parse_producer_snapshot;
 use crate::format::text_files::{for_each_checkpoint_entry, CheckpointEntry};
-use crate::format::txn_index::{parse_txn_index, ABORTED_TXN_SIZE};
 use crate::print::progress::{self, Progress};
 use crate::storage::discover::{discover, segment_sibling, DataFile, LogDir, PartitionDir};
 use crate::storage::layout::{base_offset_of, FileKind};
@@ -300,7 +301,49 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
         .max()
         .unwrap_or(i64::MIN);
 
+    // The producer state recovery starts from (ProducerStateManager.truncateAndReload: the
+    // latest readable snapshot at or below the first recovered segment), replayed through the
+    // log for the .txnindex LogSegment.recover rebuilds.
+    // LogLoader.loadSegmentFiles recovers a segment itself when its .index is missing (a lone
+    // swapped-in log gets an empty one from the load: LoadPlan) or its .txnindex fails
+    // TransactionIndex.sanityCheck.
+    let load_recovered_at = |base: i64| -> bool {
+        let no_index = !load.empty_index_created.contains(&base)
+            && segment_sibling(&load.files, base, &FileKind::OffsetIndex).is_none();
+        no_index
+            || segment_sibling(&load.files, base, &FileKind::TxnIndex).is_some_and(|f| {
+                read_small(&f.path, 1 << 30).is_ok_and(|b| txn_index_fails_sanity(&b, base))
+            })
+    };
+    let first_recovered = bases
+        .iter()
+        .copied()
+        .find(|b| (!clean && *b >= recover_from) || load_recovered_at(*b));
+    let mut txn_track = TxnTrack::default();
+    if let Some(first) = first_recovered {
+        let mut snapshots: Vec<(i64, &DataFile)> = load
+            .files
+            .iter()
+            .filter(|f| f.kind == FileKind::ProducerSnapshot)
+            .filter_map(|f| Some((base_offset_of(&name_of(&f.path))?, f)))
+            .filter(|(o, _)| *o <= first && *o > log_start)
+            .collect();
+        snapshots.sort_by_key(|(o, _)| std::cmp::Reverse(*o));
+        for (offset, f) in snapshots {
+            let parsed = read_small(&f.path, 1 << 30)
+                .ok()
+                .and_then(|b| parse_producer_snapshot(&b).ok())
+                .filter(|s| s.crc_valid);
+            if let Some(snap) = parsed {
+                txn_track = TxnTrack::from_snapshot(&snap.entries, offset);
+                break;
+            }
+        }
+    }
+    let last_recovered = first_recovered.map(|_| *bases.last().unwrap_or(&0));
+
     let mut truncated = false;
+    let mut kept_bases: Vec<i64> = Vec::new();
     let mut log_end: Option<i64> = None;
     let mut damaged = false;
     let mut still_damaged: Vec<String> = Vec::new();
@@ -313,12 +356,10 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
         let name = name_of(&seg.path).trim_end_matches(".swap").to_string();
         let stem = name.trim_end_matches(".log").to_string();
         let recovered = !clean && *base >= recover_from;
-        // Without its .index, LogLoader.loadSegmentFiles recovers the segment itself (whatever
-        // the shutdown); cut there, it makes recoverLog delete nothing after it.
-        // A lone swapped-in log gets an empty .index from the load itself (LoadPlan).
+        // Recovered by loadSegmentFiles (whatever the shutdown), a segment is cut there: it makes
+        // recoverLog delete nothing after it.
         let index_created = load.empty_index_created.contains(base);
-        let load_recovered =
-            !index_created && segment_sibling(&load.files, *base, &FileKind::OffsetIndex).is_none();
+        let load_recovered = load_recovered_at(*base);
         let plan = analyse_segment(&seg.path, *base, args.index_interval_bytes, &mut scratch)
             .with_context(|| seg.path.display().to_string())?;
         progress.file_done(&seg.path);
@@ -328,6 +369,7 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
                 "droppedBatches": plan.kept.batches + plan.salvage_batches(), "droppedBytes": plan.size}));
             continue;
         }
+        kept_bases.push(*base);
         if !recovered && !load_recovered {
             // Kafka uses this segment as it is: copy the log and its indexes unchanged.
             copy_ranges(&seg.path, &target.join(&name), &[(0, plan.size)])?;
@@ -382,6 +424,16 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
                 .map(|l| l + 1)
                 .or(log_end)
                 .max(Some(*base));
+            // The producer state recovery replays runs through the segments it does not recover.
+            if last_recovered.is_some_and(|l| *base < l)
+                && plan
+                    .framed_last_offset
+                    .is_some_and(|o| o >= txn_track.from())
+            {
+                txn_track
+                    .replay(&seg.path, plan.size, &mut scratch)
+                    .with_context(|| seg.path.display().to_string())?;
+            }
             report.push(json!({"segment": name, "action": "copied",
                 "reason": "below the recovery point (or clean shutdown): Kafka does not re-validate it",
                 "batches": plan.kept.batches}));
@@ -422,18 +474,14 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
         write_new(&target.join(format!("{stem}.index")), &idx)?;
         write_new(&target.join(format!("{stem}.timeindex")), &tim)?;
         let seg_end = last_offset.map(|l| l + 1).unwrap_or(*base);
-        if let Some(txn) = segment_sibling(&load.files, *base, &FileKind::TxnIndex).map(|f| &f.path)
-        {
-            let bytes = read_small(txn, 1 << 30).with_context(|| txn.display().to_string())?;
-            let (entries, _) = parse_txn_index(&bytes);
-            let keep = entries
-                .iter()
-                .take_while(|e| e.as_ref().is_ok_and(|t| t.last_offset < seg_end))
-                .count();
-            write_new(
-                &target.join(format!("{stem}.txnindex")),
-                &bytes[..keep * ABORTED_TXN_SIZE],
-            )?;
+        // LogSegment.recover resets the .txnindex and rebuilds it from the kept batches and the
+        // producer state; the file exists when it did or when it gets an entry
+        // (TransactionIndex opens it lazily).
+        let txn = txn_track
+            .replay(&seg.path, plan.kept.end, &mut scratch)
+            .with_context(|| seg.path.display().to_string())?;
+        if !txn.is_empty() || segment_sibling(&load.files, *base, &FileKind::TxnIndex).is_some() {
+            write_new(&target.join(format!("{stem}.txnindex")), &txn)?;
         }
         log_end = Some(log_end.map_or(seg_end, |e| e.max(seg_end)));
         let salvaged_batches: u64 = salvaged.iter().map(|r| r.batches).sum();
@@ -451,11 +499,21 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
     progress.finish();
     // Per-partition files: snapshots at or below the log end, the epoch cache truncated to it.
     let leo = log_end.unwrap_or(0);
+    // ProducerStateManager's deletions at load (snapshots_kept).
+    let existing: Vec<i64> = load
+        .files
+        .iter()
+        .filter(|f| f.kind == FileKind::ProducerSnapshot)
+        .filter_map(|f| base_offset_of(&name_of(&f.path)))
+        .collect();
+    let kept_snapshots = snapshots_kept(&existing, &kept_bases, first_recovered, log_start, leo);
     let mut epoch_file: Option<PathBuf> = None;
     for f in &load.files {
         let name = name_of(&f.path);
         match f.kind {
-            FileKind::ProducerSnapshot if base_offset_of(&name).is_some_and(|o| o <= leo) => {
+            FileKind::ProducerSnapshot
+                if base_offset_of(&name).is_some_and(|o| kept_snapshots.contains(&o)) =>
+            {
                 copy_ranges(
                     &f.path,
                     &target.join(&name),

@@ -295,3 +295,116 @@ fn recover_says_when_kafka_will_not_start_on_the_copy() {
         r.stdout
     );
 }
+
+/// LogSegment.recover rebuilds the `.txnindex` from the log and the producer state: an entry
+/// per aborted transaction with data, its last stable offset the first offset of the earliest
+/// other open transaction (issue 21, item 5).
+#[test]
+fn the_txn_index_of_a_recovered_segment_is_rebuilt_from_the_log() {
+    let t = tempfile::tempdir().unwrap();
+    let part = t.path().join("tx-0");
+    std::fs::create_dir_all(&part).unwrap();
+    std::fs::write(t.path().join("meta.properties"), "version=1\n").unwrap();
+    let txn = |offset: i64, pid: i64| {
+        batch(
+            BatchSpec {
+                base_offset: offset,
+                attributes: 0x10,
+                producer_id: pid,
+                producer_epoch: 0,
+                base_sequence: 0,
+                ..Default::default()
+            },
+            &[rec("k", "v")],
+        )
+    };
+    // pid 7 opens at 0, pid 9 at 1; 7 aborts at 2 (9 still open: LSO 1); 9 aborts at 4 after
+    // more data at 3 (nothing else open: LSO 5); a torn last batch.
+    let torn = txn(5, 7);
+    let parts: Vec<Vec<u8>> = vec![
+        txn(0, 7),
+        txn(1, 9),
+        marker(2, 7, false, 0),
+        txn(3, 9),
+        marker(4, 9, false, 0),
+        torn[..torn.len() - 5].to_vec(),
+    ];
+    let refs: Vec<&[u8]> = parts.iter().map(|b| b.as_slice()).collect();
+    write(&part.join("00000000000000000000.log"), &refs);
+    std::fs::write(part.join("00000000000000000000.index"), b"").unwrap();
+    // A stale .txnindex with a wrong entry: Kafka resets it.
+    std::fs::write(part.join("00000000000000000000.txnindex"), vec![0u8; 34]).unwrap();
+    let copy = t.path().join("copy");
+    let r = kseg(&[
+        "recover",
+        part.to_str().unwrap(),
+        "--out",
+        copy.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{} {}", r.stdout, r.stderr);
+    let got = std::fs::read(copy.join("tx-0/00000000000000000000.txnindex")).unwrap();
+    let mut want = Vec::new();
+    for (pid, first, last, lso) in [(7i64, 0i64, 2i64, 1i64), (9, 1, 4, 5)] {
+        want.extend_from_slice(&0i16.to_be_bytes());
+        for v in [pid, first, last, lso] {
+            want.extend_from_slice(&v.to_be_bytes());
+        }
+    }
+    assert_eq!(got, want);
+}
+
+/// Producer snapshots Kafka's load deletes are not copied: recovering segment 0 deletes every
+/// snapshot above its base and at or below the log start (ProducerStateManager.truncateAndReload);
+/// after a clean shutdown only those at segment bases and the largest stray above them stay
+/// (removeStraySnapshots) (issue 21, item 7).
+#[test]
+fn producer_snapshots_kafkas_load_deletes_are_not_copied() {
+    let body = [0u8, 0, 0, 0];
+    let mut snapshot = vec![0u8, 1];
+    snapshot.extend_from_slice(&crc32c::crc32c(&body).to_be_bytes());
+    snapshot.extend_from_slice(&body);
+    let snaps = |dir: &Path, offsets: &[i64]| {
+        for o in offsets {
+            std::fs::write(dir.join(format!("{o:020}.snapshot")), &snapshot).unwrap();
+        }
+    };
+    let listed = |dir: &Path| {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".snapshot"))
+            .collect();
+        v.sort();
+        v
+    };
+    let t = tempfile::tempdir().unwrap();
+    let (_b, part) = crashed_partition(t.path());
+    snaps(&part, &[0, 30, 60]);
+    let copy = t.path().join("copy");
+    let r = kseg(&[
+        "recover",
+        part.to_str().unwrap(),
+        "--out",
+        copy.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(listed(&copy.join("orders-0")).is_empty());
+    // Clean shutdown: 0 is at the log start (deleted), the stray 30 goes, 60 stays as the
+    // largest stray above the last segment base. (The copy keeps the CRC-bad batch: exit 1.)
+    let t = tempfile::tempdir().unwrap();
+    let (_b, part) = crashed_partition(t.path());
+    std::fs::write(t.path().join(".kafka_cleanshutdown"), "{}").unwrap();
+    snaps(&part, &[0, 30, 60]);
+    let copy = t.path().join("copy");
+    let r = kseg(&[
+        "recover",
+        part.to_str().unwrap(),
+        "--out",
+        copy.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(
+        listed(&copy.join("orders-0")),
+        vec!["00000000000000000060.snapshot"]
+    );
+}

@@ -1288,3 +1288,52 @@ fn recover_writes_the_empty_indexes_kafkas_load_creates() {
         assert_eq!(m.len(), len, "{name}");
     }
 }
+
+/// A base offset corrupted in a recovered segment (the CRC does not cover it) makes
+/// LogSegment.recover throw LogSegmentOffsetOverflowException; as the segment's last offset fits,
+/// LocalLog.splitOverflowedSegment refuses to split it and Kafka 4.4 does not start (seen against
+/// the real broker in oracle_crash.rs).
+#[test]
+fn an_overflowing_offset_in_a_recovered_segment_stops_the_broker() {
+    let mut s = Seg::new(0, 6);
+    let pos = s.positions();
+    s.batches[2][0..8].copy_from_slice(&3_000_000_000i64.to_be_bytes());
+    let (_t, root) = log_dir(&[(0, &s)], false);
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 1);
+    assert_eq!(lines[0]["kafkaStarts"], false, "{lines:?}");
+    assert_eq!(lines[0]["position"], pos[2]);
+    assert_eq!(findings(&lines, "broker-will-not-start").len(), 1);
+    // With the marker Kafka does not recover the segment: it starts.
+    std::fs::write(
+        root.join(".kafka_cleanshutdown"),
+        r#"{"version":0,"brokerEpoch":1}"#,
+    )
+    .unwrap();
+    let (_, lines) = verify(&root);
+    assert_eq!(lines[0]["kafkaStarts"], true, "{lines:?}");
+}
+
+/// An unreadable leader-epoch-checkpoint stops Kafka's load (LeaderEpochFileCache reads it in
+/// UnifiedLog.create; seen against Kafka 4.4 in oracle_crash.rs); an empty one is read as no
+/// entries (CheckpointFile creates a missing one empty).
+#[test]
+fn an_unreadable_leader_epoch_checkpoint_means_the_broker_will_not_start() {
+    let s = Seg::new(0, 3);
+    let (_t, root) = log_dir(&[(0, &s)], true);
+    std::fs::write(
+        part(&root, "leader-epoch-checkpoint"),
+        "0\n2\nnot an entry\n",
+    )
+    .unwrap();
+    let (code, lines) = verify(&root);
+    assert_eq!(code, 1);
+    assert_eq!(lines[0]["kafkaStarts"], false, "{lines:?}");
+    assert!(lines[0]["file"]
+        .as_str()
+        .unwrap()
+        .ends_with("leader-epoch-checkpoint"));
+    std::fs::write(part(&root, "leader-epoch-checkpoint"), "").unwrap();
+    let (_, lines) = verify(&root);
+    assert_eq!(lines[0]["kafkaStarts"], true, "{lines:?}");
+}

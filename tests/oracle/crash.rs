@@ -54,9 +54,8 @@ fn index_entries(dir: &Path) -> BTreeMap<String, Vec<String>> {
                 .unwrap()
                 .to_string_lossy()
                 .into_owned();
-            // Kafka renames the segments it deletes to `.deleted` and removes them
-            // `file.delete.delay.ms` (60 s) later, often after the test has stopped it; kseg's
-            // copy leaves them out at once. Both say the same: the segment is gone.
+            // Segments Kafka's recovery deletes stay as `.deleted` files until
+            // file.delete.delay.ms (60 s) passes or the next load: not part of the log.
             if file.ends_with(".deleted") {
                 continue;
             }
@@ -441,6 +440,21 @@ fn injected_damage_recovery_matches_kafka() {
             verify.status.code().unwrap_or(-1),
             errors.len()
         ));
+        // The verdict, the first line, says whether Kafka starts.
+        let starts = ndjson(&String::from_utf8_lossy(&verify.stdout))
+            .first()
+            .map(|v| v["kafkaStarts"].clone())
+            .unwrap_or_default();
+        if starts != serde_json::Value::Bool(!refused) {
+            bad.push(format!(
+                "{kind}: Kafka {}, verify-index's verdict kafkaStarts={starts}",
+                if refused {
+                    "refused to start"
+                } else {
+                    "started"
+                }
+            ));
+        }
         if refused {
             // Kafka will not load it: kseg must say so as an error, not preview a recovery.
             if errors.is_empty() || verify.status.code() != Some(1) {
@@ -553,7 +567,9 @@ fn issue_21_load_rules_match_kafka() {
             set_checkpoint(data, "recovery-point-offset-checkpoint", "crash-0", 0);
             let logs = segment_logs(&data.join("crash-0"));
             assert!(logs.len() > 2, "crash-0 has {} segments", logs.len());
-            write_at(&logs[0], 200, &[0xA5]);
+            // Inside the records of the third batch (covered by its CRC; a flip in a base
+            // offset, which the CRC does not cover, stops Kafka instead: see verify_index.rs).
+            write_at(&logs[0], 300, &[0xA5]);
         }),
         // 4: the marker present, a CRC-bad batch in the active segment, kept by Kafka.
         ("flip-active-clean", |data| {

@@ -13,7 +13,7 @@ use crate::storage::layout::base_offset_of;
 
 /// Whether `TransactionIndex.sanityCheck` fails on these bytes (an entry ending below the
 /// segment's base offset), which makes Kafka recover the segment while loading it.
-pub(super) fn txn_index_fails_sanity(bytes: &[u8], base: i64) -> bool {
+pub fn txn_index_fails_sanity(bytes: &[u8], base: i64) -> bool {
     parse_txn_index(bytes)
         .0
         .iter()
@@ -190,7 +190,7 @@ pub(super) fn check_leader_epochs(
     track: &EpochTrack,
     log_start: i64,
     log_end: i64,
-) {
+) -> Option<(u64, String)> {
     if let Some((path, position, epoch, before)) = &track.first_decrease {
         ctx.add(
             "leader-epoch",
@@ -212,23 +212,30 @@ pub(super) fn check_leader_epochs(
                 format!("no leader-epoch-checkpoint although the batches carry epochs {}: Kafka rebuilds the cache only from segments it recovers, so OffsetForLeaderEpoch cannot answer for the others", show_starts(track)),
             );
         }
-        return;
+        return None;
     };
-    let Some(bytes) = ctx.read(path) else {
-        return;
-    };
+    let bytes = ctx.read(path)?;
+    // CheckpointFile reads an empty file (its own creation of a missing one) as no entries.
+    if bytes.is_empty() {
+        return None;
+    }
     let entries: Vec<EpochEntry> = match parse_checkpoint(&String::from_utf8_lossy(&bytes), true) {
         Ok(c) => c.epoch_entries(),
         Err(e) => {
+            let message = format!(
+                "unreadable leader-epoch-checkpoint: {} (Kafka cannot load this partition's log)",
+                e.message
+            );
             ctx.add(
                 "leader-epoch",
                 Severity::Error,
                 path,
                 Some(e.position),
                 None,
-                format!("unreadable leader-epoch-checkpoint: {} (Kafka cannot load this partition's log)", e.message),
+                message.clone(),
             );
-            return;
+            // LeaderEpochFileCache's constructor reads it in UnifiedLog.create: the load fails.
+            return Some((e.position, message));
         }
     };
     for w in entries.windows(2) {
@@ -309,6 +316,7 @@ pub(super) fn check_leader_epochs(
             Some(_) => {}
         }
     }
+    None
 }
 
 fn show_starts(track: &EpochTrack) -> String {

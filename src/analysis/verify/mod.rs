@@ -18,6 +18,7 @@ use crate::storage::layout::{base_offset_of, parse_partition_dir, FileKind};
 use crate::storage::source::{open_log, read_small};
 
 mod files;
+pub use files::txn_index_fails_sanity;
 mod indexes;
 
 mod segment;
@@ -530,6 +531,35 @@ pub fn verify_partition(
                 reason: reason.clone(),
             });
         }
+        // LogSegment.recover throws LogSegmentOffsetOverflowException at a kept batch whose
+        // offset overflows; LogLoader.retryOnOffsetOverflow then splits the segment, but
+        // LocalLog.splitOverflowedSegment requires the segment's last offset to overflow
+        // (hasOverflow, from readNextOffset): when only an earlier batch does (a corrupted base
+        // offset, which the CRC does not cover), it throws IllegalArgumentException and the
+        // broker does not start.
+        if let Some((at, offset)) = seg_facts.first_overflow.filter(|_| !deleted) {
+            let last_fits = seg_facts
+                .last_batch_last_offset
+                .is_some_and(|l| (0..=i32::MAX as i64).contains(&l.saturating_sub(base)));
+            if last_fits {
+                let reason = format!(
+                    "recovering this segment meets offset {offset} at byte {at}, which no offset relative to base {base} holds (LogSegmentOffsetOverflowException), while the segment's last offset fits: LocalLog.splitOverflowedSegment refuses to split it (IllegalArgumentException) and the broker does not start"
+                );
+                ctx.add(
+                    "broker-will-not-start",
+                    Severity::Error,
+                    &seg.path,
+                    Some(at),
+                    Some(offset),
+                    reason.clone(),
+                );
+                preview.load_failure.get_or_insert(LoadFailure {
+                    file: seg.path.display().to_string(),
+                    position: at,
+                    reason,
+                });
+            }
+        }
         // With the clean-shutdown credit the active segment is used unrecovered, and
         // LogLoader.recoverLog reads its end (LogSegment.readNextOffset), framing batches with
         // FileLogInputStream: bytes whose size field is below 14 there throw
@@ -698,7 +728,7 @@ pub fn verify_partition(
                 .and_then(|n| parse_partition_dir(&n.to_string_lossy()))
                 .is_some();
             // Kafka folds the cache at the log start offset checkpoint (0 when absent).
-            files::check_leader_epochs(
+            let epoch_failure = files::check_leader_epochs(
                 &mut ctx,
                 &p.path,
                 is_partition_dir,
@@ -707,6 +737,13 @@ pub fn verify_partition(
                 checkpoints.log_start.unwrap_or(0),
                 end,
             );
+            if let (Some((position, reason)), Some(path)) = (epoch_failure, checkpoint) {
+                preview.load_failure.get_or_insert(LoadFailure {
+                    file: path.display().to_string(),
+                    position,
+                    reason,
+                });
+            }
             for (name, value) in [
                 ("recovery point", checkpoints.recovery_point),
                 ("log start offset", checkpoints.log_start),

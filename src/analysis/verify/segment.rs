@@ -115,6 +115,9 @@ pub(super) struct SegmentFacts {
     pub first_frame_problem: Option<u64>,
     /// Recovering this segment at load throws where nothing catches it: (position, why).
     pub load_failure: Option<(u64, String)>,
+    /// The first batch recovery keeps whose last offset no relative offset can hold:
+    /// (position, offset). `LogSegment.recover` throws LogSegmentOffsetOverflowException there.
+    pub first_overflow: Option<(u64, i64)>,
 }
 
 /// Counts of batches and records before some position.
@@ -408,6 +411,13 @@ impl LogSink for SegmentPass<'_, '_, '_> {
         }
         // Recovery rebuilds the indexes from the batches before the first invalid one.
         if self.first_invalid.is_none() {
+            if (self.seg.recovered || self.seg.load_recovered)
+                && !(0..=i32::MAX as i64).contains(&b.last_offset.saturating_sub(self.seg.base))
+            {
+                self.facts
+                    .first_overflow
+                    .get_or_insert((position, b.last_offset));
+            }
             let before = self.before();
             if let Some(rebuild) = &mut self.rebuild {
                 if !rebuild.has_entries() {
