@@ -17,7 +17,7 @@ use crate::format::log::{ByteSource, RecordScratch};
 use crate::format::text_files::{check_checkpoint, for_each_checkpoint_entry, CheckpointEntry};
 use crate::format::txn_index::{parse_txn_index, ABORTED_TXN_SIZE};
 use crate::print::progress::{self, Progress};
-use crate::storage::discover::{discover, segment_sibling, DataFile, LogDir, PartitionDir};
+use crate::storage::discover::{discover, DataFile, LogDir, PartitionDir, Siblings};
 use crate::storage::layout::{base_offset_of, FileKind};
 use crate::storage::source::{read_small, FileSource};
 
@@ -258,6 +258,7 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
         .max()
         .unwrap_or(i64::MIN);
 
+    let siblings = Siblings::new(&load.files);
     let mut truncated = false;
     let mut log_end: Option<i64> = None;
     let mut damaged = false;
@@ -272,7 +273,7 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
         let recovered = !clean && *base >= recover_from;
         // Without its .index, LogLoader.loadSegmentFiles recovers the segment itself (whatever
         // the shutdown); cut there, it makes recoverLog delete nothing after it.
-        let load_recovered = segment_sibling(&load.files, *base, &FileKind::OffsetIndex).is_none();
+        let load_recovered = siblings.get(*base, &FileKind::OffsetIndex).is_none();
         let plan = analyse_segment(&seg.path, *base, args.index_interval_bytes, &mut scratch)
             .with_context(|| seg.path.display().to_string())?;
         progress.file_done(&seg.path);
@@ -290,7 +291,7 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
                 (FileKind::TimeIndex, "timeindex"),
                 (FileKind::TxnIndex, "txnindex"),
             ] {
-                if let Some(sib) = segment_sibling(&load.files, *base, &kind) {
+                if let Some(sib) = siblings.get(*base, &kind) {
                     let len = fs::metadata(&sib.path)
                         .with_context(|| sib.path.display().to_string())?
                         .len();
@@ -348,8 +349,7 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
         write_new(&target.join(format!("{stem}.index")), &idx)?;
         write_new(&target.join(format!("{stem}.timeindex")), &tim)?;
         let seg_end = last_offset.map(|l| l + 1).unwrap_or(*base);
-        if let Some(txn) = segment_sibling(&load.files, *base, &FileKind::TxnIndex).map(|f| &f.path)
-        {
+        if let Some(txn) = siblings.get(*base, &FileKind::TxnIndex).map(|f| &f.path) {
             let bytes = read_small(txn, 1 << 30).with_context(|| txn.display().to_string())?;
             let (entries, _) = parse_txn_index(&bytes);
             let keep = entries
