@@ -1,8 +1,9 @@
 //! `kseg diff`: replicas of the same partitions, one input path per broker.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use anyhow::Result;
 use serde_json::json;
@@ -27,22 +28,35 @@ use crate::storage::source::{open_log, read_small};
 struct Source {
     path: PathBuf,
     broker_id: Option<i32>,
-    /// Partition dirs with their log dir's facts and cleaner checkpoint.
-    partitions: Vec<(PartitionDir, Option<LogDirFacts>, Option<i64>)>,
+    /// Partition dirs with their log dir's facts (one copy per log dir, shared by its
+    /// partitions) and cleaner checkpoint.
+    partitions: Vec<(PartitionDir, Option<Rc<LogDirFacts>>, Option<i64>)>,
 }
 
-/// The log dir's `cleaner-offset-checkpoint` entry for a partition.
-fn cleaned_to(dir: &Path, p: &PartitionDir) -> Option<i64> {
-    let text = read_small(&dir.join("cleaner-offset-checkpoint"), 64 << 20).ok()?;
-    let c = parse_checkpoint(&String::from_utf8(text).ok()?, false).ok()?;
-    c.entries.into_iter().find_map(|e| match e {
-        CheckpointEntry::Partition {
+/// A log dir's `cleaner-offset-checkpoint`, read once: (topic, partition) -> offset (the
+/// first entry of a partition listed twice).
+fn cleaner_checkpoint(dir: &Path) -> HashMap<(String, i32), i64> {
+    let mut out = HashMap::new();
+    let Ok(text) = read_small(&dir.join("cleaner-offset-checkpoint"), 64 << 20) else {
+        return out;
+    };
+    let Ok(text) = String::from_utf8(text) else {
+        return out;
+    };
+    let Ok(c) = parse_checkpoint(&text, false) else {
+        return out;
+    };
+    for e in c.entries {
+        if let CheckpointEntry::Partition {
             topic,
             partition,
             offset,
-        } if topic == p.name.topic && partition == p.name.partition => Some(offset),
-        _ => None,
-    })
+        } = e
+        {
+            out.entry((topic, partition)).or_insert(offset);
+        }
+    }
+    out
 }
 
 fn node_id(dir: &Path) -> Option<i32> {
@@ -57,8 +71,7 @@ fn node_id(dir: &Path) -> Option<i32> {
 }
 
 /// The log dir holding a partition dir given on its own: its parent's root files.
-fn parent_log_dir(p: &PartitionDir) -> Option<LogDir> {
-    let parent = p.path.parent()?;
+fn parent_log_dir(parent: &Path) -> Option<LogDir> {
     let files = std::fs::read_dir(parent)
         .ok()?
         .filter_map(|e| e.ok())
@@ -75,6 +88,21 @@ fn parent_log_dir(p: &PartitionDir) -> Option<LogDir> {
     })
 }
 
+/// What a log dir tells about its partitions, read once per log dir.
+struct LogDirRead {
+    broker_id: Option<i32>,
+    facts: Rc<LogDirFacts>,
+    cleaned: HashMap<(String, i32), i64>,
+}
+
+fn read_log_dir(d: &LogDir) -> LogDirRead {
+    LogDirRead {
+        broker_id: node_id(&d.path),
+        facts: Rc::new(log_dir_facts(d)),
+        cleaned: cleaner_checkpoint(&d.path),
+    }
+}
+
 fn source(path: &Path) -> Result<Source> {
     let set = discover(std::slice::from_ref(&path.to_path_buf()))?;
     let mut s = Source {
@@ -82,22 +110,36 @@ fn source(path: &Path) -> Result<Source> {
         broker_id: None,
         partitions: Vec::new(),
     };
-    for d in &set.log_dirs {
-        s.broker_id = s.broker_id.or_else(|| node_id(&d.path));
-        let facts = log_dir_facts(d);
-        for p in &d.partitions {
+    for d in set.log_dirs {
+        let read = read_log_dir(&d);
+        s.broker_id = s.broker_id.or(read.broker_id);
+        for p in d.partitions {
+            let cleaned = read
+                .cleaned
+                .get(&(p.name.topic.clone(), p.name.partition))
+                .copied();
             s.partitions
-                .push((p.clone(), Some(facts.clone()), cleaned_to(&d.path, p)));
+                .push((p, Some(Rc::clone(&read.facts)), cleaned));
         }
     }
-    for p in &set.partitions {
-        let dir = parent_log_dir(p);
-        if let Some(d) = &dir {
-            s.broker_id = s.broker_id.or_else(|| node_id(&d.path));
-        }
-        let cleaned = dir.as_ref().and_then(|d| cleaned_to(&d.path, p));
+    // Partition dirs given directly: their parent is read once, however many share it.
+    let mut parents: HashMap<PathBuf, Option<LogDirRead>> = HashMap::new();
+    for p in set.partitions {
+        let parent = p.path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let read = parents
+            .entry(parent)
+            .or_insert_with_key(|parent| parent_log_dir(parent).as_ref().map(read_log_dir));
+        let Some(read) = read else {
+            s.partitions.push((p, None, None));
+            continue;
+        };
+        s.broker_id = s.broker_id.or(read.broker_id);
+        let cleaned = read
+            .cleaned
+            .get(&(p.name.topic.clone(), p.name.partition))
+            .copied();
         s.partitions
-            .push((p.clone(), dir.as_ref().map(log_dir_facts), cleaned));
+            .push((p, Some(Rc::clone(&read.facts)), cleaned));
     }
     Ok(s)
 }
@@ -195,7 +237,7 @@ pub fn run(args: DiffArgs) -> Result<Outcome> {
                 .entry((p.name.topic.clone(), p.name.partition))
                 .or_default();
             if list.iter().all(|(j, _, _, _)| *j != i) {
-                list.push((i, p, f.as_ref(), *cleaned));
+                list.push((i, p, f.as_deref(), *cleaned));
             }
         }
     }

@@ -21,7 +21,7 @@ use crate::format::log::{ByteSource, RecordScratch};
 use crate::format::producer_snapshot::parse_producer_snapshot;
 use crate::format::text_files::{for_each_checkpoint_entry, CheckpointEntry};
 use crate::print::progress::{self, Progress};
-use crate::storage::discover::{discover, segment_sibling, DataFile, LogDir, PartitionDir};
+use crate::storage::discover::{discover, DataFile, LogDir, PartitionDir, Siblings};
 use crate::storage::layout::{base_offset_of, FileKind};
 use crate::storage::source::{read_small, FileSource};
 
@@ -301,6 +301,7 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
         .max()
         .unwrap_or(i64::MIN);
 
+    let siblings = Siblings::new(&load.files);
     // The producer state recovery starts from (ProducerStateManager.truncateAndReload: the
     // latest readable snapshot at or below the first recovered segment), replayed through the
     // log for the .txnindex LogSegment.recover rebuilds.
@@ -309,9 +310,9 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
     // TransactionIndex.sanityCheck.
     let load_recovered_at = |base: i64| -> bool {
         let no_index = !load.empty_index_created.contains(&base)
-            && segment_sibling(&load.files, base, &FileKind::OffsetIndex).is_none();
+            && siblings.get(base, &FileKind::OffsetIndex).is_none();
         no_index
-            || segment_sibling(&load.files, base, &FileKind::TxnIndex).is_some_and(|f| {
+            || siblings.get(base, &FileKind::TxnIndex).is_some_and(|f| {
                 read_small(&f.path, 1 << 30).is_ok_and(|b| txn_index_fails_sanity(&b, base))
             })
     };
@@ -378,7 +379,7 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
                 (FileKind::TimeIndex, "timeindex"),
                 (FileKind::TxnIndex, "txnindex"),
             ] {
-                if let Some(sib) = segment_sibling(&load.files, *base, &kind) {
+                if let Some(sib) = siblings.get(*base, &kind) {
                     let len = fs::metadata(&sib.path)
                         .with_context(|| sib.path.display().to_string())?
                         .len();
@@ -480,7 +481,7 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
         let txn = txn_track
             .replay(&seg.path, plan.kept.end, &mut scratch)
             .with_context(|| seg.path.display().to_string())?;
-        if !txn.is_empty() || segment_sibling(&load.files, *base, &FileKind::TxnIndex).is_some() {
+        if !txn.is_empty() || siblings.get(*base, &FileKind::TxnIndex).is_some() {
             write_new(&target.join(format!("{stem}.txnindex")), &txn)?;
         }
         log_end = Some(log_end.map_or(seg_end, |e| e.max(seg_end)));

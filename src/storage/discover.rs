@@ -4,6 +4,7 @@
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::layout::{
     base_offset_of, classify_file, file_order, is_redpanda_file_name, parse_partition_dir,
@@ -16,20 +17,55 @@ pub struct DataFile {
     pub kind: FileKind,
 }
 
-/// The file of `kind` belonging to the segment with base offset `base` (its `.index`,
-/// `.timeindex`, ...), whatever suffix the name carries.
-pub fn segment_sibling<'f>(
+/// A partition's files by base offset, built once: finding a segment's `.index`,
+/// `.timeindex`, `.txnindex` is a binary search, not a scan of every file of the partition.
+pub struct Siblings<'f> {
     files: &'f [DataFile],
-    base: i64,
-    kind: &FileKind,
-) -> Option<&'f DataFile> {
-    files.iter().find(|f| {
-        f.kind == *kind
-            && f.path
-                .file_name()
-                .and_then(|n| base_offset_of(&n.to_string_lossy()))
-                == Some(base)
-    })
+    /// (base offset, index in `files`), by base offset then file order.
+    by_base: Vec<(i64, usize)>,
+}
+
+impl<'f> Siblings<'f> {
+    pub fn new(files: &'f [DataFile]) -> Self {
+        let mut by_base: Vec<(i64, usize)> = files
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| {
+                let base = f
+                    .path
+                    .file_name()
+                    .and_then(|n| base_offset_of(&n.to_string_lossy()))?;
+                Some((base, i))
+            })
+            .collect();
+        by_base.sort_unstable();
+        Siblings { files, by_base }
+    }
+
+    /// The file of `kind` belonging to the segment with base offset `base` (the first in file
+    /// order), whatever suffix the name carries.
+    pub fn get(&self, base: i64, kind: &FileKind) -> Option<&'f DataFile> {
+        let from = self.by_base.partition_point(|(b, _)| *b < base);
+        let steps = (usize::BITS - self.by_base.len().leading_zeros()) as u64;
+        SIBLING_WORK.fetch_add(steps, Ordering::Relaxed);
+        self.by_base[from..]
+            .iter()
+            .take_while(|(b, _)| *b == base)
+            .map(|(_, i)| &self.files[*i])
+            .inspect(|_| {
+                SIBLING_WORK.fetch_add(1, Ordering::Relaxed);
+            })
+            .find(|f| f.kind == *kind)
+    }
+}
+
+/// File entries examined by sibling look-ups since the process started: the scaling tests
+/// assert it grows linearly with the segment count.
+static SIBLING_WORK: AtomicU64 = AtomicU64::new(0);
+
+#[doc(hidden)]
+pub fn sibling_work() -> u64 {
+    SIBLING_WORK.load(Ordering::Relaxed)
 }
 
 #[derive(Debug, Clone)]

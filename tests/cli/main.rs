@@ -19,6 +19,7 @@ mod internal_topics_corpus;
 mod kafka_python_roundtrip;
 mod layers;
 mod live_broker;
+mod lookup_fds;
 mod lookup;
 mod odd_input;
 mod progress;

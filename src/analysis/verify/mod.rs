@@ -13,7 +13,7 @@ use crate::analysis::recovery::DEFAULT_INDEX_INTERVAL;
 use crate::analysis::summary::{Checkpoints, LogDirFacts};
 use crate::format::log::RecordScratch;
 use crate::scan::{scan_log, ScanOptions};
-use crate::storage::discover::{segment_sibling, DataFile, PartitionDir};
+use crate::storage::discover::{DataFile, PartitionDir, Siblings};
 use crate::storage::layout::{base_offset_of, parse_partition_dir, FileKind};
 use crate::storage::source::{open_log, read_small};
 
@@ -416,6 +416,7 @@ pub fn verify_partition(
     let mut log_start: Option<i64> = None;
     let mut truncated = false;
 
+    let siblings = Siblings::new(loaded);
     for (i, seg) in segments.iter().enumerate() {
         let base = bases[i];
         let active = i + 1 == segments.len();
@@ -428,15 +429,16 @@ pub fn verify_partition(
             }
         };
         let size = src.len();
-        let index = segment_sibling(loaded, base, &FileKind::OffsetIndex);
-        let time_index = segment_sibling(loaded, base, &FileKind::TimeIndex);
+        let index = siblings.get(base, &FileKind::OffsetIndex);
+        let time_index = siblings.get(base, &FileKind::TimeIndex);
         // LogLoader: a missing .index makes Kafka recover the segment (both indexes rebuilt,
         // whatever the shutdown); a missing .timeindex beside an .index is created empty, and
         // only a recovery fills it.
         // LogLoader.loadSegmentFiles recovers a segment itself when its .index is missing or
         // its .txnindex fails the sanity check.
         // Read once: for that decision here and for its checks after the log's pass.
-        let txn_index = segment_sibling(loaded, base, &FileKind::TxnIndex)
+        let txn_index = siblings
+            .get(base, &FileKind::TxnIndex)
             .and_then(|f| Some((f.path.as_path(), ctx.read(&f.path)?)));
         let index_created = load.empty_index_created.contains(&base);
         let load_recovered = (index.is_none() && !index_created)

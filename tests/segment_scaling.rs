@@ -1,0 +1,82 @@
+//! Work per segment stays flat as a partition grows: finding a segment's index files is not a
+//! scan of the whole partition (issue 26). The counts are of work done (file entries examined
+//! by sibling look-ups), never of wall time. One test function: the counter is process-wide.
+
+mod common;
+use common::*;
+use kseg::analysis::verify::{verify_partition, VerifyOptions};
+use kseg::cli::{Cli, Command};
+use kseg::storage::discover::{discover, sibling_work, PartitionDir};
+use std::path::Path;
+
+/// A partition dir of `n` one-batch segments, each with its `.index` and `.timeindex`.
+fn partition(root: &Path, n: i64) -> PartitionDir {
+    let dir = root.join(format!("t{n}-0"));
+    std::fs::create_dir_all(&dir).unwrap();
+    for i in 0..n {
+        let b = batch(
+            BatchSpec {
+                base_offset: i,
+                base_timestamp: 1_700_000_000_000 + i,
+                ..Default::default()
+            },
+            &[rec("k", "v")],
+        );
+        write(&dir.join(format!("{i:020}.log")), &[&b]);
+        write(&dir.join(format!("{i:020}.index")), &[]);
+        write(&dir.join(format!("{i:020}.timeindex")), &[]);
+    }
+    let set = discover(&[dir]).unwrap();
+    set.partitions.into_iter().next().unwrap()
+}
+
+/// The sibling work `f` does.
+fn work(f: impl FnOnce()) -> u64 {
+    let before = sibling_work();
+    f();
+    sibling_work() - before
+}
+
+fn recover(p: &PartitionDir, out: &Path) {
+    let cli = <Cli as clap::Parser>::try_parse_from([
+        "kseg".as_ref(),
+        "recover".as_ref(),
+        "--json".as_ref(),
+        p.path.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ])
+    .unwrap();
+    let Command::Recover(args) = cli.command else {
+        unreachable!()
+    };
+    kseg::cmd::recover::run(args).unwrap();
+}
+
+#[test]
+fn sibling_lookups_are_linear_in_segments() {
+    let t = tempfile::tempdir().unwrap();
+    let small = partition(t.path(), 250);
+    let large = partition(t.path(), 1000);
+    let opts = VerifyOptions::default();
+
+    let (v1, v4) = (
+        work(|| drop(verify_partition(&small, None, &opts))),
+        work(|| drop(verify_partition(&large, None, &opts))),
+    );
+    assert!(v1 > 0, "verify looks up no siblings");
+    assert!(
+        v4 <= 5 * v1,
+        "verify-index: 4x the segments, {v4} vs {v1} entries examined"
+    );
+
+    let (r1, r4) = (
+        work(|| recover(&small, &t.path().join("r1"))),
+        work(|| recover(&large, &t.path().join("r4"))),
+    );
+    assert!(r1 > 0, "recover looks up no siblings");
+    assert!(
+        r4 <= 5 * r1,
+        "recover: 4x the segments, {r4} vs {r1} entries examined"
+    );
+}
