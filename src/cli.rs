@@ -556,7 +556,8 @@ pub struct LookupArgs {
     #[arg(long)]
     pub explain: bool,
 
-    /// Also answer by scanning every record, ignoring the indexes, and say when it differs
+    /// Also answer by scanning every record, ignoring the indexes. The answer shown stays the
+    /// broker's; a different scan answer is a finding (`scanOffset`, exit 1)
     #[arg(long)]
     pub scan: bool,
 

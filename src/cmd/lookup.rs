@@ -154,6 +154,11 @@ pub fn run(args: LookupArgs) -> Result<Outcome> {
         }
         match result {
             Ok(report) => {
+                // A scan that answers differently is a finding: the indexes and the log disagree,
+                // or the broker's rule hides a record (exit 1, the headline unchanged).
+                if report.scan.as_ref().is_some_and(|s| s.differs) {
+                    outcome = outcome.worst(Outcome::DataProblems);
+                }
                 if args.json {
                     printer::json(&mut out, &report, args.explain)?;
                 } else {

@@ -662,9 +662,10 @@ fn trace_text(out: &mut impl Write, title: &str, t: &Trace) -> io::Result<()> {
 }
 
 /// `topic:partition:offset` (empty offset when there is none, as kafka-get-offsets.sh prints
-/// it), then the details, indented.
+/// it), then the details, indented. The headline is always the broker's (index-guided) answer;
+/// with `--scan`, a different answer from every record is a finding under it, never the headline.
 pub fn text(out: &mut impl Write, r: &LookupReport, explain: bool) -> io::Result<()> {
-    let shown = r.scan.as_ref().map_or(&r.answer, |s| &s.answer);
+    let shown = &r.answer;
     writeln!(
         out,
         "{}:{}:{}",
@@ -680,7 +681,10 @@ pub fn text(out: &mut impl Write, r: &LookupReport, explain: bool) -> io::Result
         if s.differs {
             writeln!(
                 out,
-                "  the index-guided answer differs: {}",
+                "  FINDING: a scan of every record answers {}; the broker answers {}",
+                s.answer
+                    .offset
+                    .map_or("none".into(), |o| format!("offset {o}")),
                 r.answer
                     .offset
                     .map_or("none".into(), |o| format!("offset {o}"))
@@ -689,7 +693,7 @@ pub fn text(out: &mut impl Write, r: &LookupReport, explain: bool) -> io::Result
                 writeln!(out, "  why: {}", scan_reason_text(reason))?;
             }
         } else {
-            writeln!(out, "  the index-guided answer is the same")?;
+            writeln!(out, "  a scan of every record gives the same answer")?;
         }
     }
     if explain {
@@ -701,11 +705,11 @@ pub fn text(out: &mut impl Write, r: &LookupReport, explain: bool) -> io::Result
             r.log_end_offset
                 .map_or(String::new(), |e| format!(", log end offset {e}"))
         )?;
-        trace_text(out, "index-guided lookup", &r.trace)?;
+        trace_text(out, "index-guided lookup (the broker's answer)", &r.trace)?;
         if let Some(s) = &r.scan {
             if s.differs {
-                writeln!(out, "  index-guided answer:")?;
-                answer_details(out, r, &r.answer)?;
+                writeln!(out, "  the scan's answer:")?;
+                answer_details(out, r, &s.answer)?;
             }
             trace_text(out, "scan of every record", &s.trace)?;
         }
@@ -752,10 +756,10 @@ fn trace_json(t: &Trace) -> Value {
 }
 
 /// One `lookup` object: `{type, topic, partition, target, offset, timestamp, segment,
-/// position, ...}`; with a scan, the top-level answer is the scan's and `indexGuided` holds the
-/// other.
+/// position, ...}`, always the broker's (index-guided) answer; with a scan, `scanOffset` is the
+/// scan's offset, `scan` its whole answer, and `scanDiffers` whether it is a finding.
 pub fn json(out: &mut impl Write, r: &LookupReport, explain: bool) -> io::Result<()> {
-    let shown = r.scan.as_ref().map_or(&r.answer, |s| &s.answer);
+    let shown = &r.answer;
     let mut target = json!({"kind": r.query.kind()});
     if let Some(v) = r.query.value() {
         target["value"] = json!(v);
@@ -776,7 +780,8 @@ pub fn json(out: &mut impl Write, r: &LookupReport, explain: bool) -> io::Result
         "notes": notes_json(&shown.notes),
     });
     if let Some(s) = &r.scan {
-        v["indexGuided"] = answer_json(&r.answer);
+        v["scanOffset"] = json!(s.answer.offset);
+        v["scan"] = answer_json(&s.answer);
         v["scanDiffers"] = json!(s.differs);
         v["scanReason"] = json!(s.reason.as_ref().map(scan_reason_text));
     }

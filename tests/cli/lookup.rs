@@ -704,7 +704,7 @@ fn a_later_segment_does_not_count_and_scan_says_so() {
     let dir = e1.dir.to_str().unwrap();
     let v = cli_json(&["lookup", dir, "--timestamp", &t.to_string(), "--json"]);
     assert!(v[0]["offset"].is_null(), "{}", v[0]);
-    let v = cli_json(&[
+    let run = kseg(&[
         "lookup",
         dir,
         "--timestamp",
@@ -713,24 +713,28 @@ fn a_later_segment_does_not_count_and_scan_says_so() {
         "--scan",
         "--explain",
     ]);
-    assert_eq!(v[0]["offset"], naive.offset);
-    assert!(v[0]["indexGuided"]["offset"].is_null());
+    assert_eq!(run.code, 1, "a differing scan is a finding: {}", run.stdout);
+    let v = json_lines(&run.stdout);
+    // The headline and `offset` stay the broker's answer (none); the scan's is a finding.
+    assert!(v[0]["offset"].is_null(), "{}", v[0]);
+    assert!(v[0]["segment"].is_null(), "{}", v[0]);
+    assert_eq!(v[0]["scanOffset"], naive.offset);
+    assert_eq!(v[0]["scan"]["offset"], naive.offset);
     assert_eq!(v[0]["scanDiffers"], true);
     let reason = v[0]["scanReason"].as_str().unwrap();
     assert!(reason.contains("broker's rule"), "{reason}");
     let run = kseg(&["lookup", dir, "--timestamp", &t.to_string(), "--scan"]);
-    assert_eq!(run.code, 0);
+    assert_eq!(run.code, 1, "a differing scan is a finding: {}", run.stdout);
+    assert!(run.stdout.starts_with("events:1:\n"), "{}", run.stdout);
     assert!(
-        run.stdout
-            .starts_with(&format!("events:1:{}\n", naive.offset)),
+        run.stdout.contains(&format!(
+            "FINDING: a scan of every record answers offset {}; the broker answers none",
+            naive.offset
+        )),
         "{}",
         run.stdout
     );
-    assert!(
-        run.stdout.contains("the index-guided answer differs: none"),
-        "{}",
-        run.stdout
-    );
+
     // log start offset from the checkpoint: --earliest, and offsets below it are out of range
     let v = cli_json(&["lookup", dir, "--earliest", "--json"]);
     assert_eq!(v[0]["offset"], 9);
