@@ -1,7 +1,6 @@
 //! `kseg lookup` holds a bounded number of files open whatever the segment count (issue 26):
 //! run under a descriptor limit well below the number of segments, every query still answers.
 
-
 use crate::common::*;
 use std::path::Path;
 use std::process::Command;
