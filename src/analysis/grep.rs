@@ -484,4 +484,157 @@ mod tests {
         legacy.magic = 1;
         assert!(f.batch_may_match(&legacy), "legacy headers are not trusted");
     }
+
+    /// One generated record: key and value from a small alphabet (so filters hit), a timestamp
+    /// that may go down within a batch (negative deltas), an optional header.
+    type GenRecord = (Option<u8>, Option<u8>, i64, Option<(u8, Option<u8>)>);
+    /// One generated batch: codec, LogAppendTime or not, producer id, records.
+    type GenBatch = (u8, Option<i64>, i64, Vec<GenRecord>);
+
+    fn text(n: u8) -> Vec<u8> {
+        format!("t{}", n % 5).into_bytes()
+    }
+
+    fn build(batches: &[GenBatch]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut scratch = Vec::new();
+        let mut next = 0i64;
+        for (codec, lat, pid, recs) in batches {
+            let keys: Vec<Option<Vec<u8>>> = recs.iter().map(|r| r.0.map(text)).collect();
+            let values: Vec<Option<Vec<u8>>> = recs.iter().map(|r| r.1.map(text)).collect();
+            let heads: Vec<Vec<(Vec<u8>, Option<Vec<u8>>)>> = recs
+                .iter()
+                .map(|r| r.3.iter().map(|(k, v)| (text(*k), v.map(text))).collect())
+                .collect();
+            let head_refs: Vec<Vec<(&[u8], Option<&[u8]>)>> = heads
+                .iter()
+                .map(|h| h.iter().map(|(k, v)| (k.as_slice(), v.as_deref())).collect())
+                .collect();
+            let new: Vec<NewRecord> = recs
+                .iter()
+                .enumerate()
+                .map(|(i, r)| NewRecord {
+                    timestamp: r.2,
+                    key: keys[i].as_deref(),
+                    value: values[i].as_deref(),
+                    headers: &head_refs[i],
+                })
+                .collect();
+            let b = NewBatch {
+                base_offset: next,
+                codec: [Codec::None, Codec::Gzip, Codec::Snappy, Codec::Lz4, Codec::Zstd]
+                    [*codec as usize % 5],
+                log_append_time: *lat,
+                producer_id: *pid,
+                ..NewBatch::default()
+            };
+            encode_batch(&mut out, &b, &new, &mut scratch);
+            next += recs.len() as i64 + 1; // a gap, as compaction leaves
+        }
+        out
+    }
+
+    /// Every record decoded, every filter applied naively: what a match is.
+    fn reference(data: &[u8], f: &Filter) -> Vec<i64> {
+        let mut out = Vec::new();
+        let mut walker = crate::format::log::LogWalker::new(u64::MAX);
+        let mut src = SliceSource(data);
+        let mut scratch = RecordScratch::default();
+        while let Some(ev) = walker.next(&mut src).unwrap() {
+            let crate::format::log::WalkEvent::Entry { bytes, .. } = ev else {
+                panic!("generated data is clean")
+            };
+            let entry = LogEntry::parse(bytes).unwrap();
+            let info = entry.info();
+            crate::format::log::for_each_record(&entry, &mut scratch, |r| {
+                let ok = f.from_offset.is_none_or(|x| r.offset >= x)
+                    && f.to_offset.is_none_or(|x| r.offset <= x)
+                    && f.producer_id.is_none_or(|p| info.producer_id == p)
+                    && f.from_time.is_none_or(|t| r.timestamp >= t)
+                    && f.to_time.is_none_or(|t| r.timestamp < t)
+                    && f.key.as_ref().is_none_or(|k| r.key == Some(&k[..]))
+                    && f.headers.iter().all(|h| {
+                        r.headers.iter().any(|x| {
+                            x.key == &h.name[..]
+                                && h.value.as_ref().is_none_or(|v| x.value == Some(&v[..]))
+                        })
+                    })
+                    && f.value.as_ref().is_none_or(|p| match (p, r.value) {
+                        (_, None) => false,
+                        (Pattern::Fixed(fx), Some(v)) => {
+                            v.windows(fx.needle().len()).any(|w| w == fx.needle())
+                        }
+                        (Pattern::Regex(re), Some(v)) => re.is_match(v),
+                    });
+                if ok {
+                    out.push(r.offset);
+                }
+            })
+            .unwrap();
+        }
+        out
+    }
+
+    fn run(data: &[u8], f: &Filter, prune: bool) -> Vec<i64> {
+        let mut sink = Collect::default();
+        let mut s = Search::new(f, &mut sink);
+        s.prune = prune;
+        let opts = ScanOptions {
+            deep: true,
+            ..ScanOptions::default()
+        };
+        scan_log(
+            &mut SliceSource(data),
+            &opts,
+            &mut RecordScratch::default(),
+            &mut s,
+        )
+        .unwrap();
+        sink.offsets
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+        /// Pruning never loses a match and the search finds exactly the reference's matches.
+        #[test]
+        fn the_search_is_the_brute_force_reference(
+            batches in proptest::collection::vec((
+                0u8..5,
+                proptest::option::weighted(0.3, 0i64..100),
+                -1i64..3,
+                proptest::collection::vec((
+                    proptest::option::weighted(0.9, 0u8..5),
+                    proptest::option::weighted(0.9, 0u8..5),
+                    0i64..100,
+                    proptest::option::weighted(0.4, (0u8..3, proptest::option::of(0u8..3))),
+                ), 1..6),
+            ), 0..8),
+            from_time in proptest::option::of(0i64..100),
+            to_time in proptest::option::of(0i64..100),
+            from_offset in proptest::option::of(0i64..40),
+            to_offset in proptest::option::of(0i64..40),
+            producer_id in proptest::option::of(-1i64..3),
+            key in proptest::option::of(0u8..5),
+            value in proptest::option::of((0u8..5, proptest::bool::ANY)),
+            header in proptest::option::of((0u8..3, proptest::option::of(0u8..3))),
+        ) {
+            let data = build(&batches);
+            let f = Filter {
+                from_time, to_time, from_offset, to_offset, producer_id,
+                key: key.map(text),
+                value: value.map(|(v, fixed)| {
+                    let t = String::from_utf8(text(v)).unwrap();
+                    Pattern::new(&if fixed { t } else { format!("^{t}$") }, fixed).unwrap()
+                }),
+                headers: header
+                    .map(|(k, v)| HeaderFilter { name: text(k), value: v.map(text) })
+                    .into_iter()
+                    .collect(),
+                ..Filter::default()
+            };
+            let want = reference(&data, &f);
+            proptest::prop_assert_eq!(&run(&data, &f, true), &want);
+            proptest::prop_assert_eq!(&run(&data, &f, false), &want);
+        }
+    }
 }
