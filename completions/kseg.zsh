@@ -226,6 +226,42 @@ _arguments "${_arguments_options[@]}" : \
 ':target -- A partition dir, or a log dir with --topic (one answer per partition):_files' \
 && ret=0
 ;;
+(grep)
+_arguments "${_arguments_options[@]}" : \
+'-e+[The value pattern (for a pattern starting with '\''-'\'', or to give only paths)]:PATTERN:_default' \
+'--regexp=[The value pattern (for a pattern starting with '\''-'\'', or to give only paths)]:PATTERN:_default' \
+'--key=[Only records whose key is exactly K (the bytes of its UTF-8 text)]:K:_default' \
+'--key-regex=[Only records whose key matches the regex R]:R:_default' \
+'*--header=[Only records with a header NAME, or NAME with exactly VALUE (repeatable\: all must hold)]:NAME[=VALUE]:_default' \
+'--from-time=[Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)]:T:_default' \
+'--to-time=[Only records whose timestamp is before T (half-open\: \[--from-time, --to-time))]:T:_default' \
+'--from-offset=[Only records with offsets >= N]:N:_default' \
+'--to-offset=[Only records with offsets <= N]:N:_default' \
+'--producer-id=[Only records of batches written by this producer id (-1\: without one)]:N:_default' \
+'-m+[Stop after N matches per partition]:N:_default' \
+'--max-count=[Stop after N matches per partition]:N:_default' \
+'--encoding=[How --json shows keys, values and header values]:ENCODING:((auto\:"A JSON string when the bytes are valid UTF-8, else \`{"base64"\:"..."}\`\: lossless"
+utf8\:"Always a string; invalid UTF-8 is replaced by U+FFFD (lossy)"
+hex\:"Lowercase hex string"
+base64\:"Standard Base64 with padding"))' \
+'--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
+'-F[The value pattern is a fixed string (memchr\:\:memmem), not a regex]' \
+'--fixed-strings[The value pattern is a fixed string (memchr\:\:memmem), not a regex]' \
+'-c[Print only a count of matches per partition]' \
+'--count[Print only a count of matches per partition]' \
+'(-c --count)-l[Print only the segment files holding a match]' \
+'(-c --count)--files-with-matches[Print only the segment files holding a match]' \
+'--print-batch[Print the batch line (dump-log'\''s) before the first match of each batch]' \
+'--json[NDJSON\: dump-log'\''s "record" objects plus "topic" and "partition", then a "summary"]' \
+'--no-prune[Decode every batch instead of skipping those whose header rules out a match]' \
+'--stats[Counts on stderr at the end\: matches, batches searched and pruned, records searched]' \
+'--mmap[Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker'\''s data dir (a concurrent truncation kills kseg with SIGBUS)]' \
+'--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'*::args -- \[PATTERN\] PATH...\: a regex over record values, then files, partition dirs or log dirs (as dump-log takes them). With -e, or another filter and a single argument, every argument is a PATH:_default' \
+&& ret=0
+;;
 (mini-broker)
 _arguments "${_arguments_options[@]}" : \
 '--log-dir=[The log dir (log.dirs); created when missing]:DIR:_files' \
@@ -426,6 +462,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(grep)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (mini-broker)
 _arguments "${_arguments_options[@]}" : \
 ":: :_kseg__subcmd__help__subcmd__mini-broker_commands" \
@@ -484,6 +524,7 @@ _kseg_commands() {
 'diff:Replicas of the same partitions side by side\: common prefix, divergence point, the records only one broker holds (what an unclean leader election lost)' \
 'find-group-partition:Which __consumer_offsets (or __transaction_state) partition an id lives in' \
 'lookup:Offsets by timestamp, offset, earliest/latest or leader epoch, as the broker answers them' \
+'grep:Find records by value, key, header, time, offset or producer, pruning batches from their headers before anything is decompressed' \
 'mini-broker:Run an embedded single-node Kafka broker writing real segment files (or script one with \`produce\` and \`commit\`, no client needed)' \
 'completions:Print a shell completion script' \
 'man:Print the man page (roff)' \
@@ -511,6 +552,11 @@ _kseg__subcmd__find-group-partition_commands() {
     local commands; commands=()
     _describe -t commands 'kseg find-group-partition commands' commands "$@"
 }
+(( $+functions[_kseg__subcmd__grep_commands] )) ||
+_kseg__subcmd__grep_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg grep commands' commands "$@"
+}
 (( $+functions[_kseg__subcmd__groups_commands] )) ||
 _kseg__subcmd__groups_commands() {
     local commands; commands=()
@@ -529,6 +575,7 @@ _kseg__subcmd__help_commands() {
 'diff:Replicas of the same partitions side by side\: common prefix, divergence point, the records only one broker holds (what an unclean leader election lost)' \
 'find-group-partition:Which __consumer_offsets (or __transaction_state) partition an id lives in' \
 'lookup:Offsets by timestamp, offset, earliest/latest or leader epoch, as the broker answers them' \
+'grep:Find records by value, key, header, time, offset or producer, pruning batches from their headers before anything is decompressed' \
 'mini-broker:Run an embedded single-node Kafka broker writing real segment files (or script one with \`produce\` and \`commit\`, no client needed)' \
 'completions:Print a shell completion script' \
 'man:Print the man page (roff)' \
@@ -555,6 +602,11 @@ _kseg__subcmd__help__subcmd__dump-log_commands() {
 _kseg__subcmd__help__subcmd__find-group-partition_commands() {
     local commands; commands=()
     _describe -t commands 'kseg help find-group-partition commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__help__subcmd__grep_commands] )) ||
+_kseg__subcmd__help__subcmd__grep_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg help grep commands' commands "$@"
 }
 (( $+functions[_kseg__subcmd__help__subcmd__groups_commands] )) ||
 _kseg__subcmd__help__subcmd__groups_commands() {

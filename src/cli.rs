@@ -82,6 +82,9 @@ pub enum Command {
     FindGroupPartition(FindGroupPartitionArgs),
     /// Offsets by timestamp, offset, earliest/latest or leader epoch, as the broker answers them
     Lookup(LookupArgs),
+    /// Find records by value, key, header, time, offset or producer, pruning batches from their
+    /// headers before anything is decompressed
+    Grep(Box<GrepArgs>),
     /// Run an embedded single-node Kafka broker writing real segment files (or script one with
     /// `produce` and `commit`, no client needed)
     MiniBroker(Box<MiniBrokerArgs>),
@@ -194,6 +197,111 @@ pub struct DumpLogArgs {
 
     #[command(flatten)]
     pub threads: ThreadsArg,
+}
+
+/// `kseg grep`'s examples, for `--help`.
+const GREP_EXAMPLES: &str = "Examples:
+  kseg grep -F customer-4711 /var/lib/kafka/data         value contains the text
+  kseg grep --key customer-4711 /var/lib/kafka/data      key is exactly customer-4711
+  kseg grep 'trace-id\\W+[0-9a-f]{32}' orders-3               value matches a regex (regex::bytes)
+  kseg grep --header traceparent=00-4bf9-01 DIR           a header with that value
+  kseg grep --producer-id 1042 --from-time 2024-03-09T09:00:00Z --to-time 2024-03-09T09:05:00Z DIR
+  kseg grep -c -F ERROR DIR                              matches per partition
+  kseg grep --json -m 1 --key k DIR | jq .               dump-log's record object plus topic, partition
+
+Each match is a line `topic-partition:offset` followed by the record as `kseg dump-log
+--print-data-log --raw` prints it (keys and values escaped the same way). Filters combine with
+AND. Exit status: 0 something matched, 1 nothing matched, 2 trouble (an unreadable path, a bad
+pattern, or data problems, reported on stderr as dump-log reports them).";
+
+#[derive(Debug, Args)]
+#[command(after_help = GREP_EXAMPLES)]
+pub struct GrepArgs {
+    /// [PATTERN] PATH...: a regex over record values, then files, partition dirs or log dirs
+    /// (as dump-log takes them). With -e, or another filter and a single argument, every
+    /// argument is a PATH
+    #[arg(value_name = "PATTERN|PATH", required = true)]
+    pub args: Vec<std::ffi::OsString>,
+
+    /// The value pattern (for a pattern starting with '-', or to give only paths)
+    #[arg(
+        short = 'e',
+        long = "regexp",
+        value_name = "PATTERN",
+        allow_hyphen_values = true
+    )]
+    pub regexp: Option<String>,
+
+    /// The value pattern is a fixed string (memchr::memmem), not a regex
+    #[arg(short = 'F', long)]
+    pub fixed_strings: bool,
+
+    /// Only records whose key is exactly K (the bytes of its UTF-8 text)
+    #[arg(long, value_name = "K", allow_hyphen_values = true)]
+    pub key: Option<String>,
+
+    /// Only records whose key matches the regex R
+    #[arg(long, value_name = "R", allow_hyphen_values = true)]
+    pub key_regex: Option<String>,
+
+    /// Only records with a header NAME, or NAME with exactly VALUE (repeatable: all must hold)
+    #[arg(long, value_name = "NAME[=VALUE]", allow_hyphen_values = true)]
+    pub header: Vec<String>,
+
+    /// Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
+    pub from_time: Option<String>,
+
+    /// Only records whose timestamp is before T (half-open: [--from-time, --to-time))
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
+    pub to_time: Option<String>,
+
+    /// Only records with offsets >= N
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub from_offset: Option<i64>,
+
+    /// Only records with offsets <= N
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub to_offset: Option<i64>,
+
+    /// Only records of batches written by this producer id (-1: without one)
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub producer_id: Option<i64>,
+
+    /// Print only a count of matches per partition
+    #[arg(short = 'c', long)]
+    pub count: bool,
+
+    /// Stop after N matches per partition
+    #[arg(short = 'm', long, value_name = "N")]
+    pub max_count: Option<u64>,
+
+    /// Print only the segment files holding a match
+    #[arg(short = 'l', long, conflicts_with = "count")]
+    pub files_with_matches: bool,
+
+    /// Print the batch line (dump-log's) before the first match of each batch
+    #[arg(long)]
+    pub print_batch: bool,
+
+    /// NDJSON: dump-log's "record" objects plus "topic" and "partition", then a "summary"
+    #[arg(long)]
+    pub json: bool,
+
+    /// How --json shows keys, values and header values
+    #[arg(long, value_enum, default_value_t = Encoding::Auto)]
+    pub encoding: Encoding,
+
+    /// Decode every batch instead of skipping those whose header rules out a match
+    #[arg(long)]
+    pub no_prune: bool,
+
+    /// Counts on stderr at the end: matches, batches searched and pruned, records searched
+    #[arg(long)]
+    pub stats: bool,
+
+    #[command(flatten)]
+    pub read: ReadArgs,
 }
 
 /// `--threads N`.

@@ -4,6 +4,7 @@
 pub mod diff;
 pub mod expiry;
 pub mod gaps;
+pub mod grep;
 pub mod group_records;
 pub mod group_report;
 pub mod groups;

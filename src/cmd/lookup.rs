@@ -29,8 +29,16 @@ pub fn parse_timestamp(s: &str) -> Result<Query, String> {
              (latest), -2 (earliest) and -3 (max timestamp)"
         )),
         Ok(ms) => Ok(Query::Timestamp(ms)),
-        Err(InstantError::NoZone { civil, as_utc_ms }) => Err(format!(
-            "--timestamp {t:?} has no time zone. kafka-consumer-groups.sh --to-datetime reads \
+        Err(e) => Err(instant_refused("--timestamp", t, e)),
+    }
+}
+
+/// Why the time `t` given to `flag` is refused: the zone rule (a time without a zone names a
+/// different instant on each machine), worded once for lookup and grep.
+pub fn instant_refused(flag: &str, t: &str, e: InstantError) -> String {
+    match e {
+        InstantError::NoZone { civil, as_utc_ms } => format!(
+            "{flag} {t:?} has no time zone. kafka-consumer-groups.sh --to-datetime reads \
              such a time in the JVM's default zone, so the same text names a different \
              instant on every machine whose zone differs (a reset meant for 14:00 in \
              Shanghai lands 8 hours later on a broker host in UTC). Say which instant you \
@@ -38,11 +46,11 @@ pub fn parse_timestamp(s: &str) -> Result<Query, String> {
             as_utc_ms
                 .map(|u| format!(" (read as UTC it would be {u})"))
                 .unwrap_or_default()
-        )),
-        Err(InstantError::Unrecognised) => Err(format!(
-            "--timestamp {t:?} is neither epoch milliseconds nor an RFC 3339 time with a zone \
+        ),
+        InstantError::Unrecognised => format!(
+            "{flag} {t:?} is neither epoch milliseconds nor an RFC 3339 time with a zone \
              (2024-03-09T14:00:00+08:00, 2024-03-09T06:00:00Z)"
-        )),
+        ),
     }
 }
 

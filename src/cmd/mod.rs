@@ -4,6 +4,7 @@ pub mod completions;
 pub mod diff;
 pub mod dump_log;
 pub mod find_group_partition;
+pub mod grep;
 pub mod groups;
 pub mod lookup;
 pub mod mini_broker;

@@ -56,6 +56,8 @@ impl Codec {
 /// decoding many small batches does not allocate per batch.
 pub struct Decompressor {
     pub max_output: usize,
+    /// Inputs decompressed so far (`kseg grep`'s tests count them: a pruned batch never is).
+    pub calls: u64,
     zstd: Option<zstd::stream::raw::Decoder<'static>>,
 }
 
@@ -69,6 +71,7 @@ impl Decompressor {
     pub fn new(max_output: usize) -> Self {
         Decompressor {
             max_output,
+            calls: 0,
             zstd: None,
         }
     }
@@ -90,6 +93,7 @@ impl Decompressor {
         out: &mut Vec<u8>,
     ) -> Result<(), DecodeError> {
         out.clear();
+        self.calls += 1;
         match codec {
             Codec::None => {
                 self.check_len(input.len(), 0)?;

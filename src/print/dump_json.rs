@@ -131,104 +131,132 @@ impl<W: Write> JsonDump<W> {
             self.l().int(r.offset);
             self.end()?;
         }
-        let encoding = self.encoding;
         self.open("record");
-        let l = &mut JsonLine(&mut self.out.buf);
-        l.raw(b",\"batchPosition\":");
-        l.int(position);
-        l.raw(b",\"offset\":");
-        l.int(r.offset);
-        l.raw(b",\"timestamp\":");
-        l.int(r.timestamp);
-        l.raw(b",\"timestampType\":");
-        l.plain(r.timestamp_type.name());
-        if let Some(seq) = r.sequence {
-            l.raw(b",\"sequence\":");
-            l.int(seq);
-        }
-        if let Some(c) = r.legacy {
-            l.raw(b",\"crc\":");
-            l.int(c.crc);
-            l.raw(b",\"crcValid\":");
-            l.bool(c.valid);
-        }
-        l.raw(b",\"key\":");
-        l.bytes(r.key, encoding);
-        l.raw(b",\"value\":");
-        l.bytes(r.value, encoding);
-        l.raw(b",\"headers\":[");
-        for (i, h) in r.headers.iter().enumerate() {
-            if i > 0 {
-                l.raw(b",");
-            }
-            l.raw(b"{\"key\":");
-            l.bytes(Some(h.key), Encoding::Auto);
-            l.raw(b",\"value\":");
-            l.bytes(h.value, encoding);
-            l.raw(b"}");
-        }
-        l.raw(b"]");
-        if let (Some(decoder), false) = (self.decoder, b.is_control) {
-            let d = decode_record(decoder, r.key, r.value);
-            super::coordinator::write_decoded_json(l.0, &d, r.offset, r.key, r.value);
-        }
-        if let Some(control) = control {
-            let control = match control {
-                Ok(c) => super::control::record_json(c),
-                Err(e) => json!({"type": "INVALID", "error": e.message}),
-            };
-            l.raw(b",\"control\":");
-            l.value(&control);
-        }
+        write_record_fields(
+            &mut self.out.buf,
+            self.encoding,
+            self.decoder,
+            position,
+            b,
+            r,
+            control,
+        );
         self.end()?;
         Ok(Flow::Continue)
     }
 }
 
+/// The members of a dump `"record"` object after `"file"` (`,"batchPosition":...` up to the
+/// closing brace, not included), appended to `out`: the one record object, also `kseg grep
+/// --json`'s.
+pub fn write_record_fields(
+    out: &mut Vec<u8>,
+    encoding: Encoding,
+    decoder: Option<InternalDecoder>,
+    position: u64,
+    b: &BatchInfo,
+    r: &LogRecord<'_>,
+    control: Option<&DecodeResult<ControlRecord>>,
+) {
+    let l = &mut JsonLine(out);
+    l.raw(b",\"batchPosition\":");
+    l.int(position);
+    l.raw(b",\"offset\":");
+    l.int(r.offset);
+    l.raw(b",\"timestamp\":");
+    l.int(r.timestamp);
+    l.raw(b",\"timestampType\":");
+    l.plain(r.timestamp_type.name());
+    if let Some(seq) = r.sequence {
+        l.raw(b",\"sequence\":");
+        l.int(seq);
+    }
+    if let Some(c) = r.legacy {
+        l.raw(b",\"crc\":");
+        l.int(c.crc);
+        l.raw(b",\"crcValid\":");
+        l.bool(c.valid);
+    }
+    l.raw(b",\"key\":");
+    l.bytes(r.key, encoding);
+    l.raw(b",\"value\":");
+    l.bytes(r.value, encoding);
+    l.raw(b",\"headers\":[");
+    for (i, h) in r.headers.iter().enumerate() {
+        if i > 0 {
+            l.raw(b",");
+        }
+        l.raw(b"{\"key\":");
+        l.bytes(Some(h.key), Encoding::Auto);
+        l.raw(b",\"value\":");
+        l.bytes(h.value, encoding);
+        l.raw(b"}");
+    }
+    l.raw(b"]");
+    if let (Some(decoder), false) = (decoder, b.is_control) {
+        let d = decode_record(decoder, r.key, r.value);
+        super::coordinator::write_decoded_json(l.0, &d, r.offset, r.key, r.value);
+    }
+    if let Some(control) = control {
+        let control = match control {
+            Ok(c) => super::control::record_json(c),
+            Err(e) => json!({"type": "INVALID", "error": e.message}),
+        };
+        l.raw(b",\"control\":");
+        l.value(&control);
+    }
+}
+
+/// The members of a dump `"batch"` object after `"file"`, appended to `out`: the one batch
+/// object, also `kseg grep --json --print-batch`'s.
+pub fn write_batch_fields(out: &mut Vec<u8>, position: u64, b: &BatchInfo) {
+    let l = &mut JsonLine(out);
+    l.raw(b",\"position\":");
+    l.int(position);
+    l.raw(b",\"baseOffset\":");
+    l.int(b.base_offset);
+    l.raw(b",\"lastOffset\":");
+    l.int(b.last_offset);
+    l.raw(b",\"count\":");
+    l.opt_int(b.count);
+    l.raw(b",\"magic\":");
+    l.int(b.magic);
+    l.raw(b",\"compression\":");
+    l.plain(b.codec.name());
+    l.raw(b",\"timestampType\":");
+    l.plain(b.timestamp_type.name());
+    l.raw(b",\"maxTimestamp\":");
+    l.int(b.max_timestamp);
+    l.raw(b",\"firstTimestamp\":");
+    l.int(b.first_timestamp);
+    l.raw(b",\"producerId\":");
+    l.int(b.producer_id);
+    l.raw(b",\"producerEpoch\":");
+    l.int(b.producer_epoch);
+    l.raw(b",\"baseSequence\":");
+    l.int(b.base_sequence);
+    l.raw(b",\"lastSequence\":");
+    l.int(b.last_sequence);
+    l.raw(b",\"partitionLeaderEpoch\":");
+    l.int(b.partition_leader_epoch);
+    l.raw(b",\"isTransactional\":");
+    l.bool(b.is_transactional);
+    l.raw(b",\"isControl\":");
+    l.bool(b.is_control);
+    l.raw(b",\"deleteHorizonMs\":");
+    l.opt_int(b.delete_horizon_ms);
+    l.raw(b",\"crc\":");
+    l.int(b.crc);
+    l.raw(b",\"crcValid\":");
+    l.bool(b.crc_valid);
+    l.raw(b",\"size\":");
+    l.int(b.size);
+}
+
 impl<W: Write> LogSink for JsonDump<W> {
     fn batch(&mut self, position: u64, _entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
         self.open("batch");
-        let l = &mut JsonLine(&mut self.out.buf);
-        l.raw(b",\"position\":");
-        l.int(position);
-        l.raw(b",\"baseOffset\":");
-        l.int(b.base_offset);
-        l.raw(b",\"lastOffset\":");
-        l.int(b.last_offset);
-        l.raw(b",\"count\":");
-        l.opt_int(b.count);
-        l.raw(b",\"magic\":");
-        l.int(b.magic);
-        l.raw(b",\"compression\":");
-        l.plain(b.codec.name());
-        l.raw(b",\"timestampType\":");
-        l.plain(b.timestamp_type.name());
-        l.raw(b",\"maxTimestamp\":");
-        l.int(b.max_timestamp);
-        l.raw(b",\"firstTimestamp\":");
-        l.int(b.first_timestamp);
-        l.raw(b",\"producerId\":");
-        l.int(b.producer_id);
-        l.raw(b",\"producerEpoch\":");
-        l.int(b.producer_epoch);
-        l.raw(b",\"baseSequence\":");
-        l.int(b.base_sequence);
-        l.raw(b",\"lastSequence\":");
-        l.int(b.last_sequence);
-        l.raw(b",\"partitionLeaderEpoch\":");
-        l.int(b.partition_leader_epoch);
-        l.raw(b",\"isTransactional\":");
-        l.bool(b.is_transactional);
-        l.raw(b",\"isControl\":");
-        l.bool(b.is_control);
-        l.raw(b",\"deleteHorizonMs\":");
-        l.opt_int(b.delete_horizon_ms);
-        l.raw(b",\"crc\":");
-        l.int(b.crc);
-        l.raw(b",\"crcValid\":");
-        l.bool(b.crc_valid);
-        l.raw(b",\"size\":");
-        l.int(b.size);
+        write_batch_fields(&mut self.out.buf, position, b);
         self.end()?;
         Ok(Flow::Continue)
     }

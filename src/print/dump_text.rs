@@ -131,161 +131,191 @@ impl<W: Write> TextDump<W> {
             }
         }
         let o = &mut self.out.buf;
-        if !self.style.skip_record_metadata {
-            o.extend_from_slice(b"| offset: ");
-            num(o, r.offset);
-            o.push(b' ');
-            o.extend_from_slice(b.timestamp_type.name().as_bytes());
-            o.extend_from_slice(b": ");
-            num(o, r.timestamp);
-            o.extend_from_slice(b" keySize: ");
-            num(o, r.key.map_or(-1, |k| k.len() as i64));
-            o.extend_from_slice(b" valueSize: ");
-            num(o, r.value.map_or(-1, |v| v.len() as i64));
-            if b.magic >= 2 {
-                o.extend_from_slice(b" sequence: ");
-                num(o, r.sequence.unwrap_or(-1));
-                o.extend_from_slice(b" headerKeys: [");
-                for (i, h) in r.headers.iter().enumerate() {
-                    if i > 0 {
-                        o.push(b',');
-                    }
-                    push_escaped(o, h.key);
-                }
-                o.push(b']');
-            }
-            if let Some(l) = r.legacy {
-                o.extend_from_slice(b" isValid: ");
-                boolean(o, l.valid);
-                o.extend_from_slice(b" crc: ");
-                num(o, l.crc);
-            }
-            if b.is_control {
-                // Rare (one per transaction or leader change): plain formatting is fine here.
-                match control {
-                    None => {}
-                    Some(Ok(c)) => match c.kind {
-                        ControlType::Abort | ControlType::Commit => write!(
-                            o,
-                            " endTxnMarker: {} coordinatorEpoch: {}",
-                            c.kind.name(),
-                            c.coordinator_epoch.unwrap_or(-1)
-                        )?,
-                        ControlType::LeaderChange => {
-                            write!(o, " LeaderChange: {}", data_json(c.data.as_ref()))?
-                        }
-                        ControlType::SnapshotHeader => {
-                            write!(o, " SnapshotHeader {}", data_json(c.data.as_ref()))?
-                        }
-                        ControlType::SnapshotFooter => {
-                            write!(o, " SnapshotFooter {}", data_json(c.data.as_ref()))?
-                        }
-                        ControlType::KRaftVersion => {
-                            write!(o, " KRaftVersion {}", data_json(c.data.as_ref()))?
-                        }
-                        ControlType::KRaftVoters => {
-                            write!(o, " KRaftVoters {}", data_json(c.data.as_ref()))?
-                        }
-                        ControlType::Unknown(id) => write!(o, " controlType: UNKNOWN({id})")?,
-                    },
-                    Some(Err(e)) => write!(o, " controlType: INVALID ({})", e.message)?,
-                }
-            }
-        }
-        if self.style.print_data && !b.is_control {
-            let mut prefix: &[u8] = if self.style.skip_record_metadata {
-                b"| "
-            } else {
-                b" "
-            };
-            if let Some(decoder) = self.decoder {
-                let d = decode_record(decoder, r.key, r.value);
-                let text = &mut self.decoded;
-                let (k, v) = write_decoded_text(text, &d, r.offset, r.key, r.value);
-                if let Some(k) = k {
-                    o.extend_from_slice(prefix);
-                    o.extend_from_slice(b"key: ");
-                    push_escaped(o, &text[k]);
-                    prefix = b" ";
-                }
-                if let Some(v) = v {
-                    o.extend_from_slice(prefix);
-                    o.extend_from_slice(b"payload: ");
-                    push_escaped(o, &text[v]);
-                }
-            } else {
-                if let Some(k) = r.key {
-                    o.extend_from_slice(prefix);
-                    o.extend_from_slice(b"key: ");
-                    push_escaped(o, k);
-                    prefix = b" ";
-                }
-                if let Some(v) = r.value {
-                    o.extend_from_slice(prefix);
-                    o.extend_from_slice(b"payload: ");
-                    push_escaped(o, v);
-                }
-            }
-        }
+        write_record_line(
+            o,
+            self.style,
+            self.decoder,
+            &mut self.decoded,
+            b,
+            r,
+            control,
+        )?;
         o.push(b'\n');
         self.out.line_done()?;
         Ok(Flow::Continue)
     }
 }
 
-impl<W: Write> LogSink for TextDump<W> {
-    fn batch(&mut self, position: u64, _entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
-        let o = &mut self.out.buf;
-        if b.magic >= 2 {
-            o.extend_from_slice(b"baseOffset: ");
-            num(o, b.base_offset);
-            o.extend_from_slice(b" lastOffset: ");
-            num(o, b.last_offset);
-            o.extend_from_slice(b" count: ");
-            num(o, b.count.unwrap_or(0));
-            o.extend_from_slice(b" baseSequence: ");
-            num(o, b.base_sequence);
-            o.extend_from_slice(b" lastSequence: ");
-            num(o, b.last_sequence);
-            o.extend_from_slice(b" producerId: ");
-            num(o, b.producer_id);
-            o.extend_from_slice(b" producerEpoch: ");
-            num(o, b.producer_epoch);
-            o.extend_from_slice(b" partitionLeaderEpoch: ");
-            num(o, b.partition_leader_epoch);
-            o.extend_from_slice(b" isTransactional: ");
-            boolean(o, b.is_transactional);
-            o.extend_from_slice(b" isControl: ");
-            boolean(o, b.is_control);
-            o.extend_from_slice(b" deleteHorizonMs: ");
-            match b.delete_horizon_ms {
-                Some(x) => {
-                    o.extend_from_slice(b"OptionalLong[");
-                    num(o, x);
-                    o.push(b']');
-                }
-                None => o.extend_from_slice(b"OptionalLong.empty"),
+/// The text of one batch line of the dump (`baseOffset: ... isvalid: true`, without the
+/// newline), appended to `o`: the one batch formatter, also `kseg grep --print-batch`'s.
+pub fn write_batch_line(o: &mut Vec<u8>, position: u64, b: &BatchInfo) {
+    if b.magic >= 2 {
+        o.extend_from_slice(b"baseOffset: ");
+        num(o, b.base_offset);
+        o.extend_from_slice(b" lastOffset: ");
+        num(o, b.last_offset);
+        o.extend_from_slice(b" count: ");
+        num(o, b.count.unwrap_or(0));
+        o.extend_from_slice(b" baseSequence: ");
+        num(o, b.base_sequence);
+        o.extend_from_slice(b" lastSequence: ");
+        num(o, b.last_sequence);
+        o.extend_from_slice(b" producerId: ");
+        num(o, b.producer_id);
+        o.extend_from_slice(b" producerEpoch: ");
+        num(o, b.producer_epoch);
+        o.extend_from_slice(b" partitionLeaderEpoch: ");
+        num(o, b.partition_leader_epoch);
+        o.extend_from_slice(b" isTransactional: ");
+        boolean(o, b.is_transactional);
+        o.extend_from_slice(b" isControl: ");
+        boolean(o, b.is_control);
+        o.extend_from_slice(b" deleteHorizonMs: ");
+        match b.delete_horizon_ms {
+            Some(x) => {
+                o.extend_from_slice(b"OptionalLong[");
+                num(o, x);
+                o.push(b']');
             }
-        } else {
-            o.extend_from_slice(b"offset: ");
-            num(o, b.last_offset);
+            None => o.extend_from_slice(b"OptionalLong.empty"),
         }
-        o.extend_from_slice(b" position: ");
-        num(o, position);
+    } else {
+        o.extend_from_slice(b"offset: ");
+        num(o, b.last_offset);
+    }
+    o.extend_from_slice(b" position: ");
+    num(o, position);
+    o.push(b' ');
+    o.extend_from_slice(b.timestamp_type.name().as_bytes());
+    o.extend_from_slice(b": ");
+    num(o, b.max_timestamp);
+    o.extend_from_slice(b" size: ");
+    num(o, b.size);
+    o.extend_from_slice(b" magic: ");
+    num(o, b.magic);
+    o.extend_from_slice(b" compresscodec: ");
+    o.extend_from_slice(b.codec.name().as_bytes());
+    o.extend_from_slice(b" crc: ");
+    num(o, b.crc);
+    o.extend_from_slice(b" isvalid: ");
+    boolean(o, b.crc_valid);
+}
+
+/// The text of one record line of the dump (`| offset: ... payload: ...`, without the newline),
+/// appended to `o`: the one record formatter, also `kseg grep`'s. `decoded` is scratch for an
+/// internal topic's decoded key and value.
+pub fn write_record_line(
+    o: &mut Vec<u8>,
+    style: TextStyle,
+    decoder: Option<InternalDecoder>,
+    decoded: &mut Vec<u8>,
+    b: &BatchInfo,
+    r: &LogRecord<'_>,
+    control: Option<&DecodeResult<ControlRecord>>,
+) -> io::Result<()> {
+    if !style.skip_record_metadata {
+        o.extend_from_slice(b"| offset: ");
+        num(o, r.offset);
         o.push(b' ');
         o.extend_from_slice(b.timestamp_type.name().as_bytes());
         o.extend_from_slice(b": ");
-        num(o, b.max_timestamp);
-        o.extend_from_slice(b" size: ");
-        num(o, b.size);
-        o.extend_from_slice(b" magic: ");
-        num(o, b.magic);
-        o.extend_from_slice(b" compresscodec: ");
-        o.extend_from_slice(b.codec.name().as_bytes());
-        o.extend_from_slice(b" crc: ");
-        num(o, b.crc);
-        o.extend_from_slice(b" isvalid: ");
-        boolean(o, b.crc_valid);
+        num(o, r.timestamp);
+        o.extend_from_slice(b" keySize: ");
+        num(o, r.key.map_or(-1, |k| k.len() as i64));
+        o.extend_from_slice(b" valueSize: ");
+        num(o, r.value.map_or(-1, |v| v.len() as i64));
+        if b.magic >= 2 {
+            o.extend_from_slice(b" sequence: ");
+            num(o, r.sequence.unwrap_or(-1));
+            o.extend_from_slice(b" headerKeys: [");
+            for (i, h) in r.headers.iter().enumerate() {
+                if i > 0 {
+                    o.push(b',');
+                }
+                push_escaped(o, h.key);
+            }
+            o.push(b']');
+        }
+        if let Some(l) = r.legacy {
+            o.extend_from_slice(b" isValid: ");
+            boolean(o, l.valid);
+            o.extend_from_slice(b" crc: ");
+            num(o, l.crc);
+        }
+        if b.is_control {
+            // Rare (one per transaction or leader change): plain formatting is fine here.
+            match control {
+                None => {}
+                Some(Ok(c)) => match c.kind {
+                    ControlType::Abort | ControlType::Commit => write!(
+                        o,
+                        " endTxnMarker: {} coordinatorEpoch: {}",
+                        c.kind.name(),
+                        c.coordinator_epoch.unwrap_or(-1)
+                    )?,
+                    ControlType::LeaderChange => {
+                        write!(o, " LeaderChange: {}", data_json(c.data.as_ref()))?
+                    }
+                    ControlType::SnapshotHeader => {
+                        write!(o, " SnapshotHeader {}", data_json(c.data.as_ref()))?
+                    }
+                    ControlType::SnapshotFooter => {
+                        write!(o, " SnapshotFooter {}", data_json(c.data.as_ref()))?
+                    }
+                    ControlType::KRaftVersion => {
+                        write!(o, " KRaftVersion {}", data_json(c.data.as_ref()))?
+                    }
+                    ControlType::KRaftVoters => {
+                        write!(o, " KRaftVoters {}", data_json(c.data.as_ref()))?
+                    }
+                    ControlType::Unknown(id) => write!(o, " controlType: UNKNOWN({id})")?,
+                },
+                Some(Err(e)) => write!(o, " controlType: INVALID ({})", e.message)?,
+            }
+        }
+    }
+    if style.print_data && !b.is_control {
+        let mut prefix: &[u8] = if style.skip_record_metadata {
+            b"| "
+        } else {
+            b" "
+        };
+        if let Some(decoder) = decoder {
+            let d = decode_record(decoder, r.key, r.value);
+            let text = &mut *decoded;
+            let (k, v) = write_decoded_text(text, &d, r.offset, r.key, r.value);
+            if let Some(k) = k {
+                o.extend_from_slice(prefix);
+                o.extend_from_slice(b"key: ");
+                push_escaped(o, &text[k]);
+                prefix = b" ";
+            }
+            if let Some(v) = v {
+                o.extend_from_slice(prefix);
+                o.extend_from_slice(b"payload: ");
+                push_escaped(o, &text[v]);
+            }
+        } else {
+            if let Some(k) = r.key {
+                o.extend_from_slice(prefix);
+                o.extend_from_slice(b"key: ");
+                push_escaped(o, k);
+                prefix = b" ";
+            }
+            if let Some(v) = r.value {
+                o.extend_from_slice(prefix);
+                o.extend_from_slice(b"payload: ");
+                push_escaped(o, v);
+            }
+        }
+    }
+    Ok(())
+}
+
+impl<W: Write> LogSink for TextDump<W> {
+    fn batch(&mut self, position: u64, _entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
+        let o = &mut self.out.buf;
+        write_batch_line(o, position, b);
         o.push(b'\n');
         self.out.line_done()?;
         Ok(Flow::Continue)

@@ -9,6 +9,7 @@ pub mod diff;
 pub mod dump_json;
 pub mod dump_text;
 pub mod escape;
+pub mod grep;
 pub mod groups;
 pub mod lookup;
 pub mod ndjson;

@@ -1,0 +1,640 @@
+//! `kseg grep`'s search: which records match a [`Filter`], and which batches cannot hold one
+//! ([`Filter::batch_may_match`], decided from the batch header alone, before anything is
+//! decompressed). [`Search`] is the [`LogSink`] that drives it over [`scan_log`](crate::scan::scan_log)
+//! — the one scan loop — and hands the matches to a [`MatchSink`] (a printer); it never formats.
+//!
+//! Filters combine with AND. Values and keys are matched as bytes: regexes through the `regex`
+//! crate's `bytes` API (as ripgrep does), fixed strings through `memchr::memmem`. A null key,
+//! value or header value matches no pattern over it.
+
+use std::io;
+
+use memchr::memmem;
+use regex::bytes::Regex;
+
+use crate::format::batch::TimestampType;
+use crate::format::control::ControlRecord;
+use crate::format::log::{BatchInfo, LogEntry, LogRecord};
+use crate::format::reader::DecodeResult;
+use crate::scan::{Flow, LogProblem, LogSink};
+
+/// A pattern over bytes: a regex or a fixed string.
+#[derive(Debug, Clone)]
+pub enum Pattern {
+    Regex(Regex),
+    Fixed(Box<memmem::Finder<'static>>),
+}
+
+impl Pattern {
+    /// `text` as a regex (`regex::bytes` syntax), or as a fixed string with `fixed`.
+    pub fn new(text: &str, fixed: bool) -> Result<Pattern, regex::Error> {
+        Ok(if fixed {
+            Pattern::Fixed(Box::new(memmem::Finder::new(text.as_bytes()).into_owned()))
+        } else {
+            Pattern::Regex(Regex::new(text)?)
+        })
+    }
+
+    #[inline]
+    pub fn is_match(&self, bytes: &[u8]) -> bool {
+        match self {
+            Pattern::Regex(r) => r.is_match(bytes),
+            Pattern::Fixed(f) => f.find(bytes).is_some(),
+        }
+    }
+}
+
+/// `--header NAME` (a header with that key) or `--header NAME=VALUE` (and exactly that value).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeaderFilter {
+    pub name: Vec<u8>,
+    pub value: Option<Vec<u8>>,
+}
+
+impl HeaderFilter {
+    /// `NAME` or `NAME=VALUE`, split at the first `=`.
+    pub fn parse(text: &str) -> HeaderFilter {
+        match text.split_once('=') {
+            Some((n, v)) => HeaderFilter {
+                name: n.as_bytes().to_vec(),
+                value: Some(v.as_bytes().to_vec()),
+            },
+            None => HeaderFilter {
+                name: text.as_bytes().to_vec(),
+                value: None,
+            },
+        }
+    }
+}
+
+/// What a record must satisfy to match: every filter given (AND).
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// Over the value.
+    pub value: Option<Pattern>,
+    /// The key, byte for byte.
+    pub key: Option<Vec<u8>>,
+    pub key_regex: Option<Regex>,
+    /// Each must be satisfied by some header of the record.
+    pub headers: Vec<HeaderFilter>,
+    /// Half-open `[from, to)` over the record timestamp (epoch ms).
+    pub from_time: Option<i64>,
+    pub to_time: Option<i64>,
+    /// Inclusive.
+    pub from_offset: Option<i64>,
+    pub to_offset: Option<i64>,
+    /// The batch's producer id (-1 for records written without one, legacy ones included).
+    pub producer_id: Option<i64>,
+}
+
+impl Filter {
+    /// False when no record of the batch can match, from its header alone: the offset range
+    /// against base/last offset, the producer id, and the time range against the max
+    /// timestamp. Only v2 headers are trusted for time: there `maxTimestamp` is the largest
+    /// record timestamp (the broker's `LogValidator` sets it), and with LogAppendTime every
+    /// record carries it. The first timestamp is no lower bound (a producer may give later
+    /// records earlier timestamps: negative deltas), so the end of the range prunes only
+    /// LogAppendTime batches.
+    pub fn batch_may_match(&self, b: &BatchInfo) -> bool {
+        if let Some(from) = self.from_offset {
+            if b.last_offset < from {
+                return false;
+            }
+        }
+        if let Some(to) = self.to_offset {
+            if b.base_offset > to {
+                return false;
+            }
+        }
+        if let Some(p) = self.producer_id {
+            if b.producer_id != p {
+                return false;
+            }
+        }
+        if b.magic >= 2 {
+            if let Some(from) = self.from_time {
+                if b.max_timestamp < from {
+                    return false;
+                }
+            }
+            if let Some(to) = self.to_time {
+                if b.timestamp_type == TimestampType::LogAppendTime && b.max_timestamp >= to {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Whether the record matches every filter.
+    #[inline]
+    pub fn record_matches(&self, b: &BatchInfo, r: &LogRecord<'_>) -> bool {
+        if self.from_offset.is_some_and(|f| r.offset < f)
+            || self.to_offset.is_some_and(|t| r.offset > t)
+            || self.producer_id.is_some_and(|p| b.producer_id != p)
+            || self.from_time.is_some_and(|f| r.timestamp < f)
+            || self.to_time.is_some_and(|t| r.timestamp >= t)
+        {
+            return false;
+        }
+        if let Some(k) = &self.key {
+            if r.key != Some(k.as_slice()) {
+                return false;
+            }
+        }
+        if let Some(re) = &self.key_regex {
+            if !r.key.is_some_and(|k| re.is_match(k)) {
+                return false;
+            }
+        }
+        for h in &self.headers {
+            let found = r.headers.iter().any(|x| {
+                x.key == h.name.as_slice()
+                    && h.value
+                        .as_ref()
+                        .is_none_or(|v| x.value == Some(v.as_slice()))
+            });
+            if !found {
+                return false;
+            }
+        }
+        if let Some(p) = &self.value {
+            if !r.value.is_some_and(|v| p.is_match(v)) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Where [`Search`] sends what it finds.
+pub trait MatchSink {
+    /// The batch holding the next match, before its first match (`--print-batch`).
+    fn batch(&mut self, position: u64, info: &BatchInfo) -> io::Result<()>;
+    /// A matching record; `control` is the decoded key and value of a control record.
+    fn record(
+        &mut self,
+        position: u64,
+        info: &BatchInfo,
+        record: &LogRecord<'_>,
+        control: Option<&DecodeResult<ControlRecord>>,
+    ) -> io::Result<()>;
+    /// Something wrong in the data (reported as dump-log reports it).
+    fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<()>;
+    /// A batch whose checksum does not match; its records are searched as they are.
+    fn bad_checksum(&mut self, position: u64, info: &BatchInfo) -> io::Result<()>;
+}
+
+/// Counts of one search.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct SearchStats {
+    pub matches: u64,
+    /// Batches whose records were decoded (decompressed when compressed).
+    pub batches_searched: u64,
+    /// Batches skipped from their header ([`Filter::batch_may_match`]).
+    pub batches_pruned: u64,
+    pub records_searched: u64,
+    /// Problems and bad checksums reported.
+    pub problems: u64,
+}
+
+impl SearchStats {
+    pub fn add(&mut self, o: &SearchStats) {
+        self.matches += o.matches;
+        self.batches_searched += o.batches_searched;
+        self.batches_pruned += o.batches_pruned;
+        self.records_searched += o.records_searched;
+        self.problems += o.problems;
+    }
+}
+
+/// The [`LogSink`] of a search: prunes batches, matches records, stops when `budget` matches
+/// were found (`-m`). Reused across the segments of a partition.
+pub struct Search<'a> {
+    filter: &'a Filter,
+    out: &'a mut dyn MatchSink,
+    pub stats: SearchStats,
+    /// Matches still allowed; `None`: no limit.
+    pub budget: Option<u64>,
+    /// Decide from batch headers (`--no-prune` turns it off: every batch is decoded).
+    pub prune: bool,
+    /// Whether the current batch was handed to [`MatchSink::batch`] already.
+    batch_sent: bool,
+    pub print_batch: bool,
+}
+
+impl<'a> Search<'a> {
+    pub fn new(filter: &'a Filter, out: &'a mut dyn MatchSink) -> Self {
+        Search {
+            filter,
+            out,
+            stats: SearchStats::default(),
+            budget: None,
+            prune: true,
+            batch_sent: false,
+            print_batch: false,
+        }
+    }
+
+    fn examine(
+        &mut self,
+        position: u64,
+        info: &BatchInfo,
+        r: &LogRecord<'_>,
+        control: Option<&DecodeResult<ControlRecord>>,
+    ) -> io::Result<Flow> {
+        self.stats.records_searched += 1;
+        if !self.filter.record_matches(info, r) {
+            return Ok(Flow::Continue);
+        }
+        if self.print_batch && !self.batch_sent {
+            self.batch_sent = true;
+            self.out.batch(position, info)?;
+        }
+        self.out.record(position, info, r, control)?;
+        self.stats.matches += 1;
+        Ok(match &mut self.budget {
+            Some(n) => {
+                *n = n.saturating_sub(1);
+                if *n == 0 {
+                    Flow::Stop
+                } else {
+                    Flow::Continue
+                }
+            }
+            None => Flow::Continue,
+        })
+    }
+}
+
+impl LogSink for Search<'_> {
+    fn batch(
+        &mut self,
+        position: u64,
+        _entry: &LogEntry<'_>,
+        info: &BatchInfo,
+    ) -> io::Result<Flow> {
+        if self.budget == Some(0) {
+            return Ok(Flow::Stop);
+        }
+        if !info.crc_valid {
+            self.stats.problems += 1;
+            self.out.bad_checksum(position, info)?;
+        }
+        if self.prune && !self.filter.batch_may_match(info) {
+            self.stats.batches_pruned += 1;
+            return Ok(Flow::SkipRecords);
+        }
+        self.stats.batches_searched += 1;
+        self.batch_sent = false;
+        Ok(Flow::Continue)
+    }
+
+    #[inline]
+    fn record(
+        &mut self,
+        position: u64,
+        info: &BatchInfo,
+        record: &LogRecord<'_>,
+    ) -> io::Result<Flow> {
+        self.examine(position, info, record, None)
+    }
+
+    fn control_record(
+        &mut self,
+        position: u64,
+        info: &BatchInfo,
+        record: &LogRecord<'_>,
+        control: &DecodeResult<ControlRecord>,
+    ) -> io::Result<Flow> {
+        self.examine(position, info, record, Some(control))
+    }
+
+    fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<Flow> {
+        self.stats.problems += 1;
+        self.out.problem(problem)?;
+        Ok(Flow::Continue)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::compression::Codec;
+    use crate::format::encode::{encode_batch, NewBatch, NewRecord};
+    use crate::format::log::{RecordScratch, SliceSource};
+    use crate::scan::{scan_log, ScanOptions};
+
+    #[derive(Default)]
+    struct Collect {
+        offsets: Vec<i64>,
+        batches: Vec<u64>,
+    }
+
+    impl MatchSink for Collect {
+        fn batch(&mut self, position: u64, _: &BatchInfo) -> io::Result<()> {
+            self.batches.push(position);
+            Ok(())
+        }
+        fn record(
+            &mut self,
+            _: u64,
+            _: &BatchInfo,
+            r: &LogRecord<'_>,
+            _: Option<&DecodeResult<ControlRecord>>,
+        ) -> io::Result<()> {
+            self.offsets.push(r.offset);
+            Ok(())
+        }
+        fn problem(&mut self, _: &LogProblem<'_>) -> io::Result<()> {
+            Ok(())
+        }
+        fn bad_checksum(&mut self, _: u64, _: &BatchInfo) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Ten gzip batches of 3 records, batch i at timestamps 1000*i + 0..3, producer 100+i;
+    /// value "v<offset>", key "k<offset % 4>", odd offsets with header "h=x".
+    fn log() -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut scratch = Vec::new();
+        for i in 0..10i64 {
+            let keys: Vec<String> = (0..3).map(|j| format!("k{}", (3 * i + j) % 4)).collect();
+            let values: Vec<String> = (0..3).map(|j| format!("v{}", 3 * i + j)).collect();
+            let h: &[(&[u8], Option<&[u8]>)] = &[(b"h", Some(b"x"))];
+            let recs: Vec<NewRecord> = (0..3)
+                .map(|j| NewRecord {
+                    timestamp: 1000 * i + j as i64,
+                    key: Some(keys[j].as_bytes()),
+                    value: Some(values[j].as_bytes()),
+                    headers: if (3 * i + j as i64) % 2 == 1 { h } else { &[] },
+                })
+                .collect();
+            let b = NewBatch {
+                base_offset: 3 * i,
+                codec: Codec::Gzip,
+                producer_id: 100 + i,
+                producer_epoch: 0,
+                base_sequence: 0,
+                ..NewBatch::default()
+            };
+            encode_batch(&mut out, &b, &recs, &mut scratch);
+        }
+        out
+    }
+
+    fn search(filter: &Filter, prune: bool) -> (Vec<i64>, SearchStats, u64) {
+        let data = log();
+        let mut sink = Collect::default();
+        let mut s = Search::new(filter, &mut sink);
+        s.prune = prune;
+        let mut scratch = RecordScratch::default();
+        let opts = ScanOptions {
+            deep: true,
+            ..ScanOptions::default()
+        };
+        scan_log(&mut SliceSource(&data), &opts, &mut scratch, &mut s).unwrap();
+        let stats = s.stats;
+        (sink.offsets, stats, scratch.decompressor.calls)
+    }
+
+    #[test]
+    fn filters_combine_and_pruned_batches_are_not_decompressed() {
+        let f = Filter {
+            from_time: Some(7000),
+            to_time: Some(8002),
+            value: Some(Pattern::new("v2[0-9]", false).unwrap()),
+            ..Filter::default()
+        };
+        let (hits, stats, decompressed) = search(&f, true);
+        // Batch 7 holds 21-23 (times 7000-7002), batch 8 holds 24-26 (8000-8002, the last one
+        // out of the half-open range); batch 9 cannot be pruned (CreateTime: no lower bound).
+        assert_eq!(hits, [21, 22, 23, 24, 25]);
+        assert_eq!(stats.batches_pruned, 7);
+        assert_eq!(
+            decompressed, 3,
+            "only the batches not pruned are decompressed"
+        );
+        let (all, unpruned, decompressed) = search(&f, false);
+        assert_eq!(all, hits);
+        assert_eq!((unpruned.batches_pruned, decompressed), (0, 10));
+
+        let f = Filter {
+            producer_id: Some(104),
+            headers: vec![HeaderFilter::parse("h=x")],
+            ..Filter::default()
+        };
+        let (hits, stats, decompressed) = search(&f, true);
+        assert_eq!(hits, [13]);
+        assert_eq!((stats.batches_pruned, decompressed), (9, 1));
+
+        let f = Filter {
+            key: Some(b"k2".to_vec()),
+            value: Some(Pattern::new("1", true).unwrap()),
+            from_offset: Some(5),
+            to_offset: Some(18),
+            ..Filter::default()
+        };
+        let (hits, _, decompressed) = search(&f, true);
+        assert_eq!(hits, [10, 14, 18]);
+        assert_eq!(decompressed, 6, "batches 1-6 hold offsets 5-18");
+        let f = Filter {
+            key_regex: Some(Regex::new("^k[13]$").unwrap()),
+            headers: vec![HeaderFilter::parse("h")],
+            to_offset: Some(8),
+            ..Filter::default()
+        };
+        assert_eq!(search(&f, true).0, [1, 3, 5, 7]);
+    }
+
+    #[test]
+    fn log_append_time_batches_prune_on_both_ends() {
+        let b = |ts_type, max_timestamp| BatchInfo {
+            base_offset: 0,
+            last_offset: 0,
+            count: Some(1),
+            magic: 2,
+            codec: Codec::None,
+            timestamp_type: ts_type,
+            max_timestamp,
+            first_timestamp: max_timestamp,
+            producer_id: -1,
+            producer_epoch: -1,
+            base_sequence: -1,
+            last_sequence: -1,
+            partition_leader_epoch: 0,
+            is_transactional: false,
+            is_control: false,
+            delete_horizon_ms: None,
+            crc: 0,
+            crc_valid: true,
+            size: 0,
+        };
+        let f = Filter {
+            from_time: Some(10),
+            to_time: Some(20),
+            ..Filter::default()
+        };
+        assert!(!f.batch_may_match(&b(TimestampType::LogAppendTime, 20)));
+        assert!(f.batch_may_match(&b(TimestampType::LogAppendTime, 19)));
+        assert!(f.batch_may_match(&b(TimestampType::CreateTime, 20)));
+        assert!(!f.batch_may_match(&b(TimestampType::CreateTime, 9)));
+        let mut legacy = b(TimestampType::CreateTime, 9);
+        legacy.magic = 1;
+        assert!(f.batch_may_match(&legacy), "legacy headers are not trusted");
+    }
+
+    /// One generated record: key and value from a small alphabet (so filters hit), a timestamp
+    /// that may go down within a batch (negative deltas), an optional header.
+    type GenRecord = (Option<u8>, Option<u8>, i64, Option<(u8, Option<u8>)>);
+    /// One generated batch: codec, LogAppendTime or not, producer id, records.
+    type GenBatch = (u8, Option<i64>, i64, Vec<GenRecord>);
+
+    fn text(n: u8) -> Vec<u8> {
+        format!("t{}", n % 5).into_bytes()
+    }
+
+    fn build(batches: &[GenBatch]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut scratch = Vec::new();
+        let mut next = 0i64;
+        for (codec, lat, pid, recs) in batches {
+            let keys: Vec<Option<Vec<u8>>> = recs.iter().map(|r| r.0.map(text)).collect();
+            let values: Vec<Option<Vec<u8>>> = recs.iter().map(|r| r.1.map(text)).collect();
+            let heads: Vec<Vec<(Vec<u8>, Option<Vec<u8>>)>> = recs
+                .iter()
+                .map(|r| r.3.iter().map(|(k, v)| (text(*k), v.map(text))).collect())
+                .collect();
+            let head_refs: Vec<Vec<(&[u8], Option<&[u8]>)>> = heads
+                .iter()
+                .map(|h| h.iter().map(|(k, v)| (k.as_slice(), v.as_deref())).collect())
+                .collect();
+            let new: Vec<NewRecord> = recs
+                .iter()
+                .enumerate()
+                .map(|(i, r)| NewRecord {
+                    timestamp: r.2,
+                    key: keys[i].as_deref(),
+                    value: values[i].as_deref(),
+                    headers: &head_refs[i],
+                })
+                .collect();
+            let b = NewBatch {
+                base_offset: next,
+                codec: [Codec::None, Codec::Gzip, Codec::Snappy, Codec::Lz4, Codec::Zstd]
+                    [*codec as usize % 5],
+                log_append_time: *lat,
+                producer_id: *pid,
+                ..NewBatch::default()
+            };
+            encode_batch(&mut out, &b, &new, &mut scratch);
+            next += recs.len() as i64 + 1; // a gap, as compaction leaves
+        }
+        out
+    }
+
+    /// Every record decoded, every filter applied naively: what a match is.
+    fn reference(data: &[u8], f: &Filter) -> Vec<i64> {
+        let mut out = Vec::new();
+        let mut walker = crate::format::log::LogWalker::new(u64::MAX);
+        let mut src = SliceSource(data);
+        let mut scratch = RecordScratch::default();
+        while let Some(ev) = walker.next(&mut src).unwrap() {
+            let crate::format::log::WalkEvent::Entry { bytes, .. } = ev else {
+                panic!("generated data is clean")
+            };
+            let entry = LogEntry::parse(bytes).unwrap();
+            let info = entry.info();
+            crate::format::log::for_each_record(&entry, &mut scratch, |r| {
+                let ok = f.from_offset.is_none_or(|x| r.offset >= x)
+                    && f.to_offset.is_none_or(|x| r.offset <= x)
+                    && f.producer_id.is_none_or(|p| info.producer_id == p)
+                    && f.from_time.is_none_or(|t| r.timestamp >= t)
+                    && f.to_time.is_none_or(|t| r.timestamp < t)
+                    && f.key.as_ref().is_none_or(|k| r.key == Some(&k[..]))
+                    && f.headers.iter().all(|h| {
+                        r.headers.iter().any(|x| {
+                            x.key == &h.name[..]
+                                && h.value.as_ref().is_none_or(|v| x.value == Some(&v[..]))
+                        })
+                    })
+                    && f.value.as_ref().is_none_or(|p| match (p, r.value) {
+                        (_, None) => false,
+                        (Pattern::Fixed(fx), Some(v)) => {
+                            v.windows(fx.needle().len()).any(|w| w == fx.needle())
+                        }
+                        (Pattern::Regex(re), Some(v)) => re.is_match(v),
+                    });
+                if ok {
+                    out.push(r.offset);
+                }
+            })
+            .unwrap();
+        }
+        out
+    }
+
+    fn run(data: &[u8], f: &Filter, prune: bool) -> Vec<i64> {
+        let mut sink = Collect::default();
+        let mut s = Search::new(f, &mut sink);
+        s.prune = prune;
+        let opts = ScanOptions {
+            deep: true,
+            ..ScanOptions::default()
+        };
+        scan_log(
+            &mut SliceSource(data),
+            &opts,
+            &mut RecordScratch::default(),
+            &mut s,
+        )
+        .unwrap();
+        sink.offsets
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+        /// Pruning never loses a match and the search finds exactly the reference's matches.
+        #[test]
+        fn the_search_is_the_brute_force_reference(
+            batches in proptest::collection::vec((
+                0u8..5,
+                proptest::option::weighted(0.3, 0i64..100),
+                -1i64..3,
+                proptest::collection::vec((
+                    proptest::option::weighted(0.9, 0u8..5),
+                    proptest::option::weighted(0.9, 0u8..5),
+                    0i64..100,
+                    proptest::option::weighted(0.4, (0u8..3, proptest::option::of(0u8..3))),
+                ), 1..6),
+            ), 0..8),
+            from_time in proptest::option::of(0i64..100),
+            to_time in proptest::option::of(0i64..100),
+            from_offset in proptest::option::of(0i64..40),
+            to_offset in proptest::option::of(0i64..40),
+            producer_id in proptest::option::of(-1i64..3),
+            key in proptest::option::of(0u8..5),
+            value in proptest::option::of((0u8..5, proptest::bool::ANY)),
+            header in proptest::option::of((0u8..3, proptest::option::of(0u8..3))),
+        ) {
+            let data = build(&batches);
+            let f = Filter {
+                from_time, to_time, from_offset, to_offset, producer_id,
+                key: key.map(text),
+                value: value.map(|(v, fixed)| {
+                    let t = String::from_utf8(text(v)).unwrap();
+                    Pattern::new(&if fixed { t } else { format!("^{t}$") }, fixed).unwrap()
+                }),
+                headers: header
+                    .map(|(k, v)| HeaderFilter { name: text(k), value: v.map(text) })
+                    .into_iter()
+                    .collect(),
+                ..Filter::default()
+            };
+            let want = reference(&data, &f);
+            proptest::prop_assert_eq!(&run(&data, &f, true), &want);
+            proptest::prop_assert_eq!(&run(&data, &f, false), &want);
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! `kseg grep`: read the arguments into an [`analysis::grep::Filter`](Filter), discover the
+//! inputs as dump-log does, and run a [`Search`] over each partition's segments with the one
+//! scan loop, printing with [`GrepPrinter`].
+//!
+//! Exit status as grep's: 0 something matched, 1 nothing matched, 2 trouble (a path that could
+//! not be read, or data problems). `main` turns an [`Outcome`] into the exit code, so "nothing
+//! matched" travels as [`Outcome::DataProblems`] (1) and trouble as [`Outcome::Failed`] (2).
+
+use std::ffi::OsString;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use super::lookup::instant_refused;
+use super::{discover_inputs, Outcome, Reads};
+use crate::analysis::grep::{Filter, HeaderFilter, Pattern, Search, SearchStats};
+use crate::cli::GrepArgs;
+use crate::format::log::RecordScratch;
+use crate::print::grep::{GrepPrinter, Mode};
+use crate::print::progress::{self, Progress};
+use crate::print::report_error;
+use crate::scan::{scan_log, ScanOptions};
+use crate::storage::discover::DataSet;
+use crate::storage::layout::{parse_partition_dir, FileKind};
+use crate::storage::source::open_log;
+use crate::time::parse_instant;
+
+/// The segments of one partition (or one file given outside a partition dir), in offset order.
+struct Group {
+    topic: Option<String>,
+    partition: Option<i32>,
+    /// What stands for the partition when it has no name: the file's path.
+    name: String,
+    files: Vec<PathBuf>,
+}
+
+/// Whether a filter other than the value pattern was given: then a single argument is a PATH.
+fn has_record_filter(a: &GrepArgs) -> bool {
+    a.key.is_some()
+        || a.key_regex.is_some()
+        || !a.header.is_empty()
+        || a.from_time.is_some()
+        || a.to_time.is_some()
+        || a.from_offset.is_some()
+        || a.to_offset.is_some()
+        || a.producer_id.is_some()
+}
+
+/// The value pattern (if any) and the paths, from the positional arguments.
+fn pattern_and_paths(a: &GrepArgs) -> Result<(Option<String>, Vec<PathBuf>)> {
+    let mut args = a.args.clone();
+    let pattern = if a.regexp.is_some() {
+        a.regexp.clone()
+    } else if args.len() == 1 && has_record_filter(a) {
+        None
+    } else if args.len() >= 2 {
+        let p: OsString = args.remove(0);
+        Some(
+            p.into_string()
+                .map_err(|p| anyhow::anyhow!("the pattern {p:?} is not UTF-8"))?,
+        )
+    } else {
+        bail!(
+            "give a PATTERN and a PATH (or a filter such as --key, --header or --from-time, \
+             and a PATH)"
+        );
+    };
+    Ok((pattern, args.into_iter().map(PathBuf::from).collect()))
+}
+
+fn time_arg(flag: &str, t: &Option<String>) -> Result<Option<i64>> {
+    t.as_deref()
+        .map(|t| parse_instant(t).map_err(|e| anyhow::anyhow!(instant_refused(flag, t.trim(), e))))
+        .transpose()
+}
+
+/// The filter the arguments describe.
+pub fn filter_of(a: &GrepArgs, pattern: Option<&str>) -> Result<Filter> {
+    let value = pattern
+        .map(|p| Pattern::new(p, a.fixed_strings))
+        .transpose()
+        .context("PATTERN")?;
+    let key_regex = a
+        .key_regex
+        .as_deref()
+        .map(regex::bytes::Regex::new)
+        .transpose()
+        .context("--key-regex")?;
+    Ok(Filter {
+        value,
+        key: a.key.as_ref().map(|k| k.as_bytes().to_vec()),
+        key_regex,
+        headers: a.header.iter().map(|h| HeaderFilter::parse(h)).collect(),
+        from_time: time_arg("--from-time", &a.from_time)?,
+        to_time: time_arg("--to-time", &a.to_time)?,
+        from_offset: a.from_offset,
+        to_offset: a.to_offset,
+        producer_id: a.producer_id,
+    })
+}
+
+/// The partitions and files to search, in input order. In dirs, live `.log` segments; a file
+/// given on its own is searched whatever its log-data kind (a `.deleted` segment, a snapshot).
+fn groups_of(set: &DataSet) -> Vec<Group> {
+    let mut out = Vec::new();
+    for f in &set.files {
+        let effective = match &f.kind {
+            FileKind::Deleted(k) | FileKind::Cleaned(k) | FileKind::Swap(k) => k.as_ref(),
+            k => k,
+        };
+        if !effective.is_log_data() {
+            continue;
+        }
+        let name = f
+            .path
+            .parent()
+            .and_then(|d| d.file_name())
+            .and_then(|n| parse_partition_dir(&n.to_string_lossy()));
+        out.push(Group {
+            topic: name.as_ref().map(|n| n.topic.clone()),
+            partition: name.as_ref().map(|n| n.partition),
+            name: f.path.display().to_string(),
+            files: vec![f.path.clone()],
+        });
+    }
+    for p in set.all_partitions() {
+        out.push(Group {
+            topic: Some(p.name.topic.clone()),
+            partition: Some(p.name.partition),
+            name: p.path.display().to_string(),
+            files: p
+                .files
+                .iter()
+                .filter(|f| f.kind == FileKind::Log)
+                .map(|f| f.path.clone())
+                .collect(),
+        });
+    }
+    out
+}
+
+pub fn run(args: GrepArgs) -> Result<Outcome> {
+    let (pattern, paths) = pattern_and_paths(&args)?;
+    let filter = filter_of(&args, pattern.as_deref())?;
+    let (set, mut outcome) = discover_inputs(&paths, "grep", Reads::LogData)?;
+    let groups = groups_of(&set);
+    let mode = if args.count {
+        Mode::Count
+    } else if args.files_with_matches {
+        Mode::Files
+    } else {
+        Mode::Records
+    };
+    let stdout = io::stdout();
+    let mut printer = GrepPrinter::new(stdout.lock(), args.json, args.encoding.into(), mode);
+    let progress = Progress::over_files(
+        progress::wanted(true, true),
+        groups
+            .iter()
+            .flat_map(|g| g.files.iter().map(PathBuf::as_path)),
+    );
+    // The offset range is pruned by the search (counted with the rest), not by the scan.
+    let opts = ScanOptions {
+        deep: true,
+        ..ScanOptions::default()
+    };
+    let mut scratch = RecordScratch::with_cap(args.read.max_decompressed_bytes);
+    let mut total = SearchStats::default();
+    for g in &groups {
+        printer.set_partition(g.topic.as_deref(), g.partition, &g.name);
+        let mut matches = 0u64;
+        let mut budget = args.max_count;
+        for file in &g.files {
+            if budget == Some(0) {
+                break;
+            }
+            printer.set_file(file)?;
+            let mut search = Search::new(&filter, &mut printer);
+            search.prune = !args.no_prune;
+            search.print_batch = args.print_batch;
+            search.budget = if mode == Mode::Files { Some(1) } else { budget };
+            let result = search_file(file, &opts, &mut scratch, &mut search, args.read.mmap);
+            let stats = search.stats;
+            progress.file_done(file);
+            if let Err(e) = result {
+                if e.kind() == io::ErrorKind::BrokenPipe {
+                    return Err(e.into());
+                }
+                report_error(file, None, &format!("cannot read: {e}"));
+                outcome = Outcome::Failed;
+            }
+            if let Some(b) = budget.as_mut() {
+                *b = b.saturating_sub(stats.matches);
+            }
+            matches += stats.matches;
+            total.add(&stats);
+        }
+        if mode == Mode::Count {
+            printer.count(matches)?;
+        }
+    }
+    progress.finish();
+    printer.finish(&total, args.stats)?;
+    if total.problems > 0 {
+        outcome = Outcome::Failed;
+    }
+    Ok(if outcome != Outcome::Clean {
+        Outcome::Failed
+    } else if total.matches > 0 {
+        Outcome::Clean
+    } else {
+        Outcome::DataProblems
+    })
+}
+
+fn search_file(
+    file: &Path,
+    opts: &ScanOptions,
+    scratch: &mut RecordScratch,
+    search: &mut Search<'_>,
+    mmap: bool,
+) -> io::Result<()> {
+    let mut src = open_log(file, mmap)?;
+    scan_log(src.as_mut(), opts, scratch, search)?;
+    Ok(())
+}

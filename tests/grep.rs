@@ -1,0 +1,363 @@
+//! `kseg grep` from the command line: matches, filters, output forms, exit codes.
+
+mod common;
+use common::*;
+
+use std::path::PathBuf;
+
+/// A log dir with `orders-0` (offsets 0-5 in two batches, producer 7 then 8) and `orders-1`
+/// (one batch, offsets 0-1).
+fn data_dir() -> tempfile::TempDir {
+    let t = tempfile::tempdir().unwrap();
+    let h: Vec<(&str, Option<&[u8]>)> = vec![("trace", Some(b"abc".as_slice()))];
+    let p0a = batch(
+        BatchSpec {
+            base_offset: 0,
+            base_timestamp: 1_000,
+            producer_id: 7,
+            producer_epoch: 0,
+            base_sequence: 0,
+            ..Default::default()
+        },
+        &[
+            rec("customer-1", "created order 100"),
+            Rec {
+                headers: h.clone(),
+                ts_delta: 10,
+                ..rec("customer-2", "created order 101")
+            },
+            Rec {
+                ts_delta: 20,
+                ..rec("customer-1", "paid order 100")
+            },
+        ],
+    );
+    let p0b = batch(
+        BatchSpec {
+            base_offset: 3,
+            base_timestamp: 2_000,
+            producer_id: 8,
+            producer_epoch: 0,
+            base_sequence: 0,
+            ..Default::default()
+        },
+        &[
+            rec("customer-3", "created order 102"),
+            Rec {
+                key: None,
+                ts_delta: 5,
+                ..rec("", "tombstone? no: null key")
+            },
+            Rec {
+                value: Some(b"bin\x1b[31m\xff"),
+                ts_delta: 6,
+                ..rec("customer-1", "")
+            },
+        ],
+    );
+    let p1 = batch(
+        BatchSpec {
+            base_timestamp: 1_500,
+            ..Default::default()
+        },
+        &[
+            Rec {
+                headers: h,
+                ..rec("customer-9", "shipped order 100")
+            },
+            rec("customer-1", "created order 200"),
+        ],
+    );
+    write(
+        &t.path().join("orders-0/00000000000000000000.log"),
+        &[&p0a, &p0b],
+    );
+    write(&t.path().join("orders-1/00000000000000000000.log"), &[&p1]);
+    t
+}
+
+fn dir(t: &tempfile::TempDir) -> String {
+    t.path().to_str().unwrap().to_string()
+}
+
+fn grep(args: &[&str]) -> Run {
+    let mut all = vec!["grep"];
+    all.extend_from_slice(args);
+    kseg(&all)
+}
+
+/// The `topic-partition:offset` of each output line.
+fn hits(r: &Run) -> Vec<String> {
+    r.stdout
+        .lines()
+        .map(|l| l.split(' ').next().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_value_regex_prints_each_match_as_dump_log_prints_the_record() {
+    let t = data_dir();
+    let r = grep(&["order 10[01]", &dir(&t)]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        hits(&r),
+        ["orders-0:0", "orders-0:1", "orders-0:2", "orders-1:0"]
+    );
+    // dump-log's record line, keys and values included.
+    let first = r.stdout.lines().next().unwrap();
+    assert_eq!(
+        first,
+        "orders-0:0 | offset: 0 CreateTime: 1000 keySize: 10 valueSize: 17 sequence: 0 \
+         headerKeys: [] key: customer-1 payload: created order 100"
+    );
+    let dump = kseg(&[
+        "dump-log",
+        "--print-data-log",
+        &t.path()
+            .join("orders-0/00000000000000000000.log")
+            .to_string_lossy(),
+    ]);
+    assert!(
+        dump.stdout.lines().any(|l| first.ends_with(l)),
+        "{}",
+        dump.stdout
+    );
+}
+
+#[test]
+fn fixed_strings_are_not_regexes() {
+    let t = data_dir();
+    let r = grep(&["-F", "order 10.", &dir(&t)]);
+    assert_eq!((r.code, r.stdout.as_str()), (1, ""), "{}", r.stderr);
+    let r = grep(&["-F", "? no", &dir(&t)]);
+    assert_eq!(hits(&r), ["orders-0:4"]);
+}
+
+#[test]
+fn filters_combine() {
+    let t = data_dir();
+    let d = dir(&t);
+    assert_eq!(
+        hits(&grep(&["--key", "customer-1", &d])),
+        ["orders-0:0", "orders-0:2", "orders-0:5", "orders-1:1"]
+    );
+    assert_eq!(
+        hits(&grep(&["--key", "customer-1", "paid", &d])),
+        ["orders-0:2"]
+    );
+    assert_eq!(
+        hits(&grep(&["--key-regex", "-[23]$", &d])),
+        ["orders-0:1", "orders-0:3"]
+    );
+    assert_eq!(
+        hits(&grep(&["--header", "trace", &d])),
+        ["orders-0:1", "orders-1:0"]
+    );
+    assert_eq!(
+        hits(&grep(&["--header", "trace=abc", "--key", "customer-9", &d])),
+        ["orders-1:0"]
+    );
+    assert!(hits(&grep(&["--header", "trace=ab", &d])).is_empty());
+    // Half-open time range: 1000 and 1010 are in, 1020 is not.
+    assert_eq!(
+        hits(&grep(&["--from-time", "1000", "--to-time", "1020", &d])),
+        ["orders-0:0", "orders-0:1"]
+    );
+    assert_eq!(
+        hits(&grep(&[
+            "--from-time",
+            "1970-01-01T00:00:01.500Z",
+            "--to-time",
+            "1970-01-01T00:00:02.005+00:00",
+            &d
+        ])),
+        ["orders-0:3", "orders-1:0", "orders-1:1"]
+    );
+    // Inclusive offsets.
+    assert_eq!(
+        hits(&grep(&[
+            "--from-offset",
+            "1",
+            "--to-offset",
+            "3",
+            "order",
+            &d
+        ])),
+        ["orders-0:1", "orders-0:2", "orders-0:3", "orders-1:1"]
+    );
+    assert_eq!(
+        hits(&grep(&["--producer-id", "8", &d])),
+        ["orders-0:3", "orders-0:4", "orders-0:5"]
+    );
+    assert_eq!(
+        hits(&grep(&["--producer-id", "-1", &d])),
+        ["orders-1:0", "orders-1:1"]
+    );
+}
+
+#[test]
+fn a_time_without_a_zone_is_refused_with_lookups_reason() {
+    let t = data_dir();
+    let r = grep(&["--from-time", "2024-03-09T14:00:00", &dir(&t)]);
+    assert_eq!(r.code, 2);
+    assert!(r
+        .stderr
+        .contains("--from-time \"2024-03-09T14:00:00\" has no time zone"));
+    assert!(r.stderr.contains("2024-03-09T14:00:00Z"), "{}", r.stderr);
+}
+
+#[test]
+fn count_max_count_and_files_with_matches() {
+    let t = data_dir();
+    let d = dir(&t);
+    let r = grep(&["-c", "order", &d]);
+    assert_eq!(r.stdout, "orders-0:4\norders-1:2\n");
+    let r = grep(&["-m", "1", "order", &d]);
+    assert_eq!(hits(&r), ["orders-0:0", "orders-1:0"]);
+    let r = grep(&["-c", "-m", "2", "order", &d]);
+    assert_eq!(r.stdout, "orders-0:2\norders-1:2\n");
+    let r = grep(&["--files-with-matches", "shipped", &d]);
+    assert_eq!(
+        r.stdout.trim_end(),
+        t.path()
+            .join("orders-1/00000000000000000000.log")
+            .to_str()
+            .unwrap()
+    );
+    let r = grep(&["-c", "nothing-like-this", &d]);
+    assert_eq!((r.code, r.stdout.as_str()), (1, "orders-0:0\norders-1:0\n"));
+}
+
+#[test]
+fn print_batch_shows_the_batch_line_once_before_its_matches() {
+    let t = data_dir();
+    let r = grep(&["--print-batch", "--key", "customer-1", &dir(&t)]);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines.len(), 7, "{}", r.stdout);
+    assert!(lines[0].starts_with("orders-0: baseOffset: 0 lastOffset: 2 count: 3"));
+    assert!(lines[1].starts_with("orders-0:0 | offset: 0"));
+    assert!(lines[2].starts_with("orders-0:2 | offset: 2"));
+    assert!(lines[3].starts_with("orders-0: baseOffset: 3 "));
+    assert!(lines[5].starts_with("orders-1: baseOffset: 0 "));
+}
+
+#[test]
+fn json_is_dump_logs_record_object_with_topic_and_partition() {
+    let t = data_dir();
+    let r = grep(&["--json", "--print-batch", "shipped", &dir(&t)]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines = json_lines(&r.stdout);
+    let rec = of_type(&lines, "record");
+    assert_eq!(rec.len(), 1);
+    assert_eq!(rec[0]["topic"], "orders");
+    assert_eq!(rec[0]["partition"], 1);
+    assert_eq!(rec[0]["offset"], 0);
+    assert_eq!(rec[0]["value"], "shipped order 100");
+    assert_eq!(rec[0]["headers"][0]["key"], "trace");
+    // The same object as dump-log's, but for topic and partition.
+    let file = t.path().join("orders-1/00000000000000000000.log");
+    let dump = kseg(&[
+        "dump-log",
+        "--json",
+        "--deep-iteration",
+        file.to_str().unwrap(),
+    ]);
+    let dumped = json_lines(&dump.stdout);
+    let mut want = of_type(&dumped, "record")[0].clone();
+    let mut got = rec[0].clone();
+    got.as_object_mut().unwrap().remove("topic");
+    got.as_object_mut().unwrap().remove("partition");
+    want["file"] = got["file"].clone();
+    assert_eq!(got, want);
+    assert_eq!(of_type(&lines, "batch").len(), 1);
+    let summary = of_type(&lines, "summary")[0];
+    assert_eq!(summary["matches"], 1);
+}
+
+#[test]
+fn untrusted_bytes_are_escaped_as_dump_log_escapes_them() {
+    let t = data_dir();
+    let r = grep(&["-F", "bin", &dir(&t)]);
+    assert_eq!(hits(&r), ["orders-0:5"]);
+    assert!(!r.stdout.contains('\x1b'), "{:?}", r.stdout);
+    assert!(
+        r.stdout.contains(r"payload: bin\x1b[31m\xff"),
+        "{:?}",
+        r.stdout
+    );
+    // A regex over bytes finds the invalid UTF-8 byte.
+    assert_eq!(hits(&grep(&[r"(?-u)\xff$", &dir(&t)])), ["orders-0:5"]);
+}
+
+#[test]
+fn files_and_partition_dirs_are_inputs_too() {
+    let t = data_dir();
+    let seg = t.path().join("orders-0/00000000000000000000.log");
+    let r = grep(&["paid", seg.to_str().unwrap()]);
+    assert_eq!(hits(&r), ["orders-0:2"]);
+    let r = grep(&["paid", t.path().join("orders-0").to_str().unwrap()]);
+    assert_eq!(hits(&r), ["orders-0:2"]);
+    // A copy outside any partition dir is named by its path.
+    let copy: PathBuf = t.path().join("capture.bin");
+    std::fs::copy(&seg, &copy).unwrap();
+    let r = grep(&["paid", copy.to_str().unwrap()]);
+    assert_eq!(hits(&r), [format!("{}:2", copy.display())]);
+    // -e gives the pattern, and then every argument is a path.
+    let r = grep(&["-e", "-1", t.path().join("orders-1").to_str().unwrap()]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+}
+
+#[test]
+fn exit_status_is_greps() {
+    let t = data_dir();
+    assert_eq!(grep(&["paid", &dir(&t)]).code, 0);
+    assert_eq!(grep(&["unpaid", &dir(&t)]).code, 1);
+    let r = grep(&["(unclosed", &dir(&t)]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("PATTERN"), "{}", r.stderr);
+    let r = grep(&["paid", "/nonexistent/kseg-grep"]);
+    assert_eq!(r.code, 2);
+    let r = grep(&["paid"]);
+    assert_eq!(r.code, 2);
+    // Damaged data: the matches still print, the problem goes to stderr as dump-log reports
+    // it, and the exit status is 2.
+    let seg = t.path().join("orders-0/00000000000000000000.log");
+    let mut bytes = std::fs::read(&seg).unwrap();
+    let n = bytes.len();
+    bytes.truncate(n - 7);
+    std::fs::write(&seg, &bytes).unwrap();
+    let r = grep(&["paid", &dir(&t)]);
+    assert_eq!(r.code, 2);
+    assert_eq!(hits(&r), ["orders-0:2"]);
+    let dump = kseg(&["dump-log", seg.to_str().unwrap()]);
+    let problem = dump.stderr.lines().next().unwrap();
+    assert!(r.stderr.contains(problem), "{} vs {}", r.stderr, problem);
+}
+
+#[test]
+fn pruned_batches_are_counted_and_pruning_changes_no_match() {
+    let t = data_dir();
+    let d = dir(&t);
+    for args in [
+        vec!["--producer-id", "8"],
+        vec!["--from-time", "2000"],
+        vec!["--to-offset", "1", "--from-offset", "1"],
+    ] {
+        let mut with = vec!["--json"];
+        with.extend(&args);
+        with.push(&d);
+        let pruned = json_lines(&grep(&with).stdout);
+        with.insert(0, "--no-prune");
+        let all = json_lines(&grep(&with).stdout);
+        let recs = |l: &[serde_json::Value]| {
+            of_type(l, "record")
+                .iter()
+                .map(|v| (v["partition"].clone(), v["offset"].clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(recs(&pruned), recs(&all), "{args:?}");
+        let s = of_type(&pruned, "summary")[0];
+        assert!(s["batchesPruned"].as_u64().unwrap() >= 1, "{args:?}: {s}");
+        assert_eq!(of_type(&all, "summary")[0]["batchesPruned"], 0);
+    }
+}
