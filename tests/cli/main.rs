@@ -10,6 +10,7 @@ mod dump_log_evidence;
 mod find_group_partition;
 mod fuzz_replay;
 mod golden;
+mod grep;
 mod groups;
 mod groups_hostile;
 mod honest_tests;

@@ -1,7 +1,6 @@
 //! `kseg grep` from the command line: matches, filters, output forms, exit codes.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use std::path::PathBuf;
 
