@@ -54,7 +54,7 @@ base64\t'Standard Base64 with padding'"
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l key-decoder-class -d 'Kafka compatibility: accepted; keys and values print as text' -r
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l value-decoder-class -r
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
-complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l threads -d 'Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time) [default: the number of cores]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l threads -d 'Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) [default: the number of cores]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l deep-iteration -d 'One line per record after each batch line'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l print-data-log -d 'Print record keys and values (implies --deep-iteration)'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l skip-record-metadata -d 'Do not print per-record metadata (and so no control-record details)'
@@ -73,7 +73,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -s h -l help -d 'Pri
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l format -d 'Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)' -r -f -a "table\t'Box-drawn tables, fitted to the terminal when stdout is one'
 tsv\t'Tab-separated values: a header line, then one line per row; no other text'"
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
-complete -c kseg -n "__fish_kseg_using_subcommand summary" -l threads -d 'Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time) [default: the number of cores]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand summary" -l threads -d 'Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) [default: the number of cores]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l json -d 'NDJSON output: one "partition" object per row, then a "summary"'
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
@@ -82,7 +82,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l index-interva
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l format -d 'Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)' -r -f -a "table\t'Box-drawn tables, fitted to the terminal when stdout is one'
 tsv\t'Tab-separated values: a header line, then one line per row; no other text'"
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
-complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l threads -d 'Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time) [default: the number of cores]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l threads -d 'Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) [default: the number of cores]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l index-only -d 'Skip per-batch CRC checks (like kafka-dump-log --verify-index-only)'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l sanity -d 'Only Kafka\'s own index sanity checks (like --index-sanity-check)'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l json -d 'NDJSON: "finding" objects, "recovery" objects, then one "summary"'
@@ -138,7 +138,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand groups" -l at -d 'The instant 
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l format -d 'Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)' -r -f -a "table\t'Box-drawn tables, fitted to the terminal when stdout is one'
 tsv\t'Tab-separated values: a header line, then one line per row; no other text'"
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
-complete -c kseg -n "__fish_kseg_using_subcommand groups" -l threads -d 'Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time) [default: the number of cores]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand groups" -l threads -d 'Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) [default: the number of cores]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l history -d 'Every commit in log order, with the commit record\'s own offset and timestamp'
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l rebalances -d 'Every generation each group went through (group-metadata records in log order), what changed, and a verdict'
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l json -d 'NDJSON: "offset" and "group" objects ("commit" with --history, "generation" and "rebalanceSummary" with --rebalances), then a "summary"'
@@ -180,7 +180,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l latest -d 'The log 
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l max-timestamp -d 'The record with the largest timestamp (ListOffsets MAX_TIMESTAMP)'
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l json -d 'NDJSON: one {topic, partition, target, offset, timestamp, segment, position} per partition'
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l explain -d 'Show the path taken: segment chosen and why, index entries, bytes and batches read'
-complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l scan -d 'Also answer by scanning every record, ignoring the indexes, and say when it differs'
+complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l scan -d 'Also answer by scanning every record, ignoring the indexes. The answer shown stays the broker\'s; a different scan answer is a finding (`scanOffset`, exit 1)'
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -s e -l regexp -d 'The value pattern (for a pattern starting with \'-\', or to give only paths)' -r

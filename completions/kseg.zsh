@@ -43,7 +43,7 @@ base64\:"Standard Base64 with padding"))' \
 '--key-decoder-class=[Kafka compatibility\: accepted; keys and values print as text]::KEY_DECODER_CLASS:_default' \
 '--value-decoder-class=[]::VALUE_DECODER_CLASS:_default' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
-'--threads=[Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time) \[default\: the number of cores\]]:N:_default' \
+'--threads=[Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) \[default\: the number of cores\]]:N:_default' \
 '--deep-iteration[One line per record after each batch line]' \
 '--print-data-log[Print record keys and values (implies --deep-iteration)]' \
 '--skip-record-metadata[Do not print per-record metadata (and so no control-record details)]' \
@@ -68,7 +68,7 @@ _arguments "${_arguments_options[@]}" : \
 '(--json)--format=[Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)]:FORMAT:((table\:"Box-drawn tables, fitted to the terminal when stdout is one"
 tsv\:"Tab-separated values\: a header line, then one line per row; no other text"))' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
-'--threads=[Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time) \[default\: the number of cores\]]:N:_default' \
+'--threads=[Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) \[default\: the number of cores\]]:N:_default' \
 '--json[NDJSON output\: one "partition" object per row, then a "summary"]' \
 '--mmap[Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker'\''s data dir (a concurrent truncation kills kseg with SIGBUS)]' \
 '--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
@@ -83,7 +83,7 @@ _arguments "${_arguments_options[@]}" : \
 '(--json)--format=[Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)]:FORMAT:((table\:"Box-drawn tables, fitted to the terminal when stdout is one"
 tsv\:"Tab-separated values\: a header line, then one line per row; no other text"))' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
-'--threads=[Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time) \[default\: the number of cores\]]:N:_default' \
+'--threads=[Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) \[default\: the number of cores\]]:N:_default' \
 '--index-only[Skip per-batch CRC checks (like kafka-dump-log --verify-index-only)]' \
 '--sanity[Only Kafka'\''s own index sanity checks (like --index-sanity-check)]' \
 '--json[NDJSON\: "finding" objects, "recovery" objects, then one "summary"]' \
@@ -153,7 +153,7 @@ _arguments "${_arguments_options[@]}" : \
 '(--json)--format=[Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)]:FORMAT:((table\:"Box-drawn tables, fitted to the terminal when stdout is one"
 tsv\:"Tab-separated values\: a header line, then one line per row; no other text"))' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
-'--threads=[Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time) \[default\: the number of cores\]]:N:_default' \
+'--threads=[Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) \[default\: the number of cores\]]:N:_default' \
 '--history[Every commit in log order, with the commit record'\''s own offset and timestamp]' \
 '--rebalances[Every generation each group went through (group-metadata records in log order), what changed, and a verdict]' \
 '--json[NDJSON\: "offset" and "group" objects ("commit" with --history, "generation" and "rebalanceSummary" with --rebalances), then a "summary"]' \
@@ -219,7 +219,7 @@ _arguments "${_arguments_options[@]}" : \
 '--max-timestamp[The record with the largest timestamp (ListOffsets MAX_TIMESTAMP)]' \
 '--json[NDJSON\: one {topic, partition, target, offset, timestamp, segment, position} per partition]' \
 '--explain[Show the path taken\: segment chosen and why, index entries, bytes and batches read]' \
-'--scan[Also answer by scanning every record, ignoring the indexes, and say when it differs]' \
+'--scan[Also answer by scanning every record, ignoring the indexes. The answer shown stays the broker'\''s; a different scan answer is a finding (\`scanOffset\`, exit 1)]' \
 '--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help]' \
 '--help[Print help]' \

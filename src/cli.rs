@@ -308,8 +308,8 @@ pub struct GrepArgs {
 #[derive(Debug, Args, Clone, Copy)]
 pub struct ThreadsArg {
     /// Worker threads (files or partitions read in parallel; the output is the same as with
-    /// --threads 1, which reads one at a time) [default: the number of cores]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    /// --threads 1, which reads one at a time; at most 256) [default: the number of cores]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     pub threads: Option<u16>,
 }
 
@@ -317,7 +317,7 @@ impl ThreadsArg {
     pub fn count(&self) -> usize {
         match self.threads {
             Some(n) => n as usize,
-            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            None => std::thread::available_parallelism().map_or(1, |n| n.get().min(256)),
         }
     }
 }

@@ -491,6 +491,10 @@ mod tests {
     /// One generated batch: codec, LogAppendTime or not, producer id, records.
     type GenBatch = (u8, Option<i64>, i64, Vec<GenRecord>);
 
+    /// A generated header, owned and borrowed.
+    type OwnedHeader = (Vec<u8>, Option<Vec<u8>>);
+    type HeaderRef<'a> = (&'a [u8], Option<&'a [u8]>);
+
     fn text(n: u8) -> Vec<u8> {
         format!("t{}", n % 5).into_bytes()
     }
@@ -502,13 +506,17 @@ mod tests {
         for (codec, lat, pid, recs) in batches {
             let keys: Vec<Option<Vec<u8>>> = recs.iter().map(|r| r.0.map(text)).collect();
             let values: Vec<Option<Vec<u8>>> = recs.iter().map(|r| r.1.map(text)).collect();
-            let heads: Vec<Vec<(Vec<u8>, Option<Vec<u8>>)>> = recs
+            let heads: Vec<Vec<OwnedHeader>> = recs
                 .iter()
                 .map(|r| r.3.iter().map(|(k, v)| (text(*k), v.map(text))).collect())
                 .collect();
-            let head_refs: Vec<Vec<(&[u8], Option<&[u8]>)>> = heads
+            let head_refs: Vec<Vec<HeaderRef>> = heads
                 .iter()
-                .map(|h| h.iter().map(|(k, v)| (k.as_slice(), v.as_deref())).collect())
+                .map(|h| {
+                    h.iter()
+                        .map(|(k, v)| (k.as_slice(), v.as_deref()))
+                        .collect()
+                })
                 .collect();
             let new: Vec<NewRecord> = recs
                 .iter()
@@ -522,8 +530,13 @@ mod tests {
                 .collect();
             let b = NewBatch {
                 base_offset: next,
-                codec: [Codec::None, Codec::Gzip, Codec::Snappy, Codec::Lz4, Codec::Zstd]
-                    [*codec as usize % 5],
+                codec: [
+                    Codec::None,
+                    Codec::Gzip,
+                    Codec::Snappy,
+                    Codec::Lz4,
+                    Codec::Zstd,
+                ][*codec as usize % 5],
                 log_append_time: *lat,
                 producer_id: *pid,
                 ..NewBatch::default()

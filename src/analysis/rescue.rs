@@ -20,7 +20,7 @@ use crate::format::log::{BatchInfo, LogEntry, LogRecord, RecordScratch};
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use crate::storage::discover::PartitionDir;
 use crate::storage::layout::FileKind;
-use crate::storage::source::open_log;
+use crate::storage::source::{open_log, read_small};
 
 /// What to take from each source partition (`--from-offset`, `--to-offset`, `--from-timestamp`,
 /// `--to-timestamp`; all inclusive).
@@ -338,9 +338,14 @@ pub struct TargetProgress {
     pub resume_from: i64,
 }
 
+/// The largest `--state` file read: text inputs are capped at 64 MiB.
+pub const STATE_FILE_LIMIT: u64 = 64 << 20;
+
 impl ResumeState {
+    /// The state file, if there is one: a regular file of at most [`STATE_FILE_LIMIT`] bytes
+    /// (a FIFO or a device given by mistake is refused, not read forever).
     pub fn load(path: &Path) -> io::Result<Option<ResumeState>> {
-        match fs::read(path) {
+        match read_small(path, STATE_FILE_LIMIT) {
             Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
                 io::Error::new(
                     io::ErrorKind::InvalidData,

@@ -27,6 +27,7 @@ use crate::print::table::{col, Col, Column, Grid, Layout};
 use crate::scan::Flow;
 use crate::storage::discover::PartitionDir;
 use crate::storage::layout::PartitionState;
+use crate::storage::source::read_small;
 
 const COLUMNS: [Column; 9] = [
     col("SOURCE", Col::Id, 0),
@@ -60,11 +61,14 @@ fn timestamp_arg(flag: &str, v: &Option<String>, default: i64) -> Result<i64> {
 fn connection(args: &RescueArgs) -> Result<Connection> {
     let path = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
     let password = match &args.sasl_password_file {
+        // A regular file of at most 64 KiB: a FIFO or /dev/zero given by mistake is refused.
         Some(f) => Some(
-            std::fs::read_to_string(f)
-                .with_context(|| format!("reading {}", f.display()))?
-                .trim_end_matches(['\n', '\r'])
-                .to_string(),
+            String::from_utf8(
+                read_small(f, 64 << 10).with_context(|| format!("reading {}", f.display()))?,
+            )
+            .map_err(|_| anyhow::anyhow!("{}: the password is not UTF-8", f.display()))?
+            .trim_end_matches(['\n', '\r'])
+            .to_string(),
         ),
         None => std::env::var("KSEG_SASL_PASSWORD").ok(),
     };
@@ -153,6 +157,32 @@ impl Service<'_> {
 }
 
 pub fn run(args: RescueArgs) -> Result<Outcome> {
+    // rescue never writes into what it reads: a --state file inside a source is refused.
+    if let Some(state) = &args.state {
+        let state_dir = state
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        if let Ok(state_dir) = state_dir.canonicalize() {
+            for source in &args.sources {
+                if let Ok(source) = source.canonicalize() {
+                    if state_dir.starts_with(&source) {
+                        bail!(
+                            "--state {} is inside the source {}: rescue never writes into what \
+                             it reads; put the state file elsewhere",
+                            state.display(),
+                            source.display()
+                        );
+                    }
+                }
+            }
+        }
+    }
+    // Read before anything connects: a bad state file is the user's to fix first.
+    let previous = match &args.state {
+        Some(p) => ResumeState::load(p)?,
+        None => None,
+    };
     let (set, mut outcome) = discover_inputs(&args.sources, "rescue", Reads::DirsOnly)?;
     // Internal topics of a log dir are another cluster's bookkeeping: left out unless given.
     let mut dirs: Vec<&PartitionDir> = set
@@ -295,10 +325,6 @@ pub fn run(args: RescueArgs) -> Result<Outcome> {
         })
         .collect::<Result<_>>()?;
 
-    let previous = match &args.state {
-        Some(p) => ResumeState::load(p)?,
-        None => None,
-    };
     if let (Some(prev), Some(p)) = (&previous, &args.state) {
         if prev.plan != plan {
             bail!(

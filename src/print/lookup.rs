@@ -500,6 +500,9 @@ pub fn note_text(note: &Note) -> String {
         Note::EpochCacheEmpty => {
             "the leader-epoch cache is empty: the broker answers UNDEFINED (-1, -1)".into()
         }
+        Note::EpochUndefinedAsked => "epoch -1 is UNDEFINED_EPOCH: the broker answers UNDEFINED \
+                                      (-1, -1) whatever the cache holds"
+            .into(),
         Note::EpochAboveCache { asked, latest } => format!(
             "epoch {asked} is above every epoch in the cache (latest {latest}): the broker \
              answers UNDEFINED (-1, -1)"
@@ -1097,6 +1100,11 @@ mod tests {
             (
                 Note::EpochCacheEmpty,
                 "the leader-epoch cache is empty: the broker answers UNDEFINED (-1, -1)",
+            ),
+            (
+                Note::EpochUndefinedAsked,
+                "epoch -1 is UNDEFINED_EPOCH: the broker answers UNDEFINED (-1, -1) whatever the \
+                 cache holds",
             ),
             (
                 Note::EpochAboveCache {

