@@ -635,7 +635,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__lookup)
-            opts="-h --offset --timestamp --earliest --latest --max-timestamp --end-offset-for-epoch --topic --json --explain --scan --max-decompressed-bytes --no-progress --help"
+            opts="-h --offset --timestamp --earliest --latest --max-timestamp --end-offset-for-epoch --topic --json --explain --scan --print-data-log --max-decompressed-bytes --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

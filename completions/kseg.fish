@@ -181,6 +181,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l max-timestamp -d 'T
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l json -d 'NDJSON: one {topic, partition, target, offset, timestamp, segment, position} per partition'
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l explain -d 'Show the path taken: segment chosen and why, index entries, bytes and batches read'
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l scan -d 'Also answer by scanning every record, ignoring the indexes. The answer shown stays the broker\'s; a different scan answer is a finding (`scanOffset`, exit 1)'
+complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l print-data-log -d 'Also print the record found (its batch line and record line, as `dump-log --deep-iteration --print-data-log` prints them; a `batch` and a `match` object with --json)'
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -s e -l regexp -d 'The value pattern (for a pattern starting with \'-\', or to give only paths)' -r

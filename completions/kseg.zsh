@@ -220,6 +220,7 @@ _arguments "${_arguments_options[@]}" : \
 '--json[NDJSON\: one {topic, partition, target, offset, timestamp, segment, position} per partition]' \
 '--explain[Show the path taken\: segment chosen and why, index entries, bytes and batches read]' \
 '--scan[Also answer by scanning every record, ignoring the indexes. The answer shown stays the broker'\''s; a different scan answer is a finding (\`scanOffset\`, exit 1)]' \
+'--print-data-log[Also print the record found (its batch line and record line, as \`dump-log --deep-iteration --print-data-log\` prints them; a \`batch\` and a \`match\` object with --json)]' \
 '--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help]' \
 '--help[Print help]' \

@@ -669,6 +669,12 @@ pub struct LookupArgs {
     #[arg(long)]
     pub scan: bool,
 
+    /// Also print the record found (its batch line and record line, as `dump-log
+    /// --deep-iteration --print-data-log` prints them; a `batch` and a `match` object with
+    /// --json)
+    #[arg(long)]
+    pub print_data_log: bool,
+
     /// Largest decompressed size accepted for one batch
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_DECOMPRESSED)]
     pub max_decompressed_bytes: usize,

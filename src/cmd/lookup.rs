@@ -6,13 +6,19 @@ use std::io::{self, BufWriter, Write};
 use anyhow::{bail, Result};
 
 use super::Outcome;
-use crate::analysis::lookup::{lookup, PartitionTarget, Query};
+use crate::analysis::grep::{Filter, Search};
+use crate::analysis::lookup::{lookup, LookupReport, PartitionTarget, Query};
 use crate::cli::LookupArgs;
+use crate::format::log::RecordScratch;
+use crate::print::escape::Encoding;
+use crate::print::grep::{GrepPrinter, Mode};
 use crate::print::lookup as printer;
 use crate::print::progress::{self, Progress};
 use crate::print::report_error;
+use crate::scan::{scan_log, ScanOptions};
 use crate::storage::discover::discover;
 use crate::storage::layout::PartitionState;
+use crate::storage::source::open_log;
 use crate::time::{parse_instant, InstantError};
 
 /// Parses `--timestamp`: epoch milliseconds, ListOffsets' special values (-1 latest, -2
@@ -172,6 +178,17 @@ pub fn run(args: LookupArgs) -> Result<Outcome> {
                 } else {
                     printer::text(&mut out, &report, args.explain)?;
                 }
+                if args.print_data_log {
+                    if let Err(e) = print_record_found(&mut out, &report, &args) {
+                        if e.kind() == io::ErrorKind::BrokenPipe {
+                            return Err(e.into());
+                        }
+                        out.flush()?;
+                        let file = report.answer.segment.as_deref().unwrap_or(&report.path);
+                        report_error(file, report.answer.position(), &format!("cannot read: {e}"));
+                        outcome = Outcome::Failed;
+                    }
+                }
             }
             Err(e) => {
                 out.flush()?;
@@ -183,6 +200,49 @@ pub fn run(args: LookupArgs) -> Result<Outcome> {
     progress.finish();
     out.flush()?;
     Ok(outcome)
+}
+
+/// `--print-data-log`: the record the answer names, read from its batch's position in its
+/// segment and printed as dump-log prints it (through grep's printer: one home for that line).
+fn print_record_found(
+    out: &mut impl Write,
+    report: &LookupReport,
+    args: &LookupArgs,
+) -> io::Result<()> {
+    let a = &report.answer;
+    let (Some(offset), Some(segment), Some(position)) = (a.offset, &a.segment, a.position()) else {
+        return Ok(());
+    };
+    let filter = Filter {
+        from_offset: Some(offset),
+        to_offset: Some(offset),
+        ..Filter::default()
+    };
+    let mut printer = GrepPrinter::new(&mut *out, args.json, Encoding::Auto, Mode::Records);
+    let name = report.path.display().to_string();
+    printer.set_partition(Some(&report.topic), Some(report.partition), &name);
+    printer.set_file(segment)?;
+    let mut search = Search::new(&filter, &mut printer);
+    search.budget = Some(1);
+    search.print_batch = true;
+    let opts = ScanOptions {
+        deep: true,
+        start_position: position,
+        ..ScanOptions::default()
+    };
+    let mut scratch = RecordScratch::with_cap(args.max_decompressed_bytes);
+    let mut src = open_log(segment, false)?;
+    scan_log(src.as_mut(), &opts, &mut scratch, &mut search)?;
+    let found = search.stats.matches;
+    printer.flush()?;
+    if found == 0 {
+        printer.note(&format!(
+            "no record at offset {offset} in the batch at byte {position} of {}: the offset \
+             answered is past the batch's records (the log end, or a gap compaction left)",
+            segment.display()
+        ))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -156,6 +156,11 @@ impl<W: Write> GrepPrinter<W> {
         Ok(())
     }
 
+    /// Writes out what is buffered (a caller printing its own lines around the matches).
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
     /// The end: in JSON a `summary` object, in text with `stats` the counts on stderr.
     pub fn finish(&mut self, s: &SearchStats, stats: bool) -> io::Result<()> {
         if self.json {

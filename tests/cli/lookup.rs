@@ -1186,3 +1186,42 @@ fn a_damaged_legacy_wrapper_is_noted_once_and_walked_past() {
         "{steps:#?}"
     );
 }
+
+#[test]
+fn print_data_log_shows_the_record_found_as_dump_log_does() {
+    let dir = "testdata/example-datadir/legacy-0";
+    // Offset 3 is inside a gzip'd magic-1 wrapper; offset 50 in an lz4 v2 batch.
+    let run = kseg(&["lookup", dir, "--offset", "3", "--print-data-log"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(lines[0].starts_with("legacy:0:3"), "{}", run.stdout);
+    assert!(
+        lines.iter().any(|l| l.starts_with("legacy-0: offset: 8 position: 291 ")),
+        "the batch line: {}",
+        run.stdout
+    );
+    let record: Vec<&&str> = lines.iter().filter(|l| l.contains("| offset: ")).collect();
+    assert_eq!(record.len(), 1, "one record: {}", run.stdout);
+    assert!(
+        record[0].starts_with("legacy-0:3 | offset: 3 CreateTime: 1717000040780 ")
+            && record[0].contains(" key: sensor-5 payload: "),
+        "{}",
+        record[0]
+    );
+
+    let run = kseg(&["lookup", dir, "--max-timestamp", "--print-data-log", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines = json_lines(&run.stdout);
+    assert_eq!(lines[0]["type"], "lookup");
+    let offset = lines[0]["offset"].as_i64().unwrap();
+    let records = of_type(&lines, "record");
+    assert_eq!(records.len(), 1, "{}", run.stdout);
+    assert_eq!(records[0]["offset"], offset);
+    assert_eq!(records[0]["batchPosition"], lines[0]["position"]);
+    assert_eq!(of_type(&lines, "batch").len(), 1);
+
+    // No record to show (the log end): the answer alone.
+    let run = kseg(&["lookup", dir, "--latest", "--print-data-log"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stdout.contains("| offset: "), "{}", run.stdout);
+}
