@@ -58,6 +58,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l threads -d 'Worke
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l deep-iteration -d 'One line per record after each batch line'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l print-data-log -d 'Print record keys and values (implies --deep-iteration)'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l skip-record-metadata -d 'Do not print per-record metadata (and so no control-record details)'
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l all-files -d 'With --from-offset/--to-offset on a dir: dump every file of it (indexes, snapshots, checkpoints, segments outside the range), not only the segments that can hold the range'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l json -d 'NDJSON output, one object per line'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l verify-index-only -d 'For .index/.timeindex: check without printing entries'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l index-sanity-check -d 'For .index/.timeindex: run only Kafka\'s index sanity check'

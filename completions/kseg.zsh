@@ -47,6 +47,7 @@ base64\:"Standard Base64 with padding"))' \
 '--deep-iteration[One line per record after each batch line]' \
 '--print-data-log[Print record keys and values (implies --deep-iteration)]' \
 '--skip-record-metadata[Do not print per-record metadata (and so no control-record details)]' \
+'--all-files[With --from-offset/--to-offset on a dir\: dump every file of it (indexes, snapshots, checkpoints, segments outside the range), not only the segments that can hold the range]' \
 '--json[NDJSON output, one object per line]' \
 '--verify-index-only[For .index/.timeindex\: check without printing entries]' \
 '--index-sanity-check[For .index/.timeindex\: run only Kafka'\''s index sanity check]' \

@@ -144,6 +144,11 @@ pub struct DumpLogArgs {
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub to_offset: Option<i64>,
 
+    /// With --from-offset/--to-offset on a dir: dump every file of it (indexes, snapshots,
+    /// checkpoints, segments outside the range), not only the segments that can hold the range
+    #[arg(long)]
+    pub all_files: bool,
+
     /// NDJSON output, one object per line
     #[arg(long)]
     pub json: bool,

@@ -114,15 +114,22 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
             outcome = outcome.worst(Outcome::DataProblems);
         }
     }
+    // An offset range on a dir asks about records: only the segments that can hold them are
+    // dumped (not every index, snapshot and checkpoint of the dir) unless --all-files. Files
+    // named one by one are dumped as asked.
+    let range = (args.from_offset.is_some() || args.to_offset.is_some()) && !args.all_files;
+    let (from, to) = scan.offsets;
     let mut files: Vec<&DataFile> = set.files.iter().collect();
     for dir in &set.log_dirs {
-        files.extend(dir.files.iter());
+        if !range {
+            files.extend(dir.files.iter());
+        }
         for p in &dir.partitions {
-            files.extend(p.files.iter());
+            files.extend(dumped_files(&p.files, range, from, to));
         }
     }
     for p in &set.partitions {
-        files.extend(p.files.iter());
+        files.extend(dumped_files(&p.files, range, from, to));
     }
     // The dump streams to stdout: a bar only when stdout is not the terminal too.
     let progress = Progress::over_files(
@@ -172,6 +179,37 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
         outcome = outcome.worst(Outcome::DataProblems);
     }
     Ok(outcome)
+}
+
+/// A partition dir's files to dump: all of them, or with an offset range `[from, to]` only the
+/// `.log` segments that can hold an offset in it (a segment's offsets lie between its base
+/// offset and the next segment's; the names say so without reading anything).
+fn dumped_files(files: &[DataFile], range: bool, from: i64, to: i64) -> Vec<&DataFile> {
+    if !range {
+        return files.iter().collect();
+    }
+    let mut logs: Vec<(i64, &DataFile)> = files
+        .iter()
+        .filter(|f| f.kind == FileKind::Log)
+        .map(|f| {
+            let name = f.path.file_name().map(|n| n.to_string_lossy());
+            let base = name.and_then(|n| base_offset_of(&n)).unwrap_or(i64::MIN);
+            (base, f)
+        })
+        .collect();
+    logs.sort_by_key(|(base, _)| *base);
+    let mut out = Vec::new();
+    for (i, (base, f)) in logs.iter().enumerate() {
+        // Offsets below the next segment's base belong here (a segment whose name does not
+        // parse is always kept).
+        let next = logs.get(i + 1).map(|(b, _)| *b);
+        let ends_before = next.is_some_and(|n| *base != i64::MIN && n <= from);
+        if *base > to || ends_before {
+            continue;
+        }
+        out.push(*f);
+    }
+    out
 }
 
 struct Dumper<'a> {

@@ -368,3 +368,51 @@ fn remote_log_metadata_records_are_decoded() {
         r.stdout
     );
 }
+
+#[test]
+fn an_offset_range_on_a_dir_dumps_only_the_segments_that_hold_it() {
+    let t = tempfile::tempdir().unwrap();
+    let p = t.path().join("t-0");
+    // Three segments: offsets 0-1, 2-3, 4-5, each with an (empty) index and time index.
+    for (base, records) in [(0i64, 2), (2, 2), (4, 2)] {
+        let recs: Vec<Rec> = (0..records).map(|_| rec("k", "v")).collect();
+        let b = batch(
+            BatchSpec {
+                base_offset: base,
+                ..Default::default()
+            },
+            &recs,
+        );
+        write(&p.join(format!("{base:020}.log")), &[&b]);
+        write(&p.join(format!("{base:020}.index")), &[]);
+        write(&p.join(format!("{base:020}.timeindex")), &[]);
+    }
+    let dir = p.to_str().unwrap();
+    let dumped = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec!["dump-log", dir];
+        args.extend_from_slice(extra);
+        let run = kseg(&args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout
+            .lines()
+            .filter_map(|l| l.strip_prefix("Dumping "))
+            .map(|f| f.rsplit('/').next().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        dumped(&["--from-offset", "3", "--to-offset", "3"]),
+        ["00000000000000000002.log"]
+    );
+    assert_eq!(
+        dumped(&["--from-offset", "2"]),
+        ["00000000000000000002.log", "00000000000000000004.log"]
+    );
+    assert_eq!(dumped(&["--to-offset", "1"]), ["00000000000000000000.log"]);
+    // Asked for: every file, as without a range.
+    assert_eq!(dumped(&["--from-offset", "3", "--all-files"]).len(), 9);
+    assert_eq!(dumped(&[]).len(), 9);
+    // A file named on its own is dumped whatever the range.
+    let index = p.join("00000000000000000000.index");
+    let run = kseg(&["dump-log", index.to_str().unwrap(), "--from-offset", "3"]);
+    assert!(run.stdout.contains("Dumping "), "{}", run.stdout);
+}

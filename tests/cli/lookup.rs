@@ -1196,7 +1196,9 @@ fn print_data_log_shows_the_record_found_as_dump_log_does() {
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert!(lines[0].starts_with("legacy:0:3"), "{}", run.stdout);
     assert!(
-        lines.iter().any(|l| l.starts_with("legacy-0: offset: 8 position: 291 ")),
+        lines
+            .iter()
+            .any(|l| l.starts_with("legacy-0: offset: 8 position: 291 ")),
         "the batch line: {}",
         run.stdout
     );
@@ -1209,7 +1211,13 @@ fn print_data_log_shows_the_record_found_as_dump_log_does() {
         record[0]
     );
 
-    let run = kseg(&["lookup", dir, "--max-timestamp", "--print-data-log", "--json"]);
+    let run = kseg(&[
+        "lookup",
+        dir,
+        "--max-timestamp",
+        "--print-data-log",
+        "--json",
+    ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines = json_lines(&run.stdout);
     assert_eq!(lines[0]["type"], "lookup");
