@@ -47,6 +47,8 @@ complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l max-bytes -d 'Onl
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l max-messages -d 'Stop after N records (with --deep-iteration) or N batches of each log file' -r
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l from-offset -d 'Only batches and records with offsets >= N' -r
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l to-offset -d 'Only batches and records with offsets <= N' -r
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l from-timestamp -d 'Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone); v2 batches whose maxTimestamp is below T are skipped from their header' -r
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l to-timestamp -d 'Only records whose timestamp is at or before T (epoch ms, or RFC 3339 with a zone)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l encoding -d 'How --json shows keys, values and header values: auto is a string when valid UTF-8 and {"base64": ...} otherwise (lossless)' -r -f -a "auto\t'A JSON string when the bytes are valid UTF-8, else `{"base64":"..."}`: lossless'
 utf8\t'Always a string; invalid UTF-8 is replaced by U+FFFD (lossy)'
 hex\t'Lowercase hex string'
@@ -58,7 +60,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l threads -d 'Worke
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l deep-iteration -d 'One line per record after each batch line'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l print-data-log -d 'Print record keys and values (implies --deep-iteration)'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l skip-record-metadata -d 'Do not print per-record metadata (and so no control-record details)'
-complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l all-files -d 'With --from-offset/--to-offset on a dir: dump every file of it (indexes, snapshots, checkpoints, segments outside the range), not only the segments that can hold the range'
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l all-files -d 'With an offset or time range on a dir: dump every file of it (indexes, snapshots, checkpoints, segments outside the range), not only the segments that can hold the range'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l json -d 'NDJSON output, one object per line'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l verify-index-only -d 'For .index/.timeindex: check without printing entries'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l index-sanity-check -d 'For .index/.timeindex: run only Kafka\'s index sanity check'

@@ -36,6 +36,8 @@ _arguments "${_arguments_options[@]}" : \
 '--max-messages=[Stop after N records (with --deep-iteration) or N batches of each log file]:N:_default' \
 '--from-offset=[Only batches and records with offsets >= N]:N:_default' \
 '--to-offset=[Only batches and records with offsets <= N]:N:_default' \
+'--from-timestamp=[Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone); v2 batches whose maxTimestamp is below T are skipped from their header]:T:_default' \
+'--to-timestamp=[Only records whose timestamp is at or before T (epoch ms, or RFC 3339 with a zone)]:T:_default' \
 '--encoding=[How --json shows keys, values and header values\: auto is a string when valid UTF-8 and {"base64"\: ...} otherwise (lossless)]:ENCODING:((auto\:"A JSON string when the bytes are valid UTF-8, else \`{"base64"\:"..."}\`\: lossless"
 utf8\:"Always a string; invalid UTF-8 is replaced by U+FFFD (lossy)"
 hex\:"Lowercase hex string"
@@ -47,7 +49,7 @@ base64\:"Standard Base64 with padding"))' \
 '--deep-iteration[One line per record after each batch line]' \
 '--print-data-log[Print record keys and values (implies --deep-iteration)]' \
 '--skip-record-metadata[Do not print per-record metadata (and so no control-record details)]' \
-'--all-files[With --from-offset/--to-offset on a dir\: dump every file of it (indexes, snapshots, checkpoints, segments outside the range), not only the segments that can hold the range]' \
+'--all-files[With an offset or time range on a dir\: dump every file of it (indexes, snapshots, checkpoints, segments outside the range), not only the segments that can hold the range]' \
 '--json[NDJSON output, one object per line]' \
 '--verify-index-only[For .index/.timeindex\: check without printing entries]' \
 '--index-sanity-check[For .index/.timeindex\: run only Kafka'\''s index sanity check]' \

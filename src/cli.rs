@@ -144,7 +144,16 @@ pub struct DumpLogArgs {
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub to_offset: Option<i64>,
 
-    /// With --from-offset/--to-offset on a dir: dump every file of it (indexes, snapshots,
+    /// Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone); v2
+    /// batches whose maxTimestamp is below T are skipped from their header
+    #[arg(long, value_name = "T")]
+    pub from_timestamp: Option<String>,
+
+    /// Only records whose timestamp is at or before T (epoch ms, or RFC 3339 with a zone)
+    #[arg(long, value_name = "T")]
+    pub to_timestamp: Option<String>,
+
+    /// With an offset or time range on a dir: dump every file of it (indexes, snapshots,
     /// checkpoints, segments outside the range), not only the segments that can hold the range
     #[arg(long)]
     pub all_files: bool,

@@ -4,6 +4,7 @@
 
 use std::io;
 
+use crate::format::batch::TimestampType;
 use crate::format::compression::Codec;
 use crate::format::control::{decode_control, ControlRecord};
 use crate::format::log::{
@@ -121,6 +122,9 @@ pub struct ScanOptions {
     pub max_bytes: u64,
     /// Inclusive offset range; batches entirely outside it are skipped.
     pub offsets: (i64, i64),
+    /// Inclusive record-timestamp range (epoch ms); v2 batches whose header rules it out
+    /// (maxTimestamp below it; LogAppendTime above it) are skipped undecoded.
+    pub timestamps: (i64, i64),
     /// Byte position to start at (an index entry's position); 0 for the whole file.
     pub start_position: u64,
     /// Verify every batch's checksum (`verify-index --index-only` turns it off).
@@ -133,6 +137,7 @@ impl Default for ScanOptions {
             deep: false,
             max_bytes: u64::MAX,
             offsets: (i64::MIN, i64::MAX),
+            timestamps: (i64::MIN, i64::MAX),
             start_position: 0,
             check_crc: true,
         }
@@ -180,6 +185,8 @@ pub fn scan_log<S: ByteSource + ?Sized>(
     let mut walker =
         LogWalker::starting_at(opts.start_position, opts.max_bytes).with_crc_check(opts.check_crc);
     let (from, to) = opts.offsets;
+    let (from_time, to_time) = opts.timestamps;
+    let timed = opts.timestamps != (i64::MIN, i64::MAX);
     while let Some(event) = walker.next(src)? {
         let flow = match event {
             WalkEvent::Entry { position, bytes } => {
@@ -221,6 +228,17 @@ pub fn scan_log<S: ByteSource + ?Sized>(
                     sink.filtered(info.last_offset);
                     continue;
                 }
+                // A v2 header's maxTimestamp is its largest record timestamp (with LogAppendTime,
+                // every record's); the first timestamp bounds nothing (deltas may be negative).
+                if timed
+                    && info.magic >= 2
+                    && (info.max_timestamp < from_time
+                        || (info.timestamp_type == TimestampType::LogAppendTime
+                            && info.max_timestamp > to_time))
+                {
+                    sink.filtered(info.last_offset);
+                    continue;
+                }
                 stats.batches += 1;
                 let mut flow = sink.batch(position, &entry, &info)?;
                 let records_wanted = opts.deep && flow == Flow::Continue;
@@ -244,7 +262,10 @@ pub fn scan_log<S: ByteSource + ?Sized>(
                         if record_flow == Flow::Stop {
                             return;
                         }
-                        if r.offset < from || r.offset > to {
+                        if r.offset < from
+                            || r.offset > to
+                            || (timed && (r.timestamp < from_time || r.timestamp > to_time))
+                        {
                             sink.filtered(r.offset);
                             return;
                         }

@@ -42,6 +42,8 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
     if paths.is_empty() {
         anyhow::bail!("no input: give files, partition dirs or log dirs (or --files a,b)");
     }
+    let from_time = super::grep::time_arg("--from-timestamp", &args.from_timestamp)?;
+    let to_time = super::grep::time_arg("--to-timestamp", &args.to_timestamp)?;
     let (set, mut outcome) = discover_inputs(&paths, "dump-log", Reads::AnyKafkaFile)?;
     let stdout = io::stdout();
     let out = stdout.lock();
@@ -83,6 +85,7 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
             args.from_offset.unwrap_or(i64::MIN),
             args.to_offset.unwrap_or(i64::MAX),
         ),
+        timestamps: (from_time.unwrap_or(i64::MIN), to_time.unwrap_or(i64::MAX)),
         start_position: 0,
         check_crc: true,
     };
@@ -114,10 +117,13 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
             outcome = outcome.worst(Outcome::DataProblems);
         }
     }
-    // An offset range on a dir asks about records: only the segments that can hold them are
-    // dumped (not every index, snapshot and checkpoint of the dir) unless --all-files. Files
-    // named one by one are dumped as asked.
-    let range = (args.from_offset.is_some() || args.to_offset.is_some()) && !args.all_files;
+    // An offset or time range on a dir asks about records: only the .log segments that can hold
+    // them are dumped (for a time range every .log: names say nothing about time), not every
+    // index, snapshot and checkpoint of the dir, unless --all-files. Files named one by one are
+    // dumped as asked.
+    let offset_range = args.from_offset.is_some() || args.to_offset.is_some();
+    let time_range = from_time.is_some() || to_time.is_some();
+    let range = (offset_range || time_range) && !args.all_files;
     let (from, to) = scan.offsets;
     let mut files: Vec<&DataFile> = set.files.iter().collect();
     for dir in &set.log_dirs {

@@ -69,7 +69,8 @@ fn pattern_and_paths(a: &GrepArgs) -> Result<(Option<String>, Vec<PathBuf>)> {
     Ok((pattern, args.into_iter().map(PathBuf::from).collect()))
 }
 
-fn time_arg(flag: &str, t: &Option<String>) -> Result<Option<i64>> {
+/// A time flag's instant, with the zone rule lookup uses (shared by dump-log).
+pub(super) fn time_arg(flag: &str, t: &Option<String>) -> Result<Option<i64>> {
     t.as_deref()
         .map(|t| parse_instant(t).map_err(|e| anyhow::anyhow!(instant_refused(flag, t.trim(), e))))
         .transpose()

@@ -416,3 +416,63 @@ fn an_offset_range_on_a_dir_dumps_only_the_segments_that_hold_it() {
     let run = kseg(&["dump-log", index.to_str().unwrap(), "--from-offset", "3"]);
     assert!(run.stdout.contains("Dumping "), "{}", run.stdout);
 }
+
+#[test]
+fn a_time_range_keeps_the_records_inside_it_and_skips_batches_from_their_headers() {
+    let t = tempfile::tempdir().unwrap();
+    let p = t.path().join("t-0");
+    // Batch 0: offsets 0-2 at 1000, 900, 1100 (a negative delta); batch 1: offsets 3-4 at
+    // 2000, 2001.
+    let at = |key: &'static str, ts_delta: i64| Rec {
+        ts_delta,
+        ..rec(key, "v")
+    };
+    let b0 = batch(
+        BatchSpec {
+            base_offset: 0,
+            base_timestamp: 1000,
+            ..Default::default()
+        },
+        &[at("a", 0), at("b", -100), at("c", 100)],
+    );
+    let b1 = batch(
+        BatchSpec {
+            base_offset: 3,
+            base_timestamp: 2000,
+            ..Default::default()
+        },
+        &[at("d", 0), at("e", 1)],
+    );
+    write(&p.join("00000000000000000000.log"), &[&b0, &b1]);
+    write(&p.join("00000000000000000000.index"), &[]);
+    let dir = p.to_str().unwrap();
+    let offsets = |extra: &[&str]| -> Vec<i64> {
+        let mut args = vec!["dump-log", dir, "--deep-iteration", "--json"];
+        args.extend_from_slice(extra);
+        let run = kseg(&args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let lines = json_lines(&run.stdout);
+        assert!(
+            of_type(&lines, "file").iter().all(|f| f["kind"] == "log"),
+            "a time range on a dir dumps only the .log: {}",
+            run.stdout
+        );
+        of_type(&lines, "record")
+            .iter()
+            .map(|r| r["offset"].as_i64().unwrap())
+            .collect()
+    };
+    assert_eq!(offsets(&["--from-timestamp", "2000"]), [3, 4]);
+    assert_eq!(offsets(&["--to-timestamp", "1000"]), [0, 1]);
+    assert_eq!(
+        offsets(&["--from-timestamp", "1000", "--to-timestamp", "2000"]),
+        [0, 2, 3]
+    );
+    assert_eq!(
+        offsets(&["--from-timestamp", "1970-01-01T00:00:02Z"]),
+        [3, 4]
+    );
+    let run = kseg(&["dump-log", dir, "--from-timestamp", "1970-01-01T00:00:02"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("has no time zone"), "{}", run.stderr);
+}
