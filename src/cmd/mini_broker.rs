@@ -1,7 +1,7 @@
 //! `kseg mini-broker`: run the embedded broker, or script its log dir with `produce` and
 //! `commit` (same writer, same files, no network client).
 
-use std::io::{self, Read, Write};
+use std::io::{self, BufRead, Write};
 
 use anyhow::{bail, Context};
 
@@ -185,11 +185,6 @@ fn produce(a: MiniBrokerProduceArgs) -> anyhow::Result<Outcome> {
                 .len()
         }
     };
-    let mut input = Vec::new();
-    io::stdin()
-        .lock()
-        .read_to_end(&mut input)
-        .context("reading stdin")?;
     let producer_id = if a.no_idempotence {
         -1
     } else {
@@ -204,9 +199,18 @@ fn produce(a: MiniBrokerProduceArgs) -> anyhow::Result<Outcome> {
         counts: vec![0; partitions],
     };
     let mut sticky = 0usize;
-    let text = input.strip_suffix(b"\n").unwrap_or(&input);
-    if !input.is_empty() {
-        for (n, line) in text.split(|b| *b == b'\n').enumerate() {
+    // Streamed a line at a time: what is held is the batches being filled, not all of stdin.
+    let stdin = io::stdin();
+    let mut input = stdin.lock();
+    let mut buf = Vec::new();
+    let mut n = 0usize;
+    loop {
+        buf.clear();
+        if input.read_until(b'\n', &mut buf).context("reading stdin")? == 0 {
+            break;
+        }
+        {
+            let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
             let line = line.strip_suffix(b"\r").unwrap_or(line);
             let (key, value) = match &a.key_separator {
                 Some(sep) => {
@@ -243,6 +247,7 @@ fn produce(a: MiniBrokerProduceArgs) -> anyhow::Result<Outcome> {
             acc.bytes += size;
             acc.records.push((key, value, now_ms()));
         }
+        n += 1;
     }
     for i in 0..partitions {
         p.flush(i)?;

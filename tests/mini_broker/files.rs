@@ -261,3 +261,50 @@ fn an_unclean_shutdown_is_recovered_like_kafka_on_the_next_open() {
     let (errors, warnings, list) = verify_errors(&dir);
     assert_eq!((errors, warnings), (0, 0), "{list:?}");
 }
+
+/// `mini-broker produce` writes full batches while stdin is still open (issue 26: it read all of
+/// stdin first, so a pipe that never closes never produced anything).
+#[test]
+fn produce_writes_batches_before_stdin_closes() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("data");
+    let mut child = Command::new(kseg_bin())
+        .args(["mini-broker", "produce", "--log-dir"])
+        .arg(&dir)
+        .args([
+            "--topic",
+            "stream",
+            "--partitions",
+            "1",
+            "--batch-size",
+            "100",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawning kseg");
+    let mut stdin = child.stdin.take().unwrap();
+    for i in 0..50 {
+        writeln!(stdin, "value-{i:04}-{}", "x".repeat(40)).unwrap();
+    }
+    stdin.flush().unwrap();
+    let log = dir.join("stream-0/00000000000000000000.log");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let written = loop {
+        let len = fs::metadata(&log).map_or(0, |m| m.len());
+        if len > 0 || std::time::Instant::now() > deadline {
+            break len;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(written > 0, "nothing was written while stdin was open");
+    assert_eq!(records(&dir.join("stream-0")).len(), 50);
+}

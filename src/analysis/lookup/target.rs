@@ -78,7 +78,9 @@ impl PartitionTarget {
             let Some(base) = base_of(&f.path) else {
                 continue;
             };
-            if let Some(s) = segments.iter_mut().find(|s| s.base_offset == base) {
+            // Sorted by base offset (one .log per base): a binary search per file, not a scan.
+            if let Ok(i) = segments.binary_search_by_key(&base, |s| s.base_offset) {
+                let s = &mut segments[i];
                 match f.kind {
                     FileKind::OffsetIndex => s.offset_index = Some(f.path.clone()),
                     FileKind::TimeIndex => s.time_index = Some(f.path.clone()),
