@@ -117,6 +117,18 @@ pub struct GroupsReport<'s> {
     ages: Vec<Option<i64>>,
 }
 
+impl GroupsReport<'_> {
+    /// The instant the expiry flags are computed for (epoch ms).
+    pub fn now(&self) -> i64 {
+        self.now
+    }
+
+    /// The offsets.retention.minutes the expiry times assume, in ms.
+    pub fn retention_ms(&self) -> i64 {
+        self.retention_ms
+    }
+}
+
 /// The `__consumer_offsets-N` partition dirs (live replicas) in `set`.
 pub fn coordinator_partitions(set: &DataSet) -> Vec<&PartitionDir> {
     set.all_partitions()

@@ -55,7 +55,14 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
     if args.json {
         printer::json_report(&mut out, &report, args.history)?;
     } else {
-        printer::text_report(&mut out, &report, args.history, args.rebalances, layout)?;
+        printer::text_report(
+            &mut out,
+            &report,
+            args.history,
+            args.rebalances,
+            args.at.is_some(),
+            layout,
+        )?;
     }
     out.flush()?;
     let replay = &report.replay;

@@ -55,6 +55,7 @@ pub fn text_report(
     report: &GroupsReport<'_>,
     history: bool,
     rebalances: bool,
+    at_given: bool,
     layout: Layout,
 ) -> io::Result<()> {
     let replay = &report.replay;
@@ -76,6 +77,19 @@ pub fn text_report(
         )?;
     } else {
         offsets_table(out, report, layout)?;
+        // Which instant "expired" is judged at: a data dir from months ago is all expired
+        // against now, and that should be visibly a choice.
+        writeln!(
+            out,
+            "Expiry as of {} ({})\nand offsets.retention.minutes={} (--offsets-retention-minutes N).",
+            rfc3339_ms(report.now()),
+            if at_given {
+                "--at"
+            } else {
+                "now; --at TIME sets another instant"
+            },
+            report.retention_ms() / 60_000
+        )?;
     }
     for (group, state) in &replay.groups {
         group_state(out, group, state, report.views.get(group), layout)?;

@@ -647,3 +647,28 @@ fn a_hostile_committed_offset_does_not_wrap_the_lag() {
         "{o}"
     );
 }
+
+#[test]
+fn the_text_says_which_instant_expiry_is_judged_at() {
+    let dir = "testdata/example-datadir";
+    let run = kseg(&["groups", dir, "--at", "2024-06-01T00:00:00Z"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains(
+            "Expiry as of 2024-06-01T00:00:00.000Z (--at)\nand offsets.retention.minutes=10080"
+        ),
+        "{}",
+        run.stdout
+    );
+    let run = kseg(&["groups", dir, "--offsets-retention-minutes", "60"]);
+    assert!(
+        run.stdout
+            .contains("(now; --at TIME sets another instant)\nand offsets.retention.minutes=60 "),
+        "{}",
+        run.stdout
+    );
+    assert!(run
+        .stdout
+        .lines()
+        .all(|l| !l.starts_with("Expiry") || l.chars().count() <= 80));
+}
