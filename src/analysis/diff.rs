@@ -691,7 +691,21 @@ pub fn findings(replicas: &[Replica], d: &PairDiff, candidate: bool) -> Vec<Stri
     if d.identical(replicas) {
         out.push(format!("{prefix}identical"));
     } else if acked == 0 && unacked == 0 && conflicting.records() == 0 {
-        if f.log_end < l.log_end {
+        if f.log_end < l.log_end && d.missing.records() == 0 {
+            // The leader's log end is past the follower's but no record lies between (an empty
+            // segment rolled there, or compaction emptied the range): nothing is missing.
+            out.push(format!(
+                "{prefix}log ends differ: {} ends at {}, {} at {}, and {}'s offsets {}..{} hold \
+                 no records (an empty segment or compaction): no record is missing",
+                f.label,
+                f.log_end,
+                l.label,
+                l.log_end,
+                l.label,
+                f.log_end,
+                l.log_end - 1
+            ));
+        } else if f.log_end < l.log_end {
             out.push(format!(
                 "{prefix}follower behind: {} lacks {} records of {} (offsets {}..{})",
                 f.label,
@@ -908,6 +922,27 @@ mod tests {
             vec!["follower behind: c lacks 10 records of a (offsets 10..19)"]
         );
         assert!(!ds.iter().any(loses_acknowledged));
+    }
+
+    #[test]
+    fn a_log_end_past_an_empty_range_is_not_records_missing() {
+        // Both hold offsets 0..9; the leader's log end is 20 (an empty segment rolled at 20, or
+        // compaction emptied 10..19): nothing is missing from the follower.
+        let mut l = replica("a", vec![batch(0, 9, 0, 1)], 20);
+        l.log_end = 20;
+        let f = replica("b", vec![batch(0, 9, 0, 1)], 10);
+        let replicas = vec![l, f];
+        let ds = compare_all(&replicas, Leadership::Given(0), false).unwrap();
+        let text = findings(&replicas, &ds[0], false);
+        assert!(
+            text.iter()
+                .any(|t| t.contains("hold no records") && t.contains("b ends at 10, a at 20")),
+            "{text:?}"
+        );
+        assert!(
+            !text.iter().any(|t| t.contains("lacks 0 records")),
+            "{text:?}"
+        );
     }
 
     #[test]
