@@ -95,6 +95,12 @@ fn name_of(p: &Path) -> String {
 }
 
 pub fn run(args: RecoverArgs) -> Result<Outcome> {
+    // Past `ulimit -f` a write fails with EFBIG instead of the process dying of SIGXFSZ, so the
+    // error path below removes the partial copy rather than leaving a truncated one.
+    // SAFETY: setting a signal's disposition to ignore; no handler runs.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
     let set = discover(std::slice::from_ref(&args.partition))?;
     let unreadable = super::report_unreadable(&set);
     let Some(part) = set.partitions.first().cloned().or_else(|| {
