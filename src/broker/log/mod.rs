@@ -167,11 +167,9 @@ impl std::fmt::Display for PathError {
     }
 }
 
-impl std::error::Error for PathError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.source)
-    }
-}
+// No `source()`: the text already ends in the source's, and an error chain printed with it
+// would say "Too many open files" twice.
+impl std::error::Error for PathError {}
 
 /// `e` naming `path` (the kind kept), for errors that would otherwise name no file; an error
 /// that already names its file (a [`PathError`]) is returned as it is.

@@ -338,3 +338,21 @@ fn with_path_names_the_file_once_by_type_not_by_text() {
         format!("{0}: {0} is odd", outer.display())
     );
 }
+
+#[test]
+fn a_path_error_in_an_error_chain_says_its_cause_once() {
+    let e = with_path(
+        Path::new("/data/t-0/00000000000000000000.index"),
+        io::Error::from_raw_os_error(24),
+    );
+    let chained = format!(
+        "{:#}",
+        anyhow::Error::from(e).context("opening log dir /data")
+    );
+    assert_eq!(
+        chained.matches("Too many open files").count(),
+        1,
+        "{chained}"
+    );
+    assert!(chained.contains("/data/t-0/00000000000000000000.index: Too many open files"));
+}
