@@ -271,3 +271,25 @@ pub fn with_threads<T: Send>(threads: &crate::cli::ThreadsArg, f: impl FnOnce() 
         Err(_) => f(),
     }
 }
+
+/// `path` made absolute through its nearest existing ancestor (canonicalised), with the rest of
+/// its components appended.
+pub(crate) fn resolved_path(path: &Path) -> io::Result<PathBuf> {
+    let absolute = std::path::absolute(path)?;
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_owned());
+                existing = parent;
+            }
+            _ => break,
+        }
+    }
+    let mut out = std::fs::canonicalize(existing)?;
+    for name in rest.iter().rev() {
+        out.push(name);
+    }
+    Ok(out)
+}

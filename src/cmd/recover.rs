@@ -57,28 +57,6 @@ fn copy_ranges(src: &Path, dst: &Path, ranges: &[(u64, u64)]) -> Result<u64> {
     Ok(written)
 }
 
-/// `path` made absolute through its nearest existing ancestor (canonicalised), with the rest of
-/// its components appended.
-fn resolved_path(path: &Path) -> io::Result<PathBuf> {
-    let absolute = std::path::absolute(path)?;
-    let mut existing = absolute.as_path();
-    let mut rest = Vec::new();
-    while !existing.exists() {
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_owned());
-                existing = parent;
-            }
-            _ => break,
-        }
-    }
-    let mut out = fs::canonicalize(existing)?;
-    for name in rest.iter().rev() {
-        out.push(name);
-    }
-    Ok(out)
-}
-
 fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
     fs::OpenOptions::new()
         .write(true)
@@ -119,7 +97,7 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
     let target = args.out.join(name_of(&part.path));
     // Resolve the copy's path through its nearest existing ancestor before creating anything, so
     // a path inside the input (existing or not, through symlinks or `..`) is refused.
-    if resolved_path(&target)?.starts_with(&input) {
+    if super::resolved_path(&target)?.starts_with(&input) {
         bail!(
             "--out must not be inside the input partition {}",
             input.display()

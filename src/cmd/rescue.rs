@@ -159,14 +159,12 @@ impl Service<'_> {
 pub fn run(args: RescueArgs) -> Result<Outcome> {
     // rescue never writes into what it reads: a --state file inside a source is refused.
     if let Some(state) = &args.state {
-        let state_dir = state
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        if let Ok(state_dir) = state_dir.canonicalize() {
+        // Resolved as recover resolves --out: through its nearest existing ancestor, so a
+        // path inside a source is caught whether or not its dirs exist yet.
+        if let Ok(resolved) = super::resolved_path(state) {
             for source in &args.sources {
                 if let Ok(source) = source.canonicalize() {
-                    if state_dir.starts_with(&source) {
+                    if resolved.starts_with(&source) {
                         bail!(
                             "--state {} is inside the source {}: rescue never writes into what \
                              it reads; put the state file elsewhere",
