@@ -26,7 +26,10 @@ use crate::format::reader::{DecodeError, DecodeResult, Reader};
 
 fn encoded(bytes: Result<Vec<u8>, crate::format::coordinator::encode::EncodeError>) -> Vec<u8> {
     // The values are built here against the generated tables: a mismatch is a bug in this
-    // file, caught by its tests, never a property of input.
+    // file, caught by its tests. What input could make unwritable (a string over 0x7fff bytes,
+    // as a 40,000-byte group id) never gets here: the request decoder refuses it as Kafka's
+    // does and the connection is closed (vendor/kafka-protocol/PATCHED.md), and integers come
+    // typed at their field's width.
     bytes.unwrap_or_else(|e| panic!("coordinator record does not fit its schema: {}", e.message))
 }
 

@@ -12,6 +12,11 @@ use crate::format::reader::put_uvarint;
 use base64::Engine;
 use serde_json::{Map, Number, Value};
 
+/// A length prefix of test data, which always fits.
+fn length(out: &mut Vec<u8>, len: Option<usize>, flexible: bool, classic16: bool) {
+    write_length(out, len, flexible, classic16).expect("test lengths fit the wire");
+}
+
 /// Encodes the JSON of `msg` at `version` (the inverse of [`read_message`]). Tagged fields
 /// are written when their key is present. Panics on JSON that does not fit the schema.
 pub fn encode_json(msg: &Message, version: i16, value: &Value) -> Vec<u8> {
@@ -81,18 +86,18 @@ fn write_field(
             write_struct(s, cur, ctx, v, out)
         }
         Type::Array(p) => match v.as_array() {
-            None => write_length(out, None, ctx.flexible, false),
+            None => length(out, None, ctx.flexible, false),
             Some(items) => {
-                write_length(out, Some(items.len()), ctx.flexible, false);
+                length(out, Some(items.len()), ctx.flexible, false);
                 for item in items {
                     write_prim(p, item, ctx.flexible, out);
                 }
             }
         },
         Type::StructArray(s) => match v.as_array() {
-            None => write_length(out, None, ctx.flexible, false),
+            None => length(out, None, ctx.flexible, false),
             Some(items) => {
-                write_length(out, Some(items.len()), ctx.flexible, false);
+                length(out, Some(items.len()), ctx.flexible, false);
                 for item in items {
                     write_struct(s, cur, ctx, item, out);
                 }
@@ -115,17 +120,17 @@ fn write_prim(p: Prim, v: &Value, flexible: bool, out: &mut Vec<u8>) {
         Prim::Float64 => out.extend_from_slice(&v.as_f64().unwrap().to_bits().to_be_bytes()),
         Prim::Uuid => out.extend_from_slice(&parse_uuid(v.as_str().unwrap()).unwrap()),
         Prim::String => match v.as_str() {
-            None => write_length(out, None, flexible, true),
+            None => length(out, None, flexible, true),
             Some(s) => {
-                write_length(out, Some(s.len()), flexible, true);
+                length(out, Some(s.len()), flexible, true);
                 out.extend_from_slice(s.as_bytes());
             }
         },
         Prim::Bytes | Prim::Records => match v.as_str() {
-            None => write_length(out, None, flexible, false),
+            None => length(out, None, flexible, false),
             Some(s) => {
                 let b = base64::engine::general_purpose::STANDARD.decode(s).unwrap();
-                write_length(out, Some(b.len()), flexible, false);
+                length(out, Some(b.len()), flexible, false);
                 out.extend_from_slice(&b);
             }
         },

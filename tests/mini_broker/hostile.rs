@@ -443,3 +443,29 @@ fn measure_rss_after_zstd_batches_to_400_partitions() {
     }
     broker.stop();
 }
+
+/// Issue 23: a 40,000-byte group id was acknowledged and lost at restart. Now the request is
+/// refused as Kafka refuses it (the connection closed: the oracle test
+/// `group_ids_over_32767_bytes_are_refused_as_kafka_refuses_them` asks Kafka the same bytes),
+/// and the longest id Kafka accepts is committed, kept across a restart and read by `groups`.
+#[test]
+fn a_group_id_over_32767_bytes_is_refused_and_the_longest_one_is_kept() {
+    use crate::mini_broker_support::{group_offsets, wire};
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("data");
+    let broker = BrokerProcess::start(&dir, &[]);
+    wire::oversized_group_ids(&broker.bootstrap(), "t");
+    let mut other = connect(broker.port);
+    api_versions_ok(&mut other, 99);
+    broker.stop();
+    let longest = wire::longest_group_id();
+    let broker = BrokerProcess::start(&dir, &[]);
+    assert_eq!(wire::committed(&broker.bootstrap(), &longest, "t"), 7);
+    broker.stop();
+    let offsets = group_offsets(&dir, &longest);
+    assert_eq!(offsets.len(), 1, "{offsets:?}");
+    assert_eq!(
+        (offsets[0].0.as_str(), offsets[0].1, offsets[0].2),
+        ("t", 0, 7)
+    );
+}

@@ -3,6 +3,8 @@
 //! limit, and say clearly when a client is not installed.
 #![allow(dead_code)]
 
+pub mod wire;
+
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};

@@ -12,11 +12,26 @@ use super::schema::{Field, Message, Prim, Struct, Type, Versions, WireVersion};
 use super::value::{StructValue, Value};
 use crate::format::reader::put_uvarint;
 
-/// A value that does not fit the schema (a missing field, a wrong type): a bug of the caller.
+/// A value that cannot be written as the schema says: a missing field or a wrong type (a bug of
+/// the caller), or a value the wire cannot carry (a string over 0x7fff bytes, an integer out of
+/// its field's range, a count over the prefix's range), which input can cause: a writer must
+/// refuse the write, never store what nothing can read back.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EncodeError {
     pub message: String,
 }
+
+impl std::fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for EncodeError {}
+
+/// The longest string Kafka writes or reads (its generated code refuses longer ones in both
+/// the classic and the compact encoding).
+pub const MAX_STRING_BYTES: usize = 0x7fff;
 
 fn fail<T>(message: String) -> Result<T, EncodeError> {
     Err(EncodeError { message })
@@ -141,13 +156,30 @@ fn write_struct(
 }
 
 /// A length or count prefix: compact `n + 1` (0 for null) when flexible, else an i16/i32 (-1
-/// for null).
-pub(crate) fn write_length(out: &mut Vec<u8>, len: Option<usize>, flexible: bool, classic16: bool) {
+/// for null). A string (`classic16`) is at most [`MAX_STRING_BYTES`] in either encoding, as
+/// Kafka's generated writers check; a count is at most `i32::MAX`.
+pub(crate) fn write_length(
+    out: &mut Vec<u8>,
+    len: Option<usize>,
+    flexible: bool,
+    classic16: bool,
+) -> Result<(), EncodeError> {
+    let max = if classic16 {
+        MAX_STRING_BYTES
+    } else {
+        i32::MAX as usize
+    };
+    if let Some(n) = len.filter(|&n| n > max) {
+        return fail(format!(
+            "a length of {n} is over the {max} the wire can carry"
+        ));
+    }
     match (flexible, classic16) {
         (true, _) => put_uvarint(out, len.map_or(0, |n| n as u32 + 1)),
         (false, true) => out.extend_from_slice(&len.map_or(-1, |n| n as i16).to_be_bytes()),
         (false, false) => out.extend_from_slice(&len.map_or(-1, |n| n as i32).to_be_bytes()),
     }
+    Ok(())
 }
 
 fn write_field(
@@ -185,12 +217,9 @@ fn write_field(
             }
         }
         Type::Array(p) => match v {
-            Value::Null => {
-                write_length(out, None, ctx.flexible, false);
-                Ok(())
-            }
+            Value::Null => write_length(out, None, ctx.flexible, false),
             Value::Array(items) => {
-                write_length(out, Some(items.len()), ctx.flexible, false);
+                write_length(out, Some(items.len()), ctx.flexible, false)?;
                 items
                     .iter()
                     .try_for_each(|item| write_prim(p, f.name, item, ctx.flexible, out))
@@ -198,12 +227,9 @@ fn write_field(
             _ => fail(format!("{} is an array", f.name)),
         },
         Type::StructArray(s) => match v {
-            Value::Null => {
-                write_length(out, None, ctx.flexible, false);
-                Ok(())
-            }
+            Value::Null => write_length(out, None, ctx.flexible, false),
             Value::Array(items) => {
-                write_length(out, Some(items.len()), ctx.flexible, false);
+                write_length(out, Some(items.len()), ctx.flexible, false)?;
                 items.iter().try_for_each(|item| match item {
                     Value::Struct(sv) => write_struct(s, cur, ctx, sv, out),
                     _ => fail(format!("{} holds structs", f.name)),
@@ -221,8 +247,10 @@ fn write_prim(
     flexible: bool,
     out: &mut Vec<u8>,
 ) -> Result<(), EncodeError> {
-    let int = || match v.as_int() {
-        Some(n) => Ok(n),
+    // An integer must fit its field: a wrapped value would be stored as another one.
+    let int = |min: i64, max: i64| match v.as_int() {
+        Some(n) if (min..=max).contains(&n) => Ok(n),
+        Some(n) => fail(format!("{name}: {n} is outside {min}..={max}")),
         None => fail(format!("{name} is an integer")),
     };
     match p {
@@ -230,10 +258,16 @@ fn write_prim(
             Value::Bool(b) => out.push(*b as u8),
             _ => return fail(format!("{name} is a bool")),
         },
-        Prim::Int8 => out.push(int()? as u8),
-        Prim::Int16 | Prim::Uint16 => out.extend_from_slice(&(int()? as u16).to_be_bytes()),
-        Prim::Int32 | Prim::Uint32 => out.extend_from_slice(&(int()? as u32).to_be_bytes()),
-        Prim::Int64 => out.extend_from_slice(&int()?.to_be_bytes()),
+        Prim::Int8 => out.push(int(i8::MIN.into(), i8::MAX.into())? as u8),
+        Prim::Int16 => {
+            out.extend_from_slice(&(int(i16::MIN.into(), i16::MAX.into())? as u16).to_be_bytes())
+        }
+        Prim::Uint16 => out.extend_from_slice(&(int(0, u16::MAX.into())? as u16).to_be_bytes()),
+        Prim::Int32 => {
+            out.extend_from_slice(&(int(i32::MIN.into(), i32::MAX.into())? as u32).to_be_bytes())
+        }
+        Prim::Uint32 => out.extend_from_slice(&(int(0, u32::MAX.into())? as u32).to_be_bytes()),
+        Prim::Int64 => out.extend_from_slice(&int(i64::MIN, i64::MAX)?.to_be_bytes()),
         Prim::Float64 => match v {
             Value::Float(x) => out.extend_from_slice(&x.to_bits().to_be_bytes()),
             _ => return fail(format!("{name} is a float")),
@@ -243,24 +277,23 @@ fn write_prim(
             _ => return fail(format!("{name} is a uuid")),
         },
         Prim::String => match v {
-            Value::Null => write_length(out, None, flexible, true),
+            Value::Null => write_length(out, None, flexible, true)?,
             Value::Str(s) => {
-                write_length(out, Some(s.len()), flexible, true);
+                write_length(out, Some(s.len()), flexible, true).map_err(|e| EncodeError {
+                    message: format!("{name}: {}", e.message),
+                })?;
                 out.extend_from_slice(s);
             }
             _ => return fail(format!("{name} is a string")),
         },
         Prim::Bytes | Prim::Records => {
             let b = match v {
-                Value::Null => {
-                    write_length(out, None, flexible, false);
-                    return Ok(());
-                }
+                Value::Null => return write_length(out, None, flexible, false),
                 Value::Bytes(b) | Value::Records(b) => b,
                 Value::Embedded(e) => e.bytes,
                 _ => return fail(format!("{name} is bytes")),
             };
-            write_length(out, Some(b.len()), flexible, false);
+            write_length(out, Some(b.len()), flexible, false)?;
             out.extend_from_slice(b);
         }
     }

@@ -155,3 +155,47 @@ fn the_encoder_writes_what_the_decoder_reads() {
         .build();
     assert!(encode_message(&OFFSET_COMMIT_VALUE, 4, &missing, &mut Vec::new()).is_err());
 }
+
+#[test]
+fn what_the_wire_cannot_carry_is_an_error_never_a_wrapped_value() {
+    // The case: a 40,000-byte group id. Written with a wrapped int16 length it made a
+    // key nothing can decode; now the write is refused, and 0x7fff bytes still round-trip.
+    let key = |group: &[u8]| {
+        let v = StructBuilder::new(&OFFSET_COMMIT_KEY)
+            .set("group", Value::Str(group))
+            .set("topic", Value::Str(b"t"))
+            .set("partition", Value::Int(0))
+            .build();
+        Coordinator::Group.encode_key(1, &v)
+    };
+    let long = vec![b'g'; 40_000];
+    let err = key(&long).unwrap_err();
+    assert_eq!(
+        err.message,
+        "group: a length of 40000 is over the 32767 the wire can carry"
+    );
+    let longest = vec![b'g'; encode::MAX_STRING_BYTES];
+    let bytes = key(&longest).unwrap();
+    let decoded = decode_offsets_key(&bytes).unwrap();
+    assert_eq!(decoded.data.get("group"), Some(&Value::Str(&longest[..])));
+
+    // The compact encoding has the same string limit (Kafka's writers check both).
+    let value = |metadata: &[u8], leader_epoch: i64| {
+        let v = StructBuilder::new(&OFFSET_COMMIT_VALUE)
+            .set("offset", Value::Int(1))
+            .set("leaderEpoch", Value::Int(leader_epoch))
+            .set("metadata", Value::Str(metadata))
+            .set("commitTimestamp", Value::Int(1))
+            .build();
+        Coordinator::Group.encode_value(1, 4, &v)
+    };
+    assert!(value(&long, -1).is_err());
+    assert!(value(&longest, -1).is_ok());
+    // An integer outside its field's range is refused, not wrapped (leaderEpoch is int32).
+    let err = value(b"", i64::from(i32::MAX) + 1).unwrap_err();
+    assert_eq!(
+        err.message,
+        "leaderEpoch: 2147483648 is outside -2147483648..=2147483647"
+    );
+    assert!(value(b"", i64::from(i32::MIN)).is_ok());
+}

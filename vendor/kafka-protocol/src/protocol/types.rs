@@ -510,6 +510,11 @@ impl Decoder<Option<StdString>> for CompactString {
     fn decode<B: ByteBuf>(&self, buf: &mut B) -> Result<Option<StdString>> {
         match UnsignedVarInt.decode(buf)? {
             0 => Ok(None),
+            // kseg: Kafka's generated readers refuse a string longer than 0x7fff bytes, in the
+            // compact encoding too (its records cannot hold one); see PATCHED.md.
+            n if n - 1 > i16::MAX as u32 => {
+                bail!("CompactString length {} is over {}", n - 1, i16::MAX);
+            }
             n => {
                 let mut strbuf = vec![0; (n - 1) as usize];
                 buf.try_copy_to_slice(&mut strbuf)?;
@@ -523,6 +528,9 @@ impl<T: NewType<StrBytes>> Decoder<Option<T>> for CompactString {
     fn decode<B: ByteBuf>(&self, buf: &mut B) -> Result<Option<T>> {
         match UnsignedVarInt.decode(buf)? {
             0 => Ok(None),
+            n if n - 1 > i16::MAX as u32 => {
+                bail!("CompactString length {} is over {}", n - 1, i16::MAX);
+            }
             n => {
                 let strbuf = StrBytes::try_from(buf.try_get_bytes((n - 1) as usize)?)?;
                 Ok(Some(strbuf.into()))
