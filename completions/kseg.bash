@@ -283,7 +283,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__grep)
-            opts="-e -F -c -m -l -h --regexp --fixed-strings --key --key-regex --header --from-time --to-time --from-offset --to-offset --producer-id --count --max-count --files-with-matches --print-batch --json --encoding --no-prune --stats --mmap --max-decompressed-bytes --no-progress --help"
+            opts="-e -F -c -m -l -h --regexp --fixed-strings --key --key-regex --header --from-time --to-time --from-offset --to-offset --producer-id --partitions --all-partitions --count --max-count --files-with-matches --print-batch --json --encoding --no-prune --stats --mmap --max-decompressed-bytes --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -326,6 +326,10 @@ _kseg() {
                     return 0
                     ;;
                 --producer-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --partitions)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

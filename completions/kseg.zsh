@@ -242,6 +242,7 @@ _arguments "${_arguments_options[@]}" : \
 '--from-offset=[Only records with offsets >= N]:N:_default' \
 '--to-offset=[Only records with offsets <= N]:N:_default' \
 '--producer-id=[Only records of batches written by this producer id (-1\: without one)]:N:_default' \
+'--partitions=[The partition count of the topics searched, for --key\: only the partition Kafka'\''s default partitioner (murmur2) maps the key to is searched \[default\: the count in the log dir'\''s __cluster_metadata; without one, every partition\]]:N:_default' \
 '-m+[Stop after N matches per partition]:N:_default' \
 '--max-count=[Stop after N matches per partition]:N:_default' \
 '--encoding=[How --json shows keys, values and header values]:ENCODING:((auto\:"A JSON string when the bytes are valid UTF-8, else \`{"base64"\:"..."}\`\: lossless"
@@ -251,6 +252,7 @@ base64\:"Standard Base64 with padding"))' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
 '-F[The value pattern is a fixed string (memchr\:\:memmem), not a regex]' \
 '--fixed-strings[The value pattern is a fixed string (memchr\:\:memmem), not a regex]' \
+'--all-partitions[With --key, search every partition, not only the one the key maps to (records placed by a custom partitioner or an explicit partition); a match elsewhere is reported]' \
 '-c[Print only a count of matches per partition]' \
 '--count[Print only a count of matches per partition]' \
 '(-c --count)-l[Print only the segment files holding a match]' \

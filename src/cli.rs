@@ -282,6 +282,17 @@ pub struct GrepArgs {
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub producer_id: Option<i64>,
 
+    /// The partition count of the topics searched, for --key: only the partition Kafka's
+    /// default partitioner (murmur2) maps the key to is searched [default: the count in the
+    /// log dir's __cluster_metadata; without one, every partition]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub partitions: Option<u32>,
+
+    /// With --key, search every partition, not only the one the key maps to (records placed by
+    /// a custom partitioner or an explicit partition); a match elsewhere is reported
+    #[arg(long)]
+    pub all_partitions: bool,
+
     /// Print only a count of matches per partition
     #[arg(short = 'c', long)]
     pub count: bool,

@@ -651,3 +651,86 @@ mod tests {
         }
     }
 }
+
+/// Where `--key` can be found in one topic when its records were placed by Kafka's default
+/// partitioner (`BuiltInPartitioner.partitionForKey`: murmur2 of the key bytes, modulo the
+/// partition count).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyPlacement {
+    pub topic: String,
+    pub partition: i32,
+    pub partitions: u32,
+    /// Where the partition count came from: `--partitions` or `__cluster_metadata`.
+    pub counted_by: &'static str,
+}
+
+/// Whether a topic's records are placed by the producer's partitioner: Kafka's internal
+/// topics (`__consumer_offsets`, `__transaction_state`, `__cluster_metadata`,
+/// `__share_group_state`, ...) are placed by their coordinators or are a single partition.
+pub fn placed_by_partitioner(topic: &str) -> bool {
+    !topic.starts_with("__")
+}
+
+/// The placement of `key` in each of `topics` whose partition count is known: `given` (the
+/// `--partitions` flag) for all of them, else the count `recorded` (from `__cluster_metadata`).
+pub fn key_placements<'t>(
+    key: &[u8],
+    topics: impl IntoIterator<Item = &'t str>,
+    given: Option<u32>,
+    recorded: &std::collections::HashMap<String, u32>,
+) -> Vec<KeyPlacement> {
+    topics
+        .into_iter()
+        .filter(|t| placed_by_partitioner(t))
+        .filter_map(|topic| {
+            let (partitions, counted_by) = match (given, recorded.get(topic)) {
+                (Some(n), _) => (n, "--partitions"),
+                (None, Some(&m)) => (m, "__cluster_metadata"),
+                (None, None) => return None,
+            };
+            Some(KeyPlacement {
+                topic: topic.to_string(),
+                partition: super::partitioner::partition_for_key(key, partitions) as i32,
+                partitions,
+                counted_by,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod placement_tests {
+    use super::*;
+
+    #[test]
+    fn a_key_is_placed_as_the_default_partitioner_places_it() {
+        let recorded = [
+            ("orders".to_string(), 3u32),
+            ("__consumer_offsets".to_string(), 50),
+        ]
+        .into_iter()
+        .collect();
+        // The seed scenario: book-1 lands in partition 0 of 3 (see partitioner.rs).
+        let p = key_placements(
+            b"book-1",
+            ["orders", "__consumer_offsets", "unknown"],
+            None,
+            &recorded,
+        );
+        assert_eq!(
+            p,
+            vec![KeyPlacement {
+                topic: "orders".into(),
+                partition: super::super::partitioner::partition_for_key(b"book-1", 3) as i32,
+                partitions: 3,
+                counted_by: "__cluster_metadata",
+            }]
+        );
+        // --partitions applies to every topic the partitioner places, known or not.
+        let p = key_placements(b"book-1", ["orders", "unknown"], Some(7), &recorded);
+        assert_eq!(p.len(), 2);
+        assert!(p
+            .iter()
+            .all(|p| p.partitions == 7 && p.counted_by == "--partitions"));
+    }
+}

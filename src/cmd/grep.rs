@@ -6,6 +6,7 @@
 //! not be read, or data problems). `main` turns an [`Outcome`] into the exit code, so "nothing
 //! matched" travels as [`Outcome::DataProblems`] (1) and trouble as [`Outcome::Failed`] (2).
 
+use std::collections::{BTreeSet, HashMap};
 use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -14,14 +15,17 @@ use anyhow::{bail, Context, Result};
 
 use super::lookup::instant_refused;
 use super::{discover_inputs, Outcome, Reads};
-use crate::analysis::grep::{Filter, HeaderFilter, Pattern, Search, SearchStats};
+use crate::analysis::grep::{
+    key_placements, Filter, HeaderFilter, KeyPlacement, Pattern, Search, SearchStats,
+};
+use crate::analysis::topic_configs::partition_counts;
 use crate::cli::GrepArgs;
 use crate::format::log::RecordScratch;
 use crate::print::grep::{GrepPrinter, Mode};
 use crate::print::progress::{self, Progress};
 use crate::print::report_error;
 use crate::scan::{scan_log, ScanOptions};
-use crate::storage::discover::DataSet;
+use crate::storage::discover::{discover, DataSet, PartitionDir};
 use crate::storage::layout::{parse_partition_dir, FileKind};
 use crate::storage::source::open_log;
 use crate::time::parse_instant;
@@ -141,11 +145,108 @@ fn groups_of(set: &DataSet) -> Vec<Group> {
     out
 }
 
+/// The partition counts the input's `__cluster_metadata` records: the log dirs' own, or (for
+/// partition dirs given alone) the one beside them in their log dir.
+fn recorded_partition_counts(set: &DataSet) -> HashMap<String, u32> {
+    let mut counts = HashMap::new();
+    let mut add = |m: &PartitionDir| {
+        for (topic, n) in partition_counts(m) {
+            let c = counts.entry(topic).or_insert(n);
+            *c = (*c).max(n);
+        }
+    };
+    let mut found = false;
+    for m in set
+        .all_partitions()
+        .filter(|p| p.name.topic == "__cluster_metadata")
+    {
+        add(m);
+        found = true;
+    }
+    if !found {
+        let beside: BTreeSet<PathBuf> = set
+            .partitions
+            .iter()
+            .filter_map(|p| Some(p.path.parent()?.join("__cluster_metadata-0")))
+            .filter(|m| m.is_dir())
+            .collect();
+        for m in beside {
+            if let Ok(found) = discover(std::slice::from_ref(&m)) {
+                found.all_partitions().for_each(&mut add);
+            }
+        }
+    }
+    counts
+}
+
+/// `--key`'s placement per topic searched, with a note for each; without `--all-partitions`
+/// only the partition the key maps to stays in `groups`.
+fn place_key<W: io::Write>(
+    args: &GrepArgs,
+    set: &DataSet,
+    groups: &mut Vec<Group>,
+    printer: &mut GrepPrinter<W>,
+) -> Result<Vec<KeyPlacement>> {
+    let Some(key) = &args.key else {
+        return Ok(Vec::new());
+    };
+    let recorded = recorded_partition_counts(set);
+    let topics: BTreeSet<&str> = groups
+        .iter()
+        .filter(|g| g.partition.is_some())
+        .filter_map(|g| g.topic.as_deref())
+        .collect();
+    let placements = key_placements(key.as_bytes(), topics, args.partitions, &recorded);
+    for p in &placements {
+        let held = groups
+            .iter()
+            .any(|g| g.topic.as_deref() == Some(&p.topic) && g.partition == Some(p.partition));
+        printer.set_partition(Some(&p.topic), Some(p.partition), &p.topic);
+        if let (Some(n), Some(&m)) = (args.partitions, recorded.get(&p.topic)) {
+            if n != m {
+                printer.note(&format!(
+                    "--partitions {n}, but __cluster_metadata records {m} partitions of {}; \
+                     using {n}",
+                    p.topic
+                ))?;
+            }
+        }
+        let mapped = format!(
+            "--key maps to partition {} of {} (the default partitioner: murmur2 over {} \
+             partitions, counted by {})",
+            p.partition, p.topic, p.partitions, p.counted_by
+        );
+        let message = match (args.all_partitions, held) {
+            (true, _) => format!("{mapped}; --all-partitions: every partition is searched"),
+            (false, true) => format!(
+                "{mapped}: only {}-{} is searched; --all-partitions searches the others too \
+                 (records placed by a custom partitioner or an explicit partition)",
+                p.topic, p.partition
+            ),
+            (false, false) => format!(
+                "{mapped}, which is not in the input: nothing of {} is searched; \
+                 --all-partitions searches the partitions given",
+                p.topic
+            ),
+        };
+        printer.note(&message)?;
+    }
+    if !args.all_partitions {
+        groups.retain(|g| {
+            let placed = placements
+                .iter()
+                .find(|p| g.partition.is_some() && g.topic.as_deref() == Some(&p.topic));
+            placed.is_none_or(|p| g.partition == Some(p.partition))
+        });
+    }
+    Ok(placements)
+}
+
 pub fn run(args: GrepArgs) -> Result<Outcome> {
     let (pattern, paths) = pattern_and_paths(&args)?;
     let filter = filter_of(&args, pattern.as_deref())?;
     let (set, mut outcome) = discover_inputs(&paths, "grep", Reads::LogData)?;
-    let groups = groups_of(&set);
+    let mut groups = groups_of(&set);
     let mode = if args.count {
         Mode::Count
     } else if args.files_with_matches {
@@ -155,6 +256,7 @@ pub fn run(args: GrepArgs) -> Result<Outcome> {
     };
     let stdout = io::stdout();
     let mut printer = GrepPrinter::new(stdout.lock(), args.json, args.encoding.into(), mode);
+    let placements = place_key(&args, &set, &mut groups, &mut printer)?;
     let progress = Progress::over_files(
         progress::wanted(true, true),
         groups
@@ -199,6 +301,17 @@ pub fn run(args: GrepArgs) -> Result<Outcome> {
         }
         if mode == Mode::Count {
             printer.count(matches)?;
+        }
+        let misplaced = placements.iter().find(|p| {
+            matches > 0 && g.topic.as_deref() == Some(&p.topic) && g.partition != Some(p.partition)
+        });
+        if let (Some(p), Some(here)) = (misplaced, g.partition) {
+            printer.note(&format!(
+                "--key found in {}-{here}, but the default partitioner maps it to partition {} \
+                 (murmur2 over {} partitions): a custom partitioner, an explicit partition or \
+                 a changed partition count placed it here",
+                p.topic, p.partition, p.partitions
+            ))?;
         }
     }
     progress.finish();

@@ -80,44 +80,6 @@ fn log_dir_confirms_on_disk_and_warns_when_elsewhere() {
         .contains("partition count may have changed"));
 }
 
-fn uvarint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-const TOPIC_ID: [u8; 16] = [7; 16];
-
-/// KRaft TopicRecord v0 (frame 1, type 2): name, topic id, no tagged fields.
-fn topic_record(name: &str) -> Vec<u8> {
-    let mut v = vec![1u8, 2, 0];
-    uvarint(&mut v, name.len() as u64 + 1);
-    v.extend_from_slice(name.as_bytes());
-    v.extend_from_slice(&TOPIC_ID);
-    v.push(0);
-    v
-}
-
-/// KRaft PartitionRecord v0 (frame 1, type 3) of that topic on broker `node`.
-fn partition_record(partition: i32, node: i32) -> Vec<u8> {
-    let mut v = vec![1u8, 3, 0];
-    v.extend_from_slice(&partition.to_be_bytes());
-    v.extend_from_slice(&TOPIC_ID);
-    for array in [&[node][..], &[node][..], &[][..], &[][..]] {
-        uvarint(&mut v, array.len() as u64 + 1);
-        for r in array {
-            v.extend_from_slice(&r.to_be_bytes());
-        }
-    }
-    v.extend_from_slice(&node.to_be_bytes()); // leader
-    v.extend_from_slice(&0i32.to_be_bytes()); // leaderEpoch
-    v.extend_from_slice(&0i32.to_be_bytes()); // partitionEpoch
-    v.push(0);
-    v
-}
-
 /// One broker of a cluster whose __consumer_offsets has 22 partitions: it holds partitions
 /// `held` and the cluster metadata log.
 fn broker(root: &std::path::Path, held: std::ops::Range<i32>) {
@@ -126,21 +88,7 @@ fn broker(root: &std::path::Path, held: std::ops::Range<i32>) {
     for p in held {
         std::fs::create_dir_all(root.join(format!("__consumer_offsets-{p}"))).unwrap();
     }
-    let mut values = vec![topic_record("__consumer_offsets")];
-    values.extend((0..22).map(|p| partition_record(p, 1 + p % 3)));
-    let records: Vec<Rec> = values
-        .iter()
-        .map(|v| Rec {
-            key: None,
-            value: Some(v),
-            headers: vec![],
-            ts_delta: 0,
-        })
-        .collect();
-    write(
-        &root.join("__cluster_metadata-0/00000000000000000000.log"),
-        &[&batch(BatchSpec::default(), &records)],
-    );
+    metadata_log(root, &[("__consumer_offsets", 22)], |p| 1 + p % 3);
 }
 
 #[test]

@@ -360,3 +360,83 @@ fn pruned_batches_are_counted_and_pruning_changes_no_match() {
         assert_eq!(of_type(&all, "summary")[0]["batchesPruned"], 0);
     }
 }
+
+/// Issue 24: with an exact key and a known partition count only the partition Kafka's default
+/// partitioner (murmur2) maps the key to is searched, and the output says so; --all-partitions
+/// searches all and reports a match elsewhere. murmur2 places customer-1 in partition 1 of 2 and
+/// 0 of 3, customer-2 in partition 2 of 3 (`partitioner.rs` has Kafka's test vectors).
+#[test]
+fn an_exact_key_searches_the_partition_the_default_partitioner_maps_it_to() {
+    let t = data_dir();
+    let d = dir(&t);
+    let r = grep(&["--key", "customer-1", "--partitions", "2", &d]);
+    assert_eq!(hits(&r), ["orders-1:1"], "{}", r.stderr);
+    assert_eq!(r.code, 0);
+    assert!(
+        r.stderr.contains(
+            "kseg: note: --key maps to partition 1 of orders (the default partitioner: murmur2 \
+             over 2 partitions, counted by --partitions): only orders-1 is searched"
+        ),
+        "{}",
+        r.stderr
+    );
+    // Every partition, and the match the partitioner would not have placed is reported.
+    let r = grep(&[
+        "--key",
+        "customer-1",
+        "--partitions",
+        "2",
+        "--all-partitions",
+        &d,
+    ]);
+    assert_eq!(
+        hits(&r),
+        ["orders-0:0", "orders-0:2", "orders-0:5", "orders-1:1"]
+    );
+    assert!(
+        r.stderr.contains(
+            "--key found in orders-0, but the default partitioner maps it to partition 1 \
+             (murmur2 over 2 partitions)"
+        ),
+        "{}",
+        r.stderr
+    );
+    // The count recorded in the log dir's __cluster_metadata, also for a partition dir given
+    // alone (its log dir's metadata is beside it).
+    metadata_log(t.path(), &[("orders", 3)], |_| 1);
+    let r = grep(&["--key", "customer-1", &d]);
+    assert_eq!(hits(&r), ["orders-0:0", "orders-0:2", "orders-0:5"]);
+    assert!(
+        r.stderr.contains("counted by __cluster_metadata"),
+        "{}",
+        r.stderr
+    );
+    let r = grep(&["--key", "customer-1", &format!("{d}/orders-1")]);
+    assert!(hits(&r).is_empty());
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains(
+            "--key maps to partition 0 of orders (the default partitioner: murmur2 over 3 \
+             partitions, counted by __cluster_metadata), which is not in the input"
+        ),
+        "{}",
+        r.stderr
+    );
+    // --partitions wins over the recorded count, and says that it differs.
+    let r = grep(&["--key", "customer-1", "--partitions", "2", &d]);
+    assert_eq!(hits(&r), ["orders-1:1"]);
+    assert!(
+        r.stderr
+            .contains("--partitions 2, but __cluster_metadata records 3 partitions of orders"),
+        "{}",
+        r.stderr
+    );
+    // In JSON the notes are objects on stdout, before the matches.
+    let r = grep(&["--key", "customer-2", "--json", &d]);
+    let lines = json_lines(&r.stdout);
+    assert_eq!(lines[0]["type"], "note");
+    assert_eq!(lines[0]["topic"], "orders");
+    assert_eq!(lines[0]["partition"], 2);
+    assert_eq!(of_type(&lines, "record").len(), 0);
+    assert_eq!(r.code, 1);
+}

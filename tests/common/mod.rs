@@ -195,3 +195,63 @@ pub fn corpus_missing(what: &str) {
 pub fn tool_missing(tool: &str, what: &str) {
     panic!("{tool} is not installed: {what} cannot run (.ci/run installs it)");
 }
+
+fn uvarint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// KRaft TopicRecord v0 (frame 1, type 2): name, topic id, no tagged fields.
+fn topic_record(name: &str, id: [u8; 16]) -> Vec<u8> {
+    let mut v = vec![1u8, 2, 0];
+    uvarint(&mut v, name.len() as u64 + 1);
+    v.extend_from_slice(name.as_bytes());
+    v.extend_from_slice(&id);
+    v.push(0);
+    v
+}
+
+/// KRaft PartitionRecord v0 (frame 1, type 3) of topic `id` led by (and only on) `node`.
+fn partition_record(partition: i32, id: [u8; 16], node: i32) -> Vec<u8> {
+    let mut v = vec![1u8, 3, 0];
+    v.extend_from_slice(&partition.to_be_bytes());
+    v.extend_from_slice(&id);
+    for array in [&[node][..], &[node][..], &[][..], &[][..]] {
+        uvarint(&mut v, array.len() as u64 + 1);
+        for r in array {
+            v.extend_from_slice(&r.to_be_bytes());
+        }
+    }
+    v.extend_from_slice(&node.to_be_bytes()); // leader
+    v.extend_from_slice(&0i32.to_be_bytes()); // leaderEpoch
+    v.extend_from_slice(&0i32.to_be_bytes()); // partitionEpoch
+    v.push(0);
+    v
+}
+
+/// `root/__cluster_metadata-0` with one batch recording `topics` (name, partition count),
+/// partition p led by node `leader(p)`.
+pub fn metadata_log(root: &Path, topics: &[(&str, i32)], leader: fn(i32) -> i32) {
+    let mut values = Vec::new();
+    for (i, (name, count)) in topics.iter().enumerate() {
+        let id = [i as u8 + 7; 16];
+        values.push(topic_record(name, id));
+        values.extend((0..*count).map(|p| partition_record(p, id, leader(p))));
+    }
+    let records: Vec<Rec> = values
+        .iter()
+        .map(|v| Rec {
+            key: None,
+            value: Some(v),
+            headers: vec![],
+            ts_delta: 0,
+        })
+        .collect();
+    write(
+        &root.join("__cluster_metadata-0/00000000000000000000.log"),
+        &[&batch(BatchSpec::default(), &records)],
+    );
+}
