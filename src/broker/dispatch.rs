@@ -41,6 +41,7 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::DescribeConfigs, 1, 4),
     (ApiKey::CreatePartitions, 0, 3),
     (ApiKey::DeleteGroups, 0, 2),
+    (ApiKey::OffsetDelete, 0, 0),
     (ApiKey::DescribeCluster, 0, 2),
     (ApiKey::ConsumerGroupHeartbeat, 0, 1),
     (ApiKey::ConsumerGroupDescribe, 0, 1),
@@ -190,6 +191,7 @@ pub(super) async fn request(
         ApiKey::DeleteGroups => h.answer(&groups::delete_groups(shared, h.decode(b)?)?),
         ApiKey::OffsetCommit => h.answer(&offsets::offset_commit(shared, h.decode(b)?, version)?),
         ApiKey::OffsetFetch => h.answer(&offsets::offset_fetch(shared, h.decode(b)?, version)?),
+        ApiKey::OffsetDelete => h.answer(&offsets::offset_delete(shared, h.decode(b)?)?),
         ApiKey::ConsumerGroupHeartbeat => {
             let req = h.decode(b)?;
             h.answer(&consumer_group::heartbeat(

@@ -469,3 +469,21 @@ fn a_group_id_over_32767_bytes_is_refused_and_the_longest_one_is_kept() {
         ("t", 0, 7)
     );
 }
+
+#[test]
+fn offset_delete_tombstones_a_committed_offset_and_refuses_what_does_not_exist() {
+    use crate::mini_broker_support::{group_offsets, wire};
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("data");
+    let broker = BrokerProcess::start(&dir, &[]);
+    wire::offset_delete(&broker.bootstrap(), "t");
+    broker.stop();
+    let broker = BrokerProcess::start(&dir, &[]);
+    assert_eq!(
+        wire::committed(&broker.bootstrap(), wire::OFFSET_DELETE_GROUP, "t"),
+        -1
+    );
+    broker.stop();
+    let offsets = group_offsets(&dir, wire::OFFSET_DELETE_GROUP);
+    assert!(offsets.is_empty(), "{offsets:?}");
+}

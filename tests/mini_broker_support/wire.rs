@@ -5,12 +5,15 @@
 
 use bytes::{Buf, BytesMut};
 use kafka_protocol::messages::{
-    create_topics_request::CreatableTopic, find_coordinator_request::FindCoordinatorRequest,
+    create_topics_request::CreatableTopic,
+    find_coordinator_request::FindCoordinatorRequest,
     offset_commit_request::OffsetCommitRequestPartition,
-    offset_commit_request::OffsetCommitRequestTopic, offset_fetch_request::OffsetFetchRequestTopic,
+    offset_commit_request::OffsetCommitRequestTopic,
+    offset_delete_request::{OffsetDeleteRequestPartition, OffsetDeleteRequestTopic},
+    offset_fetch_request::OffsetFetchRequestTopic,
     ApiKey, CreateTopicsRequest, CreateTopicsResponse, FindCoordinatorResponse, GroupId,
-    OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse,
-    RequestHeader, ResponseHeader, TopicName,
+    OffsetCommitRequest, OffsetCommitResponse, OffsetDeleteRequest, OffsetDeleteResponse,
+    OffsetFetchRequest, OffsetFetchResponse, RequestHeader, ResponseHeader, TopicName,
 };
 use kafka_protocol::protocol::{Decodable, Encodable, HeaderVersion, StrBytes};
 use std::io::{Read, Write};
@@ -227,4 +230,95 @@ pub fn oversized_group_ids(bootstrap: &str, topic: &str) {
     wait_for_coordinator(bootstrap, &longest);
     assert_eq!(commit_when_loaded(bootstrap, &longest, topic, 7), 0);
     assert_eq!(committed(bootstrap, &longest, topic), 7);
+}
+
+/// An OffsetDelete answer: the request's error and each partition's `(topic, partition, error)`,
+/// sorted (Kafka merges the partitions it refuses itself with the coordinator's answer, so the
+/// order is not part of the contract).
+pub type OffsetDeleteOutcome = (i16, Vec<(String, i32, i16)>);
+
+/// OffsetDelete v0 of `group`'s offsets for `topics` (name, partitions).
+pub fn delete_offsets(
+    bootstrap: &str,
+    group: &str,
+    topics: &[(&str, &[i32])],
+) -> OffsetDeleteOutcome {
+    let request = OffsetDeleteRequest::default()
+        .with_group_id(GroupId(StrBytes::from_string(group.to_string())))
+        .with_topics(
+            topics
+                .iter()
+                .map(|(name, partitions)| {
+                    OffsetDeleteRequestTopic::default()
+                        .with_name(TopicName(StrBytes::from_string(name.to_string())))
+                        .with_partitions(
+                            partitions
+                                .iter()
+                                .map(|&p| {
+                                    OffsetDeleteRequestPartition::default().with_partition_index(p)
+                                })
+                                .collect(),
+                        )
+                })
+                .collect(),
+        );
+    let answer: OffsetDeleteResponse = Conn::connect(bootstrap)
+        .ask(ApiKey::OffsetDelete, 0, &request)
+        .response("OffsetDelete");
+    let mut partitions: Vec<(String, i32, i16)> = answer
+        .topics
+        .iter()
+        .flat_map(|t| {
+            t.partitions
+                .iter()
+                .map(|p| (t.name.as_str().to_string(), p.partition_index, p.error_code))
+        })
+        .collect();
+    partitions.sort();
+    (answer.error_code, partitions)
+}
+
+/// The group whose offsets [`offset_delete`] commits and deletes.
+pub const OFFSET_DELETE_GROUP: &str = "offset-delete-group";
+
+/// `kafka-consumer-groups --delete-offsets` at the wire, asked of any broker: a standalone
+/// group's committed offset of `topic`-0 is deleted (NONE, then OffsetFetch says -1, and a
+/// second delete is NONE again); a partition or topic that does not exist is
+/// UNKNOWN_TOPIC_OR_PARTITION (3) beside it; a group that does not exist is GROUP_ID_NOT_FOUND
+/// (69) and an empty group id INVALID_GROUP_ID (24), both for the whole request.
+pub fn offset_delete(bootstrap: &str, topic: &str) {
+    const UNKNOWN_TOPIC_OR_PARTITION: i16 = 3;
+    create_topic(bootstrap, topic);
+    wait_for_coordinator(bootstrap, OFFSET_DELETE_GROUP);
+    assert_eq!(
+        commit_when_loaded(bootstrap, OFFSET_DELETE_GROUP, topic, 5),
+        0
+    );
+    assert_eq!(committed(bootstrap, OFFSET_DELETE_GROUP, topic), 5);
+    let asked: [(&str, &[i32]); 2] = [(topic, &[0, 9]), ("no-such-topic", &[0])];
+    let expected = (
+        0,
+        vec![
+            ("no-such-topic".to_string(), 0, UNKNOWN_TOPIC_OR_PARTITION),
+            (topic.to_string(), 0, 0),
+            (topic.to_string(), 9, UNKNOWN_TOPIC_OR_PARTITION),
+        ],
+    );
+    assert_eq!(
+        delete_offsets(bootstrap, OFFSET_DELETE_GROUP, &asked),
+        expected
+    );
+    assert_eq!(committed(bootstrap, OFFSET_DELETE_GROUP, topic), -1);
+    assert_eq!(
+        delete_offsets(bootstrap, OFFSET_DELETE_GROUP, &asked),
+        expected
+    );
+    assert_eq!(
+        delete_offsets(bootstrap, "a-group-never-seen", &[(topic, &[0])]),
+        (69, vec![])
+    );
+    assert_eq!(
+        delete_offsets(bootstrap, "", &[(topic, &[0])]),
+        (24, vec![])
+    );
 }

@@ -170,3 +170,69 @@ fn group_ids_over_32767_bytes_are_refused_as_kafka_refuses_them() {
         ("t", 0, 7)
     );
 }
+
+#[test]
+#[ignore = "needs Kafka: run oracle/setup (a JDK 17+ and Maven)"]
+fn offset_delete_answers_as_kafka_answers() {
+    use crate::harness::mini_broker_support::{group_offsets, wire};
+    if skip() {
+        return;
+    }
+    let version = &versions()[0];
+    let root = work_root(version).join("offset-delete");
+    let mut broker = Broker::format_and_start(version, &root, &[]);
+    wire::offset_delete(&broker.bootstrap(), "t");
+    broker.stop();
+    broker.start();
+    assert_eq!(
+        wire::committed(&broker.bootstrap(), wire::OFFSET_DELETE_GROUP, "t"),
+        -1
+    );
+    broker.stop();
+    let offsets = group_offsets(&broker.data, wire::OFFSET_DELETE_GROUP);
+    assert!(offsets.is_empty(), "{offsets:?}");
+}
+
+/// Kafka's own `kafka-consumer-groups --delete-offsets` against the mini-broker: the tool's
+/// answer per partition, and the offset gone from the mini-broker's data dir.
+#[test]
+#[ignore = "needs Kafka: run oracle/setup (a JDK 17+ and Maven)"]
+fn kafka_consumer_groups_delete_offsets_works_against_the_mini_broker() {
+    use crate::harness::mini_broker_support::{group_offsets, wire};
+    if skip() {
+        return;
+    }
+    let version = &versions()[0];
+    let t = tempfile::tempdir().unwrap();
+    let data = t.path().join("data");
+    let broker = BrokerProcess::start(&data, &[]);
+    let bootstrap = broker.bootstrap();
+    wire::create_topic(&bootstrap, "t");
+    assert_eq!(
+        wire::commit_when_loaded(&bootstrap, "tool-group", "t", 3),
+        0
+    );
+    let mut tool = kafka_tool(
+        version,
+        "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+    );
+    tool.args([
+        "--bootstrap-server",
+        &bootstrap,
+        "--delete-offsets",
+        "--group",
+        "tool-group",
+        "--topic",
+        "t",
+    ]);
+    let out = run_ok(tool, Duration::from_secs(180));
+    let row = out
+        .lines()
+        .find(|l| l.split_whitespace().collect::<Vec<_>>() == ["t", "0", "Successful"])
+        .map(str::to_string);
+    assert!(row.is_some(), "no `t 0 Successful` row:\n{out}");
+    assert_eq!(wire::committed(&bootstrap, "tool-group", "t"), -1);
+    broker.stop();
+    let offsets = group_offsets(&data, "tool-group");
+    assert!(offsets.is_empty(), "{offsets:?}");
+}

@@ -162,6 +162,14 @@ impl ConsumerGroup {
         }
     }
 
+    /// `ConsumerGroup.isSubscribedToTopic`: a member subscribes to it by name (this broker
+    /// refuses regex subscriptions).
+    pub fn is_subscribed_to(&self, topic: &str) -> bool {
+        self.members
+            .values()
+            .any(|m| m.meta.subscribed_topic_names.iter().any(|t| t == topic))
+    }
+
     /// The assignor the group uses: the one its members name most (`uniform` by default).
     pub fn assignor(&self) -> &str {
         let mut counts: BTreeMap<&str, usize> = BTreeMap::new();

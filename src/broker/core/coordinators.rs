@@ -155,6 +155,59 @@ impl Broker {
         Ok(codes)
     }
 
+    /// OffsetDelete (`KafkaApis.handleOffsetDeleteRequest`, then
+    /// `OffsetMetadataManager.deleteOffsets`): a group-level refusal (INVALID_GROUP_ID,
+    /// GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP for a classic group with members that does not use
+    /// the consumer protocol) is the error of the whole request; otherwise one code per
+    /// partition, in order: UNKNOWN_TOPIC_OR_PARTITION for a partition that does not exist,
+    /// GROUP_SUBSCRIBED_TO_TOPIC for a topic the group consumes, else NONE, with a tombstone
+    /// for each offset the group had. The tombstones are written before the answer.
+    pub fn delete_offsets(
+        &mut self,
+        group: &str,
+        topics: &[(String, Vec<i32>)],
+    ) -> BrokerResult<Vec<Vec<i16>>> {
+        let refuse =
+            |e: ResponseError| BrokerError::new(e, format!("offset delete for group {group}"));
+        if group.is_empty() {
+            return Err(refuse(ResponseError::InvalidGroupId));
+        }
+        let p = self.group_partition(group)?;
+        let subscribed: Vec<bool> = match self.consumer_groups.group(group) {
+            // A KIP-848 group: `validateOffsetDelete` accepts any state.
+            Some(g) => topics.iter().map(|(t, _)| g.is_subscribed_to(t)).collect(),
+            None => {
+                let g = self
+                    .groups
+                    .group(group)
+                    .ok_or_else(|| refuse(ResponseError::GroupIdNotFound))?;
+                g.validate_offset_delete().map_err(refuse)?;
+                topics.iter().map(|(t, _)| g.is_subscribed_to(t)).collect()
+            }
+        };
+        let mut records = Vec::new();
+        let mut codes = Vec::with_capacity(topics.len());
+        for ((topic, partitions), subscribed) in topics.iter().zip(subscribed) {
+            let count = self.topic(topic).map_or(0, |t| t.partitions.len());
+            let mut topic_codes = Vec::with_capacity(partitions.len());
+            for &partition in partitions {
+                let exists = usize::try_from(partition).is_ok_and(|i| i < count);
+                topic_codes.push(if !exists {
+                    ResponseError::UnknownTopicOrPartition.code()
+                } else if subscribed {
+                    ResponseError::GroupSubscribedToTopic.code()
+                } else {
+                    self.groups
+                        .delete_offset(group, topic, partition, &mut records);
+                    0
+                });
+            }
+            codes.push(topic_codes);
+        }
+        self.append_coordinator(OFFSETS_TOPIC, p, &records, None)?;
+        Ok(codes)
+    }
+
     /// ConsumerGroupHeartbeat: the KIP-848 coordinator's answer, its records appended first.
     /// A group id held by a classic group with members is refused as Kafka refuses it without
     /// an online upgrade; an empty classic group gives way (its GroupMetadata tombstone).

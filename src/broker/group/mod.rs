@@ -17,7 +17,7 @@ mod reload;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use kafka_protocol::ResponseError;
 use tokio::sync::oneshot;
@@ -25,11 +25,15 @@ use tokio::sync::oneshot;
 use super::records::{
     group_metadata_key, group_metadata_value, offset_commit_key, offset_commit_value, offset_value,
 };
-use crate::format::coordinator::{GroupMember, GroupMetadata, OffsetCommitValue};
+use crate::format::coordinator::{
+    parse_consumer_subscription, GroupMember, GroupMetadata, OffsetCommitValue,
+};
 
 /// Kafka's bounds (`group.min.session.timeout.ms`, `group.max.session.timeout.ms`).
 pub const MIN_SESSION_TIMEOUT_MS: i32 = 6_000;
 pub const MAX_SESSION_TIMEOUT_MS: i32 = 1_800_000;
+/// `ConsumerProtocol.PROTOCOL_TYPE`.
+const CONSUMER_PROTOCOL_TYPE: &str = "consumer";
 /// `offset.metadata.max.bytes`.
 pub const MAX_METADATA_BYTES: usize = 4096;
 
@@ -217,6 +221,46 @@ impl Group {
             group_metadata_key(&self.id),
             Some(group_metadata_value(&value)),
         )
+    }
+
+    /// `ClassicGroup.subscribedTopics`: the topics of the members' ConsumerProtocolSubscription
+    /// for the chosen protocol, when the protocol type is `consumer` (none for an empty group);
+    /// `None` when it cannot be known (another protocol type, no protocol chosen yet, a
+    /// subscription that does not parse).
+    fn subscribed_topics(&self) -> Option<BTreeSet<String>> {
+        if self.protocol_type.as_deref() != Some(CONSUMER_PROTOCOL_TYPE) {
+            return None;
+        }
+        if self.members.is_empty() {
+            return Some(BTreeSet::new());
+        }
+        let protocol = self.protocol.as_ref()?;
+        let mut topics = BTreeSet::new();
+        for m in &self.members {
+            let (_, metadata) = m.protocols.iter().find(|(n, _)| n == protocol)?;
+            topics.extend(parse_consumer_subscription(metadata).ok()?.topics);
+        }
+        Some(topics)
+    }
+
+    /// `ClassicGroup.isSubscribedToTopic`: when the topics cannot be known, a group using the
+    /// consumer protocol counts as subscribed (to be safe), any other as not.
+    pub fn is_subscribed_to(&self, topic: &str) -> bool {
+        self.subscribed_topics().map_or(
+            self.protocol_type.as_deref() == Some(CONSUMER_PROTOCOL_TYPE),
+            |topics| topics.contains(topic),
+        )
+    }
+
+    /// `ClassicGroup.validateOffsetDelete`: a group with members may have offsets deleted only
+    /// when it uses the consumer protocol.
+    pub fn validate_offset_delete(&self) -> Result<(), ResponseError> {
+        if self.state != GroupState::Empty
+            && self.protocol_type.as_deref() != Some(CONSUMER_PROTOCOL_TYPE)
+        {
+            return Err(ResponseError::NonEmptyGroup);
+        }
+        Ok(())
     }
 
     fn select_protocol(&self) -> Option<String> {

@@ -164,6 +164,29 @@ impl GroupCoordinator {
         }
     }
 
+    /// OffsetDelete of one partition (`OffsetMetadataManager.deleteOffsets`): a tombstone when
+    /// the group has a committed or a pending transactional offset for it. Both go, as
+    /// Kafka's replay of the tombstone removes both.
+    pub fn delete_offset(
+        &mut self,
+        group_id: &str,
+        topic: &str,
+        partition: i32,
+        records: &mut Vec<CoordinatorRecord>,
+    ) {
+        let Some(g) = self.groups.get_mut(group_id) else {
+            return;
+        };
+        let key = (topic.to_string(), partition);
+        let mut held = g.offsets.remove(&key).is_some();
+        for pending in g.pending_txn.values_mut() {
+            held |= pending.remove(&key).is_some();
+        }
+        if held {
+            records.push((offset_commit_key(group_id, topic, partition), None));
+        }
+    }
+
     /// Tombstones for every group's committed offsets of a deleted topic, by group.
     pub fn delete_topic_offsets(&mut self, topic: &str) -> Vec<(String, Vec<CoordinatorRecord>)> {
         let mut out = Vec::new();

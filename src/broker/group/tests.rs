@@ -156,3 +156,44 @@ fn simple_and_transactional_commits() {
     c.complete_txn(77, true);
     assert_eq!(c.fetch_offset("s", "t", 1, true).0, 9);
 }
+
+/// ConsumerProtocolSubscription v0 of `topics`, no user data.
+fn subscription(topics: &[&str]) -> Vec<u8> {
+    let mut b = 0i16.to_be_bytes().to_vec();
+    b.extend_from_slice(&(topics.len() as i32).to_be_bytes());
+    for t in topics {
+        b.extend_from_slice(&(t.len() as i16).to_be_bytes());
+        b.extend_from_slice(t.as_bytes());
+    }
+    b.extend_from_slice(&(-1i32).to_be_bytes());
+    b
+}
+
+#[test]
+fn offset_delete_is_refused_for_subscribed_topics_and_for_non_consumer_groups_with_members() {
+    let mut c = GroupCoordinator::default();
+    let mut recs = Vec::new();
+    let mut req = join_req("", "c1");
+    req.protocols = vec![("range".into(), subscription(&["orders"]))];
+    let first = now_outcome(c.join(req.clone(), 0, &mut recs));
+    req.member_id = first.member_id;
+    assert_eq!(now_outcome(c.join(req, 1, &mut recs)).error, 0);
+    let g = c.group("g").unwrap();
+    assert_ne!(g.state, GroupState::Empty);
+    assert_eq!(g.validate_offset_delete(), Ok(()));
+    assert!(g.is_subscribed_to("orders"));
+    assert!(!g.is_subscribed_to("payments"));
+
+    let mut req = join_req("", "w1");
+    req.group_id = "connect-cluster".into();
+    req.protocol_type = "connect".into();
+    let first = now_outcome(c.join(req.clone(), 2, &mut recs));
+    req.member_id = first.member_id;
+    assert_eq!(now_outcome(c.join(req, 3, &mut recs)).error, 0);
+    let g = c.group("connect-cluster").unwrap();
+    assert_eq!(
+        g.validate_offset_delete(),
+        Err(ResponseError::NonEmptyGroup)
+    );
+    assert!(!g.is_subscribed_to("orders"), "not the consumer protocol");
+}

@@ -4,8 +4,9 @@
 //! DeleteTopics, CreatePartitions, DeleteRecords, DescribeConfigs), produce, fetch (Fetch,
 //! ListOffsets, OffsetForLeaderEpoch), classic groups (JoinGroup, SyncGroup, Heartbeat,
 //! LeaveGroup, DescribeGroups, ListGroups, DeleteGroups), group offsets (OffsetCommit,
-//! OffsetFetch), KIP-848 consumer groups (ConsumerGroupHeartbeat, ConsumerGroupDescribe) and
-//! transactions (InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit, EndTxn).
+//! OffsetFetch, OffsetDelete), KIP-848 consumer groups (ConsumerGroupHeartbeat,
+//! ConsumerGroupDescribe) and transactions (InitProducerId, AddPartitionsToTxn,
+//! AddOffsetsToTxn, TxnOffsetCommit, EndTxn).
 
 pub(super) mod cluster;
 pub(super) mod consumer_group;

@@ -1,5 +1,5 @@
-//! Group offsets: OffsetCommit and OffsetFetch (classic and KIP-848 groups keep their offsets
-//! in one store, [`crate::broker::group`]).
+//! Group offsets: OffsetCommit, OffsetFetch and OffsetDelete (classic and KIP-848 groups keep
+//! their offsets in one store, [`crate::broker::group`]).
 
 use std::collections::BTreeMap;
 
@@ -75,6 +75,49 @@ pub(crate) fn offset_commit(
         })
         .collect();
     Ok(OffsetCommitResponse::default().with_topics(topics))
+}
+
+/// OffsetDelete (`kafka-consumer-groups --delete-offsets`, `Admin.deleteConsumerGroupOffsets`):
+/// a group-level refusal is the top-level error with no topics, as Kafka's
+/// `OffsetDeleteRequest.getErrorResponse` answers.
+pub(crate) fn offset_delete(
+    shared: &Shared,
+    req: OffsetDeleteRequest,
+) -> Handled<OffsetDeleteResponse> {
+    let mut b = shared.broker()?;
+    let topics: Vec<(String, Vec<i32>)> = req
+        .topics
+        .iter()
+        .map(|t| {
+            let partitions = t.partitions.iter().map(|p| p.partition_index).collect();
+            (t.name.as_str().to_string(), partitions)
+        })
+        .collect();
+    let codes = match b.delete_offsets(req.group_id.as_str(), &topics) {
+        Ok(codes) => codes,
+        Err(e) => return Ok(OffsetDeleteResponse::default().with_error_code(e.code())),
+    };
+    let topics = req
+        .topics
+        .into_iter()
+        .zip(codes)
+        .map(|(t, codes)| {
+            let partitions = t
+                .partitions
+                .iter()
+                .zip(codes)
+                .map(|(p, code)| {
+                    offset_delete_response::OffsetDeleteResponsePartition::default()
+                        .with_partition_index(p.partition_index)
+                        .with_error_code(code)
+                })
+                .collect();
+            offset_delete_response::OffsetDeleteResponseTopic::default()
+                .with_name(t.name)
+                .with_partitions(partitions)
+        })
+        .collect();
+    Ok(OffsetDeleteResponse::default().with_topics(topics))
 }
 
 /// One partition of an OffsetCommit or TxnOffsetCommit request, as the group coordinator
