@@ -315,6 +315,36 @@ pub fn group_state(
     writeln!(out, "  committed offsets: {}", s.offsets.len())
 }
 
+const HISTORY_COLUMNS: [Column; 9] = [
+    col("COORDINATOR", Col::Id, 2),
+    col("RECORD-OFFSET", Col::Num, 3),
+    col("RECORD-TIME", Col::Whole, 1),
+    col("GROUP", Col::Id, 0),
+    col("TOPIC", Col::Id, 0),
+    col("PARTITION", Col::Num, 0),
+    col("OFFSET", Col::Num, 0),
+    col("COMMITTED-AT", Col::Whole, 4),
+    col("TRANSACTION", Col::Text, 1),
+];
+
+fn history_cells(e: &CommitEvent) -> Vec<String> {
+    vec![
+        format!("__consumer_offsets-{}", e.coordinator_partition),
+        e.record_offset.to_string(),
+        rfc3339_ms(e.record_timestamp),
+        esc(&e.group),
+        esc(&e.topic),
+        e.partition.to_string(),
+        e.offset.map_or("<DELETE>".into(), |o| o.to_string()),
+        e.commit_timestamp.map_or("-".into(), rfc3339_ms),
+        e.transactional
+            .map_or("-".into(), |(pid, outcome)| format!("pid {pid}: {outcome}")),
+    ]
+}
+
+/// The commit history, streamed as the offsets table is: a first pass measures the columns,
+/// the second writes the rows a chunk at a time, so no row is kept (300k commits held as
+/// rendered rows took 1.2 GB).
 pub fn history_table(
     out: &mut impl Write,
     events: &[CommitEvent],
@@ -323,32 +353,13 @@ pub fn history_table(
     if layout.prose() {
         writeln!(out, "\nCommit history (log order):")?;
     }
-    let mut t = Grid::new(&[
-        col("COORDINATOR", Col::Id, 2),
-        col("RECORD-OFFSET", Col::Num, 3),
-        col("RECORD-TIME", Col::Whole, 1),
-        col("GROUP", Col::Id, 0),
-        col("TOPIC", Col::Id, 0),
-        col("PARTITION", Col::Num, 0),
-        col("OFFSET", Col::Num, 0),
-        col("COMMITTED-AT", Col::Whole, 4),
-        col("TRANSACTION", Col::Text, 1),
-    ]);
-    for e in events {
-        t.row(vec![
-            format!("__consumer_offsets-{}", e.coordinator_partition),
-            e.record_offset.to_string(),
-            rfc3339_ms(e.record_timestamp),
-            esc(&e.group),
-            esc(&e.topic),
-            e.partition.to_string(),
-            e.offset.map_or("<DELETE>".into(), |o| o.to_string()),
-            e.commit_timestamp.map_or("-".into(), rfc3339_ms),
-            e.transactional
-                .map_or("-".into(), |(pid, outcome)| format!("pid {pid}: {outcome}")),
-        ]);
+    let mut measure = Measure::new(&HISTORY_COLUMNS);
+    if layout != Layout::Tsv {
+        for e in events {
+            measure.row(history_cells(e));
+        }
     }
-    t.write(out, layout)
+    Grid::stream(out, measure, events.iter().map(history_cells), layout)
 }
 
 fn line(out: &mut impl Write, v: &Value) -> io::Result<()> {

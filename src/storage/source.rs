@@ -186,6 +186,18 @@ impl ByteSource for MmapSource {
     }
 }
 
+/// Whether a read failed because the file is gone: listed by discovery, then deleted before it
+/// was opened (a live broker's retention, compaction or segment roll). Not a data problem: the
+/// dir simply moved on, and a listing a moment later would not have named the file.
+/// A dangling symlink also fails with NotFound, but it is still there: that is not vanished.
+pub fn vanished(path: &Path, e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::NotFound && std::fs::symlink_metadata(path).is_err()
+}
+
+/// The words for a [`vanished`] file, the same in every command.
+pub const VANISHED: &str =
+    "removed since it was listed (a live broker's retention, compaction or segment roll); skipped";
+
 /// Opens a log for scanning: buffered reads unless `mmap` is asked for. Mapping is refused
 /// when the log dir's `.lock` is held (a live broker, which truncates and deletes segments: a
 /// mapped page that vanishes kills kseg with SIGBUS).
