@@ -569,6 +569,7 @@ fn replay_partition(
         }
         segment_read(&f.path);
     }
+    gens.finish();
     // Commits of transactions still open at the end of the log are not (yet) visible.
     let replay = sink.replay;
     for (pid, pending) in sink.pending.drain() {

@@ -29,7 +29,10 @@ fn an_unreadable_segment_does_not_set_the_log_end() {
     // A FIFO where a later segment should be: listed as a segment, not read (only regular
     // files are opened).
     let fifo = b.join("orders-0/00000000000000000100.log");
-    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
     assert!(made.success());
     let run = kseg(&["diff", "--json", a.to_str().unwrap(), b.to_str().unwrap()]);
     assert_eq!(run.code, 1, "{}", run.stderr);
