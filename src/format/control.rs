@@ -100,9 +100,9 @@ pub struct Endpoint {
 
 /// Decodes a control record from its key and value.
 pub fn decode_control(key: Option<&[u8]>, value: Option<&[u8]>) -> DecodeResult<ControlRecord> {
-    let key = key.ok_or_else(|| DecodeError::new(0, "control record without a key"))?;
+    let key = key.ok_or_else(|| DecodeError::invalid(0, "control record without a key"))?;
     if key.len() < 4 {
-        return Err(DecodeError::new(
+        return Err(DecodeError::length(
             0,
             format!("control record key of {} bytes, need 4", key.len()),
         ));
@@ -110,7 +110,7 @@ pub fn decode_control(key: Option<&[u8]>, value: Option<&[u8]>) -> DecodeResult<
     let mut k = Reader::new(key);
     let version = k.i16("control key version")?;
     if version < 0 {
-        return Err(DecodeError::new(
+        return Err(DecodeError::unsupported(
             0,
             format!("invalid control key version {version}"),
         ));
@@ -123,13 +123,14 @@ pub fn decode_control(key: Option<&[u8]>, value: Option<&[u8]>) -> DecodeResult<
         coordinator_epoch: None,
         data: None,
     };
-    let value_of = || value.ok_or_else(|| DecodeError::new(0, "control record without a value"));
+    let value_of =
+        || value.ok_or_else(|| DecodeError::invalid(0, "control record without a value"));
     match kind {
         ControlType::Abort | ControlType::Commit => {
             let mut v = Reader::new(value_of()?);
             let version = v.i16("end txn marker version")?;
             if version < 0 {
-                return Err(DecodeError::new(
+                return Err(DecodeError::unsupported(
                     0,
                     format!("invalid end txn marker version {version}"),
                 ));

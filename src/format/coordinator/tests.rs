@@ -36,7 +36,7 @@ fn errors_are_kinds_with_positions() {
     );
     // v3 value cut inside metadata: a read error at the string's bytes.
     let e = decode_offsets_value(1, &hex("0003 000000000000002a 00000000 0005 6869")).unwrap_err();
-    assert!(matches!(e.kind, ErrorKind::Read(_)), "{e:?}");
+    assert!(matches!(e.kind, ErrorKind::Read { .. }), "{e:?}");
     assert_eq!(e.position, 16);
     assert!(!e.is_unknown());
     // A null group id (not nullable): position of the length.
