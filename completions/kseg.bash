@@ -283,7 +283,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__grep)
-            opts="-e -F -c -m -l -h --regexp --fixed-strings --key --key-regex --header --from-time --to-time --from-offset --to-offset --producer-id --partitions --all-partitions --count --max-count --files-with-matches --print-batch --json --encoding --no-prune --stats --mmap --max-decompressed-bytes --no-progress --help"
+            opts="-e -F -c -m -l -h --regexp --fixed-strings --key --key-regex --header --from-time --to-time --from-offset --to-offset --producer-id --producer-epoch --committed --txn-state --control --no-control --partitions --all-partitions --count --max-count --files-with-matches --print-batch --json --encoding --no-prune --stats --mmap --max-decompressed-bytes --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -327,6 +327,14 @@ _kseg() {
                     ;;
                 --producer-id)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --producer-epoch)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --txn-state)
+                    COMPREPLY=($(compgen -W "committed aborted open non-transactional" -- "${cur}"))
                     return 0
                     ;;
                 --partitions)

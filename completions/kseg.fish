@@ -196,6 +196,11 @@ complete -c kseg -n "__fish_kseg_using_subcommand grep" -l to-time -d 'Only reco
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l from-offset -d 'Only records with offsets >= N' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l to-offset -d 'Only records with offsets <= N' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l producer-id -d 'Only records of batches written by this producer id (-1: without one)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l producer-epoch -d 'Only records of batches with this producer epoch (-1: without a producer id)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l txn-state -d 'Only records in these transactional states (comma-separated or repeated)' -r -f -a "committed\t'In a transaction its COMMIT marker ended'
+aborted\t'In a transaction Kafka\'s fetch reports aborted (the .txnindex)'
+open\t'In a transaction with no COMMIT or ABORT marker after it'
+non-transactional\t'Not in a transaction'"
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l partitions -d 'The partition count of the topics searched, for --key: only the partition Kafka\'s default partitioner (murmur2) maps the key to is searched [default: the count in the log dir\'s __cluster_metadata; without one, every partition]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -s m -l max-count -d 'Stop after N matches per partition' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l encoding -d 'How --json shows keys, values and header values' -r -f -a "auto\t'A JSON string when the bytes are valid UTF-8, else `{"base64":"..."}`: lossless'
@@ -204,6 +209,9 @@ hex\t'Lowercase hex string'
 base64\t'Standard Base64 with padding'"
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -s F -l fixed-strings -d 'The value pattern is a fixed string (memchr::memmem), not a regex'
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l committed -d 'Only what a read_committed consumer is given: no aborted or open transaction, no control record, nothing at or after the last stable offset (the first open transaction)'
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l control -d 'Only control records (transaction markers, KRaft control messages)'
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l no-control -d 'No control records'
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l all-partitions -d 'With --key, search every partition, not only the one the key maps to (records placed by a custom partitioner or an explicit partition); a match elsewhere is reported'
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -s c -l count -d 'Print only a count of matches per partition'
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -s l -l files-with-matches -d 'Print only the segment files holding a match'

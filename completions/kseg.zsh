@@ -242,6 +242,11 @@ _arguments "${_arguments_options[@]}" : \
 '--from-offset=[Only records with offsets >= N]:N:_default' \
 '--to-offset=[Only records with offsets <= N]:N:_default' \
 '--producer-id=[Only records of batches written by this producer id (-1\: without one)]:N:_default' \
+'--producer-epoch=[Only records of batches with this producer epoch (-1\: without a producer id)]:N:_default' \
+'*--txn-state=[Only records in these transactional states (comma-separated or repeated)]:STATE,...:((committed\:"In a transaction its COMMIT marker ended"
+aborted\:"In a transaction Kafka'\''s fetch reports aborted (the .txnindex)"
+open\:"In a transaction with no COMMIT or ABORT marker after it"
+non-transactional\:"Not in a transaction"))' \
 '--partitions=[The partition count of the topics searched, for --key\: only the partition Kafka'\''s default partitioner (murmur2) maps the key to is searched \[default\: the count in the log dir'\''s __cluster_metadata; without one, every partition\]]:N:_default' \
 '-m+[Stop after N matches per partition]:N:_default' \
 '--max-count=[Stop after N matches per partition]:N:_default' \
@@ -252,6 +257,9 @@ base64\:"Standard Base64 with padding"))' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
 '-F[The value pattern is a fixed string (memchr\:\:memmem), not a regex]' \
 '--fixed-strings[The value pattern is a fixed string (memchr\:\:memmem), not a regex]' \
+'(--control)--committed[Only what a read_committed consumer is given\: no aborted or open transaction, no control record, nothing at or after the last stable offset (the first open transaction)]' \
+'(--no-control)--control[Only control records (transaction markers, KRaft control messages)]' \
+'--no-control[No control records]' \
 '--all-partitions[With --key, search every partition, not only the one the key maps to (records placed by a custom partitioner or an explicit partition); a match elsewhere is reported]' \
 '-c[Print only a count of matches per partition]' \
 '--count[Print only a count of matches per partition]' \

@@ -21,6 +21,20 @@ pub enum Encoding {
     Base64,
 }
 
+/// `kseg grep --txn-state`: a record's transactional state; `cmd` maps it to
+/// `analysis::transactions::TxnState`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TxnStateArg {
+    /// In a transaction its COMMIT marker ended
+    Committed,
+    /// In a transaction Kafka's fetch reports aborted (the .txnindex)
+    Aborted,
+    /// In a transaction with no COMMIT or ABORT marker after it
+    Open,
+    /// Not in a transaction
+    NonTransactional,
+}
+
 /// `--format`: how tables are written (`--json` is separate); `cmd` maps it to
 /// `print::table::Format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -281,6 +295,27 @@ pub struct GrepArgs {
     /// Only records of batches written by this producer id (-1: without one)
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub producer_id: Option<i64>,
+
+    /// Only records of batches with this producer epoch (-1: without a producer id)
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub producer_epoch: Option<i16>,
+
+    /// Only what a read_committed consumer is given: no aborted or open transaction, no control
+    /// record, nothing at or after the last stable offset (the first open transaction)
+    #[arg(long, conflicts_with = "control")]
+    pub committed: bool,
+
+    /// Only records in these transactional states (comma-separated or repeated)
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "STATE,...")]
+    pub txn_state: Vec<TxnStateArg>,
+
+    /// Only control records (transaction markers, KRaft control messages)
+    #[arg(long, conflicts_with = "no_control")]
+    pub control: bool,
+
+    /// No control records
+    #[arg(long)]
+    pub no_control: bool,
 
     /// The partition count of the topics searched, for --key: only the partition Kafka's
     /// default partitioner (murmur2) maps the key to is searched [default: the count in the

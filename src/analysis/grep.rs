@@ -12,6 +12,7 @@ use std::io;
 use memchr::memmem;
 use regex::bytes::Regex;
 
+use crate::analysis::transactions::{TxnState, TxnView};
 use crate::format::batch::TimestampType;
 use crate::format::control::ControlRecord;
 use crate::format::log::{BatchInfo, LogEntry, LogRecord};
@@ -85,6 +86,15 @@ pub struct Filter {
     pub to_offset: Option<i64>,
     /// The batch's producer id (-1 for records written without one, legacy ones included).
     pub producer_id: Option<i64>,
+    /// The batch's producer epoch (-1 without a producer id).
+    pub producer_epoch: Option<i16>,
+    /// `Some(true)`: control records only (`--control`); `Some(false)`: none (`--no-control`).
+    pub control: Option<bool>,
+    /// The transactional states that may match (`--txn-state`); empty: any.
+    pub txn_states: Vec<TxnState>,
+    /// What a read_committed consumer is given (`--committed`): no aborted or open
+    /// transaction, no control record, nothing at or after the last stable offset.
+    pub committed: bool,
 }
 
 impl Filter {
@@ -106,10 +116,11 @@ impl Filter {
                 return false;
             }
         }
-        if let Some(p) = self.producer_id {
-            if b.producer_id != p {
-                return false;
-            }
+        if self.producer_id.is_some_and(|p| b.producer_id != p)
+            || self.producer_epoch.is_some_and(|e| b.producer_epoch != e)
+            || !self.control_may_match(b)
+        {
+            return false;
         }
         if b.magic >= 2 {
             if let Some(from) = self.from_time {
@@ -126,12 +137,38 @@ impl Filter {
         true
     }
 
-    /// Whether the record matches every filter.
+    /// Whether the batch's control flag is one `--control`, `--no-control` and `--committed`
+    /// (which never gives control records) allow.
+    #[inline]
+    fn control_may_match(&self, b: &BatchInfo) -> bool {
+        self.control.is_none_or(|c| b.is_control == c) && !(self.committed && b.is_control)
+    }
+
+    /// Whether records in `state` may match `--txn-state` and `--committed`.
+    #[inline]
+    pub fn state_may_match(&self, state: TxnState) -> bool {
+        (self.txn_states.is_empty() || self.txn_states.contains(&state))
+            && !(self.committed && matches!(state, TxnState::Aborted | TxnState::Open))
+    }
+
+    /// Whether the search needs the open transactions of each partition (a pass over its batch
+    /// headers first): to tell committed from open, or for the last stable offset.
+    pub fn needs_open_transactions(&self) -> bool {
+        self.committed
+            || self
+                .txn_states
+                .iter()
+                .any(|s| matches!(s, TxnState::Committed | TxnState::Open))
+    }
+
+    /// Whether the record matches every filter but the transactional state (the search's).
     #[inline]
     pub fn record_matches(&self, b: &BatchInfo, r: &LogRecord<'_>) -> bool {
         if self.from_offset.is_some_and(|f| r.offset < f)
             || self.to_offset.is_some_and(|t| r.offset > t)
             || self.producer_id.is_some_and(|p| b.producer_id != p)
+            || self.producer_epoch.is_some_and(|e| b.producer_epoch != e)
+            || !self.control_may_match(b)
             || self.from_time.is_some_and(|f| r.timestamp < f)
             || self.to_time.is_some_and(|t| r.timestamp >= t)
         {
@@ -171,13 +208,16 @@ impl Filter {
 pub trait MatchSink {
     /// The batch holding the next match, before its first match (`--print-batch`).
     fn batch(&mut self, position: u64, info: &BatchInfo) -> io::Result<()>;
-    /// A matching record; `control` is the decoded key and value of a control record.
+    /// A matching record; `control` is the decoded key and value of a control record, `state`
+    /// its transactional state when known ([`TxnState::Open`] only when open transactions are
+    /// known).
     fn record(
         &mut self,
         position: u64,
         info: &BatchInfo,
         record: &LogRecord<'_>,
         control: Option<&DecodeResult<ControlRecord>>,
+        state: Option<TxnState>,
     ) -> io::Result<()>;
     /// Something wrong in the data (reported as dump-log reports it).
     fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<()>;
@@ -213,6 +253,11 @@ impl SearchStats {
 pub struct Search<'a> {
     filter: &'a Filter,
     out: &'a mut dyn MatchSink,
+    /// The partition's transactions, walked with it (shared by its segments); without them the
+    /// records' transactional states are not known.
+    pub txns: Option<&'a mut TxnView>,
+    /// The state of the current batch's records.
+    state: Option<TxnState>,
     pub stats: SearchStats,
     /// Matches still allowed; `None`: no limit.
     pub budget: Option<u64>,
@@ -228,6 +273,8 @@ impl<'a> Search<'a> {
         Search {
             filter,
             out,
+            txns: None,
+            state: None,
             stats: SearchStats::default(),
             budget: None,
             prune: true,
@@ -244,14 +291,17 @@ impl<'a> Search<'a> {
         control: Option<&DecodeResult<ControlRecord>>,
     ) -> io::Result<Flow> {
         self.stats.records_searched += 1;
-        if !self.filter.record_matches(info, r) {
+        if !self.filter.record_matches(info, r)
+            || !self.state_may_match()
+            || self.beyond_last_stable(r.offset)
+        {
             return Ok(Flow::Continue);
         }
         if self.print_batch && !self.batch_sent {
             self.batch_sent = true;
             self.out.batch(position, info)?;
         }
-        self.out.record(position, info, r, control)?;
+        self.out.record(position, info, r, control, self.state)?;
         self.stats.matches += 1;
         Ok(match &mut self.budget {
             Some(n) => {
@@ -267,21 +317,45 @@ impl<'a> Search<'a> {
     }
 }
 
+impl Search<'_> {
+    /// `--committed`: at or after the last stable offset, where a read_committed fetch ends.
+    #[inline]
+    fn beyond_last_stable(&self, offset: i64) -> bool {
+        self.filter.committed
+            && self
+                .txns
+                .as_ref()
+                .and_then(|t| t.last_stable_offset())
+                .is_some_and(|l| offset >= l)
+    }
+
+    /// Whether the current batch's state may match; an unknown state only a filter without
+    /// `--txn-state` or `--committed`.
+    #[inline]
+    fn state_may_match(&self) -> bool {
+        match self.state {
+            Some(s) => self.filter.state_may_match(s),
+            None => self.filter.txn_states.is_empty() && !self.filter.committed,
+        }
+    }
+}
+
 impl LogSink for Search<'_> {
-    fn batch(
-        &mut self,
-        position: u64,
-        _entry: &LogEntry<'_>,
-        info: &BatchInfo,
-    ) -> io::Result<Flow> {
+    fn batch(&mut self, position: u64, entry: &LogEntry<'_>, info: &BatchInfo) -> io::Result<Flow> {
         if self.budget == Some(0) {
             return Ok(Flow::Stop);
         }
+        // Every batch, pruned or not: the consumer's walk over the aborted transactions.
+        self.state = self.txns.as_deref_mut().map(|t| t.batch_state(entry, info));
         if !info.crc_valid {
             self.stats.problems += 1;
             self.out.bad_checksum(position, info)?;
         }
-        if self.prune && !self.filter.batch_may_match(info) {
+        if self.prune
+            && (!self.filter.batch_may_match(info)
+                || !self.state_may_match()
+                || self.beyond_last_stable(info.base_offset))
+        {
             self.stats.batches_pruned += 1;
             return Ok(Flow::SkipRecords);
         }
@@ -321,6 +395,7 @@ impl LogSink for Search<'_> {
 mod tests {
     use super::*;
     use crate::format::compression::Codec;
+    use crate::format::control::ControlType;
     use crate::format::encode::{encode_batch, NewBatch, NewRecord};
     use crate::format::log::{RecordScratch, SliceSource};
     use crate::scan::{scan_log, ScanOptions};
@@ -328,6 +403,7 @@ mod tests {
     #[derive(Default)]
     struct Collect {
         offsets: Vec<i64>,
+        states: Vec<TxnState>,
         batches: Vec<u64>,
     }
 
@@ -342,8 +418,10 @@ mod tests {
             _: &BatchInfo,
             r: &LogRecord<'_>,
             _: Option<&DecodeResult<ControlRecord>>,
+            state: Option<TxnState>,
         ) -> io::Result<()> {
             self.offsets.push(r.offset);
+            self.states.extend(state);
             Ok(())
         }
         fn problem(&mut self, _: &LogProblem<'_>) -> io::Result<()> {
@@ -488,8 +566,10 @@ mod tests {
     /// One generated record: key and value from a small alphabet (so filters hit), a timestamp
     /// that may go down within a batch (negative deltas), an optional header.
     type GenRecord = (Option<u8>, Option<u8>, i64, Option<(u8, Option<u8>)>);
-    /// One generated batch: codec, LogAppendTime or not, producer id, records.
-    type GenBatch = (u8, Option<i64>, i64, Vec<GenRecord>);
+    /// One generated batch: codec, LogAppendTime or not, producer id, records, kind (0-4 a
+    /// plain data batch, 5-7 a transactional one, 8 a COMMIT marker, 9 an ABORT marker: the
+    /// transactional kinds only with a producer id), producer epoch.
+    type GenBatch = (u8, Option<i64>, i64, Vec<GenRecord>, u8, i16);
 
     /// A generated header, owned and borrowed.
     type OwnedHeader = (Vec<u8>, Option<Vec<u8>>);
@@ -499,11 +579,35 @@ mod tests {
         format!("t{}", n % 5).into_bytes()
     }
 
-    fn build(batches: &[GenBatch]) -> Vec<u8> {
+    /// What a generated batch is.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Kind {
+        Data,
+        Transactional,
+        Marker(ControlType),
+    }
+
+    fn kind_of(b: &GenBatch) -> Kind {
+        match (b.4, b.2 >= 0) {
+            (8, true) => Kind::Marker(ControlType::Commit),
+            (9, true) => Kind::Marker(ControlType::Abort),
+            (5..=7, true) => Kind::Transactional,
+            _ => Kind::Data,
+        }
+    }
+
+    /// The log, and the `.txnindex` entries the broker writes for it: one per ABORT marker,
+    /// from the first offset of its producer's transaction (the marker's own offset when the
+    /// transaction holds no data) to the marker.
+    fn build(batches: &[GenBatch]) -> (Vec<u8>, Vec<crate::format::txn_index::AbortedTxn>) {
         let mut out = Vec::new();
+        let mut index = Vec::new();
         let mut scratch = Vec::new();
         let mut next = 0i64;
-        for (codec, lat, pid, recs) in batches {
+        let mut txn_first: std::collections::HashMap<i64, i64> = Default::default();
+        for batch in batches {
+            let (codec, lat, pid, recs, _, epoch) = batch;
+            let kind = kind_of(batch);
             let keys: Vec<Option<Vec<u8>>> = recs.iter().map(|r| r.0.map(text)).collect();
             let values: Vec<Option<Vec<u8>>> = recs.iter().map(|r| r.1.map(text)).collect();
             let heads: Vec<Vec<OwnedHeader>> = recs
@@ -518,7 +622,7 @@ mod tests {
                         .collect()
                 })
                 .collect();
-            let new: Vec<NewRecord> = recs
+            let mut new: Vec<NewRecord> = recs
                 .iter()
                 .enumerate()
                 .map(|(i, r)| NewRecord {
@@ -528,28 +632,57 @@ mod tests {
                     headers: &head_refs[i],
                 })
                 .collect();
+            // EndTxnMarker: key (version 0, type), value (version 0, coordinator epoch 3).
+            let marker_key;
+            if let Kind::Marker(t) = kind {
+                marker_key = [0, 0, 0, u8::from(t == ControlType::Commit)];
+                new.truncate(1);
+                new[0].key = Some(&marker_key);
+                new[0].value = Some(&[0, 0, 0, 0, 0, 3]);
+                new[0].headers = &[];
+                let first = txn_first.remove(pid).unwrap_or(next);
+                if t == ControlType::Abort {
+                    index.push(crate::format::txn_index::AbortedTxn {
+                        version: 0,
+                        producer_id: *pid,
+                        first_offset: first,
+                        last_offset: next,
+                        last_stable_offset: next + 1,
+                    });
+                }
+            } else if kind == Kind::Transactional {
+                txn_first.entry(*pid).or_insert(next);
+            }
             let b = NewBatch {
                 base_offset: next,
-                codec: [
-                    Codec::None,
-                    Codec::Gzip,
-                    Codec::Snappy,
-                    Codec::Lz4,
-                    Codec::Zstd,
-                ][*codec as usize % 5],
+                codec: if matches!(kind, Kind::Marker(_)) {
+                    Codec::None
+                } else {
+                    [
+                        Codec::None,
+                        Codec::Gzip,
+                        Codec::Snappy,
+                        Codec::Lz4,
+                        Codec::Zstd,
+                    ][*codec as usize % 5]
+                },
                 log_append_time: *lat,
+                transactional: kind != Kind::Data,
+                control: matches!(kind, Kind::Marker(_)),
                 producer_id: *pid,
+                producer_epoch: if *pid >= 0 { *epoch } else { -1 },
                 ..NewBatch::default()
             };
             encode_batch(&mut out, &b, &new, &mut scratch);
-            next += recs.len() as i64 + 1; // a gap, as compaction leaves
+            next += new.len() as i64 + 1; // a gap, as compaction leaves
         }
-        out
+        (out, index)
     }
 
-    /// Every record decoded, every filter applied naively: what a match is.
+    /// Every record decoded, every filter applied naively: what a match is. The transactional
+    /// state of a record comes from the markers alone: the next marker of its producer.
     fn reference(data: &[u8], f: &Filter) -> Vec<i64> {
-        let mut out = Vec::new();
+        let mut batches = Vec::new();
         let mut walker = crate::format::log::LogWalker::new(u64::MAX);
         let mut src = SliceSource(data);
         let mut scratch = RecordScratch::default();
@@ -559,20 +692,77 @@ mod tests {
             };
             let entry = LogEntry::parse(bytes).unwrap();
             let info = entry.info();
+            let mut records = Vec::new();
             crate::format::log::for_each_record(&entry, &mut scratch, |r| {
-                let ok = f.from_offset.is_none_or(|x| r.offset >= x)
-                    && f.to_offset.is_none_or(|x| r.offset <= x)
+                let headers: Vec<OwnedHeader> = r
+                    .headers
+                    .iter()
+                    .map(|h| (h.key.to_vec(), h.value.map(<[u8]>::to_vec)))
+                    .collect();
+                records.push((
+                    r.offset,
+                    r.timestamp,
+                    r.key.map(<[u8]>::to_vec),
+                    r.value.map(<[u8]>::to_vec),
+                    headers,
+                ));
+            })
+            .unwrap();
+            batches.push((info, records));
+        }
+        let marker = |i: usize| -> Option<ControlType> {
+            let (b, recs) = &batches[i];
+            b.is_control
+                .then(|| ControlType::from_id(recs[0].2.as_ref().unwrap()[3] as i16))
+        };
+        let state = |i: usize| -> TxnState {
+            let b = &batches[i].0;
+            if b.producer_id < 0 || !b.is_transactional {
+                return TxnState::NonTransactional;
+            }
+            if let Some(t) = marker(i) {
+                return if t == ControlType::Abort {
+                    TxnState::Aborted
+                } else {
+                    TxnState::Committed
+                };
+            }
+            let ends = (i + 1..batches.len())
+                .find(|&j| batches[j].0.producer_id == b.producer_id && batches[j].0.is_control);
+            match ends.and_then(marker) {
+                Some(ControlType::Abort) => TxnState::Aborted,
+                Some(_) => TxnState::Committed,
+                None => TxnState::Open,
+            }
+        };
+        let last_stable = (0..batches.len())
+            .filter(|&i| state(i) == TxnState::Open)
+            .map(|i| batches[i].0.base_offset)
+            .min();
+        let mut out = Vec::new();
+        for (i, (info, records)) in batches.iter().enumerate() {
+            let s = state(i);
+            for (offset, ts, key, value, headers) in records {
+                let ok = f.from_offset.is_none_or(|x| *offset >= x)
+                    && f.to_offset.is_none_or(|x| *offset <= x)
                     && f.producer_id.is_none_or(|p| info.producer_id == p)
-                    && f.from_time.is_none_or(|t| r.timestamp >= t)
-                    && f.to_time.is_none_or(|t| r.timestamp < t)
-                    && f.key.as_ref().is_none_or(|k| r.key == Some(&k[..]))
+                    && f.producer_epoch.is_none_or(|e| info.producer_epoch == e)
+                    && f.control.is_none_or(|c| info.is_control == c)
+                    && (f.txn_states.is_empty() || f.txn_states.contains(&s))
+                    && (!f.committed
+                        || (!info.is_control
+                            && matches!(s, TxnState::NonTransactional | TxnState::Committed)
+                            && last_stable.is_none_or(|l| *offset < l)))
+                    && f.from_time.is_none_or(|t| *ts >= t)
+                    && f.to_time.is_none_or(|t| *ts < t)
+                    && f.key.as_ref().is_none_or(|k| key.as_ref() == Some(k))
                     && f.headers.iter().all(|h| {
-                        r.headers.iter().any(|x| {
-                            x.key == &h.name[..]
-                                && h.value.as_ref().is_none_or(|v| x.value == Some(&v[..]))
+                        headers.iter().any(|x| {
+                            x.0 == h.name
+                                && h.value.as_ref().is_none_or(|v| x.1.as_ref() == Some(v))
                         })
                     })
-                    && f.value.as_ref().is_none_or(|p| match (p, r.value) {
+                    && f.value.as_ref().is_none_or(|p| match (p, value) {
                         (_, None) => false,
                         (Pattern::Fixed(fx), Some(v)) => {
                             v.windows(fx.needle().len()).any(|w| w == fx.needle())
@@ -580,17 +770,36 @@ mod tests {
                         (Pattern::Regex(re), Some(v)) => re.is_match(v),
                     });
                 if ok {
-                    out.push(r.offset);
+                    out.push(*offset);
                 }
-            })
-            .unwrap();
+            }
         }
         out
     }
 
-    fn run(data: &[u8], f: &Filter, prune: bool) -> Vec<i64> {
+    /// The search, as `kseg grep` runs it: the index's aborts, the open transactions when the
+    /// filter needs them (here from the reference's own walk of the markers: `OpenSink`).
+    fn run(
+        data: &[u8],
+        index: &[crate::format::txn_index::AbortedTxn],
+        f: &Filter,
+        prune: bool,
+    ) -> (Vec<i64>, Vec<TxnState>) {
+        let open = f.needs_open_transactions().then(|| {
+            let mut sink = crate::analysis::transactions::OpenSink::default();
+            scan_log(
+                &mut SliceSource(data),
+                &ScanOptions::default(),
+                &mut RecordScratch::default(),
+                &mut sink,
+            )
+            .unwrap();
+            sink.starts()
+        });
+        let mut txns = TxnView::new(index.to_vec(), open, i64::MIN);
         let mut sink = Collect::default();
         let mut s = Search::new(f, &mut sink);
+        s.txns = Some(&mut txns);
         s.prune = prune;
         let opts = ScanOptions {
             deep: true,
@@ -603,11 +812,22 @@ mod tests {
             &mut s,
         )
         .unwrap();
-        sink.offsets
+        assert!(txns.unindexed_aborts.is_empty());
+        assert!(txns.unended_index_entries().is_empty());
+        (sink.offsets, sink.states)
+    }
+
+    fn gen_state(n: u8) -> TxnState {
+        [
+            TxnState::NonTransactional,
+            TxnState::Committed,
+            TxnState::Aborted,
+            TxnState::Open,
+        ][n as usize % 4]
     }
 
     proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
         /// Pruning never loses a match and the search finds exactly the reference's matches.
         #[test]
         fn the_search_is_the_brute_force_reference(
@@ -621,19 +841,25 @@ mod tests {
                     0i64..100,
                     proptest::option::weighted(0.4, (0u8..3, proptest::option::of(0u8..3))),
                 ), 1..6),
-            ), 0..8),
+                0u8..10,
+                0i16..2,
+            ), 0..10),
             from_time in proptest::option::of(0i64..100),
             to_time in proptest::option::of(0i64..100),
             from_offset in proptest::option::of(0i64..40),
             to_offset in proptest::option::of(0i64..40),
             producer_id in proptest::option::of(-1i64..3),
+            producer_epoch in proptest::option::weighted(0.2, -1i16..2),
             key in proptest::option::of(0u8..5),
             value in proptest::option::of((0u8..5, proptest::bool::ANY)),
             header in proptest::option::of((0u8..3, proptest::option::of(0u8..3))),
+            control in proptest::option::weighted(0.2, proptest::bool::ANY),
+            states in proptest::option::weighted(0.3, proptest::collection::vec(0u8..4, 1..3)),
+            committed in proptest::bool::weighted(0.3),
         ) {
-            let data = build(&batches);
+            let (data, index) = build(&batches);
             let f = Filter {
-                from_time, to_time, from_offset, to_offset, producer_id,
+                from_time, to_time, from_offset, to_offset, producer_id, producer_epoch,
                 key: key.map(text),
                 value: value.map(|(v, fixed)| {
                     let t = String::from_utf8(text(v)).unwrap();
@@ -643,11 +869,28 @@ mod tests {
                     .map(|(k, v)| HeaderFilter { name: text(k), value: v.map(text) })
                     .into_iter()
                     .collect(),
+                // --committed conflicts with --control.
+                control: control.filter(|_| !committed),
+                txn_states: states.unwrap_or_default().into_iter().map(gen_state).collect(),
+                committed,
                 ..Filter::default()
             };
             let want = reference(&data, &f);
-            proptest::prop_assert_eq!(&run(&data, &f, true), &want);
-            proptest::prop_assert_eq!(&run(&data, &f, false), &want);
+            let (pruned, _) = run(&data, &index, &f, true);
+            proptest::prop_assert_eq!(&pruned, &want);
+            proptest::prop_assert_eq!(&run(&data, &index, &f, false).0, &want);
+            // Aborted records are told apart without asking for states.
+            let all = Filter::default();
+            let (offsets, states_all) = run(&data, &index, &all, true);
+            let aborted = Filter { txn_states: vec![TxnState::Aborted], ..Filter::default() };
+            let want_aborted = reference(&data, &aborted);
+            let marked: Vec<i64> = offsets
+                .iter()
+                .zip(&states_all)
+                .filter(|(_, s)| **s == TxnState::Aborted)
+                .map(|(o, _)| *o)
+                .collect();
+            proptest::prop_assert_eq!(marked, want_aborted);
         }
     }
 }

@@ -19,15 +19,19 @@ use crate::analysis::grep::{
     key_placements, Filter, HeaderFilter, KeyPlacement, Pattern, Search, SearchStats,
 };
 use crate::analysis::topic_configs::partition_counts;
-use crate::cli::GrepArgs;
+use crate::analysis::transactions::{open_transaction_starts, TxnState, TxnView};
+use crate::cli::{GrepArgs, TxnStateArg};
 use crate::format::log::RecordScratch;
+use crate::format::txn_index::{parse_txn_index, AbortedTxn};
 use crate::print::grep::{GrepPrinter, Mode};
 use crate::print::progress::{self, Progress};
 use crate::print::report_error;
 use crate::scan::{scan_log, ScanOptions};
 use crate::storage::discover::{discover, DataSet, PartitionDir};
+use crate::storage::layout::{base_offset_of, offset_file_name};
 use crate::storage::layout::{parse_partition_dir, FileKind};
 use crate::storage::source::open_log;
+use crate::storage::source::read_small;
 use crate::time::parse_instant;
 
 /// The segments of one partition (or one file given outside a partition dir), in offset order.
@@ -49,6 +53,11 @@ fn has_record_filter(a: &GrepArgs) -> bool {
         || a.from_offset.is_some()
         || a.to_offset.is_some()
         || a.producer_id.is_some()
+        || a.producer_epoch.is_some()
+        || a.committed
+        || !a.txn_state.is_empty()
+        || a.control
+        || a.no_control
 }
 
 /// The value pattern (if any) and the paths, from the positional arguments.
@@ -102,7 +111,106 @@ pub fn filter_of(a: &GrepArgs, pattern: Option<&str>) -> Result<Filter> {
         from_offset: a.from_offset,
         to_offset: a.to_offset,
         producer_id: a.producer_id,
+        producer_epoch: a.producer_epoch,
+        control: match (a.control, a.no_control) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        },
+        txn_states: a
+            .txn_state
+            .iter()
+            .map(|s| match s {
+                TxnStateArg::Committed => TxnState::Committed,
+                TxnStateArg::Aborted => TxnState::Aborted,
+                TxnStateArg::Open => TxnState::Open,
+                TxnStateArg::NonTransactional => TxnState::NonTransactional,
+            })
+            .collect(),
+        committed: a.committed,
     })
+}
+
+/// The aborted transactions listed by the `.txnindex` beside each segment of `files` (what
+/// Kafka's fetch reads); an unreadable or damaged index is reported and its whole entries kept.
+fn indexed_aborts(files: &[PathBuf]) -> (Vec<AbortedTxn>, bool) {
+    let mut out = Vec::new();
+    let mut trouble = false;
+    for f in files {
+        let name = f.file_name().unwrap_or_default().to_string_lossy();
+        let Some(base) = base_offset_of(&name) else {
+            continue;
+        };
+        let index = f.with_file_name(offset_file_name(base, "txnindex"));
+        if !index.is_file() {
+            continue;
+        }
+        let bytes = match read_small(&index, 1 << 30) {
+            Ok(b) => b,
+            Err(e) => {
+                report_error(&index, None, &format!("cannot read: {e}"));
+                trouble = true;
+                continue;
+            }
+        };
+        let (entries, partial) = parse_txn_index(&bytes);
+        for e in entries {
+            match e {
+                Ok(t) => out.push(t),
+                Err(e) => {
+                    report_error(&index, Some(e.position), &e.message);
+                    trouble = true;
+                }
+            }
+        }
+        if let Some(at) = partial {
+            report_error(
+                &index,
+                Some(at as u64),
+                "a partial entry at the end (Kafka's reader ignores it)",
+            );
+            trouble = true;
+        }
+    }
+    (out, trouble)
+}
+
+/// The transactions of one partition as its search walks them: the `.txnindex` aborts, and the
+/// open transactions when the filter needs them (a pass over the batch headers first).
+fn txn_view(
+    filter: &Filter,
+    g: &Group,
+    scratch: &mut RecordScratch,
+) -> (TxnView, Option<io::Error>, bool) {
+    let (aborted, trouble) = indexed_aborts(&g.files);
+    let (open, error) = if filter.needs_open_transactions() {
+        match open_transaction_starts(g.files.iter().map(PathBuf::as_path), scratch) {
+            Ok(o) => (Some(o), None),
+            Err(e) => (Some(HashMap::new()), Some(e)),
+        }
+    } else {
+        (None, None)
+    };
+    (TxnView::new(aborted, open, i64::MIN), error, trouble)
+}
+
+/// What the index and the markers disagree on, once the partition was searched.
+fn txn_index_notes<W: io::Write>(view: &TxnView, printer: &mut GrepPrinter<W>) -> io::Result<()> {
+    for &(offset, producer) in &view.unindexed_aborts {
+        printer.note(&format!(
+            "the ABORT marker at offset {offset} (producer {producer}) ends a transaction no \
+             .txnindex lists: Kafka's fetch gives its records to read_committed consumers, so \
+             kseg does not count them aborted (a missing or stale .txnindex)"
+        ))?;
+    }
+    for (producer, last) in view.unended_index_entries() {
+        printer.note(&format!(
+            "a .txnindex lists an aborted transaction of producer {producer} ending at offset \
+             {last}, but no ABORT marker of that producer is there: Kafka's consumer counts \
+             that producer's transactional records aborted until one comes"
+        ))?;
+    }
+    Ok(())
 }
 
 /// The partitions and files to search, in input order. In dirs, live `.log` segments; a file
@@ -274,12 +382,31 @@ pub fn run(args: GrepArgs) -> Result<Outcome> {
         printer.set_partition(g.topic.as_deref(), g.partition, &g.name);
         let mut matches = 0u64;
         let mut budget = args.max_count;
+        let (mut txns, error, trouble) = txn_view(&filter, g, &mut scratch);
+        if trouble {
+            total.problems += 1;
+        }
+        if let Some(e) = error {
+            report_error(Path::new(&g.name), None, &format!("cannot read: {e}"));
+            outcome = Outcome::Failed;
+        }
+        if filter.committed {
+            if let Some((producer, first)) = txns.first_open() {
+                printer.note(&format!(
+                    "--committed: the transaction of producer {producer} from offset {first} \
+                     has no COMMIT or ABORT marker: the last stable offset is {first}, and a \
+                     read_committed consumer is given nothing at or after it \
+                     (--txn-state open shows the open transactions)"
+                ))?;
+            }
+        }
         for file in &g.files {
             if budget == Some(0) {
                 break;
             }
             printer.set_file(file)?;
             let mut search = Search::new(&filter, &mut printer);
+            search.txns = Some(&mut txns);
             search.prune = !args.no_prune;
             search.print_batch = args.print_batch;
             search.budget = if mode == Mode::Files { Some(1) } else { budget };
@@ -299,6 +426,7 @@ pub fn run(args: GrepArgs) -> Result<Outcome> {
             matches += stats.matches;
             total.add(&stats);
         }
+        txn_index_notes(&txns, &mut printer)?;
         if mode == Mode::Count {
             printer.count(matches)?;
         }

@@ -266,6 +266,10 @@ fn json_is_dump_logs_record_object_with_topic_and_partition() {
     let mut got = rec[0].clone();
     got.as_object_mut().unwrap().remove("topic");
     got.as_object_mut().unwrap().remove("partition");
+    assert_eq!(
+        got.as_object_mut().unwrap().remove("aborted"),
+        Some(false.into())
+    );
     want["file"] = got["file"].clone();
     assert_eq!(got, want);
     assert_eq!(of_type(&lines, "batch").len(), 1);
@@ -439,4 +443,178 @@ fn an_exact_key_searches_the_partition_the_default_partitioner_maps_it_to() {
     assert_eq!(lines[0]["partition"], 2);
     assert_eq!(of_type(&lines, "record").len(), 0);
     assert_eq!(r.code, 1);
+}
+
+/// Output pinned byte for byte in `testdata/golden/grep-*.txt` (exit code, stdout, stderr, with
+/// the repository root as `<repo>`); `KSEG_UPDATE_GOLDEN=1` rewrites them after an intended
+/// change.
+fn golden(name: &str, args: &[&str]) {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let args: Vec<String> = args.iter().map(|a| a.replace('@', root)).collect();
+    let mut argv = vec!["grep"];
+    argv.extend(args.iter().map(String::as_str));
+    let run = kseg(&argv);
+    let got = format!(
+        "exit: {}\n--- stdout\n{}--- stderr\n{}",
+        run.code, run.stdout, run.stderr
+    )
+    .replace(root, "<repo>");
+    let path = std::path::Path::new(root)
+        .join("testdata/golden")
+        .join(format!("grep-{name}.txt"));
+    if std::env::var_os("KSEG_UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, &got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(got, want, "{}", path.display());
+}
+
+/// The example log dir's payments-0: a committed transaction (0-4, COMMIT at 5), an aborted
+/// one (6-8, ABORT at 9, listed in its .txnindex) and idempotent non-transactional records
+/// (10-13, zstd).
+#[test]
+fn transactional_states_of_the_example_partition_match_their_goldens() {
+    let p = "@/testdata/example-datadir/payments-0";
+    // Every record, the aborted ones (and the ABORT marker) marked.
+    golden(
+        "payments-all",
+        &["--print-batch", "--producer-id", "2000", p],
+    );
+    golden(
+        "payments-states-json",
+        &["--json", "--txn-state", "aborted,committed", p],
+    );
+    // What a read_committed consumer is given, per partition of the log dir.
+    golden(
+        "datadir-committed-count",
+        &["-c", "--committed", "@/testdata/example-datadir"],
+    );
+}
+
+/// `t-0`: producer 5 commits 0-1 (COMMIT at 2), 3 is not transactional, producer 6 aborts 4-5
+/// (ABORT at 6, in the .txnindex), producer 7 leaves 7-8 open, 9 is not transactional.
+fn txn_dir() -> tempfile::TempDir {
+    let t = tempfile::tempdir().unwrap();
+    let txn = |base, pid: i64, values: &[&'static str]| {
+        let recs: Vec<Rec> = values.iter().map(|v| rec("k", v)).collect();
+        batch(
+            BatchSpec {
+                base_offset: base,
+                attributes: 0x10,
+                producer_id: pid,
+                producer_epoch: 0,
+                base_sequence: 0,
+                ..Default::default()
+            },
+            &recs,
+        )
+    };
+    let plain = |base, v| {
+        batch(
+            BatchSpec {
+                base_offset: base,
+                ..Default::default()
+            },
+            &[rec("k", v)],
+        )
+    };
+    write(
+        &t.path().join("t-0/00000000000000000000.log"),
+        &[
+            &txn(0, 5, &["c0", "c1"]),
+            &marker(2, 5, true, 1),
+            &plain(3, "n3"),
+            &txn(4, 6, &["a4", "a5"]),
+            &marker(6, 6, false, 1),
+            &txn(7, 7, &["o7", "o8"]),
+            &plain(9, "n9"),
+        ],
+    );
+    let mut entry = vec![0u8, 0];
+    for v in [6i64, 4, 6, 7] {
+        entry.extend_from_slice(&v.to_be_bytes());
+    }
+    write(
+        &t.path().join("t-0/00000000000000000000.txnindex"),
+        &[&entry],
+    );
+    t
+}
+
+#[test]
+fn transactional_states_committed_and_control_filter_as_kafka_reads_them() {
+    let t = txn_dir();
+    let d = dir(&t);
+    let offsets = |args: &[&str]| {
+        let mut all = args.to_vec();
+        all.push(&d);
+        let r = grep(&all);
+        assert!(r.code <= 1, "{}", r.stderr);
+        hits(&r)
+            .iter()
+            .map(|h| h.rsplit(':').next().unwrap().parse::<i64>().unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(offsets(&["--txn-state", "committed"]), [0, 1, 2]);
+    assert_eq!(offsets(&["--txn-state", "aborted"]), [4, 5, 6]);
+    assert_eq!(offsets(&["--txn-state", "open"]), [7, 8]);
+    assert_eq!(offsets(&["--txn-state", "non-transactional"]), [3, 9]);
+    assert_eq!(
+        offsets(&["--txn-state", "open", "--txn-state", "non-transactional"]),
+        [3, 7, 8, 9]
+    );
+    assert_eq!(offsets(&["--control"]), [2, 6]);
+    assert_eq!(offsets(&["--no-control"]), [0, 1, 3, 4, 5, 7, 8, 9]);
+    assert_eq!(offsets(&["--producer-id", "6", "--no-control"]), [4, 5]);
+    assert_eq!(offsets(&["--producer-epoch", "-1"]), [3, 9]);
+    // A read_committed consumer: nothing aborted, no marker, nothing from the open
+    // transaction on (the non-transactional 9 included), and a note says why.
+    let r = grep(&["--committed", &d]);
+    assert_eq!(hits(&r), ["t-0:0", "t-0:1", "t-0:3"]);
+    assert!(
+        r.stderr.contains(
+            "kseg: note: --committed: the transaction of producer 7 from offset 7 has no COMMIT \
+             or ABORT marker: the last stable offset is 7"
+        ),
+        "{}",
+        r.stderr
+    );
+    let r = grep(&["--committed", "--control", &d]);
+    assert_eq!(r.code, 2, "--committed gives no control record");
+    // By default every record, the aborted ones marked.
+    let r = grep(&["--no-control", "a", &d]);
+    assert_eq!(
+        r.stdout
+            .lines()
+            .map(|l| l.split(" |").next().unwrap())
+            .collect::<Vec<_>>(),
+        ["t-0:4 (aborted)", "t-0:5 (aborted)"]
+    );
+    let r = grep(&["--json", "--no-control", "--producer-id", "6", &d]);
+    let recs = json_lines(&r.stdout);
+    assert!(of_type(&recs, "record")
+        .iter()
+        .all(|r| r["aborted"] == true));
+    // The aborted transaction read without pruning gives the same answer.
+    assert_eq!(offsets(&["--no-prune", "--committed"]), [0, 1, 3]);
+}
+
+/// Kafka's fetch takes the aborted transactions from the .txnindex: without it, a
+/// read_committed consumer is given the aborted records, and kseg says so.
+#[test]
+fn without_its_txnindex_an_abort_is_what_kafkas_fetch_makes_of_it_and_noted() {
+    let t = txn_dir();
+    std::fs::remove_file(t.path().join("t-0/00000000000000000000.txnindex")).unwrap();
+    let r = grep(&["--committed", &dir(&t)]);
+    assert_eq!(hits(&r), ["t-0:0", "t-0:1", "t-0:3", "t-0:4", "t-0:5"]);
+    assert!(
+        r.stderr.contains(
+            "kseg: note: the ABORT marker at offset 6 (producer 6) ends a transaction no \
+             .txnindex lists"
+        ),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(r.code, 0);
 }
