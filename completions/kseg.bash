@@ -283,7 +283,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__grep)
-            opts="-e -F -c -m -l -h --regexp --fixed-strings --key --key-regex --header --from-time --to-time --from-offset --to-offset --producer-id --producer-epoch --committed --txn-state --control --no-control --partitions --all-partitions --count --max-count --files-with-matches --print-batch --json --encoding --no-prune --stats --mmap --max-decompressed-bytes --no-progress --help"
+            opts="-e -F -c -m -l -h --regexp --fixed-strings --key --key-regex --header --json-field --topic --partition --from-time --to-time --from-offset --to-offset --producer-id --producer-epoch --committed --txn-state --control --no-control --partitions --all-partitions --count --max-count --files-with-matches --print-batch --json --encoding --no-prune --stats --mmap --max-decompressed-bytes --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -306,6 +306,18 @@ _kseg() {
                     return 0
                     ;;
                 --header)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --json-field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topic)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --partition)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -191,6 +191,9 @@ complete -c kseg -n "__fish_kseg_using_subcommand grep" -s e -l regexp -d 'The v
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l key -d 'Only records whose key is exactly K (the bytes of its UTF-8 text)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l key-regex -d 'Only records whose key matches the regex R' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l header -d 'Only records with a header NAME, or NAME with exactly VALUE (repeatable: all must hold)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l json-field -d 'Only records whose value is a JSON document with the field PATH (names and array indexes separated by \'.\') equal to VALUE: a string equal to its text, or VALUE read as JSON (repeatable: all must hold)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l topic -d 'Only topics matching the glob (\'*\', \'?\', \'[a-z]\'; repeatable: any of them)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l partition -d 'Only these partition numbers (comma-separated or repeated)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l from-time -d 'Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l to-time -d 'Only records whose timestamp is before T (half-open: [--from-time, --to-time))' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l from-offset -d 'Only records with offsets >= N' -r

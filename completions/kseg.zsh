@@ -237,6 +237,9 @@ _arguments "${_arguments_options[@]}" : \
 '--key=[Only records whose key is exactly K (the bytes of its UTF-8 text)]:K:_default' \
 '--key-regex=[Only records whose key matches the regex R]:R:_default' \
 '*--header=[Only records with a header NAME, or NAME with exactly VALUE (repeatable\: all must hold)]:NAME[=VALUE]:_default' \
+'*--json-field=[Only records whose value is a JSON document with the field PATH (names and array indexes separated by '\''.'\'') equal to VALUE\: a string equal to its text, or VALUE read as JSON (repeatable\: all must hold)]:PATH=VALUE:_default' \
+'*--topic=[Only topics matching the glob ('\''*'\'', '\''?'\'', '\''\[a-z\]'\''; repeatable\: any of them)]:GLOB:_default' \
+'*--partition=[Only these partition numbers (comma-separated or repeated)]:N,...:_default' \
 '--from-time=[Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)]:T:_default' \
 '--to-time=[Only records whose timestamp is before T (half-open\: \[--from-time, --to-time))]:T:_default' \
 '--from-offset=[Only records with offsets >= N]:N:_default' \

@@ -276,6 +276,20 @@ pub struct GrepArgs {
     #[arg(long, value_name = "NAME[=VALUE]", allow_hyphen_values = true)]
     pub header: Vec<String>,
 
+    /// Only records whose value is a JSON document with the field PATH (names and array
+    /// indexes separated by '.') equal to VALUE: a string equal to its text, or VALUE read as
+    /// JSON (repeatable: all must hold)
+    #[arg(long, value_name = "PATH=VALUE", allow_hyphen_values = true)]
+    pub json_field: Vec<String>,
+
+    /// Only topics matching the glob ('*', '?', '[a-z]'; repeatable: any of them)
+    #[arg(long, value_name = "GLOB")]
+    pub topic: Vec<String>,
+
+    /// Only these partition numbers (comma-separated or repeated)
+    #[arg(long, value_delimiter = ',', value_name = "N,...")]
+    pub partition: Vec<i32>,
+
     /// Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)
     #[arg(long, value_name = "T", allow_hyphen_values = true)]
     pub from_time: Option<String>,

@@ -68,6 +68,144 @@ impl HeaderFilter {
     }
 }
 
+/// `--json-field PATH=VALUE`: the record value is a JSON document whose field at PATH (names
+/// and array indexes separated by `.`) equals VALUE: a string field equal to VALUE's text, or
+/// any field equal to VALUE read as JSON (numbers by value: `1` equals `1.0`).
+#[derive(Debug, Clone)]
+pub struct JsonField {
+    pub path: Vec<String>,
+    pub text: String,
+    json: Option<serde_json::Value>,
+    /// `"name"` of the last path segment that is not an index: without a backslash in the
+    /// value (no escaped key) it must appear as it is, or the field cannot be there.
+    key: Option<memmem::Finder<'static>>,
+}
+
+impl JsonField {
+    /// `PATH=VALUE`, split at the first `=`.
+    pub fn parse(spec: &str) -> Result<JsonField, String> {
+        let Some((path, text)) = spec.split_once('=') else {
+            return Err(format!("--json-field {spec:?}: give PATH=VALUE"));
+        };
+        if path.is_empty() || path.split('.').any(str::is_empty) {
+            return Err(format!(
+                "--json-field {spec:?}: PATH is field names and array indexes separated by '.'"
+            ));
+        }
+        let path: Vec<String> = path.split('.').map(str::to_string).collect();
+        let key = path
+            .iter()
+            .rev()
+            .find(|p| !p.bytes().all(|b| b.is_ascii_digit()))
+            .map(|p| memmem::Finder::new(format!("\"{p}\"").as_bytes()).into_owned());
+        Ok(JsonField {
+            json: serde_json::from_str(text).ok(),
+            text: text.to_string(),
+            path,
+            key,
+        })
+    }
+
+    /// Whether `value` is a JSON document with the field.
+    pub fn matches(&self, value: &[u8]) -> bool {
+        if let Some(k) = &self.key {
+            if k.find(value).is_none() && memchr::memchr(b'\\', value).is_none() {
+                return false;
+            }
+        }
+        let Ok(doc) = serde_json::from_slice::<serde_json::Value>(value) else {
+            return false;
+        };
+        let mut at = &doc;
+        for p in &self.path {
+            let next = match at {
+                serde_json::Value::Object(m) => m.get(p),
+                serde_json::Value::Array(a) => p.parse::<usize>().ok().and_then(|i| a.get(i)),
+                _ => None,
+            };
+            match next {
+                Some(n) => at = n,
+                None => return false,
+            }
+        }
+        match at {
+            serde_json::Value::String(s) if *s == self.text => true,
+            _ => self.json.as_ref().is_some_and(|j| json_equal(at, j)),
+        }
+    }
+}
+
+/// JSON equality with numbers compared by value (`1` = `1.0`).
+fn json_equal(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value::*;
+    match (a, b) {
+        (Number(x), Number(y)) => match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
+            (Some(i), Some(j), _, _) => i == j,
+            (_, _, Some(i), Some(j)) => i == j,
+            _ => x.as_f64() == y.as_f64(),
+        },
+        (Array(x), Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b))
+        }
+        (Object(x), Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// A shell-style glob over a name (`--topic`): `*` any run of characters, `?` one, `[abc]`,
+/// `[a-z]` and `[!a]` a class; anything else itself.
+#[derive(Debug, Clone)]
+pub struct Glob(regex::Regex);
+
+impl Glob {
+    pub fn new(glob: &str) -> Result<Glob, regex::Error> {
+        let chars: Vec<char> = glob.chars().collect();
+        let mut re = String::from("^(?s:");
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            i += 1;
+            // A class runs to the next ']' after its first character; without one, '[' is itself.
+            let close = (c == '[')
+                .then(|| {
+                    let from = i + usize::from(chars.get(i) == Some(&'!'));
+                    (from + 1..chars.len()).find(|&j| chars[j] == ']')
+                })
+                .flatten();
+            match (c, close) {
+                ('*', _) => re.push_str(".*"),
+                ('?', _) => re.push('.'),
+                ('[', Some(end)) => {
+                    re.push('[');
+                    if chars[i] == '!' {
+                        re.push('^');
+                        i += 1;
+                    }
+                    for &c in &chars[i..end] {
+                        if matches!(c, '\\' | '[' | ']' | '^' | '&' | '~') {
+                            re.push('\\');
+                        }
+                        re.push(c);
+                    }
+                    re.push(']');
+                    i = end + 1;
+                }
+                (c, _) => re.push_str(&regex::escape(c.encode_utf8(&mut [0; 4]))),
+            }
+        }
+        re.push_str(")$");
+        regex::Regex::new(&re).map(Glob)
+    }
+
+    pub fn is_match(&self, name: &str) -> bool {
+        self.0.is_match(name)
+    }
+}
+
 /// What a record must satisfy to match: every filter given (AND).
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
@@ -78,6 +216,8 @@ pub struct Filter {
     pub key_regex: Option<Regex>,
     /// Each must be satisfied by some header of the record.
     pub headers: Vec<HeaderFilter>,
+    /// Each must hold of the value read as JSON.
+    pub json_fields: Vec<JsonField>,
     /// Half-open `[from, to)` over the record timestamp (epoch ms).
     pub from_time: Option<i64>,
     pub to_time: Option<i64>,
@@ -197,6 +337,14 @@ impl Filter {
         }
         if let Some(p) = &self.value {
             if !r.value.is_some_and(|v| p.is_match(v)) {
+                return false;
+            }
+        }
+        if !self.json_fields.is_empty() {
+            let Some(v) = r.value else {
+                return false;
+            };
+            if !self.json_fields.iter().all(|f| f.matches(v)) {
                 return false;
             }
         }
@@ -579,6 +727,66 @@ mod tests {
         format!("t{}", n % 5).into_bytes()
     }
 
+    /// JSON documents some generated values are, for `--json-field` (an escaped key, a float,
+    /// arrays, null, a string that is a number).
+    const DOCS: [&str; 8] = [
+        r#"{"a":1}"#,
+        r#"{"a":"1"}"#,
+        r#"{"a":{"b":"t1"}}"#,
+        r#"{"\u0061":1.0}"#,
+        r#"[{"a":2}]"#,
+        r#"{"a":[1,"t1"]}"#,
+        r#"{"b":1,"a":null}"#,
+        r#"{"a":{"b":"t1"},"c":"x"#,
+    ];
+    /// The `--json-field` specs the property test draws from.
+    const FIELDS: [&str; 9] = [
+        "a=1",
+        "a=\"1\"",
+        "a.b=t1",
+        "0.a=2",
+        "a.1=t1",
+        "a=null",
+        "b=1",
+        "a.0=1",
+        "a={\"b\":\"t1\"}",
+    ];
+
+    /// A generated value: text for 0-4, a JSON document above.
+    fn value_text(n: u8) -> Vec<u8> {
+        match n.checked_sub(5) {
+            None => text(n),
+            Some(i) => DOCS[i as usize % DOCS.len()].as_bytes().to_vec(),
+        }
+    }
+
+    /// The field of `doc` at `path`, walked naively.
+    fn field_at<'v>(doc: &'v serde_json::Value, path: &str) -> Option<&'v serde_json::Value> {
+        path.split('.').try_fold(doc, |at, p| match at {
+            serde_json::Value::Object(m) => m.get(p),
+            serde_json::Value::Array(a) => a.get(p.parse::<usize>().ok()?),
+            _ => None,
+        })
+    }
+
+    fn json_field_holds(value: &[u8], spec: &str) -> bool {
+        let (path, want) = spec.split_once('=').unwrap();
+        let Ok(doc) = serde_json::from_slice::<serde_json::Value>(value) else {
+            return false;
+        };
+        let Some(got) = field_at(&doc, path) else {
+            return false;
+        };
+        if got.as_str() == Some(want) {
+            return true;
+        }
+        match serde_json::from_str::<serde_json::Value>(want) {
+            Ok(w) if w.is_number() && got.is_number() => w.as_f64() == got.as_f64(),
+            Ok(w) => w == *got,
+            Err(_) => false,
+        }
+    }
+
     /// What a generated batch is.
     #[derive(Clone, Copy, PartialEq, Eq)]
     enum Kind {
@@ -609,7 +817,7 @@ mod tests {
             let (codec, lat, pid, recs, _, epoch) = batch;
             let kind = kind_of(batch);
             let keys: Vec<Option<Vec<u8>>> = recs.iter().map(|r| r.0.map(text)).collect();
-            let values: Vec<Option<Vec<u8>>> = recs.iter().map(|r| r.1.map(text)).collect();
+            let values: Vec<Option<Vec<u8>>> = recs.iter().map(|r| r.1.map(value_text)).collect();
             let heads: Vec<Vec<OwnedHeader>> = recs
                 .iter()
                 .map(|r| r.3.iter().map(|(k, v)| (text(*k), v.map(text))).collect())
@@ -762,6 +970,10 @@ mod tests {
                                 && h.value.as_ref().is_none_or(|v| x.1.as_ref() == Some(v))
                         })
                     })
+                    && f.json_fields.iter().all(|j| {
+                        let spec = format!("{}={}", j.path.join("."), j.text);
+                        value.as_ref().is_some_and(|v| json_field_holds(v, &spec))
+                    })
                     && f.value.as_ref().is_none_or(|p| match (p, value) {
                         (_, None) => false,
                         (Pattern::Fixed(fx), Some(v)) => {
@@ -826,6 +1038,33 @@ mod tests {
         ][n as usize % 4]
     }
 
+    #[test]
+    fn json_fields_and_globs() {
+        let m = |spec: &str, doc: &str| JsonField::parse(spec).unwrap().matches(doc.as_bytes());
+        assert!(m("customer.id=4711", r#"{"customer":{"id":4711}}"#));
+        assert!(m("customer.id=4711", r#"{"customer":{"id":"4711"}}"#));
+        assert!(m("customer.id=4711", r#"{"customer":{"id":4.711e3}}"#));
+        assert!(!m("customer.id=4711", r#"{"customer":{"id":47110}}"#));
+        assert!(m(
+            "items.1.sku=B-2",
+            r#"{"items":[{"sku":"A"},{"sku":"B-2"}]}"#
+        ));
+        assert!(m("ok=true", r#"{"ok":true}"#) && !m("ok=true", r#"{"ok":"yes"}"#));
+        assert!(m(r#"s="quoted""#, r#"{"s":"quoted"}"#));
+        // An escaped key is still found; a value that is not JSON matches nothing.
+        assert!(m("id=1", r#"{"\u0069d":1}"#));
+        assert!(!m("id=1", r#"{"id":1"#) && !m("id=1", "id=1"));
+        assert!(JsonField::parse("id").is_err() && JsonField::parse("a..b=1").is_err());
+
+        let g = |glob: &str, name: &str| Glob::new(glob).unwrap().is_match(name);
+        assert!(g("orders-*", "orders-eu") && !g("orders-*", "xorders-eu"));
+        assert!(g("ord?rs", "orders") && !g("ord?rs", "ordrs"));
+        assert!(g("t[0-2]", "t1") && !g("t[!0-2]", "t1") && g("t[!0-2]", "t3"));
+        assert!(g("a.b", "a.b") && !g("a.b", "axb"), "a dot is itself");
+        assert!(g("[x", "[x"), "an unclosed class is a literal '['");
+        assert!(g("__*", "__consumer_offsets") && g("*", ""));
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
         /// Pruning never loses a match and the search finds exactly the reference's matches.
@@ -837,25 +1076,26 @@ mod tests {
                 -1i64..3,
                 proptest::collection::vec((
                     proptest::option::weighted(0.9, 0u8..5),
-                    proptest::option::weighted(0.9, 0u8..5),
+                    proptest::option::weighted(0.9, 0u8..21),
                     0i64..100,
                     proptest::option::weighted(0.4, (0u8..3, proptest::option::of(0u8..3))),
                 ), 1..6),
                 0u8..10,
                 0i16..2,
             ), 0..10),
-            from_time in proptest::option::of(0i64..100),
-            to_time in proptest::option::of(0i64..100),
-            from_offset in proptest::option::of(0i64..40),
-            to_offset in proptest::option::of(0i64..40),
-            producer_id in proptest::option::of(-1i64..3),
+            from_time in proptest::option::weighted(0.25, 0i64..100),
+            to_time in proptest::option::weighted(0.25, 0i64..100),
+            from_offset in proptest::option::weighted(0.25, 0i64..40),
+            to_offset in proptest::option::weighted(0.25, 0i64..40),
+            producer_id in proptest::option::weighted(0.25, -1i64..3),
             producer_epoch in proptest::option::weighted(0.2, -1i16..2),
-            key in proptest::option::of(0u8..5),
-            value in proptest::option::of((0u8..5, proptest::bool::ANY)),
-            header in proptest::option::of((0u8..3, proptest::option::of(0u8..3))),
+            key in proptest::option::weighted(0.25, 0u8..5),
+            value in proptest::option::weighted(0.25, (0u8..5, proptest::bool::ANY)),
+            header in proptest::option::weighted(0.25, (0u8..3, proptest::option::of(0u8..3))),
             control in proptest::option::weighted(0.2, proptest::bool::ANY),
             states in proptest::option::weighted(0.3, proptest::collection::vec(0u8..4, 1..3)),
             committed in proptest::bool::weighted(0.3),
+            json_field in proptest::option::weighted(0.5, 0usize..FIELDS.len()),
         ) {
             let (data, index) = build(&batches);
             let f = Filter {
@@ -873,6 +1113,10 @@ mod tests {
                 control: control.filter(|_| !committed),
                 txn_states: states.unwrap_or_default().into_iter().map(gen_state).collect(),
                 committed,
+                json_fields: json_field
+                    .map(|i| JsonField::parse(FIELDS[i]).unwrap())
+                    .into_iter()
+                    .collect(),
                 ..Filter::default()
             };
             let want = reference(&data, &f);

@@ -16,7 +16,8 @@ use anyhow::{bail, Context, Result};
 use super::lookup::instant_refused;
 use super::{discover_inputs, Outcome, Reads};
 use crate::analysis::grep::{
-    key_placements, Filter, HeaderFilter, KeyPlacement, Pattern, Search, SearchStats,
+    key_placements, Filter, Glob, HeaderFilter, JsonField, KeyPlacement, Pattern, Search,
+    SearchStats,
 };
 use crate::analysis::topic_configs::partition_counts;
 use crate::analysis::transactions::{open_transaction_starts, TxnState, TxnView};
@@ -48,6 +49,9 @@ fn has_record_filter(a: &GrepArgs) -> bool {
     a.key.is_some()
         || a.key_regex.is_some()
         || !a.header.is_empty()
+        || !a.json_field.is_empty()
+        || !a.topic.is_empty()
+        || !a.partition.is_empty()
         || a.from_time.is_some()
         || a.to_time.is_some()
         || a.from_offset.is_some()
@@ -106,6 +110,12 @@ pub fn filter_of(a: &GrepArgs, pattern: Option<&str>) -> Result<Filter> {
         key: a.key.as_ref().map(|k| k.as_bytes().to_vec()),
         key_regex,
         headers: a.header.iter().map(|h| HeaderFilter::parse(h)).collect(),
+        json_fields: a
+            .json_field
+            .iter()
+            .map(|f| JsonField::parse(f))
+            .collect::<Result<_, _>>()
+            .map_err(|e| anyhow::anyhow!(e))?,
         from_time: time_arg("--from-time", &a.from_time)?,
         to_time: time_arg("--to-time", &a.to_time)?,
         from_offset: a.from_offset,
@@ -350,11 +360,31 @@ fn place_key<W: io::Write>(
     Ok(placements)
 }
 
+/// `--topic` and `--partition`: the partitions kept (a file outside a partition dir has neither,
+/// and is left out by either).
+fn select_partitions(args: &GrepArgs, groups: &mut Vec<Group>) -> Result<()> {
+    let globs = args
+        .topic
+        .iter()
+        .map(|g| Glob::new(g).with_context(|| format!("--topic {g:?}")))
+        .collect::<Result<Vec<_>>>()?;
+    groups.retain(|g| {
+        (globs.is_empty()
+            || g.topic
+                .as_deref()
+                .is_some_and(|t| globs.iter().any(|x| x.is_match(t))))
+            && (args.partition.is_empty()
+                || g.partition.is_some_and(|p| args.partition.contains(&p)))
+    });
+    Ok(())
+}
+
 pub fn run(args: GrepArgs) -> Result<Outcome> {
     let (pattern, paths) = pattern_and_paths(&args)?;
     let filter = filter_of(&args, pattern.as_deref())?;
     let (set, mut outcome) = discover_inputs(&paths, "grep", Reads::LogData)?;
     let mut groups = groups_of(&set);
+    select_partitions(&args, &mut groups)?;
     let mode = if args.count {
         Mode::Count
     } else if args.files_with_matches {

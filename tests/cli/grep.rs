@@ -618,3 +618,49 @@ fn without_its_txnindex_an_abort_is_what_kafkas_fetch_makes_of_it_and_noted() {
     );
     assert_eq!(r.code, 0);
 }
+
+#[test]
+fn a_json_field_of_the_value_and_topic_and_partition_selection() {
+    let p = "@/testdata/example-datadir/payments-0".replace('@', env!("CARGO_MANIFEST_DIR"));
+    // payments-0's values are JSON: {"payment_id":...,"order_id":...,"amount":...,...}.
+    let r = grep(&["--json-field", "order_id=ord-100012", &p]);
+    assert_eq!(hits(&r), ["payments-0:2"], "{}", r.stderr);
+    let r = grep(&[
+        "--json-field",
+        "amount=288.31",
+        "--json-field",
+        "currency=EUR",
+        &p,
+    ]);
+    assert_eq!(hits(&r), ["payments-0:0"]);
+    let r = grep(&["--json-field", "amount=288.3", &p]);
+    assert_eq!(r.code, 1);
+    let r = grep(&["--json-field", "amount", &p]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("give PATH=VALUE"), "{}", r.stderr);
+
+    let t = data_dir();
+    let d = dir(&t);
+    assert_eq!(
+        hits(&grep(&["--partition", "1", "order", &d])),
+        ["orders-1:0", "orders-1:1"]
+    );
+    assert_eq!(
+        hits(&grep(&[
+            "--topic",
+            "ord*",
+            "--partition",
+            "0,1",
+            "-F",
+            "order 100",
+            &d
+        ])),
+        ["orders-0:0", "orders-0:2", "orders-1:0"]
+    );
+    let r = grep(&["--topic", "payments", "order", &d]);
+    assert_eq!((r.code, r.stdout.as_str()), (1, ""));
+    assert_eq!(
+        hits(&grep(&["--topic", "o?ders", "--key", "customer-3", &d])),
+        ["orders-0:3"]
+    );
+}
