@@ -384,6 +384,8 @@ pub struct SearchStats {
     pub records_searched: u64,
     /// Problems and bad checksums reported.
     pub problems: u64,
+    /// Bytes read from segment files and their indexes (not counted with `--mmap`).
+    pub bytes_read: u64,
 }
 
 impl SearchStats {
@@ -393,6 +395,7 @@ impl SearchStats {
         self.batches_pruned += o.batches_pruned;
         self.records_searched += o.records_searched;
         self.problems += o.problems;
+        self.bytes_read += o.bytes_read;
     }
 }
 
@@ -1137,6 +1140,80 @@ mod tests {
             proptest::prop_assert_eq!(marked, want_aborted);
         }
     }
+}
+
+/// Where the search of one segment starts when `--from-time` or `--from-offset` rules out its
+/// beginning, found through its indexes as Kafka positions a fetch
+/// (`OffsetIndex.lookup`) and `offsetsForTimes` (`TimeIndex.lookup`) do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Seek {
+    /// Byte position of the first batch to read (0: the whole segment).
+    pub position: u64,
+    /// Bytes of the `.index` and `.timeindex` read to find it.
+    pub index_bytes: u64,
+}
+
+/// The start of the search of the segment `log` (named `<base offset>.log`, its indexes beside
+/// it). A `.timeindex` entry `(T, O)` says that no record of the segment up to offset `O` has
+/// a timestamp above `T` (T is the largest timestamp appended so far when the entry was
+/// written); the last entry with `T < from_time` lets the search start at the batch holding
+/// offset `O + 1`, found through the `.index` floor. With `from_offset` the floor of that
+/// offset. The position is used only when the batch there frames and ends at the entry's
+/// offset, as the index says (else the whole segment is read); missing indexes give 0.
+pub fn seek_in_segment(
+    log: &std::path::Path,
+    from_time: Option<i64>,
+    from_offset: Option<i64>,
+) -> Seek {
+    use crate::format::index::{Offsets, Times};
+    use crate::storage::layout::{base_offset_of, offset_file_name};
+    use crate::storage::paged_index::PagedIndex;
+    let mut seek = Seek::default();
+    let name = log.file_name().unwrap_or_default().to_string_lossy();
+    let Some(base) = base_offset_of(&name) else {
+        return seek;
+    };
+    let mut target = from_offset.filter(|&o| o > base);
+    if let Some(t) = from_time.filter(|&t| t > i64::MIN) {
+        if let Ok(mut times) = PagedIndex::<Times>::open(
+            &log.with_file_name(offset_file_name(base, "timeindex")),
+            base,
+        ) {
+            let found = times.lookup(t - 1);
+            seek.index_bytes += times.bytes_read();
+            if let Ok((entry, Some(_))) = found {
+                if entry.timestamp < t {
+                    let after = entry.offset.saturating_add(1);
+                    target = Some(target.map_or(after, |o| o.max(after)));
+                }
+            }
+        }
+    }
+    let Some(target) = target else {
+        return seek;
+    };
+    let Ok(mut offsets) =
+        PagedIndex::<Offsets>::open(&log.with_file_name(offset_file_name(base, "index")), base)
+    else {
+        return seek;
+    };
+    let found = offsets.lookup(target);
+    seek.index_bytes += offsets.bytes_read();
+    let Ok((entry, Some(_))) = found else {
+        return seek;
+    };
+    // Verified by framing: the batch at the position ends at the entry's offset.
+    let position = entry.position as u64;
+    let mut head = [0u8; crate::format::batch::LAST_OFFSET_PREFIX];
+    let framed = crate::storage::source::open_read_only(log).is_ok_and(|f| {
+        use std::os::unix::fs::FileExt;
+        f.read_exact_at(&mut head, position).is_ok()
+            && crate::format::batch::entry_last_offset(&head) == Some(entry.offset)
+    });
+    if framed {
+        seek.position = position;
+    }
+    seek
 }
 
 /// Where `--key` can be found in one topic when its records were placed by Kafka's default

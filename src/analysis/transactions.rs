@@ -407,6 +407,8 @@ pub struct TxnView {
     pub unindexed_aborts: Vec<(i64, i64)>,
     /// The last offset walked.
     walked_to: Option<i64>,
+    /// The next batch may come after batches not walked (a seek): start afresh there.
+    resumed: bool,
 }
 
 impl TxnView {
@@ -457,6 +459,9 @@ impl TxnView {
     /// pruned or not). A marker has the state of the transaction it ends: ABORT aborted, COMMIT
     /// committed.
     pub fn batch_state(&mut self, entry: &LogEntry<'_>, b: &BatchInfo) -> TxnState {
+        if std::mem::take(&mut self.resumed) {
+            self.restart_at(b.base_offset);
+        }
         self.walked_to = Some(b.last_offset);
         // RecordBatch.hasProducerId: legacy messages and batches without one are never aborted.
         if b.producer_id < 0 {
@@ -497,6 +502,25 @@ impl TxnView {
             }
             _ => TxnState::Committed,
         }
+    }
+
+    /// The walk goes on after a seek: batches may have been skipped before the next one.
+    pub fn resume(&mut self) {
+        self.resumed = true;
+    }
+
+    /// As a fetch from `offset` would begin: the aborted transactions whose ABORT marker lies
+    /// before it (skipped) are over. Without a gap it changes nothing: those markers were
+    /// walked and ended them already.
+    fn restart_at(&mut self, offset: i64) {
+        self.aborted_producers.retain(|_, last| *last >= offset);
+        let next = self.next;
+        let mut i = 0;
+        self.pending.retain(|t| {
+            i += 1;
+            i > next && t.last_offset >= offset
+        });
+        self.next = 0;
     }
 
     /// `containsAbortMarker`: the first record's control type (the key's second int16) is ABORT.
@@ -651,6 +675,20 @@ mod view_tests {
         // A search starting after the aborted transaction ended does not take it in.
         let mut view = TxnView::new(vec![aborted(1, 0, 2)], None, 3);
         assert_eq!(states(&mut view, &log()[4..])[0], Committed);
+        // A seek past the ABORT marker (batches 1-3 not walked) ends the aborted transaction,
+        // as a fetch from there would.
+        let mut view = TxnView::new(vec![aborted(1, 0, 2)], None, i64::MIN);
+        assert_eq!(states(&mut view, &log()[..1]), [Aborted]);
+        view.resume();
+        assert_eq!(states(&mut view, &log()[4..5]), [Committed]);
+        // Resuming where nothing was skipped changes nothing.
+        let mut view = TxnView::new(vec![aborted(1, 0, 2)], None, i64::MIN);
+        let all = log();
+        let mut got = states(&mut view, &all[..2]);
+        view.resume();
+        got.extend(states(&mut view, &all[2..]));
+        assert_eq!(got[..4], [Aborted, Committed, Aborted, Committed]);
+        assert!(view.unindexed_aborts.is_empty());
     }
 
     /// Where the index and the markers disagree, the answer is Kafka's fetch's (the index), and

@@ -16,8 +16,8 @@ use anyhow::{bail, Context, Result};
 use super::lookup::instant_refused;
 use super::{discover_inputs, Outcome, Reads};
 use crate::analysis::grep::{
-    key_placements, Filter, Glob, HeaderFilter, JsonField, KeyPlacement, Pattern, Search,
-    SearchStats,
+    key_placements, seek_in_segment, Filter, Glob, HeaderFilter, JsonField, KeyPlacement, Pattern,
+    Search, SearchStats, Seek,
 };
 use crate::analysis::topic_configs::partition_counts;
 use crate::analysis::transactions::{open_transaction_starts, TxnState, TxnView};
@@ -408,6 +408,7 @@ pub fn run(args: GrepArgs) -> Result<Outcome> {
     };
     let mut scratch = RecordScratch::with_cap(args.read.max_decompressed_bytes);
     let mut total = SearchStats::default();
+    let seeking = !args.no_prune && (filter.from_time.is_some() || filter.from_offset.is_some());
     for g in &groups {
         printer.set_partition(g.topic.as_deref(), g.partition, &g.name);
         let mut matches = 0u64;
@@ -430,10 +431,34 @@ pub fn run(args: GrepArgs) -> Result<Outcome> {
                 ))?;
             }
         }
-        for file in &g.files {
+        for (k, file) in g.files.iter().enumerate() {
             if budget == Some(0) {
                 break;
             }
+            // Seeking past what --from-offset / --from-time rule out, through the indexes.
+            let mut seek = Seek::default();
+            if seeking {
+                let next_base = g.files.get(k + 1).and_then(|n| {
+                    base_offset_of(&n.file_name().unwrap_or_default().to_string_lossy())
+                });
+                if filter
+                    .from_offset
+                    .is_some_and(|f| next_base.is_some_and(|n| n <= f))
+                {
+                    // Every offset of this segment lies below the next one's base.
+                    txns.resume();
+                    progress.file_done(file);
+                    continue;
+                }
+                seek = seek_in_segment(file, filter.from_time, filter.from_offset);
+                if seek.position > 0 {
+                    txns.resume();
+                }
+            }
+            let opts = ScanOptions {
+                start_position: seek.position,
+                ..opts.clone()
+            };
             printer.set_file(file)?;
             let mut search = Search::new(&filter, &mut printer);
             search.txns = Some(&mut txns);
@@ -441,7 +466,8 @@ pub fn run(args: GrepArgs) -> Result<Outcome> {
             search.print_batch = args.print_batch;
             search.budget = if mode == Mode::Files { Some(1) } else { budget };
             let result = search_file(file, &opts, &mut scratch, &mut search, args.read.mmap);
-            let stats = search.stats;
+            let mut stats = search.stats;
+            stats.bytes_read += seek.index_bytes + result.as_ref().map_or(0, |b| *b);
             progress.file_done(file);
             if let Err(e) = result {
                 if e.kind() == io::ErrorKind::BrokenPipe {
@@ -492,8 +518,8 @@ fn search_file(
     scratch: &mut RecordScratch,
     search: &mut Search<'_>,
     mmap: bool,
-) -> io::Result<()> {
+) -> io::Result<u64> {
     let mut src = open_log(file, mmap)?;
     scan_log(src.as_mut(), opts, scratch, search)?;
-    Ok(())
+    Ok(src.bytes_read().unwrap_or(0))
 }

@@ -168,7 +168,8 @@ impl<W: Write> GrepPrinter<W> {
         if self.json {
             let v = serde_json::json!({"type": "summary", "matches": s.matches,
                 "batchesSearched": s.batches_searched, "batchesPruned": s.batches_pruned,
-                "recordsSearched": s.records_searched, "problems": s.problems});
+                "recordsSearched": s.records_searched, "problems": s.problems,
+                "bytesRead": s.bytes_read});
             JsonLine(&mut self.out.buf).value(&v);
             self.out.buf.push(b'\n');
         }
@@ -176,8 +177,13 @@ impl<W: Write> GrepPrinter<W> {
         if stats && !self.json {
             super::write_stderr(&format!(
                 "{} matches; {} batches searched, {} pruned from their headers; {} records \
-                 searched; {} problems\n",
-                s.matches, s.batches_searched, s.batches_pruned, s.records_searched, s.problems
+                 searched; {} problems; {} bytes read\n",
+                s.matches,
+                s.batches_searched,
+                s.batches_pruned,
+                s.records_searched,
+                s.problems,
+                s.bytes_read
             ));
         }
         Ok(())

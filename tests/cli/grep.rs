@@ -664,3 +664,83 @@ fn a_json_field_of_the_value_and_topic_and_partition_selection() {
         ["orders-0:3"]
     );
 }
+
+/// Issue 24: a time window covering the last 1% of a partition reads at most 2% of its bytes —
+/// each segment's `.timeindex` and `.index` say where the window can start — counted by kseg's
+/// own reads (the summary's `bytesRead`: segment and index bytes), never by time. The answer is
+/// the one reading everything gives.
+#[test]
+fn a_time_window_reads_only_what_the_time_index_leaves() {
+    let t = tempfile::tempdir().unwrap();
+    let raw = t.path().join("raw/big-0");
+    // 4 segments of 500 batches of 40 records (~6 KiB a batch, ~12 MiB in all), timestamps
+    // rising by 1 ms a record.
+    let value = "v".repeat(120);
+    let (segments, batches, per) = (4i64, 500i64, 40i64);
+    for s in 0..segments {
+        let mut parts = Vec::new();
+        for b in 0..batches {
+            let base = (s * batches + b) * per;
+            let recs: Vec<Rec> = (0..per)
+                .map(|i| Rec {
+                    ts_delta: i,
+                    ..rec("k", &value)
+                })
+                .collect();
+            parts.push(batch(
+                BatchSpec {
+                    base_offset: base,
+                    base_timestamp: 1_000_000 + base,
+                    ..Default::default()
+                },
+                &recs,
+            ));
+        }
+        let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+        write(&raw.join(format!("{:020}.log", s * batches * per)), &refs);
+    }
+    // Kafka's indexes, as its recovery rebuilds them (index.interval.bytes 4096).
+    let out = t.path().join("data");
+    let r = kseg(&[
+        "recover",
+        raw.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let part = out.join("big-0");
+    let total: u64 = std::fs::read_dir(&part)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "log"))
+        .map(|p| p.metadata().unwrap().len())
+        .sum();
+    let records = segments * batches * per;
+    let from = 1_000_000 + records * 99 / 100;
+    let summary = |args: &[&str]| {
+        let mut all = vec!["--json", "-c"];
+        all.extend_from_slice(args);
+        let p = part.to_str().unwrap().to_string();
+        all.push(&p);
+        let r = grep(&all);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let lines = json_lines(&r.stdout);
+        of_type(&lines, "summary")[0].clone()
+    };
+    let from_arg = from.to_string();
+    let s = summary(&["--from-time", &from_arg]);
+    let all = summary(&["--from-time", &from_arg, "--no-prune"]);
+    assert_eq!(s["matches"], records - records * 99 / 100);
+    assert_eq!(s["matches"], all["matches"]);
+    let read = s["bytesRead"].as_u64().unwrap();
+    eprintln!("--from-time: {read} bytes read of {total}");
+    assert!(
+        read * 50 <= total,
+        "{read} bytes read of {total}: more than 2% for a window of 1%"
+    );
+    assert!(all["bytesRead"].as_u64().unwrap() >= total);
+    // --from-offset seeks the same way (and skips the segments below it).
+    let s = summary(&["--from-offset", &(records * 99 / 100).to_string()]);
+    assert_eq!(s["matches"], records - records * 99 / 100);
+    assert!(s["bytesRead"].as_u64().unwrap() * 50 <= total, "{s}");
+}
