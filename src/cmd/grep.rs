@@ -22,12 +22,15 @@ use crate::analysis::grep::{
 use crate::analysis::topic_configs::partition_counts;
 use crate::analysis::transactions::{open_transaction_starts, TxnState, TxnView};
 use crate::cli::{GrepArgs, TxnStateArg};
+use crate::format::control::ControlRecord;
 use crate::format::log::RecordScratch;
+use crate::format::log::{BatchInfo, LogEntry, LogRecord};
+use crate::format::reader::DecodeResult;
 use crate::format::txn_index::{parse_txn_index, AbortedTxn};
 use crate::print::grep::{GrepPrinter, Mode};
 use crate::print::progress::{self, Progress};
 use crate::print::report_error;
-use crate::scan::{scan_log, ScanOptions};
+use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use crate::storage::discover::{discover, DataSet, PartitionDir};
 use crate::storage::layout::{base_offset_of, offset_file_name};
 use crate::storage::layout::{parse_partition_dir, FileKind};
@@ -465,10 +468,17 @@ pub fn run(args: GrepArgs) -> Result<Outcome> {
             search.prune = !args.no_prune;
             search.print_batch = args.print_batch;
             search.budget = if mode == Mode::Files { Some(1) } else { budget };
-            let result = search_file(file, &opts, &mut scratch, &mut search, args.read.mmap);
+            let (result, advanced) = search_file(
+                file,
+                &opts,
+                &mut scratch,
+                &mut search,
+                args.read.mmap,
+                &progress,
+            );
             let mut stats = search.stats;
             stats.bytes_read += seek.index_bytes + result.as_ref().map_or(0, |b| *b);
-            progress.file_done(file);
+            progress.file_done_after(file, advanced);
             if let Err(e) = result {
                 if e.kind() == io::ErrorKind::BrokenPipe {
                     return Err(e.into());
@@ -512,14 +522,75 @@ pub fn run(args: GrepArgs) -> Result<Outcome> {
     })
 }
 
+/// A search that moves the progress bar as it goes through a file (every 4 MiB), not only at
+/// its end.
+struct Moving<'s, 'a> {
+    search: &'s mut Search<'a>,
+    progress: &'s Progress,
+    /// Byte position reported so far.
+    reported: u64,
+}
+
+/// How far into a file the bar is moved at a time.
+const PROGRESS_STEP: u64 = 4 << 20;
+
+impl LogSink for Moving<'_, '_> {
+    fn batch(&mut self, position: u64, entry: &LogEntry<'_>, info: &BatchInfo) -> io::Result<Flow> {
+        if position >= self.reported + PROGRESS_STEP {
+            self.progress.advance(position - self.reported);
+            self.reported = position;
+        }
+        self.search.batch(position, entry, info)
+    }
+    #[inline]
+    fn record(&mut self, position: u64, info: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
+        self.search.record(position, info, r)
+    }
+    fn control_record(
+        &mut self,
+        position: u64,
+        info: &BatchInfo,
+        r: &LogRecord<'_>,
+        control: &DecodeResult<ControlRecord>,
+    ) -> io::Result<Flow> {
+        self.search.control_record(position, info, r, control)
+    }
+    fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<Flow> {
+        self.search.problem(problem)
+    }
+    fn batch_done(&mut self, position: u64, info: &BatchInfo) -> io::Result<Flow> {
+        self.search.batch_done(position, info)
+    }
+    fn filtered(&mut self, last_offset: i64) {
+        self.search.filtered(last_offset)
+    }
+}
+
+/// Searches `file` from `opts.start_position`: the bytes read, and how far the bar was moved.
 fn search_file(
     file: &Path,
     opts: &ScanOptions,
     scratch: &mut RecordScratch,
     search: &mut Search<'_>,
     mmap: bool,
-) -> io::Result<u64> {
-    let mut src = open_log(file, mmap)?;
-    scan_log(src.as_mut(), opts, scratch, search)?;
-    Ok(src.bytes_read().unwrap_or(0))
+    progress: &Progress,
+) -> (io::Result<u64>, u64) {
+    let mut src = match open_log(file, mmap) {
+        Ok(s) => s,
+        Err(e) => return (Err(e), 0),
+    };
+    if !progress.is_drawn() {
+        let r = scan_log(src.as_mut(), opts, scratch, search);
+        return (r.map(|_| src.bytes_read().unwrap_or(0)), 0);
+    }
+    // The part a seek skipped counts as done.
+    progress.advance(opts.start_position);
+    let mut moving = Moving {
+        search,
+        progress,
+        reported: opts.start_position,
+    };
+    let r = scan_log(src.as_mut(), opts, scratch, &mut moving);
+    let advanced = moving.reported;
+    (r.map(|_| src.bytes_read().unwrap_or(0)), advanced)
 }
