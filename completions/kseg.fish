@@ -210,6 +210,8 @@ complete -c kseg -n "__fish_kseg_using_subcommand grep" -l encoding -d 'How --js
 utf8\t'Always a string; invalid UTF-8 is replaced by U+FFFD (lossy)'
 hex\t'Lowercase hex string'
 base64\t'Standard Base64 with padding'"
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l threads -d 'Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) [default: the number of cores]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l split-bytes -d 'With --threads above 1, segments larger than this are searched in pieces of about this size, cut at batch boundaries' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -s F -l fixed-strings -d 'The value pattern is a fixed string (memchr::memmem), not a regex'
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l committed -d 'Only what a read_committed consumer is given: no aborted or open transaction, no control record, nothing at or after the last stable offset (the first open transaction)'

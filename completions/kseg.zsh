@@ -257,6 +257,8 @@ non-transactional\:"Not in a transaction"))' \
 utf8\:"Always a string; invalid UTF-8 is replaced by U+FFFD (lossy)"
 hex\:"Lowercase hex string"
 base64\:"Standard Base64 with padding"))' \
+'--threads=[Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) \[default\: the number of cores\]]:N:_default' \
+'--split-bytes=[With --threads above 1, segments larger than this are searched in pieces of about this size, cut at batch boundaries]:BYTES:_default' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
 '-F[The value pattern is a fixed string (memchr\:\:memmem), not a regex]' \
 '--fixed-strings[The value pattern is a fixed string (memchr\:\:memmem), not a regex]' \

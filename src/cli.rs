@@ -375,6 +375,14 @@ pub struct GrepArgs {
     pub stats: bool,
 
     #[command(flatten)]
+    pub threads: ThreadsArg,
+
+    /// With --threads above 1, segments larger than this are searched in pieces of about this
+    /// size, cut at batch boundaries
+    #[arg(long, value_name = "BYTES", default_value_t = 32 << 20, hide = true)]
+    pub split_bytes: u64,
+
+    #[command(flatten)]
     pub read: ReadArgs,
 }
 

@@ -163,13 +163,23 @@ impl<W: Write> GrepPrinter<W> {
         self.out.flush()
     }
 
-    /// The end: in JSON a `summary` object, in text with `stats` the counts on stderr.
+    /// Output another printer rendered (a `--threads` worker's), after what is buffered.
+    pub fn write_through(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.out.write_through(bytes)
+    }
+
+    /// The end: in JSON a `summary` object (with `stats`, the bytes read too), in text with
+    /// `stats` the counts on stderr.
     pub fn finish(&mut self, s: &SearchStats, stats: bool) -> io::Result<()> {
         if self.json {
-            let v = serde_json::json!({"type": "summary", "matches": s.matches,
+            let mut v = serde_json::json!({"type": "summary", "matches": s.matches,
                 "batchesSearched": s.batches_searched, "batchesPruned": s.batches_pruned,
-                "recordsSearched": s.records_searched, "problems": s.problems,
-                "bytesRead": s.bytes_read});
+                "recordsSearched": s.records_searched, "problems": s.problems});
+            // How the search read (--threads reads pieces of a segment each on its own): asked
+            // for, so that the summary is otherwise the same whatever the threads.
+            if stats {
+                v["bytesRead"] = s.bytes_read.into();
+            }
             JsonLine(&mut self.out.buf).value(&v);
             self.out.buf.push(b'\n');
         }

@@ -718,7 +718,7 @@ fn a_time_window_reads_only_what_the_time_index_leaves() {
     let records = segments * batches * per;
     let from = 1_000_000 + records * 99 / 100;
     let summary = |args: &[&str]| {
-        let mut all = vec!["--json", "-c"];
+        let mut all = vec!["--json", "--stats", "-c"];
         all.extend_from_slice(args);
         let p = part.to_str().unwrap().to_string();
         all.push(&p);
@@ -743,4 +743,77 @@ fn a_time_window_reads_only_what_the_time_index_leaves() {
     let s = summary(&["--from-offset", &(records * 99 / 100).to_string()]);
     assert_eq!(s["matches"], records - records * 99 / 100);
     assert!(s["bytesRead"].as_u64().unwrap() * 50 <= total, "{s}");
+}
+
+/// `--threads 2` cuts segments into pieces at batch boundaries (`--split-bytes`, small here)
+/// and searches them in parallel: stdout and stderr are byte for byte those of one thread, on
+/// clean data, transactions, seeks and damaged segments.
+#[test]
+fn two_threads_and_pieces_of_segments_give_one_threads_bytes() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let example = format!("{root}/testdata/example-datadir");
+    let t = txn_dir();
+    // A damaged copy of orders-0: a flipped byte in a record (bad CRC) and a torn tail.
+    let damaged = tempfile::tempdir().unwrap();
+    let dst = damaged.path().join("orders-0");
+    std::fs::create_dir_all(&dst).unwrap();
+    for e in std::fs::read_dir(format!("{example}/orders-0")).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), dst.join(e.file_name())).unwrap();
+    }
+    let seg = dst.join("00000000000000000000.log");
+    let mut bytes = std::fs::read(&seg).unwrap();
+    let n = bytes.len();
+    bytes[n / 2] ^= 0x40;
+    bytes.truncate(n - 9);
+    std::fs::write(&seg, &bytes).unwrap();
+    let cases: Vec<Vec<String>> = [
+        vec!["-F", "order", &example],
+        vec!["--print-batch", "-e", "a", &example],
+        vec!["--json", "--committed", &example],
+        vec!["-c", "--txn-state", "aborted,open", &example],
+        vec!["--from-offset", "30", "--json", "-e", "1", &example],
+        vec!["--from-time", "1717002700030", "-e", "o", &example],
+        vec!["--committed", &dir(&t)],
+        vec!["--json", "-e", "", damaged.path().to_str().unwrap()],
+        vec!["-e", "order", damaged.path().to_str().unwrap()],
+    ]
+    .iter()
+    .map(|c| c.iter().map(|s| s.to_string()).collect())
+    .collect();
+    for c in &cases {
+        let run = |threads: &str| {
+            let mut all = vec!["--threads", threads, "--split-bytes", "600"];
+            all.extend(c.iter().map(String::as_str));
+            grep(&all)
+        };
+        let (one, two) = (run("1"), run("2"));
+        assert!(
+            one.code <= 2 && !one.stdout.is_empty() || one.code == 1,
+            "{c:?}"
+        );
+        assert_eq!(
+            (one.code, &one.stdout, &one.stderr),
+            (two.code, &two.stdout, &two.stderr),
+            "{c:?}"
+        );
+    }
+    // The pieces were cut: finding the cuts reads the frames, which one thread does not.
+    let bytes = |threads: &str| {
+        let r = grep(&[
+            "--threads",
+            threads,
+            "--split-bytes",
+            "600",
+            "--json",
+            "--stats",
+            "-c",
+            "-e",
+            "o",
+            &example,
+        ]);
+        let lines = json_lines(&r.stdout);
+        of_type(&lines, "summary")[0]["bytesRead"].as_u64().unwrap()
+    };
+    assert!(bytes("2") > bytes("1"));
 }
