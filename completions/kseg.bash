@@ -283,7 +283,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__grep)
-            opts="-e -F -c -m -l -h --regexp --fixed-strings --key --key-regex --header --from-time --to-time --from-offset --to-offset --producer-id --partitions --all-partitions --count --max-count --files-with-matches --print-batch --json --encoding --no-prune --stats --mmap --max-decompressed-bytes --no-progress --help"
+            opts="-e -F -c -m -l -h --regexp --fixed-strings --key --key-regex --header --json-field --topic --partition --from-time --to-time --from-offset --to-offset --producer-id --producer-epoch --committed --txn-state --control --no-control --partitions --all-partitions --count --max-count --files-with-matches --print-batch --json --encoding --no-prune --stats --threads --split-bytes --mmap --max-decompressed-bytes --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -309,6 +309,18 @@ _kseg() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --json-field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topic)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --partition)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --from-time)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -329,6 +341,14 @@ _kseg() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --producer-epoch)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --txn-state)
+                    COMPREPLY=($(compgen -W "committed aborted open non-transactional" -- "${cur}"))
+                    return 0
+                    ;;
                 --partitions)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -343,6 +363,14 @@ _kseg() {
                     ;;
                 --encoding)
                     COMPREPLY=($(compgen -W "auto utf8 hex base64" -- "${cur}"))
+                    return 0
+                    ;;
+                --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --split-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --max-decompressed-bytes)

@@ -191,19 +191,32 @@ complete -c kseg -n "__fish_kseg_using_subcommand grep" -s e -l regexp -d 'The v
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l key -d 'Only records whose key is exactly K (the bytes of its UTF-8 text)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l key-regex -d 'Only records whose key matches the regex R' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l header -d 'Only records with a header NAME, or NAME with exactly VALUE (repeatable: all must hold)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l json-field -d 'Only records whose value is a JSON document with the field PATH (names and array indexes separated by \'.\') equal to VALUE: a string equal to its text, or VALUE read as JSON (repeatable: all must hold)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l topic -d 'Only topics matching the glob (\'*\', \'?\', \'[a-z]\'; repeatable: any of them)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l partition -d 'Only these partition numbers (comma-separated or repeated)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l from-time -d 'Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l to-time -d 'Only records whose timestamp is before T (half-open: [--from-time, --to-time))' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l from-offset -d 'Only records with offsets >= N' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l to-offset -d 'Only records with offsets <= N' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l producer-id -d 'Only records of batches written by this producer id (-1: without one)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l producer-epoch -d 'Only records of batches with this producer epoch (-1: without a producer id)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l txn-state -d 'Only records in these transactional states (comma-separated or repeated)' -r -f -a "committed\t'In a transaction its COMMIT marker ended'
+aborted\t'In a transaction Kafka\'s fetch reports aborted (the .txnindex)'
+open\t'In a transaction with no COMMIT or ABORT marker after it'
+non-transactional\t'Not in a transaction'"
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l partitions -d 'The partition count of the topics searched, for --key: only the partition Kafka\'s default partitioner (murmur2) maps the key to is searched [default: the count in the log dir\'s __cluster_metadata; without one, every partition]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -s m -l max-count -d 'Stop after N matches per partition' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l encoding -d 'How --json shows keys, values and header values' -r -f -a "auto\t'A JSON string when the bytes are valid UTF-8, else `{"base64":"..."}`: lossless'
 utf8\t'Always a string; invalid UTF-8 is replaced by U+FFFD (lossy)'
 hex\t'Lowercase hex string'
 base64\t'Standard Base64 with padding'"
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l threads -d 'Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) [default: the number of cores]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l split-bytes -d 'With --threads above 1, segments larger than this are searched in pieces of about this size, cut at batch boundaries' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -s F -l fixed-strings -d 'The value pattern is a fixed string (memchr::memmem), not a regex'
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l committed -d 'Only what a read_committed consumer is given: no aborted or open transaction, no control record, nothing at or after the last stable offset (the first open transaction)'
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l control -d 'Only control records (transaction markers, KRaft control messages)'
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l no-control -d 'No control records'
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l all-partitions -d 'With --key, search every partition, not only the one the key maps to (records placed by a custom partitioner or an explicit partition); a match elsewhere is reported'
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -s c -l count -d 'Print only a count of matches per partition'
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -s l -l files-with-matches -d 'Print only the segment files holding a match'

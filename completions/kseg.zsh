@@ -237,11 +237,19 @@ _arguments "${_arguments_options[@]}" : \
 '--key=[Only records whose key is exactly K (the bytes of its UTF-8 text)]:K:_default' \
 '--key-regex=[Only records whose key matches the regex R]:R:_default' \
 '*--header=[Only records with a header NAME, or NAME with exactly VALUE (repeatable\: all must hold)]:NAME[=VALUE]:_default' \
+'*--json-field=[Only records whose value is a JSON document with the field PATH (names and array indexes separated by '\''.'\'') equal to VALUE\: a string equal to its text, or VALUE read as JSON (repeatable\: all must hold)]:PATH=VALUE:_default' \
+'*--topic=[Only topics matching the glob ('\''*'\'', '\''?'\'', '\''\[a-z\]'\''; repeatable\: any of them)]:GLOB:_default' \
+'*--partition=[Only these partition numbers (comma-separated or repeated)]:N,...:_default' \
 '--from-time=[Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)]:T:_default' \
 '--to-time=[Only records whose timestamp is before T (half-open\: \[--from-time, --to-time))]:T:_default' \
 '--from-offset=[Only records with offsets >= N]:N:_default' \
 '--to-offset=[Only records with offsets <= N]:N:_default' \
 '--producer-id=[Only records of batches written by this producer id (-1\: without one)]:N:_default' \
+'--producer-epoch=[Only records of batches with this producer epoch (-1\: without a producer id)]:N:_default' \
+'*--txn-state=[Only records in these transactional states (comma-separated or repeated)]:STATE,...:((committed\:"In a transaction its COMMIT marker ended"
+aborted\:"In a transaction Kafka'\''s fetch reports aborted (the .txnindex)"
+open\:"In a transaction with no COMMIT or ABORT marker after it"
+non-transactional\:"Not in a transaction"))' \
 '--partitions=[The partition count of the topics searched, for --key\: only the partition Kafka'\''s default partitioner (murmur2) maps the key to is searched \[default\: the count in the log dir'\''s __cluster_metadata; without one, every partition\]]:N:_default' \
 '-m+[Stop after N matches per partition]:N:_default' \
 '--max-count=[Stop after N matches per partition]:N:_default' \
@@ -249,9 +257,14 @@ _arguments "${_arguments_options[@]}" : \
 utf8\:"Always a string; invalid UTF-8 is replaced by U+FFFD (lossy)"
 hex\:"Lowercase hex string"
 base64\:"Standard Base64 with padding"))' \
+'--threads=[Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) \[default\: the number of cores\]]:N:_default' \
+'--split-bytes=[With --threads above 1, segments larger than this are searched in pieces of about this size, cut at batch boundaries]:BYTES:_default' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
 '-F[The value pattern is a fixed string (memchr\:\:memmem), not a regex]' \
 '--fixed-strings[The value pattern is a fixed string (memchr\:\:memmem), not a regex]' \
+'(--control)--committed[Only what a read_committed consumer is given\: no aborted or open transaction, no control record, nothing at or after the last stable offset (the first open transaction)]' \
+'(--no-control)--control[Only control records (transaction markers, KRaft control messages)]' \
+'--no-control[No control records]' \
 '--all-partitions[With --key, search every partition, not only the one the key maps to (records placed by a custom partitioner or an explicit partition); a match elsewhere is reported]' \
 '-c[Print only a count of matches per partition]' \
 '--count[Print only a count of matches per partition]' \

@@ -21,6 +21,20 @@ pub enum Encoding {
     Base64,
 }
 
+/// `kseg grep --txn-state`: a record's transactional state; `cmd` maps it to
+/// `analysis::transactions::TxnState`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TxnStateArg {
+    /// In a transaction its COMMIT marker ended
+    Committed,
+    /// In a transaction Kafka's fetch reports aborted (the .txnindex)
+    Aborted,
+    /// In a transaction with no COMMIT or ABORT marker after it
+    Open,
+    /// Not in a transaction
+    NonTransactional,
+}
+
 /// `--format`: how tables are written (`--json` is separate); `cmd` maps it to
 /// `print::table::Format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -262,6 +276,20 @@ pub struct GrepArgs {
     #[arg(long, value_name = "NAME[=VALUE]", allow_hyphen_values = true)]
     pub header: Vec<String>,
 
+    /// Only records whose value is a JSON document with the field PATH (names and array
+    /// indexes separated by '.') equal to VALUE: a string equal to its text, or VALUE read as
+    /// JSON (repeatable: all must hold)
+    #[arg(long, value_name = "PATH=VALUE", allow_hyphen_values = true)]
+    pub json_field: Vec<String>,
+
+    /// Only topics matching the glob ('*', '?', '[a-z]'; repeatable: any of them)
+    #[arg(long, value_name = "GLOB")]
+    pub topic: Vec<String>,
+
+    /// Only these partition numbers (comma-separated or repeated)
+    #[arg(long, value_delimiter = ',', value_name = "N,...")]
+    pub partition: Vec<i32>,
+
     /// Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)
     #[arg(long, value_name = "T", allow_hyphen_values = true)]
     pub from_time: Option<String>,
@@ -281,6 +309,27 @@ pub struct GrepArgs {
     /// Only records of batches written by this producer id (-1: without one)
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub producer_id: Option<i64>,
+
+    /// Only records of batches with this producer epoch (-1: without a producer id)
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub producer_epoch: Option<i16>,
+
+    /// Only what a read_committed consumer is given: no aborted or open transaction, no control
+    /// record, nothing at or after the last stable offset (the first open transaction)
+    #[arg(long, conflicts_with = "control")]
+    pub committed: bool,
+
+    /// Only records in these transactional states (comma-separated or repeated)
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "STATE,...")]
+    pub txn_state: Vec<TxnStateArg>,
+
+    /// Only control records (transaction markers, KRaft control messages)
+    #[arg(long, conflicts_with = "no_control")]
+    pub control: bool,
+
+    /// No control records
+    #[arg(long)]
+    pub no_control: bool,
 
     /// The partition count of the topics searched, for --key: only the partition Kafka's
     /// default partitioner (murmur2) maps the key to is searched [default: the count in the
@@ -324,6 +373,14 @@ pub struct GrepArgs {
     /// Counts on stderr at the end: matches, batches searched and pruned, records searched
     #[arg(long)]
     pub stats: bool,
+
+    #[command(flatten)]
+    pub threads: ThreadsArg,
+
+    /// With --threads above 1, segments larger than this are searched in pieces of about this
+    /// size, cut at batch boundaries
+    #[arg(long, value_name = "BYTES", default_value_t = 32 << 20, hide = true)]
+    pub split_bytes: u64,
 
     #[command(flatten)]
     pub read: ReadArgs,

@@ -115,6 +115,10 @@ impl ByteSource for FileSource {
         self.len
     }
 
+    fn bytes_read(&self) -> Option<u64> {
+        Some(self.bytes_read)
+    }
+
     fn read_at(&mut self, pos: u64, len: usize) -> io::Result<&[u8]> {
         let buf_end = self.buf_start + self.buf.len() as u64;
         let wanted_end = pos.saturating_add(len as u64).min(self.len);
