@@ -30,8 +30,8 @@ use crate::storage::layout::PartitionState;
 use crate::storage::source::read_small;
 
 const COLUMNS: [Column; 9] = [
-    col("SOURCE", Col::Id, 0),
-    col("TARGET", Col::Id, 0),
+    col("SOURCE", Col::Id, 0).key(),
+    col("TARGET", Col::Id, 0).key(),
     col("SENT", Col::Num, 0),
     col("RESUMED", Col::Num, 2),
     col("FIRST-OFFSET", Col::Num, 3),

@@ -46,11 +46,11 @@ pub fn verdict_table(
     layout: Layout,
 ) -> io::Result<()> {
     let mut t = Grid::new(&[
-        col("TOPIC", Col::Id, 0),
-        col("PARTITION", Col::Num, 0),
+        col("TOPIC", Col::Id, 0).key(),
+        col("PARTITION", Col::Num, 0).key(),
         col("REPLICAS", Col::Num, 2),
         col("LEADER", Col::Id, 1),
-        col("VERDICT", Col::Text, 0),
+        col("VERDICT", Col::Prose, 0),
     ]);
     for p in parts {
         t.row(vec![
@@ -74,7 +74,7 @@ pub fn details(out: &mut impl Write, p: &PartitionDiff, layout: Layout) -> io::R
         esc(&leader_text(p))
     )?;
     let mut t = Grid::new(&[
-        col("REPLICA", Col::Id, 0),
+        col("REPLICA", Col::Id, 0).key(),
         col("LOG-START", Col::Num, 2),
         col("LOG-END", Col::Num, 0),
         col("HIGH-WATERMARK", Col::Num, 0),
@@ -106,14 +106,14 @@ pub fn details(out: &mut impl Write, p: &PartitionDiff, layout: Layout) -> io::R
     }
     t.write(out, layout)?;
     let mut t = Grid::new(&[
-        col("FOLLOWER", Col::Id, 0),
-        col("LEADER", Col::Id, 0),
+        col("FOLLOWER", Col::Id, 0).key(),
+        col("LEADER", Col::Id, 0).key(),
         col("COMMON-PREFIX-END", Col::Num, 2),
         col("TRUNCATE-TO", Col::Num, 0),
         col("LOST-ACKED", Col::Whole, 0),
         col("LOST-UNACKED", Col::Whole, 1),
         col("ONLY-ON-LEADER", Col::Whole, 3),
-        col("FINDINGS", Col::Text, 0),
+        col("FINDINGS", Col::Prose, 0),
     ]);
     for (d, f) in p.pairs.iter().zip(&p.findings) {
         t.row(vec![

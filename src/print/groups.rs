@@ -35,17 +35,17 @@ fn human_ms(ms: i64) -> String {
 }
 
 const OFFSET_COLUMNS: [Column; 12] = [
-    col("GROUP", Col::Id, 0),
-    col("TOPIC", Col::Id, 0),
-    col("PARTITION", Col::Num, 0),
+    col("GROUP", Col::Id, 0).key(),
+    col("TOPIC", Col::Id, 0).key(),
+    col("PARTITION", Col::Num, 0).key(),
     col("CURRENT-OFFSET", Col::Num, 0),
     col("LOG-END-OFFSET", Col::Num, 1),
     col("LAG", Col::Num, 0),
     col("LEADER-EPOCH", Col::Num, 4),
-    col("COMMITTED-AT", Col::Whole, 3),
+    col("COMMITTED-AT", Col::Time, 0),
     col("METADATA", Col::Id, 5),
-    col("OLDEST-UNCONSUMED-AGE", Col::Num, 2),
-    col("EXPIRES-AT", Col::Whole, 3),
+    col("OLDEST-UNCONSUMED-AGE", Col::Num, 0),
+    col("EXPIRES-AT", Col::Time, 0),
     col("FLAGS", Col::Text, 0),
 ];
 
@@ -209,7 +209,7 @@ pub fn group_state(
             writeln!(out, "  no members (group Empty)")?;
         } else {
             let mut t = Grid::new(&[
-                col("MEMBER-ID", Col::Id, 0),
+                col("MEMBER-ID", Col::Id, 0).key(),
                 col("INSTANCE-ID", Col::Id, 3),
                 col("CLIENT-ID", Col::Id, 2),
                 col("HOST", Col::Id, 1),
@@ -265,7 +265,7 @@ pub fn group_state(
                 }
             };
             let mut t = Grid::new(&[
-                col("MEMBER-ID", Col::Id, 0),
+                col("MEMBER-ID", Col::Id, 0).key(),
                 col("INSTANCE-ID", Col::Id, 3),
                 col("CLIENT-ID", Col::Id, 2),
                 col("HOST", Col::Id, 1),
@@ -326,12 +326,12 @@ pub fn history_table(
     let mut t = Grid::new(&[
         col("COORDINATOR", Col::Id, 2),
         col("RECORD-OFFSET", Col::Num, 3),
-        col("RECORD-TIME", Col::Whole, 1),
-        col("GROUP", Col::Id, 0),
-        col("TOPIC", Col::Id, 0),
-        col("PARTITION", Col::Num, 0),
+        col("RECORD-TIME", Col::Time, 0).key(),
+        col("GROUP", Col::Id, 0).key(),
+        col("TOPIC", Col::Id, 0).key(),
+        col("PARTITION", Col::Num, 0).key(),
         col("OFFSET", Col::Num, 0),
-        col("COMMITTED-AT", Col::Whole, 4),
+        col("COMMITTED-AT", Col::Time, 0),
         col("TRANSACTION", Col::Text, 1),
     ]);
     for e in events {
@@ -495,8 +495,8 @@ pub fn rebalances(
 fn generation_grid<'a>(gens: impl Iterator<Item = &'a Generation>) -> Grid {
     let mut t = Grid::new(&[
         col("GROUP", Col::Id, 6),
-        col("GENERATION", Col::Num, 0),
-        col("TIME", Col::Whole, 0),
+        col("GENERATION", Col::Num, 0).key(),
+        col("TIME", Col::Time, 0),
         col("PROTOCOL", Col::Id, 4),
         col("LEADER", Col::Id, 5),
         col("MEMBERS", Col::Text, 1),
