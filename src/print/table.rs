@@ -561,8 +561,9 @@ impl Grid {
         let c = &self.columns[i];
         let head = header_min(c.header);
         if notes[i] {
+            // Sentences that fit stay in the cell; the others become note numbers.
             let w = note_ref_width(stats.rows);
-            return (w.max(head), w.max(c.header.chars().count()));
+            return (w.max(head), stats.chars[i].max(c.header.chars().count()));
         }
         let content = stats.chars[i];
         let full = content.max(c.header.chars().count());
@@ -918,7 +919,7 @@ impl Grid {
             t.add_row(shown.iter().map(|&i| {
                 let c = &self.columns[i];
                 let w = widths[i].unwrap_or(1);
-                let v = if notes[i] && !(r[i].is_empty() || r[i] == "-") {
+                let v = if notes[i] && width_of(&r[i]) > w {
                     let k = *numbers.entry(r[i].clone()).or_insert_with(|| {
                         texts.push(r[i].clone());
                         texts.len()
@@ -1180,7 +1181,11 @@ mod tests {
             4,
             "one note for the three rows: {text}"
         );
-        assert!(text.contains("[2]"), "{text}");
+        // A sentence that fits its cell stays there.
+        assert!(
+            !text.contains("[2]") && text.contains("┆ identical"),
+            "{text}"
+        );
         // The sentence is under the table, broken only at spaces.
         let notes: String = text
             .lines()
