@@ -601,6 +601,11 @@ pub fn run(args: RescueArgs) -> Result<Outcome> {
     }
     if !args.json {
         grid.write(&mut out, layout)?;
+        if layout.prose() {
+            for (i, tally) in tallies.iter().enumerate() {
+                left_out(&mut out, &names[i], tally)?;
+            }
+        }
     }
     let rate = sent_total as f64 / elapsed.as_secs_f64().max(1e-9);
     if args.json {
@@ -719,6 +724,7 @@ fn dry_run(
     let mut out = layout.writer(BufWriter::new(stdout.lock()));
     let mut grid = Grid::new(&COLUMNS);
     let mut total = 0u64;
+    let mut left: Vec<(String, Tally)> = Vec::new();
     for s in sources {
         let topic = target_topic(&s.dir.name.topic);
         let partitions = count_of(&topic);
@@ -762,11 +768,15 @@ fn dry_run(
                     .collect::<Vec<_>>()
                     .join(","),
             ]);
+            left.push((s.name(), tally));
         }
     }
     if !args.json {
         grid.write(&mut out, layout)?;
         if layout.prose() {
+            for (name, tally) in &left {
+                left_out(&mut out, name, tally)?;
+            }
             writeln!(
                 out,
                 "dry run: {total} records would be sent; nothing was sent"
@@ -775,6 +785,43 @@ fn dry_run(
     }
     out.flush()?;
     Ok(outcome)
+}
+
+/// Under the table, for a source: the records not sent and why (JSON's `abortedRecords`,
+/// `openRecords`, `controlBatches`, `outsideTimestamps`, `badCrcRecords`) and its problems.
+fn left_out(out: &mut impl Write, name: &str, t: &Tally) -> io::Result<()> {
+    let mut parts: Vec<String> = Vec::new();
+    if t.bad_crc_records > 0 {
+        parts.push(format!(
+            "{} records of batches failing their checksum",
+            t.bad_crc_records
+        ));
+    }
+    if t.aborted_records > 0 {
+        parts.push(format!("{} aborted", t.aborted_records));
+    }
+    if t.open_records > 0 {
+        parts.push(format!("{} of open transactions", t.open_records));
+    }
+    if t.outside_timestamps > 0 {
+        parts.push(format!(
+            "{} outside --from-timestamp/--to-timestamp",
+            t.outside_timestamps
+        ));
+    }
+    if t.control_batches > 0 {
+        parts.push(format!(
+            "{} control batches (transaction markers)",
+            t.control_batches
+        ));
+    }
+    if !parts.is_empty() {
+        writeln!(out, "{}: not sent: {}.", esc(name), parts.join(", "))?;
+    }
+    for p in &t.problems {
+        writeln!(out, "{}: problem: {}", esc(name), esc(p))?;
+    }
+    Ok(())
 }
 
 #[derive(Debug, Default)]

@@ -77,6 +77,7 @@ pub fn text_report(
         )?;
     } else {
         offsets_table(out, report, layout)?;
+        never_expires(out, report)?;
         // Which instant "expired" is judged at: a data dir from months ago is all expired
         // against now, and that should be visibly a choice.
         writeln!(
@@ -99,6 +100,46 @@ pub fn text_report(
     }
     if rebalances {
         rebalances_text(out, report, layout)?;
+    }
+    Ok(())
+}
+
+/// Offsets listed to name them under the table; the others are counted.
+const NEVER_LISTED: usize = 5;
+
+/// Under the offsets table: why the offsets whose EXPIRES-AT is `never` do not expire (JSON's
+/// `neverExpiresBecause`), one line per reason.
+fn never_expires(out: &mut impl Write, report: &GroupsReport<'_>) -> io::Result<()> {
+    let mut reasons: Vec<(&'static str, usize, Vec<String>)> = Vec::new();
+    for r in report.rows() {
+        let Expiry::Never(why) = r.expiry else {
+            continue;
+        };
+        let i = match reasons.iter().position(|(w, _, _)| *w == why) {
+            Some(i) => i,
+            None => {
+                reasons.push((why, 0, Vec::new()));
+                reasons.len() - 1
+            }
+        };
+        let (_, n, names) = &mut reasons[i];
+        *n += 1;
+        if names.len() < NEVER_LISTED {
+            names.push(format!("{} {}-{}", esc(r.group), esc(r.topic), r.partition));
+        }
+    }
+    for (why, n, names) in reasons {
+        let more = if n > names.len() {
+            format!(", and {} more (--json names each)", n - names.len())
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "EXPIRES-AT never ({n} offset{}): {why}: {}{more}.",
+            if n == 1 { "" } else { "s" },
+            names.join(", ")
+        )?;
     }
     Ok(())
 }
