@@ -484,7 +484,8 @@ pub struct RecoverArgs {
     pub partition: PathBuf,
 
     /// Where to write the repaired copy: NEWDIR/<topic>-<partition>, named as the input's
-    /// partition dir so kseg and Kafka read it as that partition (it must not exist, or be empty)
+    /// partition dir so kseg and Kafka read it as that partition. NEWDIR must not exist, or be
+    /// empty, or hold only other partition dirs (earlier repairs); anything else is refused
     #[arg(long, value_name = "NEWDIR")]
     pub out: PathBuf,
 
@@ -883,9 +884,17 @@ pub struct BrokerArgs {
     #[arg(long, value_name = "MS", default_value_t = 1_000)]
     pub consumer_assignment_interval_ms: i64,
 
-    /// This broker's id (node.id)
-    #[arg(long, value_name = "ID", default_value_t = 1)]
-    pub node_id: i32,
+    /// This broker's id (node.id): 1 for a new log dir; an existing one keeps the node.id of
+    /// its meta.properties, and a different ID is refused
+    #[arg(long, value_name = "ID")]
+    pub node_id: Option<i32>,
+
+    /// Start on a log dir without a clean-shutdown marker (.kafka_cleanshutdown: its broker
+    /// crashed or is still running), recovering it in place like Kafka: torn segments are
+    /// truncated and indexes rebuilt. Without it such a dir is refused, to keep the evidence
+    /// (copy it first, or repair a copy with `kseg recover`)
+    #[arg(long)]
+    pub recover_in_place: bool,
 
     /// Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)
     #[arg(long)]

@@ -3,6 +3,7 @@
 mod admin;
 mod crash;
 mod diff_cli;
+mod evidence;
 mod files;
 mod hostile;
 mod kcat;
