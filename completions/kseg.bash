@@ -695,7 +695,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__mini__subcmd__broker)
-            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --retention-ms --retention-bytes --retention-check-interval-ms --file-delete-delay-ms --group-initial-rebalance-delay-ms --consumer-session-timeout-ms --consumer-heartbeat-interval-ms --consumer-assignment-interval-ms --node-id --no-auto-create-topics --listen --advertised-host --no-progress --help produce commit help"
+            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --retention-ms --retention-bytes --retention-check-interval-ms --file-delete-delay-ms --group-initial-rebalance-delay-ms --consumer-session-timeout-ms --consumer-heartbeat-interval-ms --consumer-assignment-interval-ms --node-id --recover-in-place --no-auto-create-topics --listen --advertised-host --no-progress --help produce commit help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -793,7 +793,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__mini__subcmd__broker__subcmd__commit)
-            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --retention-ms --retention-bytes --retention-check-interval-ms --file-delete-delay-ms --group-initial-rebalance-delay-ms --consumer-session-timeout-ms --consumer-heartbeat-interval-ms --consumer-assignment-interval-ms --node-id --no-auto-create-topics --group --topic --metadata --no-progress --help"
+            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --retention-ms --retention-bytes --retention-check-interval-ms --file-delete-delay-ms --group-initial-rebalance-delay-ms --consumer-session-timeout-ms --consumer-heartbeat-interval-ms --consumer-assignment-interval-ms --node-id --recover-in-place --no-auto-create-topics --group --topic --metadata --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -951,7 +951,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__mini__subcmd__broker__subcmd__produce)
-            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --retention-ms --retention-bytes --retention-check-interval-ms --file-delete-delay-ms --group-initial-rebalance-delay-ms --consumer-session-timeout-ms --consumer-heartbeat-interval-ms --consumer-assignment-interval-ms --node-id --no-auto-create-topics --topic --partitions --key-separator --compression --batch-size --no-idempotence --no-progress --help"
+            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --retention-ms --retention-bytes --retention-check-interval-ms --file-delete-delay-ms --group-initial-rebalance-delay-ms --consumer-session-timeout-ms --consumer-heartbeat-interval-ms --consumer-assignment-interval-ms --node-id --recover-in-place --no-auto-create-topics --topic --partitions --key-separator --compression --batch-size --no-idempotence --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -44,6 +44,7 @@ pub enum Format {
         env!("KSEG_PROVED")
     ),
     about = "Offline forensics for Apache Kafka data directories",
+    max_term_width = 100,
     long_about = "Offline forensics for Apache Kafka data directories: decode segments, indexes, \
                   snapshots and checkpoints without a JVM or a running cluster. kseg never writes \
                   to what it reads.\n\nExit codes: 0 success, 1 the data has problems (bad CRCs, \
@@ -106,7 +107,16 @@ pub struct ReadArgs {
     pub max_decompressed_bytes: usize,
 }
 
+const DUMP_LOG_HELP: &str = "Examples:
+  kseg dump-log /var/lib/kafka/data/orders-0/00000000000000023801.log
+  kseg dump-log --print-data-log --from-offset 23801 --to-offset 23810 orders-0
+  kseg dump-log --from-timestamp 2024-03-09T09:00:00Z --to-timestamp 2024-03-09T09:05:00Z orders-0
+
+Exit codes: 0 read cleanly; 1 the data has problems (bad CRCs, torn tails, undecodable
+records); 2 could not run (usage, an unreadable path, nothing Kafka's under it).";
+
 #[derive(Debug, Args)]
+#[command(after_help = DUMP_LOG_HELP)]
 pub struct DumpLogArgs {
     /// Files, partition dirs or log dirs (any mix; several log dirs = JBOD)
     #[arg(value_name = "PATH")]
@@ -347,7 +357,15 @@ impl ThreadsArg {
     }
 }
 
+const SUMMARY_HELP: &str = "Examples:
+  kseg summary /var/lib/kafka/data
+  kseg summary --format tsv /var/lib/kafka/data | sort -k7 -n
+  kseg summary --json orders-0 orders-1
+
+Exit codes: 0 read cleanly; 1 the data has problems; 2 could not run.";
+
 #[derive(Debug, Args)]
+#[command(after_help = SUMMARY_HELP)]
 pub struct SummaryArgs {
     /// Log dirs, partition dirs or segment files
     #[arg(value_name = "LOGDIR", required = true)]
@@ -369,7 +387,17 @@ pub struct SummaryArgs {
     pub threads: ThreadsArg,
 }
 
+const DIFF_HELP: &str = "Examples:
+  kseg diff broker-1/data broker-2/data broker-3/data
+  kseg diff --leader broker-2/data --topic orders broker-1/data broker-2/data
+  kseg diff --print-data-log before/broker-1 after/broker-1
+
+Exit codes: 0 no acknowledged record is lost (followers merely behind included); 1 an
+acknowledged record exists on one replica only (a truncation removes it, or replicas
+disagree); 2 could not run (the same dir twice, a --leader not among the paths).";
+
 #[derive(Debug, Args)]
+#[command(after_help = DIFF_HELP)]
 pub struct DiffArgs {
     /// Two or more log dirs, one per broker (or copies of one broker's taken at different
     /// times), or two or more partition dirs of the same partition
@@ -413,7 +441,15 @@ pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
 }
 
+const FIND_GROUP_PARTITION_HELP: &str = "Examples:
+  kseg find-group-partition orders-app
+  kseg find-group-partition --partitions 100 orders-app
+  kseg find-group-partition --transactional-id payments-tx-1
+
+Exit codes: 0 answered; 2 could not run (usage).";
+
 #[derive(Debug, Args)]
+#[command(after_help = FIND_GROUP_PARTITION_HELP)]
 pub struct FindGroupPartitionArgs {
     /// Group ids (or transactional ids with --transactional-id)
     #[arg(value_name = "ID", required = true)]
@@ -438,7 +474,16 @@ pub struct FindGroupPartitionArgs {
     pub json: bool,
 }
 
+const VERIFY_INDEX_HELP: &str = "Examples:
+  kseg verify-index /var/lib/kafka/data        will Kafka start, and what recovery drops
+  kseg verify-index -v --format tsv /var/lib/kafka/data
+  kseg verify-index --json orders-0 | jq 'select(.type==\"recovery\")'
+
+Exit codes: 0 no error (info and warning findings included); 1 an error: a broker that will
+not start, acknowledged records recovery drops; 2 could not run.";
+
 #[derive(Debug, Args)]
+#[command(after_help = VERIFY_INDEX_HELP)]
 pub struct VerifyIndexArgs {
     /// Files, partition dirs or log dirs
     #[arg(value_name = "PATH", required = true)]
@@ -477,7 +522,17 @@ pub struct VerifyIndexArgs {
     pub threads: ThreadsArg,
 }
 
+const RECOVER_HELP: &str = "Examples:
+  kseg recover /var/lib/kafka/data/orders-0 --out /srv/repaired
+  kseg recover --salvage orders-0 --out /srv/repaired
+  kseg verify-index /srv/repaired              check the copy
+
+NEWDIR must not exist, be empty, or hold only other repaired partition dirs.
+Exit codes: 0 the copy is written and repaired; 1 the copy keeps damage Kafka keeps too
+(still damaged); 2 could not run (NEWDIR holds other files, the copy already exists).";
+
 #[derive(Debug, Args)]
+#[command(after_help = RECOVER_HELP)]
 pub struct RecoverArgs {
     /// The partition dir to repair (never modified)
     #[arg(value_name = "PARTITION_DIR")]
@@ -503,7 +558,17 @@ pub struct RecoverArgs {
     pub json: bool,
 }
 
+const RESCUE_HELP: &str = "Examples:
+  kseg rescue --dry-run /mnt/dead-broker/data --bootstrap kafka-1:9092
+  kseg rescue /mnt/dead-broker/data/orders-0 --bootstrap kafka-1:9092 --state rescue.json
+  kseg rescue --verify --topic-map orders:orders-restored orders-0 --bootstrap kafka-1:9092
+
+Exit codes: 0 everything was acknowledged (and verified); 1 damaged source data or a
+verification mismatch; 2 could not run (no connection, a refused login, an undeliverable
+record: the --state file holds what was acknowledged).";
+
 #[derive(Debug, Args)]
+#[command(after_help = RESCUE_HELP)]
 pub struct RescueArgs {
     /// Partition dirs or log dirs to read (never modified); internal topics (__*) of a log dir
     /// are left out unless their partition dir is given
@@ -635,7 +700,20 @@ pub enum RescueCompression {
     Zstd,
 }
 
+const LOOKUP_HELP: &str = "Examples:
+  kseg lookup orders-0 --timestamp 2024-03-09T09:00:00Z     offsetsForTimes
+  kseg lookup orders-0 --offset 23801 --print-data-log      the record itself
+  kseg lookup /var/lib/kafka/data --topic orders --timestamp 1709974800000 --scan
+
+Exit codes: 0 answered (including \"no such offset\"); 1 --scan finds a different answer
+than the broker's (a FINDING line), or the data has problems; 2 could not run.";
+
 #[derive(Debug, Args)]
+#[command(
+    after_help = LOOKUP_HELP,
+    override_usage = "kseg lookup [OPTIONS] <TARGET> --offset <O> | --timestamp <T>\n       \
+                      | --earliest | --latest | --max-timestamp | --end-offset-for-epoch <E>"
+)]
 #[command(group(
     ArgGroup::new("query")
         .required(true)
@@ -706,7 +784,17 @@ pub struct LookupArgs {
     pub max_decompressed_bytes: usize,
 }
 
+const GROUPS_HELP: &str = "Examples:
+  kseg groups /var/lib/kafka/data
+  kseg groups --group orders-app --history /var/lib/kafka/data
+  kseg groups --at 2024-03-09T09:00:00Z --rebalances /var/lib/kafka/data
+
+Expiry is judged at now unless --at gives the instant (say, when the broker died).
+Exit codes: 0 read cleanly; 1 the data has problems; 2 could not run (--group G has no
+records).";
+
 #[derive(Debug, Args)]
+#[command(after_help = GROUPS_HELP)]
 pub struct GroupsArgs {
     /// Log dirs holding __consumer_offsets (and the topics' partitions, for the log end offsets)
     #[arg(value_name = "LOGDIR", required = true)]
@@ -752,7 +840,18 @@ pub struct GroupsArgs {
     pub threads: ThreadsArg,
 }
 
+const MINI_BROKER_HELP: &str = "Examples:
+  kseg mini-broker --log-dir /tmp/kafka-data --listen 127.0.0.1:9092
+  seq 10 | kseg mini-broker produce --log-dir /tmp/kafka-data --topic orders
+  kseg mini-broker commit --log-dir /tmp/kafka-data --group g --topic orders 0=5
+
+A log dir without .kafka_cleanshutdown (its broker crashed) is refused unless
+--recover-in-place; a --node-id other than meta.properties' node.id is refused.
+Exit codes: 0 stopped cleanly; 2 could not run (the dir is refused or locked, the port is
+taken).";
+
 #[derive(Debug, Args)]
+#[command(after_help = MINI_BROKER_HELP)]
 #[command(
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true,
@@ -965,7 +1064,15 @@ pub struct MiniBrokerCommitArgs {
     pub metadata: Option<String>,
 }
 
+const TRANSACTIONS_HELP: &str = "Examples:
+  kseg transactions /var/lib/kafka/data
+  kseg transactions --json /var/lib/kafka/data | jq 'select(.type==\"openTransaction\")'
+
+Exit codes: 0 no hanging transaction; 1 a hanging transaction (it holds back the last
+stable offset of read_committed consumers) or damaged data; 2 could not run.";
+
 #[derive(Debug, Args)]
+#[command(after_help = TRANSACTIONS_HELP)]
 pub struct TransactionsArgs {
     /// Log dirs holding __transaction_state and the data partitions
     #[arg(value_name = "LOGDIR", required = true)]

@@ -373,3 +373,77 @@ fn tsv_is_one_tab_separated_line_per_row() {
     let (code, _, err) = run(&["summary", &dir, "--format", "tsv", "--json"], "");
     assert_eq!(code, 2, "{err}");
 }
+
+/// Every subcommand's --help fits the terminal (80 and 120 columns; at most 100 into a pipe)
+/// and ends with examples and its exit codes.
+#[test]
+#[ignore = "needs util-linux `script` (a pseudo-terminal)"]
+fn every_help_fits_the_terminal_and_has_examples_and_exit_codes() {
+    let subcommands = [
+        "dump-log",
+        "summary",
+        "verify-index",
+        "recover",
+        "rescue",
+        "groups",
+        "transactions",
+        "diff",
+        "find-group-partition",
+        "lookup",
+        "grep",
+        "mini-broker",
+    ];
+    for sub in subcommands {
+        for width in [80, 120] {
+            let Some(text) = on_terminal(&[sub, "--help"], width) else {
+                common::tool_missing("util-linux `script`", "the pseudo-terminal checks");
+                return;
+            };
+            // Styles (bold, underline) take no columns.
+            let plain = strip_styles(&text);
+            assert!(
+                widest(&plain) <= width.min(100),
+                "kseg {sub} --help at {width} columns:\n{plain}"
+            );
+            assert!(
+                plain.contains("Examples:\n  kseg "),
+                "kseg {sub} --help:\n{plain}"
+            );
+            let examples = plain
+                .lines()
+                .skip_while(|l| *l != "Examples:")
+                .skip(1)
+                .take_while(|l| l.starts_with("  "))
+                .filter(|l| l.starts_with("  kseg ") || l.starts_with("  seq "))
+                .count();
+            assert!(
+                (2..=7).contains(&examples),
+                "kseg {sub}: {examples} examples:\n{plain}"
+            );
+            assert!(
+                plain.contains("Exit codes: 0 ") || plain.contains("Exit status: 0 "),
+                "kseg {sub} --help:\n{plain}"
+            );
+        }
+        let (code, piped, err) = run(&[sub, "--help"], "");
+        assert_eq!(code, 0, "{err}");
+        assert!(widest(&piped) <= 100, "kseg {sub} --help | cat:\n{piped}");
+    }
+}
+
+fn strip_styles(s: &str) -> String {
+    let mut out = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
