@@ -248,7 +248,19 @@ pub fn run(args: RescueArgs) -> Result<Outcome> {
         *n = (*n).max(d.name.partition + 1);
     }
     let topics: Vec<&str> = needed.keys().map(String::as_str).collect();
-    let mut counts = reader.partition_counts(&topics)?;
+    // A dry run needs no cluster: unreachable, it plans with the source's partition counts.
+    let wait = Duration::from_secs(if args.dry_run { 5 } else { 20 });
+    let mut counts = match reader.partition_counts(&topics, wait) {
+        Ok(c) => c,
+        Err(e) if args.dry_run => {
+            eprintln!(
+                "kseg: {e:#}; the dry run plans without it, each target topic taken as having \
+                 the source's partitions"
+            );
+            needed.iter().map(|(t, n)| (t.clone(), Some(*n))).collect()
+        }
+        Err(e) => return Err(e),
+    };
     let missing: Vec<(String, i32)> = needed
         .iter()
         .filter(|(t, _)| counts[*t].is_none())
@@ -269,7 +281,7 @@ pub fn run(args: RescueArgs) -> Result<Outcome> {
             Admin::new(&conn)?.create_topics(&missing)?;
             eprintln!("kseg: created {list}");
             for _ in 0..100 {
-                counts = reader.partition_counts(&topics)?;
+                counts = reader.partition_counts(&topics, wait)?;
                 if counts.values().all(Option::is_some) {
                     break;
                 }
