@@ -139,6 +139,7 @@ tsv\:"Tab-separated values\: a header line, then one line per row; no other text
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
 '--dry-run[Print what would be sent (counts, ranges, target partitions); send nothing]' \
 '--create-topics[Create missing target topics with the source'\''s partition count]' \
+'--allow-retention-delete[Send records although the target topic'\''s retention.ms would delete them (their timestamps are older than it allows)\: without it such a rescue is refused]' \
 '--verify[Read the target back after sending and compare every record with the source]' \
 '--json[NDJSON report instead of text]' \
 '--mmap[Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker'\''s data dir (a concurrent truncation kills kseg with SIGBUS)]' \

@@ -617,6 +617,11 @@ pub struct RescueArgs {
     #[arg(long)]
     pub create_topics: bool,
 
+    /// Send records although the target topic's retention.ms would delete them (their
+    /// timestamps are older than it allows): without it such a rescue is refused
+    #[arg(long)]
+    pub allow_retention_delete: bool,
+
     /// Read the target back after sending and compare every record with the source
     #[arg(long)]
     pub verify: bool,

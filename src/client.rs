@@ -570,6 +570,11 @@ impl Admin {
 
     /// `message.timestamp.type` of a topic.
     pub fn timestamp_type(&self, topic: &str) -> Result<Option<String>> {
+        Ok(self.topic_configs(topic)?.remove("message.timestamp.type"))
+    }
+
+    /// A topic's configs as the cluster answers DescribeConfigs (its own and the defaults).
+    pub fn topic_configs(&self, topic: &str) -> Result<BTreeMap<String, String>> {
         let opts = AdminOptions::new().request_timeout(Some(Duration::from_secs(30)));
         let spec = [ResourceSpecifier::Topic(topic)];
         let res = self
@@ -580,8 +585,8 @@ impl Admin {
             .into_iter()
             .flatten()
             .flat_map(|r| r.entries)
-            .find(|e| e.name == "message.timestamp.type")
-            .and_then(|e| e.value))
+            .filter_map(|e| Some((e.name, e.value?)))
+            .collect())
     }
 
     /// Creates topics with `partitions` partitions each and the cluster's default replication.

@@ -308,16 +308,33 @@ pub fn run(args: RescueArgs) -> Result<Outcome> {
             );
         }
     }
+    // Target topic -> (retention.ms, the oldest timestamp it keeps): records older are
+    // deleted by the broker's next retention check.
+    let mut retention: BTreeMap<String, (i64, i64)> = BTreeMap::new();
     if !args.dry_run {
         let admin = Admin::new(&conn)?;
         for t in needed.keys() {
-            match admin.timestamp_type(t) {
-                Ok(Some(kind)) if kind == "LogAppendTime" => eprintln!(
+            match admin.topic_configs(t) {
+                Ok(c)
+                    if c.get("message.timestamp.type").map(String::as_str)
+                        == Some("LogAppendTime") =>
+                {
+                    eprintln!(
                     "kseg: target topic {} uses LogAppendTime: the broker stamps each record with \
                      its own time when it appends it; the source timestamps are not kept",
                     esc(t)
-                ),
-                Ok(_) => {}
+                )
+                }
+                Ok(c) => {
+                    if let Some(ms) = c.get("retention.ms").and_then(|v| v.parse::<i64>().ok()) {
+                        if ms >= 0 {
+                            retention.insert(
+                                t.clone(),
+                                (ms, crate::broker::now_ms().saturating_sub(ms)),
+                            );
+                        }
+                    }
+                }
                 Err(e) => eprintln!(
                     "kseg: could not read the configs of target topic {} ({e:#}); if it uses \
                      LogAppendTime, the source timestamps are not kept",
@@ -334,6 +351,59 @@ pub fn run(args: RescueArgs) -> Result<Outcome> {
             Source::open(d, &mut scratch).with_context(|| format!("reading {}", d.path.display()))
         })
         .collect::<Result<_>>()?;
+
+    // Records older than the target's retention allows vanish at its next retention check
+    // (Kafka deletes a segment once its newest timestamp is older than retention.ms): refused
+    // unless asked for.
+    if !retention.is_empty() {
+        let mut old: Vec<String> = Vec::new();
+        for s in &sources {
+            let t = target_topic(&s.dir.name.topic);
+            let Some(&(ms, keeps_from)) = retention.get(&t) else {
+                continue;
+            };
+            let (mut n, mut newest) = (0u64, i64::MIN);
+            // Timestamps 0 and below are stamped with the time of sending by the producer.
+            s.select(
+                sel,
+                acknowledged_before_of(&previous, &s.name()),
+                &mut scratch,
+                |r| {
+                    if r.timestamp > 0 && r.timestamp < keeps_from {
+                        n += 1;
+                        newest = newest.max(r.timestamp);
+                    }
+                    Ok(Flow::Continue)
+                },
+            )?;
+            if n > 0 {
+                old.push(format!(
+                    "{n} records of {} (the newest {}) are older than target topic {}'s \
+                     retention.ms={ms} keeps (from {})",
+                    esc(&s.name()),
+                    crate::time::rfc3339_ms(newest),
+                    esc(&t),
+                    crate::time::rfc3339_ms(keeps_from)
+                ));
+            }
+        }
+        if !old.is_empty() {
+            let what = old.join("; ");
+            if args.allow_retention_delete {
+                eprintln!(
+                    "kseg: {what}: sent anyway (--allow-retention-delete); the broker deletes \
+                     them at its next retention check"
+                );
+            } else {
+                bail!(
+                    "{what}: the broker would delete them at its next retention check. Raise \
+                     the target's retention (kafka-configs.sh --alter --entity-type topics \
+                     --entity-name TOPIC --add-config retention.ms=-1), or pass \
+                     --allow-retention-delete"
+                );
+            }
+        }
+    }
 
     if let (Some(prev), Some(p)) = (&previous, &args.state) {
         if prev.plan != plan {
@@ -834,6 +904,13 @@ fn left_out(out: &mut impl Write, name: &str, t: &Tally) -> io::Result<()> {
         writeln!(out, "{}: problem: {}", esc(name), esc(p))?;
     }
     Ok(())
+}
+
+/// The offset a previous run's `--state` says was acknowledged for a source, if any.
+fn acknowledged_before_of(previous: &Option<ResumeState>, name: &str) -> Option<i64> {
+    previous
+        .as_ref()
+        .and_then(|s| s.acknowledged.get(name).copied())
 }
 
 #[derive(Debug, Default)]
