@@ -479,9 +479,21 @@ impl Reader {
         from: i64,
         mut visit: impl FnMut(&ReadRecord<'_>) -> Result<()>,
     ) -> Result<()> {
-        let (_, end) = self.watermarks(topic, partition)?;
+        let (start, end) = self.watermarks(topic, partition)?;
         if from >= end {
             return Ok(());
+        }
+        let moved = |start: i64, at: i64| {
+            anyhow!(
+                "{topic}-{partition}: the target's log start offset is {start}, past offset {at} \
+                 where the records to verify begin: offsets {at}..{} were deleted in the target \
+                 (its retention.ms or retention.bytes, or DeleteRecords), so they cannot be read \
+                 back",
+                start - 1
+            )
+        };
+        if start > from {
+            return Err(moved(start, from));
         }
         let mut tpl = TopicPartitionList::new();
         tpl.add_partition_offset(topic, partition, Offset::Offset(from))?;
@@ -495,6 +507,12 @@ impl Reader {
             {
                 None => {
                     idle += 1;
+                    if idle.is_multiple_of(10) {
+                        let (start, _) = self.watermarks(topic, partition)?;
+                        if start > next {
+                            return Err(moved(start, next));
+                        }
+                    }
                     if idle > 120 {
                         bail!(
                             "{topic}-{partition}: no record came back from offset {next} in 60 s"
