@@ -723,7 +723,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__mini__subcmd__broker)
-            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --retention-ms --retention-bytes --retention-check-interval-ms --file-delete-delay-ms --group-initial-rebalance-delay-ms --consumer-session-timeout-ms --consumer-heartbeat-interval-ms --consumer-assignment-interval-ms --node-id --no-auto-create-topics --listen --advertised-host --no-progress --help produce commit help"
+            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --retention-ms --retention-bytes --retention-check-interval-ms --file-delete-delay-ms --group-initial-rebalance-delay-ms --consumer-session-timeout-ms --consumer-heartbeat-interval-ms --consumer-assignment-interval-ms --node-id --recover-in-place --no-auto-create-topics --listen --advertised-host --no-progress --help produce commit help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -821,7 +821,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__mini__subcmd__broker__subcmd__commit)
-            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --retention-ms --retention-bytes --retention-check-interval-ms --file-delete-delay-ms --group-initial-rebalance-delay-ms --consumer-session-timeout-ms --consumer-heartbeat-interval-ms --consumer-assignment-interval-ms --node-id --no-auto-create-topics --group --topic --metadata --no-progress --help"
+            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --retention-ms --retention-bytes --retention-check-interval-ms --file-delete-delay-ms --group-initial-rebalance-delay-ms --consumer-session-timeout-ms --consumer-heartbeat-interval-ms --consumer-assignment-interval-ms --node-id --recover-in-place --no-auto-create-topics --group --topic --metadata --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -979,7 +979,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__mini__subcmd__broker__subcmd__produce)
-            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --retention-ms --retention-bytes --retention-check-interval-ms --file-delete-delay-ms --group-initial-rebalance-delay-ms --consumer-session-timeout-ms --consumer-heartbeat-interval-ms --consumer-assignment-interval-ms --node-id --no-auto-create-topics --topic --partitions --key-separator --compression --batch-size --no-idempotence --no-progress --help"
+            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --retention-ms --retention-bytes --retention-check-interval-ms --file-delete-delay-ms --group-initial-rebalance-delay-ms --consumer-session-timeout-ms --consumer-heartbeat-interval-ms --consumer-assignment-interval-ms --node-id --recover-in-place --no-auto-create-topics --topic --partitions --key-separator --compression --batch-size --no-idempotence --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1111,7 +1111,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__rescue)
-            opts="-h --bootstrap --topic-map --partitioner --from-offset --to-offset --from-timestamp --to-timestamp --state --dry-run --create-topics --verify --batch-bytes --linger-ms --compression --max-records-per-second --delivery-timeout-ms --security-protocol --sasl-mechanism --sasl-username --sasl-password-file --ssl-ca --ssl-certificate --ssl-key --client-config --format --json --mmap --max-decompressed-bytes --no-progress --help"
+            opts="-h --bootstrap --topic-map --partitioner --from-offset --to-offset --from-timestamp --to-timestamp --state --dry-run --create-topics --allow-retention-delete --verify --batch-bytes --linger-ms --compression --max-records-per-second --delivery-timeout-ms --security-protocol --sasl-mechanism --sasl-username --sasl-password-file --ssl-ca --ssl-certificate --ssl-key --client-config --format --json --mmap --max-decompressed-bytes --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

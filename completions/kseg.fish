@@ -93,7 +93,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -s v -l verbose 
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c kseg -n "__fish_kseg_using_subcommand recover" -l out -d 'Where to write the repaired copy: NEWDIR/<topic>-<partition>, named as the input\'s partition dir so kseg and Kafka read it as that partition (it must not exist, or be empty)' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l out -d 'Where to write the repaired copy: NEWDIR/<topic>-<partition>, named as the input\'s partition dir so kseg and Kafka read it as that partition. NEWDIR must not exist, or be empty, or hold only other partition dirs (earlier repairs); anything else is refused' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l index-interval-bytes -d 'index.interval.bytes used to rebuild the indexes' -r
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l salvage -d 'Keep the valid batches found after a corrupt region instead of dropping them (and the later segments Kafka would delete)'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l json -d 'NDJSON report instead of text'
@@ -130,6 +130,7 @@ tsv\t'Tab-separated values: a header line, then one line per row; no other text'
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l dry-run -d 'Print what would be sent (counts, ranges, target partitions); send nothing'
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l create-topics -d 'Create missing target topics with the source\'s partition count'
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l allow-retention-delete -d 'Send records although the target topic\'s retention.ms would delete them (their timestamps are older than it allows): without it such a rescue is refused'
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l verify -d 'Read the target back after sending and compare every record with the source'
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l json -d 'NDJSON report instead of text'
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
@@ -246,9 +247,10 @@ complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_se
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l consumer-session-timeout-ms -d 'KIP-848 groups: fence a member silent this long (group.consumer.session.timeout.ms)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l consumer-heartbeat-interval-ms -d 'KIP-848 groups: the heartbeat interval given to members (group.consumer.heartbeat.interval.ms)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l consumer-assignment-interval-ms -d 'KIP-848 groups: the least time between two target assignments (group.consumer.assignment.interval.ms)' -r
-complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l node-id -d 'This broker\'s id (node.id)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l node-id -d 'This broker\'s id (node.id): 1 for a new log dir; an existing one keeps the node.id of its meta.properties, and a different ID is refused' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l listen -d 'Address to listen on; port 0 picks a free one (the chosen address is printed)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l advertised-host -d 'Host advertised to clients in Metadata and FindCoordinator' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l recover-in-place -d 'Start on a log dir without a clean-shutdown marker (.kafka_cleanshutdown: its broker crashed or is still running), recovering it in place like Kafka: torn segments are truncated and indexes rebuilt. Without it such a dir is refused, to keep the evidence (copy it first, or repair a copy with `kseg recover`)'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l no-auto-create-topics -d 'Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -s h -l help -d 'Print help'
@@ -274,7 +276,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_s
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l consumer-session-timeout-ms -d 'KIP-848 groups: fence a member silent this long (group.consumer.session.timeout.ms)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l consumer-heartbeat-interval-ms -d 'KIP-848 groups: the heartbeat interval given to members (group.consumer.heartbeat.interval.ms)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l consumer-assignment-interval-ms -d 'KIP-848 groups: the least time between two target assignments (group.consumer.assignment.interval.ms)' -r
-complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l node-id -d 'This broker\'s id (node.id)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l node-id -d 'This broker\'s id (node.id): 1 for a new log dir; an existing one keeps the node.id of its meta.properties, and a different ID is refused' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l topic -d 'Topic to produce to' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l partitions -d 'Partitions of the topic if it has to be created [default: --num-partitions]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l key-separator -d 'Split each line at the first SEP into key and value (kafka-console-producer\'s parse.key/key.separator); without it records have no key (sticky partitioning)' -r
@@ -284,6 +286,7 @@ snappy\t''
 lz4\t''
 zstd\t''"
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l batch-size -d 'Most record bytes in one batch (batch.size)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l recover-in-place -d 'Start on a log dir without a clean-shutdown marker (.kafka_cleanshutdown: its broker crashed or is still running), recovering it in place like Kafka: torn segments are truncated and indexes rebuilt. Without it such a dir is refused, to keep the evidence (copy it first, or repair a copy with `kseg recover`)'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l no-auto-create-topics -d 'Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l no-idempotence -d 'Write batches without a producer id (enable.idempotence=false); the Java producer is idempotent by default'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
@@ -307,10 +310,11 @@ complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_s
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l consumer-session-timeout-ms -d 'KIP-848 groups: fence a member silent this long (group.consumer.session.timeout.ms)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l consumer-heartbeat-interval-ms -d 'KIP-848 groups: the heartbeat interval given to members (group.consumer.heartbeat.interval.ms)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l consumer-assignment-interval-ms -d 'KIP-848 groups: the least time between two target assignments (group.consumer.assignment.interval.ms)' -r
-complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l node-id -d 'This broker\'s id (node.id)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l node-id -d 'This broker\'s id (node.id): 1 for a new log dir; an existing one keeps the node.id of its meta.properties, and a different ID is refused' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l group -d 'Group id' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l topic -d 'Topic of the offsets' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l metadata -d 'Metadata string stored with each offset' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l recover-in-place -d 'Start on a log dir without a clean-shutdown marker (.kafka_cleanshutdown: its broker crashed or is still running), recovering it in place like Kafka: torn segments are truncated and indexes rebuilt. Without it such a dir is refused, to keep the evidence (copy it first, or repair a copy with `kseg recover`)'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l no-auto-create-topics -d 'Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -s h -l help -d 'Print help'

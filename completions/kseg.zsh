@@ -101,7 +101,7 @@ tsv\:"Tab-separated values\: a header line, then one line per row; no other text
 ;;
 (recover)
 _arguments "${_arguments_options[@]}" : \
-'--out=[Where to write the repaired copy\: NEWDIR/<topic>-<partition>, named as the input'\''s partition dir so kseg and Kafka read it as that partition (it must not exist, or be empty)]:NEWDIR:_files' \
+'--out=[Where to write the repaired copy\: NEWDIR/<topic>-<partition>, named as the input'\''s partition dir so kseg and Kafka read it as that partition. NEWDIR must not exist, or be empty, or hold only other partition dirs (earlier repairs); anything else is refused]:NEWDIR:_files' \
 '--index-interval-bytes=[index.interval.bytes used to rebuild the indexes]:BYTES:_default' \
 '--salvage[Keep the valid batches found after a corrupt region instead of dropping them (and the later segments Kafka would delete)]' \
 '--json[NDJSON report instead of text]' \
@@ -139,6 +139,7 @@ tsv\:"Tab-separated values\: a header line, then one line per row; no other text
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
 '--dry-run[Print what would be sent (counts, ranges, target partitions); send nothing]' \
 '--create-topics[Create missing target topics with the source'\''s partition count]' \
+'--allow-retention-delete[Send records although the target topic'\''s retention.ms would delete them (their timestamps are older than it allows)\: without it such a rescue is refused]' \
 '--verify[Read the target back after sending and compare every record with the source]' \
 '--json[NDJSON report instead of text]' \
 '--mmap[Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker'\''s data dir (a concurrent truncation kills kseg with SIGBUS)]' \
@@ -301,9 +302,10 @@ _arguments "${_arguments_options[@]}" : \
 '--consumer-session-timeout-ms=[KIP-848 groups\: fence a member silent this long (group.consumer.session.timeout.ms)]:MS:_default' \
 '--consumer-heartbeat-interval-ms=[KIP-848 groups\: the heartbeat interval given to members (group.consumer.heartbeat.interval.ms)]:MS:_default' \
 '--consumer-assignment-interval-ms=[KIP-848 groups\: the least time between two target assignments (group.consumer.assignment.interval.ms)]:MS:_default' \
-'--node-id=[This broker'\''s id (node.id)]:ID:_default' \
+'--node-id=[This broker'\''s id (node.id)\: 1 for a new log dir; an existing one keeps the node.id of its meta.properties, and a different ID is refused]:ID:_default' \
 '--listen=[Address to listen on; port 0 picks a free one (the chosen address is printed)]:ADDR:_default' \
 '--advertised-host=[Host advertised to clients in Metadata and FindCoordinator]:HOST:_default' \
+'--recover-in-place[Start on a log dir without a clean-shutdown marker (.kafka_cleanshutdown\: its broker crashed or is still running), recovering it in place like Kafka\: torn segments are truncated and indexes rebuilt. Without it such a dir is refused, to keep the evidence (copy it first, or repair a copy with \`kseg recover\`)]' \
 '--no-auto-create-topics[Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)]' \
 '--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help]' \
@@ -338,12 +340,13 @@ _arguments "${_arguments_options[@]}" : \
 '--consumer-session-timeout-ms=[KIP-848 groups\: fence a member silent this long (group.consumer.session.timeout.ms)]:MS:_default' \
 '--consumer-heartbeat-interval-ms=[KIP-848 groups\: the heartbeat interval given to members (group.consumer.heartbeat.interval.ms)]:MS:_default' \
 '--consumer-assignment-interval-ms=[KIP-848 groups\: the least time between two target assignments (group.consumer.assignment.interval.ms)]:MS:_default' \
-'--node-id=[This broker'\''s id (node.id)]:ID:_default' \
+'--node-id=[This broker'\''s id (node.id)\: 1 for a new log dir; an existing one keeps the node.id of its meta.properties, and a different ID is refused]:ID:_default' \
 '--topic=[Topic to produce to]:NAME:_default' \
 '--partitions=[Partitions of the topic if it has to be created \[default\: --num-partitions\]]:N:_default' \
 '--key-separator=[Split each line at the first SEP into key and value (kafka-console-producer'\''s parse.key/key.separator); without it records have no key (sticky partitioning)]:SEP:_default' \
 '--compression=[Compression of each batch (compression.type)]:COMPRESSION:(none gzip snappy lz4 zstd)' \
 '--batch-size=[Most record bytes in one batch (batch.size)]:BYTES:_default' \
+'--recover-in-place[Start on a log dir without a clean-shutdown marker (.kafka_cleanshutdown\: its broker crashed or is still running), recovering it in place like Kafka\: torn segments are truncated and indexes rebuilt. Without it such a dir is refused, to keep the evidence (copy it first, or repair a copy with \`kseg recover\`)]' \
 '--no-auto-create-topics[Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)]' \
 '--no-idempotence[Write batches without a producer id (enable.idempotence=false); the Java producer is idempotent by default]' \
 '--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
@@ -371,10 +374,11 @@ _arguments "${_arguments_options[@]}" : \
 '--consumer-session-timeout-ms=[KIP-848 groups\: fence a member silent this long (group.consumer.session.timeout.ms)]:MS:_default' \
 '--consumer-heartbeat-interval-ms=[KIP-848 groups\: the heartbeat interval given to members (group.consumer.heartbeat.interval.ms)]:MS:_default' \
 '--consumer-assignment-interval-ms=[KIP-848 groups\: the least time between two target assignments (group.consumer.assignment.interval.ms)]:MS:_default' \
-'--node-id=[This broker'\''s id (node.id)]:ID:_default' \
+'--node-id=[This broker'\''s id (node.id)\: 1 for a new log dir; an existing one keeps the node.id of its meta.properties, and a different ID is refused]:ID:_default' \
 '--group=[Group id]:ID:_default' \
 '--topic=[Topic of the offsets]:NAME:_default' \
 '--metadata=[Metadata string stored with each offset]:TEXT:_default' \
+'--recover-in-place[Start on a log dir without a clean-shutdown marker (.kafka_cleanshutdown\: its broker crashed or is still running), recovering it in place like Kafka\: torn segments are truncated and indexes rebuilt. Without it such a dir is refused, to keep the evidence (copy it first, or repair a copy with \`kseg recover\`)]' \
 '--no-auto-create-topics[Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)]' \
 '--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help]' \

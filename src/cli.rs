@@ -58,6 +58,7 @@ pub enum Format {
         env!("KSEG_PROVED")
     ),
     about = "Offline forensics for Apache Kafka data directories",
+    max_term_width = 100,
     long_about = "Offline forensics for Apache Kafka data directories: decode segments, indexes, \
                   snapshots and checkpoints without a JVM or a running cluster. kseg never writes \
                   to what it reads.\n\nExit codes: 0 success, 1 the data has problems (bad CRCs, \
@@ -120,7 +121,16 @@ pub struct ReadArgs {
     pub max_decompressed_bytes: usize,
 }
 
+const DUMP_LOG_HELP: &str = "Examples:
+  kseg dump-log /var/lib/kafka/data/orders-0/00000000000000023801.log
+  kseg dump-log --print-data-log --from-offset 23801 --to-offset 23810 orders-0
+  kseg dump-log --from-timestamp 2024-03-09T09:00:00Z --to-timestamp 2024-03-09T09:05:00Z orders-0
+
+Exit codes: 0 read cleanly; 1 the data has problems (bad CRCs, torn tails, undecodable
+records); 2 could not run (usage, an unreadable path, nothing Kafka's under it).";
+
 #[derive(Debug, Args)]
+#[command(after_help = DUMP_LOG_HELP)]
 pub struct DumpLogArgs {
     /// Files, partition dirs or log dirs (any mix; several log dirs = JBOD)
     #[arg(value_name = "PATH")]
@@ -404,7 +414,15 @@ impl ThreadsArg {
     }
 }
 
+const SUMMARY_HELP: &str = "Examples:
+  kseg summary /var/lib/kafka/data
+  kseg summary --format tsv /var/lib/kafka/data | sort -k7 -n
+  kseg summary --json orders-0 orders-1
+
+Exit codes: 0 read cleanly; 1 the data has problems; 2 could not run.";
+
 #[derive(Debug, Args)]
+#[command(after_help = SUMMARY_HELP)]
 pub struct SummaryArgs {
     /// Log dirs, partition dirs or segment files
     #[arg(value_name = "LOGDIR", required = true)]
@@ -426,7 +444,17 @@ pub struct SummaryArgs {
     pub threads: ThreadsArg,
 }
 
+const DIFF_HELP: &str = "Examples:
+  kseg diff broker-1/data broker-2/data broker-3/data
+  kseg diff --leader broker-2/data --topic orders broker-1/data broker-2/data
+  kseg diff --print-data-log before/broker-1 after/broker-1
+
+Exit codes: 0 no acknowledged record is lost (followers merely behind included); 1 an
+acknowledged record exists on one replica only (a truncation removes it, or replicas
+disagree); 2 could not run (the same dir twice, a --leader not among the paths).";
+
 #[derive(Debug, Args)]
+#[command(after_help = DIFF_HELP)]
 pub struct DiffArgs {
     /// Two or more log dirs, one per broker (or copies of one broker's taken at different
     /// times), or two or more partition dirs of the same partition
@@ -470,7 +498,15 @@ pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
 }
 
+const FIND_GROUP_PARTITION_HELP: &str = "Examples:
+  kseg find-group-partition orders-app
+  kseg find-group-partition --partitions 100 orders-app
+  kseg find-group-partition --transactional-id payments-tx-1
+
+Exit codes: 0 answered; 2 could not run (usage).";
+
 #[derive(Debug, Args)]
+#[command(after_help = FIND_GROUP_PARTITION_HELP)]
 pub struct FindGroupPartitionArgs {
     /// Group ids (or transactional ids with --transactional-id)
     #[arg(value_name = "ID", required = true)]
@@ -495,7 +531,16 @@ pub struct FindGroupPartitionArgs {
     pub json: bool,
 }
 
+const VERIFY_INDEX_HELP: &str = "Examples:
+  kseg verify-index /var/lib/kafka/data        will Kafka start, and what recovery drops
+  kseg verify-index -v --format tsv /var/lib/kafka/data
+  kseg verify-index --json orders-0 | jq 'select(.type==\"recovery\")'
+
+Exit codes: 0 no error (info and warning findings included); 1 an error: a broker that will
+not start, acknowledged records recovery drops; 2 could not run.";
+
 #[derive(Debug, Args)]
+#[command(after_help = VERIFY_INDEX_HELP)]
 pub struct VerifyIndexArgs {
     /// Files, partition dirs or log dirs
     #[arg(value_name = "PATH", required = true)]
@@ -534,14 +579,25 @@ pub struct VerifyIndexArgs {
     pub threads: ThreadsArg,
 }
 
+const RECOVER_HELP: &str = "Examples:
+  kseg recover /var/lib/kafka/data/orders-0 --out /srv/repaired
+  kseg recover --salvage orders-0 --out /srv/repaired
+  kseg verify-index /srv/repaired              check the copy
+
+NEWDIR must not exist, be empty, or hold only other repaired partition dirs.
+Exit codes: 0 the copy is written and repaired; 1 the copy keeps damage Kafka keeps too
+(still damaged); 2 could not run (NEWDIR holds other files, the copy already exists).";
+
 #[derive(Debug, Args)]
+#[command(after_help = RECOVER_HELP)]
 pub struct RecoverArgs {
     /// The partition dir to repair (never modified)
     #[arg(value_name = "PARTITION_DIR")]
     pub partition: PathBuf,
 
     /// Where to write the repaired copy: NEWDIR/<topic>-<partition>, named as the input's
-    /// partition dir so kseg and Kafka read it as that partition (it must not exist, or be empty)
+    /// partition dir so kseg and Kafka read it as that partition. NEWDIR must not exist, or be
+    /// empty, or hold only other partition dirs (earlier repairs); anything else is refused
     #[arg(long, value_name = "NEWDIR")]
     pub out: PathBuf,
 
@@ -559,7 +615,17 @@ pub struct RecoverArgs {
     pub json: bool,
 }
 
+const RESCUE_HELP: &str = "Examples:
+  kseg rescue --dry-run /mnt/dead-broker/data --bootstrap kafka-1:9092
+  kseg rescue /mnt/dead-broker/data/orders-0 --bootstrap kafka-1:9092 --state rescue.json
+  kseg rescue --verify --topic-map orders:orders-restored orders-0 --bootstrap kafka-1:9092
+
+Exit codes: 0 everything was acknowledged (and verified); 1 damaged source data or a
+verification mismatch; 2 could not run (no connection, a refused login, an undeliverable
+record: the --state file holds what was acknowledged).";
+
 #[derive(Debug, Args)]
+#[command(after_help = RESCUE_HELP)]
 pub struct RescueArgs {
     /// Partition dirs or log dirs to read (never modified); internal topics (__*) of a log dir
     /// are left out unless their partition dir is given
@@ -607,6 +673,11 @@ pub struct RescueArgs {
     /// Create missing target topics with the source's partition count
     #[arg(long)]
     pub create_topics: bool,
+
+    /// Send records although the target topic's retention.ms would delete them (their
+    /// timestamps are older than it allows): without it such a rescue is refused
+    #[arg(long)]
+    pub allow_retention_delete: bool,
 
     /// Read the target back after sending and compare every record with the source
     #[arg(long)]
@@ -691,7 +762,20 @@ pub enum RescueCompression {
     Zstd,
 }
 
+const LOOKUP_HELP: &str = "Examples:
+  kseg lookup orders-0 --timestamp 2024-03-09T09:00:00Z     offsetsForTimes
+  kseg lookup orders-0 --offset 23801 --print-data-log      the record itself
+  kseg lookup /var/lib/kafka/data --topic orders --timestamp 1709974800000 --scan
+
+Exit codes: 0 answered (including \"no such offset\"); 1 --scan finds a different answer
+than the broker's (a FINDING line), or the data has problems; 2 could not run.";
+
 #[derive(Debug, Args)]
+#[command(
+    after_help = LOOKUP_HELP,
+    override_usage = "kseg lookup [OPTIONS] <TARGET> --offset <O> | --timestamp <T>\n       \
+                      | --earliest | --latest | --max-timestamp | --end-offset-for-epoch <E>"
+)]
 #[command(group(
     ArgGroup::new("query")
         .required(true)
@@ -762,7 +846,17 @@ pub struct LookupArgs {
     pub max_decompressed_bytes: usize,
 }
 
+const GROUPS_HELP: &str = "Examples:
+  kseg groups /var/lib/kafka/data
+  kseg groups --group orders-app --history /var/lib/kafka/data
+  kseg groups --at 2024-03-09T09:00:00Z --rebalances /var/lib/kafka/data
+
+Expiry is judged at now unless --at gives the instant (say, when the broker died).
+Exit codes: 0 read cleanly; 1 the data has problems; 2 could not run (--group G has no
+records).";
+
 #[derive(Debug, Args)]
+#[command(after_help = GROUPS_HELP)]
 pub struct GroupsArgs {
     /// Log dirs holding __consumer_offsets (and the topics' partitions, for the log end offsets)
     #[arg(value_name = "LOGDIR", required = true)]
@@ -808,7 +902,18 @@ pub struct GroupsArgs {
     pub threads: ThreadsArg,
 }
 
+const MINI_BROKER_HELP: &str = "Examples:
+  kseg mini-broker --log-dir /tmp/kafka-data --listen 127.0.0.1:9092
+  seq 10 | kseg mini-broker produce --log-dir /tmp/kafka-data --topic orders
+  kseg mini-broker commit --log-dir /tmp/kafka-data --group g --topic orders 0=5
+
+A log dir without .kafka_cleanshutdown (its broker crashed) is refused unless
+--recover-in-place; a --node-id other than meta.properties' node.id is refused.
+Exit codes: 0 stopped cleanly; 2 could not run (the dir is refused or locked, the port is
+taken).";
+
 #[derive(Debug, Args)]
+#[command(after_help = MINI_BROKER_HELP)]
 #[command(
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true,
@@ -940,9 +1045,17 @@ pub struct BrokerArgs {
     #[arg(long, value_name = "MS", default_value_t = 1_000)]
     pub consumer_assignment_interval_ms: i64,
 
-    /// This broker's id (node.id)
-    #[arg(long, value_name = "ID", default_value_t = 1)]
-    pub node_id: i32,
+    /// This broker's id (node.id): 1 for a new log dir; an existing one keeps the node.id of
+    /// its meta.properties, and a different ID is refused
+    #[arg(long, value_name = "ID")]
+    pub node_id: Option<i32>,
+
+    /// Start on a log dir without a clean-shutdown marker (.kafka_cleanshutdown: its broker
+    /// crashed or is still running), recovering it in place like Kafka: torn segments are
+    /// truncated and indexes rebuilt. Without it such a dir is refused, to keep the evidence
+    /// (copy it first, or repair a copy with `kseg recover`)
+    #[arg(long)]
+    pub recover_in_place: bool,
 
     /// Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)
     #[arg(long)]
@@ -1013,7 +1126,15 @@ pub struct MiniBrokerCommitArgs {
     pub metadata: Option<String>,
 }
 
+const TRANSACTIONS_HELP: &str = "Examples:
+  kseg transactions /var/lib/kafka/data
+  kseg transactions --json /var/lib/kafka/data | jq 'select(.type==\"openTransaction\")'
+
+Exit codes: 0 no hanging transaction; 1 a hanging transaction (it holds back the last
+stable offset of read_committed consumers) or damaged data; 2 could not run.";
+
 #[derive(Debug, Args)]
+#[command(after_help = TRANSACTIONS_HELP)]
 pub struct TransactionsArgs {
     /// Log dirs holding __transaction_state and the data partitions
     #[arg(value_name = "LOGDIR", required = true)]

@@ -103,6 +103,27 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
             input.display()
         );
     }
+    // NEWDIR itself: new, empty, or holding only partition dirs (earlier repairs written
+    // beside this one). Anything else — a broker's log dir, a home or temp dir — is refused:
+    // the repair must land where nothing else lives.
+    if args.out.is_dir() {
+        let other = fs::read_dir(&args.out)?.filter_map(|e| e.ok()).find(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            !(e.path().is_dir()
+                && crate::storage::layout::parse_partition_dir(&name)
+                    .is_some_and(|p| p.state == crate::storage::layout::PartitionState::Live))
+        });
+        if let Some(e) = other {
+            bail!(
+                "--out {} is not empty (it holds {}); give a new or empty directory (or one \
+                 holding only other repaired partition dirs): kseg never writes among other files",
+                args.out.display(),
+                e.file_name().to_string_lossy()
+            );
+        }
+    } else if args.out.exists() {
+        bail!("--out {} exists and is not a directory", args.out.display());
+    }
     if target.exists() {
         if fs::read_dir(&target)?.next().is_some() {
             bail!(

@@ -30,8 +30,8 @@ use crate::storage::layout::PartitionState;
 use crate::storage::source::read_small;
 
 const COLUMNS: [Column; 9] = [
-    col("SOURCE", Col::Id, 0),
-    col("TARGET", Col::Id, 0),
+    col("SOURCE", Col::Id, 0).key(),
+    col("TARGET", Col::Id, 0).key(),
     col("SENT", Col::Num, 0),
     col("RESUMED", Col::Num, 2),
     col("FIRST-OFFSET", Col::Num, 3),
@@ -248,7 +248,19 @@ pub fn run(args: RescueArgs) -> Result<Outcome> {
         *n = (*n).max(d.name.partition + 1);
     }
     let topics: Vec<&str> = needed.keys().map(String::as_str).collect();
-    let mut counts = reader.partition_counts(&topics)?;
+    // A dry run needs no cluster: unreachable, it plans with the source's partition counts.
+    let wait = Duration::from_secs(if args.dry_run { 5 } else { 20 });
+    let mut counts = match reader.partition_counts(&topics, wait) {
+        Ok(c) => c,
+        Err(e) if args.dry_run => {
+            eprintln!(
+                "kseg: {e:#}; the dry run plans without it, each target topic taken as having \
+                 the source's partitions"
+            );
+            needed.iter().map(|(t, n)| (t.clone(), Some(*n))).collect()
+        }
+        Err(e) => return Err(e),
+    };
     let missing: Vec<(String, i32)> = needed
         .iter()
         .filter(|(t, _)| counts[*t].is_none())
@@ -269,7 +281,7 @@ pub fn run(args: RescueArgs) -> Result<Outcome> {
             Admin::new(&conn)?.create_topics(&missing)?;
             eprintln!("kseg: created {list}");
             for _ in 0..100 {
-                counts = reader.partition_counts(&topics)?;
+                counts = reader.partition_counts(&topics, wait)?;
                 if counts.values().all(Option::is_some) {
                     break;
                 }
@@ -296,16 +308,33 @@ pub fn run(args: RescueArgs) -> Result<Outcome> {
             );
         }
     }
+    // Target topic -> (retention.ms, the oldest timestamp it keeps): records older are
+    // deleted by the broker's next retention check.
+    let mut retention: BTreeMap<String, (i64, i64)> = BTreeMap::new();
     if !args.dry_run {
         let admin = Admin::new(&conn)?;
         for t in needed.keys() {
-            match admin.timestamp_type(t) {
-                Ok(Some(kind)) if kind == "LogAppendTime" => eprintln!(
+            match admin.topic_configs(t) {
+                Ok(c)
+                    if c.get("message.timestamp.type").map(String::as_str)
+                        == Some("LogAppendTime") =>
+                {
+                    eprintln!(
                     "kseg: target topic {} uses LogAppendTime: the broker stamps each record with \
                      its own time when it appends it; the source timestamps are not kept",
                     esc(t)
-                ),
-                Ok(_) => {}
+                )
+                }
+                Ok(c) => {
+                    if let Some(ms) = c.get("retention.ms").and_then(|v| v.parse::<i64>().ok()) {
+                        if ms >= 0 {
+                            retention.insert(
+                                t.clone(),
+                                (ms, crate::broker::now_ms().saturating_sub(ms)),
+                            );
+                        }
+                    }
+                }
                 Err(e) => eprintln!(
                     "kseg: could not read the configs of target topic {} ({e:#}); if it uses \
                      LogAppendTime, the source timestamps are not kept",
@@ -322,6 +351,59 @@ pub fn run(args: RescueArgs) -> Result<Outcome> {
             Source::open(d, &mut scratch).with_context(|| format!("reading {}", d.path.display()))
         })
         .collect::<Result<_>>()?;
+
+    // Records older than the target's retention allows vanish at its next retention check
+    // (Kafka deletes a segment once its newest timestamp is older than retention.ms): refused
+    // unless asked for.
+    if !retention.is_empty() {
+        let mut old: Vec<String> = Vec::new();
+        for s in &sources {
+            let t = target_topic(&s.dir.name.topic);
+            let Some(&(ms, keeps_from)) = retention.get(&t) else {
+                continue;
+            };
+            let (mut n, mut newest) = (0u64, i64::MIN);
+            // Timestamps 0 and below are stamped with the time of sending by the producer.
+            s.select(
+                sel,
+                acknowledged_before_of(&previous, &s.name()),
+                &mut scratch,
+                |r| {
+                    if r.timestamp > 0 && r.timestamp < keeps_from {
+                        n += 1;
+                        newest = newest.max(r.timestamp);
+                    }
+                    Ok(Flow::Continue)
+                },
+            )?;
+            if n > 0 {
+                old.push(format!(
+                    "{n} records of {} (the newest {}) are older than target topic {}'s \
+                     retention.ms={ms} keeps (from {})",
+                    esc(&s.name()),
+                    crate::time::rfc3339_ms(newest),
+                    esc(&t),
+                    crate::time::rfc3339_ms(keeps_from)
+                ));
+            }
+        }
+        if !old.is_empty() {
+            let what = old.join("; ");
+            if args.allow_retention_delete {
+                eprintln!(
+                    "kseg: {what}: sent anyway (--allow-retention-delete); the broker deletes \
+                     them at its next retention check"
+                );
+            } else {
+                bail!(
+                    "{what}: the broker would delete them at its next retention check. Raise \
+                     the target's retention (kafka-configs.sh --alter --entity-type topics \
+                     --entity-name TOPIC --add-config retention.ms=-1), or pass \
+                     --allow-retention-delete"
+                );
+            }
+        }
+    }
 
     if let (Some(prev), Some(p)) = (&previous, &args.state) {
         if prev.plan != plan {
@@ -601,6 +683,11 @@ pub fn run(args: RescueArgs) -> Result<Outcome> {
     }
     if !args.json {
         grid.write(&mut out, layout)?;
+        if layout.prose() {
+            for (i, tally) in tallies.iter().enumerate() {
+                left_out(&mut out, &names[i], tally)?;
+            }
+        }
     }
     let rate = sent_total as f64 / elapsed.as_secs_f64().max(1e-9);
     if args.json {
@@ -719,6 +806,7 @@ fn dry_run(
     let mut out = layout.writer(BufWriter::new(stdout.lock()));
     let mut grid = Grid::new(&COLUMNS);
     let mut total = 0u64;
+    let mut left: Vec<(String, Tally)> = Vec::new();
     for s in sources {
         let topic = target_topic(&s.dir.name.topic);
         let partitions = count_of(&topic);
@@ -762,11 +850,15 @@ fn dry_run(
                     .collect::<Vec<_>>()
                     .join(","),
             ]);
+            left.push((s.name(), tally));
         }
     }
     if !args.json {
         grid.write(&mut out, layout)?;
         if layout.prose() {
+            for (name, tally) in &left {
+                left_out(&mut out, name, tally)?;
+            }
             writeln!(
                 out,
                 "dry run: {total} records would be sent; nothing was sent"
@@ -775,6 +867,50 @@ fn dry_run(
     }
     out.flush()?;
     Ok(outcome)
+}
+
+/// Under the table, for a source: the records not sent and why (JSON's `abortedRecords`,
+/// `openRecords`, `controlBatches`, `outsideTimestamps`, `badCrcRecords`) and its problems.
+fn left_out(out: &mut impl Write, name: &str, t: &Tally) -> io::Result<()> {
+    let mut parts: Vec<String> = Vec::new();
+    if t.bad_crc_records > 0 {
+        parts.push(format!(
+            "{} records of batches failing their checksum",
+            t.bad_crc_records
+        ));
+    }
+    if t.aborted_records > 0 {
+        parts.push(format!("{} aborted", t.aborted_records));
+    }
+    if t.open_records > 0 {
+        parts.push(format!("{} of open transactions", t.open_records));
+    }
+    if t.outside_timestamps > 0 {
+        parts.push(format!(
+            "{} outside --from-timestamp/--to-timestamp",
+            t.outside_timestamps
+        ));
+    }
+    if t.control_batches > 0 {
+        parts.push(format!(
+            "{} control batches (transaction markers)",
+            t.control_batches
+        ));
+    }
+    if !parts.is_empty() {
+        writeln!(out, "{}: not sent: {}.", esc(name), parts.join(", "))?;
+    }
+    for p in &t.problems {
+        writeln!(out, "{}: problem: {}", esc(name), esc(p))?;
+    }
+    Ok(())
+}
+
+/// The offset a previous run's `--state` says was acknowledged for a source, if any.
+fn acknowledged_before_of(previous: &Option<ResumeState>, name: &str) -> Option<i64> {
+    previous
+        .as_ref()
+        .and_then(|s| s.acknowledged.get(name).copied())
 }
 
 #[derive(Debug, Default)]

@@ -109,3 +109,69 @@ fn a_fifo_or_device_as_state_or_password_file_is_refused_not_read() {
         );
     }
 }
+
+/// A port nothing listens on (bound, then closed).
+fn closed_port() -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    drop(l);
+    addr
+}
+
+/// `--dry-run` needs no cluster: with nothing listening it plans from the source (exit 0) and
+/// says once, plainly, that the cluster could not be reached.
+#[test]
+fn a_dry_run_works_with_no_cluster_reachable() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = source(t.path());
+    let addr = closed_port();
+    let r = kseg_within(&[
+        "rescue",
+        "--dry-run",
+        dir.join("orders-0").to_str().unwrap(),
+        "--bootstrap",
+        &addr,
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("dry run: 1 records would be sent; nothing was sent"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("orders-0"), "{}", r.stdout);
+    let lines: Vec<&str> = r.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", r.stderr);
+    assert!(
+        lines[0].contains(&format!("cannot reach the cluster at {addr}"))
+            && lines[0].contains("refused"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// A rescue that cannot connect says so in one plain line — the address and what failed — not
+/// in librdkafka's internal names; exit 2.
+#[test]
+fn a_connection_failure_is_one_plain_line() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = source(t.path());
+    let addr = closed_port();
+    let r = kseg_within(&[
+        "rescue",
+        dir.join("orders-0").to_str().unwrap(),
+        "--bootstrap",
+        &addr,
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(
+        r.stderr.trim(),
+        format!(
+            "kseg: error: cannot reach the cluster at {addr} (--bootstrap): connection refused \
+             (nothing listens there)"
+        )
+    );
+    for internal in ["BrokerTransportFailure", "Local:", "ipv4#", "state CONNECT"] {
+        assert!(!r.stderr.contains(internal), "{}", r.stderr);
+    }
+}

@@ -3,6 +3,7 @@
 mod admin;
 mod crash;
 mod diff_cli;
+mod evidence;
 mod files;
 mod hostile;
 mod kcat;
@@ -11,3 +12,4 @@ mod log_lines;
 #[path = "../mini_broker_support/mod.rs"]
 mod mini_broker_support;
 mod python;
+mod rescue;
