@@ -724,13 +724,24 @@ fn recover_copies_the_files_as_the_load_leaves_them() {
             "00000000000000000000.timeindex",
             "00000000000000000010.index",
             "00000000000000000010.log",
-            "00000000000000000010.timeindex"
+            "00000000000000000010.snapshot",
+            "00000000000000000010.timeindex",
+            "00000000000000000020.snapshot"
         ]
     );
     assert_eq!(
         std::fs::read(out.join("00000000000000000010.log")).unwrap(),
         cleaned.bytes()
     );
+    // The producer snapshots Kafka's recovery writes: at the end of each recovered segment
+    // (LogLoader.recoverSegment); 20, a stray above the last base, stays (removeStraySnapshots).
+    // No producer id in the data: both hold no entry.
+    for o in [10, 20] {
+        assert_eq!(
+            std::fs::read(out.join(format!("{o:020}.snapshot"))).unwrap(),
+            [0, 1, 0x48, 0x67, 0x4b, 0xc7, 0, 0, 0, 0]
+        );
+    }
 }
 
 /// Segments whose batches start epochs 0, 3 and 5 (at offsets 0, 4, 8).

@@ -67,6 +67,73 @@ fn index_entries(dir: &Path) -> BTreeMap<String, Vec<String>> {
     map
 }
 
+/// Files of two partition dirs that differ byte for byte (or exist in one only), by name.
+/// Kafka's `.deleted` files (segments and snapshots its load deletes, removed only after
+/// file.delete.delay.ms) are not part of the log.
+pub fn file_differences(kafka: &Path, kseg: &Path) -> Vec<String> {
+    let files = |dir: &Path| -> BTreeMap<String, Vec<u8>> {
+        fs::read_dir(dir)
+            .map(|rd| {
+                rd.map(|e| e.unwrap().path())
+                    .filter(|p| p.is_file())
+                    .map(|p| {
+                        (
+                            p.file_name().unwrap().to_string_lossy().into_owned(),
+                            fs::read(&p).unwrap(),
+                        )
+                    })
+                    .filter(|(n, _)| !n.ends_with(".deleted"))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (k, s) = (files(kafka), files(kseg));
+    let mut out = Vec::new();
+    for name in k.keys().chain(s.keys().filter(|n| !k.contains_key(*n))) {
+        match (k.get(name), s.get(name)) {
+            (Some(a), Some(b)) if a == b => {}
+            (Some(a), Some(b))
+                if name == "leader-epoch-checkpoint" && epoch_of_the_new_leader(a, b) => {}
+            (Some(a), Some(b)) => out.push(format!(
+                "{name} differs (Kafka {} bytes, kseg {} bytes)",
+                a.len(),
+                b.len()
+            )),
+            (Some(_), None) => out.push(format!("{name} only in Kafka's dir")),
+            (None, Some(_)) => out.push(format!("{name} only in kseg's copy")),
+            (None, None) => {}
+        }
+    }
+    out
+}
+
+/// Kafka's `leader-epoch-checkpoint` after its restart is the load's (kseg's copy) plus the
+/// epoch the restarted broker leads the partition in, from the log end on
+/// (`Partition.makeLeader` → `UnifiedLog.maybeAssignEpochStartOffset`): a runtime entry, not
+/// the load's, whose epoch only the controller knows.
+fn epoch_of_the_new_leader(kafka: &[u8], kseg: &[u8]) -> bool {
+    let entries = |b: &[u8]| -> Option<Vec<(i64, i64)>> {
+        let text = String::from_utf8(b.to_vec()).ok()?;
+        let mut lines = text.lines();
+        let _version = lines.next()?;
+        let n: usize = lines.next()?.parse().ok()?;
+        let v: Vec<(i64, i64)> = lines
+            .map(|l| {
+                let (e, o) = l.split_once(' ')?;
+                Some((e.parse().ok()?, o.parse().ok()?))
+            })
+            .collect::<Option<_>>()?;
+        (v.len() == n).then_some(v)
+    };
+    let (Some(k), Some(s)) = (entries(kafka), entries(kseg)) else {
+        return false;
+    };
+    k.len() == s.len() + 1
+        && k[..s.len()] == s[..]
+        && s.last()
+            .is_none_or(|(e, o)| k[s.len()].0 > *e && k[s.len()].1 >= *o)
+}
+
 fn log_end_offset(dir: &Path) -> i64 {
     let out = kseg(&["lookup", "--json", "--latest", dir.to_str().unwrap()]);
     ndjson(&String::from_utf8_lossy(&out.stdout))
@@ -270,6 +337,10 @@ fn try_compare_with_kafka(
                 .filter(|f| ki.get(*f) != si.get(*f))
                 .collect();
             bad.push(format!("{name} {p}: index entries differ in {differing:?}"));
+        }
+        // Byte for byte: every file of the partition dir.
+        for d in file_differences(&kafka_dir, &kseg_dir) {
+            bad.push(format!("{name} {p}: {d}"));
         }
         let want: BTreeSet<i64> = recovered.get(p).cloned().unwrap_or_default();
         let got: BTreeSet<i64> = previews
