@@ -18,6 +18,7 @@ use crate::analysis::recovery::{
     extend_rebuild, next_batch_throws, IndexRebuild, SalvageRun,
 };
 use crate::analysis::summary::log_dir_facts;
+use crate::analysis::topic_configs::{log_dir_configs, TopicLogConfig};
 use crate::analysis::verify::txn_index_fails_sanity;
 use crate::cli::RecoverArgs;
 use crate::format::log::{ByteSource, RecordScratch};
@@ -135,6 +136,7 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         snapshots_copied,
         snapshots_written,
         snapshots_deleted,
+        log_config,
     } = copy;
     // What Kafka counts: the segments LogSegment.recover runs on (the later unflushed segments
     // LogLoader.recoverLog deletes after a truncation are not recovered), two indexes each.
@@ -156,7 +158,8 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
             &json!({"type": "summary", "out": target.display().to_string(), "damaged": damaged,
             "cleanShutdown": clean, "recoveryPoint": recovery_point, "logEndOffset": leo, "salvage": args.salvage,
             "recoveredSegments": recovered, "rebuiltIndexes": 2 * recovered, "stillDamaged": still_damaged,
-            "producerSnapshots": {"copied": snapshots_copied, "written": snapshots_written, "deleted": snapshots_deleted}}),
+            "producerSnapshots": {"copied": snapshots_copied, "written": snapshots_written, "deleted": snapshots_deleted},
+            "logConfig": log_config}),
         )?;
         writeln!(out)?;
     } else {
@@ -211,6 +214,12 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         };
         writeln!(
             out,
+            "index.interval.bytes {} ({})",
+            log_config.index_interval_bytes.value,
+            log_config.index_interval_bytes.source.describe()
+        )?;
+        writeln!(
+            out,
             "producer snapshots (as Kafka's load leaves them): copied {}; written {}; deleted {}",
             list(&snapshots_copied),
             list(&snapshots_written),
@@ -246,6 +255,8 @@ struct Copy {
     snapshots_copied: Vec<i64>,
     snapshots_written: Vec<i64>,
     snapshots_deleted: Vec<i64>,
+    /// The log configs the copy was made with.
+    log_config: TopicLogConfig,
 }
 
 /// Writes the repaired copy of `part` into `target` (created, empty).
@@ -261,11 +272,17 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
         .as_ref()
         .and_then(|s| s.log_dirs.first())
         .map(log_dir_facts);
+    // The topic's log configs from the log dir's __cluster_metadata (else Kafka's defaults).
+    let configs = parent_set
+        .as_ref()
+        .and_then(|s| s.log_dirs.first())
+        .map(log_dir_configs)
+        .unwrap_or_default();
+    let log_config = configs.for_topic(&part.name.topic, args.index_interval_bytes);
+    let index_interval = log_config.index_interval_bytes.value;
     // Internal topics are compacted; others when the cluster metadata says so.
-    let compacted = part.name.topic.starts_with("__")
-        || facts
-            .as_ref()
-            .is_some_and(|f| f.compacted_topics.contains(&part.name.topic));
+    let compacted =
+        part.name.topic.starts_with("__") || configs.compacted_topics().contains(&part.name.topic);
     // KafkaRaftLog: the metadata log gets no clean-shutdown credit and recovery point 0.
     let raft = always_recovered(&part.name.topic, part.name.partition);
     let clean = !raft && facts.as_ref().is_some_and(|f| f.clean_shutdown);
@@ -349,7 +366,7 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
         // recoverLog delete nothing after it.
         let index_created = load.empty_index_created.contains(base);
         let load_recovered = load_recovered_at(*base);
-        let plan = analyse_segment(&seg.path, *base, args.index_interval_bytes, &mut scratch)
+        let plan = analyse_segment(&seg.path, *base, index_interval, &mut scratch)
             .with_context(|| seg.path.display().to_string())?;
         progress.file_done(&seg.path);
         if truncated && !args.salvage {
@@ -615,5 +632,6 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
         snapshots_copied,
         snapshots_written,
         snapshots_deleted: producers.deleted,
+        log_config,
     })
 }

@@ -110,10 +110,16 @@ pub fn file_differences(kafka: &Path, kseg: &Path) -> Vec<String> {
 /// Kafka's `leader-epoch-checkpoint` after its restart is the load's (kseg's copy) plus the
 /// epoch the restarted broker leads the partition in, from the log end on
 /// (`Partition.makeLeader` → `UnifiedLog.maybeAssignEpochStartOffset`): a runtime entry, not
-/// the load's, whose epoch only the controller knows.
+/// the load's, whose epoch only the controller knows. (That write also replaces a stale
+/// `leader-epoch-checkpoint.tmp` the load leaves, which kseg's copy does not have.)
 fn epoch_of_the_new_leader(kafka: &[u8], kseg: &[u8]) -> bool {
     let entries = |b: &[u8]| -> Option<Vec<(i64, i64)>> {
         let text = String::from_utf8(b.to_vec()).ok()?;
+        // An empty file (a write torn by SIGKILL) reads as no entry (CheckpointFile), and the
+        // load leaves it as it is.
+        if text.is_empty() {
+            return Some(Vec::new());
+        }
         let mut lines = text.lines();
         let _version = lines.next()?;
         let n: usize = lines.next()?.parse().ok()?;

@@ -12,8 +12,8 @@ use serde::Serialize;
 use crate::analysis::producer_load::{
     self, LoadParams, SegmentView, SnapshotFile, DEFAULT_PRODUCER_ID_EXPIRATION_MS,
 };
-use crate::analysis::recovery::DEFAULT_INDEX_INTERVAL;
 use crate::analysis::summary::{Checkpoints, LogDirFacts};
+use crate::analysis::topic_configs::{LogConfigs, TopicLogConfig};
 use crate::format::log::RecordScratch;
 use crate::scan::{scan_log, ScanOptions};
 use crate::storage::discover::{DataFile, PartitionDir, Siblings};
@@ -94,7 +94,7 @@ pub struct Finding {
 }
 
 /// What Kafka's `LogLoader` would do with a partition at the next start.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecoveryPreview {
     pub partition: String,
@@ -133,6 +133,36 @@ pub struct RecoveryPreview {
     pub producer_snapshots_written: Vec<i64>,
     /// Producer snapshots of the input the load deletes (corrupt, out of range, stray).
     pub producer_snapshots_deleted: Vec<i64>,
+    /// The log configs the partition was judged with, and where each comes from.
+    pub log_config: TopicLogConfig,
+}
+
+impl Default for RecoveryPreview {
+    fn default() -> Self {
+        RecoveryPreview {
+            partition: String::new(),
+            clean_shutdown: false,
+            recovery_point: None,
+            recovered_segments: Vec::new(),
+            recovered_bytes: 0,
+            truncate_file: None,
+            truncate_position: None,
+            dropped_batches: 0,
+            dropped_records: 0,
+            dropped_bytes: 0,
+            deleted_segments: Vec::new(),
+            rebuilt_indexes: Vec::new(),
+            load_actions: Vec::new(),
+            high_watermark: None,
+            acknowledged_lost: None,
+            possibly_acknowledged: None,
+            load_failure: None,
+            producer_snapshots_kept: Vec::new(),
+            producer_snapshots_written: Vec::new(),
+            producer_snapshots_deleted: Vec::new(),
+            log_config: TopicLogConfig::defaults(),
+        }
+    }
 }
 
 /// Records in an offset range.
@@ -194,27 +224,16 @@ impl LossTally {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct VerifyOptions {
     /// Skip per-batch CRC work (`--index-only`).
     pub index_only: bool,
     /// Kafka's index sanity checks only (`--sanity`).
     pub sanity_only: bool,
     pub mmap: bool,
-    /// The partition's `index.interval.bytes`, which decides where recovery rebuilds index
-    /// entries.
-    pub index_interval: u64,
-}
-
-impl Default for VerifyOptions {
-    fn default() -> Self {
-        VerifyOptions {
-            index_only: false,
-            sanity_only: false,
-            mmap: false,
-            index_interval: DEFAULT_INDEX_INTERVAL,
-        }
-    }
+    /// `--index-interval-bytes`: where recovery rebuilds index entries, for every partition
+    /// (`None`: each topic's `index.interval.bytes` from `__cluster_metadata`, else 4096).
+    pub index_interval: Option<u64>,
 }
 
 #[derive(Debug, Default)]
@@ -343,6 +362,10 @@ pub fn verify_partition(
     } else {
         checkpoints
     };
+    // The topic's log configs (its ConfigRecords in __cluster_metadata, else Kafka's defaults).
+    let log_config = facts
+        .map(|f| f.log_configs.for_topic(&p.name.topic, opts.index_interval))
+        .unwrap_or_else(|| LogConfigs::default().for_topic(&p.name.topic, opts.index_interval));
     // Internal topics are compacted; others when the cluster metadata says so.
     let compacted = p.name.topic.starts_with("__")
         || facts.is_some_and(|f| f.compacted_topics.contains(&p.name.topic));
@@ -399,6 +422,7 @@ pub fn verify_partition(
         recovery_point: checkpoints.recovery_point,
         high_watermark: checkpoints.high_watermark,
         load_actions,
+        log_config: log_config.clone(),
         ..Default::default()
     };
 
@@ -475,7 +499,8 @@ pub fn verify_partition(
             compacted,
             check_crc: !opts.index_only,
             log_checks: !opts.sanity_only,
-            index_interval: opts.index_interval,
+            index_interval: log_config.index_interval_bytes.value,
+            preallocate: log_config.preallocate.value,
             high_watermark: checkpoints.high_watermark,
         };
         let mut pass = SegmentPass::new(
