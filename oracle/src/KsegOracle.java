@@ -745,11 +745,12 @@ public class KsegOracle {
         if (txnRounds.get() < MIN_TXN_ROUNDS) throw new IllegalStateException("the transactional producer ended only " + txnRounds.get() + " transactions");
     }
 
-    /** Topic stale-txn (1 partition): three transactions of 20 records, the second aborted, each
-     *  flushed before it ends so that the aborted one has data in the log. */
+    /** Topic stale-txn (1 partition, index.interval.bytes=256): three transactions of 20
+     *  records, the second aborted, each flushed before it ends so that the aborted one has data
+     *  in the log. */
     static void abortedTxn(String bootstrap) throws Exception {
         try (Admin admin = Admin.create(common(bootstrap))) {
-            createTopic(admin, "stale-txn", 1, Map.of());
+            createTopic(admin, "stale-txn", 1, Map.of("index.interval.bytes", "256"));
         }
         try (var p = txnProducer(bootstrap, "stale-txn-producer")) {
             for (int round = 0; round < 3; round++) {

@@ -844,6 +844,18 @@ fn issue_21_load_rules_match_kafka() {
                 "read_committed consumers will see aborted records at offsets {first}..{}",
                 first + 9
             );
+            // The split segment is recovered with the topic's index.interval.bytes (256, from
+            // __cluster_metadata): the byte comparison above holds kseg's .index to Kafka's.
+            let used = lines
+                .iter()
+                .find(|v| v["type"] == "recovery" && v["partition"] == "stale-txn-0")
+                .map(|v| v["logConfig"]["indexIntervalBytes"].clone())
+                .unwrap_or_default();
+            if used != serde_json::json!({"value": 256, "source": "topic"}) {
+                bad.push(format!(
+                    "{kind}: stale-txn-0 judged with index.interval.bytes {used}"
+                ));
+            }
             let said = lines.iter().any(|v| {
                 v["check"] == "stale-producer-snapshot"
                     && v["severity"] == "error"
