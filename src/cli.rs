@@ -554,10 +554,11 @@ pub struct VerifyIndexArgs {
     #[arg(long)]
     pub sanity: bool,
 
-    /// The partitions' index.interval.bytes: where the recovery preview rebuilds index entries
-    /// (and so whether non-increasing offsets make Kafka empty a segment)
-    #[arg(long, value_name = "BYTES", default_value_t = 4096)]
-    pub index_interval_bytes: u64,
+    /// index.interval.bytes for every partition: where the recovery preview rebuilds index
+    /// entries (and so whether non-increasing offsets make Kafka empty a segment) [default: each
+    /// topic's from __cluster_metadata, else 4096]
+    #[arg(long, value_name = "BYTES")]
+    pub index_interval_bytes: Option<u64>,
 
     /// NDJSON: "finding" objects, "recovery" objects, then one "summary"
     #[arg(long)]
@@ -606,9 +607,10 @@ pub struct RecoverArgs {
     #[arg(long)]
     pub salvage: bool,
 
-    /// index.interval.bytes used to rebuild the indexes
-    #[arg(long, value_name = "BYTES", default_value_t = 4096)]
-    pub index_interval_bytes: u64,
+    /// index.interval.bytes used to rebuild the indexes [default: the topic's from the log dir's
+    /// __cluster_metadata, else 4096]
+    #[arg(long, value_name = "BYTES")]
+    pub index_interval_bytes: Option<u64>,
 
     /// NDJSON report instead of text
     #[arg(long)]

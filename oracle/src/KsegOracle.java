@@ -67,6 +67,7 @@ public class KsegOracle {
             case "query" -> query(bootstrap, Path.of(args[2]));
             case "groups" -> manyGroups(bootstrap, Integer.parseInt(args[2]));
             case "flood" -> flood(bootstrap, Integer.parseInt(args[2]));
+            case "aborted-txn" -> abortedTxn(bootstrap);
             case "mini-admin" -> miniAdmin(bootstrap);
             case "shape" -> shape(bootstrap);
             case "replicas" -> replicas(bootstrap, Arrays.copyOfRange(args, 2, args.length));
@@ -742,6 +743,23 @@ public class KsegOracle {
         }
         txn.join(120_000);
         if (txnRounds.get() < MIN_TXN_ROUNDS) throw new IllegalStateException("the transactional producer ended only " + txnRounds.get() + " transactions");
+    }
+
+    /** Topic stale-txn (1 partition, index.interval.bytes=256): three transactions of 20
+     *  records, the second aborted, each flushed before it ends so that the aborted one has data
+     *  in the log. */
+    static void abortedTxn(String bootstrap) throws Exception {
+        try (Admin admin = Admin.create(common(bootstrap))) {
+            createTopic(admin, "stale-txn", 1, Map.of("index.interval.bytes", "256"));
+        }
+        try (var p = txnProducer(bootstrap, "stale-txn-producer")) {
+            for (int round = 0; round < 3; round++) {
+                p.beginTransaction();
+                for (int i = 0; i < 20; i++) p.send(new ProducerRecord<>("stale-txn", 0, utf8("s" + round), utf8("stale-" + round + "-" + i)));
+                p.flush();
+                if (round == 1) p.abortTransaction(); else p.commitTransaction();
+            }
+        }
     }
 
     /** The rescue tests' source: topic rs, 3 partitions rolling 16 KiB segments. Each codec writes

@@ -13,6 +13,7 @@ pub mod load;
 pub mod lookup;
 pub mod partition_for;
 pub mod partitioner;
+pub mod producer_load;
 pub mod rebalances;
 pub mod recovery;
 pub mod rescue;

@@ -32,6 +32,8 @@ pub struct LogDirFacts {
     /// Topics whose `cleanup.policy` includes `compact`, when a `__cluster_metadata` partition
     /// among the inputs says so.
     pub compacted_topics: std::collections::HashSet<String>,
+    /// The log configs `__cluster_metadata` records (topic configs, cluster defaults).
+    pub log_configs: crate::analysis::topic_configs::LogConfigs,
     /// Processes holding the log dir's `.lock`: a broker is running on it.
     pub lock_holders: Vec<u32>,
 }

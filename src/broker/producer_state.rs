@@ -8,7 +8,10 @@ use std::collections::{BTreeMap, VecDeque};
 use kafka_protocol::ResponseError;
 
 use super::{BrokerError, BrokerResult};
-use crate::format::producer_snapshot::{parse_producer_snapshot, ENTRY_SIZE};
+use crate::format::producer_snapshot::{
+    encode_producer_snapshot, parse_producer_snapshot, JavaLongHashOrder,
+    ProducerEntry as SnapshotEntry,
+};
 use crate::format::reader::DecodeError;
 
 /// Kafka keeps this many batches per producer for duplicate detection.
@@ -78,6 +81,8 @@ pub struct CompletedTxn {
 #[derive(Debug, Default, Clone)]
 pub struct ProducerStateManager {
     producers: BTreeMap<i64, ProducerEntry>,
+    /// The order Kafka's `HashMap` of producers iterates them in: a snapshot's entry order.
+    order: JavaLongHashOrder,
     /// Open transactions by first offset: their minimum is the first unstable offset.
     ongoing: BTreeMap<i64, i64>,
 }
@@ -168,11 +173,17 @@ impl ProducerStateManager {
     }
 
     /// Records an appended data batch.
+    /// The producer's entry, added (empty) when it has none.
+    fn entry_mut(&mut self, producer_id: i64) -> &mut ProducerEntry {
+        let order = &mut self.order;
+        self.producers.entry(producer_id).or_insert_with(|| {
+            order.insert(producer_id);
+            ProducerEntry::new(producer_id)
+        })
+    }
+
     pub fn update(&mut self, b: &ProducerBatch, first_offset: i64, last_offset: i64, ts: i64) {
-        let entry = self
-            .producers
-            .entry(b.producer_id)
-            .or_insert_with(|| ProducerEntry::new(b.producer_id));
+        let entry = self.entry_mut(b.producer_id);
         if entry.epoch != b.epoch {
             entry.epoch = b.epoch;
             entry.batches.clear();
@@ -205,10 +216,7 @@ impl ProducerStateManager {
         aborted: bool,
         ts: i64,
     ) -> Option<CompletedTxn> {
-        let entry = self
-            .producers
-            .entry(producer_id)
-            .or_insert_with(|| ProducerEntry::new(producer_id));
+        let entry = self.entry_mut(producer_id);
         if entry.epoch != epoch {
             entry.epoch = epoch;
             entry.batches.clear();
@@ -235,47 +243,31 @@ impl ProducerStateManager {
             .unwrap_or(completed.last_offset + 1)
     }
 
-    /// The snapshot file bytes: version 1, CRC-32C over the rest, entries in the order Java's
-    /// `HashMap<Long, …>` iterates them.
-    pub fn snapshot_bytes(&self) -> Vec<u8> {
-        let entries = self.java_hash_order();
-        let mut body = Vec::with_capacity(4 + entries.len() * ENTRY_SIZE);
-        body.extend_from_slice(&(entries.len() as i32).to_be_bytes());
-        for e in entries {
-            let last = e.batches.back();
-            body.extend_from_slice(&e.producer_id.to_be_bytes());
-            body.extend_from_slice(&e.epoch.to_be_bytes());
-            body.extend_from_slice(&last.map_or(-1, |b| b.last_seq).to_be_bytes());
-            body.extend_from_slice(&last.map_or(-1, |b| b.last_offset).to_be_bytes());
-            body.extend_from_slice(&last.map_or(0, |b| b.offset_delta).to_be_bytes());
-            body.extend_from_slice(&e.last_timestamp.to_be_bytes());
-            body.extend_from_slice(&e.coordinator_epoch.to_be_bytes());
-            body.extend_from_slice(&e.current_txn_first_offset.unwrap_or(-1).to_be_bytes());
-        }
-        let mut out = Vec::with_capacity(6 + body.len());
-        out.extend_from_slice(&1i16.to_be_bytes());
-        out.extend_from_slice(&crc32c::crc32c(&body).to_be_bytes());
-        out.extend_from_slice(&body);
-        out
-    }
-
-    fn java_hash_order(&self) -> Vec<&ProducerEntry> {
-        // HashMap: capacity a power of two >= 16 holding size <= 0.75 * capacity; bucket =
-        // spread(Long.hashCode) & (capacity - 1); entries of one bucket in insertion order
-        // (approximated by producer id).
-        let n = self.producers.len();
-        let mut capacity = 16usize;
-        while n * 4 > capacity * 3 {
-            capacity *= 2;
-        }
-        let bucket = |pid: i64| {
-            let h = (pid ^ ((pid as u64) >> 32) as i64) as i32;
-            let spread = h ^ ((h as u32) >> 16) as i32;
-            (spread as u32 as usize) & (capacity - 1)
-        };
-        let mut entries: Vec<&ProducerEntry> = self.producers.values().collect();
-        entries.sort_by_key(|e| (bucket(e.producer_id), e.producer_id));
-        entries
+    /// The snapshot file bytes (`format::producer_snapshot`'s encoder), entries in the order
+    /// Kafka's `HashMap<Long, …>` iterates them.
+    pub fn snapshot_bytes(
+        &self,
+    ) -> Result<Vec<u8>, crate::format::producer_snapshot::TooManyEntries> {
+        let entries: Vec<SnapshotEntry> = self
+            .order
+            .order()
+            .into_iter()
+            .filter_map(|pid| self.producers.get(&pid))
+            .map(|e| {
+                let last = e.batches.back();
+                SnapshotEntry {
+                    producer_id: e.producer_id,
+                    epoch: e.epoch,
+                    last_sequence: last.map_or(-1, |b| b.last_seq),
+                    last_offset: last.map_or(-1, |b| b.last_offset),
+                    offset_delta: last.map_or(0, |b| b.offset_delta),
+                    timestamp: e.last_timestamp,
+                    coordinator_epoch: e.coordinator_epoch,
+                    current_txn_first_offset: e.current_txn_first_offset.unwrap_or(-1),
+                }
+            })
+            .collect();
+        encode_producer_snapshot(&entries)
     }
 
     /// Loads a snapshot file's entries (a corrupt snapshot is an error; the caller replays the
@@ -306,7 +298,9 @@ impl ProducerStateManager {
                     .ongoing
                     .insert(e.current_txn_first_offset, e.producer_id);
             }
-            state.producers.insert(e.producer_id, entry);
+            if state.producers.insert(e.producer_id, entry).is_none() {
+                state.order.insert(e.producer_id);
+            }
         }
         Ok(state)
     }
@@ -395,7 +389,7 @@ mod tests {
     fn snapshot_matches_the_digest_vector_and_round_trips() {
         let mut s = ProducerStateManager::default();
         s.update(&pb(1000, 0, 0, 4), 16, 20, 1_700_000_000_000);
-        let bytes = s.snapshot_bytes();
+        let bytes = s.snapshot_bytes().unwrap();
         let want = hex::decode(
             "00018c502c240000000100000000000003e800000000000400000000000000140000000400000\
              18bcfe56800ffffffffffffffffffffffff",
@@ -405,7 +399,10 @@ mod tests {
         let back = ProducerStateManager::from_snapshot(&bytes).unwrap();
         assert_eq!(back.entry(1000), s.entry(1000));
         assert_eq!(
-            ProducerStateManager::default().snapshot_bytes().len(),
+            ProducerStateManager::default()
+                .snapshot_bytes()
+                .unwrap()
+                .len(),
             10,
             "an empty snapshot is 10 bytes, as in real data dirs"
         );

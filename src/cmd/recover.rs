@@ -10,15 +10,18 @@ use serde_json::json;
 
 use super::Outcome;
 use crate::analysis::load;
+use crate::analysis::producer_load::{
+    self, LoadParams, SegmentView, SnapshotFile, DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+};
 use crate::analysis::recovery::{
     always_recovered, analyse_segment, epoch_cache_after_load, epoch_checkpoint_text,
-    extend_rebuild, next_batch_throws, snapshots_kept, IndexRebuild, SalvageRun, TxnTrack,
+    extend_rebuild, next_batch_throws, IndexRebuild, SalvageRun,
 };
 use crate::analysis::summary::log_dir_facts;
+use crate::analysis::topic_configs::{log_dir_configs, TopicLogConfig};
 use crate::analysis::verify::txn_index_fails_sanity;
 use crate::cli::RecoverArgs;
 use crate::format::log::{ByteSource, RecordScratch};
-use crate::format::producer_snapshot::parse_producer_snapshot;
 use crate::format::text_files::{for_each_checkpoint_entry, CheckpointEntry};
 use crate::print::progress::{self, Progress};
 use crate::storage::discover::{discover, DataFile, LogDir, PartitionDir, Siblings};
@@ -151,6 +154,10 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         clean,
         recovery_point,
         leo,
+        snapshots_copied,
+        snapshots_written,
+        snapshots_deleted,
+        log_config,
     } = copy;
     // What Kafka counts: the segments LogSegment.recover runs on (the later unflushed segments
     // LogLoader.recoverLog deletes after a truncation are not recovered), two indexes each.
@@ -171,7 +178,9 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
             &mut out,
             &json!({"type": "summary", "out": target.display().to_string(), "damaged": damaged,
             "cleanShutdown": clean, "recoveryPoint": recovery_point, "logEndOffset": leo, "salvage": args.salvage,
-            "recoveredSegments": recovered, "rebuiltIndexes": 2 * recovered, "stillDamaged": still_damaged}),
+            "recoveredSegments": recovered, "rebuiltIndexes": 2 * recovered, "stillDamaged": still_damaged,
+            "producerSnapshots": {"copied": snapshots_copied, "written": snapshots_written, "deleted": snapshots_deleted},
+            "logConfig": log_config}),
         )?;
         writeln!(out)?;
     } else {
@@ -217,6 +226,26 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
                 )?;
             }
         }
+        let list = |v: &[i64]| {
+            if v.is_empty() {
+                "none".to_string()
+            } else {
+                v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+            }
+        };
+        writeln!(
+            out,
+            "index.interval.bytes {} ({})",
+            log_config.index_interval_bytes.value,
+            log_config.index_interval_bytes.source.describe()
+        )?;
+        writeln!(
+            out,
+            "producer snapshots (as Kafka's load leaves them): copied {}; written {}; deleted {}",
+            list(&snapshots_copied),
+            list(&snapshots_written),
+            list(&snapshots_deleted)
+        )?;
     }
     if !args.json {
         for d in &still_damaged {
@@ -242,6 +271,13 @@ struct Copy {
     clean: bool,
     recovery_point: i64,
     leo: i64,
+    /// The producer snapshots of the copy: copied from the input, written as Kafka's load
+    /// writes them; and the input's that the load deletes.
+    snapshots_copied: Vec<i64>,
+    snapshots_written: Vec<i64>,
+    snapshots_deleted: Vec<i64>,
+    /// The log configs the copy was made with.
+    log_config: TopicLogConfig,
 }
 
 /// Writes the repaired copy of `part` into `target` (created, empty).
@@ -257,6 +293,17 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
         .as_ref()
         .and_then(|s| s.log_dirs.first())
         .map(log_dir_facts);
+    // The topic's log configs from the log dir's __cluster_metadata (else Kafka's defaults).
+    let configs = parent_set
+        .as_ref()
+        .and_then(|s| s.log_dirs.first())
+        .map(log_dir_configs)
+        .unwrap_or_default();
+    let log_config = configs.for_topic(&part.name.topic, args.index_interval_bytes);
+    let index_interval = log_config.index_interval_bytes.value;
+    // Internal topics are compacted; others when the cluster metadata says so.
+    let compacted =
+        part.name.topic.starts_with("__") || configs.compacted_topics().contains(&part.name.topic);
     // KafkaRaftLog: the metadata log gets no clean-shutdown credit and recovery point 0.
     let raft = always_recovered(&part.name.topic, part.name.partition);
     let clean = !raft && facts.as_ref().is_some_and(|f| f.clean_shutdown);
@@ -321,35 +368,9 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
                 read_small(&f.path, 1 << 30).is_ok_and(|b| txn_index_fails_sanity(&b, base))
             })
     };
-    let first_recovered = bases
-        .iter()
-        .copied()
-        .find(|b| (!clean && *b >= recover_from) || load_recovered_at(*b));
-    let mut txn_track = TxnTrack::default();
-    if let Some(first) = first_recovered {
-        let mut snapshots: Vec<(i64, &DataFile)> = load
-            .files
-            .iter()
-            .filter(|f| f.kind == FileKind::ProducerSnapshot)
-            .filter_map(|f| Some((base_offset_of(&name_of(&f.path))?, f)))
-            .filter(|(o, _)| *o <= first && *o > log_start)
-            .collect();
-        snapshots.sort_by_key(|(o, _)| std::cmp::Reverse(*o));
-        for (offset, f) in snapshots {
-            let parsed = read_small(&f.path, 1 << 30)
-                .ok()
-                .and_then(|b| parse_producer_snapshot(&b).ok())
-                .filter(|s| s.crc_valid);
-            if let Some(snap) = parsed {
-                txn_track = TxnTrack::from_snapshot(&snap.entries, offset);
-                break;
-            }
-        }
-    }
-    let last_recovered = first_recovered.map(|_| *bases.last().unwrap_or(&0));
-
     let mut truncated = false;
-    let mut kept_bases: Vec<i64> = Vec::new();
+    // The segments as the load leaves them, for the producer state's replays.
+    let mut views: Vec<SegmentView> = Vec::new();
     let mut log_end: Option<i64> = None;
     let mut damaged = false;
     let mut still_damaged: Vec<String> = Vec::new();
@@ -366,16 +387,31 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
         // recoverLog delete nothing after it.
         let index_created = load.empty_index_created.contains(base);
         let load_recovered = load_recovered_at(*base);
-        let plan = analyse_segment(&seg.path, *base, args.index_interval_bytes, &mut scratch)
+        let plan = analyse_segment(&seg.path, *base, index_interval, &mut scratch)
             .with_context(|| seg.path.display().to_string())?;
         progress.file_done(&seg.path);
         if truncated && !args.salvage {
+            views.push(SegmentView {
+                base: *base,
+                path: seg.path.clone(),
+                len: plan.size,
+                load_recovered,
+                recovered: false,
+                deleted: true,
+            });
             report.push(json!({"segment": name, "action": "deleted",
                 "reason": "a previous segment was truncated; Kafka deletes the later unflushed segments",
                 "droppedBatches": plan.kept.batches + plan.salvage_batches(), "droppedBytes": plan.size}));
             continue;
         }
-        kept_bases.push(*base);
+        views.push(SegmentView {
+            base: *base,
+            path: target.join(&name),
+            len: 0,
+            load_recovered,
+            recovered,
+            deleted: false,
+        });
         if !recovered && !load_recovered {
             // Kafka uses this segment as it is: copy the log and its indexes unchanged.
             copy_ranges(&seg.path, &target.join(&name), &[(0, plan.size)])?;
@@ -430,16 +466,6 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
                 .map(|l| l + 1)
                 .or(log_end)
                 .max(Some(*base));
-            // The producer state recovery replays runs through the segments it does not recover.
-            if last_recovered.is_some_and(|l| *base < l)
-                && plan
-                    .framed_last_offset
-                    .is_some_and(|o| o >= txn_track.from())
-            {
-                txn_track
-                    .replay(&seg.path, plan.size, &mut scratch)
-                    .with_context(|| seg.path.display().to_string())?;
-            }
             report.push(json!({"segment": name, "action": "copied",
                 "reason": "below the recovery point (or clean shutdown): Kafka does not re-validate it",
                 "batches": plan.kept.batches}));
@@ -480,15 +506,6 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
         write_new(&target.join(format!("{stem}.index")), &idx)?;
         write_new(&target.join(format!("{stem}.timeindex")), &tim)?;
         let seg_end = last_offset.map(|l| l + 1).unwrap_or(*base);
-        // LogSegment.recover resets the .txnindex and rebuilds it from the kept batches and the
-        // producer state; the file exists when it did or when it gets an entry
-        // (TransactionIndex opens it lazily).
-        let txn = txn_track
-            .replay(&seg.path, plan.kept.end, &mut scratch)
-            .with_context(|| seg.path.display().to_string())?;
-        if !txn.is_empty() || siblings.get(*base, &FileKind::TxnIndex).is_some() {
-            write_new(&target.join(format!("{stem}.txnindex")), &txn)?;
-        }
         log_end = Some(log_end.map_or(seg_end, |e| e.max(seg_end)));
         let salvaged_batches: u64 = salvaged.iter().map(|r| r.batches).sum();
         report.push(json!({
@@ -505,27 +522,66 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
     progress.finish();
     // Per-partition files: snapshots at or below the log end, the epoch cache truncated to it.
     let leo = log_end.unwrap_or(0);
-    // ProducerStateManager's deletions at load (snapshots_kept).
-    let existing: Vec<i64> = load
+    // The copied segments' lengths, now written.
+    for v in views.iter_mut().filter(|v| !v.deleted) {
+        v.len = fs::metadata(&v.path)
+            .with_context(|| v.path.display().to_string())?
+            .len();
+    }
+    // ProducerStateManager through the load: the snapshots it keeps and writes, and the
+    // .txnindex each recovered segment gets from that state (LogSegment.recover).
+    let snapshot_files: Vec<(i64, PathBuf)> = load
         .files
         .iter()
         .filter(|f| f.kind == FileKind::ProducerSnapshot)
-        .filter_map(|f| base_offset_of(&name_of(&f.path)))
+        .filter_map(|f| Some((base_offset_of(&name_of(&f.path))?, f.path.clone())))
         .collect();
-    let kept_snapshots = snapshots_kept(&existing, &kept_bases, first_recovered, log_start, leo);
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
+    let producers = producer_load::simulate(
+        &views,
+        &snapshot_files,
+        &LoadParams {
+            clean_shutdown: clean,
+            log_start_checkpoint: log_start,
+            log_end: leo,
+            now_ms: Some(now_ms),
+            expiration_ms: DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+            check_stale: !compacted,
+        },
+        &mut scratch,
+    )
+    .with_context(|| format!("replaying the producer state of {}", part.path.display()))?;
+    for (base, entries) in &producers.txn_indexes {
+        let stem = format!("{base:020}");
+        // TransactionIndex opens its file lazily: it exists when it did or gets an entry.
+        if !entries.is_empty() || siblings.get(*base, &FileKind::TxnIndex).is_some() {
+            let bytes: Vec<u8> = entries.iter().flat_map(|e| e.encode()).collect();
+            write_new(&target.join(format!("{stem}.txnindex")), &bytes)?;
+        }
+    }
+    for (offset, file) in &producers.snapshots {
+        let dst = target.join(format!("{offset:020}.snapshot"));
+        match file {
+            SnapshotFile::Input(src) => {
+                copy_ranges(src, &dst, &[(0, fs::metadata(src)?.len())])?;
+            }
+            SnapshotFile::Written(bytes) => write_new(&dst, bytes)?,
+        }
+    }
+    for stale in &producers.stale {
+        damaged = true;
+        still_damaged.push(format!(
+            "{:020}.txnindex: {} (the copy has Kafka's entry; remove the stale snapshot from the input before Kafka starts and it rebuilds the state from the log instead)",
+            stale.segment_base,
+            stale.message()
+        ));
+    }
     let mut epoch_file: Option<PathBuf> = None;
     for f in &load.files {
         let name = name_of(&f.path);
         match f.kind {
-            FileKind::ProducerSnapshot
-                if base_offset_of(&name).is_some_and(|o| kept_snapshots.contains(&o)) =>
-            {
-                copy_ranges(
-                    &f.path,
-                    &target.join(&name),
-                    &[(0, fs::metadata(&f.path)?.len())],
-                )?;
-            }
             // KafkaRaftLog keeps its snapshots (`<end>-<epoch>.checkpoint`) and `quorum-state`
             // beside the metadata log; its load leaves them as they are.
             FileKind::PartitionMetadata
@@ -575,6 +631,18 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
             (None, false) => write_new(&dst, b"")?,
         }
     }
+    let snapshots_copied = producers
+        .snapshots
+        .iter()
+        .filter(|(_, f)| matches!(f, SnapshotFile::Input(_)))
+        .map(|(o, _)| *o)
+        .collect();
+    let snapshots_written = producers
+        .snapshots
+        .iter()
+        .filter(|(_, f)| matches!(f, SnapshotFile::Written(_)))
+        .map(|(o, _)| *o)
+        .collect();
     Ok(Copy {
         report,
         damaged,
@@ -582,5 +650,9 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
         clean,
         recovery_point,
         leo,
+        snapshots_copied,
+        snapshots_written,
+        snapshots_deleted: producers.deleted,
+        log_config,
     })
 }

@@ -12,7 +12,7 @@ use crate::print::progress::{self, Progress};
 
 use super::{discover_inputs, Outcome, Reads};
 use crate::analysis::summary::{log_dir_facts, LogDirFacts};
-use crate::analysis::topic_configs::compacted_topics;
+use crate::analysis::topic_configs::{log_configs, log_dir_configs, LogConfigs};
 use crate::analysis::verify::{
     loose_partition, verify_log_dir, verify_partition, Finding, PartitionReport, Severity,
     VerifyOptions,
@@ -32,17 +32,22 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
         index_interval: args.index_interval_bytes,
     };
     let mut facts: Vec<LogDirFacts> = set.log_dirs.iter().map(log_dir_facts).collect();
-    // Topic configs from any `__cluster_metadata` partition given: compacted topics have gaps.
-    let compacted: HashSet<String> = set
+    // Topic configs from any `__cluster_metadata` partition given: compacted topics have gaps,
+    // and each topic's log configs decide how its partitions are judged.
+    let mut configs = LogConfigs::default();
+    for p in set
         .log_dirs
         .iter()
         .flat_map(|d| d.partitions.iter())
         .chain(set.partitions.iter())
         .filter(|p| p.name.topic == "__cluster_metadata")
-        .flat_map(compacted_topics)
-        .collect();
+    {
+        configs.merge(log_configs(p));
+    }
+    let compacted: HashSet<String> = configs.compacted_topics();
     for f in &mut facts {
         f.compacted_topics = compacted.clone();
+        f.log_configs = configs.clone();
     }
     let mut work: Vec<(PartitionDir, Option<&LogDirFacts>)> = Vec::new();
     for (dir, f) in set.log_dirs.iter().zip(&facts) {
@@ -59,7 +64,7 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
             let parent = p.path.parent()?.to_path_buf();
             by_parent
                 .entry(parent.clone())
-                .or_insert_with(|| parent_log_dir_facts(&parent, &compacted))
+                .or_insert_with(|| parent_log_dir_facts(&parent, &configs))
                 .clone()
         })
         .collect();
@@ -179,6 +184,7 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
                 .chain(parent_facts.iter().flatten())
                 .any(|f| !f.lock_holders.is_empty());
             printer::recovery_table(&mut out, &previews, live, layout)?;
+            printer::log_configs(&mut out, &previews)?;
         }
         writeln!(
             out,
@@ -224,18 +230,14 @@ fn verdicts<'r>(
     out
 }
 
-/// The facts of the log dir holding a partition dir given alone, with the compacted topics its
-/// `__cluster_metadata` (or the inputs') records.
-fn parent_log_dir_facts(parent: &Path, compacted: &HashSet<String>) -> Option<LogDirFacts> {
+/// The facts of the log dir holding a partition dir given alone, with the topic configs its
+/// `__cluster_metadata` (and the inputs') records.
+fn parent_log_dir_facts(parent: &Path, inputs: &LogConfigs) -> Option<LogDirFacts> {
     let parent_set = discover(&[parent.to_path_buf()]).ok()?;
     let dir = parent_set.log_dirs.first()?;
     let mut f = log_dir_facts(dir);
-    f.compacted_topics = dir
-        .partitions
-        .iter()
-        .filter(|p| p.name.topic == "__cluster_metadata")
-        .flat_map(compacted_topics)
-        .chain(compacted.iter().cloned())
-        .collect();
+    f.log_configs = log_dir_configs(dir);
+    f.log_configs.merge(inputs.clone());
+    f.compacted_topics = f.log_configs.compacted_topics();
     Some(f)
 }

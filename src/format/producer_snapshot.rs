@@ -1,4 +1,6 @@
-//! Producer-state snapshot files (`<offset>.snapshot`): version 1, CRC-32C, 46-byte entries.
+//! Producer-state snapshot files (`<offset>.snapshot`): version 1, CRC-32C, 46-byte entries;
+//! the decoder, its encoder (`ProducerStateManager.writeSnapshot`), and the order Kafka writes
+//! the entries in (its `HashMap<Long, ProducerStateEntry>`'s iteration order).
 
 use super::reader::{DecodeError, DecodeErrorKind, DecodeResult, Reader};
 
@@ -80,6 +82,126 @@ pub fn parse_producer_snapshot(bytes: &[u8]) -> DecodeResult<ProducerSnapshot> {
     })
 }
 
+/// More entries than the file's INT32 count holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooManyEntries(pub usize);
+
+impl std::fmt::Display for TooManyEntries {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} producer entries do not fit a snapshot's INT32 count",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for TooManyEntries {}
+
+/// The snapshot file `ProducerStateManager.writeSnapshot` writes for `entries`, in the order
+/// given: version 1, the CRC-32C of everything after it, the INT32 count and the entries.
+pub fn encode_producer_snapshot(entries: &[ProducerEntry]) -> Result<Vec<u8>, TooManyEntries> {
+    let count = i32::try_from(entries.len())
+        .ok()
+        .filter(|n| (*n as usize).checked_mul(ENTRY_SIZE).is_some())
+        .ok_or(TooManyEntries(entries.len()))?;
+    let mut out = Vec::with_capacity(10 + entries.len() * ENTRY_SIZE);
+    out.extend_from_slice(&1i16.to_be_bytes());
+    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(&count.to_be_bytes());
+    for e in entries {
+        out.extend_from_slice(&e.producer_id.to_be_bytes());
+        out.extend_from_slice(&e.epoch.to_be_bytes());
+        out.extend_from_slice(&e.last_sequence.to_be_bytes());
+        out.extend_from_slice(&e.last_offset.to_be_bytes());
+        out.extend_from_slice(&e.offset_delta.to_be_bytes());
+        out.extend_from_slice(&e.timestamp.to_be_bytes());
+        out.extend_from_slice(&e.coordinator_epoch.to_be_bytes());
+        out.extend_from_slice(&e.current_txn_first_offset.to_be_bytes());
+    }
+    let crc = crc32c::crc32c(&out[6..]);
+    out[2..6].copy_from_slice(&crc.to_be_bytes());
+    Ok(out)
+}
+
+/// The iteration order of a Java `HashMap<Long, V>` that keys are only added to (as
+/// `ProducerStateManager.producers` is while a log loads): buckets in index order, each bucket's
+/// keys in insertion order (a resize splits a bucket keeping that order). The table starts at 16
+/// slots and doubles when the size passes 3/4 of it, or when a bucket reaches 9 keys while the
+/// table has fewer than 64 slots (`treeifyBin`). A bucket of 9 or more keys in a larger table
+/// becomes a red-black tree, whose order this does not model ([`Self::treeified`]).
+#[derive(Debug, Clone, Default)]
+pub struct JavaLongHashOrder {
+    keys: Vec<i64>,
+    capacity: usize,
+    bucket_len: Vec<u32>,
+    treeified: bool,
+}
+
+impl JavaLongHashOrder {
+    /// `HashMap.hash(Long.valueOf(key))`: `Long.hashCode`, then the high half folded in.
+    fn hash(key: i64) -> u32 {
+        let h = (key ^ ((key as u64) >> 32) as i64) as u32;
+        h ^ (h >> 16)
+    }
+
+    fn bucket(&self, key: i64) -> usize {
+        Self::hash(key) as usize & (self.capacity - 1)
+    }
+
+    fn resize(&mut self, capacity: usize) {
+        self.capacity = capacity;
+        self.bucket_len = vec![0; capacity];
+        for i in 0..self.keys.len() {
+            let b = self.bucket(self.keys[i]);
+            self.bucket_len[b] += 1;
+        }
+    }
+
+    /// Adds a key not in the map yet (`HashMap.putVal` of a new key).
+    pub fn insert(&mut self, key: i64) {
+        if self.capacity == 0 {
+            self.resize(16);
+        }
+        let b = self.bucket(key);
+        let chain = self.bucket_len[b];
+        self.keys.push(key);
+        self.bucket_len[b] += 1;
+        if chain >= 8 {
+            if self.capacity < 64 {
+                self.resize(self.capacity * 2);
+            } else {
+                self.treeified = true;
+            }
+        }
+        if self.keys.len() > self.capacity / 4 * 3 {
+            self.resize(self.capacity * 2);
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// Whether a bucket became a tree: the order of its keys is then not Java's.
+    pub fn treeified(&self) -> bool {
+        self.treeified
+    }
+
+    /// The keys as the map iterates them.
+    pub fn order(&self) -> Vec<i64> {
+        let mut keys = self.keys.clone();
+        if self.capacity > 0 {
+            keys.sort_by_key(|k| self.bucket(*k));
+        }
+        keys
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,5 +226,63 @@ mod tests {
         fn never_panics(bytes: Vec<u8>) {
             let _ = parse_producer_snapshot(&bytes);
         }
+
+        #[test]
+        fn encode_round_trips(raw in proptest::collection::vec(
+            (proptest::prelude::any::<(i64, i16, i32, i64)>(), proptest::prelude::any::<(i32, i64, i32, i64)>()),
+            0..40,
+        )) {
+            let entries: Vec<ProducerEntry> = raw
+                .iter()
+                .map(|&((producer_id, epoch, last_sequence, last_offset), (offset_delta, timestamp, coordinator_epoch, current_txn_first_offset))| ProducerEntry {
+                    producer_id, epoch, last_sequence, last_offset, offset_delta, timestamp, coordinator_epoch, current_txn_first_offset,
+                })
+                .collect();
+            let bytes = encode_producer_snapshot(&entries).unwrap();
+            let back = parse_producer_snapshot(&bytes).unwrap();
+            proptest::prop_assert!(back.crc_valid);
+            proptest::prop_assert_eq!(back.entries, entries);
+        }
+    }
+
+    #[test]
+    fn encoder_writes_the_digest_vector() {
+        let want = hex::decode(
+            "00018c502c240000000100000000000003e800000000000400000000000000140000000400000\
+             18bcfe56800ffffffffffffffffffffffff",
+        )
+        .unwrap();
+        let entry = parse_producer_snapshot(&want).unwrap().entries[0];
+        assert_eq!(encode_producer_snapshot(&[entry]).unwrap(), want);
+        // An empty snapshot is 10 bytes, as in real data dirs.
+        let empty = encode_producer_snapshot(&[]).unwrap();
+        assert_eq!(empty.len(), 10);
+        assert!(parse_producer_snapshot(&empty).unwrap().crc_valid);
+    }
+
+    #[test]
+    fn java_hash_map_order() {
+        let mut m = JavaLongHashOrder::default();
+        // Buckets of a 16-slot table: 17 shares 1's bucket and follows it (inserted later);
+        // Long.hashCode folds the high half in (1 << 32 hashes as 1).
+        for k in [17, 3, 1, 1 << 32, 2] {
+            m.insert(k);
+        }
+        assert_eq!(m.order(), vec![17, 1, 1 << 32, 2, 3]);
+        // The 13th key doubles the table to 32: 17 and 1 part ways.
+        for k in 100..108 {
+            m.insert(k);
+        }
+        assert_eq!(m.len(), 13);
+        let order = m.order();
+        let at = |k: i64| order.iter().position(|x| *x == k).unwrap();
+        assert!(at(1) < at(2) && at(2) < at(17), "{order:?}");
+        // Nine keys in one bucket of a 16-slot table resize it (treeifyBin below 64 slots).
+        let mut m = JavaLongHashOrder::default();
+        for i in 0..9 {
+            m.insert(i * 64);
+        }
+        assert_eq!(m.capacity, 32);
+        assert!(!m.treeified());
     }
 }

@@ -265,6 +265,38 @@ pub fn recovery_table(
     Ok(())
 }
 
+/// Which log configs the partitions were judged with: Kafka's defaults, or per topic the values
+/// `__cluster_metadata` (or the command line) gave.
+pub fn log_configs(out: &mut impl Write, previews: &[&RecoveryPreview]) -> io::Result<()> {
+    let mut by_topic: std::collections::BTreeMap<String, String> = Default::default();
+    for r in previews {
+        let overrides = r.log_config.describe_overrides();
+        if !overrides.is_empty() {
+            let topic = r
+                .partition
+                .rsplit_once('-')
+                .map_or(r.partition.as_str(), |(t, _)| t);
+            by_topic.insert(topic.to_string(), overrides);
+        }
+    }
+    let d = crate::analysis::topic_configs::TopicLogConfig::defaults();
+    let defaults = format!(
+        "index.interval.bytes {}, segment.bytes {}, message.timestamp.type {}, preallocate {}",
+        d.index_interval_bytes.value,
+        d.segment_bytes.value,
+        d.message_timestamp_type.value,
+        d.preallocate.value
+    );
+    if by_topic.is_empty() {
+        return writeln!(out, "Log configs: Kafka's defaults ({defaults}).");
+    }
+    writeln!(out, "Log configs: Kafka's defaults ({defaults}), except:")?;
+    for (topic, overrides) in by_topic {
+        writeln!(out, "  {}: {}", escape(&topic), escape(&overrides))?;
+    }
+    Ok(())
+}
+
 /// A recovery that reads no byte and drops, deletes or moves nothing.
 fn is_trivial(r: &RecoveryPreview) -> bool {
     r.recovered_bytes == 0

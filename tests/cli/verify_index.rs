@@ -724,13 +724,24 @@ fn recover_copies_the_files_as_the_load_leaves_them() {
             "00000000000000000000.timeindex",
             "00000000000000000010.index",
             "00000000000000000010.log",
-            "00000000000000000010.timeindex"
+            "00000000000000000010.snapshot",
+            "00000000000000000010.timeindex",
+            "00000000000000000020.snapshot"
         ]
     );
     assert_eq!(
         std::fs::read(out.join("00000000000000000010.log")).unwrap(),
         cleaned.bytes()
     );
+    // The producer snapshots Kafka's recovery writes: at the end of each recovered segment
+    // (LogLoader.recoverSegment); 20, a stray above the last base, stays (removeStraySnapshots).
+    // No producer id in the data: both hold no entry.
+    for o in [10, 20] {
+        assert_eq!(
+            std::fs::read(out.join(format!("{o:020}.snapshot"))).unwrap(),
+            [0, 1, 0x48, 0x67, 0x4b, 0xc7, 0, 0, 0, 0]
+        );
+    }
 }
 
 /// Segments whose batches start epochs 0, 3 and 5 (at offsets 0, 4, 8).
@@ -1336,4 +1347,101 @@ fn an_unreadable_leader_epoch_checkpoint_means_the_broker_will_not_start() {
     std::fs::write(part(&root, "leader-epoch-checkpoint"), "").unwrap();
     let (_, lines) = verify(&root);
     assert_eq!(lines[0]["kafkaStarts"], true, "{lines:?}");
+}
+
+/// Writes a `__cluster_metadata-0` holding one ConfigRecord (frame 1, type 4, version 0) per
+/// (name, value) for topic "t".
+fn topic_configs(root: &Path, configs: &[(&str, &str)]) {
+    let values: Vec<Vec<u8>> = configs
+        .iter()
+        .map(|(name, v)| {
+            let mut value = vec![1u8, 4, 0, 2, 2, b't', name.len() as u8 + 1];
+            value.extend_from_slice(name.as_bytes());
+            value.push(v.len() as u8 + 1);
+            value.extend_from_slice(v.as_bytes());
+            value.push(0);
+            value
+        })
+        .collect();
+    let meta = root.join("__cluster_metadata-0");
+    std::fs::create_dir_all(&meta).unwrap();
+    let recs: Vec<Rec> = values
+        .iter()
+        .map(|v| Rec {
+            key: None,
+            value: Some(v),
+            headers: vec![],
+            ts_delta: 0,
+        })
+        .collect();
+    let b = batch(BatchSpec::default(), &recs);
+    write(&meta.join("00000000000000000000.log"), &[&b]);
+}
+
+/// The topic's `index.interval.bytes` (and `preallocate`) from `__cluster_metadata` decide how
+/// its partitions are judged and where recovery rebuilds index entries; the flag wins; both
+/// verify-index and recover say which value they used (issue 21, item 10).
+#[test]
+fn per_topic_log_configs_from_the_cluster_metadata_are_used_and_named() {
+    let s = Seg::new(0, 40);
+    let (t, root) = log_dir(&[(0, &s)], false);
+    topic_configs(
+        &root,
+        &[("index.interval.bytes", "200"), ("preallocate", "true")],
+    );
+    let (_, lines) = verify(&root);
+    let rec = lines
+        .iter()
+        .find(|v| v["type"] == "recovery" && v["partition"] == "t-0")
+        .unwrap();
+    assert_eq!(
+        rec["logConfig"]["indexIntervalBytes"],
+        serde_json::json!({"value": 200, "source": "topic"})
+    );
+    assert_eq!(rec["logConfig"]["preallocate"]["value"], true);
+    assert_eq!(rec["logConfig"]["segmentBytes"]["source"], "default");
+    let text = kseg(&["verify-index", root.to_str().unwrap()]);
+    assert!(
+        text.stdout.contains(
+            "  t: index.interval.bytes=200 (topic config in __cluster_metadata), preallocate=true (topic config in __cluster_metadata)"
+        ),
+        "{}",
+        text.stdout
+    );
+    let p = root.join("t-0");
+    let copy = |name: &str, flag: Option<&str>| {
+        let out = t.path().join(name);
+        let mut args = vec![
+            "recover",
+            p.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ];
+        if let Some(f) = flag {
+            args.extend(["--index-interval-bytes", f]);
+        }
+        let r = kseg(&args);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let summary = json_lines(&r.stdout)
+            .into_iter()
+            .find(|v| v["type"] == "summary")
+            .unwrap();
+        (
+            std::fs::read(out.join("t-0/00000000000000000000.index")).unwrap(),
+            summary["logConfig"]["indexIntervalBytes"].clone(),
+        )
+    };
+    let (topic, said) = copy("a", None);
+    assert_eq!(said, serde_json::json!({"value": 200, "source": "topic"}));
+    let (flag_200, _) = copy("b", Some("200"));
+    let (flag_4096, said) = copy("c", Some("4096"));
+    assert_eq!(said, serde_json::json!({"value": 4096, "source": "flag"}));
+    assert_eq!(topic, flag_200);
+    assert!(
+        topic.len() > flag_4096.len(),
+        "{} {}",
+        topic.len(),
+        flag_4096.len()
+    );
 }

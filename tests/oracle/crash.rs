@@ -67,6 +67,79 @@ fn index_entries(dir: &Path) -> BTreeMap<String, Vec<String>> {
     map
 }
 
+/// Files of two partition dirs that differ byte for byte (or exist in one only), by name.
+/// Kafka's `.deleted` files (segments and snapshots its load deletes, removed only after
+/// file.delete.delay.ms) are not part of the log.
+pub fn file_differences(kafka: &Path, kseg: &Path) -> Vec<String> {
+    let files = |dir: &Path| -> BTreeMap<String, Vec<u8>> {
+        fs::read_dir(dir)
+            .map(|rd| {
+                rd.map(|e| e.unwrap().path())
+                    .filter(|p| p.is_file())
+                    .map(|p| {
+                        (
+                            p.file_name().unwrap().to_string_lossy().into_owned(),
+                            fs::read(&p).unwrap(),
+                        )
+                    })
+                    .filter(|(n, _)| !n.ends_with(".deleted"))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (k, s) = (files(kafka), files(kseg));
+    let mut out = Vec::new();
+    for name in k.keys().chain(s.keys().filter(|n| !k.contains_key(*n))) {
+        match (k.get(name), s.get(name)) {
+            (Some(a), Some(b)) if a == b => {}
+            (Some(a), Some(b))
+                if name == "leader-epoch-checkpoint" && epoch_of_the_new_leader(a, b) => {}
+            (Some(a), Some(b)) => out.push(format!(
+                "{name} differs (Kafka {} bytes, kseg {} bytes)",
+                a.len(),
+                b.len()
+            )),
+            (Some(_), None) => out.push(format!("{name} only in Kafka's dir")),
+            (None, Some(_)) => out.push(format!("{name} only in kseg's copy")),
+            (None, None) => {}
+        }
+    }
+    out
+}
+
+/// Kafka's `leader-epoch-checkpoint` after its restart is the load's (kseg's copy) plus the
+/// epoch the restarted broker leads the partition in, from the log end on
+/// (`Partition.makeLeader` → `UnifiedLog.maybeAssignEpochStartOffset`): a runtime entry, not
+/// the load's, whose epoch only the controller knows. (That write also replaces a stale
+/// `leader-epoch-checkpoint.tmp` the load leaves, which kseg's copy does not have.)
+fn epoch_of_the_new_leader(kafka: &[u8], kseg: &[u8]) -> bool {
+    let entries = |b: &[u8]| -> Option<Vec<(i64, i64)>> {
+        let text = String::from_utf8(b.to_vec()).ok()?;
+        // An empty file (a write torn by SIGKILL) reads as no entry (CheckpointFile), and the
+        // load leaves it as it is.
+        if text.is_empty() {
+            return Some(Vec::new());
+        }
+        let mut lines = text.lines();
+        let _version = lines.next()?;
+        let n: usize = lines.next()?.parse().ok()?;
+        let v: Vec<(i64, i64)> = lines
+            .map(|l| {
+                let (e, o) = l.split_once(' ')?;
+                Some((e.parse().ok()?, o.parse().ok()?))
+            })
+            .collect::<Option<_>>()?;
+        (v.len() == n).then_some(v)
+    };
+    let (Some(k), Some(s)) = (entries(kafka), entries(kseg)) else {
+        return false;
+    };
+    k.len() == s.len() + 1
+        && k[..s.len()] == s[..]
+        && s.last()
+            .is_none_or(|(e, o)| k[s.len()].0 > *e && k[s.len()].1 >= *o)
+}
+
 fn log_end_offset(dir: &Path) -> i64 {
     let out = kseg(&["lookup", "--json", "--latest", dir.to_str().unwrap()]);
     ndjson(&String::from_utf8_lossy(&out.stdout))
@@ -270,6 +343,10 @@ fn try_compare_with_kafka(
                 .filter(|f| ki.get(*f) != si.get(*f))
                 .collect();
             bad.push(format!("{name} {p}: index entries differ in {differing:?}"));
+        }
+        // Byte for byte: every file of the partition dir.
+        for d in file_differences(&kafka_dir, &kseg_dir) {
+            bad.push(format!("{name} {p}: {d}"));
         }
         let want: BTreeSet<i64> = recovered.get(p).cloned().unwrap_or_default();
         let got: BTreeSet<i64> = previews
@@ -528,6 +605,106 @@ fn checkpoint_of(data: &Path, file: &str, partition: &str) -> Option<i64> {
         })
 }
 
+/// The batches of a log (kseg's JSON): (position, base offset, last offset, batch JSON) and the
+/// control type of each control batch.
+fn batches_of(log: &Path) -> Vec<(serde_json::Value, Option<String>)> {
+    let out = kseg(&[
+        "dump-log",
+        "--json",
+        "--deep-iteration",
+        log.to_str().unwrap(),
+    ]);
+    let mut v: Vec<(serde_json::Value, Option<String>)> = Vec::new();
+    for line in ndjson(&String::from_utf8_lossy(&out.stdout)) {
+        if line["type"] == "batch" {
+            v.push((line, None));
+        } else if line["type"] == "record" && line["control"].is_object() {
+            if let Some(last) = v.last_mut() {
+                last.1 = line["control"]["type"].as_str().map(str::to_string);
+            }
+        }
+    }
+    v
+}
+
+/// stale-txn-0's aborted transaction: its first offset and its ABORT marker's offset.
+fn stale_txn_offsets(dir: &Path) -> (i64, i64) {
+    let log = segment_logs(dir)[0].clone();
+    let batches = batches_of(&log);
+    let abort = batches
+        .iter()
+        .position(|(_, c)| c.as_deref() == Some("ABORT"))
+        .expect("an ABORT marker in stale-txn-0");
+    let marker = batches[abort].0["baseOffset"].as_i64().unwrap();
+    let first = batches[..abort]
+        .iter()
+        .rev()
+        .take_while(|(b, _)| b["isControl"] == false)
+        .last()
+        .map(|(b, _)| b["baseOffset"].as_i64().unwrap())
+        .expect("data before the ABORT marker");
+    (first, marker)
+}
+
+/// Splits stale-txn-0's one segment at its ABORT marker (the second part without indexes, the
+/// first part's indexes cut to it) and writes a snapshot at the split whose producer has the
+/// aborted transaction open from 10 offsets after its real first offset.
+fn stale_snapshot(dir: &Path) {
+    use kseg::format::producer_snapshot::{encode_producer_snapshot, ProducerEntry};
+    let log = segment_logs(dir)[0].clone();
+    let batches = batches_of(&log);
+    let (first, marker) = stale_txn_offsets(dir);
+    let (at, last_data) = {
+        let i = batches
+            .iter()
+            .position(|(b, _)| b["baseOffset"] == marker)
+            .unwrap();
+        (
+            batches[i].0["position"].as_u64().unwrap() as usize,
+            batches[i - 1].0.clone(),
+        )
+    };
+    let bytes = fs::read(&log).unwrap();
+    fs::write(&log, &bytes[..at]).unwrap();
+    fs::write(dir.join(format!("{marker:020}.log")), &bytes[at..]).unwrap();
+    let keep = |ext: &str, size: usize, keep: &dyn Fn(&[u8]) -> bool| {
+        let path = log.with_extension(ext);
+        if let Ok(b) = fs::read(&path) {
+            let kept: Vec<u8> = b
+                .chunks(size)
+                .filter(|c| c.len() == size && keep(c))
+                .flatten()
+                .copied()
+                .collect();
+            fs::write(&path, kept).unwrap();
+        }
+    };
+    let rel = |c: &[u8], at: usize| i32::from_be_bytes(c[at..at + 4].try_into().unwrap()) as i64;
+    keep("index", 8, &|c| {
+        i32::from_be_bytes(c[4..8].try_into().unwrap()) < at as i32
+    });
+    keep("timeindex", 12, &|c| rel(c, 8) < marker);
+    keep("txnindex", 34, &|c| {
+        i64::from_be_bytes(c[18..26].try_into().unwrap()) < marker
+    });
+    let entry = ProducerEntry {
+        producer_id: last_data["producerId"].as_i64().unwrap(),
+        epoch: last_data["producerEpoch"].as_i64().unwrap() as i16,
+        last_sequence: last_data["lastSequence"].as_i64().unwrap() as i32,
+        last_offset: last_data["lastOffset"].as_i64().unwrap(),
+        offset_delta: (last_data["lastOffset"].as_i64().unwrap()
+            - last_data["baseOffset"].as_i64().unwrap()) as i32,
+        timestamp: last_data["maxTimestamp"].as_i64().unwrap(),
+        coordinator_epoch: 0,
+        current_txn_first_offset: first + 10,
+    };
+    fs::write(
+        dir.join(format!("{marker:020}.snapshot")),
+        encode_producer_snapshot(&[entry]).unwrap(),
+    )
+    .unwrap();
+}
+
 /// Issue 21, items 1–4 against Kafka's own load: the KRaft metadata log recovered beside a
 /// clean-shutdown marker; segments deleted after a truncation not counted as recovered; the
 /// log end offset of a copied segment holding a CRC-bad batch; a marker beside a zero-filled tail
@@ -547,11 +724,12 @@ fn issue_21_load_rules_match_kafka() {
     flood.stdout(Stdio::null()).stderr(Stdio::null());
     let status = flood.status().expect("running the flood workload");
     assert!(status.success(), "flood workload: {status}");
+    broker.workload(&["aborted-txn"], Duration::from_secs(120));
     broker.stop();
     let mut bad = Vec::new();
     let mut report = Vec::new();
     type Damage = fn(&Path);
-    let cases: [(&str, Damage); 4] = [
+    let cases: [(&str, Damage); 5] = [
         // 1: a torn tail in the metadata log, the marker present.
         ("metadata-torn-tail", |data| {
             let logs = segment_logs(&data.join("__cluster_metadata-0"));
@@ -577,6 +755,12 @@ fn issue_21_load_rules_match_kafka() {
             let last = logs.last().unwrap();
             let len = fs::metadata(last).unwrap().len();
             write_at(last, len / 2, &[0x5A]);
+        }),
+        // 8: a stale producer snapshot. stale-txn-0 is split at its ABORT marker into two
+        // segments (the second without indexes, so that Kafka's load recovers it), and the
+        // snapshot at the split says the aborted transaction began 10 offsets later than it did.
+        ("stale-snapshot", |data| {
+            stale_snapshot(&data.join("stale-txn-0"));
         }),
         // 2: the marker present, a zero-filled tail: Kafka does not start.
         ("zero-tail-clean", |data| {
@@ -635,6 +819,55 @@ fn issue_21_load_rules_match_kafka() {
             .find(|v| v["type"] == "recovery" && v["partition"] == "crash-0")
             .cloned()
             .unwrap_or_default();
+        if kind == "stale-snapshot" {
+            // Kafka's own .txnindex of the split segment: its entry starts 10 offsets late,
+            // and verify-index says which aborted records read_committed consumers then see.
+            let (first, marker) = stale_txn_offsets(&broker.data.join("stale-txn-0"));
+            let txn = fs::read(
+                case_root
+                    .join("c/data/stale-txn-0")
+                    .join(format!("{marker:020}.txnindex")),
+            )
+            .unwrap_or_default();
+            let kafka_first =
+                (txn.len() == 34).then(|| i64::from_be_bytes(txn[10..18].try_into().unwrap()));
+            report.push(format!(
+                "  the aborted transaction began at {first}, Kafka's recovered entry says {kafka_first:?}"
+            ));
+            if kafka_first != Some(first + 10) {
+                bad.push(format!(
+                    "{kind}: Kafka's .txnindex entry starts at {kafka_first:?}, expected {}",
+                    first + 10
+                ));
+            }
+            let want = format!(
+                "read_committed consumers will see aborted records at offsets {first}..{}",
+                first + 9
+            );
+            // The split segment is recovered with the topic's index.interval.bytes (256, from
+            // __cluster_metadata): the byte comparison above holds kseg's .index to Kafka's.
+            let used = lines
+                .iter()
+                .find(|v| v["type"] == "recovery" && v["partition"] == "stale-txn-0")
+                .map(|v| v["logConfig"]["indexIntervalBytes"].clone())
+                .unwrap_or_default();
+            if used != serde_json::json!({"value": 256, "source": "topic"}) {
+                bad.push(format!(
+                    "{kind}: stale-txn-0 judged with index.interval.bytes {used}"
+                ));
+            }
+            let said = lines.iter().any(|v| {
+                v["check"] == "stale-producer-snapshot"
+                    && v["severity"] == "error"
+                    && v["message"].as_str().unwrap_or("").contains(&want)
+            });
+            if !said || verify.status.code() != Some(1) {
+                bad.push(format!(
+                    "{kind}: verify-index does not say \"{want}\" as an error (exit {:?})",
+                    verify.status.code()
+                ));
+            }
+        }
         if kind == "truncate-deletes-later" {
             // The truth: the acknowledged offsets (below the checkpointed high watermark) gone
             // after Kafka's load. kseg's certain part is never above it.

@@ -9,8 +9,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::analysis::recovery::DEFAULT_INDEX_INTERVAL;
+use crate::analysis::producer_load::{
+    self, LoadParams, SegmentView, SnapshotFile, DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+};
 use crate::analysis::summary::{Checkpoints, LogDirFacts};
+use crate::analysis::topic_configs::{LogConfigs, TopicLogConfig};
 use crate::format::log::RecordScratch;
 use crate::scan::{scan_log, ScanOptions};
 use crate::storage::discover::{DataFile, PartitionDir, Siblings};
@@ -69,6 +72,7 @@ pub const CHECKS: &[(&str, &str)] = &[
     ("missing-index", "a segment without its .index or .timeindex"),
     ("txn-index-mismatch", "a .txnindex that disagrees with the ABORT markers in the log"),
     ("producer-snapshot", "a producer-state snapshot that is corrupt or disagrees with the log"),
+    ("stale-producer-snapshot", "a producer snapshot whose state makes Kafka's recovery write a wrong aborted-transaction entry: read_committed consumers see aborted records (or skip committed ones)"),
     ("no-clean-shutdown", "the log dir has no .kafka_cleanshutdown marker: Kafka will run recovery"),
     ("live-broker", "the log dir's .lock is held: a broker is running on it (its active segments are not a crash)"),
     ("checkpoint-range", "a recovery point, log start offset or high watermark outside the log"),
@@ -90,7 +94,7 @@ pub struct Finding {
 }
 
 /// What Kafka's `LogLoader` would do with a partition at the next start.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecoveryPreview {
     pub partition: String,
@@ -123,6 +127,42 @@ pub struct RecoveryPreview {
     pub possibly_acknowledged: Option<OffsetRun>,
     /// Why Kafka's load of this partition throws, stopping the broker.
     pub load_failure: Option<LoadFailure>,
+    /// Producer snapshots the load leaves (offsets): those of the input it keeps, and those it
+    /// writes (`LogLoader.recoverSegment`, `UnifiedLog.rebuildProducerState`).
+    pub producer_snapshots_kept: Vec<i64>,
+    pub producer_snapshots_written: Vec<i64>,
+    /// Producer snapshots of the input the load deletes (corrupt, out of range, stray).
+    pub producer_snapshots_deleted: Vec<i64>,
+    /// The log configs the partition was judged with, and where each comes from.
+    pub log_config: TopicLogConfig,
+}
+
+impl Default for RecoveryPreview {
+    fn default() -> Self {
+        RecoveryPreview {
+            partition: String::new(),
+            clean_shutdown: false,
+            recovery_point: None,
+            recovered_segments: Vec::new(),
+            recovered_bytes: 0,
+            truncate_file: None,
+            truncate_position: None,
+            dropped_batches: 0,
+            dropped_records: 0,
+            dropped_bytes: 0,
+            deleted_segments: Vec::new(),
+            rebuilt_indexes: Vec::new(),
+            load_actions: Vec::new(),
+            high_watermark: None,
+            acknowledged_lost: None,
+            possibly_acknowledged: None,
+            load_failure: None,
+            producer_snapshots_kept: Vec::new(),
+            producer_snapshots_written: Vec::new(),
+            producer_snapshots_deleted: Vec::new(),
+            log_config: TopicLogConfig::defaults(),
+        }
+    }
 }
 
 /// Records in an offset range.
@@ -184,27 +224,16 @@ impl LossTally {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct VerifyOptions {
     /// Skip per-batch CRC work (`--index-only`).
     pub index_only: bool,
     /// Kafka's index sanity checks only (`--sanity`).
     pub sanity_only: bool,
     pub mmap: bool,
-    /// The partition's `index.interval.bytes`, which decides where recovery rebuilds index
-    /// entries.
-    pub index_interval: u64,
-}
-
-impl Default for VerifyOptions {
-    fn default() -> Self {
-        VerifyOptions {
-            index_only: false,
-            sanity_only: false,
-            mmap: false,
-            index_interval: DEFAULT_INDEX_INTERVAL,
-        }
-    }
+    /// `--index-interval-bytes`: where recovery rebuilds index entries, for every partition
+    /// (`None`: each topic's `index.interval.bytes` from `__cluster_metadata`, else 4096).
+    pub index_interval: Option<u64>,
 }
 
 #[derive(Debug, Default)]
@@ -345,6 +374,10 @@ pub fn verify_partition(
     } else {
         checkpoints
     };
+    // The topic's log configs (its ConfigRecords in __cluster_metadata, else Kafka's defaults).
+    let log_config = facts
+        .map(|f| f.log_configs.for_topic(&p.name.topic, opts.index_interval))
+        .unwrap_or_else(|| LogConfigs::default().for_topic(&p.name.topic, opts.index_interval));
     // Internal topics are compacted; others when the cluster metadata says so.
     let compacted = p.name.topic.starts_with("__")
         || facts.is_some_and(|f| f.compacted_topics.contains(&p.name.topic));
@@ -401,6 +434,7 @@ pub fn verify_partition(
         recovery_point: checkpoints.recovery_point,
         high_watermark: checkpoints.high_watermark,
         load_actions,
+        log_config: log_config.clone(),
         ..Default::default()
     };
 
@@ -425,6 +459,9 @@ pub fn verify_partition(
 
     let mut prev_last: Option<i64> = None;
     let mut log_end: Option<i64> = None;
+    // The segments as the load leaves them, and the log end after it, for the producer state.
+    let mut views: Vec<SegmentView> = Vec::new();
+    let mut end_after_load: Option<i64> = None;
     let mut log_start: Option<i64> = None;
     let mut truncated = false;
 
@@ -474,7 +511,8 @@ pub fn verify_partition(
             compacted,
             check_crc: !opts.index_only,
             log_checks: !opts.sanity_only,
-            index_interval: opts.index_interval,
+            index_interval: log_config.index_interval_bytes.value,
+            preallocate: log_config.preallocate.value,
             high_watermark: checkpoints.high_watermark,
         };
         let mut pass = SegmentPass::new(
@@ -537,6 +575,30 @@ pub fn verify_partition(
             preview.dropped_batches += cut.dropped_batches;
             preview.dropped_records += cut.dropped_records;
             preview.dropped_bytes += size.saturating_sub(cut.position);
+        }
+        let rebuilt = (recovered && !deleted) || load_recovered;
+        let kept_len = seg_facts
+            .cut
+            .as_ref()
+            .filter(|_| rebuilt)
+            .map_or(size, |c| c.position);
+        views.push(SegmentView {
+            base,
+            path: seg.path.clone(),
+            len: kept_len,
+            load_recovered,
+            recovered: recovered && !deleted,
+            deleted,
+        });
+        if !deleted {
+            let seg_end = match seg_facts.cut.as_ref().filter(|_| rebuilt) {
+                Some(c) => c.first_dropped_offset,
+                None => seg_facts
+                    .last_batch_last_offset
+                    .map(|l| l.saturating_add(1))
+                    .unwrap_or(base),
+            };
+            end_after_load = Some(seg_end.max(base));
         }
         if let Some((position, reason)) = &seg_facts.load_failure {
             preview.load_failure.get_or_insert(LoadFailure {
@@ -719,6 +781,24 @@ pub fn verify_partition(
     }
     preview.acknowledged_lost = certain;
     preview.possibly_acknowledged = possible;
+    if !opts.sanity_only && preview.load_failure.is_none() {
+        producer_state(
+            &mut ctx,
+            &mut preview,
+            &p.path,
+            &views,
+            &snapshots,
+            &LoadParams {
+                clean_shutdown,
+                log_start_checkpoint: checkpoints.log_start.unwrap_or(0),
+                log_end: end_after_load.unwrap_or(checkpoints.log_start.unwrap_or(0)),
+                now_ms: None,
+                expiration_ms: DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+                check_stale: !compacted,
+            },
+            &mut scratch,
+        );
+    }
     if !opts.sanity_only {
         for (path, bytes) in &snapshots {
             files::check_producer_snapshot(
@@ -791,6 +871,60 @@ pub fn verify_partition(
         partition: label,
         findings,
         recovery: (!opts.sanity_only).then_some(preview),
+    }
+}
+
+/// Kafka's load of the partition's producer state (`producer_load`): the snapshots it keeps,
+/// deletes and writes, and — an error — the aborted-transaction entries a stale snapshot makes
+/// it write wrong.
+#[allow(clippy::too_many_arguments)]
+fn producer_state(
+    ctx: &mut Findings<'_>,
+    preview: &mut RecoveryPreview,
+    dir: &Path,
+    views: &[SegmentView],
+    snapshots: &[(&Path, Vec<u8>)],
+    params: &LoadParams,
+    scratch: &mut RecordScratch,
+) {
+    let files: Vec<(i64, PathBuf)> = snapshots
+        .iter()
+        .filter_map(|(p, _)| {
+            let name = p.file_name()?.to_string_lossy();
+            Some((base_offset_of(&name)?, p.to_path_buf()))
+        })
+        .collect();
+    let load = match producer_load::simulate(views, &files, params, scratch) {
+        Ok(l) => l,
+        Err(e) => {
+            ctx.unreadable(dir, &e);
+            return;
+        }
+    };
+    for (offset, file) in &load.snapshots {
+        match file {
+            SnapshotFile::Input(_) => preview.producer_snapshots_kept.push(*offset),
+            SnapshotFile::Written(_) => preview.producer_snapshots_written.push(*offset),
+        }
+    }
+    preview.producer_snapshots_deleted = load.deleted.clone();
+    for stale in &load.stale {
+        let file = stale
+            .snapshot
+            .and_then(|s| files.iter().find(|(o, _)| *o == s))
+            .map_or(dir, |(_, p)| p.as_path());
+        ctx.add(
+            "stale-producer-snapshot",
+            Severity::Error,
+            file,
+            None,
+            Some(stale.marker_offset),
+            format!(
+                "{} (segment {:020}'s rebuilt .txnindex)",
+                stale.message(),
+                stale.segment_base
+            ),
+        );
     }
 }
 

@@ -75,6 +75,9 @@ pub(super) struct SegmentSetting<'p> {
     /// Report log findings (not with `--sanity`).
     pub log_checks: bool,
     pub index_interval: u64,
+    /// The topic's `preallocate`: a zero-filled tail is then the preallocated rest of a segment
+    /// not closed.
+    pub preallocate: bool,
     /// The partition's high watermark checkpoint.
     pub high_watermark: Option<i64>,
 }
@@ -481,7 +484,11 @@ impl LogSink for SegmentPass<'_, '_, '_> {
             } => (
                 "torn-tail",
                 // A partial last write in a segment Kafka recovers is the normal state after a crash.
-                if active && recovered { Severity::Warning } else { Severity::Error },
+                if active && recovered {
+                    Severity::Warning
+                } else {
+                    Severity::Error
+                },
                 format!("{message}; Kafka's recovery truncates the log here"),
             ),
             LogProblem::Tail {
@@ -489,8 +496,19 @@ impl LogSink for SegmentPass<'_, '_, '_> {
                 ..
             } => (
                 "zero-tail",
-                if active { Severity::Info } else { Severity::Warning },
-                format!("{length} zero bytes after the last batch (preallocated log or torn write); Kafka stops reading here"),
+                if active {
+                    Severity::Info
+                } else {
+                    Severity::Warning
+                },
+                format!(
+                    "{length} zero bytes after the last batch ({}); Kafka stops reading here",
+                    if self.seg.preallocate {
+                        "preallocate=true: the preallocated rest of a segment not closed"
+                    } else {
+                        "preallocate=false: a torn write, or a file extended without its data"
+                    }
+                ),
             ),
             LogProblem::Corrupt { .. } | LogProblem::Tail { .. } | LogProblem::BadEntry { .. } => {
                 ("invalid-bytes", Severity::Error, message)

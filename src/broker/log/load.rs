@@ -325,7 +325,8 @@ impl PartitionLog {
         }
         let path = self.dir.join(offset_file_name(offset, "snapshot"));
         let f = open_rw(&path, true)?;
-        f.write_all_at(&self.producers.snapshot_bytes(), 0)?;
+        let bytes = self.producers.snapshot_bytes().map_err(io::Error::other)?;
+        f.write_all_at(&bytes, 0)?;
         f.sync_all()?;
         self.last_snapshot_offset = offset;
         Ok(())

@@ -233,12 +233,13 @@ impl Segment {
             self.txn_index = Some(open_rw(&self.path("txnindex"), false)?);
             self.txn_entries = 0;
         }
-        let mut entry = Vec::with_capacity(ABORTED_TXN_SIZE);
-        entry.extend_from_slice(&0i16.to_be_bytes());
-        entry.extend_from_slice(&t.producer_id.to_be_bytes());
-        entry.extend_from_slice(&t.first_offset.to_be_bytes());
-        entry.extend_from_slice(&t.last_offset.to_be_bytes());
-        entry.extend_from_slice(&t.last_stable_offset.to_be_bytes());
+        let entry = crate::format::txn_index::AbortedTxn::new(
+            t.producer_id,
+            t.first_offset,
+            t.last_offset,
+            t.last_stable_offset,
+        )
+        .encode();
         let f = self.txn_index.as_ref().expect("opened above");
         f.write_all_at(&entry, (self.txn_entries * ABORTED_TXN_SIZE) as u64)?;
         self.txn_entries += 1;
