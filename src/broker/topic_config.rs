@@ -1,9 +1,7 @@
 //! Topic-level configs: which of Kafka 4.4's topic configs (`LogConfig`) the mini-broker
-//! honours, their validation with Kafka's messages, and where a topic's overrides are kept.
-//!
-//! Kafka keeps topic configs in its KRaft metadata log; the mini-broker has none, so a topic's
-//! overrides live in one text file in the log dir ([`TOPIC_CONFIGS_FILE`], `topic<TAB>name=value`
-//! per line), rewritten on every change.
+//! honours and their validation with Kafka's messages. A topic's overrides are ConfigRecords in
+//! the metadata log ([`super::metadata`]); mini-brokers before it kept them in a file of their
+//! own ([`LEGACY_TOPIC_CONFIGS_FILE`]), read once to move them there.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -12,12 +10,12 @@ use std::path::Path;
 
 use kafka_protocol::ResponseError;
 
-use super::files::write_atomically;
 use super::log::LogConfig;
 use super::BrokerError;
 
-/// The log-dir file holding topic config overrides (no Kafka counterpart: see the module doc).
-pub const TOPIC_CONFIGS_FILE: &str = "kseg-topic-configs";
+/// The log-dir file where mini-brokers before the metadata log kept topic config overrides
+/// (`topic<TAB>name=value` per line); no Kafka counterpart.
+pub const LEGACY_TOPIC_CONFIGS_FILE: &str = "kseg-topic-configs";
 
 /// A config's type, as `ConfigDef.Type` parses it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -371,9 +369,10 @@ pub fn describe(broker: &LogConfig, overrides: &BTreeMap<String, String>) -> Vec
         .collect()
 }
 
-/// Reads the overrides of every topic; a missing file is none.
-pub fn read(dir: &Path) -> io::Result<BTreeMap<String, BTreeMap<String, String>>> {
-    let text = match fs::read_to_string(dir.join(TOPIC_CONFIGS_FILE)) {
+/// Reads the overrides of every topic from [`LEGACY_TOPIC_CONFIGS_FILE`]; a missing file is
+/// none. Lines that do not parse, and values that do not validate, are skipped.
+pub fn read_legacy(dir: &Path) -> io::Result<BTreeMap<String, BTreeMap<String, String>>> {
+    let text = match fs::read_to_string(dir.join(LEGACY_TOPIC_CONFIGS_FILE)) {
         Ok(t) => t,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
         Err(e) => return Err(e),
@@ -386,6 +385,9 @@ pub fn read(dir: &Path) -> io::Result<BTreeMap<String, BTreeMap<String, String>>
         let Some((k, v)) = kv.split_once('=') else {
             continue;
         };
+        if validate(&[(k.to_string(), Some(v.to_string()))]).is_err() {
+            continue;
+        }
         out.entry(topic.to_string())
             .or_default()
             .insert(k.to_string(), v.to_string());
@@ -393,22 +395,12 @@ pub fn read(dir: &Path) -> io::Result<BTreeMap<String, BTreeMap<String, String>>
     Ok(out)
 }
 
-/// Rewrites the file (removed when no topic has overrides).
-pub fn write(dir: &Path, all: &BTreeMap<String, BTreeMap<String, String>>) -> io::Result<()> {
-    let path = dir.join(TOPIC_CONFIGS_FILE);
-    if all.values().all(BTreeMap::is_empty) {
-        return match fs::remove_file(&path) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
-            _ => Ok(()),
-        };
+/// Removes [`LEGACY_TOPIC_CONFIGS_FILE`] once its configs are in the metadata log.
+pub fn remove_legacy(dir: &Path) -> io::Result<()> {
+    match fs::remove_file(dir.join(LEGACY_TOPIC_CONFIGS_FILE)) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
     }
-    let mut text = String::new();
-    for (topic, configs) in all {
-        for (k, v) in configs {
-            text.push_str(&format!("{topic}\t{k}={v}\n"));
-        }
-    }
-    write_atomically(&path, text.as_bytes())
 }
 
 #[cfg(test)]
@@ -485,13 +477,15 @@ mod tests {
     }
 
     #[test]
-    fn file_round_trip() {
+    fn the_legacy_file_is_read_and_removed() {
         let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(LEGACY_TOPIC_CONFIGS_FILE);
+        fs::write(&path, "t\tretention.ms=5\nt\tretention.ms=x\nbad line\n").unwrap();
         let mut all = BTreeMap::new();
         all.insert("t".to_string(), one("retention.ms", "5").unwrap());
-        write(dir.path(), &all).unwrap();
-        assert_eq!(read(dir.path()).unwrap(), all);
-        write(dir.path(), &BTreeMap::new()).unwrap();
-        assert!(!dir.path().join(TOPIC_CONFIGS_FILE).exists());
+        assert_eq!(read_legacy(dir.path()).unwrap(), all);
+        remove_legacy(dir.path()).unwrap();
+        assert!(!path.exists());
+        assert!(read_legacy(dir.path()).unwrap().is_empty());
     }
 }

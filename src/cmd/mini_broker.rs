@@ -32,11 +32,14 @@ pub fn run(args: MiniBrokerArgs) -> anyhow::Result<Outcome> {
                     args.listen
                 );
             }
-            let broker = open(&args.broker)?;
+            let listener = std::net::TcpListener::bind(args.listen)
+                .with_context(|| format!("cannot listen on {}", args.listen))?;
+            let port = listener.local_addr()?.port();
+            let broker = open(&args.broker, Some((&args.advertised_host, port.into())))?;
             server::run(
                 broker,
                 ServerOptions {
-                    listen: args.listen,
+                    listener,
                     advertised_host: args.advertised_host,
                 },
             )?;
@@ -87,8 +90,13 @@ pub fn broker_config(a: &BrokerArgs) -> anyhow::Result<BrokerConfig> {
     Ok(c)
 }
 
-fn open(a: &BrokerArgs) -> anyhow::Result<Broker> {
-    let config = broker_config(a)?;
+/// The endpoint a scripted session (`produce`, `commit`: one broker session each, no network)
+/// registers in the metadata log: `--listen`'s default.
+const SCRIPTED_LISTENER: (&str, i32) = ("127.0.0.1", 9092);
+
+fn open(a: &BrokerArgs, listener: Option<(&str, i32)>) -> anyhow::Result<Broker> {
+    let mut config = broker_config(a)?;
+    config.listener = listener.map(|(h, p)| (h.to_string(), p));
     let dir = config.log_dir.clone();
     crate::broker::core::raise_open_file_limit();
     let (broker, report) =
@@ -173,7 +181,7 @@ impl Producer<'_> {
 }
 
 fn produce(a: MiniBrokerProduceArgs) -> anyhow::Result<Outcome> {
-    let mut broker = open(&a.broker)?;
+    let mut broker = open(&a.broker, Some(SCRIPTED_LISTENER))?;
     let partitions = match broker.topic(&a.topic) {
         Some(t) => t.partitions.len(),
         None => {
@@ -188,7 +196,7 @@ fn produce(a: MiniBrokerProduceArgs) -> anyhow::Result<Outcome> {
     let producer_id = if a.no_idempotence {
         -1
     } else {
-        broker.allocate_producer_id()
+        broker.allocate_producer_id().map_err(broker_error)?
     };
     let mut p = Producer {
         broker: &mut broker,
@@ -269,7 +277,7 @@ fn produce(a: MiniBrokerProduceArgs) -> anyhow::Result<Outcome> {
 }
 
 fn commit(a: MiniBrokerCommitArgs) -> anyhow::Result<Outcome> {
-    let mut broker = open(&a.broker)?;
+    let mut broker = open(&a.broker, Some(SCRIPTED_LISTENER))?;
     let topic = broker
         .topic(&a.topic)
         .with_context(|| format!("topic {} does not exist in the log dir", a.topic))?;

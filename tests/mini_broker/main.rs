@@ -7,6 +7,7 @@ mod files;
 mod hostile;
 mod kcat;
 mod kip848;
+mod kraft;
 mod log_lines;
 #[path = "../mini_broker_support/mod.rs"]
 mod mini_broker_support;
