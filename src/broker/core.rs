@@ -19,10 +19,12 @@ use super::{now_ms, BrokerError, BrokerResult};
 use crate::format::batch::BatchHeader;
 
 mod admin;
+mod configs;
 mod coordinators;
 mod lifecycle;
 mod limits;
 
+pub use configs::ConfigChange;
 pub use limits::{
     open_file_limit, raise_open_file_limit, PartitionBudget, FILES_PER_PARTITION,
     MAX_PARTITIONS_PER_REQUEST,
@@ -186,7 +188,7 @@ impl Broker {
         limits::check_open_files(partitions)?;
         let id = super::files::random_uuid();
         let map: BTreeMap<String, String> = overrides.iter().cloned().collect();
-        let config = topic_log_config(&self.config, name, Some(&map));
+        let config = topic_log_config(&self.broker_log_config(), name, Some(&map));
         let mut logs = Vec::new();
         // All or nothing: a topic that failed part way leaves no partition dir behind (a later
         // start would load a topic nobody created).
@@ -333,11 +335,11 @@ pub(crate) fn internal_topic_configs(topic: &str) -> &'static [(&'static str, &'
 /// Topic configs: the broker defaults, with Kafka's 100 MiB segments for internal topics.
 /// Internal topics are compacted (`cleanup.policy=compact`), so retention never deletes them.
 pub(crate) fn topic_log_config(
-    config: &BrokerConfig,
+    broker: &LogConfig,
     topic: &str,
     overrides: Option<&BTreeMap<String, String>>,
 ) -> LogConfig {
-    let mut c = config.log.clone();
+    let mut c = broker.clone();
     if topic == OFFSETS_TOPIC || topic == TRANSACTION_TOPIC {
         c.segment_bytes = INTERNAL_SEGMENT_BYTES;
         c.delete = false;

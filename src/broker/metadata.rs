@@ -115,6 +115,12 @@ pub const FEATURES: &[Feature] = &[
     },
 ];
 
+/// The features the mini-broker supports: those whose maximum is above 0, as
+/// `BrokerFeatures.defaultSupportedFeatureMap` lists them (ApiVersions, RegisterBrokerRecord).
+pub fn supported_features() -> impl Iterator<Item = &'static Feature> {
+    FEATURES.iter().filter(|f| f.max > 0)
+}
+
 /// One partition as the metadata image has it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartitionImage {
@@ -349,8 +355,7 @@ fn metadata_log_config() -> LogConfig {
 fn features_value(b: &StructBuilder<'_>) -> Value<'static> {
     let f = b.element("features");
     Value::Array(
-        FEATURES
-            .iter()
+        supported_features()
             .map(|x| {
                 Value::Struct(
                     StructBuilder::of(f)

@@ -9,6 +9,7 @@
 //! (listener and connections), `frame` (framing and the request budget), `dispatch` (request
 //! header, versions, one arm per API) and `handlers` (one handler per API, by area).
 
+pub mod broker_config;
 pub mod consumer_group;
 pub mod core;
 mod dispatch;

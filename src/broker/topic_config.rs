@@ -132,6 +132,15 @@ const DEFS: &[Def] = &[
     implemented("internal.segment.bytes", Kind::Int, "", i64::MIN),
 ];
 
+/// Whether topic config `name` is a LIST (IncrementalAlterConfigs' APPEND and SUBTRACT apply),
+/// with its default (what an APPEND adds to when the topic does not override it).
+pub fn list_default(name: &str) -> (bool, Option<String>) {
+    match DEFS.iter().find(|d| d.name == name) {
+        Some(d) => (d.kind == Kind::List, Some(d.default.to_string())),
+        None => (false, None),
+    }
+}
+
 /// `LogConfig.nonInternalConfigNames`: what DescribeConfigs lists.
 fn described_config(d: &Def) -> bool {
     d.name != "internal.segment.bytes"
@@ -159,11 +168,25 @@ enum Parsed {
 }
 
 fn parse(d: &Def, raw: &str) -> Result<Parsed, BrokerError> {
+    parse_as(d, raw, d.name)
+}
+
+/// Checks `raw` as a value of topic config `topic_name` (its type and validator), in messages
+/// called `shown` (a broker config that defaults it: `log.segment.bytes`). Unknown names pass.
+pub fn check_value(topic_name: &str, raw: &str, shown: &str) -> Result<(), String> {
+    match DEFS.iter().find(|d| d.name == topic_name) {
+        Some(d) => parse_as(d, raw, shown)
+            .map(|_| ())
+            .map_err(|e| e.to_string()),
+        None => Ok(()),
+    }
+}
+
+fn parse_as(d: &Def, raw: &str, shown: &str) -> Result<Parsed, BrokerError> {
     let v = raw.trim();
     let bad = |why: &str| {
         invalid(format!(
-            "Invalid value {raw} for configuration {}: {why}",
-            d.name
+            "Invalid value {raw} for configuration {shown}: {why}"
         ))
     };
     let parsed = match d.kind {
@@ -194,8 +217,7 @@ fn parse(d: &Def, raw: &str) -> Result<Parsed, BrokerError> {
             if !d.one_of.is_empty() {
                 if let Some(x) = items.iter().find(|x| !d.one_of.contains(&x.as_str())) {
                     return Err(invalid(format!(
-                        "Invalid value {x} for configuration {}: String must be one of: {}",
-                        d.name,
+                        "Invalid value {x} for configuration {shown}: String must be one of: {}",
                         d.one_of.join(", ")
                     )));
                 }
@@ -290,6 +312,10 @@ pub fn apply(base: &LogConfig, overrides: &BTreeMap<String, String>) -> LogConfi
 pub enum Source {
     /// Set on the topic (`DYNAMIC_TOPIC_CONFIG`, 1).
     Topic = 1,
+    /// A dynamic config of this broker (`DYNAMIC_BROKER_CONFIG`, 2).
+    DynamicBroker = 2,
+    /// A dynamic cluster-default broker config (`DYNAMIC_DEFAULT_BROKER_CONFIG`, 3).
+    DynamicDefault = 3,
     /// A mini-broker command-line setting (`STATIC_BROKER_CONFIG`, 4).
     Broker = 4,
     /// Kafka's default (`DEFAULT_CONFIG`, 5).
@@ -334,14 +360,26 @@ fn effective(name: &str, c: &LogConfig) -> Option<String> {
 
 /// Every topic config with the value the topic has (DescribeConfigs on a topic), in Kafka's
 /// order; `broker` is the log config without topic overrides.
-pub fn describe(broker: &LogConfig, overrides: &BTreeMap<String, String>) -> Vec<Described> {
+///
+/// `dynamic` holds the topic configs that dynamic broker configs set (by topic-config name,
+/// with their value and source); `broker` already has them applied.
+pub fn describe(
+    broker: &LogConfig,
+    overrides: &BTreeMap<String, String>,
+    dynamic: &BTreeMap<String, (String, Source)>,
+) -> Vec<Described> {
     let topic = apply(broker, overrides);
     DEFS.iter()
         .filter(|d| described_config(d))
         .map(|d| {
-            let value = effective(d.name, &topic).unwrap_or_else(|| d.default.to_string());
+            let value = effective(d.name, &topic)
+                .or_else(|| overrides.get(d.name).cloned())
+                .or_else(|| dynamic.get(d.name).map(|(v, _)| v.clone()))
+                .unwrap_or_else(|| d.default.to_string());
             let source = if overrides.contains_key(d.name) {
                 Source::Topic
+            } else if let Some((_, s)) = dynamic.get(d.name) {
+                *s
             } else if effective(d.name, broker)
                 .is_some_and(|v| parse(d, &v).ok() != parse(d, d.default).ok())
             {
@@ -467,7 +505,7 @@ mod tests {
         let c = apply(&base, &o);
         assert!(c.compact && !c.delete && c.log_append_time);
         assert_eq!((c.retention_ms, c.segment_bytes), (1000, 16384));
-        let d = describe(&base, &o);
+        let d = describe(&base, &o, &BTreeMap::new());
         let get = |n: &str| d.iter().find(|x| x.name == n).unwrap();
         assert_eq!(get("retention.ms").source, Source::Topic);
         assert_eq!(get("segment.bytes").source, Source::Broker);

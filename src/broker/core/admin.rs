@@ -100,7 +100,11 @@ impl Broker {
         validate_only: bool,
     ) -> BrokerResult<()> {
         let log_dir = self.config.log_dir.clone();
-        let config = topic_log_config(&self.config, name, self.metadata.image.topic_configs(name));
+        let config = topic_log_config(
+            &self.broker_log_config(),
+            name,
+            self.metadata.image.topic_configs(name),
+        );
         let Some(topic) = self.topics.get_mut(name) else {
             return Err(BrokerError::new(
                 ResponseError::UnknownTopicOrPartition,

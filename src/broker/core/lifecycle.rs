@@ -25,7 +25,7 @@ use crate::broker::records::{
     transactional_id_of_key, OffsetsKey,
 };
 use crate::broker::txn::TxnCoordinator;
-use crate::broker::{now_ms, topic_config, BrokerResult};
+use crate::broker::{broker_config, now_ms, topic_config, BrokerResult};
 use crate::format::control::{decode_control, ControlType};
 use crate::format::coordinator;
 use crate::storage::layout::{parse_partition_dir, PartitionState};
@@ -71,6 +71,11 @@ impl Broker {
         }
         // A dir of a mini-broker from before the metadata log: its topic configs file.
         let legacy_configs = topic_config::read_legacy(&dir)?;
+        // The broker's log config: its command line with the dynamic broker configs over it.
+        let broker_log = topic_config::apply(
+            &config.log,
+            &broker_config::dynamic_log_overrides(&metadata.image, config.node_id),
+        );
         let mut found: BTreeMap<String, BTreeMap<i32, PathBuf>> = BTreeMap::new();
         for entry in fs::read_dir(&dir)? {
             let entry = entry?;
@@ -95,7 +100,7 @@ impl Broker {
             } else {
                 legacy_configs.get(&name).cloned()
             };
-            let log_config = topic_log_config(&config, &name, overrides.as_ref());
+            let log_config = topic_log_config(&broker_log, &name, overrides.as_ref());
             let mut partitions = Vec::new();
             for (i, (p, path)) in parts.into_iter().enumerate() {
                 if p != i as i32 {
@@ -187,7 +192,8 @@ impl Broker {
             })
             .collect();
         for (name, id, p, epoch) in missing {
-            let log_config = topic_log_config(&config, &name, metadata.image.topic_configs(&name));
+            let log_config =
+                topic_log_config(&broker_log, &name, metadata.image.topic_configs(&name));
             let log = PartitionLog::create(&dir, &name, p, id, log_config, epoch.max(0))?;
             report
                 .notes
