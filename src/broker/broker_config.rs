@@ -330,8 +330,11 @@ pub fn describe(c: &BrokerConfig, image: &MetadataImage, resource: &str) -> Vec<
             let (value, source) = match synonyms.first() {
                 Some((n, v, s)) if n == d.name => (v.clone(), *s),
                 // Set only through a coarser synonym (log.retention.hours): Kafka reports the
-                // config itself as null from its default.
-                _ => (None, Source::Default),
+                // config itself as null from its default, with no synonyms.
+                _ => {
+                    synonyms.clear();
+                    (None, Source::Default)
+                }
             };
             Described {
                 name: d.name.to_string(),

@@ -44,8 +44,9 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::AlterConfigs, 0, 2),
     (ApiKey::CreatePartitions, 0, 3),
     (ApiKey::DeleteGroups, 0, 2),
-    (ApiKey::OffsetDelete, 0, 0),
     (ApiKey::IncrementalAlterConfigs, 0, 1),
+    (ApiKey::OffsetDelete, 0, 0),
+    (ApiKey::UpdateFeatures, 0, 2),
     (ApiKey::DescribeCluster, 0, 2),
     (ApiKey::ConsumerGroupHeartbeat, 0, 1),
     (ApiKey::ConsumerGroupDescribe, 0, 1),
@@ -159,6 +160,9 @@ pub(super) async fn request(
         }
         ApiKey::Metadata => h.answer(&cluster::metadata(shared, h.decode(b)?, version)?),
         ApiKey::DescribeCluster => h.answer(&cluster::describe_cluster(shared, h.decode(b)?)),
+        ApiKey::UpdateFeatures => {
+            h.answer(&cluster::update_features(shared, h.decode(b)?, version)?)
+        }
         ApiKey::FindCoordinator => {
             h.answer(&cluster::find_coordinator(shared, h.decode(b)?, version)?)
         }

@@ -906,6 +906,114 @@ impl ClusterMetadata {
         Ok(())
     }
 
+    /// UpdateFeatures (`FeatureControlManager.updateFeatures`): each update checked as Kafka
+    /// checks it (upgrade type, range this node supports, downgrade needs a downgrade type, no
+    /// metadata.version downgrade), then, as the mini-broker implements one level of each
+    /// feature, a change to another level is refused; the FeatureLevelRecords of the updates
+    /// in one batch. `Err` is the message of the first update refused (INVALID_UPDATE_VERSION).
+    pub fn update_features(
+        &mut self,
+        updates: &[(String, i16, i8)],
+        validate_only: bool,
+        now: i64,
+    ) -> Result<(), BrokerError> {
+        let node = self.node_id;
+        let refuse = |feature: &str, version: i16, why: String| {
+            BrokerError::new(
+                ResponseError::InvalidUpdateVersion,
+                format!("Invalid update version {version} for feature {feature}. {why}"),
+            )
+        };
+        let mut records = Vec::new();
+        for (feature, version, upgrade_type) in updates {
+            let (feature, version) = (feature.as_str(), *version);
+            if !(1..=3).contains(upgrade_type) {
+                return Err(refuse(
+                    feature,
+                    version,
+                    "The controller does not support the given upgrade type.".into(),
+                ));
+            }
+            let current = self.image.features.get(feature).copied().unwrap_or(0);
+            if version < 0 {
+                return Err(refuse(
+                    feature,
+                    version,
+                    "A feature version cannot be less than 0.".into(),
+                ));
+            }
+            match supported_features().find(|f| f.name == feature) {
+                None => {
+                    return Err(refuse(
+                        feature,
+                        version,
+                        format!("Local controller {node} does not support this feature."),
+                    ))
+                }
+                Some(f) if !(f.min..=f.max).contains(&version) => {
+                    return Err(refuse(
+                        feature,
+                        version,
+                        format!(
+                            "Local controller {node} only supports versions {}-{}",
+                            f.min, f.max
+                        ),
+                    ))
+                }
+                Some(_) => {}
+            }
+            if version < current && *upgrade_type == 1 {
+                return Err(refuse(
+                    feature,
+                    version,
+                    "Can't downgrade the version of this feature without setting the upgrade \
+                     type to either safe or unsafe downgrade."
+                        .into(),
+                ));
+            }
+            if version > current && *upgrade_type != 1 {
+                return Err(refuse(
+                    feature,
+                    version,
+                    "Can't downgrade to a newer version.".into(),
+                ));
+            }
+            if feature == "metadata.version" && version < current {
+                return Err(BrokerError::new(
+                    ResponseError::InvalidUpdateVersion,
+                    format!(
+                        "Unsupported metadata.version downgrade from {current} to {version}. {}",
+                        if *upgrade_type == 3 {
+                            "Unsafe metadata downgrade is not supported in this version."
+                        } else {
+                            "Refusing to perform the requested downgrade because it might delete \
+                             metadata information."
+                        }
+                    ),
+                ));
+            }
+            if version != current {
+                return Err(refuse(
+                    feature,
+                    version,
+                    format!("kseg mini-broker implements {feature} at level {current} only."),
+                ));
+            }
+            records.push(record(
+                12,
+                0,
+                StructBuilder::new(&FEATURE_LEVEL_RECORD)
+                    .set("name", Value::Str(feature.as_bytes()))
+                    .set("featureLevel", int(version))
+                    .build(),
+            ));
+        }
+        if !validate_only {
+            self.append(&records, now)?;
+        }
+        Ok(())
+    }
+
     /// The finalized features' epoch (`FinalizedFeatures.finalizedFeaturesEpoch`: the offset of
     /// the image).
     pub fn features_epoch(&self) -> i64 {

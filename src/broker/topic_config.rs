@@ -372,9 +372,13 @@ pub fn describe(
     DEFS.iter()
         .filter(|d| described_config(d))
         .map(|d| {
-            let value = effective(d.name, &topic)
-                .or_else(|| overrides.get(d.name).cloned())
-                .or_else(|| dynamic.get(d.name).map(|(v, _)| v.clone()))
+            // A value set on the topic or the broker is described as it was given (Kafka keeps
+            // the text: `delete,compact` stays in that order).
+            let value = overrides
+                .get(d.name)
+                .or_else(|| dynamic.get(d.name).map(|(v, _)| v))
+                .cloned()
+                .or_else(|| effective(d.name, &topic))
                 .unwrap_or_else(|| d.default.to_string());
             let source = if overrides.contains_key(d.name) {
                 Source::Topic

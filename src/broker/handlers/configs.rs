@@ -67,7 +67,8 @@ pub(crate) fn describe_configs(
                                     .with_name(str_bytes(d.name))
                                     .with_value(Some(str_bytes(&d.value)))
                                     .with_config_source(d.source as i8)
-                                    .with_config_type(if version >= 3 { d.type_code } else { 0 });
+                                    .with_config_type(if version >= 3 { d.type_code } else { 0 })
+                                    .with_documentation(None);
                             if req.include_synonyms {
                                 // The topic's own override, then the broker config that
                                 // defaults it, as Kafka lists them.
@@ -112,7 +113,8 @@ pub(crate) fn describe_configs(
                                     .with_read_only(d.read_only)
                                     .with_config_source(d.source as i8)
                                     .with_is_sensitive(d.sensitive)
-                                    .with_config_type(if version >= 3 { d.kind as i8 } else { 0 });
+                                    .with_config_type(if version >= 3 { d.kind as i8 } else { 0 })
+                                    .with_documentation(None);
                             if req.include_synonyms {
                                 e.synonyms = d
                                     .synonyms
