@@ -182,6 +182,8 @@ fn offset_delete_answers_as_kafka_answers() {
     let root = work_root(version).join("offset-delete");
     let mut broker = Broker::format_and_start(version, &root, &[]);
     wire::offset_delete(&broker.bootstrap(), "t");
+    // The same broker answers the config and feature tools (tests/oracle/configs.rs).
+    crate::configs::check_configs_and_features(version, &broker.bootstrap(), "2");
     broker.stop();
     broker.start();
     assert_eq!(
