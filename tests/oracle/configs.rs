@@ -6,7 +6,8 @@
 //! broker configs, rows compared), `kafka-features describe` and a refused `upgrade`. Kafka's
 //! side runs on the broker `offset_delete_answers_as_kafka_answers` starts; the mini-broker's
 //! here, after which Kafka's DumpLogSegments `--cluster-metadata-decoder` reads the mini-broker's
-//! `__cluster_metadata-0` cleanly and kseg finds nothing unrecognised in its dir.
+//! `__cluster_metadata-0` cleanly, kseg finds nothing unrecognised in its dir, and Kafka 4.4
+//! starts on a copy of it and describes the altered topic as the mini-broker did.
 
 use std::time::Duration;
 
@@ -44,6 +45,12 @@ fn outcome(text: &str) -> String {
         })
         .unwrap_or_else(|| format!("no outcome in: {text}"))
 }
+
+/// `kafka-configs --describe` of the topic the checks alter (with the harness's
+/// `log.retention.ms=-1`).
+const CFG_T_DESCRIBED: &str = "Dynamic configs for topic cfg-t are:\n  \
+    cleanup.policy=compact,delete sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:cleanup.policy=compact,delete, DEFAULT_CONFIG:log.cleanup.policy=delete}\n  \
+    retention.ms=60000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=60000, STATIC_BROKER_CONFIG:log.retention.ms=-1, DEFAULT_CONFIG:log.retention.hours=168}\n";
 
 /// The broker rows compared: configs neither broker's command line sets, and two the test
 /// harness and the mini-broker both set (`log.retention.ms=-1`, no auto-creation).
@@ -124,12 +131,7 @@ pub fn check_configs_and_features(version: &str, bootstrap: &str, transaction_ve
             "cfg-t",
         ],
     );
-    assert_eq!(
-        described,
-        "Dynamic configs for topic cfg-t are:\n  \
-         cleanup.policy=compact,delete sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:cleanup.policy=compact,delete, DEFAULT_CONFIG:log.cleanup.policy=delete}\n  \
-         retention.ms=60000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=60000, STATIC_BROKER_CONFIG:log.retention.ms=-1, DEFAULT_CONFIG:log.retention.hours=168}\n"
-    );
+    assert_eq!(described, CFG_T_DESCRIBED);
     let all = configs(
         version,
         bootstrap,
@@ -227,4 +229,23 @@ fn kafka_tools_configure_the_mini_broker_as_kafka_and_read_its_metadata_log() {
     let summary = kseg(&["summary", "--json", data.to_str().unwrap()]);
     let out = String::from_utf8_lossy(&summary.stdout);
     assert!(!out.contains("unrecognised"), "{out}");
+    // Kafka 4.4 itself starts on (a copy of) the mini-broker's dir and, from its metadata log,
+    // describes the topic's configs as the mini-broker did.
+    let root = t.path().join("kafka");
+    copy_dir(&data, &root.join("data"));
+    let mut kafka = Broker::reopen(version, &root, &[]);
+    kafka.start();
+    let described = configs(
+        version,
+        &kafka.bootstrap(),
+        &[
+            "--describe",
+            "--entity-type",
+            "topics",
+            "--entity-name",
+            "cfg-t",
+        ],
+    );
+    assert_eq!(described, CFG_T_DESCRIBED);
+    kafka.stop();
 }
