@@ -38,6 +38,7 @@ use crate::format::coordinator::{
     decode_metadata_record, encode_metadata_record, MetadataRecord, StructValue, Value,
 };
 use crate::format::encode::{encode_batch, NewBatch, NewRecord};
+use crate::format::log::{for_each_record, LogEntry, RecordScratch};
 use crate::format::protocol::parse_uuid;
 
 pub const METADATA_TOPIC: &str = "__cluster_metadata";
@@ -565,12 +566,43 @@ impl ClusterMetadata {
         Ok((m, formatted))
     }
 
+    /// Replays the newest snapshot (`<end offset>-<epoch>.checkpoint`) and then the log's
+    /// records from its end offset on, as Kafka's `MetadataLoader` does; a dir Kafka wrote may
+    /// have snapshots and a log that starts after them.
     fn replay(&mut self) -> io::Result<()> {
         let node = self.node_id;
+        let mut newest: Option<(i64, PathBuf)> = None;
+        for entry in fs::read_dir(&self.log.dir)? {
+            let path = entry?.path();
+            let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            let end = name
+                .strip_suffix(".checkpoint")
+                .and_then(|n| n.split_once('-'))
+                .and_then(|(o, _)| o.parse::<i64>().ok());
+            if let Some(end) = end.filter(|e| newest.as_ref().is_none_or(|(n, _)| e > n)) {
+                newest = Some((end, path));
+            }
+        }
+        let mut from = 0;
+        if let Some((end, path)) = newest {
+            let bytes = fs::read(&path).map_err(|e| super::log::with_path(&path, e))?;
+            self.replay_snapshot(&bytes).map_err(|why| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("{}: {why}", path.display()),
+                )
+            })?;
+            if end > 0 {
+                self.image.last_offset = end - 1;
+            }
+            from = end;
+        }
         let image = &mut self.image;
         let mut bad: Option<String> = None;
         self.log.replay(|h, r| {
-            if h.is_control() || bad.is_some() {
+            if h.is_control() || bad.is_some() || r.offset < from {
                 return;
             }
             let Some(value) = r.value else {
@@ -588,6 +620,44 @@ impl ClusterMetadata {
             )),
             None => Ok(()),
         }
+    }
+
+    /// The records of a snapshot file: its batches, control ones (header, footer) skipped.
+    fn replay_snapshot(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let mut pos = 0usize;
+        let mut scratch = RecordScratch::default();
+        while pos + 12 <= bytes.len() {
+            let len = i32::from_be_bytes([
+                bytes[pos + 8],
+                bytes[pos + 9],
+                bytes[pos + 10],
+                bytes[pos + 11],
+            ]);
+            let end = usize::try_from(len)
+                .ok()
+                .and_then(|l| (pos + 12).checked_add(l))
+                .filter(|e| *e <= bytes.len())
+                .ok_or_else(|| format!("a batch at byte {pos} runs past the end"))?;
+            let entry = LogEntry::parse(&bytes[pos..end])
+                .map_err(|e| format!("batch at byte {pos}: {}", e.message))?;
+            if !entry.info().is_control {
+                let mut bad = None;
+                let (image, node) = (&mut self.image, self.node_id);
+                for_each_record(&entry, &mut scratch, |r| {
+                    let Some(value) = r.value else { return };
+                    match decode_metadata_record(value) {
+                        Ok(rec) => image.apply(node, r.offset, &rec),
+                        Err(e) => bad = Some(format!("record {}: {e}", r.offset)),
+                    }
+                })
+                .map_err(|e| format!("batch at byte {pos}: {}", e.message))?;
+                if let Some(why) = bad {
+                    return Err(why);
+                }
+            }
+            pos = end;
+        }
+        Ok(())
     }
 
     /// A LeaderChange control record at the start of this raft epoch.
@@ -1108,5 +1178,50 @@ mod tests {
             .unwrap_err();
         assert_eq!(e.code(), ResponseError::InvalidConfig.code());
         assert_eq!(m.log_end_offset(), end);
+    }
+
+    /// A dir Kafka wrote may have a newer snapshot: it is replayed, then the log after it.
+    #[test]
+    fn the_newest_snapshot_is_replayed_then_the_log_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let meta = MetaProperties::new(1);
+        let (mut m, _) = ClusterMetadata::open(dir.path(), &meta, false, 1000).unwrap();
+        m.create_topic("before", [1; 16], &[0], &[], 1000).unwrap();
+        let end = m.log_end_offset();
+        m.close().unwrap();
+        drop(m);
+        // A snapshot at the log end holding another topic only (as if "before" were deleted).
+        let topic = StructBuilder::new(&TOPIC_RECORD)
+            .set("name", text("snap"))
+            .set("topicId", Value::Uuid([2; 16]))
+            .build();
+        let value = encode_metadata_record(2, 0, &topic).unwrap();
+        let mut bytes = Vec::new();
+        encode_batch(
+            &mut bytes,
+            &metadata_batch(false),
+            &[NewRecord {
+                timestamp: 1,
+                key: None,
+                value: Some(&value),
+                headers: &[],
+            }],
+            &mut Vec::new(),
+        );
+        let md = ClusterMetadata::dir(dir.path());
+        fs::write(md.join(format!("{end:020}-{:010}.checkpoint", 1)), &bytes).unwrap();
+        let (m, _) = ClusterMetadata::open(dir.path(), &meta, true, 2000).unwrap();
+        assert!(m.image.topics.contains_key("snap"));
+        assert!(!m.image.topics.contains_key("before"));
+        // A damaged snapshot stops the open, naming the file.
+        fs::write(
+            md.join(format!("{:020}-{:010}.checkpoint", end + 5, 1)),
+            [0u8; 20],
+        )
+        .unwrap();
+        let e = ClusterMetadata::open(dir.path(), &meta, true, 3000)
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains(".checkpoint"), "{e}");
     }
 }
