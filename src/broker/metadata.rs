@@ -509,7 +509,6 @@ impl ClusterMetadata {
                 metadata_log_config(),
                 1,
             )?;
-            write_bootstrap_checkpoint(&dir, now)?;
             (log, 1)
         } else {
             let epoch = read_quorum_epoch(&dir)?.unwrap_or(0).saturating_add(1);
@@ -540,7 +539,11 @@ impl ClusterMetadata {
         )?;
         m.leader_change(now)
             .map_err(|e| io::Error::other(format!("writing the metadata log: {e}")))?;
-        if formatted {
+        // A new dir, or one whose formatting a crash cut short: the bootstrap records.
+        if formatted || !m.image.features.contains_key("metadata.version") {
+            if !dir.join(BOOTSTRAP_CHECKPOINT).exists() {
+                write_bootstrap_checkpoint(&dir, now)?;
+            }
             let mut records = vec![record(
                 23,
                 0,
@@ -1223,5 +1226,28 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.to_string().contains(".checkpoint"), "{e}");
+    }
+
+    /// A metadata dir a crash left before its bootstrap records gets them at the next open.
+    #[test]
+    fn a_formatting_cut_short_is_completed() {
+        let dir = tempfile::tempdir().unwrap();
+        let meta = MetaProperties::new(1);
+        let log = PartitionLog::create(
+            dir.path(),
+            METADATA_TOPIC,
+            0,
+            METADATA_TOPIC_ID,
+            metadata_log_config(),
+            1,
+        )
+        .unwrap();
+        drop(log);
+        let (m, formatted) = ClusterMetadata::open(dir.path(), &meta, false, 1000).unwrap();
+        assert!(!formatted);
+        assert_eq!(m.image.features.get("metadata.version"), Some(&33));
+        assert!(ClusterMetadata::dir(dir.path())
+            .join(BOOTSTRAP_CHECKPOINT)
+            .is_file());
     }
 }
