@@ -30,7 +30,7 @@ use crate::format::control::{
 };
 use crate::format::coordinator::encode::{EncodeError, StructBuilder};
 use crate::format::coordinator::tables::{
-    BEGIN_TRANSACTION_RECORD, BROKER_REGISTRATION_CHANGE_RECORD, CONFIG_RECORD,
+    BEGIN_TRANSACTION_RECORD, BROKER_REGISTRATION_CHANGE_RECORD, CLEAR_ELR_RECORD, CONFIG_RECORD,
     END_TRANSACTION_RECORD, FEATURE_LEVEL_RECORD, PARTITION_CHANGE_RECORD, PARTITION_RECORD,
     PRODUCER_IDS_RECORD, REGISTER_BROKER_RECORD, REMOVE_TOPIC_RECORD, TOPIC_RECORD,
 };
@@ -387,6 +387,18 @@ fn bootstrap_features() -> Vec<NewMetadataRecord<'static>> {
             )
         })
         .collect()
+}
+
+/// A ClearElrRecord for `topic`, which Kafka's controller writes after a topic's
+/// `min.insync.replicas` is set.
+fn clear_elr(topic: &str) -> NewMetadataRecord<'_> {
+    record(
+        28,
+        0,
+        StructBuilder::new(&CLEAR_ELR_RECORD)
+            .set("topicName", text(topic))
+            .build(),
+    )
 }
 
 fn encode_records(records: &[NewMetadataRecord<'_>]) -> BrokerResult<Vec<Vec<u8>>> {
@@ -781,6 +793,9 @@ impl ClusterMetadata {
         for (k, v) in configs {
             records.push(Self::config_record(TOPIC_RESOURCE, name, k, Some(v)));
         }
+        if configs.iter().any(|(k, _)| k == "min.insync.replicas") {
+            records.push(clear_elr(name));
+        }
         for (p, epoch) in leader_epochs.iter().enumerate() {
             records.push(self.partition_record(id, p as i32, *epoch));
         }
@@ -818,10 +833,17 @@ impl ClusterMetadata {
         changes: &[(String, Option<String>)],
         now: i64,
     ) -> BrokerResult<()> {
-        let records: Vec<_> = changes
+        let mut records: Vec<_> = changes
             .iter()
             .map(|(k, v)| Self::config_record(resource_type, resource, k, v.as_deref()))
             .collect();
+        // A topic's min.insync.replicas changed: its ELRs are cleared, as Kafka's controller
+        // does with eligible.leader.replicas.version 1.
+        if resource_type == TOPIC_RESOURCE
+            && changes.iter().any(|(k, _)| k == "min.insync.replicas")
+        {
+            records.push(clear_elr(resource));
+        }
         self.append(&records, now).map(|_| ())
     }
 

@@ -32,13 +32,8 @@ fn compared(dir: &str) -> bool {
 const METADATA: &str = "__cluster_metadata-0";
 
 /// Metadata record types only Kafka writes: its controller's registration (the mini-broker has
-/// no controller listener), the NoOpRecords of `metadata.max.idle.interval.ms`, and the
-/// ClearElrRecord its controller writes with a topic's `min.insync.replicas` config.
-const ONLY_KAFKA_RECORDS: &[&str] = &[
-    "REGISTER_CONTROLLER_RECORD",
-    "NO_OP_RECORD",
-    "CLEAR_ELR_RECORD",
-];
+/// no controller listener) and the NoOpRecords of `metadata.max.idle.interval.ms`.
+const ONLY_KAFKA_RECORDS: &[&str] = &["REGISTER_CONTROLLER_RECORD", "NO_OP_RECORD"];
 
 /// The metadata log's record types, each once, in the order first written.
 fn metadata_record_types(path: &str) -> String {
