@@ -5,7 +5,7 @@ Kafka's message), a dynamic broker config, DescribeConfigs of the topic and the 
 the finalized features and an UpdateFeatures.
 
   configs_features.py kafka-python --bootstrap HOST:PORT --prefix P
-  configs_features.py confluent --bootstrap HOST:PORT --prefix P
+  configs_features.py confluent --bootstrap HOST:PORT --prefix P [--quick]
 
 Prints one JSON object; "ok": true when every check passed (a failed check raises)."""
 
@@ -59,10 +59,13 @@ def kafka_python(a):
     # A dynamic broker config: cluster-wide retention.bytes for topics without an override.
     r = admin.alter_configs([ConfigResource(ConfigResourceType.BROKER, "1", configs={"log.retention.bytes": "999999"})])
     check(r == {"broker": {"1": "OK"}}, f"broker alter: {r}")
-    # (kafka-python leaves out the configs at their defaults.)
-    d = admin.describe_configs([ConfigResource(ConfigResourceType.BROKER, "1")])["broker"]["1"]
-    check(d.get("log.retention.bytes", {}).get("value") == "999999"
-          and d["log.retention.bytes"]["config_source"] == "DYNAMIC_BROKER_CONFIG", f"{d}")
+    # (kafka-python leaves out the configs at their defaults. Kafka applies a dynamic broker
+    # config when the metadata reaches the broker, a moment after the answer.)
+    def broker_value():
+        d = admin.describe_configs([ConfigResource(ConfigResourceType.BROKER, "1")])["broker"]["1"]
+        e = d.get("log.retention.bytes", {})
+        return e.get("value") == "999999" and e.get("config_source") == "DYNAMIC_BROKER_CONFIG"
+    wait_for("log.retention.bytes=999999 as a dynamic broker config", broker_value, limit=30)
     r = admin.alter_configs([ConfigResource(ConfigResourceType.BROKER, "1", configs={"num.partitions": "3"})],
                             raise_on_unknown=False)
     check("Cannot update these configs dynamically: [num.partitions]" in r["broker"]["1"], f"read-only: {r}")
@@ -77,6 +80,10 @@ def kafka_python(a):
     except Exception as e:
         check("Invalid update version 3 for feature transaction.version. Local controller 1 only supports "
               "versions 0-" in str(e), f"update_features: {e}")
+    if a.quick:
+        admin.close()
+        out["ok"] = True
+        return out
     # segment.bytes altered to 1 MiB takes effect: 1.5 MiB of records make two segments.
     admin.create_topics([NewTopic(f"{p}-roll", 1, 1)])
     r = admin.alter_configs([ConfigResource(ConfigResourceType.TOPIC, f"{p}-roll",
@@ -124,6 +131,7 @@ def confluent(a):
 
     topic = f"{p}-cfg"
     result(admin.create_topics([NewTopic(topic, 1, 1)]))
+    initial = list(result(admin.describe_configs([ConfigResource(ResourceType.TOPIC, topic)])).values())[0]
     res = ConfigResource(ResourceType.TOPIC, topic, incremental_configs=[
         ConfigEntry("retention.ms", "1000", incremental_operation=AlterConfigOpType.SET),
         ConfigEntry("cleanup.policy", "compact", incremental_operation=AlterConfigOpType.APPEND),
@@ -148,7 +156,7 @@ def confluent(a):
     result(admin.alter_configs([ConfigResource(ResourceType.TOPIC, topic, set_config={"retention.bytes": "5000"})]))
     entries = list(result(admin.describe_configs([ConfigResource(ResourceType.TOPIC, topic)])).values())[0]
     check(entries["retention.bytes"].value == "5000", f"retention.bytes: {entries['retention.bytes']}")
-    check(entries["retention.ms"].value == "604800000", f"retention.ms: {entries['retention.ms']}")
+    check(entries["retention.ms"].value == initial["retention.ms"].value, f"retention.ms: {entries['retention.ms']}")
     check(entries["cleanup.policy"].value == "delete", f"cleanup.policy: {entries['cleanup.policy']}")
     # Broker configs as Kafka 4.4 describes them.
     d = list(result(admin.describe_configs([ConfigResource(ResourceType.BROKER, "1")])).values())[0]
@@ -160,9 +168,14 @@ def confluent(a):
     result(admin.incremental_alter_configs([res]))
     admin_topic = f"{p}-dyn"
     result(admin.create_topics([NewTopic(admin_topic, 1, 1)]))
-    entries = list(result(admin.describe_configs([ConfigResource(ResourceType.TOPIC, admin_topic)])).values())[0]
-    check(entries["retention.ms"].value == "3600000", f"retention.ms from the broker: {entries['retention.ms']}")
-    check(entries["retention.ms"].source == 2, f"DYNAMIC_BROKER_CONFIG: {entries['retention.ms']}")
+
+    def topic_retention():
+        e = list(result(admin.describe_configs([ConfigResource(ResourceType.TOPIC, admin_topic)])).values())[0]
+        r = e["retention.ms"]
+        return r.value == "3600000" and r.source == 2 and r
+    # (Kafka applies the dynamic broker config a moment after its answer.)
+    wait_for("retention.ms=3600000 from the dynamic broker config (DYNAMIC_BROKER_CONFIG)", topic_retention,
+             limit=30)
     out["ok"] = True
     return out
 
@@ -172,6 +185,9 @@ def main():
     ap.add_argument("client", choices=["kafka-python", "confluent"])
     ap.add_argument("--bootstrap", required=True)
     ap.add_argument("--prefix", default="cfg")
+    ap.add_argument("--quick", action="store_true",
+                    help="skip the effects that need the test's broker settings (small segments, "
+                         "frequent retention checks)")
     a = ap.parse_args()
     out = kafka_python(a) if a.client == "kafka-python" else confluent(a)
     print(json.dumps(out))

@@ -197,6 +197,30 @@ pub fn check_configs_and_features(version: &str, bootstrap: &str, transaction_ve
     );
 }
 
+/// `tests/clients/configs_features.py --quick` with kafka-python and confluent-kafka: the
+/// script `tests/mini_broker/configs.rs` runs against the mini-broker, here against Kafka.
+pub fn python_clients_alter_configs_and_read_features(bootstrap: &str) {
+    use crate::harness::mini_broker_support::{clients_dir, have_python_module, skip_without};
+    let have = have_python_module("kafka") && have_python_module("confluent_kafka");
+    if skip_without("kafka-python and confluent-kafka", have) {
+        return;
+    }
+    for client in ["kafka-python", "confluent"] {
+        let mut c = std::process::Command::new("python3");
+        c.arg(clients_dir().join("configs_features.py"))
+            .arg(client)
+            .args(["--bootstrap", bootstrap, "--prefix", client, "--quick"]);
+        let out = run(c, Duration::from_secs(240));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("\"ok\": true"),
+            "configs_features.py {client} against Kafka ({}): {stdout}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 #[test]
 #[ignore = "needs Kafka: run oracle/setup (a JDK 17+ and Maven)"]
 fn kafka_tools_configure_the_mini_broker_as_kafka_and_read_its_metadata_log() {
