@@ -14,7 +14,6 @@
 //! differs: no RegisterControllerRecord, as the mini-broker has no controller listener, and no
 //! NoOpRecords).
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -35,11 +34,17 @@ use crate::format::coordinator::tables::{
     PRODUCER_IDS_RECORD, REGISTER_BROKER_RECORD, REMOVE_TOPIC_RECORD, TOPIC_RECORD,
 };
 use crate::format::coordinator::{
-    decode_metadata_record, encode_metadata_record, MetadataRecord, StructValue, Value,
+    decode_metadata_record, encode_metadata_record, StructValue, Value,
 };
 use crate::format::encode::{encode_batch, NewBatch, NewRecord};
 use crate::format::log::{for_each_record, LogEntry, RecordScratch};
 use crate::format::protocol::parse_uuid;
+
+mod features;
+mod image;
+
+pub use features::{supported_features, Feature, FEATURES};
+pub use image::{MetadataImage, PartitionImage, TopicImage};
 
 pub const METADATA_TOPIC: &str = "__cluster_metadata";
 /// `Topic.CLUSTER_METADATA_TOPIC_ID`: `AAAAAAAAAAAAAAAAAAAAAQ`.
@@ -54,231 +59,6 @@ pub const BROKER_RESOURCE: i8 = 4;
 
 /// Kafka's producer id block size (`ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE`).
 pub const PRODUCER_ID_BLOCK: i64 = 1000;
-
-/// One feature: its name, the level a fresh mini-broker dir finalizes, and the range the
-/// mini-broker supports (`ApiVersions`' supported features, RegisterBrokerRecord's features).
-pub struct Feature {
-    pub name: &'static str,
-    pub level: i16,
-    pub min: i16,
-    pub max: i16,
-}
-
-/// The features of Kafka 4.4.0 (`Feature.PRODUCTION_FEATURES` and `metadata.version`), in the
-/// order `kafka-storage format` writes them, at the levels of what the mini-broker implements:
-/// metadata.version 4.4-IV2 (33) and eligible.leader.replicas.version 1 as Kafka; group.version
-/// 1 (KIP-848 consumer groups); transaction.version 1, not Kafka's 2 (KIP-890's per-transaction
-/// epoch bump is not implemented, and a client seeing level 2 would rely on it); share.version
-/// and streams.version 0 (no share or streams groups), so not finalized. kraft.version is the
-/// quorum's (0: static voters), never a FeatureLevelRecord.
-pub const FEATURES: &[Feature] = &[
-    Feature {
-        name: "metadata.version",
-        level: 33,
-        min: 7,
-        max: 33,
-    },
-    Feature {
-        name: "eligible.leader.replicas.version",
-        level: 1,
-        min: 0,
-        max: 1,
-    },
-    Feature {
-        name: "group.version",
-        level: 1,
-        min: 0,
-        max: 1,
-    },
-    Feature {
-        name: "share.version",
-        level: 0,
-        min: 0,
-        max: 0,
-    },
-    Feature {
-        name: "streams.version",
-        level: 0,
-        min: 0,
-        max: 0,
-    },
-    Feature {
-        name: "transaction.version",
-        level: 1,
-        min: 0,
-        max: 1,
-    },
-    Feature {
-        name: "kraft.version",
-        level: 0,
-        min: 0,
-        max: 1,
-    },
-];
-
-/// The features the mini-broker supports: those whose maximum is above 0, as
-/// `BrokerFeatures.defaultSupportedFeatureMap` lists them (ApiVersions, RegisterBrokerRecord).
-pub fn supported_features() -> impl Iterator<Item = &'static Feature> {
-    FEATURES.iter().filter(|f| f.max > 0)
-}
-
-/// One partition as the metadata image has it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PartitionImage {
-    pub leader: i32,
-    pub leader_epoch: i32,
-    pub partition_epoch: i32,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TopicImage {
-    pub id: [u8; 16],
-    pub partitions: BTreeMap<i32, PartitionImage>,
-}
-
-/// The cluster as the replayed records describe it (Kafka's `MetadataImage`, the parts the
-/// mini-broker uses).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MetadataImage {
-    pub topics: BTreeMap<String, TopicImage>,
-    /// Config overrides by resource (type, name): topics by name, brokers by id or `""` (the
-    /// cluster default).
-    pub configs: BTreeMap<(i8, String), BTreeMap<String, String>>,
-    /// Finalized feature levels (level 0 removes a feature).
-    pub features: BTreeMap<String, i16>,
-    /// The broker epoch of the latest registration (the RegisterBrokerRecord's offset).
-    pub broker_epoch: Option<i64>,
-    pub fenced: bool,
-    /// The end of the last producer id block handed out (ProducerIdsRecord).
-    pub next_producer_id: Option<i64>,
-    /// The offset of the last record replayed (the finalized features' epoch).
-    pub last_offset: i64,
-}
-
-fn uuid_of(data: &StructValue<'_>, name: &str) -> Option<[u8; 16]> {
-    data.get(name).and_then(Value::as_uuid)
-}
-
-fn topic_by_id<'a>(
-    topics: &'a mut BTreeMap<String, TopicImage>,
-    id: &[u8; 16],
-) -> Option<(&'a String, &'a mut TopicImage)> {
-    topics.iter_mut().find(|(_, t)| &t.id == id)
-}
-
-impl MetadataImage {
-    /// Applies one record, as Kafka's image builders replay it.
-    pub fn apply(&mut self, node_id: i32, offset: i64, record: &MetadataRecord<'_>) {
-        let d = &record.data;
-        self.last_offset = offset;
-        match record.name {
-            "FEATURE_LEVEL_RECORD" => {
-                if let (Some(name), Some(level)) = (d.str("name"), d.int("featureLevel")) {
-                    if level == 0 {
-                        self.features.remove(name.as_ref());
-                    } else {
-                        self.features.insert(name.into_owned(), level as i16);
-                    }
-                }
-            }
-            "TOPIC_RECORD" => {
-                if let (Some(name), Some(id)) = (d.str("name"), uuid_of(d, "topicId")) {
-                    self.topics.insert(
-                        name.into_owned(),
-                        TopicImage {
-                            id,
-                            partitions: BTreeMap::new(),
-                        },
-                    );
-                }
-            }
-            "PARTITION_RECORD" => {
-                let (Some(id), Some(p)) = (uuid_of(d, "topicId"), d.int("partitionId")) else {
-                    return;
-                };
-                if let Some((_, t)) = topic_by_id(&mut self.topics, &id) {
-                    t.partitions.insert(
-                        p as i32,
-                        PartitionImage {
-                            leader: d.int("leader").unwrap_or(-1) as i32,
-                            leader_epoch: d.int("leaderEpoch").unwrap_or(-1) as i32,
-                            partition_epoch: d.int("partitionEpoch").unwrap_or(-1) as i32,
-                        },
-                    );
-                }
-            }
-            "PARTITION_CHANGE_RECORD" => {
-                let (Some(id), Some(p)) = (uuid_of(d, "topicId"), d.int("partitionId")) else {
-                    return;
-                };
-                let Some((_, t)) = topic_by_id(&mut self.topics, &id) else {
-                    return;
-                };
-                let Some(part) = t.partitions.get_mut(&(p as i32)) else {
-                    return;
-                };
-                // PartitionRegistration.merge: a new leader bumps the leader epoch; every change
-                // bumps the partition epoch. -2 (the default) leaves the leader as it is.
-                let leader = d.int("leader").unwrap_or(-2) as i32;
-                if leader != -2 && leader != part.leader {
-                    part.leader = leader;
-                    part.leader_epoch += 1;
-                }
-                part.partition_epoch += 1;
-            }
-            "REMOVE_TOPIC_RECORD" => {
-                if let Some(id) = uuid_of(d, "topicId") {
-                    let name = topic_by_id(&mut self.topics, &id).map(|(n, _)| n.clone());
-                    if let Some(name) = name {
-                        self.topics.remove(&name);
-                        self.configs.remove(&(TOPIC_RESOURCE, name));
-                    }
-                }
-            }
-            "CONFIG_RECORD" => {
-                let (Some(kind), Some(resource), Some(name)) =
-                    (d.int("resourceType"), d.str("resourceName"), d.str("name"))
-                else {
-                    return;
-                };
-                let key = (kind as i8, resource.into_owned());
-                match d.str("value") {
-                    Some(v) => {
-                        self.configs
-                            .entry(key)
-                            .or_default()
-                            .insert(name.into_owned(), v.into_owned());
-                    }
-                    None => {
-                        if let Some(c) = self.configs.get_mut(&key) {
-                            c.remove(name.as_ref());
-                            if c.is_empty() {
-                                self.configs.remove(&key);
-                            }
-                        }
-                    }
-                }
-            }
-            "REGISTER_BROKER_RECORD" if d.int("brokerId") == Some(node_id.into()) => {
-                self.broker_epoch = d.int("brokerEpoch");
-                self.fenced = !matches!(d.get("fenced"), Some(Value::Bool(false)));
-            }
-            "BROKER_REGISTRATION_CHANGE_RECORD" if d.int("brokerId") == Some(node_id.into()) => {
-                match d.int("fenced") {
-                    Some(1) => self.fenced = true,
-                    Some(-1) => self.fenced = false,
-                    _ => {}
-                }
-            }
-            "PRODUCER_IDS_RECORD" => self.next_producer_id = d.int("nextProducerId"),
-            _ => {}
-        }
-    }
-
-    pub fn topic_configs(&self, topic: &str) -> Option<&BTreeMap<String, String>> {
-        self.configs.get(&(TOPIC_RESOURCE, topic.to_string()))
-    }
-}
 
 /// One record to write: api key, version, value.
 pub struct NewMetadataRecord<'a> {
@@ -1001,114 +781,6 @@ impl ClusterMetadata {
         Ok(())
     }
 
-    /// UpdateFeatures (`FeatureControlManager.updateFeatures`): each update checked as Kafka
-    /// checks it (upgrade type, range this node supports, downgrade needs a downgrade type, no
-    /// metadata.version downgrade), then, as the mini-broker implements one level of each
-    /// feature, a change to another level is refused; the FeatureLevelRecords of the updates
-    /// in one batch. `Err` is the message of the first update refused (INVALID_UPDATE_VERSION).
-    pub fn update_features(
-        &mut self,
-        updates: &[(String, i16, i8)],
-        validate_only: bool,
-        now: i64,
-    ) -> Result<(), BrokerError> {
-        let node = self.node_id;
-        let refuse = |feature: &str, version: i16, why: String| {
-            BrokerError::new(
-                ResponseError::InvalidUpdateVersion,
-                format!("Invalid update version {version} for feature {feature}. {why}"),
-            )
-        };
-        let mut records = Vec::new();
-        for (feature, version, upgrade_type) in updates {
-            let (feature, version) = (feature.as_str(), *version);
-            if !(1..=3).contains(upgrade_type) {
-                return Err(refuse(
-                    feature,
-                    version,
-                    "The controller does not support the given upgrade type.".into(),
-                ));
-            }
-            let current = self.image.features.get(feature).copied().unwrap_or(0);
-            if version < 0 {
-                return Err(refuse(
-                    feature,
-                    version,
-                    "A feature version cannot be less than 0.".into(),
-                ));
-            }
-            match supported_features().find(|f| f.name == feature) {
-                None => {
-                    return Err(refuse(
-                        feature,
-                        version,
-                        format!("Local controller {node} does not support this feature."),
-                    ))
-                }
-                Some(f) if !(f.min..=f.max).contains(&version) => {
-                    return Err(refuse(
-                        feature,
-                        version,
-                        format!(
-                            "Local controller {node} only supports versions {}-{}",
-                            f.min, f.max
-                        ),
-                    ))
-                }
-                Some(_) => {}
-            }
-            if version < current && *upgrade_type == 1 {
-                return Err(refuse(
-                    feature,
-                    version,
-                    "Can't downgrade the version of this feature without setting the upgrade \
-                     type to either safe or unsafe downgrade."
-                        .into(),
-                ));
-            }
-            if version > current && *upgrade_type != 1 {
-                return Err(refuse(
-                    feature,
-                    version,
-                    "Can't downgrade to a newer version.".into(),
-                ));
-            }
-            if feature == "metadata.version" && version < current {
-                return Err(BrokerError::new(
-                    ResponseError::InvalidUpdateVersion,
-                    format!(
-                        "Unsupported metadata.version downgrade from {current} to {version}. {}",
-                        if *upgrade_type == 3 {
-                            "Unsafe metadata downgrade is not supported in this version."
-                        } else {
-                            "Refusing to perform the requested downgrade because it might delete \
-                             metadata information."
-                        }
-                    ),
-                ));
-            }
-            if version != current {
-                return Err(refuse(
-                    feature,
-                    version,
-                    format!("kseg mini-broker implements {feature} at level {current} only."),
-                ));
-            }
-            records.push(record(
-                12,
-                0,
-                StructBuilder::new(&FEATURE_LEVEL_RECORD)
-                    .set("name", Value::Str(feature.as_bytes()))
-                    .set("featureLevel", int(version))
-                    .build(),
-            ));
-        }
-        if !validate_only {
-            self.append(&records, now)?;
-        }
-        Ok(())
-    }
-
     /// The finalized features' epoch (`FinalizedFeatures.finalizedFeaturesEpoch`: the offset of
     /// the image).
     pub fn features_epoch(&self) -> i64 {
@@ -1128,6 +800,7 @@ impl ClusterMetadata {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     #[test]
     fn format_replay_and_restart() {
