@@ -67,10 +67,14 @@ const BROKER_ROWS: &[&str] = &[
     "  ssl.keystore.password=null sensitive=true synonyms={}",
 ];
 
+/// The finalized levels of the features Kafka 4.4's default format and the mini-broker set
+/// differently (README: Features): transaction.version, share.version, streams.version.
+pub const KAFKA_LEVELS: [&str; 3] = ["2", "2", "1"];
+pub const MINI_LEVELS: [&str; 3] = ["1", "0", "0"];
+
 /// The same Kafka tool runs against the broker at `bootstrap`, with the same assertions;
-/// `transaction_version` is the finalized level the broker reports (Kafka 4.4 formats 2, the
-/// mini-broker implements 1: README).
-pub fn check_configs_and_features(version: &str, bootstrap: &str, transaction_version: &str) {
+/// `levels` are the finalized transaction.version, share.version and streams.version.
+pub fn check_configs_and_features(version: &str, bootstrap: &str, levels: [&str; 3]) {
     wire::create_topic(bootstrap, "cfg-t");
     let topic = [
         "--alter",
@@ -175,12 +179,17 @@ pub fn check_configs_and_features(version: &str, bootstrap: &str, transaction_ve
     ] {
         assert!(rows.iter().any(|r| r == want), "no {want:?} in:\n{features}");
     }
-    assert!(
-        rows.iter()
-            .any(|r| r.starts_with("Feature: transaction.version ")
-                && r.ends_with(&format!("FinalizedVersionLevel: {transaction_version}"))),
-        "{features}"
-    );
+    for (feature, max, level) in [
+        ("transaction.version", 2, levels[0]),
+        ("share.version", 2, levels[1]),
+        ("streams.version", 1, levels[2]),
+    ] {
+        let want = format!(
+            "Feature: {feature} SupportedMinVersion: 0 SupportedMaxVersion: {max} FinalizedVersionLevel: {level}"
+        );
+        assert!(rows.contains(&want), "no {want:?} in:\n{features}");
+    }
+    assert_eq!(rows.len(), 7, "{features}");
     let upgrade = tool(
         version,
         "org.apache.kafka.tools.FeatureCommand",
@@ -232,7 +241,7 @@ fn kafka_tools_configure_the_mini_broker_as_kafka_and_read_its_metadata_log() {
     let data = t.path().join("data");
     // The harness's real broker: log.retention.ms=-1, no auto-creation.
     let broker = BrokerProcess::start(&data, &["--retention-ms", "-1", "--no-auto-create-topics"]);
-    check_configs_and_features(version, &broker.bootstrap(), "1");
+    check_configs_and_features(version, &broker.bootstrap(), MINI_LEVELS);
     broker.stop();
     let log = data.join("__cluster_metadata-0/00000000000000000000.log");
     let mut dump = dump_log_segments(version);

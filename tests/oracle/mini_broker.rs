@@ -184,7 +184,11 @@ fn offset_delete_answers_as_kafka_answers() {
     wire::offset_delete(&broker.bootstrap(), "t");
     // The same broker answers the config and feature tools and the Python clients' calls
     // (tests/oracle/configs.rs; the clients' dynamic broker configs last).
-    crate::configs::check_configs_and_features(version, &broker.bootstrap(), "2");
+    crate::configs::check_configs_and_features(
+        version,
+        &broker.bootstrap(),
+        crate::configs::KAFKA_LEVELS,
+    );
     crate::configs::python_clients_alter_configs_and_read_features(&broker.bootstrap());
     broker.stop();
     broker.start();

@@ -8,8 +8,8 @@ use crate::format::coordinator::encode::StructBuilder;
 use crate::format::coordinator::tables::FEATURE_LEVEL_RECORD;
 use crate::format::coordinator::Value;
 
-/// One feature: its name, the level a fresh mini-broker dir finalizes, and the range the
-/// mini-broker supports (`ApiVersions`' supported features, RegisterBrokerRecord's features).
+/// One feature: its name, the level a fresh mini-broker dir finalizes, and the range Kafka
+/// 4.4.0 supports (`ApiVersions`' supported features, RegisterBrokerRecord's features).
 pub struct Feature {
     pub name: &'static str,
     pub level: i16,
@@ -17,13 +17,15 @@ pub struct Feature {
     pub max: i16,
 }
 
-/// The features of Kafka 4.4.0 (`Feature.PRODUCTION_FEATURES` and `metadata.version`), in the
-/// order `kafka-storage format` writes them, at the levels of what the mini-broker implements:
-/// metadata.version 4.4-IV2 (33) and eligible.leader.replicas.version 1 as Kafka; group.version
-/// 1 (KIP-848 consumer groups); transaction.version 1, not Kafka's 2 (KIP-890's per-transaction
-/// epoch bump is not implemented, and a client seeing level 2 would rely on it); share.version
-/// and streams.version 0 (no share or streams groups), so not finalized. kraft.version is the
-/// quorum's (0: static voters), never a FeatureLevelRecord.
+/// The features of Kafka 4.4.0 (`Feature.PRODUCTION_FEATURES` and `metadata.version`) with its
+/// supported ranges, in the order `kafka-storage format` writes them, finalized at the levels of
+/// what the mini-broker implements — as `kafka-storage format --feature transaction.version=1
+/// --feature share.version=0 --feature streams.version=0` leaves a Kafka dir: metadata.version
+/// 4.4-IV2 (33), eligible.leader.replicas.version 1 and group.version 1 (KIP-848 consumer
+/// groups) as Kafka's default; transaction.version 1, not 2 (KIP-890's per-transaction epoch
+/// bump is not implemented, and a client seeing level 2 would rely on it); share.version and
+/// streams.version 0 (no share or streams groups). kraft.version is the quorum's (0: static
+/// voters), never a FeatureLevelRecord. UpdateFeatures refuses any other level.
 pub const FEATURES: &[Feature] = &[
     Feature {
         name: "metadata.version",
@@ -47,19 +49,19 @@ pub const FEATURES: &[Feature] = &[
         name: "share.version",
         level: 0,
         min: 0,
-        max: 0,
+        max: 2,
     },
     Feature {
         name: "streams.version",
         level: 0,
         min: 0,
-        max: 0,
+        max: 1,
     },
     Feature {
         name: "transaction.version",
         level: 1,
         min: 0,
-        max: 1,
+        max: 2,
     },
     Feature {
         name: "kraft.version",
@@ -77,8 +79,8 @@ pub fn supported_features() -> impl Iterator<Item = &'static Feature> {
 
 impl ClusterMetadata {
     /// UpdateFeatures (`FeatureControlManager.updateFeatures`): each update checked as Kafka
-    /// checks it (upgrade type, range this node supports, downgrade needs a downgrade type, no
-    /// metadata.version downgrade), then, as the mini-broker implements one level of each
+    /// checks it (upgrade type, Kafka 4.4's supported range, downgrade needs a downgrade type,
+    /// no metadata.version downgrade), then, as the mini-broker implements one level of each
     /// feature, a change to another level is refused; the FeatureLevelRecords of the updates
     /// in one batch. `Err` is the message of the first update refused (INVALID_UPDATE_VERSION).
     pub fn update_features(
