@@ -6,11 +6,13 @@ use std::net::SocketAddr;
 
 use bytes::{Bytes, BytesMut};
 use kafka_protocol::messages::*;
-use kafka_protocol::protocol::{Decodable, Encodable};
+use kafka_protocol::protocol::{Decodable, Encodable, StrBytes};
 use kafka_protocol::ResponseError;
 
 use super::frame::encode;
-use super::handlers::{cluster, consumer_group, fetch, groups, offsets, produce, topics, txn};
+use super::handlers::{
+    cluster, configs, consumer_group, fetch, groups, offsets, produce, topics, txn,
+};
 use super::server::Shared;
 
 /// The APIs and versions this broker answers, in the order ApiVersions advertises them.
@@ -39,9 +41,12 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::DeleteTopics, 1, 6),
     (ApiKey::DeleteRecords, 0, 2),
     (ApiKey::DescribeConfigs, 1, 4),
+    (ApiKey::AlterConfigs, 0, 2),
     (ApiKey::CreatePartitions, 0, 3),
     (ApiKey::DeleteGroups, 0, 2),
+    (ApiKey::IncrementalAlterConfigs, 0, 1),
     (ApiKey::OffsetDelete, 0, 0),
+    (ApiKey::UpdateFeatures, 0, 2),
     (ApiKey::DescribeCluster, 0, 2),
     (ApiKey::ConsumerGroupHeartbeat, 0, 1),
     (ApiKey::ConsumerGroupDescribe, 0, 1),
@@ -150,10 +155,14 @@ pub(super) async fn request(
     match key {
         ApiKey::ApiVersions => {
             let _: ApiVersionsRequest = h.decode(b)?;
-            h.answer(&api_versions_response(0))
+            let resp = with_features(api_versions_response(0), &*shared.broker()?, version);
+            h.answer(&resp)
         }
         ApiKey::Metadata => h.answer(&cluster::metadata(shared, h.decode(b)?, version)?),
         ApiKey::DescribeCluster => h.answer(&cluster::describe_cluster(shared, h.decode(b)?)),
+        ApiKey::UpdateFeatures => {
+            h.answer(&cluster::update_features(shared, h.decode(b)?, version)?)
+        }
         ApiKey::FindCoordinator => {
             h.answer(&cluster::find_coordinator(shared, h.decode(b)?, version)?)
         }
@@ -162,7 +171,11 @@ pub(super) async fn request(
         ApiKey::CreatePartitions => h.answer(&topics::create_partitions(shared, h.decode(b)?)?),
         ApiKey::DeleteRecords => h.answer(&topics::delete_records(shared, h.decode(b)?)?),
         ApiKey::DescribeConfigs => {
-            h.answer(&topics::describe_configs(shared, h.decode(b)?, version)?)
+            h.answer(&configs::describe_configs(shared, h.decode(b)?, version)?)
+        }
+        ApiKey::AlterConfigs => h.answer(&configs::alter_configs(shared, h.decode(b)?)?),
+        ApiKey::IncrementalAlterConfigs => {
+            h.answer(&configs::incremental_alter_configs(shared, h.decode(b)?)?)
         }
         ApiKey::Produce => {
             let req: ProduceRequest = h.decode(b)?;
@@ -230,6 +243,43 @@ fn api_versions_response(error_code: i16) -> ApiVersionsResponse {
                 })
                 .collect(),
         )
+}
+
+/// The features of an ApiVersions v3+ response (`ApiVersionsResponse.Builder`): the supported
+/// ranges (below v4 without those whose minimum is 0, KAFKA-17492), the finalized levels from
+/// the metadata log (level 0 left out) and their epoch.
+fn with_features(
+    resp: ApiVersionsResponse,
+    broker: &crate::broker::core::Broker,
+    version: i16,
+) -> ApiVersionsResponse {
+    use crate::broker::metadata::supported_features;
+    let image = &broker.metadata.image;
+    resp.with_supported_features(
+        supported_features()
+            .filter(|f| version >= 4 || f.min != 0)
+            .map(|f| {
+                api_versions_response::SupportedFeatureKey::default()
+                    .with_name(StrBytes::from_static_str(f.name))
+                    .with_min_version(f.min)
+                    .with_max_version(f.max)
+            })
+            .collect(),
+    )
+    .with_finalized_features_epoch(broker.metadata.features_epoch())
+    .with_finalized_features(
+        image
+            .features
+            .iter()
+            .filter(|(_, level)| **level != 0)
+            .map(|(name, level)| {
+                api_versions_response::FinalizedFeatureKey::default()
+                    .with_name(StrBytes::from_string(name.clone()))
+                    .with_min_version_level(*level)
+                    .with_max_version_level(*level)
+            })
+            .collect(),
+    )
 }
 
 #[cfg(test)]

@@ -25,9 +25,11 @@ pub use super::dispatch::SUPPORTED;
 pub use super::frame::{MAX_FRAME, MAX_OTHER_FRAME, MIN_FRAME, REQUEST_BUDGET};
 pub use super::handlers::fetch::FETCH_MAX_BYTES;
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct ServerOptions {
-    pub listen: SocketAddr,
+    /// Bound before the broker opens its log dir, so that the port it registers in the metadata
+    /// log is the one clients reach.
+    pub listener: std::net::TcpListener,
     pub advertised_host: String,
 }
 
@@ -79,9 +81,8 @@ pub fn run(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
 }
 
 async fn serve(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
-    let listener = TcpListener::bind(opts.listen)
-        .await
-        .with_context(|| format!("cannot listen on {}", opts.listen))?;
+    opts.listener.set_nonblocking(true)?;
+    let listener = TcpListener::from_std(opts.listener).context("listening")?;
     let addr = listener.local_addr()?;
     let dir = broker.config.log_dir.clone();
     let debug = std::env::var_os("KSEG_BROKER_DEBUG").is_some_and(|v| v != "0");

@@ -34,11 +34,14 @@ pub fn run(args: MiniBrokerArgs) -> anyhow::Result<Outcome> {
                     args.listen
                 );
             }
-            let broker = open(&args.broker)?;
+            let listener = std::net::TcpListener::bind(args.listen)
+                .with_context(|| format!("cannot listen on {}", args.listen))?;
+            let port = listener.local_addr()?.port();
+            let broker = open(&args.broker, Some((&args.advertised_host, port.into())))?;
             server::run(
                 broker,
                 ServerOptions {
-                    listen: args.listen,
+                    listener,
                     advertised_host: args.advertised_host,
                 },
             )?;
@@ -124,8 +127,13 @@ fn check_existing_dir(a: &BrokerArgs, dir: &std::path::Path) -> anyhow::Result<i
     }
 }
 
-fn open(a: &BrokerArgs) -> anyhow::Result<Broker> {
+/// The endpoint a scripted session (`produce`, `commit`: one broker session each, no network)
+/// registers in the metadata log: `--listen`'s default.
+const SCRIPTED_LISTENER: (&str, i32) = ("127.0.0.1", 9092);
+
+fn open(a: &BrokerArgs, listener: Option<(&str, i32)>) -> anyhow::Result<Broker> {
     let mut config = broker_config(a)?;
+    config.listener = listener.map(|(h, p)| (h.to_string(), p));
     let dir = config.log_dir.clone();
     config.node_id = check_existing_dir(a, &dir)?;
     crate::broker::core::raise_open_file_limit();
@@ -211,7 +219,7 @@ impl Producer<'_> {
 }
 
 fn produce(a: MiniBrokerProduceArgs) -> anyhow::Result<Outcome> {
-    let mut broker = open(&a.broker)?;
+    let mut broker = open(&a.broker, Some(SCRIPTED_LISTENER))?;
     let partitions = match broker.topic(&a.topic) {
         Some(t) => t.partitions.len(),
         None => {
@@ -226,7 +234,7 @@ fn produce(a: MiniBrokerProduceArgs) -> anyhow::Result<Outcome> {
     let producer_id = if a.no_idempotence {
         -1
     } else {
-        broker.allocate_producer_id()
+        broker.allocate_producer_id().map_err(broker_error)?
     };
     let mut p = Producer {
         broker: &mut broker,
@@ -307,7 +315,7 @@ fn produce(a: MiniBrokerProduceArgs) -> anyhow::Result<Outcome> {
 }
 
 fn commit(a: MiniBrokerCommitArgs) -> anyhow::Result<Outcome> {
-    let mut broker = open(&a.broker)?;
+    let mut broker = open(&a.broker, Some(SCRIPTED_LISTENER))?;
     let topic = broker
         .topic(&a.topic)
         .with_context(|| format!("topic {} does not exist in the log dir", a.topic))?;

@@ -1,6 +1,7 @@
 //! The mini-broker's tests in one binary, with real clients (tests/mini_broker_support).
 
 mod admin;
+mod configs;
 mod crash;
 mod diff_cli;
 mod evidence;
@@ -8,6 +9,7 @@ mod files;
 mod hostile;
 mod kcat;
 mod kip848;
+mod kraft;
 mod log_lines;
 #[path = "../mini_broker_support/mod.rs"]
 mod mini_broker_support;

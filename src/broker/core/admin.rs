@@ -13,7 +13,7 @@ use kafka_protocol::ResponseError;
 use super::{topic_log_config, unknown_partition, Broker, Topic, OFFSETS_TOPIC, TRANSACTION_TOPIC};
 use crate::broker::log::PartitionLog;
 use crate::broker::topic_config;
-use crate::broker::{BrokerError, BrokerResult};
+use crate::broker::{now_ms, BrokerError, BrokerResult};
 use crate::storage::layout::{parse_partition_dir, PartitionState};
 
 fn internal(topic: &str) -> bool {
@@ -41,26 +41,18 @@ impl Broker {
             }
             return Ok(None);
         }
-        if !overrides.is_empty() && !self.topics.contains_key(name) {
-            self.topic_configs.insert(name.to_string(), overrides);
-        }
-        match self.create_topic(name, partitions) {
-            Ok(_) => {
-                topic_config::write(&self.config.log_dir, &self.topic_configs)?;
-                Ok(self.topics.get(name))
-            }
-            Err(e) => {
-                if !self.topics.contains_key(name) {
-                    self.topic_configs.remove(name);
-                }
-                Err(e)
-            }
-        }
+        let overrides: Vec<(String, String)> = overrides.into_iter().collect();
+        self.create_topic_with(name, partitions, &overrides)?;
+        Ok(self.topics.get(name))
     }
 
-    /// The config overrides of a topic.
+    /// The config overrides of a topic (its ConfigRecords in the metadata log).
     pub fn topic_overrides(&self, name: &str) -> BTreeMap<String, String> {
-        self.topic_configs.get(name).cloned().unwrap_or_default()
+        self.metadata
+            .image
+            .topic_configs(name)
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// DeleteTopics: the topic's partition dirs are renamed as `LocalLog.logDeleteDirName` does
@@ -92,9 +84,7 @@ impl Broker {
             fs::rename(&dir, &to)?;
             self.deleting_dirs.push((now + delay, to));
         }
-        if self.topic_configs.remove(name).is_some() {
-            topic_config::write(&self.config.log_dir, &self.topic_configs)?;
-        }
+        self.metadata.remove_topic(topic.id, now)?;
         for (group, records) in self.groups.delete_topic_offsets(name) {
             self.write_group_records(&group, &records)?;
         }
@@ -110,7 +100,11 @@ impl Broker {
         validate_only: bool,
     ) -> BrokerResult<()> {
         let log_dir = self.config.log_dir.clone();
-        let config = topic_log_config(&self.config, name, self.topic_configs.get(name));
+        let config = topic_log_config(
+            &self.broker_log_config(),
+            name,
+            self.metadata.image.topic_configs(name),
+        );
         let Some(topic) = self.topics.get_mut(name) else {
             return Err(BrokerError::new(
                 ResponseError::UnknownTopicOrPartition,
@@ -143,7 +137,7 @@ impl Broker {
                 0,
             )?);
         }
-        Ok(())
+        self.metadata.add_partitions(name, current, count, now_ms())
     }
 
     /// DeleteRecords on one partition (`Partition.deleteRecordsOnLeader`): -1 means the high

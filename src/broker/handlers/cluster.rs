@@ -190,3 +190,53 @@ pub(crate) fn find_coordinator(
         .with_host(c.host)
         .with_port(c.port))
 }
+
+/// UpdateFeatures (`QuorumController.updateFeatures`): all updates or none; a refusal is the
+/// top-level error with Kafka's prefix; per-feature results only below v2.
+pub(crate) fn update_features(
+    shared: &Shared,
+    req: UpdateFeaturesRequest,
+    version: i16,
+) -> Handled<UpdateFeaturesResponse> {
+    let mut b = shared.broker()?;
+    let updates: Vec<(String, i16, i8)> = req
+        .feature_updates
+        .iter()
+        .map(|u| {
+            // v0: allow_downgrade means SAFE_DOWNGRADE (2), else UPGRADE (1).
+            let kind = if version == 0 {
+                if u.allow_downgrade {
+                    2
+                } else {
+                    1
+                }
+            } else {
+                u.upgrade_type
+            };
+            (u.feature.as_str().to_string(), u.max_version_level, kind)
+        })
+        .collect();
+    let resp = UpdateFeaturesResponse::default();
+    Ok(
+        match b
+            .metadata
+            .update_features(&updates, req.validate_only, crate::broker::now_ms())
+        {
+            Err(e) => resp
+                .with_error_code(e.code())
+                .with_error_message(Some(str_bytes(&format!(
+                "The update failed for all features since the following feature had an error: {e}"
+            )))),
+            Ok(()) if version <= 1 => resp.with_results(
+                req.feature_updates
+                    .iter()
+                    .map(|u| {
+                        update_features_response::UpdatableFeatureResult::default()
+                            .with_feature(u.feature.clone())
+                    })
+                    .collect(),
+            ),
+            Ok(()) => resp,
+        },
+    )
+}

@@ -1,7 +1,8 @@
 //! One handler per API, grouped by area: each takes the decoded request and gives the response
 //! ([`super::dispatch`] decodes and frames them). The cluster (ApiVersions is answered by
 //! dispatch itself; Metadata, FindCoordinator, DescribeCluster), topics (CreateTopics,
-//! DeleteTopics, CreatePartitions, DeleteRecords, DescribeConfigs), produce, fetch (Fetch,
+//! DeleteTopics, CreatePartitions, DeleteRecords), configs (DescribeConfigs,
+//! IncrementalAlterConfigs, AlterConfigs), produce, fetch (Fetch,
 //! ListOffsets, OffsetForLeaderEpoch), classic groups (JoinGroup, SyncGroup, Heartbeat,
 //! LeaveGroup, DescribeGroups, ListGroups, DeleteGroups), group offsets (OffsetCommit,
 //! OffsetFetch, OffsetDelete), KIP-848 consumer groups (ConsumerGroupHeartbeat,
@@ -9,6 +10,7 @@
 //! AddOffsetsToTxn, TxnOffsetCommit, EndTxn).
 
 pub(super) mod cluster;
+pub(super) mod configs;
 pub(super) mod consumer_group;
 pub(super) mod fetch;
 pub(super) mod groups;

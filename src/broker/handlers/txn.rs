@@ -25,8 +25,10 @@ pub(crate) fn init_producer_id(
         .as_ref()
         .map(|t| t.as_str().to_string())
     else {
-        let pid = b.allocate_producer_id();
-        return Ok(resp.with_producer_id(pid.into()).with_producer_epoch(0));
+        return Ok(match b.allocate_producer_id() {
+            Ok(pid) => resp.with_producer_id(pid.into()).with_producer_epoch(0),
+            Err(e) => resp.with_error_code(e.code()),
+        });
     };
     if id.is_empty() {
         return Ok(resp.with_error_code(ResponseError::InvalidRequest.code()));

@@ -168,7 +168,11 @@ impl PartitionLog {
         let active = log.segments.last().expect("at least one segment");
         active.index.preallocate()?;
         active.time_index.preallocate()?;
-        let epoch = leader_epoch.unwrap_or_else(|| last_epoch.map_or(0, |e| e.saturating_add(2)));
+        // An epoch from the metadata log never moves the cache backwards.
+        let epoch = match leader_epoch {
+            Some(e) => e.max(last_epoch.unwrap_or(e)),
+            None => last_epoch.map_or(0, |e| e.saturating_add(2)),
+        };
         log.leader_epoch = epoch;
         log.assign_epoch(epoch, leo)?;
         Ok((log, report))
