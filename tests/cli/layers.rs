@@ -1,11 +1,16 @@
-//! The layer rules, checked: every path in `src/` that names another kseg module (`crate::…`,
-//! `super::…`, `self::…`, `use` groups, fully-qualified paths in expressions and types) or an
-//! external crate must be allowed by the layer table in ARCHITECTURE.md, the one place the
-//! allowed arrows are written down. Comments and string literals are skipped.
+//! The layer rules the compiler cannot check. Each layer below `cmd` is its own crate
+//! (`crates/<layer>`), so an arrow its `Cargo.toml` does not declare is a compile error; what
+//! is left is checked here against the layer table in ARCHITECTURE.md, the one place the
+//! allowed arrows are written down:
+//! - each crate's `Cargo.toml` declares only the kseg crates and external crates its row allows;
+//! - no layer names a standard-library module its row forbids (`std::fs` in `format`, ...);
+//! - inside the root crate (`cli`, `cmd`, `fuzzing`, `main`/`lib`), which share one crate, every
+//!   path to another kseg module (`crate::…`, `kseg_…::`, `super::…`, `use` groups,
+//!   fully-qualified paths) or external crate is allowed by its row.
 //!
-//! A forbidden arrow fails with `src/FILE:LINE: LAYER -> PATH is not allowed`; an exception in
-//! the table's exception list that no longer matches anything fails too, so the list only
-//! shrinks.
+//! Comments and string literals are skipped. A forbidden arrow fails with
+//! `FILE:LINE: LAYER -> PATH is not allowed`; an exception in the table's exception list that no
+//! longer matches anything fails too, so the list only shrinks.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -141,7 +146,7 @@ fn module_layers(layers: &[Layer]) -> BTreeMap<String, String> {
     let mut m = BTreeMap::new();
     for l in layers {
         for f in &l.files {
-            let rest = f.trim_start_matches("src/");
+            let rest = f.trim_start_matches("src/").trim_start_matches("crates/");
             let module = rest.trim_end_matches('/').trim_end_matches(".rs");
             if module != "main" && module != "lib" {
                 m.insert(module.to_string(), l.name.clone());
@@ -299,7 +304,30 @@ fn lex(src: &str) -> Vec<(Tok, usize)> {
 /// `a::b::c` chain elsewhere. Paths are resolved to `crate::…` through `super::`/`self::`
 /// (inline `mod x { … }` blocks included), to the `use` aliases of the file, and from
 /// `kseg::` in the binary.
-fn paths(toks: &[(Tok, usize)], file_module: &[String]) -> Vec<(Vec<String>, usize)> {
+fn paths(
+    toks: &[(Tok, usize)],
+    file_module: &[String],
+    crate_layer: Option<&str>,
+    layer_names: &BTreeSet<String>,
+) -> Vec<(Vec<String>, usize)> {
+    // `crate::x` in a layer crate is `crate::<layer>::x` of the old single crate; `kseg_<layer>`
+    // names that layer from anywhere.
+    let absolute = |mut path: Vec<String>| -> Vec<String> {
+        if let Some(layer) = crate_layer {
+            if path.first().map(String::as_str) == Some("crate") {
+                path.insert(1, layer.to_string());
+                return path;
+            }
+        }
+        if let Some(layer) = path.first().and_then(|p| p.strip_prefix("kseg_")) {
+            if layer_names.contains(layer) {
+                let layer = layer.to_string();
+                path[0] = "crate".into();
+                path.insert(1, layer);
+            }
+        }
+        path
+    };
     let mut raw: Vec<(Vec<String>, Vec<String>, usize)> = Vec::new(); // (module, path, line)
     let mut aliases: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut mods: Vec<(String, usize)> = Vec::new(); // inline modules: (name, depth)
@@ -340,9 +368,9 @@ fn paths(toks: &[(Tok, usize)], file_module: &[String]) -> Vec<(Vec<String>, usi
                 use_tree(toks, &mut j, Vec::new(), &mut leaves);
                 for (path, alias, line) in leaves {
                     if let Some(a) = alias {
-                        aliases.insert(a, path.clone());
+                        aliases.insert(a, absolute(path.clone()));
                     }
-                    raw.push((module.clone(), path, line));
+                    raw.push((module.clone(), absolute(path), line));
                 }
                 i = j;
             }
@@ -363,7 +391,7 @@ fn paths(toks: &[(Tok, usize)], file_module: &[String]) -> Vec<(Vec<String>, usi
                     }
                 }
                 if starts && path.len() > 1 {
-                    raw.push((module.clone(), path, toks[i].1));
+                    raw.push((module.clone(), absolute(path), toks[i].1));
                 }
                 i = j.max(i + 1);
             }
@@ -501,9 +529,15 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The module path of a file: src/a/b.rs -> [a, b]; src/a/mod.rs -> [a]; src/lib.rs -> [].
+/// The module path of a file, as in the old single crate: src/a/b.rs -> [a, b]; src/a/mod.rs ->
+/// [a]; src/lib.rs -> []; crates/format/src/a.rs -> [format, a]; crates/format/src/lib.rs ->
+/// [format].
 fn file_module(rel: &str) -> Vec<String> {
-    let r = rel.trim_start_matches("src/").trim_end_matches(".rs");
+    let r = match rel.strip_prefix("crates/") {
+        Some(c) => c.replacen("/src/", "/", 1),
+        None => rel.trim_start_matches("src/").to_string(),
+    };
+    let r = r.trim_end_matches(".rs");
     let mut m: Vec<String> = r.split('/').map(str::to_string).collect();
     if matches!(m.last().map(String::as_str), Some("mod" | "lib" | "main")) {
         m.pop();
@@ -511,9 +545,10 @@ fn file_module(rel: &str) -> Vec<String> {
     m
 }
 
-/// The dependency crates of Cargo.toml, as Rust names; dev-dependencies separately.
-fn dependencies() -> (BTreeSet<String>, BTreeSet<String>) {
-    let toml = fs::read_to_string(Path::new(ROOT).join("Cargo.toml")).unwrap();
+/// The dependency crates of a Cargo.toml (the root's, or `crates/<layer>/Cargo.toml`), as Rust
+/// names; dev-dependencies separately.
+fn dependencies(manifest: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
+    let toml = fs::read_to_string(manifest).unwrap();
     let (mut deps, mut dev) = (BTreeSet::new(), BTreeSet::new());
     let mut section = String::new();
     for line in toml.lines() {
@@ -521,7 +556,7 @@ fn dependencies() -> (BTreeSet<String>, BTreeSet<String>) {
         if l.starts_with('[') {
             section = l.to_string();
         } else if let Some((name, _)) = l.split_once('=') {
-            let name = name.trim().replace('-', "_");
+            let name = name.trim().trim_end_matches(".workspace").replace('-', "_");
             if l.starts_with('#') || name.contains(' ') {
                 continue;
             }
@@ -543,9 +578,12 @@ fn starts_with(path: &[String], prefix: &[String]) -> bool {
 fn violations(extra: Option<(&str, &str)>) -> Vec<String> {
     let (layers, exceptions) = load_table();
     let modules = module_layers(&layers);
-    let (deps, dev) = dependencies();
+    let layer_names: BTreeSet<String> = modules.keys().cloned().collect();
     let mut files = Vec::new();
     rust_files(&Path::new(ROOT).join("src"), &mut files);
+    for c in fs::read_dir(Path::new(ROOT).join("crates")).unwrap() {
+        rust_files(&c.unwrap().path().join("src"), &mut files);
+    }
     files.sort();
     let mut sources: Vec<(String, String)> = files
         .iter()
@@ -564,10 +602,24 @@ fn violations(extra: Option<(&str, &str)>) -> Vec<String> {
     let mut bad = Vec::new();
     for (rel, text) in &sources {
         let layer = layer_of(&layers, rel);
+        let crate_layer = rel
+            .strip_prefix("crates/")
+            .and_then(|c| c.split('/').next())
+            .map(str::to_string);
+        let manifest = match &crate_layer {
+            Some(c) => Path::new(ROOT).join("crates").join(c).join("Cargo.toml"),
+            None => Path::new(ROOT).join("Cargo.toml"),
+        };
+        let (deps, dev) = dependencies(&manifest);
         let toks = lex(text);
         // One report per file and forbidden target: its first line.
         let mut seen = BTreeSet::new();
-        for (path, line) in paths(&toks, &file_module(rel)) {
+        for (path, line) in paths(
+            &toks,
+            &file_module(rel),
+            crate_layer.as_deref(),
+            &layer_names,
+        ) {
             let first = path[0].as_str();
             let what = path.join("::");
             if first == "crate" {
@@ -668,20 +720,21 @@ fn every_arrow_is_allowed_by_the_layer_table() {
 }
 
 /// The checker itself: each way of naming another layer is caught, comments and strings are not.
+/// In a layer crate, `crate::x` is the crate's own module and `kseg_<layer>::` another layer.
 #[test]
 fn the_checker_sees_every_form_of_path() {
     let src = r##"
-        //! crate::print::x in a doc comment
+        //! kseg_print::x in a doc comment
         use std::io::{self, Write};
         use super::reader::Reader;
-        use crate::{storage::source::Source, format::batch};
-        use crate::print::{self as p, escape::{escaped, Encoding}};
-        /* crate::cmd::x in a block comment */
-        fn f() -> crate::analysis::Summary {
-            let s = "crate::cmd::y in a string";
-            let r = r#"crate::cmd::z"#;
+        use kseg_storage::{source::Source, discover};
+        use kseg_print::{self as p, escape::{escaped, Encoding}};
+        /* kseg_cmd::x in a block comment */
+        fn f() -> kseg_analysis::Summary {
+            let s = "kseg_analysis::y in a string";
+            let r = r#"kseg_analysis::z"#;
             let c = '"';
-            let t = ::clap::Parser::parse();
+            let own = crate::batch::RecordBatch::parse(b"");
             super::super::cli::Cli::new();
             std::fs::read("x");
             io::stdout();
@@ -690,7 +743,7 @@ fn the_checker_sees_every_form_of_path() {
             use super::super::super::scan::scan_log;
         }
     "##;
-    let bad = violations(Some(("src/format/probe.rs", src)));
+    let bad = violations(Some(("crates/format/src/probe.rs", src)));
     let lines: Vec<String> = bad
         .iter()
         .map(|b| b.split(" is not allowed").next().unwrap().to_string())
@@ -698,17 +751,63 @@ fn the_checker_sees_every_form_of_path() {
     assert_eq!(
         lines,
         [
-            "src/format/probe.rs:5: format -> storage::source::Source",
-            "src/format/probe.rs:6: format -> print",
-            "src/format/probe.rs:6: format -> print::escape::escaped",
-            "src/format/probe.rs:6: format -> print::escape::Encoding",
-            "src/format/probe.rs:8: format -> analysis::Summary",
-            "src/format/probe.rs:12: format -> crate clap",
-            "src/format/probe.rs:13: format -> cli::Cli::new",
-            "src/format/probe.rs:14: format -> std::fs",
-            "src/format/probe.rs:15: format -> std::io::stdout",
-            "src/format/probe.rs:18: format -> scan::scan_log",
+            "crates/format/src/probe.rs:5: format -> storage::source::Source",
+            "crates/format/src/probe.rs:5: format -> storage::discover",
+            "crates/format/src/probe.rs:6: format -> print",
+            "crates/format/src/probe.rs:6: format -> print::escape::escaped",
+            "crates/format/src/probe.rs:6: format -> print::escape::Encoding",
+            "crates/format/src/probe.rs:8: format -> analysis::Summary",
+            "crates/format/src/probe.rs:13: format -> cli::Cli::new",
+            "crates/format/src/probe.rs:14: format -> std::fs",
+            "crates/format/src/probe.rs:15: format -> std::io::stdout",
+            "crates/format/src/probe.rs:18: format -> scan::scan_log",
         ],
         "{bad:#?}"
     );
+    // In the root crate, which holds cli and cmd together, arrows and crates are checked here.
+    let cli = r##"
+        use crate::cmd::run;
+        use crate::format::compression::DEFAULT_MAX_DECOMPRESSED;
+        fn f() { rayon::join(|| 1, || 2); }
+    "##;
+    let bad = violations(Some(("src/cli.rs", cli)));
+    let lines: Vec<String> = bad
+        .iter()
+        .map(|b| b.split(" is not allowed").next().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        lines,
+        ["src/cli.rs:2: cli -> cmd::run", "src/cli.rs:4: cli -> crate rayon"],
+        "{bad:#?}"
+    );
+}
+
+/// What Cargo checks only once it is declared: each layer crate's manifest names only the kseg
+/// crates and external crates its row of the table allows.
+#[test]
+fn each_crate_declares_only_what_its_row_allows() {
+    let (layers, _) = load_table();
+    let mut bad = Vec::new();
+    let mut crates = 0;
+    for l in &layers {
+        for f in &l.files {
+            let Some(dir) = f.strip_prefix("crates/") else {
+                continue;
+            };
+            crates += 1;
+            let manifest = Path::new(ROOT).join("crates").join(dir).join("Cargo.toml");
+            let (deps, _) = dependencies(&manifest);
+            for d in &deps {
+                if let Some(layer) = d.strip_prefix("kseg_") {
+                    if !l.uses.iter().any(|u| u.len() == 1 && u[0] == layer) {
+                        bad.push(format!("{}: {} may not depend on kseg-{layer}", manifest.display(), l.name));
+                    }
+                } else if !l.crates.iter().any(|c| c == "*" || c.replace('-', "_") == *d) {
+                    bad.push(format!("{}: {} may not depend on {d}", manifest.display(), l.name));
+                }
+            }
+        }
+    }
+    assert!(crates >= 9, "the table names {crates} layer crates");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

@@ -59,7 +59,16 @@ fn the_portable_feature_links_openssl_and_zlib_statically() {
         .lines()
         .find(|l| l.starts_with("portable = "))
         .expect("a `portable` feature");
-    for needed in ["\"rescue\"", "rdkafka/ssl-vendored", "rdkafka/libz-static"] {
+    for needed in ["\"rescue\"", "kseg-client/portable"] {
+        assert!(portable.contains(needed), "{portable}");
+    }
+    // The client crate, the one that links librdkafka, builds OpenSSL and zlib in for it.
+    let client = std::fs::read_to_string(format!("{root}/crates/client/Cargo.toml")).unwrap();
+    let portable = client
+        .lines()
+        .find(|l| l.starts_with("portable = "))
+        .expect("kseg-client has a `portable` feature");
+    for needed in ["rdkafka/ssl-vendored", "rdkafka/libz-static"] {
         assert!(portable.contains(needed), "{portable}");
     }
     let lock = std::fs::read_to_string(format!("{root}/Cargo.lock")).unwrap();

@@ -1,0 +1,1359 @@
+//! `kseg grep`'s search: which records match a [`Filter`], and which batches cannot hold one
+//! ([`Filter::batch_may_match`], decided from the batch header alone, before anything is
+//! decompressed). [`Search`] is the [`LogSink`] that drives it over [`scan_log`](kseg_scan::scan_log)
+//! — the one scan loop — and hands the matches to a [`MatchSink`] (a printer); it never formats.
+//!
+//! Filters combine with AND. Values and keys are matched as bytes: regexes through the `regex`
+//! crate's `bytes` API (as ripgrep does), fixed strings through `memchr::memmem`. A null key,
+//! value or header value matches no pattern over it.
+
+use std::io;
+
+use memchr::memmem;
+use regex::bytes::Regex;
+
+use crate::transactions::{TxnState, TxnView};
+use kseg_format::batch::TimestampType;
+use kseg_format::control::ControlRecord;
+use kseg_format::log::{BatchInfo, LogEntry, LogRecord};
+use kseg_format::reader::DecodeResult;
+use kseg_scan::{Flow, LogProblem, LogSink};
+
+/// A pattern over bytes: a regex or a fixed string.
+#[derive(Debug, Clone)]
+pub enum Pattern {
+    Regex(Regex),
+    Fixed(Box<memmem::Finder<'static>>),
+}
+
+impl Pattern {
+    /// `text` as a regex (`regex::bytes` syntax), or as a fixed string with `fixed`.
+    pub fn new(text: &str, fixed: bool) -> Result<Pattern, regex::Error> {
+        Ok(if fixed {
+            Pattern::Fixed(Box::new(memmem::Finder::new(text.as_bytes()).into_owned()))
+        } else {
+            Pattern::Regex(Regex::new(text)?)
+        })
+    }
+
+    #[inline]
+    pub fn is_match(&self, bytes: &[u8]) -> bool {
+        match self {
+            Pattern::Regex(r) => r.is_match(bytes),
+            Pattern::Fixed(f) => f.find(bytes).is_some(),
+        }
+    }
+}
+
+/// `--header NAME` (a header with that key) or `--header NAME=VALUE` (and exactly that value).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeaderFilter {
+    pub name: Vec<u8>,
+    pub value: Option<Vec<u8>>,
+}
+
+impl HeaderFilter {
+    /// `NAME` or `NAME=VALUE`, split at the first `=`.
+    pub fn parse(text: &str) -> HeaderFilter {
+        match text.split_once('=') {
+            Some((n, v)) => HeaderFilter {
+                name: n.as_bytes().to_vec(),
+                value: Some(v.as_bytes().to_vec()),
+            },
+            None => HeaderFilter {
+                name: text.as_bytes().to_vec(),
+                value: None,
+            },
+        }
+    }
+}
+
+/// `--json-field PATH=VALUE`: the record value is a JSON document whose field at PATH (names
+/// and array indexes separated by `.`) equals VALUE: a string field equal to VALUE's text, or
+/// any field equal to VALUE read as JSON (numbers by value: `1` equals `1.0`).
+#[derive(Debug, Clone)]
+pub struct JsonField {
+    pub path: Vec<String>,
+    pub text: String,
+    json: Option<serde_json::Value>,
+    /// `"name"` of the last path segment that is not an index: without a backslash in the
+    /// value (no escaped key) it must appear as it is, or the field cannot be there.
+    key: Option<memmem::Finder<'static>>,
+}
+
+impl JsonField {
+    /// `PATH=VALUE`, split at the first `=`.
+    pub fn parse(spec: &str) -> Result<JsonField, String> {
+        let Some((path, text)) = spec.split_once('=') else {
+            return Err(format!("--json-field {spec:?}: give PATH=VALUE"));
+        };
+        if path.is_empty() || path.split('.').any(str::is_empty) {
+            return Err(format!(
+                "--json-field {spec:?}: PATH is field names and array indexes separated by '.'"
+            ));
+        }
+        let path: Vec<String> = path.split('.').map(str::to_string).collect();
+        let key = path
+            .iter()
+            .rev()
+            .find(|p| !p.bytes().all(|b| b.is_ascii_digit()))
+            .map(|p| memmem::Finder::new(format!("\"{p}\"").as_bytes()).into_owned());
+        Ok(JsonField {
+            json: serde_json::from_str(text).ok(),
+            text: text.to_string(),
+            path,
+            key,
+        })
+    }
+
+    /// Whether `value` is a JSON document with the field.
+    pub fn matches(&self, value: &[u8]) -> bool {
+        if let Some(k) = &self.key {
+            if k.find(value).is_none() && memchr::memchr(b'\\', value).is_none() {
+                return false;
+            }
+        }
+        let Ok(doc) = serde_json::from_slice::<serde_json::Value>(value) else {
+            return false;
+        };
+        let mut at = &doc;
+        for p in &self.path {
+            let next = match at {
+                serde_json::Value::Object(m) => m.get(p),
+                serde_json::Value::Array(a) => p.parse::<usize>().ok().and_then(|i| a.get(i)),
+                _ => None,
+            };
+            match next {
+                Some(n) => at = n,
+                None => return false,
+            }
+        }
+        match at {
+            serde_json::Value::String(s) if *s == self.text => true,
+            _ => self.json.as_ref().is_some_and(|j| json_equal(at, j)),
+        }
+    }
+}
+
+/// JSON equality with numbers compared by value (`1` = `1.0`).
+fn json_equal(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value::*;
+    match (a, b) {
+        (Number(x), Number(y)) => match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
+            (Some(i), Some(j), _, _) => i == j,
+            (_, _, Some(i), Some(j)) => i == j,
+            _ => x.as_f64() == y.as_f64(),
+        },
+        (Array(x), Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b))
+        }
+        (Object(x), Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// A shell-style glob over a name (`--topic`): `*` any run of characters, `?` one, `[abc]`,
+/// `[a-z]` and `[!a]` a class; anything else itself.
+#[derive(Debug, Clone)]
+pub struct Glob(regex::Regex);
+
+impl Glob {
+    pub fn new(glob: &str) -> Result<Glob, regex::Error> {
+        let chars: Vec<char> = glob.chars().collect();
+        let mut re = String::from("^(?s:");
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            i += 1;
+            // A class runs to the next ']' after its first character; without one, '[' is itself.
+            let close = (c == '[')
+                .then(|| {
+                    let from = i + usize::from(chars.get(i) == Some(&'!'));
+                    (from + 1..chars.len()).find(|&j| chars[j] == ']')
+                })
+                .flatten();
+            match (c, close) {
+                ('*', _) => re.push_str(".*"),
+                ('?', _) => re.push('.'),
+                ('[', Some(end)) => {
+                    re.push('[');
+                    if chars[i] == '!' {
+                        re.push('^');
+                        i += 1;
+                    }
+                    for &c in &chars[i..end] {
+                        if matches!(c, '\\' | '[' | ']' | '^' | '&' | '~') {
+                            re.push('\\');
+                        }
+                        re.push(c);
+                    }
+                    re.push(']');
+                    i = end + 1;
+                }
+                (c, _) => re.push_str(&regex::escape(c.encode_utf8(&mut [0; 4]))),
+            }
+        }
+        re.push_str(")$");
+        regex::Regex::new(&re).map(Glob)
+    }
+
+    pub fn is_match(&self, name: &str) -> bool {
+        self.0.is_match(name)
+    }
+}
+
+/// What a record must satisfy to match: every filter given (AND).
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// Over the value.
+    pub value: Option<Pattern>,
+    /// The key, byte for byte.
+    pub key: Option<Vec<u8>>,
+    pub key_regex: Option<Regex>,
+    /// Each must be satisfied by some header of the record.
+    pub headers: Vec<HeaderFilter>,
+    /// Each must hold of the value read as JSON.
+    pub json_fields: Vec<JsonField>,
+    /// Half-open `[from, to)` over the record timestamp (epoch ms).
+    pub from_time: Option<i64>,
+    pub to_time: Option<i64>,
+    /// Inclusive.
+    pub from_offset: Option<i64>,
+    pub to_offset: Option<i64>,
+    /// The batch's producer id (-1 for records written without one, legacy ones included).
+    pub producer_id: Option<i64>,
+    /// The batch's producer epoch (-1 without a producer id).
+    pub producer_epoch: Option<i16>,
+    /// `Some(true)`: control records only (`--control`); `Some(false)`: none (`--no-control`).
+    pub control: Option<bool>,
+    /// The transactional states that may match (`--txn-state`); empty: any.
+    pub txn_states: Vec<TxnState>,
+    /// What a read_committed consumer is given (`--committed`): no aborted or open
+    /// transaction, no control record, nothing at or after the last stable offset.
+    pub committed: bool,
+}
+
+impl Filter {
+    /// False when no record of the batch can match, from its header alone: the offset range
+    /// against base/last offset, the producer id, and the time range against the max
+    /// timestamp. Only v2 headers are trusted for time: there `maxTimestamp` is the largest
+    /// record timestamp (the broker's `LogValidator` sets it), and with LogAppendTime every
+    /// record carries it. The first timestamp is no lower bound (a producer may give later
+    /// records earlier timestamps: negative deltas), so the end of the range prunes only
+    /// LogAppendTime batches.
+    pub fn batch_may_match(&self, b: &BatchInfo) -> bool {
+        if let Some(from) = self.from_offset {
+            if b.last_offset < from {
+                return false;
+            }
+        }
+        if let Some(to) = self.to_offset {
+            if b.base_offset > to {
+                return false;
+            }
+        }
+        if self.producer_id.is_some_and(|p| b.producer_id != p)
+            || self.producer_epoch.is_some_and(|e| b.producer_epoch != e)
+            || !self.control_may_match(b)
+        {
+            return false;
+        }
+        if b.magic >= 2 {
+            if let Some(from) = self.from_time {
+                if b.max_timestamp < from {
+                    return false;
+                }
+            }
+            if let Some(to) = self.to_time {
+                if b.timestamp_type == TimestampType::LogAppendTime && b.max_timestamp >= to {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Whether the batch's control flag is one `--control`, `--no-control` and `--committed`
+    /// (which never gives control records) allow.
+    #[inline]
+    fn control_may_match(&self, b: &BatchInfo) -> bool {
+        self.control.is_none_or(|c| b.is_control == c) && !(self.committed && b.is_control)
+    }
+
+    /// Whether records in `state` may match `--txn-state` and `--committed`.
+    #[inline]
+    pub fn state_may_match(&self, state: TxnState) -> bool {
+        (self.txn_states.is_empty() || self.txn_states.contains(&state))
+            && !(self.committed && matches!(state, TxnState::Aborted | TxnState::Open))
+    }
+
+    /// False when an uncompressed v2 batch's record bytes cannot hold a match: a `-F` value or
+    /// an exact `--key` is a run of bytes inside them, so a batch whose bytes lack it is
+    /// skipped without decoding a record (a memchr pass, as ripgrep searches).
+    #[inline]
+    pub fn bytes_may_match(&self, entry: &LogEntry<'_>) -> bool {
+        let LogEntry::V2(batch) = entry else {
+            return true;
+        };
+        if batch.header.codec() != kseg_format::compression::Codec::None {
+            return true;
+        }
+        let bytes = batch.payload();
+        if let Some(Pattern::Fixed(f)) = &self.value {
+            if f.find(bytes).is_none() {
+                return false;
+            }
+        }
+        if let Some(k) = &self.key {
+            if !k.is_empty() && memmem::find(bytes, k).is_none() {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Whether the search needs the open transactions of each partition (a pass over its batch
+    /// headers first): to tell committed from open, or for the last stable offset.
+    pub fn needs_open_transactions(&self) -> bool {
+        self.committed
+            || self
+                .txn_states
+                .iter()
+                .any(|s| matches!(s, TxnState::Committed | TxnState::Open))
+    }
+
+    /// Whether the record matches every filter but the transactional state (the search's).
+    #[inline]
+    pub fn record_matches(&self, b: &BatchInfo, r: &LogRecord<'_>) -> bool {
+        if self.from_offset.is_some_and(|f| r.offset < f)
+            || self.to_offset.is_some_and(|t| r.offset > t)
+            || self.producer_id.is_some_and(|p| b.producer_id != p)
+            || self.producer_epoch.is_some_and(|e| b.producer_epoch != e)
+            || !self.control_may_match(b)
+            || self.from_time.is_some_and(|f| r.timestamp < f)
+            || self.to_time.is_some_and(|t| r.timestamp >= t)
+        {
+            return false;
+        }
+        if let Some(k) = &self.key {
+            if r.key != Some(k.as_slice()) {
+                return false;
+            }
+        }
+        if let Some(re) = &self.key_regex {
+            if !r.key.is_some_and(|k| re.is_match(k)) {
+                return false;
+            }
+        }
+        for h in &self.headers {
+            let found = r.headers.iter().any(|x| {
+                x.key == h.name.as_slice()
+                    && h.value
+                        .as_ref()
+                        .is_none_or(|v| x.value == Some(v.as_slice()))
+            });
+            if !found {
+                return false;
+            }
+        }
+        if let Some(p) = &self.value {
+            if !r.value.is_some_and(|v| p.is_match(v)) {
+                return false;
+            }
+        }
+        if !self.json_fields.is_empty() {
+            let Some(v) = r.value else {
+                return false;
+            };
+            if !self.json_fields.iter().all(|f| f.matches(v)) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Where [`Search`] sends what it finds.
+pub trait MatchSink {
+    /// The batch holding the next match, before its first match (`--print-batch`).
+    fn batch(&mut self, position: u64, info: &BatchInfo) -> io::Result<()>;
+    /// A matching record; `control` is the decoded key and value of a control record, `state`
+    /// its transactional state when known ([`TxnState::Open`] only when open transactions are
+    /// known).
+    fn record(
+        &mut self,
+        position: u64,
+        info: &BatchInfo,
+        record: &LogRecord<'_>,
+        control: Option<&DecodeResult<ControlRecord>>,
+        state: Option<TxnState>,
+    ) -> io::Result<()>;
+    /// Something wrong in the data (reported as dump-log reports it).
+    fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<()>;
+    /// A batch whose checksum does not match; its records are searched as they are.
+    fn bad_checksum(&mut self, position: u64, info: &BatchInfo) -> io::Result<()>;
+}
+
+/// Counts of one search.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct SearchStats {
+    pub matches: u64,
+    /// Batches whose records were decoded (decompressed when compressed).
+    pub batches_searched: u64,
+    /// Batches skipped undecoded: from their header ([`Filter::batch_may_match`]), their
+    /// transactional state, or their bytes ([`Filter::bytes_may_match`]).
+    pub batches_pruned: u64,
+    pub records_searched: u64,
+    /// Problems and bad checksums reported.
+    pub problems: u64,
+    /// Bytes read from segment files and their indexes (not counted with `--mmap`).
+    pub bytes_read: u64,
+}
+
+impl SearchStats {
+    pub fn add(&mut self, o: &SearchStats) {
+        self.matches += o.matches;
+        self.batches_searched += o.batches_searched;
+        self.batches_pruned += o.batches_pruned;
+        self.records_searched += o.records_searched;
+        self.problems += o.problems;
+        self.bytes_read += o.bytes_read;
+    }
+}
+
+/// The [`LogSink`] of a search: prunes batches, matches records, stops when `budget` matches
+/// were found (`-m`). Reused across the segments of a partition.
+pub struct Search<'a> {
+    filter: &'a Filter,
+    out: &'a mut dyn MatchSink,
+    /// The partition's transactions, walked with it (shared by its segments); without them the
+    /// records' transactional states are not known.
+    pub txns: Option<&'a mut TxnView>,
+    /// The state of the current batch's records.
+    state: Option<TxnState>,
+    pub stats: SearchStats,
+    /// Matches still allowed; `None`: no limit.
+    pub budget: Option<u64>,
+    /// Decide from batch headers (`--no-prune` turns it off: every batch is decoded).
+    pub prune: bool,
+    /// Whether the current batch was handed to [`MatchSink::batch`] already.
+    batch_sent: bool,
+    pub print_batch: bool,
+}
+
+impl<'a> Search<'a> {
+    pub fn new(filter: &'a Filter, out: &'a mut dyn MatchSink) -> Self {
+        Search {
+            filter,
+            out,
+            txns: None,
+            state: None,
+            stats: SearchStats::default(),
+            budget: None,
+            prune: true,
+            batch_sent: false,
+            print_batch: false,
+        }
+    }
+
+    fn examine(
+        &mut self,
+        position: u64,
+        info: &BatchInfo,
+        r: &LogRecord<'_>,
+        control: Option<&DecodeResult<ControlRecord>>,
+    ) -> io::Result<Flow> {
+        self.stats.records_searched += 1;
+        if !self.filter.record_matches(info, r)
+            || !self.state_may_match()
+            || self.beyond_last_stable(r.offset)
+        {
+            return Ok(Flow::Continue);
+        }
+        if self.print_batch && !self.batch_sent {
+            self.batch_sent = true;
+            self.out.batch(position, info)?;
+        }
+        self.out.record(position, info, r, control, self.state)?;
+        self.stats.matches += 1;
+        Ok(match &mut self.budget {
+            Some(n) => {
+                *n = n.saturating_sub(1);
+                if *n == 0 {
+                    Flow::Stop
+                } else {
+                    Flow::Continue
+                }
+            }
+            None => Flow::Continue,
+        })
+    }
+}
+
+impl Search<'_> {
+    /// `--committed`: at or after the last stable offset, where a read_committed fetch ends.
+    #[inline]
+    fn beyond_last_stable(&self, offset: i64) -> bool {
+        self.filter.committed
+            && self
+                .txns
+                .as_ref()
+                .and_then(|t| t.last_stable_offset())
+                .is_some_and(|l| offset >= l)
+    }
+
+    /// Whether the current batch's state may match; an unknown state only a filter without
+    /// `--txn-state` or `--committed`.
+    #[inline]
+    fn state_may_match(&self) -> bool {
+        match self.state {
+            Some(s) => self.filter.state_may_match(s),
+            None => self.filter.txn_states.is_empty() && !self.filter.committed,
+        }
+    }
+}
+
+impl LogSink for Search<'_> {
+    fn batch(&mut self, position: u64, entry: &LogEntry<'_>, info: &BatchInfo) -> io::Result<Flow> {
+        if self.budget == Some(0) {
+            return Ok(Flow::Stop);
+        }
+        // Every batch, pruned or not: the consumer's walk over the aborted transactions.
+        self.state = self.txns.as_deref_mut().map(|t| t.batch_state(entry, info));
+        if !info.crc_valid {
+            self.stats.problems += 1;
+            self.out.bad_checksum(position, info)?;
+        }
+        if self.prune
+            && (!self.filter.batch_may_match(info)
+                || !self.state_may_match()
+                || self.beyond_last_stable(info.base_offset)
+                || !self.filter.bytes_may_match(entry))
+        {
+            self.stats.batches_pruned += 1;
+            return Ok(Flow::SkipRecords);
+        }
+        self.stats.batches_searched += 1;
+        self.batch_sent = false;
+        Ok(Flow::Continue)
+    }
+
+    #[inline]
+    fn record(
+        &mut self,
+        position: u64,
+        info: &BatchInfo,
+        record: &LogRecord<'_>,
+    ) -> io::Result<Flow> {
+        self.examine(position, info, record, None)
+    }
+
+    fn control_record(
+        &mut self,
+        position: u64,
+        info: &BatchInfo,
+        record: &LogRecord<'_>,
+        control: &DecodeResult<ControlRecord>,
+    ) -> io::Result<Flow> {
+        self.examine(position, info, record, Some(control))
+    }
+
+    fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<Flow> {
+        self.stats.problems += 1;
+        self.out.problem(problem)?;
+        Ok(Flow::Continue)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kseg_format::compression::Codec;
+    use kseg_format::control::ControlType;
+    use kseg_format::encode::{encode_batch, NewBatch, NewRecord};
+    use kseg_format::log::{RecordScratch, SliceSource};
+    use kseg_scan::{scan_log, ScanOptions};
+
+    #[derive(Default)]
+    struct Collect {
+        offsets: Vec<i64>,
+        states: Vec<TxnState>,
+        batches: Vec<u64>,
+    }
+
+    impl MatchSink for Collect {
+        fn batch(&mut self, position: u64, _: &BatchInfo) -> io::Result<()> {
+            self.batches.push(position);
+            Ok(())
+        }
+        fn record(
+            &mut self,
+            _: u64,
+            _: &BatchInfo,
+            r: &LogRecord<'_>,
+            _: Option<&DecodeResult<ControlRecord>>,
+            state: Option<TxnState>,
+        ) -> io::Result<()> {
+            self.offsets.push(r.offset);
+            self.states.extend(state);
+            Ok(())
+        }
+        fn problem(&mut self, _: &LogProblem<'_>) -> io::Result<()> {
+            Ok(())
+        }
+        fn bad_checksum(&mut self, _: u64, _: &BatchInfo) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Ten gzip batches of 3 records, batch i at timestamps 1000*i + 0..3, producer 100+i;
+    /// value "v<offset>", key "k<offset % 4>", odd offsets with header "h=x".
+    fn log() -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut scratch = Vec::new();
+        for i in 0..10i64 {
+            let keys: Vec<String> = (0..3).map(|j| format!("k{}", (3 * i + j) % 4)).collect();
+            let values: Vec<String> = (0..3).map(|j| format!("v{}", 3 * i + j)).collect();
+            let h: &[(&[u8], Option<&[u8]>)] = &[(b"h", Some(b"x"))];
+            let recs: Vec<NewRecord> = (0..3)
+                .map(|j| NewRecord {
+                    timestamp: 1000 * i + j as i64,
+                    key: Some(keys[j].as_bytes()),
+                    value: Some(values[j].as_bytes()),
+                    headers: if (3 * i + j as i64) % 2 == 1 { h } else { &[] },
+                })
+                .collect();
+            let b = NewBatch {
+                base_offset: 3 * i,
+                codec: Codec::Gzip,
+                producer_id: 100 + i,
+                producer_epoch: 0,
+                base_sequence: 0,
+                ..NewBatch::default()
+            };
+            encode_batch(&mut out, &b, &recs, &mut scratch);
+        }
+        out
+    }
+
+    fn search(filter: &Filter, prune: bool) -> (Vec<i64>, SearchStats, u64) {
+        let data = log();
+        let mut sink = Collect::default();
+        let mut s = Search::new(filter, &mut sink);
+        s.prune = prune;
+        let mut scratch = RecordScratch::default();
+        let opts = ScanOptions {
+            deep: true,
+            ..ScanOptions::default()
+        };
+        scan_log(&mut SliceSource(&data), &opts, &mut scratch, &mut s).unwrap();
+        let stats = s.stats;
+        (sink.offsets, stats, scratch.decompressor.calls)
+    }
+
+    #[test]
+    fn filters_combine_and_pruned_batches_are_not_decompressed() {
+        let f = Filter {
+            from_time: Some(7000),
+            to_time: Some(8002),
+            value: Some(Pattern::new("v2[0-9]", false).unwrap()),
+            ..Filter::default()
+        };
+        let (hits, stats, decompressed) = search(&f, true);
+        // Batch 7 holds 21-23 (times 7000-7002), batch 8 holds 24-26 (8000-8002, the last one
+        // out of the half-open range); batch 9 cannot be pruned (CreateTime: no lower bound).
+        assert_eq!(hits, [21, 22, 23, 24, 25]);
+        assert_eq!(stats.batches_pruned, 7);
+        assert_eq!(
+            decompressed, 3,
+            "only the batches not pruned are decompressed"
+        );
+        let (all, unpruned, decompressed) = search(&f, false);
+        assert_eq!(all, hits);
+        assert_eq!((unpruned.batches_pruned, decompressed), (0, 10));
+
+        let f = Filter {
+            producer_id: Some(104),
+            headers: vec![HeaderFilter::parse("h=x")],
+            ..Filter::default()
+        };
+        let (hits, stats, decompressed) = search(&f, true);
+        assert_eq!(hits, [13]);
+        assert_eq!((stats.batches_pruned, decompressed), (9, 1));
+
+        let f = Filter {
+            key: Some(b"k2".to_vec()),
+            value: Some(Pattern::new("1", true).unwrap()),
+            from_offset: Some(5),
+            to_offset: Some(18),
+            ..Filter::default()
+        };
+        let (hits, _, decompressed) = search(&f, true);
+        assert_eq!(hits, [10, 14, 18]);
+        assert_eq!(decompressed, 6, "batches 1-6 hold offsets 5-18");
+        let f = Filter {
+            key_regex: Some(Regex::new("^k[13]$").unwrap()),
+            headers: vec![HeaderFilter::parse("h")],
+            to_offset: Some(8),
+            ..Filter::default()
+        };
+        assert_eq!(search(&f, true).0, [1, 3, 5, 7]);
+    }
+
+    #[test]
+    fn log_append_time_batches_prune_on_both_ends() {
+        let b = |ts_type, max_timestamp| BatchInfo {
+            base_offset: 0,
+            last_offset: 0,
+            count: Some(1),
+            magic: 2,
+            codec: Codec::None,
+            timestamp_type: ts_type,
+            max_timestamp,
+            first_timestamp: max_timestamp,
+            producer_id: -1,
+            producer_epoch: -1,
+            base_sequence: -1,
+            last_sequence: -1,
+            partition_leader_epoch: 0,
+            is_transactional: false,
+            is_control: false,
+            delete_horizon_ms: None,
+            crc: 0,
+            crc_valid: true,
+            size: 0,
+        };
+        let f = Filter {
+            from_time: Some(10),
+            to_time: Some(20),
+            ..Filter::default()
+        };
+        assert!(!f.batch_may_match(&b(TimestampType::LogAppendTime, 20)));
+        assert!(f.batch_may_match(&b(TimestampType::LogAppendTime, 19)));
+        assert!(f.batch_may_match(&b(TimestampType::CreateTime, 20)));
+        assert!(!f.batch_may_match(&b(TimestampType::CreateTime, 9)));
+        let mut legacy = b(TimestampType::CreateTime, 9);
+        legacy.magic = 1;
+        assert!(f.batch_may_match(&legacy), "legacy headers are not trusted");
+    }
+
+    /// One generated record: key and value from a small alphabet (so filters hit), a timestamp
+    /// that may go down within a batch (negative deltas), an optional header.
+    type GenRecord = (Option<u8>, Option<u8>, i64, Option<(u8, Option<u8>)>);
+    /// One generated batch: codec, LogAppendTime or not, producer id, records, kind (0-4 a
+    /// plain data batch, 5-7 a transactional one, 8 a COMMIT marker, 9 an ABORT marker: the
+    /// transactional kinds only with a producer id), producer epoch.
+    type GenBatch = (u8, Option<i64>, i64, Vec<GenRecord>, u8, i16);
+
+    /// A generated header, owned and borrowed.
+    type OwnedHeader = (Vec<u8>, Option<Vec<u8>>);
+    type HeaderRef<'a> = (&'a [u8], Option<&'a [u8]>);
+
+    fn text(n: u8) -> Vec<u8> {
+        format!("t{}", n % 5).into_bytes()
+    }
+
+    /// JSON documents some generated values are, for `--json-field` (an escaped key, a float,
+    /// arrays, null, a string that is a number).
+    const DOCS: [&str; 8] = [
+        r#"{"a":1}"#,
+        r#"{"a":"1"}"#,
+        r#"{"a":{"b":"t1"}}"#,
+        r#"{"\u0061":1.0}"#,
+        r#"[{"a":2}]"#,
+        r#"{"a":[1,"t1"]}"#,
+        r#"{"b":1,"a":null}"#,
+        r#"{"a":{"b":"t1"},"c":"x"#,
+    ];
+    /// The `--json-field` specs the property test draws from.
+    const FIELDS: [&str; 9] = [
+        "a=1",
+        "a=\"1\"",
+        "a.b=t1",
+        "0.a=2",
+        "a.1=t1",
+        "a=null",
+        "b=1",
+        "a.0=1",
+        "a={\"b\":\"t1\"}",
+    ];
+
+    /// A generated value: text for 0-4, a JSON document above.
+    fn value_text(n: u8) -> Vec<u8> {
+        match n.checked_sub(5) {
+            None => text(n),
+            Some(i) => DOCS[i as usize % DOCS.len()].as_bytes().to_vec(),
+        }
+    }
+
+    /// The field of `doc` at `path`, walked naively.
+    fn field_at<'v>(doc: &'v serde_json::Value, path: &str) -> Option<&'v serde_json::Value> {
+        path.split('.').try_fold(doc, |at, p| match at {
+            serde_json::Value::Object(m) => m.get(p),
+            serde_json::Value::Array(a) => a.get(p.parse::<usize>().ok()?),
+            _ => None,
+        })
+    }
+
+    fn json_field_holds(value: &[u8], spec: &str) -> bool {
+        let (path, want) = spec.split_once('=').unwrap();
+        let Ok(doc) = serde_json::from_slice::<serde_json::Value>(value) else {
+            return false;
+        };
+        let Some(got) = field_at(&doc, path) else {
+            return false;
+        };
+        if got.as_str() == Some(want) {
+            return true;
+        }
+        match serde_json::from_str::<serde_json::Value>(want) {
+            Ok(w) if w.is_number() && got.is_number() => w.as_f64() == got.as_f64(),
+            Ok(w) => w == *got,
+            Err(_) => false,
+        }
+    }
+
+    /// What a generated batch is.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Kind {
+        Data,
+        Transactional,
+        Marker(ControlType),
+    }
+
+    fn kind_of(b: &GenBatch) -> Kind {
+        match (b.4, b.2 >= 0) {
+            (8, true) => Kind::Marker(ControlType::Commit),
+            (9, true) => Kind::Marker(ControlType::Abort),
+            (5..=7, true) => Kind::Transactional,
+            _ => Kind::Data,
+        }
+    }
+
+    /// The log, and the `.txnindex` entries the broker writes for it: one per ABORT marker,
+    /// from the first offset of its producer's transaction (the marker's own offset when the
+    /// transaction holds no data) to the marker.
+    fn build(batches: &[GenBatch]) -> (Vec<u8>, Vec<kseg_format::txn_index::AbortedTxn>) {
+        let mut out = Vec::new();
+        let mut index = Vec::new();
+        let mut scratch = Vec::new();
+        let mut next = 0i64;
+        let mut txn_first: std::collections::HashMap<i64, i64> = Default::default();
+        for batch in batches {
+            let (codec, lat, pid, recs, _, epoch) = batch;
+            let kind = kind_of(batch);
+            let keys: Vec<Option<Vec<u8>>> = recs.iter().map(|r| r.0.map(text)).collect();
+            let values: Vec<Option<Vec<u8>>> = recs.iter().map(|r| r.1.map(value_text)).collect();
+            let heads: Vec<Vec<OwnedHeader>> = recs
+                .iter()
+                .map(|r| r.3.iter().map(|(k, v)| (text(*k), v.map(text))).collect())
+                .collect();
+            let head_refs: Vec<Vec<HeaderRef>> = heads
+                .iter()
+                .map(|h| {
+                    h.iter()
+                        .map(|(k, v)| (k.as_slice(), v.as_deref()))
+                        .collect()
+                })
+                .collect();
+            let mut new: Vec<NewRecord> = recs
+                .iter()
+                .enumerate()
+                .map(|(i, r)| NewRecord {
+                    timestamp: r.2,
+                    key: keys[i].as_deref(),
+                    value: values[i].as_deref(),
+                    headers: &head_refs[i],
+                })
+                .collect();
+            // EndTxnMarker: key (version 0, type), value (version 0, coordinator epoch 3).
+            let marker_key;
+            if let Kind::Marker(t) = kind {
+                marker_key = [0, 0, 0, u8::from(t == ControlType::Commit)];
+                new.truncate(1);
+                new[0].key = Some(&marker_key);
+                new[0].value = Some(&[0, 0, 0, 0, 0, 3]);
+                new[0].headers = &[];
+                let first = txn_first.remove(pid).unwrap_or(next);
+                if t == ControlType::Abort {
+                    index.push(kseg_format::txn_index::AbortedTxn {
+                        version: 0,
+                        producer_id: *pid,
+                        first_offset: first,
+                        last_offset: next,
+                        last_stable_offset: next + 1,
+                    });
+                }
+            } else if kind == Kind::Transactional {
+                txn_first.entry(*pid).or_insert(next);
+            }
+            let b = NewBatch {
+                base_offset: next,
+                codec: if matches!(kind, Kind::Marker(_)) {
+                    Codec::None
+                } else {
+                    [
+                        Codec::None,
+                        Codec::Gzip,
+                        Codec::Snappy,
+                        Codec::Lz4,
+                        Codec::Zstd,
+                    ][*codec as usize % 5]
+                },
+                log_append_time: *lat,
+                transactional: kind != Kind::Data,
+                control: matches!(kind, Kind::Marker(_)),
+                producer_id: *pid,
+                producer_epoch: if *pid >= 0 { *epoch } else { -1 },
+                ..NewBatch::default()
+            };
+            encode_batch(&mut out, &b, &new, &mut scratch);
+            next += new.len() as i64 + 1; // a gap, as compaction leaves
+        }
+        (out, index)
+    }
+
+    /// Every record decoded, every filter applied naively: what a match is. The transactional
+    /// state of a record comes from the markers alone: the next marker of its producer.
+    fn reference(data: &[u8], f: &Filter) -> Vec<i64> {
+        let mut batches = Vec::new();
+        let mut walker = kseg_format::log::LogWalker::new(u64::MAX);
+        let mut src = SliceSource(data);
+        let mut scratch = RecordScratch::default();
+        while let Some(ev) = walker.next(&mut src).unwrap() {
+            let kseg_format::log::WalkEvent::Entry { bytes, .. } = ev else {
+                panic!("generated data is clean")
+            };
+            let entry = LogEntry::parse(bytes).unwrap();
+            let info = entry.info();
+            let mut records = Vec::new();
+            kseg_format::log::for_each_record(&entry, &mut scratch, |r| {
+                let headers: Vec<OwnedHeader> = r
+                    .headers
+                    .iter()
+                    .map(|h| (h.key.to_vec(), h.value.map(<[u8]>::to_vec)))
+                    .collect();
+                records.push((
+                    r.offset,
+                    r.timestamp,
+                    r.key.map(<[u8]>::to_vec),
+                    r.value.map(<[u8]>::to_vec),
+                    headers,
+                ));
+            })
+            .unwrap();
+            batches.push((info, records));
+        }
+        let marker = |i: usize| -> Option<ControlType> {
+            let (b, recs) = &batches[i];
+            b.is_control
+                .then(|| ControlType::from_id(recs[0].2.as_ref().unwrap()[3] as i16))
+        };
+        let state = |i: usize| -> TxnState {
+            let b = &batches[i].0;
+            if b.producer_id < 0 || !b.is_transactional {
+                return TxnState::NonTransactional;
+            }
+            if let Some(t) = marker(i) {
+                return if t == ControlType::Abort {
+                    TxnState::Aborted
+                } else {
+                    TxnState::Committed
+                };
+            }
+            let ends = (i + 1..batches.len())
+                .find(|&j| batches[j].0.producer_id == b.producer_id && batches[j].0.is_control);
+            match ends.and_then(marker) {
+                Some(ControlType::Abort) => TxnState::Aborted,
+                Some(_) => TxnState::Committed,
+                None => TxnState::Open,
+            }
+        };
+        let last_stable = (0..batches.len())
+            .filter(|&i| state(i) == TxnState::Open)
+            .map(|i| batches[i].0.base_offset)
+            .min();
+        let mut out = Vec::new();
+        for (i, (info, records)) in batches.iter().enumerate() {
+            let s = state(i);
+            for (offset, ts, key, value, headers) in records {
+                let ok = f.from_offset.is_none_or(|x| *offset >= x)
+                    && f.to_offset.is_none_or(|x| *offset <= x)
+                    && f.producer_id.is_none_or(|p| info.producer_id == p)
+                    && f.producer_epoch.is_none_or(|e| info.producer_epoch == e)
+                    && f.control.is_none_or(|c| info.is_control == c)
+                    && (f.txn_states.is_empty() || f.txn_states.contains(&s))
+                    && (!f.committed
+                        || (!info.is_control
+                            && matches!(s, TxnState::NonTransactional | TxnState::Committed)
+                            && last_stable.is_none_or(|l| *offset < l)))
+                    && f.from_time.is_none_or(|t| *ts >= t)
+                    && f.to_time.is_none_or(|t| *ts < t)
+                    && f.key.as_ref().is_none_or(|k| key.as_ref() == Some(k))
+                    && f.headers.iter().all(|h| {
+                        headers.iter().any(|x| {
+                            x.0 == h.name
+                                && h.value.as_ref().is_none_or(|v| x.1.as_ref() == Some(v))
+                        })
+                    })
+                    && f.json_fields.iter().all(|j| {
+                        let spec = format!("{}={}", j.path.join("."), j.text);
+                        value.as_ref().is_some_and(|v| json_field_holds(v, &spec))
+                    })
+                    && f.value.as_ref().is_none_or(|p| match (p, value) {
+                        (_, None) => false,
+                        (Pattern::Fixed(fx), Some(v)) => {
+                            v.windows(fx.needle().len()).any(|w| w == fx.needle())
+                        }
+                        (Pattern::Regex(re), Some(v)) => re.is_match(v),
+                    });
+                if ok {
+                    out.push(*offset);
+                }
+            }
+        }
+        out
+    }
+
+    /// The search, as `kseg grep` runs it: the index's aborts, the open transactions when the
+    /// filter needs them (here from the reference's own walk of the markers: `OpenSink`).
+    fn run(
+        data: &[u8],
+        index: &[kseg_format::txn_index::AbortedTxn],
+        f: &Filter,
+        prune: bool,
+    ) -> (Vec<i64>, Vec<TxnState>) {
+        let open = f.needs_open_transactions().then(|| {
+            let mut sink = crate::transactions::OpenSink::default();
+            scan_log(
+                &mut SliceSource(data),
+                &ScanOptions::default(),
+                &mut RecordScratch::default(),
+                &mut sink,
+            )
+            .unwrap();
+            sink.starts()
+        });
+        let mut txns = TxnView::new(index.to_vec(), open, i64::MIN);
+        let mut sink = Collect::default();
+        let mut s = Search::new(f, &mut sink);
+        s.txns = Some(&mut txns);
+        s.prune = prune;
+        let opts = ScanOptions {
+            deep: true,
+            ..ScanOptions::default()
+        };
+        scan_log(
+            &mut SliceSource(data),
+            &opts,
+            &mut RecordScratch::default(),
+            &mut s,
+        )
+        .unwrap();
+        assert!(txns.unindexed_aborts.is_empty());
+        assert!(txns.unended_index_entries().is_empty());
+        (sink.offsets, sink.states)
+    }
+
+    fn gen_state(n: u8) -> TxnState {
+        [
+            TxnState::NonTransactional,
+            TxnState::Committed,
+            TxnState::Aborted,
+            TxnState::Open,
+        ][n as usize % 4]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+        /// The byte pass over uncompressed batches (`-F`, `--key`) never loses a match.
+        #[test]
+        fn skipping_batches_by_their_bytes_loses_no_match(
+            batches in proptest::collection::vec((
+                proptest::collection::vec((
+                    proptest::option::weighted(0.9, 0u8..5),
+                    proptest::option::weighted(0.9, 0u8..8),
+                    0i64..100,
+                    proptest::option::weighted(0.3, (0u8..3, proptest::option::of(0u8..3))),
+                ), 1..6),
+                0u8..10,
+            ), 0..8),
+            key in proptest::option::of(0u8..5),
+            value in proptest::option::of(0u8..5),
+        ) {
+            let batches: Vec<GenBatch> = batches
+                .into_iter()
+                .map(|(recs, kind)| (0, None, 1, recs, kind, 0))
+                .collect();
+            let (data, index) = build(&batches);
+            let f = Filter {
+                key: key.map(text),
+                value: value.map(|v| Pattern::new(&String::from_utf8(text(v)).unwrap(), true).unwrap()),
+                ..Filter::default()
+            };
+            let want = reference(&data, &f);
+            proptest::prop_assert_eq!(&run(&data, &index, &f, true).0, &want);
+        }
+    }
+
+    #[test]
+    fn json_fields_and_globs() {
+        let m = |spec: &str, doc: &str| JsonField::parse(spec).unwrap().matches(doc.as_bytes());
+        assert!(m("customer.id=4711", r#"{"customer":{"id":4711}}"#));
+        assert!(m("customer.id=4711", r#"{"customer":{"id":"4711"}}"#));
+        assert!(m("customer.id=4711", r#"{"customer":{"id":4.711e3}}"#));
+        assert!(!m("customer.id=4711", r#"{"customer":{"id":47110}}"#));
+        assert!(m(
+            "items.1.sku=B-2",
+            r#"{"items":[{"sku":"A"},{"sku":"B-2"}]}"#
+        ));
+        assert!(m("ok=true", r#"{"ok":true}"#) && !m("ok=true", r#"{"ok":"yes"}"#));
+        assert!(m(r#"s="quoted""#, r#"{"s":"quoted"}"#));
+        // An escaped key is still found; a value that is not JSON matches nothing.
+        assert!(m("id=1", r#"{"\u0069d":1}"#));
+        assert!(!m("id=1", r#"{"id":1"#) && !m("id=1", "id=1"));
+        assert!(JsonField::parse("id").is_err() && JsonField::parse("a..b=1").is_err());
+
+        let g = |glob: &str, name: &str| Glob::new(glob).unwrap().is_match(name);
+        assert!(g("orders-*", "orders-eu") && !g("orders-*", "xorders-eu"));
+        assert!(g("ord?rs", "orders") && !g("ord?rs", "ordrs"));
+        assert!(g("t[0-2]", "t1") && !g("t[!0-2]", "t1") && g("t[!0-2]", "t3"));
+        assert!(g("a.b", "a.b") && !g("a.b", "axb"), "a dot is itself");
+        assert!(g("[x", "[x"), "an unclosed class is a literal '['");
+        assert!(g("__*", "__consumer_offsets") && g("*", ""));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// Pruning never loses a match and the search finds exactly the reference's matches.
+        #[test]
+        fn the_search_is_the_brute_force_reference(
+            batches in proptest::collection::vec((
+                0u8..5,
+                proptest::option::weighted(0.3, 0i64..100),
+                -1i64..3,
+                proptest::collection::vec((
+                    proptest::option::weighted(0.9, 0u8..5),
+                    proptest::option::weighted(0.9, 0u8..21),
+                    0i64..100,
+                    proptest::option::weighted(0.4, (0u8..3, proptest::option::of(0u8..3))),
+                ), 1..6),
+                0u8..10,
+                0i16..2,
+            ), 0..10),
+            from_time in proptest::option::weighted(0.25, 0i64..100),
+            to_time in proptest::option::weighted(0.25, 0i64..100),
+            from_offset in proptest::option::weighted(0.25, 0i64..40),
+            to_offset in proptest::option::weighted(0.25, 0i64..40),
+            producer_id in proptest::option::weighted(0.25, -1i64..3),
+            producer_epoch in proptest::option::weighted(0.2, -1i16..2),
+            key in proptest::option::weighted(0.25, 0u8..5),
+            value in proptest::option::weighted(0.25, (0u8..5, proptest::bool::ANY)),
+            header in proptest::option::weighted(0.25, (0u8..3, proptest::option::of(0u8..3))),
+            control in proptest::option::weighted(0.2, proptest::bool::ANY),
+            states in proptest::option::weighted(0.3, proptest::collection::vec(0u8..4, 1..3)),
+            committed in proptest::bool::weighted(0.3),
+            json_field in proptest::option::weighted(0.5, 0usize..FIELDS.len()),
+        ) {
+            let (data, index) = build(&batches);
+            let f = Filter {
+                from_time, to_time, from_offset, to_offset, producer_id, producer_epoch,
+                key: key.map(text),
+                value: value.map(|(v, fixed)| {
+                    let t = String::from_utf8(text(v)).unwrap();
+                    Pattern::new(&if fixed { t } else { format!("^{t}$") }, fixed).unwrap()
+                }),
+                headers: header
+                    .map(|(k, v)| HeaderFilter { name: text(k), value: v.map(text) })
+                    .into_iter()
+                    .collect(),
+                // --committed conflicts with --control.
+                control: control.filter(|_| !committed),
+                txn_states: states.unwrap_or_default().into_iter().map(gen_state).collect(),
+                committed,
+                json_fields: json_field
+                    .map(|i| JsonField::parse(FIELDS[i]).unwrap())
+                    .into_iter()
+                    .collect(),
+                ..Filter::default()
+            };
+            let want = reference(&data, &f);
+            let (pruned, _) = run(&data, &index, &f, true);
+            proptest::prop_assert_eq!(&pruned, &want);
+            proptest::prop_assert_eq!(&run(&data, &index, &f, false).0, &want);
+            // Aborted records are told apart without asking for states.
+            let all = Filter::default();
+            let (offsets, states_all) = run(&data, &index, &all, true);
+            let aborted = Filter { txn_states: vec![TxnState::Aborted], ..Filter::default() };
+            let want_aborted = reference(&data, &aborted);
+            let marked: Vec<i64> = offsets
+                .iter()
+                .zip(&states_all)
+                .filter(|(_, s)| **s == TxnState::Aborted)
+                .map(|(o, _)| *o)
+                .collect();
+            proptest::prop_assert_eq!(marked, want_aborted);
+        }
+    }
+}
+
+/// Where the search of one segment starts when `--from-time` or `--from-offset` rules out its
+/// beginning, found through its indexes as Kafka positions a fetch
+/// (`OffsetIndex.lookup`) and `offsetsForTimes` (`TimeIndex.lookup`) do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Seek {
+    /// Byte position of the first batch to read (0: the whole segment).
+    pub position: u64,
+    /// Bytes of the `.index` and `.timeindex` read to find it.
+    pub index_bytes: u64,
+}
+
+/// The start of the search of the segment `log` (named `<base offset>.log`, its indexes beside
+/// it). A `.timeindex` entry `(T, O)` says that no record of the segment up to offset `O` has
+/// a timestamp above `T` (T is the largest timestamp appended so far when the entry was
+/// written); the last entry with `T < from_time` lets the search start at the batch holding
+/// offset `O + 1`, found through the `.index` floor. With `from_offset` the floor of that
+/// offset. The position is used only when the batch there frames and ends at the entry's
+/// offset, as the index says (else the whole segment is read); missing indexes give 0.
+pub fn seek_in_segment(
+    log: &std::path::Path,
+    from_time: Option<i64>,
+    from_offset: Option<i64>,
+) -> Seek {
+    use kseg_format::index::{Offsets, Times};
+    use kseg_storage::layout::{base_offset_of, offset_file_name};
+    use kseg_storage::paged_index::PagedIndex;
+    let mut seek = Seek::default();
+    let name = log.file_name().unwrap_or_default().to_string_lossy();
+    let Some(base) = base_offset_of(&name) else {
+        return seek;
+    };
+    let mut target = from_offset.filter(|&o| o > base);
+    if let Some(t) = from_time.filter(|&t| t > i64::MIN) {
+        if let Ok(mut times) = PagedIndex::<Times>::open(
+            &log.with_file_name(offset_file_name(base, "timeindex")),
+            base,
+        ) {
+            let found = times.lookup(t - 1);
+            seek.index_bytes += times.bytes_read();
+            if let Ok((entry, Some(_))) = found {
+                if entry.timestamp < t {
+                    let after = entry.offset.saturating_add(1);
+                    target = Some(target.map_or(after, |o| o.max(after)));
+                }
+            }
+        }
+    }
+    let Some(target) = target else {
+        return seek;
+    };
+    let Ok(mut offsets) =
+        PagedIndex::<Offsets>::open(&log.with_file_name(offset_file_name(base, "index")), base)
+    else {
+        return seek;
+    };
+    let found = offsets.lookup(target);
+    seek.index_bytes += offsets.bytes_read();
+    let Ok((entry, Some(_))) = found else {
+        return seek;
+    };
+    // Verified by framing: the batch at the position ends at the entry's offset.
+    let position = entry.position as u64;
+    let mut head = [0u8; kseg_format::batch::LAST_OFFSET_PREFIX];
+    let framed = kseg_storage::source::open_read_only(log).is_ok_and(|f| {
+        use std::os::unix::fs::FileExt;
+        f.read_exact_at(&mut head, position).is_ok()
+            && kseg_format::batch::entry_last_offset(&head) == Some(entry.offset)
+    });
+    if framed {
+        seek.position = position;
+    }
+    seek
+}
+
+/// Where `--key` can be found in one topic when its records were placed by Kafka's default
+/// partitioner (`BuiltInPartitioner.partitionForKey`: murmur2 of the key bytes, modulo the
+/// partition count).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyPlacement {
+    pub topic: String,
+    pub partition: i32,
+    pub partitions: u32,
+    /// Where the partition count came from: `--partitions` or `__cluster_metadata`.
+    pub counted_by: &'static str,
+}
+
+/// Whether a topic's records are placed by the producer's partitioner: Kafka's internal
+/// topics (`__consumer_offsets`, `__transaction_state`, `__cluster_metadata`,
+/// `__share_group_state`, ...) are placed by their coordinators or are a single partition.
+pub fn placed_by_partitioner(topic: &str) -> bool {
+    !topic.starts_with("__")
+}
+
+/// The placement of `key` in each of `topics` whose partition count is known: `given` (the
+/// `--partitions` flag) for all of them, else the count `recorded` (from `__cluster_metadata`).
+pub fn key_placements<'t>(
+    key: &[u8],
+    topics: impl IntoIterator<Item = &'t str>,
+    given: Option<u32>,
+    recorded: &std::collections::HashMap<String, u32>,
+) -> Vec<KeyPlacement> {
+    topics
+        .into_iter()
+        .filter(|t| placed_by_partitioner(t))
+        .filter_map(|topic| {
+            let (partitions, counted_by) = match (given, recorded.get(topic)) {
+                (Some(n), _) => (n, "--partitions"),
+                (None, Some(&m)) => (m, "__cluster_metadata"),
+                (None, None) => return None,
+            };
+            Some(KeyPlacement {
+                topic: topic.to_string(),
+                partition: super::partitioner::partition_for_key(key, partitions) as i32,
+                partitions,
+                counted_by,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod placement_tests {
+    use super::*;
+
+    #[test]
+    fn a_key_is_placed_as_the_default_partitioner_places_it() {
+        let recorded = [
+            ("orders".to_string(), 3u32),
+            ("__consumer_offsets".to_string(), 50),
+        ]
+        .into_iter()
+        .collect();
+        // The seed scenario: book-1 lands in partition 0 of 3 (see partitioner.rs).
+        let p = key_placements(
+            b"book-1",
+            ["orders", "__consumer_offsets", "unknown"],
+            None,
+            &recorded,
+        );
+        assert_eq!(
+            p,
+            vec![KeyPlacement {
+                topic: "orders".into(),
+                partition: super::super::partitioner::partition_for_key(b"book-1", 3) as i32,
+                partitions: 3,
+                counted_by: "__cluster_metadata",
+            }]
+        );
+        // --partitions applies to every topic the partitioner places, known or not.
+        let p = key_placements(b"book-1", ["orders", "unknown"], Some(7), &recorded);
+        assert_eq!(p.len(), 2);
+        assert!(p
+            .iter()
+            .all(|p| p.partitions == 7 && p.counted_by == "--partitions"));
+    }
+}

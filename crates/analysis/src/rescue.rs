@@ -1,0 +1,696 @@
+//! `kseg rescue`, the part that needs no network: which records of a source partition are sent
+//! (committed data only, in offset order, inside the asked ranges, after what a previous run
+//! delivered), where each goes, the resume file, and the content digests that match the
+//! records a target holds against the source.
+//!
+//! Which transactional records were committed comes from [`transaction_outcomes`]; the records
+//! themselves from the one scan loop ([`scan_log`]).
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fs;
+use std::hash::Hasher;
+use std::io::{self, Write};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::partitioner::partition_for_key;
+use crate::transactions::{transaction_outcomes, TxnOutcomes};
+use kseg_format::log::{BatchInfo, LogEntry, LogRecord, RecordScratch};
+use kseg_scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
+use kseg_storage::discover::PartitionDir;
+use kseg_storage::layout::FileKind;
+use kseg_storage::source::{open_log, read_small};
+
+/// What to take from each source partition (`--from-offset`, `--to-offset`, `--from-timestamp`,
+/// `--to-timestamp`; all inclusive).
+#[derive(Debug, Clone, Copy)]
+pub struct Selection {
+    pub offsets: (i64, i64),
+    pub timestamps: (i64, i64),
+}
+
+impl Selection {
+    /// Every record of the partition.
+    pub fn is_everything(&self) -> bool {
+        self.offsets == (i64::MIN, i64::MAX) && self.timestamps == (i64::MIN, i64::MAX)
+    }
+}
+
+impl Default for Selection {
+    fn default() -> Self {
+        Selection {
+            offsets: (i64::MIN, i64::MAX),
+            timestamps: (i64::MIN, i64::MAX),
+        }
+    }
+}
+
+/// How a record's target partition is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Partitioning {
+    /// The source partition's number.
+    Same,
+    /// The Java client's default for keyed records, `toPositive(murmur2(key)) % partitions`;
+    /// records without a key keep their partition number (modulo the count).
+    Murmur2,
+}
+
+impl Partitioning {
+    pub fn target(self, source_partition: i32, key: Option<&[u8]>, partitions: i32) -> i32 {
+        match (self, key) {
+            (Partitioning::Murmur2, Some(k)) => {
+                partition_for_key(k, partitions.max(1) as u32) as i32
+            }
+            (Partitioning::Murmur2, None) => source_partition % partitions.max(1),
+            (Partitioning::Same, _) => source_partition,
+        }
+    }
+}
+
+/// `--topic-map old:new`, parsed.
+pub fn parse_topic_map(spec: &str) -> Result<(String, String), String> {
+    match spec.split_once(':') {
+        Some((old, new)) if !old.is_empty() && !new.is_empty() => {
+            Ok((old.to_string(), new.to_string()))
+        }
+        _ => Err(format!("--topic-map wants OLD:NEW, not {spec:?}")),
+    }
+}
+
+/// What one source partition gave (or, with `--dry-run`, would give).
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct Tally {
+    /// Records handed on to be sent.
+    pub records: u64,
+    /// Their key, value and header bytes.
+    pub bytes: u64,
+    pub first_offset: Option<i64>,
+    pub last_offset: Option<i64>,
+    /// Records of aborted transactions, left out.
+    pub aborted_records: u64,
+    /// Records of transactions with no marker (open or hanging), left out.
+    pub open_records: u64,
+    /// Control batches (transaction markers and others), never sent.
+    pub control_batches: u64,
+    /// Records outside `--from-timestamp`/`--to-timestamp`.
+    pub outside_timestamps: u64,
+    /// Records at or before the resume point of `--state`.
+    pub already_acknowledged: u64,
+    /// Records of batches whose checksum is wrong: not sent.
+    pub bad_crc_records: u64,
+    /// Undecodable or torn data, with file and byte position.
+    pub problems: Vec<String>,
+}
+
+struct SelectSink<'a, F> {
+    file: &'a Path,
+    sel: Selection,
+    outcomes: &'a TxnOutcomes,
+    tally: &'a mut Tally,
+    /// Why the records of the current batch are left out, if they are.
+    skip: Skip,
+    visit: F,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Skip {
+    No,
+    Aborted,
+    Open,
+    BadCrc,
+    Control,
+}
+
+impl<F: FnMut(&LogRecord<'_>) -> io::Result<Flow>> LogSink for SelectSink<'_, F> {
+    fn batch(&mut self, position: u64, _e: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
+        self.skip = if b.is_control {
+            self.tally.control_batches += 1;
+            Skip::Control
+        } else if !b.crc_valid {
+            self.tally.problems.push(format!(
+                "{}: batch at byte {position} (offsets {}..{}) fails its checksum; its records \
+                 are not sent",
+                self.file.display(),
+                b.base_offset,
+                b.last_offset
+            ));
+            Skip::BadCrc
+        } else if !self.outcomes.committed(b) {
+            if self.outcomes.aborted(b) {
+                Skip::Aborted
+            } else {
+                Skip::Open
+            }
+        } else {
+            Skip::No
+        };
+        Ok(Flow::Continue)
+    }
+
+    fn record(&mut self, _p: u64, _b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
+        let t = &mut *self.tally;
+        match self.skip {
+            Skip::Control => return Ok(Flow::Continue),
+            Skip::Aborted => t.aborted_records += 1,
+            Skip::Open => t.open_records += 1,
+            Skip::BadCrc => t.bad_crc_records += 1,
+            Skip::No => {
+                let (from, to) = self.sel.timestamps;
+                if r.timestamp < from || r.timestamp > to {
+                    t.outside_timestamps += 1;
+                    return Ok(Flow::Continue);
+                }
+                t.records += 1;
+                t.bytes += record_bytes(r);
+                t.first_offset.get_or_insert(r.offset);
+                t.last_offset = Some(r.offset);
+                return (self.visit)(r);
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<Flow> {
+        self.tally
+            .problems
+            .push(format!("{}: {}", self.file.display(), p.message()));
+        Ok(Flow::Continue)
+    }
+}
+
+/// Key, value and header bytes of a record.
+pub fn record_bytes(r: &LogRecord<'_>) -> u64 {
+    let mut n = r.key.map_or(0, <[u8]>::len) + r.value.map_or(0, <[u8]>::len);
+    for h in r.headers.iter() {
+        n += h.key.len() + h.value.map_or(0, <[u8]>::len);
+    }
+    n as u64
+}
+
+/// A source partition ready to be read: its transactions' outcomes are known.
+pub struct Source<'a> {
+    pub dir: &'a PartitionDir,
+    pub outcomes: TxnOutcomes,
+}
+
+impl<'a> Source<'a> {
+    /// Reads the partition's batch headers once to learn how its transactions ended.
+    pub fn open(dir: &'a PartitionDir, scratch: &mut RecordScratch) -> io::Result<Source<'a>> {
+        Ok(Source {
+            dir,
+            outcomes: transaction_outcomes(dir, scratch)?,
+        })
+    }
+
+    /// "topic-partition" of the source.
+    pub fn name(&self) -> String {
+        format!("{}-{}", self.dir.name.topic, self.dir.name.partition)
+    }
+
+    /// Calls `visit` for every record to send, in offset order: committed data records of
+    /// `sel`, after offset `after` (the resume point). Records already acknowledged are counted
+    /// in the tally, not visited.
+    pub fn select(
+        &self,
+        sel: Selection,
+        after: Option<i64>,
+        scratch: &mut RecordScratch,
+        mut visit: impl FnMut(&LogRecord<'_>) -> io::Result<Flow>,
+    ) -> io::Result<Tally> {
+        let mut tally = Tally::default();
+        let from = match after {
+            Some(a) => sel.offsets.0.max(a.saturating_add(1)),
+            None => sel.offsets.0,
+        };
+        let opts = ScanOptions {
+            deep: true,
+            offsets: (from, sel.offsets.1),
+            ..Default::default()
+        };
+        for f in self.dir.files.iter().filter(|f| f.kind == FileKind::Log) {
+            let mut src = open_log(&f.path, false)?;
+            let mut sink = SelectSink {
+                file: &f.path,
+                sel,
+                outcomes: &self.outcomes,
+                tally: &mut tally,
+                skip: Skip::No,
+                visit: &mut visit,
+            };
+            let stats = scan_log(src.as_mut(), &opts, scratch, &mut sink)?;
+            if stats.stopped {
+                break;
+            }
+        }
+        if let Some(a) = after {
+            // What the resume point covers, counted for the report (headers only would do, but
+            // the records are needed for the timestamp range and the transactions).
+            if a >= sel.offsets.0 {
+                let mut done = Tally::default();
+                let opts = ScanOptions {
+                    deep: true,
+                    offsets: (sel.offsets.0, a),
+                    ..Default::default()
+                };
+                for f in self.dir.files.iter().filter(|f| f.kind == FileKind::Log) {
+                    let mut src = open_log(&f.path, false)?;
+                    let mut sink = SelectSink {
+                        file: &f.path,
+                        sel,
+                        outcomes: &self.outcomes,
+                        tally: &mut done,
+                        skip: Skip::No,
+                        visit: |_: &LogRecord<'_>| Ok(Flow::Continue),
+                    };
+                    scan_log(src.as_mut(), &opts, scratch, &mut sink)?;
+                }
+                tally.already_acknowledged = done.records;
+                tally.aborted_records += done.aborted_records;
+                tally.open_records += done.open_records;
+                tally.control_batches += done.control_batches;
+                tally.outside_timestamps += done.outside_timestamps;
+            }
+        }
+        Ok(tally)
+    }
+}
+
+/// A digest of what a consumer is given of a record besides its timestamp: key, value and
+/// headers, with null told apart from empty. The same function digests the source and the
+/// target, so that `--verify` and a resume compare records without keeping them.
+pub fn content_digest<'h>(
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+    headers: impl Iterator<Item = (&'h [u8], Option<&'h [u8]>)>,
+) -> u64 {
+    // Compared within one run only (never stored), so the standard hasher serves.
+    let mut h = std::hash::DefaultHasher::new();
+    let mut field = |b: Option<&[u8]>| match b {
+        None => h.write_u8(0),
+        Some(b) => {
+            h.write_u8(1);
+            h.write_u64(b.len() as u64);
+            h.write(b);
+        }
+    };
+    field(key);
+    field(value);
+    for (k, v) in headers {
+        field(Some(k));
+        field(v);
+    }
+    h.finish()
+}
+
+pub fn record_digest(r: &LogRecord<'_>) -> u64 {
+    content_digest(r.key, r.value, r.headers.iter().map(|h| (h.key, h.value)))
+}
+
+/// The timestamp a rescued record is sent with: its own (CreateTime, or the append time a
+/// LogAppendTime batch gave it), or none for a record without one (magic 0, or 0 which the
+/// producer library reads as "now").
+pub fn sent_timestamp(r: &LogRecord<'_>) -> Option<i64> {
+    (r.timestamp > 0).then_some(r.timestamp)
+}
+
+// ---- the resume file ---------------------------------------------------------------------------
+
+/// `--state FILE`: per source partition the last source offset the target acknowledged with
+/// every record before it, and per target partition where the records not yet covered by that
+/// begin (a rerun reads the target from there to find what landed after the last save).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ResumeState {
+    /// What was asked (sources, targets, ranges); a rerun must ask the same.
+    pub plan: String,
+    /// Source "topic-partition" -> last source offset acknowledged (all before it too).
+    pub acknowledged: BTreeMap<String, i64>,
+    /// Target "topic-partition" -> progress there.
+    pub targets: BTreeMap<String, TargetProgress>,
+}
+
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+pub struct TargetProgress {
+    /// The partition's end offset before the first record of the rescue was sent.
+    pub start: i64,
+    /// Every record at or after this offset came from source records past the acknowledged
+    /// ones (or from someone else).
+    pub resume_from: i64,
+}
+
+/// The largest `--state` file read: text inputs are capped at 64 MiB.
+pub const STATE_FILE_LIMIT: u64 = 64 << 20;
+
+impl ResumeState {
+    /// The state file, if there is one: a regular file of at most [`STATE_FILE_LIMIT`] bytes
+    /// (a FIFO or a device given by mistake is refused, not read forever).
+    pub fn load(path: &Path) -> io::Result<Option<ResumeState>> {
+        match read_small(path, STATE_FILE_LIMIT) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("{}: not a kseg rescue state file: {e}", path.display()),
+                )
+            }),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
+        }
+    }
+
+    /// Writes the file whole or not at all (a temporary file renamed over it, synced).
+    pub fn save(&self, path: &Path) -> io::Result<()> {
+        let tmp = path.with_extension("kseg-tmp");
+        {
+            let mut f = fs::File::create(&tmp)?;
+            serde_json::to_writer_pretty(&mut f, self)?;
+            f.write_all(b"\n")?;
+            f.sync_all()?;
+        }
+        fs::rename(&tmp, path)?;
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            if let Ok(d) = fs::File::open(dir) {
+                let _ = d.sync_all();
+            }
+        }
+        Ok(())
+    }
+}
+
+// ---- acknowledgements --------------------------------------------------------------------------
+
+/// One record sent (or found already delivered) and not yet covered by its source's
+/// acknowledged offset.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    offset: i64,
+    target: u32,
+    /// Where the target put it, once acknowledged.
+    at: Option<i64>,
+}
+
+#[derive(Debug, Default)]
+struct SourceTrack {
+    acknowledged: Option<i64>,
+    /// Sequence number of `pending[0]`.
+    front: u64,
+    next: u64,
+    pending: VecDeque<Pending>,
+}
+
+/// Acknowledgements of records sent out of order across partitions, folded into the resume
+/// state: per source, the offset up to which everything is acknowledged; per target, the first
+/// offset of a record not covered by that.
+#[derive(Debug, Default)]
+pub struct Tracker {
+    sources: Vec<SourceTrack>,
+    source_names: Vec<String>,
+    targets: Vec<(String, TargetProgress)>,
+    /// One past the highest offset acknowledged per target.
+    target_end: Vec<Option<i64>>,
+}
+
+/// A record's ticket through the producer: source index and sequence number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ticket {
+    pub source: u32,
+    pub seq: u64,
+}
+
+impl Ticket {
+    pub fn pack(self) -> usize {
+        ((self.source as usize) << 40) | (self.seq as usize & ((1 << 40) - 1))
+    }
+    pub fn unpack(v: usize) -> Ticket {
+        Ticket {
+            source: (v >> 40) as u32,
+            seq: (v & ((1 << 40) - 1)) as u64,
+        }
+    }
+}
+
+impl Tracker {
+    pub fn add_source(&mut self, name: String, acknowledged: Option<i64>) -> u32 {
+        self.sources.push(SourceTrack {
+            acknowledged,
+            ..Default::default()
+        });
+        self.source_names.push(name);
+        (self.sources.len() - 1) as u32
+    }
+
+    pub fn add_target(&mut self, name: String, progress: TargetProgress) -> u32 {
+        self.targets.push((name, progress));
+        self.target_end.push(None);
+        (self.targets.len() - 1) as u32
+    }
+
+    /// A record about to be sent to target `target`.
+    pub fn sent(&mut self, source: u32, offset: i64, target: u32) -> Ticket {
+        let s = &mut self.sources[source as usize];
+        s.pending.push_back(Pending {
+            offset,
+            target,
+            at: None,
+        });
+        s.next += 1;
+        Ticket {
+            source,
+            seq: s.next - 1,
+        }
+    }
+
+    /// A record found already in the target (at offset `at`) by a resume.
+    pub fn delivered_before(&mut self, source: u32, offset: i64, target: u32, at: i64) {
+        let t = self.sent(source, offset, target);
+        self.acknowledged(t, at);
+    }
+
+    /// The target acknowledged a record at offset `at`.
+    pub fn acknowledged(&mut self, ticket: Ticket, at: i64) {
+        let s = &mut self.sources[ticket.source as usize];
+        let Some(i) = ticket.seq.checked_sub(s.front) else {
+            return;
+        };
+        let Some(p) = s.pending.get_mut(i as usize) else {
+            return;
+        };
+        p.at = Some(at);
+        let end = &mut self.target_end[p.target as usize];
+        *end = Some(end.map_or(at + 1, |e| e.max(at + 1)));
+        while let Some(Pending {
+            offset,
+            at: Some(_),
+            ..
+        }) = s.pending.front().copied()
+        {
+            s.pending.pop_front();
+            s.front += 1;
+            s.acknowledged = Some(offset);
+        }
+    }
+
+    /// Records sent and not acknowledged yet.
+    pub fn in_flight(&self) -> usize {
+        self.sources
+            .iter()
+            .map(|s| s.pending.iter().filter(|p| p.at.is_none()).count())
+            .sum()
+    }
+
+    /// The resume state as of now.
+    pub fn state(&self, plan: &str) -> ResumeState {
+        let mut resume_from: Vec<Option<i64>> = vec![None; self.targets.len()];
+        for s in &self.sources {
+            for p in &s.pending {
+                if let Some(at) = p.at {
+                    let r = &mut resume_from[p.target as usize];
+                    *r = Some(r.map_or(at, |v| v.min(at)));
+                }
+            }
+        }
+        let mut state = ResumeState {
+            plan: plan.to_string(),
+            ..Default::default()
+        };
+        for (i, s) in self.sources.iter().enumerate() {
+            if let Some(a) = s.acknowledged {
+                state.acknowledged.insert(self.source_names[i].clone(), a);
+            }
+        }
+        for (i, (name, progress)) in self.targets.iter().enumerate() {
+            let resume = resume_from[i]
+                .or(self.target_end[i])
+                .unwrap_or(progress.resume_from);
+            state.targets.insert(
+                name.clone(),
+                TargetProgress {
+                    start: progress.start,
+                    resume_from: resume,
+                },
+            );
+        }
+        state
+    }
+}
+
+/// The records a target partition holds past a resume point, matched in order against the
+/// records the source would send there: a record that matches was delivered before the stop.
+#[derive(Debug, Default)]
+pub struct Tail {
+    /// (offset, content digest, CreateTime timestamp if the target kept one).
+    pub records: VecDeque<(i64, u64, Option<i64>)>,
+}
+
+impl Tail {
+    /// Whether the next record of the tail is this one (then it is taken off): returns its
+    /// target offset.
+    pub fn take_if(&mut self, digest: u64, timestamp: Option<i64>) -> Option<i64> {
+        let &(at, d, ts) = self.records.front()?;
+        let ts_matches = match (ts, timestamp) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        };
+        if d == digest && ts_matches {
+            self.records.pop_front();
+            Some(at)
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tracker_acknowledges_in_source_order_and_resumes_before_gaps() {
+        let mut t = Tracker::default();
+        let s = t.add_source("a-0".into(), None);
+        let t0 = t.add_target(
+            "b-0".into(),
+            TargetProgress {
+                start: 100,
+                resume_from: 100,
+            },
+        );
+        let t1 = t.add_target(
+            "b-1".into(),
+            TargetProgress {
+                start: 7,
+                resume_from: 7,
+            },
+        );
+        let k0 = t.sent(s, 10, t0);
+        let k1 = t.sent(s, 11, t1);
+        let k2 = t.sent(s, 12, t0);
+        assert_eq!(Ticket::unpack(k2.pack()), k2);
+        // 12 acknowledged before 11: the source is acknowledged to 10 only.
+        t.acknowledged(k0, 100);
+        t.acknowledged(k2, 101);
+        let st = t.state("p");
+        assert_eq!(st.acknowledged["a-0"], 10);
+        // 12 sits at b-0 101 and is not covered: a resume reads b-0 from 101.
+        assert_eq!(st.targets["b-0"].resume_from, 101);
+        assert_eq!(st.targets["b-1"].resume_from, 7);
+        assert_eq!(t.in_flight(), 1);
+        t.acknowledged(k1, 7);
+        let st = t.state("p");
+        assert_eq!(st.acknowledged["a-0"], 12);
+        assert_eq!(st.targets["b-0"].resume_from, 102);
+        assert_eq!(st.targets["b-1"].resume_from, 8);
+        assert_eq!(t.in_flight(), 0);
+    }
+
+    #[test]
+    fn digests_tell_null_from_empty_and_headers_apart() {
+        let none = content_digest(None, Some(b"v"), std::iter::empty());
+        let empty = content_digest(Some(b""), Some(b"v"), std::iter::empty());
+        assert_ne!(none, empty);
+        let h1 = content_digest(None, None, [(&b"a"[..], None)].into_iter());
+        let h2 = content_digest(None, None, [(&b"a"[..], Some(&b""[..]))].into_iter());
+        assert_ne!(h1, h2);
+        assert_eq!(
+            h1,
+            content_digest(None, None, [(&b"a"[..], None)].into_iter())
+        );
+    }
+
+    #[test]
+    fn tails_match_in_order_and_skip_timestamps_the_target_replaced() {
+        let mut tail = Tail::default();
+        tail.records.push_back((5, 1, Some(10)));
+        tail.records.push_back((6, 2, None));
+        assert_eq!(tail.take_if(2, Some(11)), None);
+        assert_eq!(tail.take_if(1, Some(11)), None);
+        assert_eq!(tail.take_if(1, Some(10)), Some(5));
+        assert_eq!(tail.take_if(2, Some(99)), Some(6));
+        assert_eq!(tail.take_if(2, None), None);
+    }
+
+    #[test]
+    fn murmur2_partitioning_is_the_java_clients() {
+        // Kafka's DefaultPartitionerTest/BuiltInPartitioner: murmur2 of "key" -> partition.
+        let p = Partitioning::Murmur2.target(0, Some(b"key"), 1000);
+        assert_eq!(p as u32, partition_for_key(b"key", 1000));
+        assert_eq!(Partitioning::Murmur2.target(5, None, 3), 2);
+        assert_eq!(Partitioning::Same.target(5, Some(b"k"), 3), 5);
+    }
+
+    /// payments-0 of the example data dir: a committed transaction (0..4), its COMMIT (5), an
+    /// aborted one (6..8, also in the segment's `.txnindex`), its ABORT (9), then idempotent
+    /// records (10..13).
+    #[test]
+    fn only_committed_data_records_are_selected() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example-datadir");
+        let set = kseg_storage::discover::discover(&[dir]).unwrap();
+        let p = set
+            .all_partitions()
+            .find(|p| p.name.topic == "payments")
+            .unwrap();
+        let mut scratch = RecordScratch::default();
+        let src = Source::open(p, &mut scratch).unwrap();
+        let mut offsets = Vec::new();
+        let tally = src
+            .select(Selection::default(), None, &mut scratch, |r| {
+                offsets.push(r.offset);
+                Ok(Flow::Continue)
+            })
+            .unwrap();
+        assert_eq!(offsets, [0, 1, 2, 3, 4, 10, 11, 12, 13]);
+        assert_eq!((tally.aborted_records, tally.open_records), (3, 0));
+        assert_eq!(tally.control_batches, 2);
+        // Kafka's own record of the abort agrees.
+        let txn = fs::read(p.path.join("00000000000000000000.txnindex")).unwrap();
+        let (entries, _) = kseg_format::txn_index::parse_txn_index(&txn);
+        let aborted = entries[0].as_ref().unwrap();
+        assert!(offsets
+            .iter()
+            .all(|o| *o < aborted.first_offset || *o > aborted.last_offset));
+
+        // Resumed after offset 3, within offsets 2..=11: 4 and 10, 11.
+        let mut offsets = Vec::new();
+        let sel = Selection {
+            offsets: (2, 11),
+            ..Default::default()
+        };
+        let tally = src
+            .select(sel, Some(3), &mut scratch, |r| {
+                offsets.push(r.offset);
+                Ok(Flow::Continue)
+            })
+            .unwrap();
+        assert_eq!(offsets, [4, 10, 11]);
+        assert_eq!(tally.already_acknowledged, 2);
+    }
+
+    #[test]
+    fn topic_maps() {
+        assert_eq!(
+            parse_topic_map("a:b.c").unwrap(),
+            ("a".to_string(), "b.c".to_string())
+        );
+        assert!(parse_topic_map("a").is_err());
+        assert!(parse_topic_map(":b").is_err());
+    }
+}

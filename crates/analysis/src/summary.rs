@@ -1,0 +1,385 @@
+//! Per-partition summary: what a shallow scan of every segment tells about a partition, set
+//! against the log dir's checkpoint files.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use kseg_format::log::{BatchInfo, LogEntry, RecordScratch};
+use kseg_format::text_files::{parse_checkpoint, CheckpointEntry};
+use kseg_scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
+use kseg_storage::discover::{LogDir, PartitionDir};
+use kseg_storage::layout::{base_offset_of, FileKind, PartitionState};
+use kseg_storage::source::{open_log, read_small, vanished, VANISHED};
+
+/// The offsets a log dir's checkpoint files record for one partition.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Checkpoints {
+    pub recovery_point: Option<i64>,
+    pub log_start: Option<i64>,
+    pub high_watermark: Option<i64>,
+}
+
+/// Facts about a log dir root, shared by its partitions.
+#[derive(Debug, Default, Clone)]
+pub struct LogDirFacts {
+    pub path: PathBuf,
+    pub clean_shutdown: bool,
+    pub checkpoints: BTreeMap<(String, i32), Checkpoints>,
+    /// Checkpoint files that could not be parsed: (file, message).
+    pub problems: Vec<(PathBuf, String)>,
+    /// Topics whose `cleanup.policy` includes `compact`, when a `__cluster_metadata` partition
+    /// among the inputs says so.
+    pub compacted_topics: std::collections::HashSet<String>,
+    /// The log configs `__cluster_metadata` records (topic configs, cluster defaults).
+    pub log_configs: crate::topic_configs::LogConfigs,
+    /// Processes holding the log dir's `.lock`: a broker is running on it.
+    pub lock_holders: Vec<u32>,
+}
+
+pub fn log_dir_facts(dir: &LogDir) -> LogDirFacts {
+    let mut facts = LogDirFacts {
+        path: dir.path.clone(),
+        ..Default::default()
+    };
+    for f in &dir.files {
+        let slot: fn(&mut Checkpoints) -> &mut Option<i64> = match f.kind {
+            FileKind::CleanShutdown => {
+                facts.clean_shutdown = true;
+                continue;
+            }
+            FileKind::Lock => {
+                facts.lock_holders = kseg_storage::source::lock_holders(&f.path);
+                continue;
+            }
+            FileKind::RecoveryPointCheckpoint => |c| &mut c.recovery_point,
+            FileKind::LogStartOffsetCheckpoint => |c| &mut c.log_start,
+            FileKind::ReplicationOffsetCheckpoint => |c| &mut c.high_watermark,
+            _ => continue,
+        };
+        let parsed = read_small(&f.path, 64 << 20)
+            .map_err(|e| e.to_string())
+            .and_then(|b| String::from_utf8(b).map_err(|_| "not UTF-8 text".to_string()))
+            .and_then(|t| parse_checkpoint(&t, false).map_err(|e| e.to_string()));
+        match parsed {
+            Ok(c) => {
+                for e in c.entries {
+                    if let CheckpointEntry::Partition {
+                        topic,
+                        partition,
+                        offset,
+                    } = e
+                    {
+                        *slot(facts.checkpoints.entry((topic, partition)).or_default()) =
+                            Some(offset);
+                    }
+                }
+            }
+            Err(msg) => facts.problems.push((f.path.clone(), msg)),
+        }
+    }
+    facts
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct PartitionSummary {
+    pub path: PathBuf,
+    pub log_dir: Option<PathBuf>,
+    pub topic: String,
+    pub partition: i32,
+    pub state: Option<PartitionState>,
+    pub segments: u64,
+    pub bytes: u64,
+    pub log_start_offset: Option<i64>,
+    pub log_end_offset: Option<i64>,
+    pub batches: u64,
+    pub records: u64,
+    pub first_timestamp: Option<i64>,
+    pub last_timestamp: Option<i64>,
+    pub magics: BTreeMap<i8, u64>,
+    pub codecs: BTreeMap<&'static str, u64>,
+    pub producer_ids: BTreeSet<i64>,
+    pub transactional_batches: u64,
+    pub control_batches: u64,
+    pub crc_errors: u64,
+    pub invalid_bytes: u64,
+    pub problems: u64,
+    pub clean_shutdown: Option<bool>,
+    pub checkpoints: Checkpoints,
+    /// Human sentences about inconsistencies (checkpoints beyond the log end, ...).
+    pub warnings: Vec<String>,
+}
+
+/// Undecodable entries named one by one per segment; more are counted in one line.
+const BAD_ENTRIES_LISTED: u64 = 10;
+
+struct Collect<'a> {
+    s: &'a mut PartitionSummary,
+    file: &'a Path,
+    bad_entries: u64,
+    first_in_segment: Option<i64>,
+    last_offset: Option<i64>,
+}
+
+impl LogSink for Collect<'_> {
+    fn batch(&mut self, _position: u64, _entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
+        let s = &mut *self.s;
+        s.batches += 1;
+        // No count: a compressed legacy wrapper that cannot be decoded (reported as a problem),
+        // whose records are unknown.
+        s.records += b.count.unwrap_or(0).max(0) as u64;
+        *s.magics.entry(b.magic).or_default() += 1;
+        *s.codecs.entry(b.codec.name()).or_default() += 1;
+        if b.producer_id >= 0 {
+            s.producer_ids.insert(b.producer_id);
+        }
+        s.transactional_batches += b.is_transactional as u64;
+        s.control_batches += b.is_control as u64;
+        if b.first_timestamp >= 0 {
+            s.first_timestamp = Some(
+                s.first_timestamp
+                    .map_or(b.first_timestamp, |t| t.min(b.first_timestamp)),
+            );
+        }
+        if b.max_timestamp >= 0 {
+            s.last_timestamp = Some(
+                s.last_timestamp
+                    .map_or(b.max_timestamp, |t| t.max(b.max_timestamp)),
+            );
+        }
+        self.first_in_segment.get_or_insert(b.base_offset);
+        self.last_offset = Some(
+            self.last_offset
+                .map_or(b.last_offset, |l| l.max(b.last_offset)),
+        );
+        Ok(Flow::Continue)
+    }
+
+    fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<Flow> {
+        // Corrupt regions and tails are summed up as invalid bytes; an entry that frames but
+        // does not decode (a compressed v1 wrapper with a broken value) is named.
+        if let LogProblem::BadEntry { .. } = problem {
+            self.bad_entries += 1;
+            if self.bad_entries <= BAD_ENTRIES_LISTED {
+                self.s
+                    .warnings
+                    .push(format!("{}: {}", self.file.display(), problem.message()));
+            }
+        }
+        Ok(Flow::Continue)
+    }
+}
+
+/// Scans every segment of a partition (headers and CRCs only).
+pub fn summarize_partition(
+    p: &PartitionDir,
+    facts: Option<&LogDirFacts>,
+    mmap: bool,
+    scratch: &mut RecordScratch,
+) -> PartitionSummary {
+    let mut s = PartitionSummary {
+        path: p.path.clone(),
+        log_dir: facts.map(|f| f.path.clone()),
+        topic: p.name.topic.clone(),
+        partition: p.name.partition,
+        state: Some(p.name.state),
+        clean_shutdown: facts.map(|f| f.clean_shutdown),
+        ..Default::default()
+    };
+    if let Some(f) = facts {
+        s.checkpoints = f
+            .checkpoints
+            .get(&(p.name.topic.clone(), p.name.partition))
+            .copied()
+            .unwrap_or_default();
+    }
+    let mut last_segment_base = None;
+    let mut last_offset: Option<i64> = None;
+    for file in p.files.iter().filter(|f| f.kind == FileKind::Log) {
+        s.segments += 1;
+        let name = file
+            .path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let base = base_offset_of(&name);
+        last_segment_base = base.or(last_segment_base);
+        if s.log_start_offset.is_none() {
+            s.log_start_offset = base;
+        }
+        let mut src = match open_log(&file.path, mmap) {
+            Ok(src) => src,
+            Err(e) if vanished(&file.path, &e) => {
+                s.warnings
+                    .push(format!("{}: {VANISHED}", file.path.display()));
+                continue;
+            }
+            Err(e) => {
+                s.problems += 1;
+                s.warnings
+                    .push(format!("{}: cannot read: {e}", file.path.display()));
+                continue;
+            }
+        };
+        s.bytes += src.len();
+        let mut sink = Collect {
+            s: &mut s,
+            file: &file.path,
+            bad_entries: 0,
+            first_in_segment: None,
+            last_offset: None,
+        };
+        match scan_log(src.as_mut(), &ScanOptions::default(), scratch, &mut sink) {
+            Ok(stats) => {
+                let seg_last = sink.last_offset;
+                if sink.bad_entries > BAD_ENTRIES_LISTED {
+                    let more = sink.bad_entries - BAD_ENTRIES_LISTED;
+                    s.warnings.push(format!(
+                        "{}: {more} more undecodable batches not listed (the first {BAD_ENTRIES_LISTED} are)",
+                        file.path.display()
+                    ));
+                }
+                s.crc_errors += stats.crc_errors;
+                s.invalid_bytes += stats.invalid_bytes;
+                s.problems += stats.problems;
+                if let Some(l) = seg_last {
+                    last_offset = Some(last_offset.map_or(l, |x: i64| x.max(l)));
+                }
+            }
+            Err(e) => {
+                s.problems += 1;
+                s.warnings
+                    .push(format!("{}: read error: {e}", file.path.display()));
+            }
+        }
+    }
+    // The log end offset is one past the last batch, or the active segment's base when empty.
+    s.log_end_offset = match (last_offset, last_segment_base) {
+        (Some(l), Some(b)) => Some(l.saturating_add(1).max(b)),
+        (Some(l), None) => Some(l.saturating_add(1)),
+        (None, b) => b,
+    };
+    if let (Some(ckpt), Some(start)) = (s.checkpoints.log_start, s.log_start_offset) {
+        if ckpt > start {
+            s.log_start_offset = Some(ckpt);
+        }
+    }
+    if let Some(end) = s.log_end_offset {
+        for (name, value) in [
+            ("high watermark", s.checkpoints.high_watermark),
+            ("recovery point", s.checkpoints.recovery_point),
+            ("log start offset checkpoint", s.checkpoints.log_start),
+        ] {
+            if let Some(v) = value {
+                if v > end {
+                    s.warnings
+                        .push(format!("{name} {v} is beyond the log end offset {end}"));
+                }
+            }
+        }
+    }
+    // Leftovers Kafka's load acts on (verify-index says exactly what it does with them).
+    let swaps = p
+        .files
+        .iter()
+        .filter(|f| matches!(f.kind, FileKind::Swap(_)))
+        .count();
+    let strays = p
+        .files
+        .iter()
+        .filter(|f| match &f.kind {
+            FileKind::Cleaned(_) => true,
+            FileKind::Deleted(inner) => !matches!(**inner, FileKind::KraftSnapshot { .. }),
+            _ => false,
+        })
+        .count();
+    if swaps > 0 {
+        s.warnings.push(format!(
+            "{swaps} .swap files of an interrupted compaction or split (Kafka completes or abandons it at load)"
+        ));
+    }
+    if strays > 0 {
+        s.warnings.push(format!(
+            "{strays} stray .deleted/.cleaned files (Kafka deletes them at load)"
+        ));
+    }
+    if s.crc_errors > 0 {
+        s.warnings
+            .push(format!("{} batches fail their CRC", s.crc_errors));
+    }
+    if s.invalid_bytes > 0 {
+        s.warnings.push(format!(
+            "{} invalid bytes (torn tail or corruption)",
+            s.invalid_bytes
+        ));
+    }
+    s
+}
+
+/// Summaries for loose segment files given directly: one row per file.
+pub fn summarize_file(path: &Path, mmap: bool, scratch: &mut RecordScratch) -> PartitionSummary {
+    let p = PartitionDir {
+        path: path.to_path_buf(),
+        name: kseg_storage::layout::PartitionName {
+            topic: path.display().to_string(),
+            partition: -1,
+            state: PartitionState::Live,
+        },
+        files: vec![kseg_storage::discover::DataFile {
+            path: path.to_path_buf(),
+            kind: FileKind::Log,
+        }],
+    };
+    let mut s = summarize_partition(&p, None, mmap, scratch);
+    s.state = None;
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kseg_storage::discover::DataFile;
+    use kseg_storage::layout::{PartitionName, PartitionState};
+    use kseg_storage::source::VANISHED;
+
+    fn partition(dir: &Path, segment: &str) -> PartitionDir {
+        PartitionDir {
+            path: dir.to_path_buf(),
+            name: PartitionName {
+                topic: "orders".into(),
+                partition: 0,
+                state: PartitionState::Live,
+            },
+            files: vec![DataFile {
+                path: dir.join(segment),
+                kind: FileKind::Log,
+            }],
+        }
+    }
+
+    /// A segment listed by discovery and deleted before it is read (a live broker's retention)
+    /// is skipped with a note; a dangling symlink in its place is a problem.
+    #[test]
+    fn a_segment_gone_since_it_was_listed_is_not_a_problem() {
+        let t = tempfile::tempdir().unwrap();
+        let gone = partition(t.path(), "00000000000000000000.log");
+        let s = summarize_partition(&gone, None, false, &mut RecordScratch::default());
+        assert_eq!(s.problems, 0, "{:?}", s.warnings);
+        assert!(
+            s.warnings.iter().any(|w| w.contains(VANISHED)),
+            "{:?}",
+            s.warnings
+        );
+
+        std::os::unix::fs::symlink(
+            t.path().join("nowhere"),
+            t.path().join("00000000000000000100.log"),
+        )
+        .unwrap();
+        let dangling = partition(t.path(), "00000000000000000100.log");
+        let s = summarize_partition(&dangling, None, false, &mut RecordScratch::default());
+        assert_eq!(s.problems, 1, "{:?}", s.warnings);
+    }
+}

@@ -1,0 +1,447 @@
+//! The broker's state: the log dir, its topics and partition logs, and the two coordinators.
+//! Every operation here is synchronous and network-free, so `kseg mini-broker produce` and
+//! `commit` use the very same code as the wire protocol.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::PathBuf;
+
+use kafka_protocol::ResponseError;
+
+use super::consumer_group::{ConsumerGroupConfig, ConsumerGroups, TopicMeta};
+use super::files::{DirLock, MetaProperties};
+use super::group::GroupCoordinator;
+use super::log::{AppendInfo, LogConfig, PartitionLog};
+use super::metadata::ClusterMetadata;
+use super::topic_config;
+use super::txn::TxnCoordinator;
+use super::{now_ms, BrokerError, BrokerResult};
+use kseg_format::batch::BatchHeader;
+
+mod admin;
+mod configs;
+mod coordinators;
+mod lifecycle;
+mod limits;
+
+pub use configs::ConfigChange;
+pub use limits::{
+    open_file_limit, raise_open_file_limit, PartitionBudget, FILES_PER_PARTITION,
+    MAX_PARTITIONS_PER_REQUEST,
+};
+
+pub const OFFSETS_TOPIC: &str = "__consumer_offsets";
+pub const TRANSACTION_TOPIC: &str = "__transaction_state";
+/// `offsets.topic.segment.bytes` / `transaction.state.log.segment.bytes`.
+pub const INTERNAL_SEGMENT_BYTES: u64 = 100 * 1024 * 1024;
+
+/// Broker settings (Kafka's names in the comments).
+#[derive(Debug, Clone)]
+pub struct BrokerConfig {
+    pub log_dir: PathBuf,
+    /// `node.id`.
+    pub node_id: i32,
+    /// `num.partitions`: partitions of auto-created topics.
+    pub num_partitions: i32,
+    /// `log.segment.bytes`, `log.index.interval.bytes`, `log.index.size.max.bytes`,
+    /// `log.message.timestamp.type`, `message.max.bytes`.
+    pub log: LogConfig,
+    /// `offsets.topic.num.partitions`.
+    pub offsets_topic_partitions: u32,
+    /// `transaction.state.log.num.partitions`.
+    pub transaction_topic_partitions: u32,
+    /// `auto.create.topics.enable`.
+    pub auto_create_topics: bool,
+    /// `group.initial.rebalance.delay.ms`.
+    pub group_initial_rebalance_delay_ms: i64,
+    /// `group.consumer.session.timeout.ms`, `group.consumer.heartbeat.interval.ms`,
+    /// `group.consumer.assignment.interval.ms` (KIP-848 groups).
+    pub consumer_groups: ConsumerGroupConfig,
+    /// `log.retention.check.interval.ms`.
+    pub retention_check_interval_ms: i64,
+    /// The PLAINTEXT endpoint (advertised host, port) the broker registers in the metadata log
+    /// when it starts; `None` when a scripting command (`mini-broker produce`, `commit`) opens
+    /// the log dir and no broker serves it.
+    pub listener: Option<(String, i32)>,
+}
+
+/// A topic as the KIP-848 assignors see it.
+fn topic_meta(topics: &BTreeMap<String, Topic>, name: &str) -> Option<TopicMeta> {
+    topics.get(name).map(|t| TopicMeta {
+        name: t.name.clone(),
+        id: t.id,
+        partitions: t.partitions.len() as i32,
+    })
+}
+
+impl BrokerConfig {
+    pub fn new(log_dir: PathBuf) -> Self {
+        BrokerConfig {
+            log_dir,
+            node_id: 1,
+            num_partitions: 1,
+            log: LogConfig::default(),
+            offsets_topic_partitions: 50,
+            transaction_topic_partitions: 50,
+            auto_create_topics: true,
+            group_initial_rebalance_delay_ms: 0,
+            consumer_groups: ConsumerGroupConfig::default(),
+            retention_check_interval_ms: 300_000,
+            listener: None,
+        }
+    }
+}
+
+pub struct Topic {
+    pub name: String,
+    pub id: [u8; 16],
+    pub partitions: Vec<PartitionLog>,
+}
+
+/// What opening a log dir found, for the broker's log.
+#[derive(Debug, Default)]
+pub struct OpenReport {
+    pub clean_shutdown: bool,
+    pub notes: Vec<String>,
+}
+
+pub struct Broker {
+    pub config: BrokerConfig,
+    _lock: DirLock,
+    pub meta: MetaProperties,
+    topics: BTreeMap<String, Topic>,
+    pub groups: GroupCoordinator,
+    /// KIP-848 consumer groups (their offsets live in `groups`).
+    pub consumer_groups: ConsumerGroups,
+    pub txns: TxnCoordinator,
+    next_producer_id: i64,
+    closed: bool,
+    /// The KRaft metadata log: topic ids, partitions, configs, features, the registration.
+    pub metadata: ClusterMetadata,
+    /// Partition dirs renamed `-delete` by topic deletion, with when they may go.
+    deleting_dirs: Vec<(i64, PathBuf)>,
+    /// When the next retention check runs.
+    next_retention_check: i64,
+}
+
+/// Kafka's topic name rule: 1 to 249 of `[a-zA-Z0-9._-]`, not `.` or `..`.
+pub fn valid_topic_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 249
+        && name != "."
+        && name != ".."
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+}
+
+impl Broker {
+    pub fn topics(&self) -> impl Iterator<Item = &Topic> {
+        self.topics.values()
+    }
+
+    pub fn topic(&self, name: &str) -> Option<&Topic> {
+        self.topics.get(name)
+    }
+
+    pub fn topic_by_id(&self, id: &[u8; 16]) -> Option<&Topic> {
+        self.topics.values().find(|t| &t.id == id)
+    }
+
+    /// Creates a topic with `partitions` partitions (`CreateTopics`, auto-creation), with the
+    /// configs Kafka gives its internal topics.
+    pub fn create_topic(&mut self, name: &str, partitions: i32) -> BrokerResult<&Topic> {
+        let overrides: Vec<(String, String)> = internal_topic_configs(name)
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        self.create_topic_with(name, partitions, &overrides)
+    }
+
+    /// Creates a topic with config overrides (validated before): its partition dirs, then its
+    /// records in the metadata log; all or nothing.
+    pub(crate) fn create_topic_with(
+        &mut self,
+        name: &str,
+        partitions: i32,
+        overrides: &[(String, String)],
+    ) -> BrokerResult<&Topic> {
+        if !valid_topic_name(name) {
+            return Err(BrokerError::new(
+                ResponseError::InvalidTopicException,
+                format!("{name:?} is not a legal topic name"),
+            ));
+        }
+        if self.topics.contains_key(name) {
+            return Err(BrokerError::new(
+                ResponseError::TopicAlreadyExists,
+                format!("topic {name} already exists"),
+            ));
+        }
+        if partitions <= 0 {
+            return Err(BrokerError::new(
+                ResponseError::InvalidPartitions,
+                format!("{partitions} is not a valid partition count"),
+            ));
+        }
+        PartitionBudget::default().take(partitions)?;
+        limits::check_open_files(partitions)?;
+        let id = super::files::random_uuid();
+        let map: BTreeMap<String, String> = overrides.iter().cloned().collect();
+        let config = topic_log_config(&self.broker_log_config(), name, Some(&map));
+        let mut logs = Vec::new();
+        // All or nothing: a topic that failed part way leaves no partition dir behind (a later
+        // start would load a topic nobody created).
+        let remove_dirs = |upto: i32| {
+            for q in 0..=upto {
+                let dir = self.config.log_dir.join(format!("{name}-{q}"));
+                if dir.is_dir() {
+                    let _ = fs::remove_dir_all(dir);
+                }
+            }
+        };
+        for p in 0..partitions {
+            match PartitionLog::create(&self.config.log_dir, name, p, id, config.clone(), 0) {
+                Ok(log) => logs.push(log),
+                Err(e) => {
+                    drop(logs);
+                    remove_dirs(p);
+                    return Err(e.into());
+                }
+            }
+        }
+        let epochs = vec![0; partitions as usize];
+        if let Err(e) = self
+            .metadata
+            .create_topic(name, id, &epochs, overrides, now_ms())
+        {
+            drop(logs);
+            remove_dirs(partitions - 1);
+            return Err(e);
+        }
+        self.topics.insert(
+            name.to_string(),
+            Topic {
+                name: name.to_string(),
+                id,
+                partitions: logs,
+            },
+        );
+        Ok(&self.topics[name])
+    }
+
+    /// The topic, created with the default partition count when auto-creation allows it.
+    pub fn topic_or_create(&mut self, name: &str) -> BrokerResult<&Topic> {
+        if !self.topics.contains_key(name) {
+            // Kafka creates its internal topics whatever auto.create.topics.enable says.
+            let internal = name == OFFSETS_TOPIC || name == TRANSACTION_TOPIC;
+            if !self.config.auto_create_topics && !internal {
+                return Err(BrokerError::new(
+                    ResponseError::UnknownTopicOrPartition,
+                    format!("unknown topic {name}"),
+                ));
+            }
+            let n = if name == OFFSETS_TOPIC {
+                self.config.offsets_topic_partitions as i32
+            } else if name == TRANSACTION_TOPIC {
+                self.config.transaction_topic_partitions as i32
+            } else {
+                self.config.num_partitions
+            };
+            self.create_topic(name, n)?;
+        }
+        Ok(&self.topics[name])
+    }
+
+    pub fn partition(&self, topic: &str, partition: i32) -> BrokerResult<&PartitionLog> {
+        self.topics
+            .get(topic)
+            .and_then(|t| t.partitions.get(usize::try_from(partition).ok()?))
+            .ok_or_else(|| unknown_partition(topic, partition))
+    }
+
+    pub fn partition_mut(
+        &mut self,
+        topic: &str,
+        partition: i32,
+    ) -> BrokerResult<&mut PartitionLog> {
+        self.topics
+            .get_mut(topic)
+            .and_then(|t| t.partitions.get_mut(usize::try_from(partition).ok()?))
+            .ok_or_else(|| unknown_partition(topic, partition))
+    }
+
+    /// Appends a produced batch as leader. Transactional batches must belong to their
+    /// producer's open transaction (AddPartitionsToTxn first), as Kafka verifies.
+    pub fn produce(
+        &mut self,
+        topic: &str,
+        partition: i32,
+        records: Vec<u8>,
+    ) -> BrokerResult<AppendInfo> {
+        if let Ok(h) = BatchHeader::parse(&records) {
+            if h.is_transactional()
+                && !self
+                    .txns
+                    .includes(h.producer_id, h.producer_epoch, topic, partition)
+            {
+                return Err(BrokerError::new(
+                    ResponseError::InvalidTxnState,
+                    format!(
+                        "producer {} epoch {} has no open transaction including {topic}-{partition}",
+                        h.producer_id, h.producer_epoch
+                    ),
+                ));
+            }
+        }
+        let now = now_ms();
+        self.partition_mut(topic, partition)?
+            .append_client(records, now)
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+}
+
+fn unknown_partition(topic: &str, partition: i32) -> BrokerError {
+    BrokerError::new(
+        ResponseError::UnknownTopicOrPartition,
+        format!("this server does not host {topic}-{partition}"),
+    )
+}
+
+/// The configs Kafka's coordinators create their topics with (`GroupCoordinator.groupMetadataTopicConfigs`,
+/// `TransactionStateManager.transactionTopicConfigs`), in the order Kafka 4.4 writes their
+/// ConfigRecords.
+pub(crate) fn internal_topic_configs(topic: &str) -> &'static [(&'static str, &'static str)] {
+    match topic {
+        OFFSETS_TOPIC => &[
+            ("compression.type", "producer"),
+            ("cleanup.policy", "compact"),
+            ("segment.bytes", "104857600"),
+        ],
+        TRANSACTION_TOPIC => &[
+            ("compression.type", "uncompressed"),
+            ("cleanup.policy", "compact"),
+            ("min.insync.replicas", "1"),
+            ("segment.bytes", "104857600"),
+            ("unclean.leader.election.enable", "false"),
+        ],
+        _ => &[],
+    }
+}
+
+/// Topic configs: the broker defaults, with Kafka's 100 MiB segments for internal topics.
+/// Internal topics are compacted (`cleanup.policy=compact`), so retention never deletes them.
+pub(crate) fn topic_log_config(
+    broker: &LogConfig,
+    topic: &str,
+    overrides: Option<&BTreeMap<String, String>>,
+) -> LogConfig {
+    let mut c = broker.clone();
+    if topic == OFFSETS_TOPIC || topic == TRANSACTION_TOPIC {
+        c.segment_bytes = INTERNAL_SEGMENT_BYTES;
+        c.delete = false;
+        c.compact = true;
+    }
+    match overrides {
+        Some(o) => topic_config::apply(&c, o),
+        None => c,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::files::CLEAN_SHUTDOWN;
+    use crate::group::CommitPartition;
+
+    /// Issue 14 item 1: a partition count from the wire sizes nothing before it is checked.
+    #[test]
+    fn a_huge_partition_count_is_refused_before_anything_is_made() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut b, _) = Broker::open(BrokerConfig::new(dir.path().join("data"))).unwrap();
+        let e = b.create_topic("huge", i32::MAX).err().expect("refused");
+        assert_eq!(e.code(), ResponseError::PolicyViolation.code());
+        assert!(e.to_string().contains("excessively large"), "{e}");
+        assert!(!dir.path().join("data/huge-0").exists());
+        assert!(b.topic("huge").is_none());
+    }
+
+    /// Issue 14 item 11: a topic whose creation fails part way leaves no partition dir, so the
+    /// broker starts again on its log dir.
+    #[test]
+    fn a_topic_that_fails_part_way_leaves_nothing_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = BrokerConfig::new(dir.path().join("data"));
+        let (mut b, _) = Broker::open(config.clone()).unwrap();
+        // A regular file where partition 5's directory must go.
+        fs::write(config.log_dir.join("t-5"), b"in the way").unwrap();
+        let e = b.create_topic("t", 10).err().expect("creation fails");
+        assert!(
+            e.to_string().contains("t-5"),
+            "the error names the path: {e}"
+        );
+        for p in 0..5 {
+            assert!(
+                !config.log_dir.join(format!("t-{p}")).exists(),
+                "t-{p} left behind"
+            );
+        }
+        assert!(
+            config.log_dir.join("t-5").is_file(),
+            "a file not ours is kept"
+        );
+        assert!(b.topic("t").is_none());
+        b.shutdown().unwrap();
+        drop(b);
+        fs::remove_file(config.log_dir.join("t-5")).unwrap();
+        let (b, _) = Broker::open(config).unwrap();
+        assert!(b.topic("t").is_none());
+    }
+
+    #[test]
+    fn open_create_commit_shutdown_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = BrokerConfig::new(dir.path().join("data"));
+        config.offsets_topic_partitions = 50;
+        let (mut b, report) = Broker::open(config.clone()).unwrap();
+        assert!(!report.clean_shutdown);
+        b.create_topic("t", 3).unwrap();
+        let codes = b
+            .commit_offsets(
+                "b1.offsets.group",
+                "",
+                -1,
+                &[CommitPartition {
+                    topic: "t".into(),
+                    partition: 1,
+                    offset: 12,
+                    leader_epoch: 0,
+                    metadata: None,
+                    topic_id: None,
+                }],
+                None,
+                9,
+            )
+            .unwrap();
+        assert_eq!(codes, vec![0]);
+        assert_eq!(b.partition(OFFSETS_TOPIC, 22).unwrap().log_end_offset(), 1);
+        assert!(
+            DirLock::acquire(&config.log_dir).is_err(),
+            "the dir is locked while open"
+        );
+        b.shutdown().unwrap();
+        drop(b);
+        assert!(config.log_dir.join(CLEAN_SHUTDOWN).exists());
+        let (b, report) = Broker::open(config.clone()).unwrap();
+        assert!(report.clean_shutdown);
+        assert!(!config.log_dir.join(CLEAN_SHUTDOWN).exists());
+        assert_eq!(
+            b.groups.fetch_offset("b1.offsets.group", "t", 1, true).0,
+            12
+        );
+        assert_eq!(b.topic("t").unwrap().partitions.len(), 3);
+    }
+}

@@ -1,0 +1,315 @@
+//! Admin operations on the broker's topics, as Kafka's controller and `LogManager` carry them
+//! out: topic creation with configs, deletion (partition dirs renamed `<tp>.<uuid>-delete`,
+//! removed after `file.delete.delay.ms`, the group offsets of the topic tombstoned), new
+//! partitions, DeleteRecords and the periodic retention check.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io;
+use std::path::PathBuf;
+
+use kafka_protocol::ResponseError;
+
+use super::{topic_log_config, unknown_partition, Broker, Topic, OFFSETS_TOPIC, TRANSACTION_TOPIC};
+use crate::log::PartitionLog;
+use crate::topic_config;
+use crate::{now_ms, BrokerError, BrokerResult};
+use kseg_storage::layout::{parse_partition_dir, PartitionState};
+
+fn internal(topic: &str) -> bool {
+    topic == OFFSETS_TOPIC || topic == TRANSACTION_TOPIC
+}
+
+impl Broker {
+    /// CreateTopics with configs: validated as Kafka's `LogConfig.validate` (INVALID_CONFIG with
+    /// Kafka's message), honoured when the mini-broker implements them. `validate_only` checks
+    /// everything and creates nothing.
+    pub fn create_topic_with_configs(
+        &mut self,
+        name: &str,
+        partitions: i32,
+        configs: &[(String, Option<String>)],
+        validate_only: bool,
+    ) -> BrokerResult<Option<&Topic>> {
+        let overrides = topic_config::validate(configs)?;
+        if validate_only {
+            if self.topics.contains_key(name) {
+                return Err(BrokerError::new(
+                    ResponseError::TopicAlreadyExists,
+                    format!("Topic '{name}' already exists."),
+                ));
+            }
+            return Ok(None);
+        }
+        let overrides: Vec<(String, String)> = overrides.into_iter().collect();
+        self.create_topic_with(name, partitions, &overrides)?;
+        Ok(self.topics.get(name))
+    }
+
+    /// The config overrides of a topic (its ConfigRecords in the metadata log).
+    pub fn topic_overrides(&self, name: &str) -> BTreeMap<String, String> {
+        self.metadata
+            .image
+            .topic_configs(name)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// DeleteTopics: the topic's partition dirs are renamed as `LocalLog.logDeleteDirName` does
+    /// and removed after `file.delete.delay.ms`; every group's offsets for the topic get
+    /// tombstones (the group coordinator's `onPartitionsDeleted`). Returns the topic id.
+    pub fn delete_topic(&mut self, name: &str, now: i64) -> BrokerResult<[u8; 16]> {
+        if internal(name) {
+            return Err(BrokerError::new(
+                ResponseError::InvalidTopicException,
+                format!("kseg mini-broker does not delete the internal topic {name}"),
+            ));
+        }
+        let Some(topic) = self.topics.remove(name) else {
+            return Err(BrokerError::new(
+                ResponseError::UnknownTopicOrPartition,
+                "This server does not host this topic-partition.",
+            ));
+        };
+        let delay = self.config.log.file_delete_delay_ms.max(0);
+        for log in topic.partitions {
+            let dir = log.dir.clone();
+            let unique = hex::encode(crate::files::random_uuid());
+            let mut base = format!("{}-{}", log.topic, log.partition);
+            // logDirNameWithSuffixCappedLength: the whole name stays within 255 bytes.
+            let suffix = format!(".{unique}-delete");
+            base.truncate(255 - suffix.len());
+            let to = dir.with_file_name(format!("{base}{suffix}"));
+            drop(log);
+            fs::rename(&dir, &to)?;
+            self.deleting_dirs.push((now + delay, to));
+        }
+        self.metadata.remove_topic(topic.id, now)?;
+        for (group, records) in self.groups.delete_topic_offsets(name) {
+            self.write_group_records(&group, &records)?;
+        }
+        self.write_checkpoints()?;
+        Ok(topic.id)
+    }
+
+    /// CreatePartitions: new partitions `count - current`, each a fresh log at leader epoch 0.
+    pub fn create_partitions(
+        &mut self,
+        name: &str,
+        count: i32,
+        validate_only: bool,
+    ) -> BrokerResult<()> {
+        let log_dir = self.config.log_dir.clone();
+        let config = topic_log_config(
+            &self.broker_log_config(),
+            name,
+            self.metadata.image.topic_configs(name),
+        );
+        let Some(topic) = self.topics.get_mut(name) else {
+            return Err(BrokerError::new(
+                ResponseError::UnknownTopicOrPartition,
+                "This server does not host this topic-partition.",
+            ));
+        };
+        let current = topic.partitions.len() as i32;
+        if count < current {
+            return Err(BrokerError::new(
+                ResponseError::InvalidPartitions,
+                format!("The topic {name} currently has {current} partition(s); {count} would not be an increase."),
+            ));
+        }
+        if count == current {
+            return Err(BrokerError::new(
+                ResponseError::InvalidPartitions,
+                format!("Topic already has {current} partition(s)."),
+            ));
+        }
+        if validate_only {
+            return Ok(());
+        }
+        for p in current..count {
+            topic.partitions.push(PartitionLog::create(
+                &log_dir,
+                name,
+                p,
+                topic.id,
+                config.clone(),
+                0,
+            )?);
+        }
+        self.metadata.add_partitions(name, current, count, now_ms())
+    }
+
+    /// DeleteRecords on one partition (`Partition.deleteRecordsOnLeader`): -1 means the high
+    /// watermark. Returns the new low watermark (the log start offset). Segments wholly before
+    /// it go at the next retention check, and `log-start-offset-checkpoint` gets it at the next
+    /// checkpoint (every 60 s, and at shutdown), as in Kafka.
+    pub fn delete_records(
+        &mut self,
+        topic: &str,
+        partition: i32,
+        offset: i64,
+    ) -> BrokerResult<i64> {
+        if internal(topic) {
+            return Err(BrokerError::new(
+                ResponseError::InvalidTopicException,
+                format!("Cannot delete records of internal topic {topic}"),
+            ));
+        }
+        let log = self
+            .partition_mut(topic, partition)
+            .map_err(|_| unknown_partition(topic, partition))?;
+        if !log.config.delete {
+            return Err(BrokerError::new(
+                ResponseError::PolicyViolation,
+                format!("Records of partition {topic}-{partition} can not be deleted due to the configured policy"),
+            ));
+        }
+        let offset = if offset == -1 {
+            log.high_watermark()
+        } else {
+            offset
+        };
+        if offset < 0 {
+            return Err(BrokerError::new(
+                ResponseError::OffsetOutOfRange,
+                format!("The offset {offset} for partition {topic}-{partition} is not valid"),
+            ));
+        }
+        log.increment_log_start_offset(offset)?;
+        Ok(log.log_start_offset)
+    }
+
+    /// `-delete` dirs a previous run left are removed after the delay, as `LogManager` does on
+    /// start.
+    pub(super) fn schedule_leftover_deletes(&mut self, now: i64) -> io::Result<()> {
+        let delay = self.config.log.file_delete_delay_ms.max(0);
+        for entry in fs::read_dir(&self.config.log_dir)? {
+            let entry = entry?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if parse_partition_dir(&name).is_some_and(|p| p.state == PartitionState::PendingDelete)
+            {
+                self.deleting_dirs.push((now + delay, entry.path()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Retention (`LogManager.cleanupLogs` every `log.retention.check.interval.ms`) and the
+    /// removal of files and dirs whose deletion delay is over.
+    pub(super) fn retention_tick(&mut self, now: i64) -> BrokerResult<()> {
+        let mut due: Vec<PathBuf> = Vec::new();
+        self.deleting_dirs.retain(|(at, path)| {
+            if *at <= now {
+                due.push(path.clone());
+                false
+            } else {
+                true
+            }
+        });
+        for dir in due {
+            match fs::remove_dir_all(&dir) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e.into()),
+                _ => {}
+            }
+        }
+        let check = now >= self.next_retention_check;
+        if check {
+            self.next_retention_check = now + self.config.retention_check_interval_ms.max(1);
+        }
+        for t in self.topics.values_mut() {
+            for log in &mut t.partitions {
+                if check {
+                    for (base, why) in log.delete_old_segments(now)? {
+                        eprintln!(
+                            "kseg mini-broker: {}-{}: deleted segment {base} ({}); log start offset {}",
+                            log.topic,
+                            log.partition,
+                            why.name(),
+                            log.log_start_offset
+                        );
+                    }
+                }
+                log.remove_deleted_files(now, false)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::BrokerConfig;
+    use super::*;
+
+    #[test]
+    fn configs_persist_topics_delete_and_records_go() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = BrokerConfig::new(dir.path().join("data"));
+        let (mut b, _) = Broker::open(config.clone()).unwrap();
+        let configs = [("retention.ms".to_string(), Some("1000".to_string()))];
+        b.create_topic_with_configs("t", 2, &configs, false)
+            .unwrap();
+        let bad = [("compression.type".to_string(), Some("gzip".to_string()))];
+        let Err(e) = b.create_topic_with_configs("u", 1, &bad, false) else {
+            panic!("compression.type=gzip was accepted");
+        };
+        assert_eq!(e.code(), ResponseError::InvalidConfig.code());
+        assert!(b.topic("u").is_none());
+        assert!(b
+            .create_topic_with_configs("v", 1, &[], true)
+            .unwrap()
+            .is_none());
+        assert!(b.topic("v").is_none(), "validate_only creates nothing");
+        b.create_topic("gone", 1).unwrap();
+        let log = b.partition_mut("t", 0).unwrap();
+        for _ in 0..3 {
+            log.append_client(crate::log::tests::client_batch(2, 10, 1), 1)
+                .unwrap();
+        }
+        assert_eq!(b.delete_records("t", 0, 4).unwrap(), 4);
+        let e = b.delete_records("t", 0, 7).unwrap_err();
+        assert_eq!(e.code(), ResponseError::OffsetOutOfRange.code());
+        assert_eq!(
+            b.delete_records("t", 0, -1).unwrap(),
+            6,
+            "-1 is the high watermark"
+        );
+        b.create_partitions("t", 3, false).unwrap();
+        assert_eq!(
+            b.create_partitions("t", 3, false).unwrap_err().code(),
+            ResponseError::InvalidPartitions.code()
+        );
+        b.delete_topic("gone", 0).unwrap();
+        let names: Vec<String> = fs::read_dir(&config.log_dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("gone-0"))
+            .collect();
+        assert_eq!(names.len(), 1);
+        assert!(
+            names[0].starts_with("gone-0.") && names[0].ends_with("-delete"),
+            "{names:?}"
+        );
+        b.shutdown().unwrap();
+        drop(b);
+        let text = fs::read_to_string(config.log_dir.join("log-start-offset-checkpoint")).unwrap();
+        assert_eq!(text, "0\n1\nt 0 6\n");
+        let (mut b, _) = Broker::open(config.clone()).unwrap();
+        assert_eq!(
+            b.partition("t", 0).unwrap().config.retention_ms,
+            1000,
+            "configs persist"
+        );
+        assert_eq!(b.partition("t", 0).unwrap().log_start_offset, 6);
+        assert_eq!(b.topic("t").unwrap().partitions.len(), 3);
+        assert!(b.topic("gone").is_none());
+        // The leftover -delete dir goes once file.delete.delay.ms has passed.
+        b.retention_tick(crate::now_ms() + 60_000).unwrap();
+        assert!(!fs::read_dir(&config.log_dir).unwrap().any(|e| e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with("gone-0")));
+    }
+}

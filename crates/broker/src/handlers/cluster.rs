@@ -1,0 +1,242 @@
+//! What the cluster is and where things are: Metadata, FindCoordinator and DescribeCluster
+//! (`KafkaApis.handleDescribeCluster` of a broker).
+
+use kafka_protocol::messages::*;
+use kafka_protocol::ResponseError;
+
+use super::{coded, str_bytes, topic_name, uuid, CLUSTER_OPERATIONS, TOPIC_OPERATIONS};
+use crate::core::{OFFSETS_TOPIC, TRANSACTION_TOPIC};
+use crate::dispatch::Handled;
+use crate::server::Shared;
+use crate::BrokerError;
+
+/// `EndpointType.BROKER`.
+const BROKER_ENDPOINT: i8 = 1;
+
+pub(crate) fn describe_cluster(
+    shared: &Shared,
+    req: DescribeClusterRequest,
+) -> DescribeClusterResponse {
+    let resp = DescribeClusterResponse::default()
+        .with_endpoint_type(BROKER_ENDPOINT)
+        .with_cluster_id(str_bytes(&shared.cluster_id))
+        .with_cluster_authorized_operations(i32::MIN);
+    // v1+: a broker answers for broker endpoints only.
+    if req.endpoint_type != BROKER_ENDPOINT {
+        return resp
+            .with_error_code(ResponseError::MismatchedEndpointType.code())
+            .with_error_message(Some(str_bytes(&format!(
+                "The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type {}",
+                if req.endpoint_type == 2 { "CONTROLLER" } else { "UNKNOWN" }
+            ))));
+    }
+    resp.with_controller_id(shared.node_id.into())
+        .with_brokers(vec![
+            describe_cluster_response::DescribeClusterBroker::default()
+                .with_broker_id(shared.node_id.into())
+                .with_host(str_bytes(&shared.host))
+                .with_port(shared.port),
+        ])
+        .with_cluster_authorized_operations(if req.include_cluster_authorized_operations {
+            CLUSTER_OPERATIONS
+        } else {
+            i32::MIN
+        })
+}
+
+pub(crate) fn metadata(
+    shared: &Shared,
+    req: MetadataRequest,
+    version: i16,
+) -> Handled<MetadataResponse> {
+    let mut b = shared.broker()?;
+    // v0: an empty list means all topics; v1+: null means all.
+    let requested: Option<Vec<(Option<String>, [u8; 16])>> = match req.topics {
+        None => None,
+        Some(t) if t.is_empty() && version == 0 => None,
+        Some(t) => Some(
+            t.into_iter()
+                .map(|t| {
+                    (
+                        t.name.map(|n| n.as_str().to_string()),
+                        *t.topic_id.as_bytes(),
+                    )
+                })
+                .collect(),
+        ),
+    };
+    let auto_create = version < 4 || req.allow_auto_topic_creation;
+    let mut topics = Vec::new();
+    let names: Vec<(Option<String>, [u8; 16])> = match requested {
+        None => b.topics().map(|t| (Some(t.name.clone()), t.id)).collect(),
+        Some(r) => r,
+    };
+    for (name, id) in names {
+        let name = match name {
+            Some(n) => n,
+            None => match b.topic_by_id(&id) {
+                Some(t) => t.name.clone(),
+                None => {
+                    topics.push(
+                        metadata_response::MetadataResponseTopic::default()
+                            .with_error_code(ResponseError::UnknownTopicId.code())
+                            .with_topic_id(uuid(id)),
+                    );
+                    continue;
+                }
+            },
+        };
+        let internal = name == OFFSETS_TOPIC || name == TRANSACTION_TOPIC;
+        let found = if b.topic(&name).is_some() {
+            Ok(())
+        } else if auto_create && !internal {
+            b.topic_or_create(&name).map(|_| ())
+        } else {
+            Err(BrokerError::new(
+                ResponseError::UnknownTopicOrPartition,
+                "unknown topic",
+            ))
+        };
+        let mut t = metadata_response::MetadataResponseTopic::default()
+            .with_name(Some(topic_name(&name)))
+            .with_is_internal(internal)
+            // AuthHelper.authorizedOperations without an authorizer: every supported operation.
+            .with_topic_authorized_operations(if req.include_topic_authorized_operations {
+                TOPIC_OPERATIONS
+            } else {
+                i32::MIN
+            });
+        match found {
+            Err(e) => t.error_code = e.code(),
+            Ok(()) => {
+                let topic = b.topic(&name).expect("exists");
+                t.topic_id = uuid(topic.id);
+                t.partitions = topic
+                    .partitions
+                    .iter()
+                    .map(|p| {
+                        metadata_response::MetadataResponsePartition::default()
+                            .with_partition_index(p.partition)
+                            .with_leader_id(shared.node_id.into())
+                            .with_leader_epoch(p.leader_epoch)
+                            .with_replica_nodes(vec![shared.node_id.into()])
+                            .with_isr_nodes(vec![shared.node_id.into()])
+                    })
+                    .collect();
+            }
+        }
+        topics.push(t);
+    }
+    Ok(MetadataResponse::default()
+        .with_brokers(vec![metadata_response::MetadataResponseBroker::default()
+            .with_node_id(shared.node_id.into())
+            .with_host(str_bytes(&shared.host))
+            .with_port(shared.port)])
+        .with_cluster_id(Some(str_bytes(&shared.cluster_id)))
+        .with_controller_id(shared.node_id.into())
+        .with_cluster_authorized_operations(if req.include_cluster_authorized_operations {
+            CLUSTER_OPERATIONS
+        } else {
+            i32::MIN
+        })
+        .with_topics(topics))
+}
+
+pub(crate) fn find_coordinator(
+    shared: &Shared,
+    req: FindCoordinatorRequest,
+    version: i16,
+) -> Handled<FindCoordinatorResponse> {
+    let mut b = shared.broker()?;
+    let keys: Vec<String> = if version >= 4 {
+        req.coordinator_keys
+            .iter()
+            .map(|k| k.as_str().to_string())
+            .collect()
+    } else {
+        vec![req.key.as_str().to_string()]
+    };
+    let mut answers = Vec::new();
+    for key in keys {
+        let result = match req.key_type {
+            0 => b.group_partition(&key).map(|_| ()),
+            1 => b.transaction_partition(&key).map(|_| ()),
+            _ => Err(BrokerError::new(
+                ResponseError::InvalidRequest,
+                "unknown key type",
+            )),
+        };
+        let mut c = find_coordinator_response::Coordinator::default()
+            .with_key(str_bytes(&key))
+            .with_node_id(shared.node_id.into())
+            .with_host(str_bytes(&shared.host))
+            .with_port(shared.port);
+        if let Err(e) = result {
+            (c.error_code, c.error_message) = coded(&e);
+            c.node_id = (-1).into();
+            c.host = str_bytes("");
+            c.port = -1;
+        }
+        answers.push(c);
+    }
+    if version >= 4 {
+        return Ok(FindCoordinatorResponse::default().with_coordinators(answers));
+    }
+    let c = answers.pop().unwrap_or_default();
+    Ok(FindCoordinatorResponse::default()
+        .with_error_code(c.error_code)
+        .with_error_message(c.error_message)
+        .with_node_id(c.node_id)
+        .with_host(c.host)
+        .with_port(c.port))
+}
+
+/// UpdateFeatures (`QuorumController.updateFeatures`): all updates or none; a refusal is the
+/// top-level error with Kafka's prefix; per-feature results only below v2.
+pub(crate) fn update_features(
+    shared: &Shared,
+    req: UpdateFeaturesRequest,
+    version: i16,
+) -> Handled<UpdateFeaturesResponse> {
+    let mut b = shared.broker()?;
+    let updates: Vec<(String, i16, i8)> = req
+        .feature_updates
+        .iter()
+        .map(|u| {
+            // v0: allow_downgrade means SAFE_DOWNGRADE (2), else UPGRADE (1).
+            let kind = if version == 0 {
+                if u.allow_downgrade {
+                    2
+                } else {
+                    1
+                }
+            } else {
+                u.upgrade_type
+            };
+            (u.feature.as_str().to_string(), u.max_version_level, kind)
+        })
+        .collect();
+    let resp = UpdateFeaturesResponse::default();
+    Ok(
+        match b
+            .metadata
+            .update_features(&updates, req.validate_only, crate::now_ms())
+        {
+            Err(e) => resp
+                .with_error_code(e.code())
+                .with_error_message(Some(str_bytes(&format!(
+                "The update failed for all features since the following feature had an error: {e}"
+            )))),
+            Ok(()) if version <= 1 => resp.with_results(
+                req.feature_updates
+                    .iter()
+                    .map(|u| {
+                        update_features_response::UpdatableFeatureResult::default()
+                            .with_feature(u.feature.clone())
+                    })
+                    .collect(),
+            ),
+            Ok(()) => resp,
+        },
+    )
+}

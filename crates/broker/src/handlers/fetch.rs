@@ -1,0 +1,285 @@
+//! Reading partitions: Fetch (with its long poll), ListOffsets and OffsetForLeaderEpoch.
+
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use kafka_protocol::messages::*;
+use kafka_protocol::ResponseError;
+
+use crate::dispatch::Handled;
+use crate::server::Shared;
+use crate::BrokerError;
+
+/// Kafka's `fetch.max.bytes` default: the most one fetch response carries (but for a first
+/// batch larger than that).
+pub const FETCH_MAX_BYTES: usize = 55 * 1024 * 1024;
+
+/// Checks a client's view of the leader epoch (`current_leader_epoch`).
+pub(crate) fn epoch_error(current: i32, ours: i32) -> i16 {
+    if current < 0 || current == ours {
+        0
+    } else if current < ours {
+        ResponseError::FencedLeaderEpoch.code()
+    } else {
+        ResponseError::UnknownLeaderEpoch.code()
+    }
+}
+
+pub(crate) async fn fetch(
+    shared: &Shared,
+    req: FetchRequest,
+    version: i16,
+) -> Handled<FetchResponse> {
+    let deadline = Instant::now() + Duration::from_millis(req.max_wait_ms.clamp(0, 60_000) as u64);
+    let committed = req.isolation_level == 1;
+    // `fetch.max.bytes` caps what the request asks for (ReplicaManager.fetchMessages).
+    let max_bytes = if version >= 3 && req.max_bytes > 0 {
+        (req.max_bytes as usize).min(FETCH_MAX_BYTES)
+    } else {
+        FETCH_MAX_BYTES
+    };
+    loop {
+        let notified = shared.appended.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        // Under the lock: where each partition's bytes lie. The reads happen after it.
+        let mut plans = Vec::new();
+        let mut errors = false;
+        let mut topics = Vec::new();
+        {
+            let b = shared.broker()?;
+            for t in &req.topics {
+                let (name, id) = if version >= 13 {
+                    match b.topic_by_id(t.topic_id.as_bytes()) {
+                        Some(topic) => (Some(topic.name.clone()), t.topic_id),
+                        None => (None, t.topic_id),
+                    }
+                } else {
+                    (Some(t.topic.as_str().to_string()), Default::default())
+                };
+                let mut parts = Vec::new();
+                for p in &t.partitions {
+                    let mut d = fetch_response::PartitionData::default()
+                        .with_partition_index(p.partition)
+                        .with_high_watermark(-1)
+                        .with_aborted_transactions(None);
+                    let Some(name) = &name else {
+                        d.error_code = ResponseError::UnknownTopicId.code();
+                        errors = true;
+                        parts.push(d);
+                        continue;
+                    };
+                    let log = match b.partition(name, p.partition) {
+                        Ok(l) => l,
+                        Err(e) => {
+                            d.error_code = e.code();
+                            errors = true;
+                            parts.push(d);
+                            continue;
+                        }
+                    };
+                    let code = epoch_error(p.current_leader_epoch, log.leader_epoch);
+                    if code != 0 {
+                        d.error_code = code;
+                        errors = true;
+                        parts.push(d);
+                        continue;
+                    }
+                    match log.plan_read(p.fetch_offset, committed) {
+                        Ok(plan) => plans.push((
+                            topics.len(),
+                            parts.len(),
+                            p.partition_max_bytes.max(0) as usize,
+                            plan,
+                        )),
+                        Err(e) => {
+                            d.error_code = e.code();
+                            d.high_watermark = log.high_watermark();
+                            d.last_stable_offset = log.last_stable_offset();
+                            d.log_start_offset = log.log_start_offset;
+                            errors = true;
+                        }
+                    }
+                    parts.push(d);
+                }
+                topics.push(
+                    fetch_response::FetchableTopicResponse::default()
+                        .with_topic(if version >= 13 {
+                            Default::default()
+                        } else {
+                            t.topic.clone()
+                        })
+                        .with_topic_id(id)
+                        .with_partitions(parts),
+                );
+            }
+        }
+        let mut total = 0usize;
+        for (ti, pi, partition_max, plan) in plans {
+            let d = &mut topics[ti].partitions[pi];
+            let budget = partition_max.min(max_bytes.saturating_sub(total));
+            // The first batch of the response is returned even when it is larger than the
+            // limits (KIP-74).
+            let budget = if total == 0 { budget.max(1) } else { budget };
+            match plan.execute(budget) {
+                Ok(r) => {
+                    total += r.records.len();
+                    d.records = Some(Bytes::from(r.records));
+                    d.high_watermark = r.high_watermark;
+                    d.last_stable_offset = r.last_stable_offset;
+                    d.log_start_offset = r.log_start_offset;
+                    d.aborted_transactions = r.aborted.map(|a| {
+                        a.into_iter()
+                            .map(|(pid, first)| {
+                                fetch_response::AbortedTransaction::default()
+                                    .with_producer_id(pid.into())
+                                    .with_first_offset(first)
+                            })
+                            .collect()
+                    });
+                }
+                Err(e) => {
+                    eprintln!("kseg mini-broker: reading a fetch failed: {e}");
+                    d.error_code = ResponseError::KafkaStorageError.code();
+                    errors = true;
+                }
+            }
+        }
+        let resp = FetchResponse::default().with_responses(topics);
+        let bytes = total;
+        let now = Instant::now();
+        if errors || bytes >= req.min_bytes.max(1) as usize || now >= deadline {
+            return Ok(resp);
+        }
+        let _ = tokio::time::timeout(deadline - now, notified).await;
+    }
+}
+
+pub(crate) fn list_offsets(
+    shared: &Shared,
+    req: ListOffsetsRequest,
+    version: i16,
+) -> Handled<ListOffsetsResponse> {
+    let mut b = shared.broker()?;
+    let committed = req.isolation_level == 1;
+    let mut topics = Vec::new();
+    for t in req.topics {
+        let name = t.name.as_str().to_string();
+        let mut parts = Vec::new();
+        for p in t.partitions {
+            let mut r = list_offsets_response::ListOffsetsPartitionResponse::default()
+                .with_partition_index(p.partition_index)
+                .with_timestamp(-1)
+                .with_offset(-1)
+                .with_leader_epoch(-1);
+            let log = match b.partition_mut(&name, p.partition_index) {
+                Ok(l) => l,
+                Err(e) => {
+                    r.error_code = e.code();
+                    parts.push(r);
+                    continue;
+                }
+            };
+            r.error_code = epoch_error(p.current_leader_epoch, log.leader_epoch);
+            if r.error_code != 0 {
+                parts.push(r);
+                continue;
+            }
+            let latest_epoch = log.epochs().last().map_or(-1, |e| e.epoch);
+            match p.timestamp {
+                -1 => {
+                    r.offset = if committed {
+                        log.last_stable_offset()
+                    } else {
+                        log.high_watermark()
+                    };
+                    r.leader_epoch = latest_epoch;
+                }
+                -2 | -4 => {
+                    r.offset = log.log_start_offset;
+                    // UnifiedLog.fetchOffsetByTimestamp: the earliest epoch-cache entry, when
+                    // it starts at or before the log start (also on an empty partition).
+                    r.leader_epoch = log
+                        .epochs()
+                        .first()
+                        .filter(|e| e.start_offset <= log.log_start_offset)
+                        .map_or(-1, |e| e.epoch);
+                }
+                -5 => {}
+                ts => {
+                    let found = if ts == -3 {
+                        log.max_timestamp_offset()
+                    } else {
+                        log.offset_for_timestamp(ts)
+                    };
+                    // ReplicaManager.fetchOffsets: an offset at or past the last fetchable one
+                    // (the LSO for read_committed, else the HW) answers "none".
+                    let fetchable = if committed {
+                        log.last_stable_offset()
+                    } else {
+                        log.high_watermark()
+                    };
+                    match found {
+                        Ok(Some((offset, timestamp, epoch))) if offset < fetchable => {
+                            r.offset = offset;
+                            r.timestamp = timestamp;
+                            r.leader_epoch = epoch;
+                        }
+                        Ok(_) => {}
+                        Err(e) => r.error_code = BrokerError::Io(e).code(),
+                    }
+                }
+            }
+            if version < 4 {
+                r.leader_epoch = -1;
+            }
+            parts.push(r);
+        }
+        topics.push(
+            list_offsets_response::ListOffsetsTopicResponse::default()
+                .with_name(t.name)
+                .with_partitions(parts),
+        );
+    }
+    Ok(ListOffsetsResponse::default().with_topics(topics))
+}
+
+pub(crate) fn offset_for_leader_epoch(
+    shared: &Shared,
+    req: OffsetForLeaderEpochRequest,
+) -> Handled<OffsetForLeaderEpochResponse> {
+    let b = shared.broker()?;
+    let topics = req
+        .topics
+        .into_iter()
+        .map(|t| {
+            let name = t.topic.as_str().to_string();
+            let parts = t
+                .partitions
+                .into_iter()
+                .map(|p| {
+                    let mut r = offset_for_leader_epoch_response::EpochEndOffset::default()
+                        .with_partition(p.partition)
+                        .with_leader_epoch(-1)
+                        .with_end_offset(-1);
+                    match b.partition(&name, p.partition) {
+                        Err(e) => r.error_code = e.code(),
+                        Ok(log) => {
+                            r.error_code = epoch_error(p.current_leader_epoch, log.leader_epoch);
+                            if r.error_code == 0 {
+                                let (epoch, end) = log.end_offset_for_epoch(p.leader_epoch);
+                                r.leader_epoch = epoch;
+                                r.end_offset = end;
+                            }
+                        }
+                    }
+                    r
+                })
+                .collect();
+            offset_for_leader_epoch_response::OffsetForLeaderTopicResult::default()
+                .with_topic(t.topic)
+                .with_partitions(parts)
+        })
+        .collect();
+    Ok(OffsetForLeaderEpochResponse::default().with_topics(topics))
+}

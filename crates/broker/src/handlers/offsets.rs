@@ -1,0 +1,267 @@
+//! Group offsets: OffsetCommit, OffsetFetch and OffsetDelete (classic and KIP-848 groups keep
+//! their offsets in one store, [`crate::group`]).
+
+use std::collections::BTreeMap;
+
+use kafka_protocol::messages::*;
+use kafka_protocol::protocol::StrBytes;
+use kafka_protocol::ResponseError;
+
+use super::{str_bytes, topic_name};
+use crate::core::Broker;
+use crate::dispatch::Handled;
+use crate::group::CommitPartition;
+use crate::now_ms;
+use crate::server::Shared;
+
+pub(crate) fn offset_commit(
+    shared: &Shared,
+    req: OffsetCommitRequest,
+    version: i16,
+) -> Handled<OffsetCommitResponse> {
+    let mut b = shared.broker()?;
+    let group = req.group_id.as_str().to_string();
+    let mut partitions = Vec::new();
+    for t in &req.topics {
+        for p in &t.partitions {
+            let epoch = if version >= 6 {
+                p.committed_leader_epoch
+            } else {
+                -1
+            };
+            let offset = (p.partition_index, p.committed_offset, epoch);
+            partitions.push(commit_partition(&b, &t.name, offset, &p.committed_metadata));
+        }
+    }
+    let expire =
+        (version <= 4 && req.retention_time_ms >= 0).then(|| now_ms() + req.retention_time_ms);
+    let fenced = b.groups.is_fenced(
+        &group,
+        req.group_instance_id.as_ref().map(|i| i.as_str()),
+        req.member_id.as_str(),
+    );
+    let codes = if fenced {
+        vec![ResponseError::FencedInstanceId.code(); partitions.len()]
+    } else {
+        match b.commit_offsets(
+            &group,
+            req.member_id.as_str(),
+            req.generation_id_or_member_epoch,
+            &partitions,
+            expire,
+            version,
+        ) {
+            Ok(codes) => codes,
+            Err(e) => vec![e.code(); partitions.len()],
+        }
+    };
+    let mut codes = codes.into_iter();
+    let topics = req
+        .topics
+        .into_iter()
+        .map(|t| {
+            let parts = t
+                .partitions
+                .iter()
+                .map(|p| {
+                    offset_commit_response::OffsetCommitResponsePartition::default()
+                        .with_partition_index(p.partition_index)
+                        .with_error_code(codes.next().unwrap_or(0))
+                })
+                .collect();
+            offset_commit_response::OffsetCommitResponseTopic::default()
+                .with_name(t.name)
+                .with_partitions(parts)
+        })
+        .collect();
+    Ok(OffsetCommitResponse::default().with_topics(topics))
+}
+
+/// OffsetDelete (`kafka-consumer-groups --delete-offsets`, `Admin.deleteConsumerGroupOffsets`):
+/// a group-level refusal is the top-level error with no topics, as Kafka's
+/// `OffsetDeleteRequest.getErrorResponse` answers.
+pub(crate) fn offset_delete(
+    shared: &Shared,
+    req: OffsetDeleteRequest,
+) -> Handled<OffsetDeleteResponse> {
+    let mut b = shared.broker()?;
+    let topics: Vec<(String, Vec<i32>)> = req
+        .topics
+        .iter()
+        .map(|t| {
+            let partitions = t.partitions.iter().map(|p| p.partition_index).collect();
+            (t.name.as_str().to_string(), partitions)
+        })
+        .collect();
+    let codes = match b.delete_offsets(req.group_id.as_str(), &topics) {
+        Ok(codes) => codes,
+        Err(e) => return Ok(OffsetDeleteResponse::default().with_error_code(e.code())),
+    };
+    let topics = req
+        .topics
+        .into_iter()
+        .zip(codes)
+        .map(|(t, codes)| {
+            let partitions = t
+                .partitions
+                .iter()
+                .zip(codes)
+                .map(|(p, code)| {
+                    offset_delete_response::OffsetDeleteResponsePartition::default()
+                        .with_partition_index(p.partition_index)
+                        .with_error_code(code)
+                })
+                .collect();
+            offset_delete_response::OffsetDeleteResponseTopic::default()
+                .with_name(t.name)
+                .with_partitions(partitions)
+        })
+        .collect();
+    Ok(OffsetDeleteResponse::default().with_topics(topics))
+}
+
+/// One partition of an OffsetCommit or TxnOffsetCommit request, as the group coordinator
+/// takes it: `(partition, offset, leader epoch)` and the metadata.
+pub(super) fn commit_partition(
+    b: &Broker,
+    topic: &TopicName,
+    (partition, offset, leader_epoch): (i32, i64, i32),
+    metadata: &Option<StrBytes>,
+) -> CommitPartition {
+    CommitPartition {
+        topic: topic.as_str().to_string(),
+        partition,
+        offset,
+        leader_epoch,
+        metadata: metadata.as_ref().map(|m| m.as_str().to_string()),
+        topic_id: b.topic(topic.as_str()).map(|t| t.id),
+    }
+}
+
+/// A group's committed offset of one partition, as an OffsetFetch response carries it.
+struct Committed {
+    partition: i32,
+    offset: i64,
+    leader_epoch: i32,
+    metadata: String,
+    error_code: i16,
+}
+
+/// Committed offsets of one group for the requested topics (None = every committed one).
+fn group_offsets(
+    b: &Broker,
+    group: &str,
+    topics: Option<Vec<(String, Vec<i32>)>>,
+    stable: bool,
+) -> Vec<(String, Vec<Committed>)> {
+    let topics = topics.unwrap_or_else(|| {
+        let mut by_topic: BTreeMap<String, Vec<i32>> = BTreeMap::new();
+        for (t, p) in b.groups.committed_partitions(group) {
+            by_topic.entry(t).or_default().push(p);
+        }
+        by_topic.into_iter().collect()
+    });
+    topics
+        .into_iter()
+        .map(|(t, ps)| {
+            let parts = ps
+                .into_iter()
+                .map(|partition| {
+                    let (offset, leader_epoch, metadata, error_code) =
+                        b.groups.fetch_offset(group, &t, partition, stable);
+                    Committed {
+                        partition,
+                        offset,
+                        leader_epoch,
+                        metadata,
+                        error_code,
+                    }
+                })
+                .collect();
+            (t, parts)
+        })
+        .collect()
+}
+
+/// The response topics of [`group_offsets`]: OffsetFetch v0-v7 (one group) and v8+ (per group)
+/// have the same fields under other type names.
+macro_rules! fetched_topics {
+    ($topic:ident, $partition:ident, $fetched:expr) => {
+        $fetched
+            .into_iter()
+            .map(|(name, partitions)| {
+                offset_fetch_response::$topic::default()
+                    .with_name(topic_name(&name))
+                    .with_partitions(
+                        partitions
+                            .into_iter()
+                            .map(|c: Committed| {
+                                offset_fetch_response::$partition::default()
+                                    .with_partition_index(c.partition)
+                                    .with_committed_offset(c.offset)
+                                    .with_committed_leader_epoch(c.leader_epoch)
+                                    .with_metadata(Some(str_bytes(&c.metadata)))
+                                    .with_error_code(c.error_code)
+                            })
+                            .collect(),
+                    )
+            })
+            .collect()
+    };
+}
+
+pub(crate) fn offset_fetch(
+    shared: &Shared,
+    req: OffsetFetchRequest,
+    version: i16,
+) -> Handled<OffsetFetchResponse> {
+    let b = shared.broker()?;
+    if version >= 8 {
+        let groups = req
+            .groups
+            .into_iter()
+            .map(|g| {
+                // v9: a KIP-848 member's fetch names it and its epoch (`validateOffsetFetch`).
+                let member = g.member_id.as_ref().map_or("", |m| m.as_str());
+                let refused =
+                    b.consumer_groups
+                        .validate_fetch(g.group_id.as_str(), member, g.member_epoch);
+                if let Err(e) = refused {
+                    return offset_fetch_response::OffsetFetchResponseGroup::default()
+                        .with_group_id(g.group_id)
+                        .with_error_code(e.code());
+                }
+                let topics = g.topics.map(|ts| {
+                    ts.into_iter()
+                        .map(|t| (t.name.as_str().to_string(), t.partition_indexes))
+                        .collect()
+                });
+                let fetched = group_offsets(&b, g.group_id.as_str(), topics, req.require_stable);
+                offset_fetch_response::OffsetFetchResponseGroup::default()
+                    .with_group_id(g.group_id)
+                    .with_topics(fetched_topics!(
+                        OffsetFetchResponseTopics,
+                        OffsetFetchResponsePartitions,
+                        fetched
+                    ))
+            })
+            .collect();
+        return Ok(OffsetFetchResponse::default().with_groups(groups));
+    }
+    let topics = req.topics.map(|ts| {
+        ts.into_iter()
+            .map(|t| (t.name.as_str().to_string(), t.partition_indexes))
+            .collect()
+    });
+    let fetched = group_offsets(
+        &b,
+        req.group_id.as_str(),
+        topics,
+        version >= 7 && req.require_stable,
+    );
+    Ok(OffsetFetchResponse::default().with_topics(fetched_topics!(
+        OffsetFetchResponseTopic,
+        OffsetFetchResponsePartition,
+        fetched
+    )))
+}

@@ -1,0 +1,193 @@
+//! CreateTopics, DeleteTopics, CreatePartitions and DeleteRecords.
+
+use kafka_protocol::messages::*;
+use kafka_protocol::ResponseError;
+
+use super::{coded, str_bytes, uuid};
+use crate::core::{Broker, PartitionBudget};
+use crate::dispatch::Handled;
+use crate::server::Shared;
+use crate::{now_ms, BrokerError};
+
+pub(crate) fn delete_topics(
+    shared: &Shared,
+    req: DeleteTopicsRequest,
+    version: i16,
+) -> Handled<DeleteTopicsResponse> {
+    let mut b = shared.broker()?;
+    // v6 names topics by name or id; earlier versions by name only.
+    let wanted: Vec<(Option<String>, [u8; 16])> = if version >= 6 {
+        req.topics
+            .iter()
+            .map(|t| {
+                (
+                    t.name.as_ref().map(|n| n.as_str().to_string()),
+                    *t.topic_id.as_bytes(),
+                )
+            })
+            .collect()
+    } else {
+        req.topic_names
+            .iter()
+            .map(|n| (Some(n.as_str().to_string()), [0; 16]))
+            .collect()
+    };
+    let now = now_ms();
+    let mut responses = Vec::new();
+    for (name, id) in wanted {
+        let mut r = delete_topics_response::DeletableTopicResult::default();
+        let name = match name {
+            Some(n) => Some(n),
+            None => b.topic_by_id(&id).map(|t| t.name.clone()),
+        };
+        let Some(name) = name else {
+            r.topic_id = uuid(id);
+            r.error_code = ResponseError::UnknownTopicId.code();
+            r.error_message = Some(str_bytes("This server does not host this topic ID."));
+            responses.push(r);
+            continue;
+        };
+        r.name = Some(TopicName(str_bytes(&name)));
+        match b.delete_topic(&name, now) {
+            Ok(id) => r.topic_id = uuid(id),
+            Err(e) => (r.error_code, r.error_message) = coded(&e),
+        }
+        responses.push(r);
+    }
+    Ok(DeleteTopicsResponse::default().with_responses(responses))
+}
+
+pub(crate) fn create_partitions(
+    shared: &Shared,
+    req: CreatePartitionsRequest,
+) -> Handled<CreatePartitionsResponse> {
+    let mut b = shared.broker()?;
+    let mut results = Vec::new();
+    for t in req.topics {
+        let mut r = create_partitions_response::CreatePartitionsTopicResult::default()
+            .with_name(t.name.clone());
+        let assigned_elsewhere = t.assignments.as_ref().is_some_and(|a| {
+            a.iter().any(|p| {
+                p.broker_ids.iter().any(|id| id.0 != shared.node_id) || p.broker_ids.len() > 1
+            })
+        });
+        let result = if assigned_elsewhere {
+            Err(BrokerError::new(
+                ResponseError::InvalidReplicaAssignment,
+                format!(
+                    "a single-node broker places every replica on node {}",
+                    shared.node_id
+                ),
+            ))
+        } else {
+            b.create_partitions(t.name.as_str(), t.count, req.validate_only)
+        };
+        if let Err(e) = result {
+            (r.error_code, r.error_message) = coded(&e);
+        }
+        results.push(r);
+    }
+    Ok(CreatePartitionsResponse::default().with_results(results))
+}
+
+pub(crate) fn delete_records(
+    shared: &Shared,
+    req: DeleteRecordsRequest,
+) -> Handled<DeleteRecordsResponse> {
+    let mut b = shared.broker()?;
+    let topics = req
+        .topics
+        .into_iter()
+        .map(|t| {
+            let partitions = t
+                .partitions
+                .iter()
+                .map(|p| {
+                    let mut r = delete_records_response::DeleteRecordsPartitionResult::default()
+                        .with_partition_index(p.partition_index)
+                        .with_low_watermark(-1);
+                    match b.delete_records(t.name.as_str(), p.partition_index, p.offset) {
+                        Ok(low) => r.low_watermark = low,
+                        Err(e) => r.error_code = e.code(),
+                    }
+                    r
+                })
+                .collect();
+            delete_records_response::DeleteRecordsTopicResult::default()
+                .with_name(t.name)
+                .with_partitions(partitions)
+        })
+        .collect();
+    Ok(DeleteRecordsResponse::default().with_topics(topics))
+}
+
+pub(crate) fn create_topics(
+    shared: &Shared,
+    req: CreateTopicsRequest,
+) -> Handled<CreateTopicsResponse> {
+    let mut b = shared.broker()?;
+    let mut results = Vec::new();
+    let mut budget = PartitionBudget::default();
+    for t in req.topics {
+        let name = t.name.as_str().to_string();
+        let n = if t.num_partitions < 0 {
+            b.config.num_partitions
+        } else {
+            t.num_partitions
+        };
+        let mut r = create_topics_response::CreatableTopicResult::default()
+            .with_name(t.name.clone())
+            .with_num_partitions(n)
+            .with_replication_factor(1)
+            .with_configs(Some(Vec::new()));
+        // A refused topic answers -1 partitions and replicas.
+        let refuse = |r: &mut create_topics_response::CreatableTopicResult, e: &BrokerError| {
+            (r.error_code, r.error_message) = coded(e);
+            r.num_partitions = -1;
+            r.replication_factor = -1;
+        };
+        if let Err(e) = budget.take(n) {
+            refuse(&mut r, &e);
+        } else if t.replication_factor > 1 {
+            r.error_code = ResponseError::InvalidReplicationFactor.code();
+            r.error_message = Some(str_bytes(
+                "a single-node broker cannot hold more than one replica",
+            ));
+        } else {
+            let configs: Vec<(String, Option<String>)> = t
+                .configs
+                .iter()
+                .map(|c| {
+                    (
+                        c.name.as_str().to_string(),
+                        c.value.as_ref().map(|v| v.as_str().to_string()),
+                    )
+                })
+                .collect();
+            match b.create_topic_with_configs(&name, n, &configs, req.validate_only) {
+                Ok(topic) => {
+                    if let Some(topic) = topic {
+                        r.topic_id = uuid(topic.id);
+                    }
+                    r.configs = Some(created_configs(&b, &name));
+                }
+                Err(e) => refuse(&mut r, &e),
+            }
+        }
+        results.push(r);
+    }
+    Ok(CreateTopicsResponse::default().with_topics(results))
+}
+
+/// The configs a CreateTopics v5+ response lists for a new topic.
+fn created_configs(b: &Broker, topic: &str) -> Vec<create_topics_response::CreatableTopicConfigs> {
+    super::configs::described_topic(b, topic)
+        .into_iter()
+        .map(|d| {
+            create_topics_response::CreatableTopicConfigs::default()
+                .with_name(str_bytes(d.name))
+                .with_value(Some(str_bytes(&d.value)))
+                .with_config_source(d.source as i8)
+        })
+        .collect()
+}

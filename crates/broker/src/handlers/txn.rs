@@ -1,0 +1,208 @@
+//! Transactions (the coordinator is [`crate::txn`]): InitProducerId,
+//! AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit and EndTxn.
+
+use kafka_protocol::messages::*;
+use kafka_protocol::ResponseError;
+
+use super::offsets::commit_partition;
+use crate::core::{Broker, OFFSETS_TOPIC};
+use crate::dispatch::Handled;
+use crate::now_ms;
+use crate::server::Shared;
+
+pub(crate) fn init_producer_id(
+    shared: &Shared,
+    req: InitProducerIdRequest,
+) -> Handled<InitProducerIdResponse> {
+    let mut b = shared.broker()?;
+    let resp = InitProducerIdResponse::default()
+        .with_producer_id((-1).into())
+        .with_producer_epoch(-1);
+    // TransactionCoordinator.handleInitProducerId: without a transactional id, always a new
+    // producer id at epoch 0; an empty one is INVALID_REQUEST.
+    let Some(id) = req
+        .transactional_id
+        .as_ref()
+        .map(|t| t.as_str().to_string())
+    else {
+        return Ok(match b.allocate_producer_id() {
+            Ok(pid) => resp.with_producer_id(pid.into()).with_producer_epoch(0),
+            Err(e) => resp.with_error_code(e.code()),
+        });
+    };
+    if id.is_empty() {
+        return Ok(resp.with_error_code(ResponseError::InvalidRequest.code()));
+    }
+    match b.init_transactional_producer(&id, req.transaction_timeout_ms) {
+        Ok((pid, epoch)) => {
+            shared.appended.notify_waiters();
+            Ok(resp.with_producer_id(pid.into()).with_producer_epoch(epoch))
+        }
+        Err(e) => Ok(resp.with_error_code(e.code())),
+    }
+}
+
+/// Adds partitions to the open transaction of `(producer id, epoch)` and writes the
+/// coordinator's record: the error code of the whole request.
+fn add_to_txn(b: &mut Broker, id: &str, producer: (i64, i16), partitions: &[(String, i32)]) -> i16 {
+    let mut records = Vec::new();
+    let (pid, epoch) = producer;
+    let added = b
+        .txns
+        .add_partitions(id, pid, epoch, partitions, now_ms(), &mut records)
+        .map_err(|e| e.code());
+    match added.and_then(|()| b.write_txn_records(id, &records).map_err(|e| e.code())) {
+        Ok(()) => 0,
+        Err(c) => c,
+    }
+}
+
+pub(crate) fn add_partitions_to_txn(
+    shared: &Shared,
+    req: AddPartitionsToTxnRequest,
+) -> Handled<AddPartitionsToTxnResponse> {
+    let mut b = shared.broker()?;
+    let id = req.v3_and_below_transactional_id.as_str().to_string();
+    let mut wanted = Vec::new();
+    let mut unknown = false;
+    for t in &req.v3_and_below_topics {
+        for p in &t.partitions {
+            if b.partition(t.name.as_str(), *p).is_err() {
+                unknown = true;
+            }
+            wanted.push((t.name.as_str().to_string(), *p));
+        }
+    }
+    let code = (!unknown).then(|| {
+        let producer = (
+            req.v3_and_below_producer_id.0,
+            req.v3_and_below_producer_epoch,
+        );
+        add_to_txn(&mut b, &id, producer, &wanted)
+    });
+    let results = req
+        .v3_and_below_topics
+        .into_iter()
+        .map(|t| {
+            let results = t
+                .partitions
+                .iter()
+                .map(|p| {
+                    let c = code.unwrap_or_else(|| {
+                        if b.partition(t.name.as_str(), *p).is_err() {
+                            ResponseError::UnknownTopicOrPartition.code()
+                        } else {
+                            ResponseError::OperationNotAttempted.code()
+                        }
+                    });
+                    add_partitions_to_txn_response::AddPartitionsToTxnPartitionResult::default()
+                        .with_partition_index(*p)
+                        .with_partition_error_code(c)
+                })
+                .collect();
+            add_partitions_to_txn_response::AddPartitionsToTxnTopicResult::default()
+                .with_name(t.name)
+                .with_results_by_partition(results)
+        })
+        .collect();
+    Ok(AddPartitionsToTxnResponse::default().with_results_by_topic_v3_and_below(results))
+}
+
+pub(crate) fn add_offsets_to_txn(
+    shared: &Shared,
+    req: AddOffsetsToTxnRequest,
+) -> Handled<AddOffsetsToTxnResponse> {
+    let mut b = shared.broker()?;
+    let id = req.transactional_id.as_str().to_string();
+    let code = match b.group_partition(req.group_id.as_str()) {
+        Err(e) => e.code(),
+        Ok(p) => {
+            let producer = (req.producer_id.0, req.producer_epoch);
+            add_to_txn(&mut b, &id, producer, &[(OFFSETS_TOPIC.to_string(), p)])
+        }
+    };
+    Ok(AddOffsetsToTxnResponse::default().with_error_code(code))
+}
+
+pub(crate) fn txn_offset_commit(
+    shared: &Shared,
+    req: TxnOffsetCommitRequest,
+) -> Handled<TxnOffsetCommitResponse> {
+    let mut b = shared.broker()?;
+    let group = req.group_id.as_str().to_string();
+    let pid = req.producer_id.0;
+    let mut partitions = Vec::new();
+    for t in &req.topics {
+        for p in &t.partitions {
+            let offset = (
+                p.partition_index,
+                p.committed_offset,
+                p.committed_leader_epoch,
+            );
+            partitions.push(commit_partition(&b, &t.name, offset, &p.committed_metadata));
+        }
+    }
+    let code = match b.group_partition(&group) {
+        Err(e) => e.code(),
+        Ok(p) if !b.txns.includes(pid, req.producer_epoch, OFFSETS_TOPIC, p) => {
+            ResponseError::InvalidTxnState.code()
+        }
+        Ok(p) => {
+            let mut records = Vec::new();
+            b.groups
+                .txn_commit(&group, pid, &partitions, now_ms(), &mut records);
+            match b.append_coordinator(OFFSETS_TOPIC, p, &records, Some((pid, req.producer_epoch)))
+            {
+                Ok(_) => 0,
+                Err(e) => e.code(),
+            }
+        }
+    };
+    let topics = req
+        .topics
+        .into_iter()
+        .map(|t| {
+            let parts = t
+                .partitions
+                .iter()
+                .map(|p| {
+                    txn_offset_commit_response::TxnOffsetCommitResponsePartition::default()
+                        .with_partition_index(p.partition_index)
+                        .with_error_code(code)
+                })
+                .collect();
+            txn_offset_commit_response::TxnOffsetCommitResponseTopic::default()
+                .with_name(t.name)
+                .with_partitions(parts)
+        })
+        .collect();
+    Ok(TxnOffsetCommitResponse::default().with_topics(topics))
+}
+
+pub(crate) fn end_txn(shared: &Shared, req: EndTxnRequest) -> Handled<EndTxnResponse> {
+    let mut b = shared.broker()?;
+    let id = req.transactional_id.as_str().to_string();
+    let mut records = Vec::new();
+    let now = now_ms();
+    let code = match b.txns.begin_end(
+        &id,
+        req.producer_id.0,
+        req.producer_epoch,
+        req.committed,
+        now,
+        &mut records,
+    ) {
+        Err(e) => e.code(),
+        Ok(plan) => match b.write_txn_records(&id, &records) {
+            Err(e) => e.code(),
+            Ok(()) => match plan {
+                None => 0,
+                Some(plan) => match b.complete_transaction(&plan, now) {
+                    Ok(()) => 0,
+                    Err(e) => e.code(),
+                },
+            },
+        },
+    };
+    Ok(EndTxnResponse::default().with_error_code(code))
+}

@@ -1,0 +1,224 @@
+//! The mini-broker's network side over tokio: the listener, the periodic ticker, clean
+//! shutdown, and one task per connection that reads frames (`frame`) and answers them
+//! (`dispatch`).
+//!
+//! Any request error (an undecodable frame, an unsupported version, a broker shutting down)
+//! closes that connection only. Requests of one connection are answered in order, one at a
+//! time, as Kafka does.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use bytes::Bytes;
+use tokio::io::AsyncWriteExt;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Notify, Semaphore};
+
+use super::core::Broker;
+use super::dispatch::{self, RequestError};
+use super::frame;
+
+// The limits and the API table, where they were before the split.
+pub use super::dispatch::SUPPORTED;
+pub use super::frame::{MAX_FRAME, MAX_OTHER_FRAME, MIN_FRAME, REQUEST_BUDGET};
+pub use super::handlers::fetch::FETCH_MAX_BYTES;
+
+#[derive(Debug)]
+pub struct ServerOptions {
+    /// Bound before the broker opens its log dir, so that the port it registers in the metadata
+    /// log is the one clients reach.
+    pub listener: std::net::TcpListener,
+    pub advertised_host: String,
+}
+
+pub(super) struct Shared {
+    broker: Mutex<Broker>,
+    /// Woken on every append, for fetches waiting for data.
+    pub(super) appended: Notify,
+    pub(super) host: String,
+    pub(super) port: i32,
+    pub(super) node_id: i32,
+    pub(super) cluster_id: String,
+    /// `KSEG_BROKER_DEBUG=1`: log every request.
+    pub(super) debug: bool,
+    /// [`REQUEST_BUDGET`] in permits of one byte.
+    pub(super) budget: Semaphore,
+}
+
+impl Shared {
+    pub(super) fn new(broker: Broker, host: String, port: i32, debug: bool) -> Self {
+        Shared {
+            node_id: broker.config.node_id,
+            cluster_id: broker.meta.cluster_id.clone(),
+            broker: Mutex::new(broker),
+            appended: Notify::new(),
+            host,
+            port,
+            debug,
+            budget: Semaphore::new(REQUEST_BUDGET),
+        }
+    }
+
+    /// The broker, unless it is shut down (then the request closes its connection).
+    pub(super) fn broker(&self) -> Result<MutexGuard<'_, Broker>, RequestError> {
+        let guard = self.broker.lock().unwrap_or_else(|e| e.into_inner());
+        if guard.is_closed() {
+            return Err(RequestError::ShuttingDown);
+        }
+        Ok(guard)
+    }
+}
+
+/// Runs the broker until SIGINT or SIGTERM, then shuts it down cleanly.
+pub fn run(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    rt.block_on(serve(broker, opts))
+}
+
+async fn serve(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
+    opts.listener.set_nonblocking(true)?;
+    let listener = TcpListener::from_std(opts.listener).context("listening")?;
+    let addr = listener.local_addr()?;
+    let dir = broker.config.log_dir.clone();
+    let debug = std::env::var_os("KSEG_BROKER_DEBUG").is_some_and(|v| v != "0");
+    let port = addr.port() as i32;
+    let shared = Arc::new(Shared::new(broker, opts.advertised_host, port, debug));
+    // The signal handlers exist before "listening" is printed: a SIGTERM right after that line
+    // is a clean stop, not the default action's death.
+    let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
+    {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        writeln!(
+            out,
+            "kseg mini-broker listening on {addr} (log dir {})",
+            dir.display()
+        )?;
+        out.flush()?;
+    }
+    let ticker = {
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            let mut interval = tokio::time::interval(Duration::from_millis(100));
+            let mut last_hw_checkpoint = Instant::now();
+            let mut last_offsets_checkpoint = Instant::now();
+            loop {
+                interval.tick().await;
+                let Ok(mut b) = shared.broker() else { return };
+                if let Err(e) = b.tick() {
+                    eprintln!(
+                        "kseg mini-broker: periodic work failed: {}",
+                        kseg_escape::escaped(&e.to_string())
+                    );
+                }
+                // Kafka's cadences: high watermarks every 5 s, recovery points and log start
+                // offsets every 60 s.
+                let hw = last_hw_checkpoint.elapsed() >= Duration::from_secs(5);
+                let offsets = last_offsets_checkpoint.elapsed() >= Duration::from_secs(60);
+                if hw {
+                    last_hw_checkpoint = Instant::now();
+                }
+                if offsets {
+                    last_offsets_checkpoint = Instant::now();
+                }
+                if hw || offsets {
+                    if let Err(e) = b.write_some_checkpoints(offsets, hw) {
+                        eprintln!("kseg mini-broker: writing checkpoints failed: {e}");
+                    }
+                }
+                drop(b);
+                shared.appended.notify_waiters();
+            }
+        })
+    };
+    let mut last_accept_log: Option<Instant> = None;
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                match accepted {
+                    Ok((stream, peer)) => {
+                        let _ = stream.set_nodelay(true);
+                        tokio::spawn(connection(shared.clone(), stream, peer));
+                    }
+                    Err(e) => {
+                        // EMFILE, ENFILE, ENOBUFS...: the error repeats at once until a
+                        // descriptor frees up, so back off instead of spinning, logging at most
+                        // once a second.
+                        if last_accept_log.is_none_or(|t: Instant| t.elapsed() >= Duration::from_secs(1)) {
+                            eprintln!("kseg mini-broker: accept failed: {e} (retrying in 100 ms)");
+                            last_accept_log = Some(Instant::now());
+                        }
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                }
+            }
+            _ = sigint.recv() => break,
+            _ = sigterm.recv() => break,
+        }
+    }
+    ticker.abort();
+    let mut b = shared.broker.lock().unwrap_or_else(|e| e.into_inner());
+    b.shutdown()?;
+    eprintln!("kseg mini-broker: stopped cleanly ({})", dir.display());
+    Ok(())
+}
+
+async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
+    let (rd, wr) = stream.into_split();
+    serve_stream(&shared, rd, wr, peer).await;
+}
+
+/// Fuzzing entry (`fuzz/fuzz_targets/broker.rs`): `input` as everything one client sent on a
+/// connection, framed, budgeted and answered exactly as a TCP connection is (responses are
+/// discarded), against `broker`, which is handed back. A request still waiting after 50 ms (a
+/// fetch's long poll) ends the connection.
+#[doc(hidden)]
+pub fn fuzz_connection(broker: Broker, input: &[u8]) -> Broker {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("a current-thread runtime");
+    let shared = Shared::new(broker, "127.0.0.1".into(), 9092, false);
+    let peer: SocketAddr = "127.0.0.1:1".parse().expect("an address");
+    let session = serve_stream(&shared, input, tokio::io::sink(), peer);
+    let _ = rt.block_on(async { tokio::time::timeout(Duration::from_millis(50), session).await });
+    shared
+        .broker
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
+/// Reads frames from `rd` and answers them on `wr` until the peer goes or misbehaves.
+async fn serve_stream<R, W>(shared: &Shared, mut rd: R, mut wr: W, peer: SocketAddr)
+where
+    R: tokio::io::AsyncRead + Unpin,
+    W: tokio::io::AsyncWrite + Unpin,
+{
+    loop {
+        let Some((frame, _permit)) = frame::read(shared, &mut rd, peer).await else {
+            return;
+        };
+        match dispatch::request(shared, Bytes::from(frame), peer).await {
+            Ok(Some(response)) => {
+                if wr.write_all(&response).await.is_err() {
+                    return;
+                }
+            }
+            Ok(None) => {}
+            Err(e) => {
+                // Client bytes (names, strings) may be in the message: one line, escaped.
+                eprintln!(
+                    "kseg mini-broker: {peer}: {}: closing the connection",
+                    kseg_escape::escaped(&e.to_string())
+                );
+                return;
+            }
+        }
+    }
+}

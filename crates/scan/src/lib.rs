@@ -1,0 +1,476 @@
+//! Driving a log scan: frames entries with the [`LogWalker`], decodes them and hands batches,
+//! records and problems to a [`LogSink`]. Like ripgrep's searcher, it never formats anything;
+//! printers, summaries and checks are sinks.
+
+use std::io;
+
+use kseg_format::batch::TimestampType;
+use kseg_format::compression::Codec;
+use kseg_format::control::{decode_control, ControlRecord};
+use kseg_format::log::{
+    for_each_record, legacy_wrapper_extent, BatchInfo, ByteSource, FrameProblem, LogEntry,
+    LogRecord, LogWalker, RecordScratch, TailKind, WalkEvent,
+};
+use kseg_format::reader::{DecodeError, DecodeResult};
+
+/// Whether the scan should go on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    Continue,
+    Stop,
+    /// Answered by [`LogSink::batch`] in a deep scan: go on with the next batch without
+    /// decoding this one's records (a sink that wants the records of some batches only).
+    /// Anywhere else it means [`Flow::Continue`].
+    SkipRecords,
+}
+
+/// Something wrong in a log, with absolute byte positions.
+#[derive(Debug)]
+pub enum LogProblem<'a> {
+    /// Bytes framing no valid batch; the walk resumed at `position + length`.
+    Corrupt {
+        position: u64,
+        length: u64,
+        reason: &'a FrameProblem,
+    },
+    /// The walk ended `length` bytes before the end of the file.
+    Tail {
+        position: u64,
+        length: u64,
+        kind: &'a TailKind,
+    },
+    /// A framed entry whose header or records cannot be decoded.
+    BadEntry {
+        batch_position: u64,
+        error: &'a DecodeError,
+    },
+}
+
+impl LogProblem<'_> {
+    pub fn position(&self) -> u64 {
+        match self {
+            LogProblem::Corrupt { position, .. } | LogProblem::Tail { position, .. } => *position,
+            LogProblem::BadEntry { error, .. } => error.position,
+        }
+    }
+    pub fn length(&self) -> u64 {
+        match self {
+            LogProblem::Corrupt { length, .. } | LogProblem::Tail { length, .. } => *length,
+            LogProblem::BadEntry { .. } => 0,
+        }
+    }
+    pub fn message(&self) -> String {
+        match self {
+            LogProblem::Corrupt {
+                position,
+                length,
+                reason,
+            } => format!(
+                "{length} invalid bytes ({reason}); the next valid batch starts at byte {}",
+                position + length
+            ),
+            LogProblem::Tail { length, kind, .. } => kind.describe(*length),
+            LogProblem::BadEntry {
+                batch_position,
+                error,
+            } => {
+                format!("batch at byte {batch_position}: {}", error.message)
+            }
+        }
+    }
+}
+
+pub trait LogSink {
+    fn batch(&mut self, position: u64, entry: &LogEntry<'_>, info: &BatchInfo) -> io::Result<Flow>;
+    fn record(
+        &mut self,
+        _batch_position: u64,
+        _info: &BatchInfo,
+        _record: &LogRecord<'_>,
+    ) -> io::Result<Flow> {
+        Ok(Flow::Continue)
+    }
+    /// A record of a control batch, with its key and value decoded (a transaction marker or a
+    /// KRaft control message), so that sinks never decode; by default [`LogSink::record`].
+    fn control_record(
+        &mut self,
+        batch_position: u64,
+        info: &BatchInfo,
+        record: &LogRecord<'_>,
+        _control: &DecodeResult<ControlRecord>,
+    ) -> io::Result<Flow> {
+        self.record(batch_position, info, record)
+    }
+    fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<Flow>;
+    /// In a deep scan, after the records of a batch that [`LogSink::batch`] answered
+    /// [`Flow::Continue`] for (and after the problem, when they could not be decoded), unless
+    /// a record or the problem answered [`Flow::Stop`]: whether to go on with the next batch.
+    fn batch_done(&mut self, _batch_position: u64, _info: &BatchInfo) -> io::Result<Flow> {
+        Ok(Flow::Continue)
+    }
+    /// The data went on to `last_offset` through a batch or a record that the offset range
+    /// (`--from-offset`/`--to-offset`) left out: a gap check starts again from there rather
+    /// than calling the records not shown a gap.
+    fn filtered(&mut self, _last_offset: i64) {}
+}
+
+#[derive(Debug, Clone)]
+pub struct ScanOptions {
+    /// Decode records, not only batch headers.
+    pub deep: bool,
+    /// Only entries lying completely inside the first `max_bytes` bytes (`--max-bytes`).
+    pub max_bytes: u64,
+    /// Inclusive offset range; batches entirely outside it are skipped.
+    pub offsets: (i64, i64),
+    /// Inclusive record-timestamp range (epoch ms); v2 batches whose header rules it out
+    /// (maxTimestamp below it; LogAppendTime above it) are skipped undecoded.
+    pub timestamps: (i64, i64),
+    /// Byte position to start at (an index entry's position); 0 for the whole file.
+    pub start_position: u64,
+    /// Verify every batch's checksum (`verify-index --index-only` turns it off).
+    pub check_crc: bool,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions {
+            deep: false,
+            max_bytes: u64::MAX,
+            offsets: (i64::MIN, i64::MAX),
+            timestamps: (i64::MIN, i64::MAX),
+            start_position: 0,
+            check_crc: true,
+        }
+    }
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ScanStats {
+    pub batches: u64,
+    pub records: u64,
+    /// Bytes covered by framed entries (Kafka's `validBytes`).
+    pub valid_bytes: u64,
+    pub invalid_bytes: u64,
+    pub crc_errors: u64,
+    pub problems: u64,
+    pub stopped: bool,
+}
+
+impl ScanStats {
+    pub fn has_problems(&self) -> bool {
+        self.problems > 0 || self.crc_errors > 0
+    }
+}
+
+/// Decodes a control batch's record for the sink: rare, kept out of the record loop's hot path.
+#[cold]
+#[inline(never)]
+fn control_record(
+    sink: &mut (impl LogSink + ?Sized),
+    position: u64,
+    info: &BatchInfo,
+    r: &LogRecord<'_>,
+) -> io::Result<Flow> {
+    let control = decode_control(r.key, r.value);
+    sink.control_record(position, info, r, &control)
+}
+
+pub fn scan_log<S: ByteSource + ?Sized>(
+    src: &mut S,
+    opts: &ScanOptions,
+    scratch: &mut RecordScratch,
+    sink: &mut dyn LogSink,
+) -> io::Result<ScanStats> {
+    let mut stats = ScanStats::default();
+    let mut walker =
+        LogWalker::starting_at(opts.start_position, opts.max_bytes).with_crc_check(opts.check_crc);
+    let (from, to) = opts.offsets;
+    let (from_time, to_time) = opts.timestamps;
+    let timed = opts.timestamps != (i64::MIN, i64::MAX);
+    while let Some(event) = walker.next(src)? {
+        let flow = match event {
+            WalkEvent::Entry { position, bytes } => {
+                stats.valid_bytes += bytes.len() as u64;
+                let entry = match LogEntry::parse(bytes) {
+                    Ok(e) => e,
+                    Err(error) => {
+                        stats.problems += 1;
+                        let error = error.at(position);
+                        sink.problem(&LogProblem::BadEntry {
+                            batch_position: position,
+                            error: &error,
+                        })?;
+                        continue;
+                    }
+                };
+                // The walker computed the checksum already (or was told not to: then unchecked
+                // batches count as valid).
+                let mut info = entry.info_with_crc(Some(walker.last_crc().unwrap_or(true)));
+                if !info.crc_valid {
+                    stats.crc_errors += 1;
+                }
+                // A legacy wrapper's base offset and count live inside its compressed value:
+                // decompressed here once (the deep walk below reuses it). One that cannot be
+                // decoded holds no record we can count, and is a problem.
+                let mut wrapper_error = None;
+                if let LogEntry::Legacy(m) = &entry {
+                    if m.codec() != Codec::None {
+                        match legacy_wrapper_extent(m, scratch) {
+                            Ok((n, first)) => {
+                                info.count = Some(n.min(i32::MAX as usize) as i32);
+                                info.base_offset = first;
+                            }
+                            Err(e) => wrapper_error = Some(e.at(position)),
+                        }
+                    }
+                }
+                if info.last_offset < from || info.base_offset > to {
+                    sink.filtered(info.last_offset);
+                    continue;
+                }
+                // A v2 header's maxTimestamp is its largest record timestamp (with LogAppendTime,
+                // every record's); the first timestamp bounds nothing (deltas may be negative).
+                if timed
+                    && info.magic >= 2
+                    && (info.max_timestamp < from_time
+                        || (info.timestamp_type == TimestampType::LogAppendTime
+                            && info.max_timestamp > to_time))
+                {
+                    sink.filtered(info.last_offset);
+                    continue;
+                }
+                stats.batches += 1;
+                let mut flow = sink.batch(position, &entry, &info)?;
+                let records_wanted = opts.deep && flow == Flow::Continue;
+                if let Some(error) = wrapper_error {
+                    if flow != Flow::Stop {
+                        stats.problems += 1;
+                        flow = sink.problem(&LogProblem::BadEntry {
+                            batch_position: position,
+                            error: &error,
+                        })?;
+                        if records_wanted && flow != Flow::Stop {
+                            flow = sink.batch_done(position, &info)?;
+                        }
+                    }
+                } else if records_wanted {
+                    // A legacy wrapper counted above is not decompressed a second time.
+                    scratch.reuse_wrapper();
+                    let mut io_error = None;
+                    let mut record_flow = Flow::Continue;
+                    let result = for_each_record(&entry, scratch, |r| {
+                        if record_flow == Flow::Stop {
+                            return;
+                        }
+                        if r.offset < from
+                            || r.offset > to
+                            || (timed && (r.timestamp < from_time || r.timestamp > to_time))
+                        {
+                            sink.filtered(r.offset);
+                            return;
+                        }
+                        stats.records += 1;
+                        let flow = if info.is_control {
+                            control_record(sink, position, &info, r)
+                        } else {
+                            sink.record(position, &info, r)
+                        };
+                        match flow {
+                            Ok(f) => record_flow = f,
+                            Err(e) => {
+                                io_error.get_or_insert(e);
+                                record_flow = Flow::Stop;
+                            }
+                        }
+                    });
+                    if let Some(e) = io_error {
+                        return Err(e);
+                    }
+                    if let Err(error) = result {
+                        stats.problems += 1;
+                        let error = error.at(position);
+                        if sink.problem(&LogProblem::BadEntry {
+                            batch_position: position,
+                            error: &error,
+                        })? == Flow::Stop
+                        {
+                            record_flow = Flow::Stop;
+                        }
+                    }
+                    flow = record_flow;
+                    if flow != Flow::Stop {
+                        flow = sink.batch_done(position, &info)?;
+                    }
+                } else if flow != Flow::Stop {
+                    if let Some(n) = info.count {
+                        stats.records += n.max(0) as u64;
+                    }
+                }
+                flow
+            }
+            WalkEvent::Corrupt {
+                position,
+                length,
+                reason,
+            } => {
+                stats.problems += 1;
+                stats.invalid_bytes += length;
+                sink.problem(&LogProblem::Corrupt {
+                    position,
+                    length,
+                    reason: &reason,
+                })?
+            }
+            WalkEvent::Tail {
+                position,
+                length,
+                kind,
+            } => {
+                if opts.max_bytes != u64::MAX {
+                    // Like Kafka, a --max-bytes cut is not reported as invalid bytes.
+                    break;
+                }
+                stats.problems += 1;
+                stats.invalid_bytes += length;
+                sink.problem(&LogProblem::Tail {
+                    position,
+                    length,
+                    kind: &kind,
+                })?
+            }
+        };
+        if flow == Flow::Stop {
+            stats.stopped = true;
+            break;
+        }
+    }
+    Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kseg_format::encode::{encode_batch, NewBatch, NewRecord};
+    use kseg_format::log::SliceSource;
+
+    /// Three batches of two records each (offsets 0-1, 2-3, 4-5).
+    fn three_batches() -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut scratch = Vec::new();
+        for base in [0i64, 2, 4] {
+            let r = NewRecord {
+                timestamp: 1_000 + base,
+                key: None,
+                value: Some(b"v"),
+                headers: &[],
+            };
+            let batch = NewBatch {
+                base_offset: base,
+                ..NewBatch::default()
+            };
+            encode_batch(&mut out, &batch, &[r, r], &mut scratch);
+        }
+        out
+    }
+
+    /// Answers `SkipRecords` for the batches not in `wanted`, stops after the batch `stop_after`.
+    #[derive(Default)]
+    struct Picky {
+        wanted: Vec<i64>,
+        stop_after: Option<i64>,
+        events: Vec<String>,
+    }
+
+    impl LogSink for Picky {
+        fn batch(&mut self, _: u64, _: &LogEntry<'_>, info: &BatchInfo) -> io::Result<Flow> {
+            self.events.push(format!("batch {}", info.base_offset));
+            Ok(if self.wanted.contains(&info.base_offset) {
+                Flow::Continue
+            } else {
+                Flow::SkipRecords
+            })
+        }
+        fn record(&mut self, _: u64, _: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
+            self.events.push(format!("record {}", r.offset));
+            Ok(Flow::Continue)
+        }
+        fn batch_done(&mut self, _: u64, info: &BatchInfo) -> io::Result<Flow> {
+            self.events.push(format!("done {}", info.base_offset));
+            Ok(if self.stop_after == Some(info.base_offset) {
+                Flow::Stop
+            } else {
+                Flow::Continue
+            })
+        }
+        fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<Flow> {
+            self.events.push(format!("problem at {}", p.position()));
+            Ok(Flow::Continue)
+        }
+    }
+
+    /// The events a [`Picky`] sink sees over `data`, and the scan's stats.
+    fn events(
+        data: &[u8],
+        opts: &ScanOptions,
+        wanted: &[i64],
+        stop_after: Option<i64>,
+    ) -> (Vec<String>, ScanStats) {
+        let mut sink = Picky {
+            wanted: wanted.to_vec(),
+            stop_after,
+            ..Picky::default()
+        };
+        let stats = scan_log(
+            &mut SliceSource(data),
+            opts,
+            &mut RecordScratch::default(),
+            &mut sink,
+        )
+        .unwrap();
+        (sink.events, stats)
+    }
+
+    #[test]
+    fn a_deep_scan_decodes_only_the_batches_asked_and_stops_after_one() {
+        let data = three_batches();
+        let deep = ScanOptions {
+            deep: true,
+            ..ScanOptions::default()
+        };
+        let (seen, stats) = events(&data, &deep, &[2], Some(2));
+        assert_eq!(
+            seen,
+            ["batch 0", "batch 2", "record 2", "record 3", "done 2"]
+        );
+        assert!(stats.stopped);
+        assert_eq!((stats.batches, stats.records), (2, 4));
+        // Without a stop, on to the end; a shallow scan never calls batch_done.
+        let (seen, _) = events(&data, &deep, &[0, 4], None);
+        assert_eq!(
+            seen,
+            [
+                "batch 0", "record 0", "record 1", "done 0", "batch 2", "batch 4", "record 4",
+                "record 5", "done 4"
+            ]
+        );
+        let (seen, _) = events(&data, &ScanOptions::default(), &[0, 2, 4], None);
+        assert_eq!(seen, ["batch 0", "batch 2", "batch 4"]);
+    }
+
+    /// A walk from a batch's position (an index entry) starts there: no adapter shifting the
+    /// source.
+    #[test]
+    fn a_scan_starts_at_the_position_given() {
+        let data = three_batches();
+        let opts = ScanOptions {
+            deep: true,
+            start_position: (data.len() / 3) as u64,
+            ..ScanOptions::default()
+        };
+        let (seen, _) = events(&data, &opts, &[2], None);
+        assert_eq!(
+            seen,
+            ["batch 2", "record 2", "record 3", "done 2", "batch 4"]
+        );
+    }
+}
