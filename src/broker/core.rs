@@ -23,7 +23,7 @@ mod lifecycle;
 mod limits;
 
 pub use limits::{
-    open_file_limit, raise_open_file_limit, PartitionBudget, FILES_PER_PARTITION,
+    open_file_limit, raise_open_file_limit, volume_space, PartitionBudget, FILES_PER_PARTITION,
     MAX_PARTITIONS_PER_REQUEST,
 };
 
@@ -118,13 +118,43 @@ pub struct Broker {
 
 /// Kafka's topic name rule: 1 to 249 of `[a-zA-Z0-9._-]`, not `.` or `..`.
 pub fn valid_topic_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 249
-        && name != "."
-        && name != ".."
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+    topic_name_problem(name).is_none()
+}
+
+/// Why Kafka refuses a topic name (`Topic.detectInvalidTopic`, in its order; the length is
+/// Java's, in UTF-16 units), or `None` for a legal name.
+pub fn topic_name_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("the empty string is not allowed".into());
+    }
+    if name == "." || name == ".." {
+        return Some(format!("'{name}' is not allowed"));
+    }
+    if name.encode_utf16().count() > 249 {
+        return Some(format!(
+            "the length of '{name}' is longer than the max allowed length 249"
+        ));
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+    {
+        return Some(format!(
+            "'{name}' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'"
+        ));
+    }
+    None
+}
+
+/// INVALID_TOPIC_EXCEPTION for an illegal name, with the message `Topic.validate` gives.
+pub fn validate_topic_name(name: &str) -> BrokerResult<()> {
+    match topic_name_problem(name) {
+        None => Ok(()),
+        Some(why) => Err(BrokerError::new(
+            ResponseError::InvalidTopicException,
+            format!("Topic name is invalid: {why}"),
+        )),
+    }
 }
 
 impl Broker {

@@ -10,7 +10,9 @@ use kafka_protocol::protocol::{Decodable, Encodable};
 use kafka_protocol::ResponseError;
 
 use super::frame::encode;
-use super::handlers::{cluster, consumer_group, fetch, groups, offsets, produce, topics, txn};
+use super::handlers::{
+    cluster, consumer_group, fetch, groups, offsets, produce, topics, txn, txn_admin,
+};
 use super::server::Shared;
 
 /// The APIs and versions this broker answers, in the order ApiVersions advertises them.
@@ -39,10 +41,15 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::DeleteTopics, 1, 6),
     (ApiKey::DeleteRecords, 0, 2),
     (ApiKey::DescribeConfigs, 1, 4),
+    (ApiKey::DescribeLogDirs, 1, 5),
     (ApiKey::CreatePartitions, 0, 3),
     (ApiKey::DeleteGroups, 0, 2),
     (ApiKey::OffsetDelete, 0, 0),
+    (ApiKey::DescribeQuorum, 0, 2),
     (ApiKey::DescribeCluster, 0, 2),
+    (ApiKey::DescribeProducers, 0, 0),
+    (ApiKey::DescribeTransactions, 0, 0),
+    (ApiKey::ListTransactions, 0, 2),
     (ApiKey::ConsumerGroupHeartbeat, 0, 1),
     (ApiKey::ConsumerGroupDescribe, 0, 1),
 ];
@@ -154,6 +161,10 @@ pub(super) async fn request(
         }
         ApiKey::Metadata => h.answer(&cluster::metadata(shared, h.decode(b)?, version)?),
         ApiKey::DescribeCluster => h.answer(&cluster::describe_cluster(shared, h.decode(b)?)),
+        ApiKey::DescribeLogDirs => h.answer(&cluster::describe_log_dirs(shared, h.decode(b)?)?),
+        ApiKey::DescribeQuorum => {
+            h.answer(&cluster::describe_quorum(shared, h.decode(b)?, version)?)
+        }
         ApiKey::FindCoordinator => {
             h.answer(&cluster::find_coordinator(shared, h.decode(b)?, version)?)
         }
@@ -203,6 +214,13 @@ pub(super) async fn request(
         ApiKey::AddPartitionsToTxn => h.answer(&txn::add_partitions_to_txn(shared, h.decode(b)?)?),
         ApiKey::AddOffsetsToTxn => h.answer(&txn::add_offsets_to_txn(shared, h.decode(b)?)?),
         ApiKey::TxnOffsetCommit => h.answer(&txn::txn_offset_commit(shared, h.decode(b)?)?),
+        ApiKey::DescribeProducers => {
+            h.answer(&txn_admin::describe_producers(shared, h.decode(b)?)?)
+        }
+        ApiKey::DescribeTransactions => {
+            h.answer(&txn_admin::describe_transactions(shared, h.decode(b)?)?)
+        }
+        ApiKey::ListTransactions => h.answer(&txn_admin::list_transactions(shared, h.decode(b)?)?),
         ApiKey::EndTxn => {
             let resp = txn::end_txn(shared, h.decode(b)?)?;
             shared.appended.notify_waiters();

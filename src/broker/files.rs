@@ -230,6 +230,67 @@ impl DirLock {
     }
 }
 
+/// The KRaft metadata log's directory in a log dir.
+pub const METADATA_LOG_DIR: &str = "__cluster_metadata-0";
+
+/// What DescribeQuorum reports of the metadata log: the leader epoch (`quorum-state`'s
+/// `leaderEpoch`) and the log end offset (after the last batch of the newest segment).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetadataLogState {
+    pub leader_epoch: i32,
+    pub end_offset: i64,
+}
+
+/// Reads [`MetadataLogState`] from `log_dir`'s [`METADATA_LOG_DIR`]. A log dir without a
+/// metadata log (or with an empty one) is a quorum at epoch 1 (a single voter's first
+/// election) with nothing in its log; a torn tail ends the log where it tears.
+pub fn metadata_log_state(log_dir: &Path) -> io::Result<MetadataLogState> {
+    let dir = log_dir.join(METADATA_LOG_DIR);
+    let epoch = fs::read_to_string(dir.join("quorum-state"))
+        .ok()
+        .and_then(|t| crate::format::text_files::parse_quorum_state(&t).ok())
+        .and_then(|q| q.leader_epoch())
+        .and_then(|e| i32::try_from(e).ok())
+        .unwrap_or(1);
+    let newest = match fs::read_dir(&dir) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+        Ok(entries) => entries
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                let name = e.file_name();
+                let base = name.to_str()?.strip_suffix(".log")?.parse::<i64>().ok()?;
+                Some((base, e.path()))
+            })
+            .max_by_key(|(base, _)| *base),
+    };
+    let mut end_offset = 0;
+    if let Some((base, path)) = newest {
+        end_offset = base;
+        let bytes = fs::read(&path)?;
+        let mut at = 0usize;
+        // Each entry: offset (8), length (4), then `length` bytes.
+        while let Some(len) = bytes.get(at + 8..at + 12) {
+            let len = i32::from_be_bytes(len.try_into().expect("4 bytes"));
+            let Some(entry) = usize::try_from(len)
+                .ok()
+                .and_then(|l| bytes.get(at..at + 12 + l))
+            else {
+                break;
+            };
+            match crate::format::batch::entry_last_offset(entry) {
+                Some(last) => end_offset = last + 1,
+                None => break,
+            }
+            at += entry.len();
+        }
+    }
+    Ok(MetadataLogState {
+        leader_epoch: epoch,
+        end_offset,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

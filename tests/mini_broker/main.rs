@@ -1,6 +1,7 @@
 //! The mini-broker's tests in one binary, with real clients (tests/mini_broker_support).
 
 mod admin;
+mod admin_apis;
 mod crash;
 mod diff_cli;
 mod files;
