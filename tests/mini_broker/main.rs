@@ -12,3 +12,4 @@ mod log_lines;
 #[path = "../mini_broker_support/mod.rs"]
 mod mini_broker_support;
 mod python;
+mod refusals;

@@ -1098,3 +1098,114 @@ pub fn quorum_described(bootstrap: &str) -> (i32, i64) {
     }
     last
 }
+
+/// CreatePartitions v3 of `(topic, count)`s: each result's `(name, error, message)`, sorted
+/// (Kafka answers from a hash set: the order is not part of the contract).
+pub fn create_partitions(
+    bootstrap: &str,
+    topics: &[(&str, i32)],
+    validate_only: bool,
+) -> Vec<(String, i16, Option<String>)> {
+    use kafka_protocol::messages::create_partitions_request::CreatePartitionsTopic;
+    use kafka_protocol::messages::{CreatePartitionsRequest, CreatePartitionsResponse};
+    let request = CreatePartitionsRequest::default()
+        .with_timeout_ms(30_000)
+        .with_validate_only(validate_only)
+        .with_topics(
+            topics
+                .iter()
+                .map(|(t, c)| {
+                    CreatePartitionsTopic::default()
+                        .with_name(TopicName(str(t)))
+                        .with_count(*c)
+                        .with_assignments(None)
+                })
+                .collect(),
+        );
+    let answer: CreatePartitionsResponse = Conn::connect(bootstrap)
+        .ask(ApiKey::CreatePartitions, 3, &request)
+        .response("CreatePartitions");
+    let mut out: Vec<_> = answer
+        .results
+        .iter()
+        .map(|r| {
+            (
+                r.name.as_str().to_string(),
+                r.error_code,
+                r.error_message.as_ref().map(|m| m.as_str().to_string()),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Issue 26: CreatePartitions refused as Kafka 4.4 refuses it, asked of any broker: 2^31-1
+/// partitions, or more than 10,000 new ones over a whole request (here 6,000 + 6,000, and with
+/// `validate_only`), refuse every topic of the request with POLICY_VIOLATION at once and create
+/// nothing; a name asked twice gets one INVALID_REQUEST; an unknown topic, a count that is no
+/// increase, then a fitting request that creates its partitions.
+pub fn create_partitions_refused(bootstrap: &str, a: &str, b: &str) {
+    const TOO_MANY: &str = "Excessively large number of additional partitions per request.";
+    let policy = |t: &str| (t.to_string(), 44, Some(TOO_MANY.to_string()));
+    assert_eq!(create_topic_with(bootstrap, a, 1), 0);
+    assert_eq!(create_topic_with(bootstrap, b, 1), 0);
+    assert_eq!(
+        create_partitions(bootstrap, &[(a, i32::MAX)], false),
+        vec![policy(a)]
+    );
+    for validate_only in [false, true] {
+        assert_eq!(
+            create_partitions(bootstrap, &[(a, 6_001), (b, 6_001)], validate_only),
+            vec![policy(a), policy(b)]
+        );
+    }
+    assert_eq!(
+        create_partitions(bootstrap, &[(a, 3), (b, 2), (a, 4)], false),
+        vec![
+            (a.to_string(), 42, Some("Duplicate topic name.".to_string())),
+            (b.to_string(), 0, None)
+        ]
+    );
+    assert_eq!(
+        create_partitions(bootstrap, &[("no-such-topic", 2), (a, 0)], false),
+        vec![
+            (
+                a.to_string(),
+                37,
+                Some(format!(
+                    "The topic {a} currently has 1 partition(s); 0 would not be an increase."
+                ))
+            ),
+            ("no-such-topic".to_string(), 3, None),
+        ]
+    );
+    assert_eq!(
+        create_partitions(bootstrap, &[(a, 1)], false),
+        vec![(
+            a.to_string(),
+            37,
+            Some("Topic already has 1 partition(s).".to_string())
+        )],
+        "nothing was created by the refused requests"
+    );
+    assert_eq!(
+        create_partitions(bootstrap, &[(a, 3)], false),
+        vec![(a.to_string(), 0, None)]
+    );
+    assert_eq!(
+        create_partitions(bootstrap, &[(a, 3), (b, 2)], true),
+        vec![
+            (
+                a.to_string(),
+                37,
+                Some("Topic already has 3 partition(s).".to_string())
+            ),
+            (
+                b.to_string(),
+                37,
+                Some("Topic already has 2 partition(s).".to_string())
+            ),
+        ]
+    );
+}

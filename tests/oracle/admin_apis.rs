@@ -3,7 +3,8 @@
 //! mini-broker tests call) with the same assertions, and Kafka's own tools that failed on the
 //! mini-broker (`kafka-transactions list / describe / describe-producers / find-hanging`,
 //! `kafka-log-dirs --describe`, `kafka-metadata-quorum describe --status / --replication`) are
-//! run against both, their output checked alike.
+//! run against both, their output checked alike. Issue 26's refusals are asked of both too:
+//! the same requests, Kafka's error codes and messages.
 
 use std::path::Path;
 use std::time::Duration;
@@ -164,6 +165,11 @@ fn describe_everything(version: &str, bootstrap: &str, data: &Path) {
     );
 }
 
+/// Issue 26's refusals, asked of `bootstrap`.
+fn refused_as_kafka_refuses(bootstrap: &str) {
+    wire::create_partitions_refused(bootstrap, "grow-a", "grow-b");
+}
+
 #[test]
 #[ignore = "needs Kafka: run oracle/setup (a JDK 17+ and Maven)"]
 fn admin_apis_answer_as_kafka_answers_them() {
@@ -177,7 +183,9 @@ fn admin_apis_answer_as_kafka_answers_them() {
     let data = t.path().join("data");
     let mini = BrokerProcess::start(&data, &[]);
     describe_everything(version, &mini.bootstrap(), &data);
+    refused_as_kafka_refuses(&mini.bootstrap());
     mini.stop();
     describe_everything(version, &kafka.bootstrap(), &kafka.data.clone());
+    refused_as_kafka_refuses(&kafka.bootstrap());
     kafka.stop();
 }
