@@ -265,7 +265,8 @@ impl Broker {
     }
 
     /// Appends a produced batch as leader. Transactional batches must belong to their
-    /// producer's open transaction (AddPartitionsToTxn first), as Kafka verifies.
+    /// producer's open transaction (AddPartitionsToTxn first), as Kafka verifies; an internal
+    /// topic is INVALID_TOPIC_EXCEPTION (after UNKNOWN_TOPIC_OR_PARTITION, as Kafka checks).
     pub fn produce(
         &mut self,
         topic: &str,
@@ -288,8 +289,15 @@ impl Broker {
             }
         }
         let now = now_ms();
-        self.partition_mut(topic, partition)?
-            .append_client(records, now)
+        let log = self.partition_mut(topic, partition)?;
+        // ReplicaManager.appendToLocalLog: clients never write a coordinator's topic.
+        if crate::format::internal::is_internal_topic(topic) {
+            return Err(BrokerError::new(
+                ResponseError::InvalidTopicException,
+                format!("Cannot append to internal topic {topic}"),
+            ));
+        }
+        log.append_client(records, now)
     }
 
     pub fn is_closed(&self) -> bool {

@@ -109,17 +109,28 @@ impl Head {
         })
     }
 
-    fn answer<R: Encodable>(&self, response: &R) -> Handled<Option<BytesMut>> {
-        encode(self.key, self.version, self.correlation_id, response).map(Some)
+    fn answer<'s, R: Encodable>(&self, response: &R) -> Handled<Option<Reply<'s>>> {
+        encode(self.key, self.version, self.correlation_id, response).map(|bytes| {
+            Some(Reply {
+                bytes,
+                _budget: None,
+            })
+        })
     }
 }
 
+/// An encoded answer, with the share of the response budget it holds until it is written.
+pub(super) struct Reply<'s> {
+    pub(super) bytes: BytesMut,
+    _budget: Option<tokio::sync::SemaphorePermit<'s>>,
+}
+
 /// Decodes and answers one request; `Ok(None)` means no response (acks=0).
-pub(super) async fn request(
-    shared: &Shared,
+pub(super) async fn request<'s>(
+    shared: &'s Shared,
     mut body: Bytes,
     peer: SocketAddr,
-) -> Handled<Option<BytesMut>> {
+) -> Handled<Option<Reply<'s>>> {
     let api_key = i16::from_be_bytes([body[0], body[1]]);
     let version = i16::from_be_bytes([body[2], body[3]]);
     let key = ApiKey::try_from(api_key).map_err(|_| RequestError::UnknownApiKey(api_key))?;
@@ -138,7 +149,12 @@ pub(super) async fn request(
         // Kafka answers an unknown ApiVersions version with v0 and the versions it supports,
         // so the client can retry with one of them.
         let resp = api_versions_response(ResponseError::UnsupportedVersion.code());
-        return encode(key, 0, cid, &resp).map(Some);
+        return encode(key, 0, cid, &resp).map(|bytes| {
+            Some(Reply {
+                bytes,
+                _budget: None,
+            })
+        });
     }
     if !supported(key, version) {
         return Err(RequestError::UnsupportedVersion { key, version });
@@ -179,13 +195,19 @@ pub(super) async fn request(
             let req: ProduceRequest = h.decode(b)?;
             let acks = req.acks;
             let resp = produce::produce(shared, req)?;
-            shared.appended.notify_waiters();
             if acks == 0 {
                 return Ok(None);
             }
             h.answer(&resp)
         }
-        ApiKey::Fetch => h.answer(&fetch::fetch(shared, h.decode(b)?, version).await?),
+        ApiKey::Fetch => {
+            let (resp, budget) = fetch::fetch(shared, h.decode(b)?, version).await?;
+            let bytes = encode(key, version, cid, &resp)?;
+            Ok(Some(Reply {
+                bytes,
+                _budget: budget,
+            }))
+        }
         ApiKey::ListOffsets => h.answer(&fetch::list_offsets(shared, h.decode(b)?, version)?),
         ApiKey::OffsetForLeaderEpoch => {
             h.answer(&fetch::offset_for_leader_epoch(shared, h.decode(b)?)?)
@@ -221,11 +243,7 @@ pub(super) async fn request(
             h.answer(&txn_admin::describe_transactions(shared, h.decode(b)?)?)
         }
         ApiKey::ListTransactions => h.answer(&txn_admin::list_transactions(shared, h.decode(b)?)?),
-        ApiKey::EndTxn => {
-            let resp = txn::end_txn(shared, h.decode(b)?)?;
-            shared.appended.notify_waiters();
-            h.answer(&resp)
-        }
+        ApiKey::EndTxn => h.answer(&txn::end_txn(shared, h.decode(b)?)?),
         other => Err(RequestError::UnsupportedApi(other)),
     }
 }
@@ -273,6 +291,7 @@ mod tests {
             .build()
             .unwrap();
         rt.block_on(request(shared, frame, "127.0.0.1:1".parse().unwrap()))
+            .map(|r| r.map(|r| r.bytes))
     }
 
     /// The errors that close a connection are logged with the text they had when they were

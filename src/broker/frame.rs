@@ -32,6 +32,10 @@ pub const MAX_OTHER_FRAME: i32 = 1024 * 1024;
 /// [`request_cost`]; each piece of a frame's body waits for its share as it arrives.
 pub const REQUEST_BUDGET: usize = 256 * 1024 * 1024;
 
+/// The budget of fetched records in answers not yet written (Kafka sends them from the files;
+/// the mini-broker holds them in memory until the peer reads them).
+pub const RESPONSE_BUDGET: usize = 256 * 1024 * 1024;
+
 /// The longest the rest of a frame may take to arrive once its budget share is granted.
 const FRAME_READ_TIMEOUT: Duration = Duration::from_secs(60);
 

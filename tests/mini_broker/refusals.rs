@@ -75,3 +75,26 @@ fn create_partitions_beyond_the_open_file_limit_is_refused_whole() {
     assert!(broker.is_running());
     broker.stop();
 }
+
+#[test]
+fn produce_into_an_internal_topic_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let broker = BrokerProcess::start(&t.path().join("data"), &[]);
+    wire::internal_topics_refused(&broker.bootstrap(), "refused-group");
+    broker.stop();
+}
+
+#[test]
+fn commits_to_partitions_that_do_not_exist_are_refused_and_not_stored() {
+    let t = tempfile::tempdir().unwrap();
+    let data = t.path().join("data");
+    let broker = BrokerProcess::start(&data, &[]);
+    wire::commits_to_missing_partitions_refused(&broker.bootstrap(), "committed", "missing-group");
+    broker.stop();
+    let broker = BrokerProcess::start(&data, &[]);
+    assert_eq!(
+        wire::all_committed(&broker.bootstrap(), "missing-group"),
+        vec![("committed".to_string(), 0, 5)]
+    );
+    broker.stop();
+}

@@ -410,6 +410,17 @@ pub fn produce(
     partition: i32,
     batch: bytes::Bytes,
 ) -> i16 {
+    produce_answer(conn, transactional_id, topic, partition, batch).0
+}
+
+/// [`produce`], with the partition's error message.
+pub fn produce_answer(
+    conn: &mut Conn,
+    transactional_id: Option<&str>,
+    topic: &str,
+    partition: i32,
+    batch: bytes::Bytes,
+) -> (i16, Option<String>) {
     use kafka_protocol::messages::produce_request::{PartitionProduceData, TopicProduceData};
     use kafka_protocol::messages::{ProduceRequest, ProduceResponse, TransactionalId};
     let request = ProduceRequest::default()
@@ -425,9 +436,10 @@ pub fn produce(
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let answer: ProduceResponse = conn.ask(ApiKey::Produce, 9, &request).response("Produce");
-        let code = answer.responses[0].partition_responses[0].error_code;
-        if code != 6 || Instant::now() > deadline {
-            return code;
+        let p = &answer.responses[0].partition_responses[0];
+        if p.error_code != 6 || Instant::now() > deadline {
+            let message = p.error_message.as_ref().map(|m| m.as_str().to_string());
+            return (p.error_code, message);
         }
         thread::sleep(Duration::from_millis(100));
     }
@@ -1207,5 +1219,138 @@ pub fn create_partitions_refused(bootstrap: &str, a: &str, b: &str) {
                 Some("Topic already has 2 partition(s).".to_string())
             ),
         ]
+    );
+}
+
+/// Issue 26: a client's Produce into `__consumer_offsets` or `__transaction_state` is refused
+/// as Kafka 4.4 refuses it (INVALID_TOPIC_EXCEPTION, no message: Kafka's Produce answers one
+/// only for records that fail validation; a partition that does not exist is
+/// UNKNOWN_TOPIC_OR_PARTITION first), asked of any broker:
+/// a forged commit (an OffsetCommit key and value) would otherwise be served to the group.
+pub fn internal_topics_refused(bootstrap: &str, group: &str) {
+    wait_for_coordinator(bootstrap, group);
+    wait_for_txn_coordinator(bootstrap, "internal-refusal");
+    let mut conn = Conn::connect(bootstrap);
+    for topic in ["__consumer_offsets", "__transaction_state"] {
+        let batch = producer_batch((-1, -1), -1, false, 1, 1_700_000_000_000);
+        assert_eq!(
+            produce_answer(&mut conn, None, topic, 0, batch),
+            (17, None),
+            "{topic}"
+        );
+        let batch = producer_batch((-1, -1), -1, false, 1, 1_700_000_000_000);
+        assert_eq!(
+            produce_answer(&mut conn, None, topic, 9_999, batch).0,
+            3,
+            "{topic}"
+        );
+    }
+}
+
+/// OffsetCommit v9 by `group` as `(member, generation)` of `(topic, partition, offset)`s: each
+/// partition's `(topic, partition, error)`, sorted.
+pub fn commit_many(
+    bootstrap: &str,
+    group: &str,
+    member: (&str, i32),
+    offsets: &[(&str, i32, i64)],
+) -> Vec<(String, i32, i16)> {
+    let mut topics: Vec<OffsetCommitRequestTopic> = Vec::new();
+    for &(topic, partition, offset) in offsets {
+        let p = OffsetCommitRequestPartition::default()
+            .with_partition_index(partition)
+            .with_committed_offset(offset)
+            .with_committed_leader_epoch(-1)
+            .with_committed_metadata(Some(StrBytes::from_static_str("")));
+        match topics.iter_mut().find(|t| t.name.as_str() == topic) {
+            Some(t) => t.partitions.push(p),
+            None => topics.push(
+                OffsetCommitRequestTopic::default()
+                    .with_name(TopicName(str(topic)))
+                    .with_partitions(vec![p]),
+            ),
+        }
+    }
+    let request = OffsetCommitRequest::default()
+        .with_group_id(GroupId(str(group)))
+        .with_generation_id_or_member_epoch(member.1)
+        .with_member_id(str(member.0))
+        .with_topics(topics);
+    let answer: OffsetCommitResponse = Conn::connect(bootstrap)
+        .ask(ApiKey::OffsetCommit, 9, &request)
+        .response("OffsetCommit");
+    let mut out: Vec<_> = answer
+        .topics
+        .iter()
+        .flat_map(|t| {
+            t.partitions
+                .iter()
+                .map(|p| (t.name.as_str().to_string(), p.partition_index, p.error_code))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Every offset `group` has committed (OffsetFetch v7, all topics): `(topic, partition,
+/// offset)`, sorted.
+pub fn all_committed(bootstrap: &str, group: &str) -> Vec<(String, i32, i64)> {
+    let request = OffsetFetchRequest::default()
+        .with_group_id(GroupId(str(group)))
+        .with_topics(None);
+    let answer: OffsetFetchResponse = Conn::connect(bootstrap)
+        .ask(ApiKey::OffsetFetch, 7, &request)
+        .response("OffsetFetch");
+    assert_eq!(answer.error_code, 0, "{answer:?}");
+    let mut out: Vec<_> = answer
+        .topics
+        .iter()
+        .flat_map(|t| {
+            t.partitions.iter().map(|p| {
+                (
+                    t.name.as_str().to_string(),
+                    p.partition_index,
+                    p.committed_offset,
+                )
+            })
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Issue 26: commits to partitions that do not exist are UNKNOWN_TOPIC_OR_PARTITION and never
+/// stored, as Kafka 4.4 answers, asked of any broker: beside a partition that exists (stored),
+/// and alone — then the group's member checks are not even made (an unknown member gets
+/// UNKNOWN_TOPIC_OR_PARTITION, not UNKNOWN_MEMBER_ID).
+pub fn commits_to_missing_partitions_refused(bootstrap: &str, topic: &str, group: &str) {
+    const UNKNOWN_TOPIC_OR_PARTITION: i16 = 3;
+    assert_eq!(create_topic_with(bootstrap, topic, 1), 0);
+    wait_for_coordinator(bootstrap, group);
+    assert_eq!(commit_when_loaded(bootstrap, group, topic, 1), 0);
+    let asked = [(topic, 0, 5), (topic, 3, 6), ("no-such-topic", 0, 7)];
+    let sorted = |mut v: Vec<(String, i32, i16)>| {
+        v.sort();
+        v
+    };
+    assert_eq!(
+        commit_many(bootstrap, group, ("", -1), &asked),
+        sorted(vec![
+            ("no-such-topic".to_string(), 0, UNKNOWN_TOPIC_OR_PARTITION),
+            (topic.to_string(), 0, 0),
+            (topic.to_string(), 3, UNKNOWN_TOPIC_OR_PARTITION),
+        ])
+    );
+    let missing = [(topic, 1, 8), ("no-such-topic", 2, 9)];
+    assert_eq!(
+        commit_many(bootstrap, group, ("no-such-member", 7), &missing),
+        sorted(vec![
+            ("no-such-topic".to_string(), 2, UNKNOWN_TOPIC_OR_PARTITION),
+            (topic.to_string(), 1, UNKNOWN_TOPIC_OR_PARTITION),
+        ])
+    );
+    assert_eq!(
+        all_committed(bootstrap, group),
+        vec![(topic.to_string(), 0, 5)]
     );
 }

@@ -168,6 +168,8 @@ fn describe_everything(version: &str, bootstrap: &str, data: &Path) {
 /// Issue 26's refusals, asked of `bootstrap`.
 fn refused_as_kafka_refuses(bootstrap: &str) {
     wire::create_partitions_refused(bootstrap, "grow-a", "grow-b");
+    wire::internal_topics_refused(bootstrap, "refused-group");
+    wire::commits_to_missing_partitions_refused(bootstrap, "committed", "missing-group");
 }
 
 #[test]

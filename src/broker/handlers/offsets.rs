@@ -21,7 +21,11 @@ pub(crate) fn offset_commit(
 ) -> Handled<OffsetCommitResponse> {
     let mut b = shared.broker()?;
     let group = req.group_id.as_str().to_string();
+    // KafkaApis.handleOffsetCommitRequest: a partition that does not exist is
+    // UNKNOWN_TOPIC_OR_PARTITION and never reaches the coordinator; when none is left, the
+    // coordinator (and its member checks) is not asked at all.
     let mut partitions = Vec::new();
+    let mut exists = Vec::new();
     for t in &req.topics {
         for p in &t.partitions {
             let epoch = if version >= 6 {
@@ -29,19 +33,29 @@ pub(crate) fn offset_commit(
             } else {
                 -1
             };
-            let offset = (p.partition_index, p.committed_offset, epoch);
-            partitions.push(commit_partition(&b, &t.name, offset, &p.committed_metadata));
+            let known = b.partition(t.name.as_str(), p.partition_index).is_ok();
+            exists.push(known);
+            if known {
+                let offset = (p.partition_index, p.committed_offset, epoch);
+                partitions.push(commit_partition(&b, &t.name, offset, &p.committed_metadata));
+            }
         }
     }
     let expire =
         (version <= 4 && req.retention_time_ms >= 0).then(|| now_ms() + req.retention_time_ms);
-    let fenced = b.groups.is_fenced(
-        &group,
-        req.group_instance_id.as_ref().map(|i| i.as_str()),
-        req.member_id.as_str(),
-    );
-    let codes = if fenced {
-        vec![ResponseError::FencedInstanceId.code(); partitions.len()]
+    let fenced = !partitions.is_empty()
+        && b.groups.is_fenced(
+            &group,
+            req.group_instance_id.as_ref().map(|i| i.as_str()),
+            req.member_id.as_str(),
+        );
+    let unknown = ResponseError::UnknownTopicOrPartition.code();
+    // A refusal of the whole request (OffsetCommitRequest.getErrorResponse) covers every
+    // partition asked, the unknown ones too.
+    let codes: Vec<i16> = if fenced {
+        vec![ResponseError::FencedInstanceId.code(); exists.len()]
+    } else if partitions.is_empty() {
+        vec![unknown; exists.len()]
     } else {
         match b.commit_offsets(
             &group,
@@ -51,8 +65,20 @@ pub(crate) fn offset_commit(
             expire,
             version,
         ) {
-            Ok(codes) => codes,
-            Err(e) => vec![e.code(); partitions.len()],
+            Ok(codes) => {
+                let mut codes = codes.into_iter();
+                exists
+                    .iter()
+                    .map(|&known| {
+                        if known {
+                            codes.next().unwrap_or(0)
+                        } else {
+                            unknown
+                        }
+                    })
+                    .collect()
+            }
+            Err(e) => vec![e.code(); exists.len()],
         }
     };
     let mut codes = codes.into_iter();
