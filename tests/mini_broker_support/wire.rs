@@ -372,8 +372,29 @@ pub fn producer_batch(
     count: usize,
     ts: i64,
 ) -> bytes::Bytes {
-    use kseg::format::encode::{encode_batch, NewBatch, NewRecord};
     let values: Vec<Vec<u8>> = (0..count).map(|i| format!("v{i}").into_bytes()).collect();
+    let values: Vec<&[u8]> = values.iter().map(|v| v.as_slice()).collect();
+    batch_of(producer, sequence, transactional, &values, ts)
+}
+
+/// A non-transactional v2 batch of records with these values (timestamps `ts`, `ts + 1`, ...).
+pub fn producer_batch_of(
+    producer: (i64, i16),
+    sequence: i32,
+    values: &[&[u8]],
+    ts: i64,
+) -> bytes::Bytes {
+    batch_of(producer, sequence, false, values, ts)
+}
+
+fn batch_of(
+    producer: (i64, i16),
+    sequence: i32,
+    transactional: bool,
+    values: &[&[u8]],
+    ts: i64,
+) -> bytes::Bytes {
+    use kseg::format::encode::{encode_batch, NewBatch, NewRecord};
     let records: Vec<NewRecord> = values
         .iter()
         .enumerate()
