@@ -9,7 +9,7 @@ use kafka_protocol::messages::*;
 use kafka_protocol::protocol::{Decodable, Encodable};
 use kafka_protocol::ResponseError;
 
-use super::frame::encode;
+use super::frame::{encode, encode_repeated, Repeated};
 use super::handlers::{
     cluster, consumer_group, fetch, groups, offsets, produce, topics, txn, txn_admin,
 };
@@ -110,19 +110,30 @@ impl Head {
     }
 
     fn answer<'s, R: Encodable>(&self, response: &R) -> Handled<Option<Reply<'s>>> {
-        encode(self.key, self.version, self.correlation_id, response).map(|bytes| {
-            Some(Reply {
-                bytes,
-                _budget: None,
-            })
-        })
+        encode(self.key, self.version, self.correlation_id, response)
+            .map(|bytes| Some(Reply::one(bytes, None)))
+    }
+
+    /// An answer whose last field is an array of (possibly repeated) encoded elements.
+    fn answer_repeated<'s>(&self, answer: Repeated) -> Handled<Option<Reply<'s>>> {
+        encode_repeated(self.key, self.version, self.correlation_id, answer).map(Some)
     }
 }
 
-/// An encoded answer, with the share of the response budget it holds until it is written.
+/// An encoded answer: its pieces in order (a piece repeated in an answer is one buffer,
+/// shared), with the share of the response budget it holds until it is written.
 pub(super) struct Reply<'s> {
-    pub(super) bytes: BytesMut,
-    _budget: Option<tokio::sync::SemaphorePermit<'s>>,
+    pub(super) pieces: Vec<Bytes>,
+    pub(super) _budget: Option<tokio::sync::SemaphorePermit<'s>>,
+}
+
+impl<'s> Reply<'s> {
+    pub(super) fn one(bytes: BytesMut, budget: Option<tokio::sync::SemaphorePermit<'s>>) -> Self {
+        Reply {
+            pieces: vec![bytes.freeze()],
+            _budget: budget,
+        }
+    }
 }
 
 /// Decodes and answers one request; `Ok(None)` means no response (acks=0).
@@ -149,12 +160,7 @@ pub(super) async fn request<'s>(
         // Kafka answers an unknown ApiVersions version with v0 and the versions it supports,
         // so the client can retry with one of them.
         let resp = api_versions_response(ResponseError::UnsupportedVersion.code());
-        return encode(key, 0, cid, &resp).map(|bytes| {
-            Some(Reply {
-                bytes,
-                _budget: None,
-            })
-        });
+        return encode(key, 0, cid, &resp).map(|bytes| Some(Reply::one(bytes, None)));
     }
     if !supported(key, version) {
         return Err(RequestError::UnsupportedVersion { key, version });
@@ -189,7 +195,7 @@ pub(super) async fn request<'s>(
         ApiKey::CreatePartitions => h.answer(&topics::create_partitions(shared, h.decode(b)?)?),
         ApiKey::DeleteRecords => h.answer(&topics::delete_records(shared, h.decode(b)?)?),
         ApiKey::DescribeConfigs => {
-            h.answer(&topics::describe_configs(shared, h.decode(b)?, version)?)
+            h.answer_repeated(topics::describe_configs(shared, h.decode(b)?, version)?)
         }
         ApiKey::Produce => {
             let req: ProduceRequest = h.decode(b)?;
@@ -202,11 +208,7 @@ pub(super) async fn request<'s>(
         }
         ApiKey::Fetch => {
             let (resp, budget) = fetch::fetch(shared, h.decode(b)?, version).await?;
-            let bytes = encode(key, version, cid, &resp)?;
-            Ok(Some(Reply {
-                bytes,
-                _budget: budget,
-            }))
+            Ok(Some(Reply::one(encode(key, version, cid, &resp)?, budget)))
         }
         ApiKey::ListOffsets => h.answer(&fetch::list_offsets(shared, h.decode(b)?, version)?),
         ApiKey::OffsetForLeaderEpoch => {
@@ -223,7 +225,10 @@ pub(super) async fn request<'s>(
         ApiKey::ListGroups => h.answer(&groups::list_groups(shared, h.decode(b)?)?),
         ApiKey::DeleteGroups => h.answer(&groups::delete_groups(shared, h.decode(b)?)?),
         ApiKey::OffsetCommit => h.answer(&offsets::offset_commit(shared, h.decode(b)?, version)?),
-        ApiKey::OffsetFetch => h.answer(&offsets::offset_fetch(shared, h.decode(b)?, version)?),
+        ApiKey::OffsetFetch => match offsets::offset_fetch(shared, h.decode(b)?, version)? {
+            Ok(resp) => h.answer(&resp),
+            Err(groups) => h.answer_repeated(groups),
+        },
         ApiKey::OffsetDelete => h.answer(&offsets::offset_delete(shared, h.decode(b)?)?),
         ApiKey::ConsumerGroupHeartbeat => {
             let req = h.decode(b)?;
@@ -291,7 +296,7 @@ mod tests {
             .build()
             .unwrap();
         rt.block_on(request(shared, frame, "127.0.0.1:1".parse().unwrap()))
-            .map(|r| r.map(|r| r.bytes))
+            .map(|r| r.map(|r| BytesMut::from(&r.pieces.concat()[..])))
     }
 
     /// The errors that close a connection are logged with the text they had when they were

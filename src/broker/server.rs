@@ -212,7 +212,7 @@ where
             Ok(Some(reply)) => {
                 // The answer is written as the peer reads it; one that takes no byte for
                 // WRITE_STALL_TIMEOUT closes the connection (and frees its budget share).
-                for piece in reply.bytes.chunks(WRITE_PIECE) {
+                for piece in reply.pieces.iter().flat_map(|p| p.chunks(WRITE_PIECE)) {
                     match tokio::time::timeout(WRITE_STALL_TIMEOUT, wr.write_all(piece)).await {
                         Ok(Ok(())) => {}
                         Ok(Err(_)) => return,

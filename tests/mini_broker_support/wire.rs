@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 /// One connection; every request gets the next correlation id.
 pub struct Conn {
-    stream: TcpStream,
+    pub stream: TcpStream,
     correlation: i32,
 }
 
@@ -1374,4 +1374,157 @@ pub fn commits_to_missing_partitions_refused(bootstrap: &str, topic: &str, group
         all_committed(bootstrap, group),
         vec![(topic.to_string(), 0, 5)]
     );
+}
+
+/// Issue 26: a Metadata request naming one topic many times is answered once per topic (Kafka
+/// asks its metadata cache for a set), asked of any broker: `topic` (3 partitions) named 20,000
+/// times beside one unknown topic named twice.
+pub fn metadata_answers_a_repeated_topic_once(bootstrap: &str, topic: &str) {
+    use kafka_protocol::messages::metadata_request::MetadataRequestTopic;
+    use kafka_protocol::messages::{MetadataRequest, MetadataResponse};
+    assert_eq!(create_topic_with(bootstrap, topic, 3), 0);
+    let named = |t: &str| MetadataRequestTopic::default().with_name(Some(TopicName(str(t))));
+    let mut topics: Vec<MetadataRequestTopic> = (0..20_000).map(|_| named(topic)).collect();
+    topics.push(named("no-such-topic"));
+    topics.push(named("no-such-topic"));
+    let request = MetadataRequest::default()
+        .with_topics(Some(topics))
+        .with_allow_auto_topic_creation(false);
+    let answer: MetadataResponse = Conn::connect(bootstrap)
+        .ask(ApiKey::Metadata, 12, &request)
+        .response("Metadata");
+    let mut got: Vec<(String, i16, usize)> = answer
+        .topics
+        .iter()
+        .map(|t| {
+            (
+                t.name.as_ref().map_or("", |n| n.as_str()).to_string(),
+                t.error_code,
+                t.partitions.len(),
+            )
+        })
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        vec![
+            ("no-such-topic".to_string(), 3, 0),
+            (topic.to_string(), 0, 3)
+        ]
+    );
+}
+
+/// OffsetFetch v9 of every offset of `group`, the group named `times` times: each group's
+/// answer as `(group, error, [(topic, partition, offset)])`.
+#[allow(clippy::type_complexity)]
+pub fn fetch_group_repeated(
+    bootstrap: &str,
+    group: &str,
+    times: usize,
+) -> Vec<(String, i16, Vec<(String, i32, i64)>)> {
+    use kafka_protocol::messages::offset_fetch_request::OffsetFetchRequestGroup;
+    let request = OffsetFetchRequest::default().with_groups(
+        (0..times)
+            .map(|_| {
+                OffsetFetchRequestGroup::default()
+                    .with_group_id(GroupId(str(group)))
+                    .with_topics(None)
+            })
+            .collect(),
+    );
+    let mut conn = Conn::connect(bootstrap);
+    conn.stream
+        .set_read_timeout(Some(Duration::from_secs(120)))
+        .unwrap();
+    let answer: OffsetFetchResponse = conn
+        .ask(ApiKey::OffsetFetch, 9, &request)
+        .response("OffsetFetch");
+    answer
+        .groups
+        .iter()
+        .map(|g| {
+            let mut offsets: Vec<_> = g
+                .topics
+                .iter()
+                .flat_map(|t| {
+                    t.partitions.iter().map(|p| {
+                        (
+                            t.name.as_str().to_string(),
+                            p.partition_index,
+                            p.committed_offset,
+                        )
+                    })
+                })
+                .collect();
+            offsets.sort();
+            (g.group_id.as_str().to_string(), g.error_code, offsets)
+        })
+        .collect()
+}
+
+/// DescribeConfigs v4 of topic `topic`, named `times` times: each result's `(error, name,
+/// [(config, value)])`.
+#[allow(clippy::type_complexity)]
+pub fn describe_topic_repeated(
+    bootstrap: &str,
+    topic: &str,
+    times: usize,
+) -> Vec<(i16, String, Vec<(String, Option<String>)>)> {
+    use kafka_protocol::messages::describe_configs_request::DescribeConfigsResource;
+    use kafka_protocol::messages::{DescribeConfigsRequest, DescribeConfigsResponse};
+    let request = DescribeConfigsRequest::default().with_resources(
+        (0..times)
+            .map(|_| {
+                DescribeConfigsResource::default()
+                    .with_resource_type(2)
+                    .with_resource_name(str(topic))
+                    .with_configuration_keys(None)
+            })
+            .collect(),
+    );
+    let mut conn = Conn::connect(bootstrap);
+    conn.stream
+        .set_read_timeout(Some(Duration::from_secs(120)))
+        .unwrap();
+    let answer: DescribeConfigsResponse = conn
+        .ask(ApiKey::DescribeConfigs, 4, &request)
+        .response("DescribeConfigs");
+    answer
+        .results
+        .iter()
+        .map(|r| {
+            let mut configs: Vec<_> = r
+                .configs
+                .iter()
+                .map(|c| {
+                    (
+                        c.name.as_str().to_string(),
+                        c.value.as_ref().map(|v| v.as_str().to_string()),
+                    )
+                })
+                .collect();
+            configs.sort();
+            (r.error_code, r.resource_name.as_str().to_string(), configs)
+        })
+        .collect()
+}
+
+/// Issue 26, asked of any broker: OffsetFetch naming a group three times and DescribeConfigs
+/// naming a topic three times answer each one, the same answer each time (Kafka does not
+/// collapse these; the mini-broker builds the answer once and repeats it).
+pub fn repeated_groups_and_configs_answered_each_time(bootstrap: &str, topic: &str, group: &str) {
+    assert_eq!(create_topic_with(bootstrap, topic, 1), 0);
+    wait_for_coordinator(bootstrap, group);
+    assert_eq!(commit_when_loaded(bootstrap, group, topic, 4), 0);
+    let groups = fetch_group_repeated(bootstrap, group, 3);
+    let one = (group.to_string(), 0, vec![(topic.to_string(), 0, 4)]);
+    assert_eq!(groups, vec![one.clone(), one.clone(), one]);
+    let described = describe_topic_repeated(bootstrap, topic, 3);
+    assert_eq!(described.len(), 3);
+    assert_eq!((described[0].0, described[0].1.as_str()), (0, topic));
+    assert!(
+        described[0].2.iter().any(|c| c.0 == "retention.ms"),
+        "{described:?}"
+    );
+    assert!(described.iter().all(|d| *d == described[0]));
 }

@@ -170,6 +170,8 @@ fn refused_as_kafka_refuses(bootstrap: &str) {
     wire::create_partitions_refused(bootstrap, "grow-a", "grow-b");
     wire::internal_topics_refused(bootstrap, "refused-group");
     wire::commits_to_missing_partitions_refused(bootstrap, "committed", "missing-group");
+    wire::metadata_answers_a_repeated_topic_once(bootstrap, "repeated");
+    wire::repeated_groups_and_configs_answered_each_time(bootstrap, "small", "small-group");
 }
 
 #[test]

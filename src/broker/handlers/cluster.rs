@@ -70,7 +70,12 @@ pub(crate) fn metadata(
     let mut topics = Vec::new();
     let names: Vec<(Option<String>, [u8; 16])> = match requested {
         None => b.topics().map(|t| (Some(t.name.clone()), t.id)).collect(),
-        Some(r) => r,
+        // KafkaApis.handleTopicMetadataRequest asks for a set of topics: a topic named (or an
+        // id given) many times is answered once.
+        Some(r) => {
+            let mut seen = std::collections::HashSet::new();
+            r.into_iter().filter(|t| seen.insert(t.clone())).collect()
+        }
     };
     for (name, id) in names {
         let name = match name {

@@ -1,7 +1,9 @@
 //! Group offsets: OffsetCommit, OffsetFetch and OffsetDelete (classic and KIP-848 groups keep
 //! their offsets in one store, [`crate::broker::group`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+
+use bytes::Bytes;
 
 use kafka_protocol::messages::*;
 use kafka_protocol::protocol::StrBytes;
@@ -9,7 +11,8 @@ use kafka_protocol::ResponseError;
 
 use super::{str_bytes, topic_name};
 use crate::broker::core::Broker;
-use crate::broker::dispatch::Handled;
+use crate::broker::dispatch::{Handled, RequestError};
+use crate::broker::frame::Repeated;
 use crate::broker::group::CommitPartition;
 use crate::broker::now_ms;
 use crate::broker::server::Shared;
@@ -236,43 +239,63 @@ macro_rules! fetched_topics {
     };
 }
 
+/// OffsetFetch. v8+ answers each group asked, in order, as Kafka does, but a group asked many
+/// times (the same member, epoch and topics) is looked up and encoded once: its answer's bytes
+/// are repeated ([`Repeated`]), never built again.
 pub(crate) fn offset_fetch(
     shared: &Shared,
     req: OffsetFetchRequest,
     version: i16,
-) -> Handled<OffsetFetchResponse> {
+) -> Handled<Result<OffsetFetchResponse, Repeated>> {
     let b = shared.broker()?;
     if version >= 8 {
-        let groups = req
-            .groups
-            .into_iter()
-            .map(|g| {
+        type Key = (String, Option<String>, i32, Option<Vec<(String, Vec<i32>)>>);
+        let mut cache: HashMap<Key, Bytes> = HashMap::new();
+        let mut elements = Vec::with_capacity(req.groups.len());
+        for g in req.groups {
+            let topics: Option<Vec<(String, Vec<i32>)>> = g.topics.map(|ts| {
+                ts.into_iter()
+                    .map(|t| (t.name.as_str().to_string(), t.partition_indexes))
+                    .collect()
+            });
+            let member = g.member_id.as_ref().map(|m| m.as_str().to_string());
+            let key: Key = (
+                g.group_id.as_str().to_string(),
+                member.clone(),
+                g.member_epoch,
+                topics.clone(),
+            );
+            let element = Repeated::element(&mut cache, key, version, || {
                 // v9: a KIP-848 member's fetch names it and its epoch (`validateOffsetFetch`).
-                let member = g.member_id.as_ref().map_or("", |m| m.as_str());
+                let member = member.as_deref().unwrap_or("");
                 let refused =
                     b.consumer_groups
                         .validate_fetch(g.group_id.as_str(), member, g.member_epoch);
                 if let Err(e) = refused {
                     return offset_fetch_response::OffsetFetchResponseGroup::default()
-                        .with_group_id(g.group_id)
+                        .with_group_id(g.group_id.clone())
                         .with_error_code(e.code());
                 }
-                let topics = g.topics.map(|ts| {
-                    ts.into_iter()
-                        .map(|t| (t.name.as_str().to_string(), t.partition_indexes))
-                        .collect()
-                });
                 let fetched = group_offsets(&b, g.group_id.as_str(), topics, req.require_stable);
                 offset_fetch_response::OffsetFetchResponseGroup::default()
-                    .with_group_id(g.group_id)
+                    .with_group_id(g.group_id.clone())
                     .with_topics(fetched_topics!(
                         OffsetFetchResponseTopics,
                         OffsetFetchResponsePartitions,
                         fetched
                     ))
             })
-            .collect();
-        return Ok(OffsetFetchResponse::default().with_groups(groups));
+            .map_err(|source| RequestError::Encode {
+                key: ApiKey::OffsetFetch,
+                version,
+                source,
+            })?;
+            elements.push(element);
+        }
+        return Ok(Err(Repeated {
+            flexible: true,
+            elements,
+        }));
     }
     let topics = req.topics.map(|ts| {
         ts.into_iter()
@@ -285,9 +308,11 @@ pub(crate) fn offset_fetch(
         topics,
         version >= 7 && req.require_stable,
     );
-    Ok(OffsetFetchResponse::default().with_topics(fetched_topics!(
-        OffsetFetchResponseTopic,
-        OffsetFetchResponsePartition,
-        fetched
+    Ok(Ok(OffsetFetchResponse::default().with_topics(
+        fetched_topics!(
+            OffsetFetchResponseTopic,
+            OffsetFetchResponsePartition,
+            fetched
+        ),
     )))
 }

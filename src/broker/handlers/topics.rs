@@ -3,11 +3,14 @@
 use kafka_protocol::messages::*;
 use kafka_protocol::ResponseError;
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use bytes::Bytes;
 
 use super::{coded, str_bytes, topic_name, uuid};
 use crate::broker::core::{topic_log_config, Broker, PartitionBudget, MAX_PARTITIONS_PER_REQUEST};
-use crate::broker::dispatch::Handled;
+use crate::broker::dispatch::{Handled, RequestError};
+use crate::broker::frame::Repeated;
 use crate::broker::server::Shared;
 use crate::broker::topic_config::{self, Described};
 use crate::broker::{now_ms, BrokerError};
@@ -257,16 +260,27 @@ fn broker_configs(b: &Broker) -> Vec<(&'static str, String, &'static str)> {
     ]
 }
 
+/// DescribeConfigs: each resource asked is answered, in order, as Kafka does; a resource asked
+/// many times (the same type, name and keys) is described and encoded once and its bytes
+/// repeated ([`Repeated`]).
 pub(crate) fn describe_configs(
     shared: &Shared,
     req: DescribeConfigsRequest,
     version: i16,
-) -> Handled<DescribeConfigsResponse> {
+) -> Handled<Repeated> {
     let b = shared.broker()?;
-    let results = req
-        .resources
-        .into_iter()
-        .map(|res| {
+    type Key = (i8, String, Option<Vec<String>>);
+    let mut cache: HashMap<Key, Bytes> = HashMap::new();
+    let mut elements = Vec::with_capacity(req.resources.len());
+    for res in &req.resources {
+        let key: Key = (
+            res.resource_type,
+            res.resource_name.as_str().to_string(),
+            res.configuration_keys
+                .as_ref()
+                .map(|k| k.iter().map(|k| k.as_str().to_string()).collect()),
+        );
+        let element = Repeated::element(&mut cache, key, version, || {
             let name = res.resource_name.as_str().to_string();
             let keys: Option<Vec<String>> = res
                 .configuration_keys
@@ -329,8 +343,17 @@ pub(crate) fn describe_configs(
             }
             r
         })
-        .collect();
-    Ok(DescribeConfigsResponse::default().with_results(results))
+        .map_err(|source| RequestError::Encode {
+            key: ApiKey::DescribeConfigs,
+            version,
+            source,
+        })?;
+        elements.push(element);
+    }
+    Ok(Repeated {
+        flexible: version >= 4,
+        elements,
+    })
 }
 
 pub(crate) fn create_topics(
