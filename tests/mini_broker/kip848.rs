@@ -155,14 +155,14 @@ fn a_kip848_group_reconciles_commits_and_survives_a_restart() {
     {
         let g = b.consumer_groups.group("g848").expect("reloaded");
         assert_eq!((g.epoch, g.assignment_epoch, g.state()), (3, 3, "Stable"));
-        let a = &g.members["member-a"];
+        let a = &g.members()["member-a"];
         assert_eq!(
             (a.epoch, a.previous_epoch, a.meta.client_id.as_str()),
             (3, 2, "client-member-a")
         );
         assert_eq!(a.assignment().len(), 1);
         assert_eq!(a.assignment()[0].1, vec![0, 1]);
-        assert_eq!(g.members["member-b"].assignment()[0].1, vec![2, 3]);
+        assert_eq!(g.members()["member-b"].assignment()[0].1, vec![2, 3]);
     }
     // Members carry on with their epochs: no fence, no rebalance.
     let a = hb(&mut b, "member-a", 3, Some(&[0, 1]));

@@ -356,7 +356,42 @@ pub fn create_topic_with(bootstrap: &str, name: &str, partitions: i32) -> i16 {
     let answer: CreateTopicsResponse = Conn::connect(bootstrap)
         .ask(ApiKey::CreateTopics, 7, &request)
         .response("CreateTopics");
-    answer.topics[0].error_code
+    let code = answer.topics[0].error_code;
+    if code == 0 {
+        wait_for_topic(bootstrap, name, partitions);
+    }
+    code
+}
+
+/// Waits (≤ 30 s) until Metadata shows `topic` with `partitions` led partitions (Kafka's
+/// brokers learn a new topic from the controller a moment after CreateTopics answers).
+pub fn wait_for_topic(bootstrap: &str, topic: &str, partitions: i32) {
+    use kafka_protocol::messages::metadata_request::MetadataRequestTopic;
+    use kafka_protocol::messages::{MetadataRequest, MetadataResponse};
+    let request = MetadataRequest::default()
+        .with_topics(Some(vec![
+            MetadataRequestTopic::default().with_name(Some(TopicName(str(topic))))
+        ]))
+        .with_allow_auto_topic_creation(false);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut conn = Conn::connect(bootstrap);
+    loop {
+        let answer: MetadataResponse = conn
+            .ask(ApiKey::Metadata, 12, &request)
+            .response("Metadata");
+        let t = &answer.topics[0];
+        let ready = t.error_code == 0
+            && t.partitions.len() == partitions as usize
+            && t.partitions.iter().all(|p| p.leader_id.0 >= 0);
+        if ready {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{topic} is not ready: {answer:?}"
+        );
+        thread::sleep(Duration::from_millis(100));
+    }
 }
 
 fn str(v: &str) -> StrBytes {
