@@ -244,3 +244,75 @@ fn repeated_groups_and_topics_are_answered_without_building_each_copy() {
     );
     broker.stop();
 }
+
+/// Issue 26, measured (`cargo test --release --test mini_broker measure_produce_rate -- --ignored
+/// --nocapture`; BENCHMARKS.md): produce rate (acks=1, one 100-byte record per request, one
+/// connection) with no fetch waiting, then with 2,000 idle long-polls (Fetch, `max_wait_ms`
+/// 30 s) on another topic. Every append used to wake every waiting fetch (and the ticker woke
+/// them all every 100 ms), each re-planning under the broker lock.
+#[test]
+#[ignore = "a measurement, not a check: run it by name with --ignored --nocapture"]
+fn measure_produce_rate_with_idle_long_polls() {
+    use std::io::Write;
+    use std::time::Instant;
+    let t = tempfile::tempdir().unwrap();
+    let broker = BrokerProcess::start(&t.path().join("data"), &[]);
+    let bootstrap = broker.bootstrap();
+    assert_eq!(wire::create_topic_with(&bootstrap, "busy", 1), 0);
+    assert_eq!(wire::create_topic_with(&bootstrap, "idle", 1), 0);
+    let value = vec![b'x'; 100];
+    let rate = |n: usize| {
+        let mut conn = wire::Conn::connect(&bootstrap);
+        let start = Instant::now();
+        for i in 0..n {
+            let batch =
+                wire::producer_batch_of((-1, -1), -1, &[&value], 1_700_000_000_000 + i as i64);
+            assert_eq!(wire::produce(&mut conn, None, "busy", 0, batch), 0);
+        }
+        n as f64 / start.elapsed().as_secs_f64()
+    };
+    rate(2_000); // warm-up
+    let quiet = rate(5_000);
+    let mut polls = Vec::new();
+    for _ in 0..2_000 {
+        let mut s = std::net::TcpStream::connect(&bootstrap).unwrap();
+        s.write_all(&idle_fetch("idle", 30_000)).unwrap();
+        polls.push(s);
+    }
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let busy = rate(5_000);
+    println!("produce: {quiet:.0}/s with no fetch waiting, {busy:.0}/s with 2,000 idle long-polls");
+    drop(polls);
+    broker.stop();
+}
+
+/// A Fetch v12 of `topic`-0 at its end (offset 0 of an empty partition), waiting up to
+/// `max_wait_ms` for one byte: its frame.
+fn idle_fetch(topic: &str, max_wait_ms: i32) -> Vec<u8> {
+    use bytes::BytesMut;
+    use kafka_protocol::messages::fetch_request::{FetchPartition, FetchTopic};
+    use kafka_protocol::messages::{ApiKey, FetchRequest, RequestHeader, TopicName};
+    use kafka_protocol::protocol::{Encodable, HeaderVersion, StrBytes};
+    let request = FetchRequest::default()
+        .with_replica_id((-1).into())
+        .with_max_wait_ms(max_wait_ms)
+        .with_min_bytes(1)
+        .with_max_bytes(1024 * 1024)
+        .with_topics(vec![FetchTopic::default()
+            .with_topic(TopicName(StrBytes::from_string(topic.to_string())))
+            .with_partitions(vec![FetchPartition::default()
+                .with_partition(0)
+                .with_fetch_offset(0)
+                .with_partition_max_bytes(1024 * 1024)])]);
+    let mut body = BytesMut::new();
+    RequestHeader::default()
+        .with_request_api_key(ApiKey::Fetch as i16)
+        .with_request_api_version(12)
+        .with_correlation_id(1)
+        .encode(&mut body, FetchRequest::header_version(12))
+        .unwrap();
+    request.encode(&mut body, 12).unwrap();
+    let mut frame = (body.len() as i32).to_be_bytes().to_vec();
+    frame.extend_from_slice(&body);
+    frame
+}

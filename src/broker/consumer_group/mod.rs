@@ -136,6 +136,9 @@ pub struct ConsumerGroup {
     members: BTreeMap<String, ConsumerMember>,
     index: MemberIndex,
     pub target: BTreeMap<String, Assignment>,
+    /// Each subscribed topic's KIP-1101 hash with the topic id and partition count it was
+    /// computed for (a hash walks every partition: computed again only when they change).
+    topic_hashes: BTreeMap<String, ([u8; 16], i32, i64)>,
 }
 
 /// What a group's members add up to, kept as members come, change and go, so that a heartbeat
@@ -283,18 +286,25 @@ impl ConsumerGroup {
             })
     }
 
-    fn hash(&self, topics: &dyn Fn(&str) -> Option<TopicMeta>) -> i64 {
-        let hashes: Vec<(String, i64)> = self
-            .index
-            .topics
-            .keys()
-            .map(|name| {
-                let h = topics(name)
-                    .map(|t| rec::topic_hash(&t.id, &t.name, t.partitions))
-                    .unwrap_or(0);
-                (name.clone(), h)
-            })
-            .collect();
+    fn hash(&mut self, topics: &dyn Fn(&str) -> Option<TopicMeta>) -> i64 {
+        let subscribed = &self.index.topics;
+        self.topic_hashes.retain(|name, _| subscribed.contains_key(name));
+        let mut hashes: Vec<(String, i64)> = Vec::with_capacity(subscribed.len());
+        for name in subscribed.keys() {
+            let h = match topics(name) {
+                None => 0,
+                Some(t) => match self.topic_hashes.get(name) {
+                    Some(&(id, n, h)) if id == t.id && n == t.partitions => h,
+                    _ => {
+                        let h = rec::topic_hash(&t.id, &t.name, t.partitions);
+                        self.topic_hashes
+                            .insert(name.clone(), (t.id, t.partitions, h));
+                        h
+                    }
+                },
+            };
+            hashes.push((name.clone(), h));
+        }
         rec::group_hash(&hashes)
     }
 }
