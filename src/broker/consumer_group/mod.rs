@@ -288,7 +288,8 @@ impl ConsumerGroup {
 
     fn hash(&mut self, topics: &dyn Fn(&str) -> Option<TopicMeta>) -> i64 {
         let subscribed = &self.index.topics;
-        self.topic_hashes.retain(|name, _| subscribed.contains_key(name));
+        self.topic_hashes
+            .retain(|name, _| subscribed.contains_key(name));
         let mut hashes: Vec<(String, i64)> = Vec::with_capacity(subscribed.len());
         for name in subscribed.keys() {
             let h = match topics(name) {
