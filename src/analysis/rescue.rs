@@ -68,14 +68,28 @@ impl Partitioning {
     }
 }
 
-/// `--topic-map old:new`, parsed.
+/// `--topic-map old:new`, parsed. A Kafka internal topic is no target: brokers refuse clients'
+/// records for it ([`internal_target`]).
 pub fn parse_topic_map(spec: &str) -> Result<(String, String), String> {
     match spec.split_once(':') {
         Some((old, new)) if !old.is_empty() && !new.is_empty() => {
+            internal_target(new)?;
             Ok((old.to_string(), new.to_string()))
         }
         _ => Err(format!("--topic-map wants OLD:NEW, not {spec:?}")),
     }
+}
+
+/// Refuses a target topic Kafka keeps for itself (`Topic.isInternal`): a broker answers
+/// INVALID_TOPIC_EXCEPTION to every record produced into it.
+pub fn internal_target(topic: &str) -> Result<(), String> {
+    if crate::format::internal::is_internal_topic(topic) {
+        return Err(format!(
+            "{topic} is a Kafka internal topic: brokers refuse records produced into it \
+             (INVALID_TOPIC_EXCEPTION); --topic-map it to another topic"
+        ));
+    }
+    Ok(())
 }
 
 /// What one source partition gave (or, with `--dry-run`, would give).
@@ -691,6 +705,14 @@ mod tests {
             ("a".to_string(), "b.c".to_string())
         );
         assert!(parse_topic_map("a").is_err());
+        for internal in [
+            "__consumer_offsets",
+            "__transaction_state",
+            "__share_group_state",
+        ] {
+            let e = parse_topic_map(&format!("a:{internal}")).unwrap_err();
+            assert!(e.contains("internal topic"), "{e}");
+        }
         assert!(parse_topic_map(":b").is_err());
     }
 }

@@ -14,8 +14,8 @@ use super::lookup::parse_timestamp;
 use super::{discover_inputs, Outcome, Reads};
 use crate::analysis::lookup::Query;
 use crate::analysis::rescue::{
-    content_digest, parse_topic_map, record_bytes, record_digest, sent_timestamp, Partitioning,
-    ResumeState, Selection, Source, Tail, Tally, TargetProgress, Ticket, Tracker,
+    content_digest, internal_target, parse_topic_map, record_bytes, record_digest, sent_timestamp,
+    Partitioning, ResumeState, Selection, Source, Tail, Tally, TargetProgress, Ticket, Tracker,
 };
 use crate::cli::{RescueArgs, RescueCompression, RescuePartitioner};
 use crate::client::{
@@ -212,6 +212,10 @@ pub fn run(args: RescueArgs) -> Result<Outcome> {
         map.insert(old, new);
     }
     let target_topic = |t: &str| map.get(t).cloned().unwrap_or_else(|| t.to_string());
+    // An internal topic's partition given by name goes nowhere unless it is mapped.
+    for d in &dirs {
+        internal_target(&target_topic(&d.name.topic)).map_err(anyhow::Error::msg)?;
+    }
     let sel = Selection {
         offsets: (
             args.from_offset.unwrap_or(i64::MIN),

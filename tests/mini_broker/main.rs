@@ -1,6 +1,7 @@
 //! The mini-broker's tests in one binary, with real clients (tests/mini_broker_support).
 
 mod admin;
+mod admin_apis;
 mod configs;
 mod crash;
 mod diff_cli;
@@ -14,4 +15,5 @@ mod log_lines;
 #[path = "../mini_broker_support/mod.rs"]
 mod mini_broker_support;
 mod python;
+mod refusals;
 mod rescue;
