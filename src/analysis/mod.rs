@@ -16,6 +16,7 @@ pub mod partitioner;
 pub mod rebalances;
 pub mod recovery;
 pub mod rescue;
+pub mod rescue_map;
 pub mod summary;
 pub mod topic_configs;
 pub mod transactions;

@@ -1,9 +1,11 @@
-//! Topic facts a KRaft cluster keeps in `__cluster_metadata`: which topics are compacted
-//! (`cleanup.policy` containing `compact`), so that their normal offset gaps are not reported as
-//! lost data, and how many partitions each topic has (its PartitionRecords), which no single
-//! broker's partition dirs tell. Replays the latest snapshot, then the log after it.
+//! Topic facts a KRaft cluster keeps in `__cluster_metadata`: each topic's own configs (its
+//! ConfigRecords: what `kafka-configs.sh --describe` lists as the topic's, not the broker
+//! defaults), among them which topics are compacted (`cleanup.policy` containing `compact`), so
+//! that their normal offset gaps are not reported as lost data, and how many partitions each
+//! topic has (its PartitionRecords), which no single broker's partition dirs tell. Replays the
+//! latest snapshot, then the log after it.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io;
 
 use crate::format::coordinator::{decode_metadata_record, MetadataRecord, Value};
@@ -21,8 +23,8 @@ const TOPIC_RESOURCE: i64 = 2;
 struct Replay {
     /// Topic id → name.
     names: HashMap<String, String>,
-    /// Topic name → `cleanup.policy`.
-    policies: HashMap<String, String>,
+    /// Topic name → its configs (name → value).
+    configs: HashMap<String, BTreeMap<String, String>>,
     /// Topic id → partition ids.
     partitions: HashMap<String, BTreeSet<i32>>,
     /// Offsets below this were replayed from a snapshot.
@@ -54,21 +56,28 @@ impl Replay {
                 if let Some(id) = topic_id() {
                     self.partitions.remove(&id);
                     if let Some(name) = self.names.remove(&id) {
-                        self.policies.remove(&name);
+                        self.configs.remove(&name);
                     }
                 }
             }
-            "CONFIG_RECORD"
-                if data.int("resourceType") == Some(TOPIC_RESOURCE)
-                    && data.str("name").as_deref() == Some("cleanup.policy") =>
-            {
-                let Some(topic) = data.str("resourceName") else {
+            "CONFIG_RECORD" if data.int("resourceType") == Some(TOPIC_RESOURCE) => {
+                let (Some(topic), Some(name)) = (data.str("resourceName"), data.str("name")) else {
                     return;
                 };
+                // A null value deletes the config (the topic falls back to the default).
                 match data.str("value") {
-                    Some(v) => self.policies.insert(topic.into_owned(), v.into_owned()),
-                    None => self.policies.remove(topic.as_ref()),
-                };
+                    Some(v) => {
+                        self.configs
+                            .entry(topic.into_owned())
+                            .or_default()
+                            .insert(name.into_owned(), v.into_owned());
+                    }
+                    None => {
+                        if let Some(c) = self.configs.get_mut(topic.as_ref()) {
+                            c.remove(name.as_ref());
+                        }
+                    }
+                }
             }
             _ => {}
         }
@@ -138,11 +147,20 @@ fn replay(metadata: &PartitionDir) -> Replay {
 pub fn compacted_topics(metadata: &PartitionDir) -> HashSet<String> {
     let replay = replay(metadata);
     replay
-        .policies
+        .configs
         .into_iter()
-        .filter(|(_, policy)| policy.split(',').any(|p| p.trim() == "compact"))
+        .filter(|(_, c)| {
+            c.get("cleanup.policy")
+                .is_some_and(|policy| policy.split(',').any(|p| p.trim() == "compact"))
+        })
         .map(|(topic, _)| topic)
         .collect()
+}
+
+/// Each topic's own configs as a `__cluster_metadata` partition records them (its
+/// ConfigRecords, a deleted topic's dropped with it); unreadable parts are skipped.
+pub fn topic_configs(metadata: &PartitionDir) -> HashMap<String, BTreeMap<String, String>> {
+    replay(metadata).configs
 }
 
 /// The partition count of each topic a `__cluster_metadata` partition records: one more than

@@ -1,6 +1,8 @@
 //! The mini-broker's tests in one binary, with real clients (tests/mini_broker_support).
 
 mod admin;
+#[path = "../common/mod.rs"]
+mod common;
 mod crash;
 mod diff_cli;
 mod evidence;
@@ -13,3 +15,4 @@ mod log_lines;
 mod mini_broker_support;
 mod python;
 mod rescue;
+mod rescue_groups;
