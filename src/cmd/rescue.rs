@@ -110,11 +110,14 @@ impl Targets {
     }
 }
 
-/// Delivery reports folded into the tracker; the resume file saved at most every 200 ms.
+/// Delivery reports folded into the tracker; the resume file saved at most every 200 ms, or
+/// ten times as long as the last save took (a large offset map costs at most a tenth of the
+/// time in saves).
 struct Service<'a> {
     state_path: Option<&'a Path>,
     plan: &'a str,
     last_save: Instant,
+    save_every: Duration,
     failed: Option<String>,
     acknowledged: u64,
 }
@@ -150,12 +153,14 @@ impl Service<'_> {
             }
         }
         if let Some(path) = self.state_path {
-            if force_save || self.last_save.elapsed() >= Duration::from_millis(200) {
+            if force_save || self.last_save.elapsed() >= self.save_every {
+                let began = Instant::now();
                 tracker
                     .state(self.plan)
                     .save(path)
                     .with_context(|| format!("saving {}", path.display()))?;
                 self.last_save = Instant::now();
+                self.save_every = Duration::from_millis(200).max(began.elapsed() * 10);
             }
         }
         Ok(())
@@ -395,21 +400,32 @@ pub fn run(args: RescueArgs) -> Result<Outcome> {
     // Target topic -> (retention.ms, the oldest timestamp it keeps): records older are
     // deleted by the broker's next retention check.
     let mut retention: BTreeMap<String, (i64, i64)> = BTreeMap::new();
+    // The largest batch every target topic takes: a batch over a topic's max.message.bytes or
+    // segment.bytes is refused whole (MESSAGE_TOO_LARGE, RECORD_BATCH_TOO_LARGE).
+    let mut batch_bytes = (args.batch_bytes, None::<String>);
     if !args.dry_run {
         let admin = Admin::new(&conn)?;
         for t in needed.keys() {
             match admin.topic_configs(t) {
-                Ok(c)
-                    if c.get("message.timestamp.type").map(String::as_str)
-                        == Some("LogAppendTime") =>
-                {
-                    eprintln!(
-                    "kseg: target topic {} uses LogAppendTime: the broker stamps each record with \
-                     its own time when it appends it; the source timestamps are not kept",
-                    esc(t)
-                )
-                }
                 Ok(c) => {
+                    for key in ["max.message.bytes", "segment.bytes"] {
+                        if let Some(n) = c.get(key).and_then(|v| v.parse::<usize>().ok()) {
+                            if n > 0 && n < batch_bytes.0 {
+                                batch_bytes =
+                                    (n, Some(format!("target topic {}'s {key}={n}", esc(t))));
+                            }
+                        }
+                    }
+                    if c.get("message.timestamp.type").map(String::as_str) == Some("LogAppendTime")
+                    {
+                        eprintln!(
+                            "kseg: target topic {} uses LogAppendTime: the broker stamps each \
+                             record with its own time when it appends it; the source timestamps \
+                             are not kept",
+                            esc(t)
+                        );
+                        continue;
+                    }
                     if let Some(ms) = c.get("retention.ms").and_then(|v| v.parse::<i64>().ok()) {
                         if ms >= 0 {
                             retention.insert(
@@ -658,7 +674,7 @@ pub fn run(args: RescueArgs) -> Result<Outcome> {
     }
 
     let settings = ProducerSettings {
-        batch_bytes: args.batch_bytes,
+        batch_bytes: batch_bytes.0,
         linger_ms: args.linger_ms,
         compression: match args.compression {
             RescueCompression::None => "none",
@@ -670,6 +686,12 @@ pub fn run(args: RescueArgs) -> Result<Outcome> {
         .to_string(),
         delivery_timeout_ms: args.delivery_timeout_ms,
     };
+    if let Some(why) = &batch_bytes.1 {
+        eprintln!(
+            "kseg: batches of at most {} bytes ({why}; --batch-bytes is {})",
+            batch_bytes.0, args.batch_bytes
+        );
+    }
     let mut producer = RescueProducer::new(&conn, &settings)?;
     // The committed records are counted per partition; a selection or a resume sends fewer, and
     // how many is not known before the walk, so the bar then shows no total and no ETA.
@@ -684,6 +706,7 @@ pub fn run(args: RescueArgs) -> Result<Outcome> {
         state_path,
         plan: &plan,
         last_save: Instant::now(),
+        save_every: Duration::from_millis(200),
         failed: None,
         acknowledged: 0,
     };
@@ -1114,11 +1137,14 @@ fn map_line(out: &mut impl Write, name: &str, target: &str, map: &RescueMap) -> 
     )
 }
 
-/// Configs a source topic's ConfigRecords may hold that name the source cluster's brokers:
-/// never taken into another cluster.
-const NOT_CARRIED: [&str; 2] = [
+/// Configs a source topic's ConfigRecords may hold that are never taken into another cluster:
+/// the replication throttles name the source cluster's brokers, and `internal.segment.bytes` is
+/// Kafka's internal (test) setting, which DescribeConfigs does not list — tiny segments that
+/// refuse the rescue's batches.
+const NOT_CARRIED: [&str; 3] = [
     "leader.replication.throttled.replicas",
     "follower.replication.throttled.replicas",
+    "internal.segment.bytes",
 ];
 
 /// The topics `--create-topics` creates: each missing target topic with its source topic's
