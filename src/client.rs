@@ -744,9 +744,16 @@ impl GroupCommitter {
         };
         match self.consumer.commit(&tpl, CommitMode::Sync) {
             Ok(()) => Ok(()),
-            Err(KafkaError::ConsumerCommit(code)) if active(code) => {
-                Err(CommitRefusal::Active(format!("{code:?}")))
-            }
+            Err(KafkaError::ConsumerCommit(code)) if active(code) => Err(CommitRefusal::Active(
+                match code {
+                    RDKafkaErrorCode::UnknownMemberId => "UNKNOWN_MEMBER_ID",
+                    RDKafkaErrorCode::IllegalGeneration => "ILLEGAL_GENERATION",
+                    RDKafkaErrorCode::RebalanceInProgress => "REBALANCE_IN_PROGRESS",
+                    RDKafkaErrorCode::StaleMemberEpoch => "STALE_MEMBER_EPOCH",
+                    _ => "NON_EMPTY_GROUP",
+                }
+                .to_string(),
+            )),
             Err(e) => Err(CommitRefusal::Other(
                 self.explain(e, format!("committing offsets of group {}", self.group)),
             )),

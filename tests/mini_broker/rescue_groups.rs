@@ -98,15 +98,19 @@ fn translations(lines: &[serde_json::Value]) -> Translations {
         .collect()
 }
 
-/// A consumer in `group` on `topic`, polled until it has its partitions: the group is active.
-fn active_member(bootstrap: &str, group: &str, topic: &str) -> BaseConsumer {
-    let c: BaseConsumer = ClientConfig::new()
+/// A consumer in `group` on `topic` (`protocol`: `classic`, or `consumer` for KIP-848),
+/// polled until it has its partitions: the group is active.
+fn active_member(bootstrap: &str, group: &str, topic: &str, protocol: &str) -> BaseConsumer {
+    let mut config = ClientConfig::new();
+    config
         .set("bootstrap.servers", bootstrap)
         .set("group.id", group)
-        .set("enable.auto.commit", "false")
-        .set("session.timeout.ms", "30000")
-        .create()
-        .unwrap();
+        .set("group.protocol", protocol)
+        .set("enable.auto.commit", "false");
+    if protocol == "classic" {
+        config.set("session.timeout.ms", "30000");
+    }
+    let c: BaseConsumer = config.create().unwrap();
     c.subscribe(&[topic]).unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     while c.assignment().map(|a| a.count()).unwrap_or(0) == 0 {
@@ -218,7 +222,7 @@ fn group_offsets_are_translated_through_the_offset_map_and_committed() {
     assert_eq!(st["offset_map"]["payments-0"], maps["payments-0"]["ranges"]);
 
     // A member in the target's g-exact: its commit is refused, the others' are not.
-    let member = active_member(&bootstrap, "g-exact", "payments");
+    let member = active_member(&bootstrap, "g-exact", "payments", "classic");
     let refused = rescue(&[]);
     assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
     let err = stderr(&refused);
@@ -245,6 +249,16 @@ fn group_offsets_are_translated_through_the_offset_map_and_committed() {
             ("g-end".to_string(), true),
             ("g-exact".to_string(), false)
         ])
+    );
+    drop(member);
+    // A KIP-848 member in g-end: the coordinator refuses the commit (UNKNOWN_MEMBER_ID).
+    let member = active_member(&bootstrap, "g-end", "payments", "consumer");
+    let refused = rescue(&[]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    let err = stderr(&refused);
+    assert!(
+        err.contains("group g-end is active in the target") && err.contains("UNKNOWN_MEMBER_ID"),
+        "{err}"
     );
     drop(member);
     broker.stop();
@@ -286,7 +300,8 @@ fn group_offsets_are_translated_through_the_offset_map_and_committed() {
 
 /// `--create-topics` creates the target topic with the source topic's own configs (its
 /// ConfigRecords; a deleted one not, the replication throttles never), `--topic-config` over
-/// them, and says which; the mini-broker's topic config file holds what it was given.
+/// them, and says which; the mini-broker's topic config file holds what it was given. A target
+/// topic taking smaller batches than `--batch-bytes` gets batches cut to its size.
 #[test]
 fn create_topics_takes_the_source_topic_configs() {
     let t = tempfile::tempdir().unwrap();
@@ -302,7 +317,7 @@ fn create_topics_takes_the_source_topic_configs() {
                 Some("0:1"),
             ),
             ("payments", "retention.bytes", Some("1073741824")),
-            ("orders", "retention.bytes", Some("5")),
+            ("orders", "max.message.bytes", Some("3000000")),
             ("payments", "segment.ms", None),
         ],
     );
@@ -324,6 +339,40 @@ fn create_topics_takes_the_source_topic_configs() {
              left out: leader.replication.throttled.replicas; --topic-config retention.ms=-1"
         ),
         "{err}"
+    );
+    // A target topic that takes smaller batches than --batch-bytes: the batches are cut to it
+    // (orders-0's 70 records do not fit in one 4 KiB batch, which the broker would refuse).
+    let o = Command::new(kseg_bin())
+        .arg("rescue")
+        .arg(src.join("orders-0"))
+        .args(["--bootstrap", &broker.bootstrap(), "--create-topics"])
+        .args(["--topic-map", "orders:orders-small"])
+        .args(["--topic-config", "max.message.bytes=4096"])
+        .args(["--topic-config", "retention.ms=-1", "--verify"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "created orders-small (1 partitions) with source topic orders's configs \
+             max.message.bytes=3000000 (its __cluster_metadata); --topic-config \
+             max.message.bytes=4096, retention.ms=-1"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains(
+            "batches of at most 4096 bytes (target topic orders-small's max.message.bytes=4096; \
+             --batch-bytes is 1048576)"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("verify orders-small-0: 70 records match"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
     );
     broker.stop();
     let mut configs: Vec<String> = fs::read_to_string(target.join("kseg-topic-configs"))
