@@ -1,6 +1,8 @@
 //! The mini-broker's tests in one binary, with real clients (tests/mini_broker_support).
 
 mod admin;
+#[path = "../common/mod.rs"]
+mod common;
 mod configs;
 mod crash;
 mod diff_cli;
@@ -15,3 +17,4 @@ mod log_lines;
 mod mini_broker_support;
 mod python;
 mod rescue;
+mod rescue_groups;
