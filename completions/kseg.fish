@@ -108,6 +108,9 @@ complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l to-offset -d 'Last 
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l from-timestamp -d 'Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l to-timestamp -d 'Only records whose timestamp is at or before T (epoch ms, or RFC 3339 with a zone)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l state -d 'Resume file: per source partition, the last offset the target acknowledged. A rerun with the same file goes on where the last one stopped, without duplicates' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l topic-config -d 'With --create-topics: set KEY=VALUE on the topics created, over the source\'s (repeatable)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l skip-topic-config -d 'With --create-topics: leave KEY out of the configs taken from the source (repeatable)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l offset-map -d 'Write the source→target offset map (offsets shift in the target: records not sent take no offset) to FILE: one JSON line per source partition, ranges [first source offset, last source offset, target partition, first target offset]. --state keeps it too' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l batch-bytes -d 'Largest batch the producer builds' -r
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l linger-ms -d 'How long the producer waits to fill a batch' -r
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l compression -d 'Compression of the produced batches' -r -f -a "none\t''
@@ -129,7 +132,8 @@ complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l format -d 'Tables f
 tsv\t'Tab-separated values: a header line, then one line per row; no other text'"
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l dry-run -d 'Print what would be sent (counts, ranges, target partitions); send nothing'
-complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l create-topics -d 'Create missing target topics with the source\'s partition count'
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l create-topics -d 'Create missing target topics with the source\'s partition count and the source topic\'s own configs (retention.ms, cleanup.policy, ...: its ConfigRecords in the __cluster_metadata of the source\'s log dir)'
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l groups -d 'Translate every consumer group\'s committed offsets on the rescued partitions (replayed from the source\'s __consumer_offsets) through the offset map and commit them in the target after the records; with --dry-run print the translation only. A group with members in the target is refused, as Kafka refuses it'
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l allow-retention-delete -d 'Send records although the target topic\'s retention.ms would delete them (their timestamps are older than it allows): without it such a rescue is refused'
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l verify -d 'Read the target back after sending and compare every record with the source'
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l json -d 'NDJSON report instead of text'

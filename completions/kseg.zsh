@@ -121,6 +121,9 @@ _arguments "${_arguments_options[@]}" : \
 '--from-timestamp=[Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)]:T:_default' \
 '--to-timestamp=[Only records whose timestamp is at or before T (epoch ms, or RFC 3339 with a zone)]:T:_default' \
 '--state=[Resume file\: per source partition, the last offset the target acknowledged. A rerun with the same file goes on where the last one stopped, without duplicates]:FILE:_files' \
+'*--topic-config=[With --create-topics\: set KEY=VALUE on the topics created, over the source'\''s (repeatable)]:KEY=VALUE:_default' \
+'*--skip-topic-config=[With --create-topics\: leave KEY out of the configs taken from the source (repeatable)]:KEY:_default' \
+'(--dry-run)--offset-map=[Write the source→target offset map (offsets shift in the target\: records not sent take no offset) to FILE\: one JSON line per source partition, ranges \[first source offset, last source offset, target partition, first target offset\]. --state keeps it too]:FILE:_files' \
 '--batch-bytes=[Largest batch the producer builds]:BYTES:_default' \
 '--linger-ms=[How long the producer waits to fill a batch]:MS:_default' \
 '--compression=[Compression of the produced batches]:COMPRESSION:(none gzip snappy lz4 zstd)' \
@@ -138,7 +141,8 @@ _arguments "${_arguments_options[@]}" : \
 tsv\:"Tab-separated values\: a header line, then one line per row; no other text"))' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
 '--dry-run[Print what would be sent (counts, ranges, target partitions); send nothing]' \
-'--create-topics[Create missing target topics with the source'\''s partition count]' \
+'--create-topics[Create missing target topics with the source'\''s partition count and the source topic'\''s own configs (retention.ms, cleanup.policy, ...\: its ConfigRecords in the __cluster_metadata of the source'\''s log dir)]' \
+'--groups[Translate every consumer group'\''s committed offsets on the rescued partitions (replayed from the source'\''s __consumer_offsets) through the offset map and commit them in the target after the records; with --dry-run print the translation only. A group with members in the target is refused, as Kafka refuses it]' \
 '--allow-retention-delete[Send records although the target topic'\''s retention.ms would delete them (their timestamps are older than it allows)\: without it such a rescue is refused]' \
 '--verify[Read the target back after sending and compare every record with the source]' \
 '--json[NDJSON report instead of text]' \

@@ -291,6 +291,31 @@ impl Filter {
             && !(self.committed && matches!(state, TxnState::Aborted | TxnState::Open))
     }
 
+    /// False when an uncompressed v2 batch's record bytes cannot hold a match: a `-F` value or
+    /// an exact `--key` is a run of bytes inside them, so a batch whose bytes lack it is
+    /// skipped without decoding a record (a memchr pass, as ripgrep searches).
+    #[inline]
+    pub fn bytes_may_match(&self, entry: &LogEntry<'_>) -> bool {
+        let LogEntry::V2(batch) = entry else {
+            return true;
+        };
+        if batch.header.codec() != crate::format::compression::Codec::None {
+            return true;
+        }
+        let bytes = batch.payload();
+        if let Some(Pattern::Fixed(f)) = &self.value {
+            if f.find(bytes).is_none() {
+                return false;
+            }
+        }
+        if let Some(k) = &self.key {
+            if !k.is_empty() && memmem::find(bytes, k).is_none() {
+                return false;
+            }
+        }
+        true
+    }
+
     /// Whether the search needs the open transactions of each partition (a pass over its batch
     /// headers first): to tell committed from open, or for the last stable offset.
     pub fn needs_open_transactions(&self) -> bool {
@@ -379,7 +404,8 @@ pub struct SearchStats {
     pub matches: u64,
     /// Batches whose records were decoded (decompressed when compressed).
     pub batches_searched: u64,
-    /// Batches skipped from their header ([`Filter::batch_may_match`]).
+    /// Batches skipped undecoded: from their header ([`Filter::batch_may_match`]), their
+    /// transactional state, or their bytes ([`Filter::bytes_may_match`]).
     pub batches_pruned: u64,
     pub records_searched: u64,
     /// Problems and bad checksums reported.
@@ -505,7 +531,8 @@ impl LogSink for Search<'_> {
         if self.prune
             && (!self.filter.batch_may_match(info)
                 || !self.state_may_match()
-                || self.beyond_last_stable(info.base_offset))
+                || self.beyond_last_stable(info.base_offset)
+                || !self.filter.bytes_may_match(entry))
         {
             self.stats.batches_pruned += 1;
             return Ok(Flow::SkipRecords);
@@ -1039,6 +1066,38 @@ mod tests {
             TxnState::Aborted,
             TxnState::Open,
         ][n as usize % 4]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+        /// The byte pass over uncompressed batches (`-F`, `--key`) never loses a match.
+        #[test]
+        fn skipping_batches_by_their_bytes_loses_no_match(
+            batches in proptest::collection::vec((
+                proptest::collection::vec((
+                    proptest::option::weighted(0.9, 0u8..5),
+                    proptest::option::weighted(0.9, 0u8..8),
+                    0i64..100,
+                    proptest::option::weighted(0.3, (0u8..3, proptest::option::of(0u8..3))),
+                ), 1..6),
+                0u8..10,
+            ), 0..8),
+            key in proptest::option::of(0u8..5),
+            value in proptest::option::of(0u8..5),
+        ) {
+            let batches: Vec<GenBatch> = batches
+                .into_iter()
+                .map(|(recs, kind)| (0, None, 1, recs, kind, 0))
+                .collect();
+            let (data, index) = build(&batches);
+            let f = Filter {
+                key: key.map(text),
+                value: value.map(|v| Pattern::new(&String::from_utf8(text(v)).unwrap(), true).unwrap()),
+                ..Filter::default()
+            };
+            let want = reference(&data, &f);
+            proptest::prop_assert_eq!(&run(&data, &index, &f, true).0, &want);
+        }
     }
 
     #[test]

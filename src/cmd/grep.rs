@@ -1,6 +1,10 @@
 //! `kseg grep`: read the arguments into an [`analysis::grep::Filter`](Filter), discover the
 //! inputs as dump-log does, and run a [`Search`] over each partition's segments with the one
-//! scan loop, printing with [`GrepPrinter`].
+//! scan loop, printing with [`GrepPrinter`]. Each partition's transactions are walked with it
+//! ([`TxnView`]: the `.txnindex` aborts, and the open transactions when the filter needs them);
+//! `--from-time`/`--from-offset` start each segment where its indexes allow
+//! ([`seek_in_segment`]); `--threads N` searches the parts in parallel
+//! ([`grep_parallel`](super::grep_parallel)), written in order.
 //!
 //! Exit status as grep's: 0 something matched, 1 nothing matched, 2 trouble (a path that could
 //! not be read, or data problems). `main` turns an [`Outcome`] into the exit code, so "nothing

@@ -186,7 +186,7 @@ impl<W: Write> GrepPrinter<W> {
         self.out.flush()?;
         if stats && !self.json {
             super::write_stderr(&format!(
-                "{} matches; {} batches searched, {} pruned from their headers; {} records \
+                "{} matches; {} batches searched, {} pruned undecoded; {} records \
                  searched; {} problems; {} bytes read\n",
                 s.matches,
                 s.batches_searched,

@@ -2,6 +2,8 @@
 
 mod admin;
 mod admin_apis;
+#[path = "../common/mod.rs"]
+mod common;
 mod configs;
 mod crash;
 mod diff_cli;
@@ -17,3 +19,4 @@ mod mini_broker_support;
 mod python;
 mod refusals;
 mod rescue;
+mod rescue_groups;
