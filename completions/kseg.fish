@@ -81,7 +81,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand summary" -l json -d 'NDJSON ou
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l index-interval-bytes -d 'The partitions\' index.interval.bytes: where the recovery preview rebuilds index entries (and so whether non-increasing offsets make Kafka empty a segment)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l index-interval-bytes -d 'index.interval.bytes for every partition: where the recovery preview rebuilds index entries (and so whether non-increasing offsets make Kafka empty a segment) [default: each topic\'s from __cluster_metadata, else 4096]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l format -d 'Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)' -r -f -a "table\t'Box-drawn tables, fitted to the terminal when stdout is one'
 tsv\t'Tab-separated values: a header line, then one line per row; no other text'"
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
@@ -94,7 +94,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l mmap -d 'Memo
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l out -d 'Where to write the repaired copy: NEWDIR/<topic>-<partition>, named as the input\'s partition dir so kseg and Kafka read it as that partition. NEWDIR must not exist, or be empty, or hold only other partition dirs (earlier repairs); anything else is refused' -r -F
-complete -c kseg -n "__fish_kseg_using_subcommand recover" -l index-interval-bytes -d 'index.interval.bytes used to rebuild the indexes' -r
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l index-interval-bytes -d 'index.interval.bytes used to rebuild the indexes [default: the topic\'s from the log dir\'s __cluster_metadata, else 4096]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l salvage -d 'Keep the valid batches found after a corrupt region instead of dropping them (and the later segments Kafka would delete)'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l json -d 'NDJSON report instead of text'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
@@ -108,6 +108,9 @@ complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l to-offset -d 'Last 
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l from-timestamp -d 'Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l to-timestamp -d 'Only records whose timestamp is at or before T (epoch ms, or RFC 3339 with a zone)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l state -d 'Resume file: per source partition, the last offset the target acknowledged. A rerun with the same file goes on where the last one stopped, without duplicates' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l topic-config -d 'With --create-topics: set KEY=VALUE on the topics created, over the source\'s (repeatable)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l skip-topic-config -d 'With --create-topics: leave KEY out of the configs taken from the source (repeatable)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l offset-map -d 'Write the source→target offset map (offsets shift in the target: records not sent take no offset) to FILE: one JSON line per source partition, ranges [first source offset, last source offset, target partition, first target offset]. --state keeps it too' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l batch-bytes -d 'Largest batch the producer builds' -r
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l linger-ms -d 'How long the producer waits to fill a batch' -r
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l compression -d 'Compression of the produced batches' -r -f -a "none\t''
@@ -129,7 +132,8 @@ complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l format -d 'Tables f
 tsv\t'Tab-separated values: a header line, then one line per row; no other text'"
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l dry-run -d 'Print what would be sent (counts, ranges, target partitions); send nothing'
-complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l create-topics -d 'Create missing target topics with the source\'s partition count'
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l create-topics -d 'Create missing target topics with the source\'s partition count and the source topic\'s own configs (retention.ms, cleanup.policy, ...: its ConfigRecords in the __cluster_metadata of the source\'s log dir)'
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l groups -d 'Translate every consumer group\'s committed offsets on the rescued partitions (replayed from the source\'s __consumer_offsets) through the offset map and commit them in the target after the records; with --dry-run print the translation only. A group with members in the target is refused, as Kafka refuses it'
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l allow-retention-delete -d 'Send records although the target topic\'s retention.ms would delete them (their timestamps are older than it allows): without it such a rescue is refused'
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l verify -d 'Read the target back after sending and compare every record with the source'
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l json -d 'NDJSON report instead of text'

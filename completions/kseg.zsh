@@ -82,7 +82,7 @@ tsv\:"Tab-separated values\: a header line, then one line per row; no other text
 ;;
 (verify-index)
 _arguments "${_arguments_options[@]}" : \
-'--index-interval-bytes=[The partitions'\'' index.interval.bytes\: where the recovery preview rebuilds index entries (and so whether non-increasing offsets make Kafka empty a segment)]:BYTES:_default' \
+'--index-interval-bytes=[index.interval.bytes for every partition\: where the recovery preview rebuilds index entries (and so whether non-increasing offsets make Kafka empty a segment) \[default\: each topic'\''s from __cluster_metadata, else 4096\]]:BYTES:_default' \
 '(--json)--format=[Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)]:FORMAT:((table\:"Box-drawn tables, fitted to the terminal when stdout is one"
 tsv\:"Tab-separated values\: a header line, then one line per row; no other text"))' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
@@ -102,7 +102,7 @@ tsv\:"Tab-separated values\: a header line, then one line per row; no other text
 (recover)
 _arguments "${_arguments_options[@]}" : \
 '--out=[Where to write the repaired copy\: NEWDIR/<topic>-<partition>, named as the input'\''s partition dir so kseg and Kafka read it as that partition. NEWDIR must not exist, or be empty, or hold only other partition dirs (earlier repairs); anything else is refused]:NEWDIR:_files' \
-'--index-interval-bytes=[index.interval.bytes used to rebuild the indexes]:BYTES:_default' \
+'--index-interval-bytes=[index.interval.bytes used to rebuild the indexes \[default\: the topic'\''s from the log dir'\''s __cluster_metadata, else 4096\]]:BYTES:_default' \
 '--salvage[Keep the valid batches found after a corrupt region instead of dropping them (and the later segments Kafka would delete)]' \
 '--json[NDJSON report instead of text]' \
 '--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
@@ -121,6 +121,9 @@ _arguments "${_arguments_options[@]}" : \
 '--from-timestamp=[Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)]:T:_default' \
 '--to-timestamp=[Only records whose timestamp is at or before T (epoch ms, or RFC 3339 with a zone)]:T:_default' \
 '--state=[Resume file\: per source partition, the last offset the target acknowledged. A rerun with the same file goes on where the last one stopped, without duplicates]:FILE:_files' \
+'*--topic-config=[With --create-topics\: set KEY=VALUE on the topics created, over the source'\''s (repeatable)]:KEY=VALUE:_default' \
+'*--skip-topic-config=[With --create-topics\: leave KEY out of the configs taken from the source (repeatable)]:KEY:_default' \
+'(--dry-run)--offset-map=[Write the source→target offset map (offsets shift in the target\: records not sent take no offset) to FILE\: one JSON line per source partition, ranges \[first source offset, last source offset, target partition, first target offset\]. --state keeps it too]:FILE:_files' \
 '--batch-bytes=[Largest batch the producer builds]:BYTES:_default' \
 '--linger-ms=[How long the producer waits to fill a batch]:MS:_default' \
 '--compression=[Compression of the produced batches]:COMPRESSION:(none gzip snappy lz4 zstd)' \
@@ -138,7 +141,8 @@ _arguments "${_arguments_options[@]}" : \
 tsv\:"Tab-separated values\: a header line, then one line per row; no other text"))' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
 '--dry-run[Print what would be sent (counts, ranges, target partitions); send nothing]' \
-'--create-topics[Create missing target topics with the source'\''s partition count]' \
+'--create-topics[Create missing target topics with the source'\''s partition count and the source topic'\''s own configs (retention.ms, cleanup.policy, ...\: its ConfigRecords in the __cluster_metadata of the source'\''s log dir)]' \
+'--groups[Translate every consumer group'\''s committed offsets on the rescued partitions (replayed from the source'\''s __consumer_offsets) through the offset map and commit them in the target after the records; with --dry-run print the translation only. A group with members in the target is refused, as Kafka refuses it]' \
 '--allow-retention-delete[Send records although the target topic'\''s retention.ms would delete them (their timestamps are older than it allows)\: without it such a rescue is refused]' \
 '--verify[Read the target back after sending and compare every record with the source]' \
 '--json[NDJSON report instead of text]' \

@@ -621,10 +621,12 @@ const RESCUE_HELP: &str = "Examples:
   kseg rescue --dry-run /mnt/dead-broker/data --bootstrap kafka-1:9092
   kseg rescue /mnt/dead-broker/data/orders-0 --bootstrap kafka-1:9092 --state rescue.json
   kseg rescue --verify --topic-map orders:orders-restored orders-0 --bootstrap kafka-1:9092
+  kseg rescue --groups --dry-run /mnt/dead-broker/data --bootstrap kafka-1:9092 --state rescue.json
 
-Exit codes: 0 everything was acknowledged (and verified); 1 damaged source data or a
-verification mismatch; 2 could not run (no connection, a refused login, an undeliverable
-record: the --state file holds what was acknowledged).";
+Exit codes: 0 everything was acknowledged (and verified, and the groups committed); 1
+damaged source data or a verification mismatch; 2 could not run (no connection, a refused
+login, an undeliverable record: the --state file holds what was acknowledged; a group active
+in the target).";
 
 #[derive(Debug, Args)]
 #[command(after_help = RESCUE_HELP)]
@@ -672,9 +674,32 @@ pub struct RescueArgs {
     #[arg(long)]
     pub dry_run: bool,
 
-    /// Create missing target topics with the source's partition count
+    /// Create missing target topics with the source's partition count and the source topic's
+    /// own configs (retention.ms, cleanup.policy, ...: its ConfigRecords in the __cluster_metadata
+    /// of the source's log dir)
     #[arg(long)]
     pub create_topics: bool,
+
+    /// With --create-topics: set KEY=VALUE on the topics created, over the source's (repeatable)
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub topic_config: Vec<String>,
+
+    /// With --create-topics: leave KEY out of the configs taken from the source (repeatable)
+    #[arg(long, value_name = "KEY")]
+    pub skip_topic_config: Vec<String>,
+
+    /// Write the source→target offset map (offsets shift in the target: records not sent take
+    /// no offset) to FILE: one JSON line per source partition, ranges [first source offset, last
+    /// source offset, target partition, first target offset]. --state keeps it too
+    #[arg(long, value_name = "FILE", conflicts_with = "dry_run")]
+    pub offset_map: Option<PathBuf>,
+
+    /// Translate every consumer group's committed offsets on the rescued partitions (replayed
+    /// from the source's __consumer_offsets) through the offset map and commit them in the
+    /// target after the records; with --dry-run print the translation only. A group with
+    /// members in the target is refused, as Kafka refuses it
+    #[arg(long)]
+    pub groups: bool,
 
     /// Send records although the target topic's retention.ms would delete them (their
     /// timestamps are older than it allows): without it such a rescue is refused

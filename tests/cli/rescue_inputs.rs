@@ -175,3 +175,41 @@ fn a_connection_failure_is_one_plain_line() {
         assert!(!r.stderr.contains(internal), "{}", r.stderr);
     }
 }
+
+/// Issue 26: Kafka refuses clients' records for its internal topics, so rescue refuses to send
+/// any there — through `--topic-map` or an internal partition dir given by name — before it
+/// connects (the bootstrap here accepts nothing).
+#[test]
+fn an_internal_topic_is_refused_as_a_target() {
+    let t = tempfile::tempdir().unwrap();
+    let src = source(t.path());
+    for internal in ["__consumer_offsets", "__transaction_state"] {
+        let map = format!("orders:{internal}");
+        let run = kseg_within(&[
+            "rescue",
+            src.to_str().unwrap(),
+            "--bootstrap",
+            "127.0.0.1:1",
+            "--topic-map",
+            &map,
+        ]);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(
+            run.stderr
+                .contains(&format!("{internal} is a Kafka internal topic")),
+            "{}",
+            run.stderr
+        );
+    }
+    let b = batch(BatchSpec::default(), &[rec("k", "v")]);
+    let offsets = t.path().join("logs/__consumer_offsets-3");
+    write(&offsets.join("00000000000000000000.log"), &[&b]);
+    let run = kseg_within(&[
+        "rescue",
+        offsets.to_str().unwrap(),
+        "--bootstrap",
+        "127.0.0.1:1",
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("internal topic"), "{}", run.stderr);
+}

@@ -26,7 +26,7 @@ mod limits;
 
 pub use configs::ConfigChange;
 pub use limits::{
-    open_file_limit, raise_open_file_limit, PartitionBudget, FILES_PER_PARTITION,
+    open_file_limit, raise_open_file_limit, volume_space, PartitionBudget, FILES_PER_PARTITION,
     MAX_PARTITIONS_PER_REQUEST,
 };
 
@@ -126,13 +126,43 @@ pub struct Broker {
 
 /// Kafka's topic name rule: 1 to 249 of `[a-zA-Z0-9._-]`, not `.` or `..`.
 pub fn valid_topic_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 249
-        && name != "."
-        && name != ".."
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+    topic_name_problem(name).is_none()
+}
+
+/// Why Kafka refuses a topic name (`Topic.detectInvalidTopic`, in its order; the length is
+/// Java's, in UTF-16 units), or `None` for a legal name.
+pub fn topic_name_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("the empty string is not allowed".into());
+    }
+    if name == "." || name == ".." {
+        return Some(format!("'{name}' is not allowed"));
+    }
+    if name.encode_utf16().count() > 249 {
+        return Some(format!(
+            "the length of '{name}' is longer than the max allowed length 249"
+        ));
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+    {
+        return Some(format!(
+            "'{name}' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'"
+        ));
+    }
+    None
+}
+
+/// INVALID_TOPIC_EXCEPTION for an illegal name, with the message `Topic.validate` gives.
+pub fn validate_topic_name(name: &str) -> BrokerResult<()> {
+    match topic_name_problem(name) {
+        None => Ok(()),
+        Some(why) => Err(BrokerError::new(
+            ResponseError::InvalidTopicException,
+            format!("Topic name is invalid: {why}"),
+        )),
+    }
 }
 
 impl Broker {
@@ -272,7 +302,8 @@ impl Broker {
     }
 
     /// Appends a produced batch as leader. Transactional batches must belong to their
-    /// producer's open transaction (AddPartitionsToTxn first), as Kafka verifies.
+    /// producer's open transaction (AddPartitionsToTxn first), as Kafka verifies; an internal
+    /// topic is INVALID_TOPIC_EXCEPTION (after UNKNOWN_TOPIC_OR_PARTITION, as Kafka checks).
     pub fn produce(
         &mut self,
         topic: &str,
@@ -295,8 +326,15 @@ impl Broker {
             }
         }
         let now = now_ms();
-        self.partition_mut(topic, partition)?
-            .append_client(records, now)
+        let log = self.partition_mut(topic, partition)?;
+        // ReplicaManager.appendToLocalLog: clients never write a coordinator's topic.
+        if kseg_format::internal::is_internal_topic(topic) {
+            return Err(BrokerError::new(
+                ResponseError::InvalidTopicException,
+                format!("Cannot append to internal topic {topic}"),
+            ));
+        }
+        log.append_client(records, now)
     }
 
     pub fn is_closed(&self) -> bool {

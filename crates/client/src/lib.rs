@@ -12,7 +12,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, ResourceSpecifier, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
-use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
 use rdkafka::error::KafkaError;
 use rdkafka::message::{Header, Headers, Message, OwnedHeaders, Timestamp};
 use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, ProducerContext};
@@ -567,6 +567,14 @@ impl Reader {
     }
 }
 
+/// A topic to create.
+#[derive(Debug, Clone)]
+pub struct NewTopicSpec {
+    pub name: String,
+    pub partitions: i32,
+    pub configs: BTreeMap<String, String>,
+}
+
 /// Admin calls: topic configs and creation.
 pub struct Admin {
     admin: AdminClient<DefaultClientContext>,
@@ -607,11 +615,17 @@ impl Admin {
             .collect())
     }
 
-    /// Creates topics with `partitions` partitions each and the cluster's default replication.
-    pub fn create_topics(&self, topics: &[(String, i32)]) -> Result<()> {
+    /// Creates topics (name, partitions, configs) with the cluster's default replication.
+    pub fn create_topics(&self, topics: &[NewTopicSpec]) -> Result<()> {
         let new: Vec<NewTopic<'_>> = topics
             .iter()
-            .map(|(t, n)| NewTopic::new(t, *n, TopicReplication::Fixed(-1)))
+            .map(|t| {
+                let mut n = NewTopic::new(&t.name, t.partitions, TopicReplication::Fixed(-1));
+                for (k, v) in &t.configs {
+                    n = n.set(k, v);
+                }
+                n
+            })
             .collect();
         let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(60)));
         let res = self
@@ -626,5 +640,144 @@ impl Admin {
             }
         }
         Ok(())
+    }
+}
+
+/// A consumer group as the target's coordinator describes it (DescribeGroups).
+#[derive(Debug, Clone)]
+pub struct GroupDescription {
+    /// `Empty`, `Stable`, `PreparingRebalance`, ... (empty when the coordinator does not
+    /// describe the group this way).
+    pub state: String,
+    pub members: usize,
+}
+
+/// Why a commit was refused.
+#[derive(Debug)]
+pub enum CommitRefusal {
+    /// The group has members (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, REBALANCE_IN_PROGRESS,
+    /// STALE_MEMBER_EPOCH, NON_EMPTY_GROUP): Kafka accepts offsets from outside a group only
+    /// while it is empty.
+    Active(String),
+    Other(anyhow::Error),
+}
+
+/// Offsets committed for a group from outside it, as a consumer that assigns partitions itself
+/// (or `kafka-consumer-groups.sh --reset-offsets`) does: OffsetCommit with no member id and
+/// generation -1, which the coordinator accepts only while the group has no members.
+pub struct GroupCommitter {
+    consumer: BaseConsumer<Reports>,
+    group: String,
+    bootstrap: String,
+}
+
+impl GroupCommitter {
+    pub fn new(conn: &Connection, group: &str) -> Result<GroupCommitter> {
+        let mut c = conn.config();
+        c.set("group.id", group)
+            .set("enable.auto.commit", "false")
+            .set("enable.auto.offset.store", "false");
+        Ok(GroupCommitter {
+            consumer: c
+                .create_with_context(Reports::default())
+                .context("creating the consumer that commits group offsets")?,
+            group: group.to_string(),
+            bootstrap: conn.bootstrap.clone(),
+        })
+    }
+
+    /// The group as DescribeGroups answers (None: the coordinator knows no such group).
+    pub fn describe(&self) -> Result<Option<GroupDescription>> {
+        let list = self
+            .consumer
+            .fetch_group_list(Some(&self.group), Duration::from_secs(30))
+            .map_err(|e| self.explain(e, format!("describing group {}", self.group)))?;
+        Ok(list
+            .groups()
+            .iter()
+            .find(|g| g.name() == self.group)
+            .map(|g| GroupDescription {
+                state: g.state().to_string(),
+                members: g.members().len(),
+            })
+            .filter(|d| !(d.state.is_empty() || d.state == "Dead") || d.members > 0))
+    }
+
+    fn explain(&self, e: KafkaError, what: String) -> anyhow::Error {
+        if is_transport(&e) {
+            let why = self
+                .consumer
+                .context()
+                .unreachable()
+                .unwrap_or_else(|| diagnose(&self.bootstrap));
+            return anyhow!(
+                "cannot reach the cluster at {} (--bootstrap): {why}",
+                self.bootstrap
+            );
+        }
+        match self.consumer.context().reported() {
+            Some(r) => anyhow!("{what}: {e} ({r})"),
+            None => anyhow!("{what}: {e}"),
+        }
+    }
+
+    /// Commits (topic, partition, offset, metadata) for the group.
+    pub fn commit(&self, offsets: &[(&str, i32, i64, &str)]) -> Result<(), CommitRefusal> {
+        let mut tpl = TopicPartitionList::new();
+        for (t, p, o, m) in offsets {
+            let mut e = tpl.add_partition(t, *p);
+            e.set_offset(Offset::Offset(*o))
+                .map_err(|e| CommitRefusal::Other(e.into()))?;
+            if !m.is_empty() {
+                e.set_metadata(m);
+            }
+        }
+        let active = |code: RDKafkaErrorCode| {
+            matches!(
+                code,
+                RDKafkaErrorCode::UnknownMemberId
+                    | RDKafkaErrorCode::IllegalGeneration
+                    | RDKafkaErrorCode::RebalanceInProgress
+                    | RDKafkaErrorCode::StaleMemberEpoch
+                    | RDKafkaErrorCode::NonEmptyGroup
+            )
+        };
+        match self.consumer.commit(&tpl, CommitMode::Sync) {
+            Ok(()) => Ok(()),
+            Err(KafkaError::ConsumerCommit(code)) if active(code) => Err(CommitRefusal::Active(
+                match code {
+                    RDKafkaErrorCode::UnknownMemberId => "UNKNOWN_MEMBER_ID",
+                    RDKafkaErrorCode::IllegalGeneration => "ILLEGAL_GENERATION",
+                    RDKafkaErrorCode::RebalanceInProgress => "REBALANCE_IN_PROGRESS",
+                    RDKafkaErrorCode::StaleMemberEpoch => "STALE_MEMBER_EPOCH",
+                    _ => "NON_EMPTY_GROUP",
+                }
+                .to_string(),
+            )),
+            Err(e) => Err(CommitRefusal::Other(
+                self.explain(e, format!("committing offsets of group {}", self.group)),
+            )),
+        }
+    }
+
+    /// The group's committed offsets of `partitions` (None: none committed).
+    pub fn committed(&self, partitions: &[(&str, i32)]) -> Result<Vec<Option<i64>>> {
+        let mut tpl = TopicPartitionList::new();
+        for (t, p) in partitions {
+            tpl.add_partition(t, *p);
+        }
+        let got = self
+            .consumer
+            .committed_offsets(tpl, Duration::from_secs(30))
+            .map_err(|e| self.explain(e, format!("offsets of group {}", self.group)))?;
+        Ok(partitions
+            .iter()
+            .map(|(t, p)| {
+                got.find_partition(t, *p).and_then(|e| match e.offset() {
+                    Offset::Offset(o) => Some(o),
+                    _ => None,
+                })
+            })
+            .collect())
     }
 }

@@ -10,7 +10,10 @@ use std::path::PathBuf;
 
 use kafka_protocol::ResponseError;
 
-use super::{topic_log_config, unknown_partition, Broker, Topic, OFFSETS_TOPIC, TRANSACTION_TOPIC};
+use super::{
+    topic_log_config, unknown_partition, Broker, PartitionBudget, Topic, OFFSETS_TOPIC,
+    TRANSACTION_TOPIC,
+};
 use crate::log::PartitionLog;
 use crate::topic_config;
 use crate::{now_ms, BrokerError, BrokerResult};
@@ -92,7 +95,23 @@ impl Broker {
         Ok(topic.id)
     }
 
-    /// CreatePartitions: new partitions `count - current`, each a fresh log at leader epoch 0.
+    /// The partitions a CreatePartitions request would add (`validateTotalNumberOfPartitions`:
+    /// topics that exist, with a count that is not negative and above their current one).
+    pub fn additional_partitions<'a>(&self, counts: impl Iterator<Item = (&'a str, i32)>) -> i64 {
+        counts
+            .filter(|(_, count)| *count >= 0)
+            .filter_map(|(name, count)| {
+                let current = self.topics.get(name)?.partitions.len() as i64;
+                Some(count as i64 - current)
+            })
+            .filter(|added| *added > 0)
+            .sum()
+    }
+
+    /// CreatePartitions: new partitions `count - current`, each a fresh log at leader epoch 0,
+    /// refused before any file is made when their files would pass the open-file limit; a
+    /// partition that cannot be made removes those made before it (all or nothing). The
+    /// request-wide cap is [`Self::additional_partitions`]' caller's.
     pub fn create_partitions(
         &mut self,
         name: &str,
@@ -124,18 +143,28 @@ impl Broker {
                 format!("Topic already has {current} partition(s)."),
             ));
         }
+        // One request adds at most MAX_PARTITIONS_PER_REQUEST (checked before this call too).
+        PartitionBudget::default().take(count - current)?;
+        super::limits::check_open_files(count - current)?;
         if validate_only {
             return Ok(());
         }
         for p in current..count {
-            topic.partitions.push(PartitionLog::create(
-                &log_dir,
-                name,
-                p,
-                topic.id,
-                config.clone(),
-                0,
-            )?);
+            match PartitionLog::create(&log_dir, name, p, topic.id, config.clone(), 0) {
+                Ok(log) => topic.partitions.push(log),
+                Err(e) => {
+                    for log in topic.partitions.drain(current as usize..) {
+                        let dir = log.dir.clone();
+                        drop(log);
+                        let _ = fs::remove_dir_all(dir);
+                    }
+                    let dir = log_dir.join(format!("{name}-{p}"));
+                    if dir.is_dir() {
+                        let _ = fs::remove_dir_all(dir);
+                    }
+                    return Err(e.into());
+                }
+            }
         }
         self.metadata.add_partitions(name, current, count, now_ms())
     }

@@ -1,12 +1,16 @@
 //! DescribeConfigs, IncrementalAlterConfigs and AlterConfigs, on topics and on the broker.
 
+use std::collections::HashMap;
+
+use bytes::Bytes;
 use kafka_protocol::messages::*;
 use kafka_protocol::ResponseError;
 
 use super::{coded, str_bytes};
 use crate::broker_config;
 use crate::core::{topic_log_config, Broker, ConfigChange};
-use crate::dispatch::Handled;
+use crate::dispatch::{Handled, RequestError};
+use crate::frame::Repeated;
 use crate::metadata::{BROKER_RESOURCE, TOPIC_RESOURCE};
 use crate::server::Shared;
 use crate::topic_config::{self, Described};
@@ -32,16 +36,27 @@ fn synonym(
         .with_source(source)
 }
 
+/// DescribeConfigs: each resource asked is answered, in order, as Kafka does; a resource asked
+/// many times (the same type, name and keys) is described and encoded once and its bytes
+/// repeated ([`Repeated`]).
 pub(crate) fn describe_configs(
     shared: &Shared,
     req: DescribeConfigsRequest,
     version: i16,
-) -> Handled<DescribeConfigsResponse> {
+) -> Handled<Repeated> {
     let b = shared.broker()?;
-    let results = req
-        .resources
-        .into_iter()
-        .map(|res| {
+    type Key = (i8, String, Option<Vec<String>>);
+    let mut cache: HashMap<Key, Bytes> = HashMap::new();
+    let mut elements = Vec::with_capacity(req.resources.len());
+    for res in &req.resources {
+        let key: Key = (
+            res.resource_type,
+            res.resource_name.as_str().to_string(),
+            res.configuration_keys
+                .as_ref()
+                .map(|k| k.iter().map(|k| k.as_str().to_string()).collect()),
+        );
+        let element = Repeated::element(&mut cache, key, version, || {
             let name = res.resource_name.as_str().to_string();
             let keys: Option<Vec<String>> = res
                 .configuration_keys
@@ -142,8 +157,17 @@ pub(crate) fn describe_configs(
             }
             r
         })
-        .collect();
-    Ok(DescribeConfigsResponse::default().with_results(results))
+        .map_err(|source| RequestError::Encode {
+            key: ApiKey::DescribeConfigs,
+            version,
+            source,
+        })?;
+        elements.push(element);
+    }
+    Ok(Repeated {
+        flexible: version >= 4,
+        elements,
+    })
 }
 
 pub(crate) fn incremental_alter_configs(

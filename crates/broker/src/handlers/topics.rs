@@ -3,8 +3,10 @@
 use kafka_protocol::messages::*;
 use kafka_protocol::ResponseError;
 
-use super::{coded, str_bytes, uuid};
-use crate::core::{Broker, PartitionBudget};
+use std::collections::{BTreeSet, HashSet};
+
+use super::{coded, str_bytes, topic_name, uuid};
+use crate::core::{Broker, PartitionBudget, MAX_PARTITIONS_PER_REQUEST};
 use crate::dispatch::Handled;
 use crate::server::Shared;
 use crate::{now_ms, BrokerError};
@@ -57,13 +59,45 @@ pub(crate) fn delete_topics(
     Ok(DeleteTopicsResponse::default().with_responses(responses))
 }
 
+/// CreatePartitions as Kafka 4.4's `ControllerApis.createPartitions` and
+/// `ReplicationControlManager.createPartitions` answer it: a name asked twice gets one
+/// INVALID_REQUEST "Duplicate topic name." (first) and nothing else; more than
+/// [`MAX_PARTITIONS_PER_REQUEST`] new partitions over the whole request refuse every topic
+/// with POLICY_VIOLATION before anything is made; then each topic on its own.
 pub(crate) fn create_partitions(
     shared: &Shared,
     req: CreatePartitionsRequest,
 ) -> Handled<CreatePartitionsResponse> {
     let mut b = shared.broker()?;
-    let mut results = Vec::new();
-    for t in req.topics {
+    let mut seen = HashSet::new();
+    let mut duplicated = BTreeSet::new();
+    for t in &req.topics {
+        if !seen.insert(t.name.as_str()) {
+            duplicated.insert(t.name.as_str());
+        }
+    }
+    let mut results: Vec<_> = duplicated
+        .iter()
+        .map(|name| {
+            create_partitions_response::CreatePartitionsTopicResult::default()
+                .with_name(topic_name(name))
+                .with_error_code(ResponseError::InvalidRequest.code())
+                .with_error_message(Some(str_bytes("Duplicate topic name.")))
+        })
+        .collect();
+    let topics: Vec<_> = req
+        .topics
+        .iter()
+        .filter(|t| !duplicated.contains(t.name.as_str()))
+        .collect();
+    let added = b.additional_partitions(topics.iter().map(|t| (t.name.as_str(), t.count)));
+    let too_many = (added > MAX_PARTITIONS_PER_REQUEST as i64).then(|| {
+        BrokerError::new(
+            ResponseError::PolicyViolation,
+            "Excessively large number of additional partitions per request.",
+        )
+    });
+    for t in topics {
         let mut r = create_partitions_response::CreatePartitionsTopicResult::default()
             .with_name(t.name.clone());
         let assigned_elsewhere = t.assignments.as_ref().is_some_and(|a| {
@@ -71,7 +105,17 @@ pub(crate) fn create_partitions(
                 p.broker_ids.iter().any(|id| id.0 != shared.node_id) || p.broker_ids.len() > 1
             })
         });
-        let result = if assigned_elsewhere {
+        let result = if b.topic(t.name.as_str()).is_none() {
+            // UnknownTopicOrPartitionException() carries no message.
+            r.error_code = ResponseError::UnknownTopicOrPartition.code();
+            results.push(r);
+            continue;
+        } else if let Some(e) = &too_many {
+            Err(BrokerError::new(
+                ResponseError::PolicyViolation,
+                e.to_string(),
+            ))
+        } else if assigned_elsewhere {
             Err(BrokerError::new(
                 ResponseError::InvalidReplicaAssignment,
                 format!(

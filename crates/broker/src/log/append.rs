@@ -339,6 +339,7 @@ impl PartitionLog {
             .expect("a log always has an active segment")
             .append(data, last, max_ts, interval)?;
         self.assign_epoch(self.leader_epoch, base)?;
+        self.waiters.wake_all();
         Ok(AppendInfo {
             base_offset: base,
             last_offset: last,

@@ -155,6 +155,7 @@ impl PartitionLog {
             aborted,
             last_snapshot_offset: -1,
             pending_deletes: Vec::new(),
+            waiters: super::Waiters::default(),
         };
         log.load_producer_state(first_recovered)?;
         // Cut what the log no longer holds: snapshots and epochs past the end.
