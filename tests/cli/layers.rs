@@ -777,7 +777,10 @@ fn the_checker_sees_every_form_of_path() {
         .collect();
     assert_eq!(
         lines,
-        ["src/cli.rs:2: cli -> cmd::run", "src/cli.rs:4: cli -> crate rayon"],
+        [
+            "src/cli.rs:2: cli -> cmd::run",
+            "src/cli.rs:4: cli -> crate rayon"
+        ],
         "{bad:#?}"
     );
 }
@@ -800,10 +803,22 @@ fn each_crate_declares_only_what_its_row_allows() {
             for d in &deps {
                 if let Some(layer) = d.strip_prefix("kseg_") {
                     if !l.uses.iter().any(|u| u.len() == 1 && u[0] == layer) {
-                        bad.push(format!("{}: {} may not depend on kseg-{layer}", manifest.display(), l.name));
+                        bad.push(format!(
+                            "{}: {} may not depend on kseg-{layer}",
+                            manifest.display(),
+                            l.name
+                        ));
                     }
-                } else if !l.crates.iter().any(|c| c == "*" || c.replace('-', "_") == *d) {
-                    bad.push(format!("{}: {} may not depend on {d}", manifest.display(), l.name));
+                } else if !l
+                    .crates
+                    .iter()
+                    .any(|c| c == "*" || c.replace('-', "_") == *d)
+                {
+                    bad.push(format!(
+                        "{}: {} may not depend on {d}",
+                        manifest.display(),
+                        l.name
+                    ));
                 }
             }
         }
