@@ -784,7 +784,7 @@ mod tests {
     /// records (10..13).
     #[test]
     fn only_committed_data_records_are_selected() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example-datadir");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/example-datadir");
         let set = kseg_storage::discover::discover(&[dir]).unwrap();
         let p = set
             .all_partitions()
@@ -829,7 +829,7 @@ mod tests {
     /// Why each offset of payments-0 was left out, as `--groups` explains a committed offset.
     #[test]
     fn not_sent_names_why_each_offset_was_left_out() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example-datadir");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/example-datadir");
         let set = kseg_storage::discover::discover(&[dir]).unwrap();
         let p = set
             .all_partitions()
