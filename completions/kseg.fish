@@ -81,7 +81,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand summary" -l json -d 'NDJSON ou
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l index-interval-bytes -d 'The partitions\' index.interval.bytes: where the recovery preview rebuilds index entries (and so whether non-increasing offsets make Kafka empty a segment)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l index-interval-bytes -d 'index.interval.bytes for every partition: where the recovery preview rebuilds index entries (and so whether non-increasing offsets make Kafka empty a segment) [default: each topic\'s from __cluster_metadata, else 4096]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l format -d 'Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)' -r -f -a "table\t'Box-drawn tables, fitted to the terminal when stdout is one'
 tsv\t'Tab-separated values: a header line, then one line per row; no other text'"
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
@@ -93,9 +93,12 @@ complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -s v -l verbose 
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c kseg -n "__fish_kseg_using_subcommand recover" -l out -d 'Where to write the repaired copy: NEWDIR/<topic>-<partition>, named as the input\'s partition dir so kseg and Kafka read it as that partition (it must not exist, or be empty)' -r -F
-complete -c kseg -n "__fish_kseg_using_subcommand recover" -l index-interval-bytes -d 'index.interval.bytes used to rebuild the indexes' -r
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l out -d 'Where to write the repaired copy. A partition dir goes to NEWDIR/<topic>-<partition>, named as the input\'s so kseg and Kafka read it as that partition; a log dir becomes NEWDIR itself (a broker\'s log.dirs). It must not exist, or be empty' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l index-interval-bytes -d 'index.interval.bytes used to rebuild the indexes [default: the topic\'s from the log dir\'s __cluster_metadata, else 4096]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l threads -d 'Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) [default: the number of cores]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l salvage -d 'Keep the valid batches found after a corrupt region instead of dropping them (and the later segments Kafka would delete)'
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l ignore-clean-shutdown -d 'Recover as Kafka does when the log dir has no .kafka_cleanshutdown: from each partition\'s recovery point (what it takes when a marker beside damage stops the broker)'
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l force -d 'Write the copy of a log dir even when Kafka would refuse to start on the input (the copy then keeps the damage that stops it, and the exit code is 1)'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l json -d 'NDJSON report instead of text'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -s h -l help -d 'Print help'

@@ -82,7 +82,7 @@ tsv\:"Tab-separated values\: a header line, then one line per row; no other text
 ;;
 (verify-index)
 _arguments "${_arguments_options[@]}" : \
-'--index-interval-bytes=[The partitions'\'' index.interval.bytes\: where the recovery preview rebuilds index entries (and so whether non-increasing offsets make Kafka empty a segment)]:BYTES:_default' \
+'--index-interval-bytes=[index.interval.bytes for every partition\: where the recovery preview rebuilds index entries (and so whether non-increasing offsets make Kafka empty a segment) \[default\: each topic'\''s from __cluster_metadata, else 4096\]]:BYTES:_default' \
 '(--json)--format=[Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)]:FORMAT:((table\:"Box-drawn tables, fitted to the terminal when stdout is one"
 tsv\:"Tab-separated values\: a header line, then one line per row; no other text"))' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
@@ -101,14 +101,17 @@ tsv\:"Tab-separated values\: a header line, then one line per row; no other text
 ;;
 (recover)
 _arguments "${_arguments_options[@]}" : \
-'--out=[Where to write the repaired copy\: NEWDIR/<topic>-<partition>, named as the input'\''s partition dir so kseg and Kafka read it as that partition (it must not exist, or be empty)]:NEWDIR:_files' \
-'--index-interval-bytes=[index.interval.bytes used to rebuild the indexes]:BYTES:_default' \
+'--out=[Where to write the repaired copy. A partition dir goes to NEWDIR/<topic>-<partition>, named as the input'\''s so kseg and Kafka read it as that partition; a log dir becomes NEWDIR itself (a broker'\''s log.dirs). It must not exist, or be empty]:NEWDIR:_files' \
+'--index-interval-bytes=[index.interval.bytes used to rebuild the indexes \[default\: the topic'\''s from the log dir'\''s __cluster_metadata, else 4096\]]:BYTES:_default' \
+'--threads=[Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) \[default\: the number of cores\]]:N:_default' \
 '--salvage[Keep the valid batches found after a corrupt region instead of dropping them (and the later segments Kafka would delete)]' \
+'--ignore-clean-shutdown[Recover as Kafka does when the log dir has no .kafka_cleanshutdown\: from each partition'\''s recovery point (what it takes when a marker beside damage stops the broker)]' \
+'--force[Write the copy of a log dir even when Kafka would refuse to start on the input (the copy then keeps the damage that stops it, and the exit code is 1)]' \
 '--json[NDJSON report instead of text]' \
 '--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help]' \
 '--help[Print help]' \
-':partition -- The partition dir to repair (never modified):_files' \
+':partition -- The partition dir or log dir to repair (never modified):_files' \
 && ret=0
 ;;
 (rescue)

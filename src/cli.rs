@@ -480,12 +480,13 @@ pub struct VerifyIndexArgs {
 
 #[derive(Debug, Args)]
 pub struct RecoverArgs {
-    /// The partition dir to repair (never modified)
-    #[arg(value_name = "PARTITION_DIR")]
+    /// The partition dir or log dir to repair (never modified)
+    #[arg(value_name = "PATH")]
     pub partition: PathBuf,
 
-    /// Where to write the repaired copy: NEWDIR/<topic>-<partition>, named as the input's
-    /// partition dir so kseg and Kafka read it as that partition (it must not exist, or be empty)
+    /// Where to write the repaired copy. A partition dir goes to NEWDIR/<topic>-<partition>,
+    /// named as the input's so kseg and Kafka read it as that partition; a log dir becomes NEWDIR
+    /// itself (a broker's log.dirs). It must not exist, or be empty
     #[arg(long, value_name = "NEWDIR")]
     pub out: PathBuf,
 
@@ -498,6 +499,20 @@ pub struct RecoverArgs {
     /// __cluster_metadata, else 4096]
     #[arg(long, value_name = "BYTES")]
     pub index_interval_bytes: Option<u64>,
+
+    /// Recover as Kafka does when the log dir has no .kafka_cleanshutdown: from each
+    /// partition's recovery point (what it takes when a marker beside damage stops the broker)
+    #[arg(long)]
+    pub ignore_clean_shutdown: bool,
+
+    /// Write the copy of a log dir even when Kafka would refuse to start on the input (the copy
+    /// then keeps the damage that stops it, and the exit code is 1)
+    #[arg(long)]
+    pub force: bool,
+
+    /// Worker threads for the preview of a log dir's load (the copy is written in one)
+    #[command(flatten)]
+    pub threads: ThreadsArg,
 
     /// NDJSON report instead of text
     #[arg(long)]
