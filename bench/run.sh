@@ -6,7 +6,7 @@
 #   bench/run.sh                 # the full table: 1 GiB segment, 200 partitions, 10 GiB RSS dir
 #   BENCH_MIB=256 BENCH_RSS_GIB=2 bench/run.sh     # smaller data (ratios stay comparable)
 #   BENCH_ROWS="json hex codecs" bench/run.sh       # a subset: json single print hex codecs
-#                                                   #           threads verify rss
+#                                                   #           threads verify rss grep
 #   BENCH_ROWS=groups bench/run.sh               # issue 14 item 9: `groups` over 1 M distinct
 #                                                   # groups in 50 coordinator partitions (not in
 #                                                   # the default set: ~1 min)
@@ -22,10 +22,12 @@ mib=${BENCH_MIB:-1024}
 rss_gib=${BENCH_RSS_GIB:-10}
 rounds=${ROUNDS:-3}
 ref_rounds=${REF_ROUNDS:-1}
-rows=${BENCH_ROWS:-json single print hex codecs threads verify rss}
+rows=${BENCH_ROWS:-json single print hex codecs threads verify rss grep}
 want() { [[ " $rows " == *" $1 "* ]]; }
 
-cargo build --release --quiet --bin kseg --example gen_segment --example gen_index \
+# BENCH_CARGO_FLAGS=--no-default-features skips librdkafka (rescue rows need it).
+# shellcheck disable=SC2086
+cargo build --release --quiet ${BENCH_CARGO_FLAGS:-} --bin kseg --example gen_segment --example gen_index \
   --example crc_pass --example deep_decode --example gen_commits
 bin=target/release
 kseg=$bin/kseg
@@ -164,6 +166,30 @@ if want threads; then
     row "${cmd%% *} --threads 2, 200 partitions ($((per * 200)) MiB)" "$two s" "--threads 1: $one s" \
       "${r}x, output $same" "≥ 1.7x: $(met "$r" 1.7)"
   done
+fi
+if want grep; then
+  # kseg grep (issue 24): a fixed string found nowhere (every record searched) over the
+  # uncompressed segment, against dumping it to ripgrep and against ripgrep over the raw bytes
+  # (-a: the .log searched as text, ignoring record structure: the practical limit).
+  needle=kseg-needle-found-nowhere
+  rg=${RG:-$(command -v rg || true)}
+  k1=$(best "$rounds" $kseg grep --threads 1 -F "$needle" "$big")
+  if [[ -n $rg ]]; then
+    pipe=$(best "$rounds" sh -c "$kseg dump-log --deep-iteration --json --threads 1 '$seg' | '$rg' -F '$needle'")
+    raw=$(best "$rounds" "$rg" -a -F "$needle" "$seg")
+    r=$(ratio "$pipe" "$k1")
+    row "grep -F over $mib MiB uncompressed (--threads 1)" "$k1 s ($(mbs "$bytes" "$k1") MB/s)" \
+      "dump-log --deep-iteration --json --threads 1 | rg -F: $pipe s" "${r}x" "≥ 5x: $(met "$r" 5)"
+    r=$(ratio "$raw" "$k1")
+    row "the same" "$k1 s" "rg -a -F over the raw .log: $raw s" "${r}x" "≥ 0.5x: $(met "$r" 0.5)"
+  else
+    row "grep -F over $mib MiB uncompressed (--threads 1)" "$k1 s" "ripgrep not found (RG=...)" "—" "≥ 5x"
+  fi
+  k2=$(best "$rounds" $kseg grep --threads 2 -F "$needle" "$big")
+  same=$(cmp -s <($kseg grep --threads 1 -F '"order":77,' "$big") <($kseg grep --threads 2 -F '"order":77,' "$big") && echo identical || echo DIFFERENT)
+  r=$(ratio "$k1" "$k2")
+  row "grep -F --threads 2, one $mib MiB segment (pieces of 32 MiB)" "$k2 s" "--threads 1: $k1 s" \
+    "${r}x, output $same" "≥ 1.7x: $(met "$r" 1.7)"
 fi
 if want verify; then
   k=$(best "$rounds" $kseg verify-index --threads 1 "$big")

@@ -283,7 +283,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__grep)
-            opts="-e -F -c -m -l -h --regexp --fixed-strings --key --key-regex --header --from-time --to-time --from-offset --to-offset --producer-id --partitions --all-partitions --count --max-count --files-with-matches --print-batch --json --encoding --no-prune --stats --mmap --max-decompressed-bytes --no-progress --help"
+            opts="-e -F -c -m -l -h --regexp --fixed-strings --key --key-regex --header --json-field --topic --partition --from-time --to-time --from-offset --to-offset --producer-id --producer-epoch --committed --txn-state --control --no-control --partitions --all-partitions --count --max-count --files-with-matches --print-batch --json --encoding --no-prune --stats --threads --split-bytes --mmap --max-decompressed-bytes --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -309,6 +309,18 @@ _kseg() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --json-field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topic)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --partition)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --from-time)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -329,6 +341,14 @@ _kseg() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --producer-epoch)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --txn-state)
+                    COMPREPLY=($(compgen -W "committed aborted open non-transactional" -- "${cur}"))
+                    return 0
+                    ;;
                 --partitions)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -343,6 +363,14 @@ _kseg() {
                     ;;
                 --encoding)
                     COMPREPLY=($(compgen -W "auto utf8 hex base64" -- "${cur}"))
+                    return 0
+                    ;;
+                --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --split-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --max-decompressed-bytes)
@@ -695,7 +723,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__mini__subcmd__broker)
-            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --retention-ms --retention-bytes --retention-check-interval-ms --file-delete-delay-ms --group-initial-rebalance-delay-ms --consumer-session-timeout-ms --consumer-heartbeat-interval-ms --consumer-assignment-interval-ms --node-id --no-auto-create-topics --listen --advertised-host --no-progress --help produce commit help"
+            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --retention-ms --retention-bytes --retention-check-interval-ms --file-delete-delay-ms --group-initial-rebalance-delay-ms --consumer-session-timeout-ms --consumer-heartbeat-interval-ms --consumer-assignment-interval-ms --node-id --recover-in-place --no-auto-create-topics --listen --advertised-host --no-progress --help produce commit help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -793,7 +821,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__mini__subcmd__broker__subcmd__commit)
-            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --retention-ms --retention-bytes --retention-check-interval-ms --file-delete-delay-ms --group-initial-rebalance-delay-ms --consumer-session-timeout-ms --consumer-heartbeat-interval-ms --consumer-assignment-interval-ms --node-id --no-auto-create-topics --group --topic --metadata --no-progress --help"
+            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --retention-ms --retention-bytes --retention-check-interval-ms --file-delete-delay-ms --group-initial-rebalance-delay-ms --consumer-session-timeout-ms --consumer-heartbeat-interval-ms --consumer-assignment-interval-ms --node-id --recover-in-place --no-auto-create-topics --group --topic --metadata --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -951,7 +979,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__mini__subcmd__broker__subcmd__produce)
-            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --retention-ms --retention-bytes --retention-check-interval-ms --file-delete-delay-ms --group-initial-rebalance-delay-ms --consumer-session-timeout-ms --consumer-heartbeat-interval-ms --consumer-assignment-interval-ms --node-id --no-auto-create-topics --topic --partitions --key-separator --compression --batch-size --no-idempotence --no-progress --help"
+            opts="-h --log-dir --num-partitions --segment-bytes --segment-ms --index-interval-bytes --segment-index-bytes --message-timestamp-type --offsets-topic-partitions --transaction-state-log-num-partitions --max-message-bytes --retention-ms --retention-bytes --retention-check-interval-ms --file-delete-delay-ms --group-initial-rebalance-delay-ms --consumer-session-timeout-ms --consumer-heartbeat-interval-ms --consumer-assignment-interval-ms --node-id --recover-in-place --no-auto-create-topics --topic --partitions --key-separator --compression --batch-size --no-idempotence --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1087,7 +1115,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__rescue)
-            opts="-h --bootstrap --topic-map --partitioner --from-offset --to-offset --from-timestamp --to-timestamp --state --dry-run --create-topics --verify --batch-bytes --linger-ms --compression --max-records-per-second --delivery-timeout-ms --security-protocol --sasl-mechanism --sasl-username --sasl-password-file --ssl-ca --ssl-certificate --ssl-key --client-config --format --json --mmap --max-decompressed-bytes --no-progress --help"
+            opts="-h --bootstrap --topic-map --partitioner --from-offset --to-offset --from-timestamp --to-timestamp --state --dry-run --create-topics --topic-config --skip-topic-config --offset-map --groups --allow-retention-delete --verify --batch-bytes --linger-ms --compression --max-records-per-second --delivery-timeout-ms --security-protocol --sasl-mechanism --sasl-username --sasl-password-file --ssl-ca --ssl-certificate --ssl-key --client-config --format --json --mmap --max-decompressed-bytes --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1122,6 +1150,18 @@ _kseg() {
                     return 0
                     ;;
                 --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topic-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --skip-topic-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --offset-map)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -93,7 +93,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -s v -l verbose 
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c kseg -n "__fish_kseg_using_subcommand recover" -l out -d 'Where to write the repaired copy. A partition dir goes to NEWDIR/<topic>-<partition>, named as the input\'s so kseg and Kafka read it as that partition; a log dir becomes NEWDIR itself (a broker\'s log.dirs). It must not exist, or be empty' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l out -d 'Where to write the repaired copy. A partition dir goes to NEWDIR/<topic>-<partition>, named as the input\'s so kseg and Kafka read it as that partition: NEWDIR must not exist, or be empty, or hold only other partition dirs (earlier repairs). A log dir becomes NEWDIR itself (a broker\'s log.dirs): it must not exist, or be empty' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l index-interval-bytes -d 'index.interval.bytes used to rebuild the indexes [default: the topic\'s from the log dir\'s __cluster_metadata, else 4096]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l threads -d 'Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) [default: the number of cores]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l salvage -d 'Keep the valid batches found after a corrupt region instead of dropping them (and the later segments Kafka would delete)'
@@ -111,6 +111,9 @@ complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l to-offset -d 'Last 
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l from-timestamp -d 'Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l to-timestamp -d 'Only records whose timestamp is at or before T (epoch ms, or RFC 3339 with a zone)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l state -d 'Resume file: per source partition, the last offset the target acknowledged. A rerun with the same file goes on where the last one stopped, without duplicates' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l topic-config -d 'With --create-topics: set KEY=VALUE on the topics created, over the source\'s (repeatable)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l skip-topic-config -d 'With --create-topics: leave KEY out of the configs taken from the source (repeatable)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l offset-map -d 'Write the source→target offset map (offsets shift in the target: records not sent take no offset) to FILE: one JSON line per source partition, ranges [first source offset, last source offset, target partition, first target offset]. --state keeps it too' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l batch-bytes -d 'Largest batch the producer builds' -r
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l linger-ms -d 'How long the producer waits to fill a batch' -r
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l compression -d 'Compression of the produced batches' -r -f -a "none\t''
@@ -132,7 +135,9 @@ complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l format -d 'Tables f
 tsv\t'Tab-separated values: a header line, then one line per row; no other text'"
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l dry-run -d 'Print what would be sent (counts, ranges, target partitions); send nothing'
-complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l create-topics -d 'Create missing target topics with the source\'s partition count'
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l create-topics -d 'Create missing target topics with the source\'s partition count and the source topic\'s own configs (retention.ms, cleanup.policy, ...: its ConfigRecords in the __cluster_metadata of the source\'s log dir)'
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l groups -d 'Translate every consumer group\'s committed offsets on the rescued partitions (replayed from the source\'s __consumer_offsets) through the offset map and commit them in the target after the records; with --dry-run print the translation only. A group with members in the target is refused, as Kafka refuses it'
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l allow-retention-delete -d 'Send records although the target topic\'s retention.ms would delete them (their timestamps are older than it allows): without it such a rescue is refused'
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l verify -d 'Read the target back after sending and compare every record with the source'
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l json -d 'NDJSON report instead of text'
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l mmap -d 'Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker\'s data dir (a concurrent truncation kills kseg with SIGBUS)'
@@ -194,19 +199,32 @@ complete -c kseg -n "__fish_kseg_using_subcommand grep" -s e -l regexp -d 'The v
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l key -d 'Only records whose key is exactly K (the bytes of its UTF-8 text)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l key-regex -d 'Only records whose key matches the regex R' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l header -d 'Only records with a header NAME, or NAME with exactly VALUE (repeatable: all must hold)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l json-field -d 'Only records whose value is a JSON document with the field PATH (names and array indexes separated by \'.\') equal to VALUE: a string equal to its text, or VALUE read as JSON (repeatable: all must hold)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l topic -d 'Only topics matching the glob (\'*\', \'?\', \'[a-z]\'; repeatable: any of them)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l partition -d 'Only these partition numbers (comma-separated or repeated)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l from-time -d 'Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l to-time -d 'Only records whose timestamp is before T (half-open: [--from-time, --to-time))' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l from-offset -d 'Only records with offsets >= N' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l to-offset -d 'Only records with offsets <= N' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l producer-id -d 'Only records of batches written by this producer id (-1: without one)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l producer-epoch -d 'Only records of batches with this producer epoch (-1: without a producer id)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l txn-state -d 'Only records in these transactional states (comma-separated or repeated)' -r -f -a "committed\t'In a transaction its COMMIT marker ended'
+aborted\t'In a transaction Kafka\'s fetch reports aborted (the .txnindex)'
+open\t'In a transaction with no COMMIT or ABORT marker after it'
+non-transactional\t'Not in a transaction'"
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l partitions -d 'The partition count of the topics searched, for --key: only the partition Kafka\'s default partitioner (murmur2) maps the key to is searched [default: the count in the log dir\'s __cluster_metadata; without one, every partition]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -s m -l max-count -d 'Stop after N matches per partition' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l encoding -d 'How --json shows keys, values and header values' -r -f -a "auto\t'A JSON string when the bytes are valid UTF-8, else `{"base64":"..."}`: lossless'
 utf8\t'Always a string; invalid UTF-8 is replaced by U+FFFD (lossy)'
 hex\t'Lowercase hex string'
 base64\t'Standard Base64 with padding'"
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l threads -d 'Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) [default: the number of cores]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l split-bytes -d 'With --threads above 1, segments larger than this are searched in pieces of about this size, cut at batch boundaries' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -s F -l fixed-strings -d 'The value pattern is a fixed string (memchr::memmem), not a regex'
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l committed -d 'Only what a read_committed consumer is given: no aborted or open transaction, no control record, nothing at or after the last stable offset (the first open transaction)'
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l control -d 'Only control records (transaction markers, KRaft control messages)'
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l no-control -d 'No control records'
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l all-partitions -d 'With --key, search every partition, not only the one the key maps to (records placed by a custom partitioner or an explicit partition); a match elsewhere is reported'
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -s c -l count -d 'Print only a count of matches per partition'
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -s l -l files-with-matches -d 'Print only the segment files holding a match'
@@ -236,9 +254,10 @@ complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_se
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l consumer-session-timeout-ms -d 'KIP-848 groups: fence a member silent this long (group.consumer.session.timeout.ms)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l consumer-heartbeat-interval-ms -d 'KIP-848 groups: the heartbeat interval given to members (group.consumer.heartbeat.interval.ms)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l consumer-assignment-interval-ms -d 'KIP-848 groups: the least time between two target assignments (group.consumer.assignment.interval.ms)' -r
-complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l node-id -d 'This broker\'s id (node.id)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l node-id -d 'This broker\'s id (node.id): 1 for a new log dir; an existing one keeps the node.id of its meta.properties, and a different ID is refused' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l listen -d 'Address to listen on; port 0 picks a free one (the chosen address is printed)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l advertised-host -d 'Host advertised to clients in Metadata and FindCoordinator' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l recover-in-place -d 'Start on a log dir without a clean-shutdown marker (.kafka_cleanshutdown: its broker crashed or is still running), recovering it in place like Kafka: torn segments are truncated and indexes rebuilt. Without it such a dir is refused, to keep the evidence (copy it first, or repair a copy with `kseg recover`)'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l no-auto-create-topics -d 'Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and not __fish_seen_subcommand_from produce commit help" -s h -l help -d 'Print help'
@@ -264,7 +283,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_s
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l consumer-session-timeout-ms -d 'KIP-848 groups: fence a member silent this long (group.consumer.session.timeout.ms)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l consumer-heartbeat-interval-ms -d 'KIP-848 groups: the heartbeat interval given to members (group.consumer.heartbeat.interval.ms)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l consumer-assignment-interval-ms -d 'KIP-848 groups: the least time between two target assignments (group.consumer.assignment.interval.ms)' -r
-complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l node-id -d 'This broker\'s id (node.id)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l node-id -d 'This broker\'s id (node.id): 1 for a new log dir; an existing one keeps the node.id of its meta.properties, and a different ID is refused' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l topic -d 'Topic to produce to' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l partitions -d 'Partitions of the topic if it has to be created [default: --num-partitions]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l key-separator -d 'Split each line at the first SEP into key and value (kafka-console-producer\'s parse.key/key.separator); without it records have no key (sticky partitioning)' -r
@@ -274,6 +293,7 @@ snappy\t''
 lz4\t''
 zstd\t''"
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l batch-size -d 'Most record bytes in one batch (batch.size)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l recover-in-place -d 'Start on a log dir without a clean-shutdown marker (.kafka_cleanshutdown: its broker crashed or is still running), recovering it in place like Kafka: torn segments are truncated and indexes rebuilt. Without it such a dir is refused, to keep the evidence (copy it first, or repair a copy with `kseg recover`)'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l no-auto-create-topics -d 'Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l no-idempotence -d 'Write batches without a producer id (enable.idempotence=false); the Java producer is idempotent by default'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from produce" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
@@ -297,10 +317,11 @@ complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_s
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l consumer-session-timeout-ms -d 'KIP-848 groups: fence a member silent this long (group.consumer.session.timeout.ms)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l consumer-heartbeat-interval-ms -d 'KIP-848 groups: the heartbeat interval given to members (group.consumer.heartbeat.interval.ms)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l consumer-assignment-interval-ms -d 'KIP-848 groups: the least time between two target assignments (group.consumer.assignment.interval.ms)' -r
-complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l node-id -d 'This broker\'s id (node.id)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l node-id -d 'This broker\'s id (node.id): 1 for a new log dir; an existing one keeps the node.id of its meta.properties, and a different ID is refused' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l group -d 'Group id' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l topic -d 'Topic of the offsets' -r
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l metadata -d 'Metadata string stored with each offset' -r
+complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l recover-in-place -d 'Start on a log dir without a clean-shutdown marker (.kafka_cleanshutdown: its broker crashed or is still running), recovering it in place like Kafka: torn segments are truncated and indexes rebuilt. Without it such a dir is refused, to keep the evidence (copy it first, or repair a copy with `kseg recover`)'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l no-auto-create-topics -d 'Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand mini-broker; and __fish_seen_subcommand_from commit" -s h -l help -d 'Print help'

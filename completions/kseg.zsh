@@ -101,7 +101,7 @@ tsv\:"Tab-separated values\: a header line, then one line per row; no other text
 ;;
 (recover)
 _arguments "${_arguments_options[@]}" : \
-'--out=[Where to write the repaired copy. A partition dir goes to NEWDIR/<topic>-<partition>, named as the input'\''s so kseg and Kafka read it as that partition; a log dir becomes NEWDIR itself (a broker'\''s log.dirs). It must not exist, or be empty]:NEWDIR:_files' \
+'--out=[Where to write the repaired copy. A partition dir goes to NEWDIR/<topic>-<partition>, named as the input'\''s so kseg and Kafka read it as that partition\: NEWDIR must not exist, or be empty, or hold only other partition dirs (earlier repairs). A log dir becomes NEWDIR itself (a broker'\''s log.dirs)\: it must not exist, or be empty]:NEWDIR:_files' \
 '--index-interval-bytes=[index.interval.bytes used to rebuild the indexes \[default\: the topic'\''s from the log dir'\''s __cluster_metadata, else 4096\]]:BYTES:_default' \
 '--threads=[Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) \[default\: the number of cores\]]:N:_default' \
 '--salvage[Keep the valid batches found after a corrupt region instead of dropping them (and the later segments Kafka would delete)]' \
@@ -124,6 +124,9 @@ _arguments "${_arguments_options[@]}" : \
 '--from-timestamp=[Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)]:T:_default' \
 '--to-timestamp=[Only records whose timestamp is at or before T (epoch ms, or RFC 3339 with a zone)]:T:_default' \
 '--state=[Resume file\: per source partition, the last offset the target acknowledged. A rerun with the same file goes on where the last one stopped, without duplicates]:FILE:_files' \
+'*--topic-config=[With --create-topics\: set KEY=VALUE on the topics created, over the source'\''s (repeatable)]:KEY=VALUE:_default' \
+'*--skip-topic-config=[With --create-topics\: leave KEY out of the configs taken from the source (repeatable)]:KEY:_default' \
+'(--dry-run)--offset-map=[Write the source→target offset map (offsets shift in the target\: records not sent take no offset) to FILE\: one JSON line per source partition, ranges \[first source offset, last source offset, target partition, first target offset\]. --state keeps it too]:FILE:_files' \
 '--batch-bytes=[Largest batch the producer builds]:BYTES:_default' \
 '--linger-ms=[How long the producer waits to fill a batch]:MS:_default' \
 '--compression=[Compression of the produced batches]:COMPRESSION:(none gzip snappy lz4 zstd)' \
@@ -141,7 +144,9 @@ _arguments "${_arguments_options[@]}" : \
 tsv\:"Tab-separated values\: a header line, then one line per row; no other text"))' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
 '--dry-run[Print what would be sent (counts, ranges, target partitions); send nothing]' \
-'--create-topics[Create missing target topics with the source'\''s partition count]' \
+'--create-topics[Create missing target topics with the source'\''s partition count and the source topic'\''s own configs (retention.ms, cleanup.policy, ...\: its ConfigRecords in the __cluster_metadata of the source'\''s log dir)]' \
+'--groups[Translate every consumer group'\''s committed offsets on the rescued partitions (replayed from the source'\''s __consumer_offsets) through the offset map and commit them in the target after the records; with --dry-run print the translation only. A group with members in the target is refused, as Kafka refuses it]' \
+'--allow-retention-delete[Send records although the target topic'\''s retention.ms would delete them (their timestamps are older than it allows)\: without it such a rescue is refused]' \
 '--verify[Read the target back after sending and compare every record with the source]' \
 '--json[NDJSON report instead of text]' \
 '--mmap[Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker'\''s data dir (a concurrent truncation kills kseg with SIGBUS)]' \
@@ -240,11 +245,19 @@ _arguments "${_arguments_options[@]}" : \
 '--key=[Only records whose key is exactly K (the bytes of its UTF-8 text)]:K:_default' \
 '--key-regex=[Only records whose key matches the regex R]:R:_default' \
 '*--header=[Only records with a header NAME, or NAME with exactly VALUE (repeatable\: all must hold)]:NAME[=VALUE]:_default' \
+'*--json-field=[Only records whose value is a JSON document with the field PATH (names and array indexes separated by '\''.'\'') equal to VALUE\: a string equal to its text, or VALUE read as JSON (repeatable\: all must hold)]:PATH=VALUE:_default' \
+'*--topic=[Only topics matching the glob ('\''*'\'', '\''?'\'', '\''\[a-z\]'\''; repeatable\: any of them)]:GLOB:_default' \
+'*--partition=[Only these partition numbers (comma-separated or repeated)]:N,...:_default' \
 '--from-time=[Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)]:T:_default' \
 '--to-time=[Only records whose timestamp is before T (half-open\: \[--from-time, --to-time))]:T:_default' \
 '--from-offset=[Only records with offsets >= N]:N:_default' \
 '--to-offset=[Only records with offsets <= N]:N:_default' \
 '--producer-id=[Only records of batches written by this producer id (-1\: without one)]:N:_default' \
+'--producer-epoch=[Only records of batches with this producer epoch (-1\: without a producer id)]:N:_default' \
+'*--txn-state=[Only records in these transactional states (comma-separated or repeated)]:STATE,...:((committed\:"In a transaction its COMMIT marker ended"
+aborted\:"In a transaction Kafka'\''s fetch reports aborted (the .txnindex)"
+open\:"In a transaction with no COMMIT or ABORT marker after it"
+non-transactional\:"Not in a transaction"))' \
 '--partitions=[The partition count of the topics searched, for --key\: only the partition Kafka'\''s default partitioner (murmur2) maps the key to is searched \[default\: the count in the log dir'\''s __cluster_metadata; without one, every partition\]]:N:_default' \
 '-m+[Stop after N matches per partition]:N:_default' \
 '--max-count=[Stop after N matches per partition]:N:_default' \
@@ -252,9 +265,14 @@ _arguments "${_arguments_options[@]}" : \
 utf8\:"Always a string; invalid UTF-8 is replaced by U+FFFD (lossy)"
 hex\:"Lowercase hex string"
 base64\:"Standard Base64 with padding"))' \
+'--threads=[Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) \[default\: the number of cores\]]:N:_default' \
+'--split-bytes=[With --threads above 1, segments larger than this are searched in pieces of about this size, cut at batch boundaries]:BYTES:_default' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
 '-F[The value pattern is a fixed string (memchr\:\:memmem), not a regex]' \
 '--fixed-strings[The value pattern is a fixed string (memchr\:\:memmem), not a regex]' \
+'(--control)--committed[Only what a read_committed consumer is given\: no aborted or open transaction, no control record, nothing at or after the last stable offset (the first open transaction)]' \
+'(--no-control)--control[Only control records (transaction markers, KRaft control messages)]' \
+'--no-control[No control records]' \
 '--all-partitions[With --key, search every partition, not only the one the key maps to (records placed by a custom partitioner or an explicit partition); a match elsewhere is reported]' \
 '-c[Print only a count of matches per partition]' \
 '--count[Print only a count of matches per partition]' \
@@ -291,9 +309,10 @@ _arguments "${_arguments_options[@]}" : \
 '--consumer-session-timeout-ms=[KIP-848 groups\: fence a member silent this long (group.consumer.session.timeout.ms)]:MS:_default' \
 '--consumer-heartbeat-interval-ms=[KIP-848 groups\: the heartbeat interval given to members (group.consumer.heartbeat.interval.ms)]:MS:_default' \
 '--consumer-assignment-interval-ms=[KIP-848 groups\: the least time between two target assignments (group.consumer.assignment.interval.ms)]:MS:_default' \
-'--node-id=[This broker'\''s id (node.id)]:ID:_default' \
+'--node-id=[This broker'\''s id (node.id)\: 1 for a new log dir; an existing one keeps the node.id of its meta.properties, and a different ID is refused]:ID:_default' \
 '--listen=[Address to listen on; port 0 picks a free one (the chosen address is printed)]:ADDR:_default' \
 '--advertised-host=[Host advertised to clients in Metadata and FindCoordinator]:HOST:_default' \
+'--recover-in-place[Start on a log dir without a clean-shutdown marker (.kafka_cleanshutdown\: its broker crashed or is still running), recovering it in place like Kafka\: torn segments are truncated and indexes rebuilt. Without it such a dir is refused, to keep the evidence (copy it first, or repair a copy with \`kseg recover\`)]' \
 '--no-auto-create-topics[Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)]' \
 '--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help]' \
@@ -328,12 +347,13 @@ _arguments "${_arguments_options[@]}" : \
 '--consumer-session-timeout-ms=[KIP-848 groups\: fence a member silent this long (group.consumer.session.timeout.ms)]:MS:_default' \
 '--consumer-heartbeat-interval-ms=[KIP-848 groups\: the heartbeat interval given to members (group.consumer.heartbeat.interval.ms)]:MS:_default' \
 '--consumer-assignment-interval-ms=[KIP-848 groups\: the least time between two target assignments (group.consumer.assignment.interval.ms)]:MS:_default' \
-'--node-id=[This broker'\''s id (node.id)]:ID:_default' \
+'--node-id=[This broker'\''s id (node.id)\: 1 for a new log dir; an existing one keeps the node.id of its meta.properties, and a different ID is refused]:ID:_default' \
 '--topic=[Topic to produce to]:NAME:_default' \
 '--partitions=[Partitions of the topic if it has to be created \[default\: --num-partitions\]]:N:_default' \
 '--key-separator=[Split each line at the first SEP into key and value (kafka-console-producer'\''s parse.key/key.separator); without it records have no key (sticky partitioning)]:SEP:_default' \
 '--compression=[Compression of each batch (compression.type)]:COMPRESSION:(none gzip snappy lz4 zstd)' \
 '--batch-size=[Most record bytes in one batch (batch.size)]:BYTES:_default' \
+'--recover-in-place[Start on a log dir without a clean-shutdown marker (.kafka_cleanshutdown\: its broker crashed or is still running), recovering it in place like Kafka\: torn segments are truncated and indexes rebuilt. Without it such a dir is refused, to keep the evidence (copy it first, or repair a copy with \`kseg recover\`)]' \
 '--no-auto-create-topics[Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)]' \
 '--no-idempotence[Write batches without a producer id (enable.idempotence=false); the Java producer is idempotent by default]' \
 '--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
@@ -361,10 +381,11 @@ _arguments "${_arguments_options[@]}" : \
 '--consumer-session-timeout-ms=[KIP-848 groups\: fence a member silent this long (group.consumer.session.timeout.ms)]:MS:_default' \
 '--consumer-heartbeat-interval-ms=[KIP-848 groups\: the heartbeat interval given to members (group.consumer.heartbeat.interval.ms)]:MS:_default' \
 '--consumer-assignment-interval-ms=[KIP-848 groups\: the least time between two target assignments (group.consumer.assignment.interval.ms)]:MS:_default' \
-'--node-id=[This broker'\''s id (node.id)]:ID:_default' \
+'--node-id=[This broker'\''s id (node.id)\: 1 for a new log dir; an existing one keeps the node.id of its meta.properties, and a different ID is refused]:ID:_default' \
 '--group=[Group id]:ID:_default' \
 '--topic=[Topic of the offsets]:NAME:_default' \
 '--metadata=[Metadata string stored with each offset]:TEXT:_default' \
+'--recover-in-place[Start on a log dir without a clean-shutdown marker (.kafka_cleanshutdown\: its broker crashed or is still running), recovering it in place like Kafka\: torn segments are truncated and indexes rebuilt. Without it such a dir is refused, to keep the evidence (copy it first, or repair a copy with \`kseg recover\`)]' \
 '--no-auto-create-topics[Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)]' \
 '--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help]' \

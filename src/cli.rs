@@ -21,6 +21,20 @@ pub enum Encoding {
     Base64,
 }
 
+/// `kseg grep --txn-state`: a record's transactional state; `cmd` maps it to
+/// `analysis::transactions::TxnState`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TxnStateArg {
+    /// In a transaction its COMMIT marker ended
+    Committed,
+    /// In a transaction Kafka's fetch reports aborted (the .txnindex)
+    Aborted,
+    /// In a transaction with no COMMIT or ABORT marker after it
+    Open,
+    /// Not in a transaction
+    NonTransactional,
+}
+
 /// `--format`: how tables are written (`--json` is separate); `cmd` maps it to
 /// `print::table::Format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -44,10 +58,11 @@ pub enum Format {
         env!("KSEG_PROVED")
     ),
     about = "Offline forensics for Apache Kafka data directories",
+    max_term_width = 100,
     long_about = "Offline forensics for Apache Kafka data directories: decode segments, indexes, \
                   snapshots and checkpoints without a JVM or a running cluster. kseg never writes \
-                  to what it reads.\n\nExit codes: 0 success, 1 the data has problems (bad CRCs, \
-                  torn tails, ...), 2 kseg could not do what was asked (usage, unreadable path)."
+                  to what it reads.\n\nExit codes: 0 success, 1 the data has problems (an error \
+                  under the severity policy: bad CRCs, damage Kafka keeps, ...), 2 kseg could not do what was asked (usage, unreadable path)."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -106,7 +121,18 @@ pub struct ReadArgs {
     pub max_decompressed_bytes: usize,
 }
 
+const DUMP_LOG_HELP: &str = "Examples:
+  kseg dump-log /var/lib/kafka/data/orders-0/00000000000000023801.log
+  kseg dump-log --print-data-log --from-offset 23801 --to-offset 23810 orders-0
+  kseg dump-log --from-timestamp 2024-03-09T09:00:00Z --to-timestamp 2024-03-09T09:05:00Z orders-0
+
+Exit codes: 0 read cleanly (a crash's torn or zero-filled active tail, which Kafka's recovery
+truncates, is reported but is not an error); 1 the data has problems (bad CRCs, bytes framing
+no batch, a torn tail Kafka keeps, undecodable records or files); 2 could not run (usage, an
+unreadable path, nothing Kafka's under it).";
+
 #[derive(Debug, Args)]
+#[command(after_help = DUMP_LOG_HELP)]
 pub struct DumpLogArgs {
     /// Files, partition dirs or log dirs (any mix; several log dirs = JBOD)
     #[arg(value_name = "PATH")]
@@ -262,6 +288,20 @@ pub struct GrepArgs {
     #[arg(long, value_name = "NAME[=VALUE]", allow_hyphen_values = true)]
     pub header: Vec<String>,
 
+    /// Only records whose value is a JSON document with the field PATH (names and array
+    /// indexes separated by '.') equal to VALUE: a string equal to its text, or VALUE read as
+    /// JSON (repeatable: all must hold)
+    #[arg(long, value_name = "PATH=VALUE", allow_hyphen_values = true)]
+    pub json_field: Vec<String>,
+
+    /// Only topics matching the glob ('*', '?', '[a-z]'; repeatable: any of them)
+    #[arg(long, value_name = "GLOB")]
+    pub topic: Vec<String>,
+
+    /// Only these partition numbers (comma-separated or repeated)
+    #[arg(long, value_delimiter = ',', value_name = "N,...")]
+    pub partition: Vec<i32>,
+
     /// Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)
     #[arg(long, value_name = "T", allow_hyphen_values = true)]
     pub from_time: Option<String>,
@@ -281,6 +321,27 @@ pub struct GrepArgs {
     /// Only records of batches written by this producer id (-1: without one)
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub producer_id: Option<i64>,
+
+    /// Only records of batches with this producer epoch (-1: without a producer id)
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub producer_epoch: Option<i16>,
+
+    /// Only what a read_committed consumer is given: no aborted or open transaction, no control
+    /// record, nothing at or after the last stable offset (the first open transaction)
+    #[arg(long, conflicts_with = "control")]
+    pub committed: bool,
+
+    /// Only records in these transactional states (comma-separated or repeated)
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "STATE,...")]
+    pub txn_state: Vec<TxnStateArg>,
+
+    /// Only control records (transaction markers, KRaft control messages)
+    #[arg(long, conflicts_with = "no_control")]
+    pub control: bool,
+
+    /// No control records
+    #[arg(long)]
+    pub no_control: bool,
 
     /// The partition count of the topics searched, for --key: only the partition Kafka's
     /// default partitioner (murmur2) maps the key to is searched [default: the count in the
@@ -326,6 +387,14 @@ pub struct GrepArgs {
     pub stats: bool,
 
     #[command(flatten)]
+    pub threads: ThreadsArg,
+
+    /// With --threads above 1, segments larger than this are searched in pieces of about this
+    /// size, cut at batch boundaries
+    #[arg(long, value_name = "BYTES", default_value_t = 32 << 20, hide = true)]
+    pub split_bytes: u64,
+
+    #[command(flatten)]
     pub read: ReadArgs,
 }
 
@@ -347,7 +416,16 @@ impl ThreadsArg {
     }
 }
 
+const SUMMARY_HELP: &str = "Examples:
+  kseg summary /var/lib/kafka/data
+  kseg summary --format tsv /var/lib/kafka/data | sort -k7 -n
+  kseg summary --json orders-0 orders-1
+
+Exit codes: 0 read cleanly (a crash's torn or zero-filled active tail is reported, not an
+error); 1 the data has problems Kafka keeps (bad CRCs, bytes framing no batch); 2 could not run.";
+
 #[derive(Debug, Args)]
+#[command(after_help = SUMMARY_HELP)]
 pub struct SummaryArgs {
     /// Log dirs, partition dirs or segment files
     #[arg(value_name = "LOGDIR", required = true)]
@@ -369,7 +447,17 @@ pub struct SummaryArgs {
     pub threads: ThreadsArg,
 }
 
+const DIFF_HELP: &str = "Examples:
+  kseg diff broker-1/data broker-2/data broker-3/data
+  kseg diff --leader broker-2/data --topic orders broker-1/data broker-2/data
+  kseg diff --print-data-log before/broker-1 after/broker-1
+
+Exit codes: 0 no acknowledged record is lost (followers merely behind included); 1 an
+acknowledged record exists on one replica only (a truncation removes it, or replicas
+disagree); 2 could not run (the same dir twice, a --leader not among the paths).";
+
 #[derive(Debug, Args)]
+#[command(after_help = DIFF_HELP)]
 pub struct DiffArgs {
     /// Two or more log dirs, one per broker (or copies of one broker's taken at different
     /// times), or two or more partition dirs of the same partition
@@ -413,7 +501,15 @@ pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
 }
 
+const FIND_GROUP_PARTITION_HELP: &str = "Examples:
+  kseg find-group-partition orders-app
+  kseg find-group-partition --partitions 100 orders-app
+  kseg find-group-partition --transactional-id payments-tx-1
+
+Exit codes: 0 answered; 2 could not run (usage).";
+
 #[derive(Debug, Args)]
+#[command(after_help = FIND_GROUP_PARTITION_HELP)]
 pub struct FindGroupPartitionArgs {
     /// Group ids (or transactional ids with --transactional-id)
     #[arg(value_name = "ID", required = true)]
@@ -438,7 +534,16 @@ pub struct FindGroupPartitionArgs {
     pub json: bool,
 }
 
+const VERIFY_INDEX_HELP: &str = "Examples:
+  kseg verify-index /var/lib/kafka/data        will Kafka start, and what recovery drops
+  kseg verify-index -v --format tsv /var/lib/kafka/data
+  kseg verify-index --json orders-0 | jq 'select(.type==\"recovery\")'
+
+Exit codes: 0 no error (info and warning findings included); 1 an error: a broker that will
+not start, acknowledged records recovery drops; 2 could not run.";
+
 #[derive(Debug, Args)]
+#[command(after_help = VERIFY_INDEX_HELP)]
 pub struct VerifyIndexArgs {
     /// Files, partition dirs or log dirs
     #[arg(value_name = "PATH", required = true)]
@@ -478,15 +583,29 @@ pub struct VerifyIndexArgs {
     pub threads: ThreadsArg,
 }
 
+const RECOVER_HELP: &str = "Examples:
+  kseg recover /var/lib/kafka/data/orders-0 --out /srv/repaired
+  kseg recover --salvage orders-0 --out /srv/repaired
+  kseg recover /var/lib/kafka/data --out /srv/data-repaired    a whole log dir
+  kseg verify-index /srv/repaired              check the copy
+
+For a partition dir, NEWDIR must not exist, be empty, or hold only other repaired partition
+dirs; for a log dir, it must not exist or be empty.
+Exit codes: 0 the copy is written and repaired; 1 the copy keeps damage Kafka keeps too
+(still damaged), or Kafka would not start on the log dir (nothing written unless --force);
+2 could not run (NEWDIR holds other files, the copy already exists).";
+
 #[derive(Debug, Args)]
+#[command(after_help = RECOVER_HELP)]
 pub struct RecoverArgs {
     /// The partition dir or log dir to repair (never modified)
     #[arg(value_name = "PATH")]
     pub partition: PathBuf,
 
     /// Where to write the repaired copy. A partition dir goes to NEWDIR/<topic>-<partition>,
-    /// named as the input's so kseg and Kafka read it as that partition; a log dir becomes NEWDIR
-    /// itself (a broker's log.dirs). It must not exist, or be empty
+    /// named as the input's so kseg and Kafka read it as that partition: NEWDIR must not exist,
+    /// or be empty, or hold only other partition dirs (earlier repairs). A log dir becomes NEWDIR
+    /// itself (a broker's log.dirs): it must not exist, or be empty
     #[arg(long, value_name = "NEWDIR")]
     pub out: PathBuf,
 
@@ -519,7 +638,19 @@ pub struct RecoverArgs {
     pub json: bool,
 }
 
+const RESCUE_HELP: &str = "Examples:
+  kseg rescue --dry-run /mnt/dead-broker/data --bootstrap kafka-1:9092
+  kseg rescue /mnt/dead-broker/data/orders-0 --bootstrap kafka-1:9092 --state rescue.json
+  kseg rescue --verify --topic-map orders:orders-restored orders-0 --bootstrap kafka-1:9092
+  kseg rescue --groups --dry-run /mnt/dead-broker/data --bootstrap kafka-1:9092 --state rescue.json
+
+Exit codes: 0 everything was acknowledged (and verified, and the groups committed); 1
+damaged source data or a verification mismatch; 2 could not run (no connection, a refused
+login, an undeliverable record: the --state file holds what was acknowledged; a group active
+in the target).";
+
 #[derive(Debug, Args)]
+#[command(after_help = RESCUE_HELP)]
 pub struct RescueArgs {
     /// Partition dirs or log dirs to read (never modified); internal topics (__*) of a log dir
     /// are left out unless their partition dir is given
@@ -564,9 +695,37 @@ pub struct RescueArgs {
     #[arg(long)]
     pub dry_run: bool,
 
-    /// Create missing target topics with the source's partition count
+    /// Create missing target topics with the source's partition count and the source topic's
+    /// own configs (retention.ms, cleanup.policy, ...: its ConfigRecords in the __cluster_metadata
+    /// of the source's log dir)
     #[arg(long)]
     pub create_topics: bool,
+
+    /// With --create-topics: set KEY=VALUE on the topics created, over the source's (repeatable)
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub topic_config: Vec<String>,
+
+    /// With --create-topics: leave KEY out of the configs taken from the source (repeatable)
+    #[arg(long, value_name = "KEY")]
+    pub skip_topic_config: Vec<String>,
+
+    /// Write the source→target offset map (offsets shift in the target: records not sent take
+    /// no offset) to FILE: one JSON line per source partition, ranges [first source offset, last
+    /// source offset, target partition, first target offset]. --state keeps it too
+    #[arg(long, value_name = "FILE", conflicts_with = "dry_run")]
+    pub offset_map: Option<PathBuf>,
+
+    /// Translate every consumer group's committed offsets on the rescued partitions (replayed
+    /// from the source's __consumer_offsets) through the offset map and commit them in the
+    /// target after the records; with --dry-run print the translation only. A group with
+    /// members in the target is refused, as Kafka refuses it
+    #[arg(long)]
+    pub groups: bool,
+
+    /// Send records although the target topic's retention.ms would delete them (their
+    /// timestamps are older than it allows): without it such a rescue is refused
+    #[arg(long)]
+    pub allow_retention_delete: bool,
 
     /// Read the target back after sending and compare every record with the source
     #[arg(long)]
@@ -651,7 +810,20 @@ pub enum RescueCompression {
     Zstd,
 }
 
+const LOOKUP_HELP: &str = "Examples:
+  kseg lookup orders-0 --timestamp 2024-03-09T09:00:00Z     offsetsForTimes
+  kseg lookup orders-0 --offset 23801 --print-data-log      the record itself
+  kseg lookup /var/lib/kafka/data --topic orders --timestamp 1709974800000 --scan
+
+Exit codes: 0 answered (including \"no such offset\"); 1 --scan finds a different answer
+than the broker's (a FINDING line), or the data has problems; 2 could not run.";
+
 #[derive(Debug, Args)]
+#[command(
+    after_help = LOOKUP_HELP,
+    override_usage = "kseg lookup [OPTIONS] <TARGET> --offset <O> | --timestamp <T>\n       \
+                      | --earliest | --latest | --max-timestamp | --end-offset-for-epoch <E>"
+)]
 #[command(group(
     ArgGroup::new("query")
         .required(true)
@@ -722,7 +894,17 @@ pub struct LookupArgs {
     pub max_decompressed_bytes: usize,
 }
 
+const GROUPS_HELP: &str = "Examples:
+  kseg groups /var/lib/kafka/data
+  kseg groups --group orders-app --history /var/lib/kafka/data
+  kseg groups --at 2024-03-09T09:00:00Z --rebalances /var/lib/kafka/data
+
+Expiry is judged at now unless --at gives the instant (say, when the broker died).
+Exit codes: 0 read cleanly; 1 the data has problems; 2 could not run (--group G has no
+records).";
+
 #[derive(Debug, Args)]
+#[command(after_help = GROUPS_HELP)]
 pub struct GroupsArgs {
     /// Log dirs holding __consumer_offsets (and the topics' partitions, for the log end offsets)
     #[arg(value_name = "LOGDIR", required = true)]
@@ -768,7 +950,18 @@ pub struct GroupsArgs {
     pub threads: ThreadsArg,
 }
 
+const MINI_BROKER_HELP: &str = "Examples:
+  kseg mini-broker --log-dir /tmp/kafka-data --listen 127.0.0.1:9092
+  seq 10 | kseg mini-broker produce --log-dir /tmp/kafka-data --topic orders
+  kseg mini-broker commit --log-dir /tmp/kafka-data --group g --topic orders 0=5
+
+A log dir without .kafka_cleanshutdown (its broker crashed) is refused unless
+--recover-in-place; a --node-id other than meta.properties' node.id is refused.
+Exit codes: 0 stopped cleanly; 2 could not run (the dir is refused or locked, the port is
+taken).";
+
 #[derive(Debug, Args)]
+#[command(after_help = MINI_BROKER_HELP)]
 #[command(
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true,
@@ -900,9 +1093,17 @@ pub struct BrokerArgs {
     #[arg(long, value_name = "MS", default_value_t = 1_000)]
     pub consumer_assignment_interval_ms: i64,
 
-    /// This broker's id (node.id)
-    #[arg(long, value_name = "ID", default_value_t = 1)]
-    pub node_id: i32,
+    /// This broker's id (node.id): 1 for a new log dir; an existing one keeps the node.id of
+    /// its meta.properties, and a different ID is refused
+    #[arg(long, value_name = "ID")]
+    pub node_id: Option<i32>,
+
+    /// Start on a log dir without a clean-shutdown marker (.kafka_cleanshutdown: its broker
+    /// crashed or is still running), recovering it in place like Kafka: torn segments are
+    /// truncated and indexes rebuilt. Without it such a dir is refused, to keep the evidence
+    /// (copy it first, or repair a copy with `kseg recover`)
+    #[arg(long)]
+    pub recover_in_place: bool,
 
     /// Refuse to create topics on Metadata/Produce requests (auto.create.topics.enable=false)
     #[arg(long)]
@@ -973,7 +1174,15 @@ pub struct MiniBrokerCommitArgs {
     pub metadata: Option<String>,
 }
 
+const TRANSACTIONS_HELP: &str = "Examples:
+  kseg transactions /var/lib/kafka/data
+  kseg transactions --json /var/lib/kafka/data | jq 'select(.type==\"openTransaction\")'
+
+Exit codes: 0 no hanging transaction; 1 a hanging transaction (it holds back the last
+stable offset of read_committed consumers) or damaged data; 2 could not run.";
+
 #[derive(Debug, Args)]
+#[command(after_help = TRANSACTIONS_HELP)]
 pub struct TransactionsArgs {
     /// Log dirs holding __transaction_state and the data partitions
     #[arg(value_name = "LOGDIR", required = true)]

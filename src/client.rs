@@ -12,7 +12,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, ResourceSpecifier, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
-use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
 use rdkafka::error::KafkaError;
 use rdkafka::message::{Header, Headers, Message, OwnedHeaders, Timestamp};
 use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, ProducerContext};
@@ -77,6 +77,96 @@ pub struct Reports {
     deliveries: Mutex<Vec<Delivery>>,
     /// A fatal or authentication error the library reported outside a delivery.
     error: Mutex<Option<String>>,
+    /// Why the brokers could not be reached (resolve, connect, TLS), in plain words.
+    transport: Mutex<Option<String>>,
+}
+
+/// The library could not reach a broker (resolve, connect, TLS).
+fn is_transport(e: &KafkaError) -> bool {
+    matches!(
+        e.rdkafka_error_code(),
+        Some(
+            RDKafkaErrorCode::BrokerTransportFailure
+                | RDKafkaErrorCode::AllBrokersDown
+                | RDKafkaErrorCode::Resolve
+                | RDKafkaErrorCode::SSL
+        )
+    )
+}
+
+/// What goes wrong reaching the bootstrap addresses, found by trying them: a name that does not
+/// resolve, a refused or timed-out TCP connection, or (the TCP connection made) the handshake.
+pub fn diagnose(bootstrap: &str) -> String {
+    use std::net::{TcpStream, ToSocketAddrs};
+    let mut out = Vec::new();
+    for server in bootstrap
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        let server = server.rsplit("://").next().unwrap_or(server);
+        let addrs = match server.to_socket_addrs() {
+            Ok(a) => a.collect::<Vec<_>>(),
+            Err(_) => {
+                out.push(format!("{server} does not resolve"));
+                continue;
+            }
+        };
+        let Some(addr) = addrs.first() else {
+            out.push(format!("{server} does not resolve"));
+            continue;
+        };
+        match TcpStream::connect_timeout(addr, Duration::from_secs(3)) {
+            Ok(_) => out.push(format!(
+                "{server} accepts TCP connections but the Kafka connection failed (TLS or SASL \
+                 settings, or not a Kafka listener?)"
+            )),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => out.push(format!(
+                "connection to {server} refused (nothing listens there)"
+            )),
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+                out.push(format!("connection to {server} timed out"))
+            }
+            Err(e) => out.push(format!("connection to {server} failed: {e}")),
+        }
+    }
+    out.join("; ")
+}
+
+/// A librdkafka transport error's reason (`127.0.0.1:1/bootstrap: Connect to ipv4#127.0.0.1:1
+/// failed: Connection refused (after 0ms in state CONNECT)`) in plain words.
+pub fn plain_transport_reason(reason: &str) -> String {
+    let r = reason.to_ascii_lowercase();
+    let known = [
+        (
+            "connection refused",
+            "connection refused (nothing listens there)",
+        ),
+        ("failed to resolve", "the host name does not resolve"),
+        ("timed out", "the connection timed out"),
+        ("ssl handshake failed", "the TLS handshake failed"),
+        (
+            "certificate verify failed",
+            "the broker's TLS certificate is not trusted",
+        ),
+        ("disconnected", "the broker closed the connection"),
+        ("network is unreachable", "the network is unreachable"),
+        ("no route to host", "no route to the host"),
+    ];
+    if let Some((_, plain)) = known.iter().find(|(k, _)| r.contains(k)) {
+        return (*plain).to_string();
+    }
+    // Unknown: the library's words without its internal names.
+    let mut text = reason.to_string();
+    if let Some(i) = text.find(": ") {
+        if text[..i].contains("/bootstrap") || text[..i].contains('/') {
+            text = text[i + 2..].to_string();
+        }
+    }
+    if let Some(i) = text.find(" (after ") {
+        text.truncate(i);
+    }
+    text.replace("ipv4#", "").replace("ipv6#", "")
 }
 
 impl ClientContext for Reports {
@@ -95,6 +185,21 @@ impl ClientContext for Reports {
             let mut e = self.error.lock().unwrap_or_else(|p| p.into_inner());
             e.get_or_insert_with(|| format!("{error}: {reason}"));
         }
+        let transport = matches!(
+            error.rdkafka_error_code(),
+            Some(
+                RDKafkaErrorCode::BrokerTransportFailure
+                    | RDKafkaErrorCode::AllBrokersDown
+                    | RDKafkaErrorCode::Resolve
+                    | RDKafkaErrorCode::SSL
+            )
+        );
+        if transport {
+            let mut t = self.transport.lock().unwrap_or_else(|p| p.into_inner());
+            if t.is_none() && !reason.to_ascii_lowercase().contains("brokers are down") {
+                *t = Some(plain_transport_reason(reason));
+            }
+        }
     }
 }
 
@@ -104,6 +209,14 @@ impl Reports {
     /// The error the library reported outside any call, if any (a refused login, ...).
     fn reported(&self) -> Option<String> {
         self.error.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Why the brokers could not be reached, if that is what happened.
+    fn unreachable(&self) -> Option<String> {
+        self.transport
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 }
 
@@ -260,6 +373,7 @@ impl RescueProducer {
 /// A partition's end offsets and the records of a range of it, as a consumer reads them.
 pub struct Reader {
     consumer: BaseConsumer<Reports>,
+    bootstrap: String,
 }
 
 /// One record read back.
@@ -291,6 +405,7 @@ impl Reader {
             consumer: c
                 .create_with_context(Reports::default())
                 .context("creating the consumer")?,
+            bootstrap: conn.bootstrap.clone(),
         })
     }
 
@@ -298,8 +413,10 @@ impl Reader {
     fn explain(&self, e: KafkaError, what: String) -> anyhow::Error {
         // A consumer hands the library's errors (a refused login) out of poll.
         let mut seen = self.consumer.context().reported();
+        let mut transport = is_transport(&e);
         for _ in 0..100 {
             match self.consumer.poll(Duration::from_millis(5)) {
+                Some(Err(e)) if is_transport(&e) => transport = true,
                 Some(Err(e)) => {
                     seen.get_or_insert_with(|| e.to_string());
                 }
@@ -309,17 +426,34 @@ impl Reader {
         }
         match seen {
             Some(r) => anyhow!("{what}: {e} ({r})"),
+            // One plain line: where, and what failed (not the library's internal names).
+            None if transport => {
+                let why = self
+                    .consumer
+                    .context()
+                    .unreachable()
+                    .unwrap_or_else(|| diagnose(&self.bootstrap));
+                anyhow!(
+                    "cannot reach the cluster at {} (--bootstrap): {why}",
+                    self.bootstrap
+                )
+            }
             None => anyhow!("{what}: {e}"),
         }
     }
 
-    /// Partition counts of `topics` (`None`: the topic does not exist).
-    pub fn partition_counts(&self, topics: &[&str]) -> Result<BTreeMap<String, Option<i32>>> {
+    /// Partition counts of `topics` (`None`: the topic does not exist), each asked for at most
+    /// `wait`.
+    pub fn partition_counts(
+        &self,
+        topics: &[&str],
+        wait: Duration,
+    ) -> Result<BTreeMap<String, Option<i32>>> {
         let mut out = BTreeMap::new();
         for t in topics {
             let md = self
                 .consumer
-                .fetch_metadata(Some(t), Duration::from_secs(20))
+                .fetch_metadata(Some(t), wait)
                 .map_err(|e| self.explain(e, format!("metadata of topic {t}")))?;
             let count = md.topics().first().and_then(|m| match m.error() {
                 None => Some(m.partitions().len() as i32),
@@ -345,9 +479,21 @@ impl Reader {
         from: i64,
         mut visit: impl FnMut(&ReadRecord<'_>) -> Result<()>,
     ) -> Result<()> {
-        let (_, end) = self.watermarks(topic, partition)?;
+        let (start, end) = self.watermarks(topic, partition)?;
         if from >= end {
             return Ok(());
+        }
+        let moved = |start: i64, at: i64| {
+            anyhow!(
+                "{topic}-{partition}: the target's log start offset is {start}, past offset {at} \
+                 where the records to verify begin: offsets {at}..{} were deleted in the target \
+                 (its retention.ms or retention.bytes, or DeleteRecords), so they cannot be read \
+                 back",
+                start - 1
+            )
+        };
+        if start > from {
+            return Err(moved(start, from));
         }
         let mut tpl = TopicPartitionList::new();
         tpl.add_partition_offset(topic, partition, Offset::Offset(from))?;
@@ -361,6 +507,12 @@ impl Reader {
             {
                 None => {
                     idle += 1;
+                    if idle.is_multiple_of(10) {
+                        let (start, _) = self.watermarks(topic, partition)?;
+                        if start > next {
+                            return Err(moved(start, next));
+                        }
+                    }
                     if idle > 120 {
                         bail!(
                             "{topic}-{partition}: no record came back from offset {next} in 60 s"
@@ -415,6 +567,14 @@ impl Reader {
     }
 }
 
+/// A topic to create.
+#[derive(Debug, Clone)]
+pub struct NewTopicSpec {
+    pub name: String,
+    pub partitions: i32,
+    pub configs: BTreeMap<String, String>,
+}
+
 /// Admin calls: topic configs and creation.
 pub struct Admin {
     admin: AdminClient<DefaultClientContext>,
@@ -436,6 +596,11 @@ impl Admin {
 
     /// `message.timestamp.type` of a topic.
     pub fn timestamp_type(&self, topic: &str) -> Result<Option<String>> {
+        Ok(self.topic_configs(topic)?.remove("message.timestamp.type"))
+    }
+
+    /// A topic's configs as the cluster answers DescribeConfigs (its own and the defaults).
+    pub fn topic_configs(&self, topic: &str) -> Result<BTreeMap<String, String>> {
         let opts = AdminOptions::new().request_timeout(Some(Duration::from_secs(30)));
         let spec = [ResourceSpecifier::Topic(topic)];
         let res = self
@@ -446,15 +611,21 @@ impl Admin {
             .into_iter()
             .flatten()
             .flat_map(|r| r.entries)
-            .find(|e| e.name == "message.timestamp.type")
-            .and_then(|e| e.value))
+            .filter_map(|e| Some((e.name, e.value?)))
+            .collect())
     }
 
-    /// Creates topics with `partitions` partitions each and the cluster's default replication.
-    pub fn create_topics(&self, topics: &[(String, i32)]) -> Result<()> {
+    /// Creates topics (name, partitions, configs) with the cluster's default replication.
+    pub fn create_topics(&self, topics: &[NewTopicSpec]) -> Result<()> {
         let new: Vec<NewTopic<'_>> = topics
             .iter()
-            .map(|(t, n)| NewTopic::new(t, *n, TopicReplication::Fixed(-1)))
+            .map(|t| {
+                let mut n = NewTopic::new(&t.name, t.partitions, TopicReplication::Fixed(-1));
+                for (k, v) in &t.configs {
+                    n = n.set(k, v);
+                }
+                n
+            })
             .collect();
         let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(60)));
         let res = self
@@ -469,5 +640,144 @@ impl Admin {
             }
         }
         Ok(())
+    }
+}
+
+/// A consumer group as the target's coordinator describes it (DescribeGroups).
+#[derive(Debug, Clone)]
+pub struct GroupDescription {
+    /// `Empty`, `Stable`, `PreparingRebalance`, ... (empty when the coordinator does not
+    /// describe the group this way).
+    pub state: String,
+    pub members: usize,
+}
+
+/// Why a commit was refused.
+#[derive(Debug)]
+pub enum CommitRefusal {
+    /// The group has members (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, REBALANCE_IN_PROGRESS,
+    /// STALE_MEMBER_EPOCH, NON_EMPTY_GROUP): Kafka accepts offsets from outside a group only
+    /// while it is empty.
+    Active(String),
+    Other(anyhow::Error),
+}
+
+/// Offsets committed for a group from outside it, as a consumer that assigns partitions itself
+/// (or `kafka-consumer-groups.sh --reset-offsets`) does: OffsetCommit with no member id and
+/// generation -1, which the coordinator accepts only while the group has no members.
+pub struct GroupCommitter {
+    consumer: BaseConsumer<Reports>,
+    group: String,
+    bootstrap: String,
+}
+
+impl GroupCommitter {
+    pub fn new(conn: &Connection, group: &str) -> Result<GroupCommitter> {
+        let mut c = conn.config();
+        c.set("group.id", group)
+            .set("enable.auto.commit", "false")
+            .set("enable.auto.offset.store", "false");
+        Ok(GroupCommitter {
+            consumer: c
+                .create_with_context(Reports::default())
+                .context("creating the consumer that commits group offsets")?,
+            group: group.to_string(),
+            bootstrap: conn.bootstrap.clone(),
+        })
+    }
+
+    /// The group as DescribeGroups answers (None: the coordinator knows no such group).
+    pub fn describe(&self) -> Result<Option<GroupDescription>> {
+        let list = self
+            .consumer
+            .fetch_group_list(Some(&self.group), Duration::from_secs(30))
+            .map_err(|e| self.explain(e, format!("describing group {}", self.group)))?;
+        Ok(list
+            .groups()
+            .iter()
+            .find(|g| g.name() == self.group)
+            .map(|g| GroupDescription {
+                state: g.state().to_string(),
+                members: g.members().len(),
+            })
+            .filter(|d| !(d.state.is_empty() || d.state == "Dead") || d.members > 0))
+    }
+
+    fn explain(&self, e: KafkaError, what: String) -> anyhow::Error {
+        if is_transport(&e) {
+            let why = self
+                .consumer
+                .context()
+                .unreachable()
+                .unwrap_or_else(|| diagnose(&self.bootstrap));
+            return anyhow!(
+                "cannot reach the cluster at {} (--bootstrap): {why}",
+                self.bootstrap
+            );
+        }
+        match self.consumer.context().reported() {
+            Some(r) => anyhow!("{what}: {e} ({r})"),
+            None => anyhow!("{what}: {e}"),
+        }
+    }
+
+    /// Commits (topic, partition, offset, metadata) for the group.
+    pub fn commit(&self, offsets: &[(&str, i32, i64, &str)]) -> Result<(), CommitRefusal> {
+        let mut tpl = TopicPartitionList::new();
+        for (t, p, o, m) in offsets {
+            let mut e = tpl.add_partition(t, *p);
+            e.set_offset(Offset::Offset(*o))
+                .map_err(|e| CommitRefusal::Other(e.into()))?;
+            if !m.is_empty() {
+                e.set_metadata(m);
+            }
+        }
+        let active = |code: RDKafkaErrorCode| {
+            matches!(
+                code,
+                RDKafkaErrorCode::UnknownMemberId
+                    | RDKafkaErrorCode::IllegalGeneration
+                    | RDKafkaErrorCode::RebalanceInProgress
+                    | RDKafkaErrorCode::StaleMemberEpoch
+                    | RDKafkaErrorCode::NonEmptyGroup
+            )
+        };
+        match self.consumer.commit(&tpl, CommitMode::Sync) {
+            Ok(()) => Ok(()),
+            Err(KafkaError::ConsumerCommit(code)) if active(code) => Err(CommitRefusal::Active(
+                match code {
+                    RDKafkaErrorCode::UnknownMemberId => "UNKNOWN_MEMBER_ID",
+                    RDKafkaErrorCode::IllegalGeneration => "ILLEGAL_GENERATION",
+                    RDKafkaErrorCode::RebalanceInProgress => "REBALANCE_IN_PROGRESS",
+                    RDKafkaErrorCode::StaleMemberEpoch => "STALE_MEMBER_EPOCH",
+                    _ => "NON_EMPTY_GROUP",
+                }
+                .to_string(),
+            )),
+            Err(e) => Err(CommitRefusal::Other(
+                self.explain(e, format!("committing offsets of group {}", self.group)),
+            )),
+        }
+    }
+
+    /// The group's committed offsets of `partitions` (None: none committed).
+    pub fn committed(&self, partitions: &[(&str, i32)]) -> Result<Vec<Option<i64>>> {
+        let mut tpl = TopicPartitionList::new();
+        for (t, p) in partitions {
+            tpl.add_partition(t, *p);
+        }
+        let got = self
+            .consumer
+            .committed_offsets(tpl, Duration::from_secs(30))
+            .map_err(|e| self.explain(e, format!("offsets of group {}", self.group)))?;
+        Ok(partitions
+            .iter()
+            .map(|(t, p)| {
+                got.find_partition(t, *p).and_then(|e| match e.offset() {
+                    Offset::Offset(o) => Some(o),
+                    _ => None,
+                })
+            })
+            .collect())
     }
 }

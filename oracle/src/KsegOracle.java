@@ -796,7 +796,8 @@ public class KsegOracle {
      *  a rescue must not send it). */
     static void rescueSource(String bootstrap) throws Exception {
         try (Admin admin = Admin.create(common(bootstrap))) {
-            createTopic(admin, "rs", 3, Map.of());
+            // Topic configs of its own, which rescue --create-topics carries to the target.
+            createTopic(admin, "rs", 3, Map.of("retention.ms", "-1", "max.message.bytes", "2000000"));
         }
         int i = 0;
         for (int round = 0; round < 2; round++) {
@@ -820,6 +821,22 @@ public class KsegOracle {
         open.beginTransaction();
         for (int p = 0; p < 3; p++) open.send(new ProducerRecord<>("rs", p, T0 + 9_000_000L, utf8("open"), utf8("never committed"))).get();
         open.flush();
+        // Two groups' offsets, committed from outside the group (as kafka-consumer-groups.sh
+        // --reset-offsets does), for rescue --groups. Each partition holds, per codec and round
+        // (135 offsets from 135k): 120 records, a committed transaction's 4 and its marker, an
+        // aborted one's 4 and its marker, a committed one's 4 and its marker; then the open
+        // transaction's record at 1350 (log end 1351).
+        try (var c = consumer(bootstrap, Map.of("group.id", "rs-group-a"))) {
+            c.commitSync(Map.of(
+                new TopicPartition("rs", 0), new OffsetAndMetadata(126, "inside an aborted transaction"),
+                new TopicPartition("rs", 1), new OffsetAndMetadata(300),
+                new TopicPartition("rs", 2), new OffsetAndMetadata(1351)));
+        }
+        try (var c = consumer(bootstrap, Map.of("group.id", "rs-group-b"))) {
+            c.commitSync(Map.of(
+                new TopicPartition("rs", 0), new OffsetAndMetadata(124),
+                new TopicPartition("rs", 1), new OffsetAndMetadata(1350)));
+        }
     }
 
     /** The rescue benchmark's baseline: the Java producer (idempotent, acks=all, linger 5 ms, 1 MiB

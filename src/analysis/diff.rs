@@ -120,6 +120,9 @@ pub fn load_replica(
         ..Default::default()
     };
     let mut scratch = RecordScratch::default();
+    // The base offset of the last segment that could be read: an unreadable segment's name says
+    // nothing of what it holds, so it does not set the log end.
+    let mut last_readable_base = 0;
     for f in &p.files {
         match f.kind {
             FileKind::Log => {
@@ -130,6 +133,7 @@ pub fn load_replica(
                 r.segments.push((base, f.path.clone()));
                 match open_log(&f.path, mmap) {
                     Ok(mut src) => {
+                        last_readable_base = last_readable_base.max(base);
                         let mut sink = SigSink {
                             out: &mut r.batches,
                             problems: &mut r.problems,
@@ -168,14 +172,13 @@ pub fn load_replica(
     r.recovery_point = cps.recovery_point;
     let first_base = r.segments.first().map_or(0, |s| s.0);
     r.log_start = cps.log_start.map_or(first_base, |s| s.max(first_base));
-    let last_base = r.segments.last().map_or(0, |s| s.0);
     r.log_end = r
         .batches
         .iter()
         .map(|b| b.last_offset + 1)
         .max()
         .unwrap_or(0)
-        .max(last_base);
+        .max(last_readable_base);
     // As `LogLoader.load` does (`truncateFromEndAsyncFlush(nextOffset)`): entries starting at or
     // past the log end go (a leader's epoch that never got a record).
     let end = r.log_end;
@@ -459,8 +462,11 @@ pub fn one_sided(r: &Replica, from: i64, until: i64, mmap: bool) -> io::Result<O
         ..Default::default()
     };
     for path in segments_from(r, from) {
-        let mut src = open_log(path, mmap)?;
-        scan_log(src.as_mut(), &opts, &mut scratch, &mut sink)?;
+        // The error names the file: a segment gone since the replica was read (a live broker's
+        // retention) said only "No such file or directory".
+        let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+        let mut src = open_log(path, mmap).map_err(named)?;
+        scan_log(src.as_mut(), &opts, &mut scratch, &mut sink).map_err(named)?;
     }
     Ok(sink.out)
 }

@@ -12,6 +12,7 @@ use std::io;
 use memchr::memmem;
 use regex::bytes::Regex;
 
+use crate::analysis::transactions::{TxnState, TxnView};
 use crate::format::batch::TimestampType;
 use crate::format::control::ControlRecord;
 use crate::format::log::{BatchInfo, LogEntry, LogRecord};
@@ -67,6 +68,144 @@ impl HeaderFilter {
     }
 }
 
+/// `--json-field PATH=VALUE`: the record value is a JSON document whose field at PATH (names
+/// and array indexes separated by `.`) equals VALUE: a string field equal to VALUE's text, or
+/// any field equal to VALUE read as JSON (numbers by value: `1` equals `1.0`).
+#[derive(Debug, Clone)]
+pub struct JsonField {
+    pub path: Vec<String>,
+    pub text: String,
+    json: Option<serde_json::Value>,
+    /// `"name"` of the last path segment that is not an index: without a backslash in the
+    /// value (no escaped key) it must appear as it is, or the field cannot be there.
+    key: Option<memmem::Finder<'static>>,
+}
+
+impl JsonField {
+    /// `PATH=VALUE`, split at the first `=`.
+    pub fn parse(spec: &str) -> Result<JsonField, String> {
+        let Some((path, text)) = spec.split_once('=') else {
+            return Err(format!("--json-field {spec:?}: give PATH=VALUE"));
+        };
+        if path.is_empty() || path.split('.').any(str::is_empty) {
+            return Err(format!(
+                "--json-field {spec:?}: PATH is field names and array indexes separated by '.'"
+            ));
+        }
+        let path: Vec<String> = path.split('.').map(str::to_string).collect();
+        let key = path
+            .iter()
+            .rev()
+            .find(|p| !p.bytes().all(|b| b.is_ascii_digit()))
+            .map(|p| memmem::Finder::new(format!("\"{p}\"").as_bytes()).into_owned());
+        Ok(JsonField {
+            json: serde_json::from_str(text).ok(),
+            text: text.to_string(),
+            path,
+            key,
+        })
+    }
+
+    /// Whether `value` is a JSON document with the field.
+    pub fn matches(&self, value: &[u8]) -> bool {
+        if let Some(k) = &self.key {
+            if k.find(value).is_none() && memchr::memchr(b'\\', value).is_none() {
+                return false;
+            }
+        }
+        let Ok(doc) = serde_json::from_slice::<serde_json::Value>(value) else {
+            return false;
+        };
+        let mut at = &doc;
+        for p in &self.path {
+            let next = match at {
+                serde_json::Value::Object(m) => m.get(p),
+                serde_json::Value::Array(a) => p.parse::<usize>().ok().and_then(|i| a.get(i)),
+                _ => None,
+            };
+            match next {
+                Some(n) => at = n,
+                None => return false,
+            }
+        }
+        match at {
+            serde_json::Value::String(s) if *s == self.text => true,
+            _ => self.json.as_ref().is_some_and(|j| json_equal(at, j)),
+        }
+    }
+}
+
+/// JSON equality with numbers compared by value (`1` = `1.0`).
+fn json_equal(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value::*;
+    match (a, b) {
+        (Number(x), Number(y)) => match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
+            (Some(i), Some(j), _, _) => i == j,
+            (_, _, Some(i), Some(j)) => i == j,
+            _ => x.as_f64() == y.as_f64(),
+        },
+        (Array(x), Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b))
+        }
+        (Object(x), Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// A shell-style glob over a name (`--topic`): `*` any run of characters, `?` one, `[abc]`,
+/// `[a-z]` and `[!a]` a class; anything else itself.
+#[derive(Debug, Clone)]
+pub struct Glob(regex::Regex);
+
+impl Glob {
+    pub fn new(glob: &str) -> Result<Glob, regex::Error> {
+        let chars: Vec<char> = glob.chars().collect();
+        let mut re = String::from("^(?s:");
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            i += 1;
+            // A class runs to the next ']' after its first character; without one, '[' is itself.
+            let close = (c == '[')
+                .then(|| {
+                    let from = i + usize::from(chars.get(i) == Some(&'!'));
+                    (from + 1..chars.len()).find(|&j| chars[j] == ']')
+                })
+                .flatten();
+            match (c, close) {
+                ('*', _) => re.push_str(".*"),
+                ('?', _) => re.push('.'),
+                ('[', Some(end)) => {
+                    re.push('[');
+                    if chars[i] == '!' {
+                        re.push('^');
+                        i += 1;
+                    }
+                    for &c in &chars[i..end] {
+                        if matches!(c, '\\' | '[' | ']' | '^' | '&' | '~') {
+                            re.push('\\');
+                        }
+                        re.push(c);
+                    }
+                    re.push(']');
+                    i = end + 1;
+                }
+                (c, _) => re.push_str(&regex::escape(c.encode_utf8(&mut [0; 4]))),
+            }
+        }
+        re.push_str(")$");
+        regex::Regex::new(&re).map(Glob)
+    }
+
+    pub fn is_match(&self, name: &str) -> bool {
+        self.0.is_match(name)
+    }
+}
+
 /// What a record must satisfy to match: every filter given (AND).
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
@@ -77,6 +216,8 @@ pub struct Filter {
     pub key_regex: Option<Regex>,
     /// Each must be satisfied by some header of the record.
     pub headers: Vec<HeaderFilter>,
+    /// Each must hold of the value read as JSON.
+    pub json_fields: Vec<JsonField>,
     /// Half-open `[from, to)` over the record timestamp (epoch ms).
     pub from_time: Option<i64>,
     pub to_time: Option<i64>,
@@ -85,6 +226,15 @@ pub struct Filter {
     pub to_offset: Option<i64>,
     /// The batch's producer id (-1 for records written without one, legacy ones included).
     pub producer_id: Option<i64>,
+    /// The batch's producer epoch (-1 without a producer id).
+    pub producer_epoch: Option<i16>,
+    /// `Some(true)`: control records only (`--control`); `Some(false)`: none (`--no-control`).
+    pub control: Option<bool>,
+    /// The transactional states that may match (`--txn-state`); empty: any.
+    pub txn_states: Vec<TxnState>,
+    /// What a read_committed consumer is given (`--committed`): no aborted or open
+    /// transaction, no control record, nothing at or after the last stable offset.
+    pub committed: bool,
 }
 
 impl Filter {
@@ -106,10 +256,11 @@ impl Filter {
                 return false;
             }
         }
-        if let Some(p) = self.producer_id {
-            if b.producer_id != p {
-                return false;
-            }
+        if self.producer_id.is_some_and(|p| b.producer_id != p)
+            || self.producer_epoch.is_some_and(|e| b.producer_epoch != e)
+            || !self.control_may_match(b)
+        {
+            return false;
         }
         if b.magic >= 2 {
             if let Some(from) = self.from_time {
@@ -126,12 +277,63 @@ impl Filter {
         true
     }
 
-    /// Whether the record matches every filter.
+    /// Whether the batch's control flag is one `--control`, `--no-control` and `--committed`
+    /// (which never gives control records) allow.
+    #[inline]
+    fn control_may_match(&self, b: &BatchInfo) -> bool {
+        self.control.is_none_or(|c| b.is_control == c) && !(self.committed && b.is_control)
+    }
+
+    /// Whether records in `state` may match `--txn-state` and `--committed`.
+    #[inline]
+    pub fn state_may_match(&self, state: TxnState) -> bool {
+        (self.txn_states.is_empty() || self.txn_states.contains(&state))
+            && !(self.committed && matches!(state, TxnState::Aborted | TxnState::Open))
+    }
+
+    /// False when an uncompressed v2 batch's record bytes cannot hold a match: a `-F` value or
+    /// an exact `--key` is a run of bytes inside them, so a batch whose bytes lack it is
+    /// skipped without decoding a record (a memchr pass, as ripgrep searches).
+    #[inline]
+    pub fn bytes_may_match(&self, entry: &LogEntry<'_>) -> bool {
+        let LogEntry::V2(batch) = entry else {
+            return true;
+        };
+        if batch.header.codec() != crate::format::compression::Codec::None {
+            return true;
+        }
+        let bytes = batch.payload();
+        if let Some(Pattern::Fixed(f)) = &self.value {
+            if f.find(bytes).is_none() {
+                return false;
+            }
+        }
+        if let Some(k) = &self.key {
+            if !k.is_empty() && memmem::find(bytes, k).is_none() {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Whether the search needs the open transactions of each partition (a pass over its batch
+    /// headers first): to tell committed from open, or for the last stable offset.
+    pub fn needs_open_transactions(&self) -> bool {
+        self.committed
+            || self
+                .txn_states
+                .iter()
+                .any(|s| matches!(s, TxnState::Committed | TxnState::Open))
+    }
+
+    /// Whether the record matches every filter but the transactional state (the search's).
     #[inline]
     pub fn record_matches(&self, b: &BatchInfo, r: &LogRecord<'_>) -> bool {
         if self.from_offset.is_some_and(|f| r.offset < f)
             || self.to_offset.is_some_and(|t| r.offset > t)
             || self.producer_id.is_some_and(|p| b.producer_id != p)
+            || self.producer_epoch.is_some_and(|e| b.producer_epoch != e)
+            || !self.control_may_match(b)
             || self.from_time.is_some_and(|f| r.timestamp < f)
             || self.to_time.is_some_and(|t| r.timestamp >= t)
         {
@@ -163,6 +365,14 @@ impl Filter {
                 return false;
             }
         }
+        if !self.json_fields.is_empty() {
+            let Some(v) = r.value else {
+                return false;
+            };
+            if !self.json_fields.iter().all(|f| f.matches(v)) {
+                return false;
+            }
+        }
         true
     }
 }
@@ -171,13 +381,16 @@ impl Filter {
 pub trait MatchSink {
     /// The batch holding the next match, before its first match (`--print-batch`).
     fn batch(&mut self, position: u64, info: &BatchInfo) -> io::Result<()>;
-    /// A matching record; `control` is the decoded key and value of a control record.
+    /// A matching record; `control` is the decoded key and value of a control record, `state`
+    /// its transactional state when known ([`TxnState::Open`] only when open transactions are
+    /// known).
     fn record(
         &mut self,
         position: u64,
         info: &BatchInfo,
         record: &LogRecord<'_>,
         control: Option<&DecodeResult<ControlRecord>>,
+        state: Option<TxnState>,
     ) -> io::Result<()>;
     /// Something wrong in the data (reported as dump-log reports it).
     fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<()>;
@@ -191,11 +404,14 @@ pub struct SearchStats {
     pub matches: u64,
     /// Batches whose records were decoded (decompressed when compressed).
     pub batches_searched: u64,
-    /// Batches skipped from their header ([`Filter::batch_may_match`]).
+    /// Batches skipped undecoded: from their header ([`Filter::batch_may_match`]), their
+    /// transactional state, or their bytes ([`Filter::bytes_may_match`]).
     pub batches_pruned: u64,
     pub records_searched: u64,
     /// Problems and bad checksums reported.
     pub problems: u64,
+    /// Bytes read from segment files and their indexes (not counted with `--mmap`).
+    pub bytes_read: u64,
 }
 
 impl SearchStats {
@@ -205,6 +421,7 @@ impl SearchStats {
         self.batches_pruned += o.batches_pruned;
         self.records_searched += o.records_searched;
         self.problems += o.problems;
+        self.bytes_read += o.bytes_read;
     }
 }
 
@@ -213,6 +430,11 @@ impl SearchStats {
 pub struct Search<'a> {
     filter: &'a Filter,
     out: &'a mut dyn MatchSink,
+    /// The partition's transactions, walked with it (shared by its segments); without them the
+    /// records' transactional states are not known.
+    pub txns: Option<&'a mut TxnView>,
+    /// The state of the current batch's records.
+    state: Option<TxnState>,
     pub stats: SearchStats,
     /// Matches still allowed; `None`: no limit.
     pub budget: Option<u64>,
@@ -228,6 +450,8 @@ impl<'a> Search<'a> {
         Search {
             filter,
             out,
+            txns: None,
+            state: None,
             stats: SearchStats::default(),
             budget: None,
             prune: true,
@@ -244,14 +468,17 @@ impl<'a> Search<'a> {
         control: Option<&DecodeResult<ControlRecord>>,
     ) -> io::Result<Flow> {
         self.stats.records_searched += 1;
-        if !self.filter.record_matches(info, r) {
+        if !self.filter.record_matches(info, r)
+            || !self.state_may_match()
+            || self.beyond_last_stable(r.offset)
+        {
             return Ok(Flow::Continue);
         }
         if self.print_batch && !self.batch_sent {
             self.batch_sent = true;
             self.out.batch(position, info)?;
         }
-        self.out.record(position, info, r, control)?;
+        self.out.record(position, info, r, control, self.state)?;
         self.stats.matches += 1;
         Ok(match &mut self.budget {
             Some(n) => {
@@ -267,21 +494,46 @@ impl<'a> Search<'a> {
     }
 }
 
+impl Search<'_> {
+    /// `--committed`: at or after the last stable offset, where a read_committed fetch ends.
+    #[inline]
+    fn beyond_last_stable(&self, offset: i64) -> bool {
+        self.filter.committed
+            && self
+                .txns
+                .as_ref()
+                .and_then(|t| t.last_stable_offset())
+                .is_some_and(|l| offset >= l)
+    }
+
+    /// Whether the current batch's state may match; an unknown state only a filter without
+    /// `--txn-state` or `--committed`.
+    #[inline]
+    fn state_may_match(&self) -> bool {
+        match self.state {
+            Some(s) => self.filter.state_may_match(s),
+            None => self.filter.txn_states.is_empty() && !self.filter.committed,
+        }
+    }
+}
+
 impl LogSink for Search<'_> {
-    fn batch(
-        &mut self,
-        position: u64,
-        _entry: &LogEntry<'_>,
-        info: &BatchInfo,
-    ) -> io::Result<Flow> {
+    fn batch(&mut self, position: u64, entry: &LogEntry<'_>, info: &BatchInfo) -> io::Result<Flow> {
         if self.budget == Some(0) {
             return Ok(Flow::Stop);
         }
+        // Every batch, pruned or not: the consumer's walk over the aborted transactions.
+        self.state = self.txns.as_deref_mut().map(|t| t.batch_state(entry, info));
         if !info.crc_valid {
             self.stats.problems += 1;
             self.out.bad_checksum(position, info)?;
         }
-        if self.prune && !self.filter.batch_may_match(info) {
+        if self.prune
+            && (!self.filter.batch_may_match(info)
+                || !self.state_may_match()
+                || self.beyond_last_stable(info.base_offset)
+                || !self.filter.bytes_may_match(entry))
+        {
             self.stats.batches_pruned += 1;
             return Ok(Flow::SkipRecords);
         }
@@ -321,6 +573,7 @@ impl LogSink for Search<'_> {
 mod tests {
     use super::*;
     use crate::format::compression::Codec;
+    use crate::format::control::ControlType;
     use crate::format::encode::{encode_batch, NewBatch, NewRecord};
     use crate::format::log::{RecordScratch, SliceSource};
     use crate::scan::{scan_log, ScanOptions};
@@ -328,6 +581,7 @@ mod tests {
     #[derive(Default)]
     struct Collect {
         offsets: Vec<i64>,
+        states: Vec<TxnState>,
         batches: Vec<u64>,
     }
 
@@ -342,8 +596,10 @@ mod tests {
             _: &BatchInfo,
             r: &LogRecord<'_>,
             _: Option<&DecodeResult<ControlRecord>>,
+            state: Option<TxnState>,
         ) -> io::Result<()> {
             self.offsets.push(r.offset);
+            self.states.extend(state);
             Ok(())
         }
         fn problem(&mut self, _: &LogProblem<'_>) -> io::Result<()> {
@@ -488,8 +744,10 @@ mod tests {
     /// One generated record: key and value from a small alphabet (so filters hit), a timestamp
     /// that may go down within a batch (negative deltas), an optional header.
     type GenRecord = (Option<u8>, Option<u8>, i64, Option<(u8, Option<u8>)>);
-    /// One generated batch: codec, LogAppendTime or not, producer id, records.
-    type GenBatch = (u8, Option<i64>, i64, Vec<GenRecord>);
+    /// One generated batch: codec, LogAppendTime or not, producer id, records, kind (0-4 a
+    /// plain data batch, 5-7 a transactional one, 8 a COMMIT marker, 9 an ABORT marker: the
+    /// transactional kinds only with a producer id), producer epoch.
+    type GenBatch = (u8, Option<i64>, i64, Vec<GenRecord>, u8, i16);
 
     /// A generated header, owned and borrowed.
     type OwnedHeader = (Vec<u8>, Option<Vec<u8>>);
@@ -499,13 +757,97 @@ mod tests {
         format!("t{}", n % 5).into_bytes()
     }
 
-    fn build(batches: &[GenBatch]) -> Vec<u8> {
+    /// JSON documents some generated values are, for `--json-field` (an escaped key, a float,
+    /// arrays, null, a string that is a number).
+    const DOCS: [&str; 8] = [
+        r#"{"a":1}"#,
+        r#"{"a":"1"}"#,
+        r#"{"a":{"b":"t1"}}"#,
+        r#"{"\u0061":1.0}"#,
+        r#"[{"a":2}]"#,
+        r#"{"a":[1,"t1"]}"#,
+        r#"{"b":1,"a":null}"#,
+        r#"{"a":{"b":"t1"},"c":"x"#,
+    ];
+    /// The `--json-field` specs the property test draws from.
+    const FIELDS: [&str; 9] = [
+        "a=1",
+        "a=\"1\"",
+        "a.b=t1",
+        "0.a=2",
+        "a.1=t1",
+        "a=null",
+        "b=1",
+        "a.0=1",
+        "a={\"b\":\"t1\"}",
+    ];
+
+    /// A generated value: text for 0-4, a JSON document above.
+    fn value_text(n: u8) -> Vec<u8> {
+        match n.checked_sub(5) {
+            None => text(n),
+            Some(i) => DOCS[i as usize % DOCS.len()].as_bytes().to_vec(),
+        }
+    }
+
+    /// The field of `doc` at `path`, walked naively.
+    fn field_at<'v>(doc: &'v serde_json::Value, path: &str) -> Option<&'v serde_json::Value> {
+        path.split('.').try_fold(doc, |at, p| match at {
+            serde_json::Value::Object(m) => m.get(p),
+            serde_json::Value::Array(a) => a.get(p.parse::<usize>().ok()?),
+            _ => None,
+        })
+    }
+
+    fn json_field_holds(value: &[u8], spec: &str) -> bool {
+        let (path, want) = spec.split_once('=').unwrap();
+        let Ok(doc) = serde_json::from_slice::<serde_json::Value>(value) else {
+            return false;
+        };
+        let Some(got) = field_at(&doc, path) else {
+            return false;
+        };
+        if got.as_str() == Some(want) {
+            return true;
+        }
+        match serde_json::from_str::<serde_json::Value>(want) {
+            Ok(w) if w.is_number() && got.is_number() => w.as_f64() == got.as_f64(),
+            Ok(w) => w == *got,
+            Err(_) => false,
+        }
+    }
+
+    /// What a generated batch is.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Kind {
+        Data,
+        Transactional,
+        Marker(ControlType),
+    }
+
+    fn kind_of(b: &GenBatch) -> Kind {
+        match (b.4, b.2 >= 0) {
+            (8, true) => Kind::Marker(ControlType::Commit),
+            (9, true) => Kind::Marker(ControlType::Abort),
+            (5..=7, true) => Kind::Transactional,
+            _ => Kind::Data,
+        }
+    }
+
+    /// The log, and the `.txnindex` entries the broker writes for it: one per ABORT marker,
+    /// from the first offset of its producer's transaction (the marker's own offset when the
+    /// transaction holds no data) to the marker.
+    fn build(batches: &[GenBatch]) -> (Vec<u8>, Vec<crate::format::txn_index::AbortedTxn>) {
         let mut out = Vec::new();
+        let mut index = Vec::new();
         let mut scratch = Vec::new();
         let mut next = 0i64;
-        for (codec, lat, pid, recs) in batches {
+        let mut txn_first: std::collections::HashMap<i64, i64> = Default::default();
+        for batch in batches {
+            let (codec, lat, pid, recs, _, epoch) = batch;
+            let kind = kind_of(batch);
             let keys: Vec<Option<Vec<u8>>> = recs.iter().map(|r| r.0.map(text)).collect();
-            let values: Vec<Option<Vec<u8>>> = recs.iter().map(|r| r.1.map(text)).collect();
+            let values: Vec<Option<Vec<u8>>> = recs.iter().map(|r| r.1.map(value_text)).collect();
             let heads: Vec<Vec<OwnedHeader>> = recs
                 .iter()
                 .map(|r| r.3.iter().map(|(k, v)| (text(*k), v.map(text))).collect())
@@ -518,7 +860,7 @@ mod tests {
                         .collect()
                 })
                 .collect();
-            let new: Vec<NewRecord> = recs
+            let mut new: Vec<NewRecord> = recs
                 .iter()
                 .enumerate()
                 .map(|(i, r)| NewRecord {
@@ -528,28 +870,57 @@ mod tests {
                     headers: &head_refs[i],
                 })
                 .collect();
+            // EndTxnMarker: key (version 0, type), value (version 0, coordinator epoch 3).
+            let marker_key;
+            if let Kind::Marker(t) = kind {
+                marker_key = [0, 0, 0, u8::from(t == ControlType::Commit)];
+                new.truncate(1);
+                new[0].key = Some(&marker_key);
+                new[0].value = Some(&[0, 0, 0, 0, 0, 3]);
+                new[0].headers = &[];
+                let first = txn_first.remove(pid).unwrap_or(next);
+                if t == ControlType::Abort {
+                    index.push(crate::format::txn_index::AbortedTxn {
+                        version: 0,
+                        producer_id: *pid,
+                        first_offset: first,
+                        last_offset: next,
+                        last_stable_offset: next + 1,
+                    });
+                }
+            } else if kind == Kind::Transactional {
+                txn_first.entry(*pid).or_insert(next);
+            }
             let b = NewBatch {
                 base_offset: next,
-                codec: [
-                    Codec::None,
-                    Codec::Gzip,
-                    Codec::Snappy,
-                    Codec::Lz4,
-                    Codec::Zstd,
-                ][*codec as usize % 5],
+                codec: if matches!(kind, Kind::Marker(_)) {
+                    Codec::None
+                } else {
+                    [
+                        Codec::None,
+                        Codec::Gzip,
+                        Codec::Snappy,
+                        Codec::Lz4,
+                        Codec::Zstd,
+                    ][*codec as usize % 5]
+                },
                 log_append_time: *lat,
+                transactional: kind != Kind::Data,
+                control: matches!(kind, Kind::Marker(_)),
                 producer_id: *pid,
+                producer_epoch: if *pid >= 0 { *epoch } else { -1 },
                 ..NewBatch::default()
             };
             encode_batch(&mut out, &b, &new, &mut scratch);
-            next += recs.len() as i64 + 1; // a gap, as compaction leaves
+            next += new.len() as i64 + 1; // a gap, as compaction leaves
         }
-        out
+        (out, index)
     }
 
-    /// Every record decoded, every filter applied naively: what a match is.
+    /// Every record decoded, every filter applied naively: what a match is. The transactional
+    /// state of a record comes from the markers alone: the next marker of its producer.
     fn reference(data: &[u8], f: &Filter) -> Vec<i64> {
-        let mut out = Vec::new();
+        let mut batches = Vec::new();
         let mut walker = crate::format::log::LogWalker::new(u64::MAX);
         let mut src = SliceSource(data);
         let mut scratch = RecordScratch::default();
@@ -559,20 +930,81 @@ mod tests {
             };
             let entry = LogEntry::parse(bytes).unwrap();
             let info = entry.info();
+            let mut records = Vec::new();
             crate::format::log::for_each_record(&entry, &mut scratch, |r| {
-                let ok = f.from_offset.is_none_or(|x| r.offset >= x)
-                    && f.to_offset.is_none_or(|x| r.offset <= x)
+                let headers: Vec<OwnedHeader> = r
+                    .headers
+                    .iter()
+                    .map(|h| (h.key.to_vec(), h.value.map(<[u8]>::to_vec)))
+                    .collect();
+                records.push((
+                    r.offset,
+                    r.timestamp,
+                    r.key.map(<[u8]>::to_vec),
+                    r.value.map(<[u8]>::to_vec),
+                    headers,
+                ));
+            })
+            .unwrap();
+            batches.push((info, records));
+        }
+        let marker = |i: usize| -> Option<ControlType> {
+            let (b, recs) = &batches[i];
+            b.is_control
+                .then(|| ControlType::from_id(recs[0].2.as_ref().unwrap()[3] as i16))
+        };
+        let state = |i: usize| -> TxnState {
+            let b = &batches[i].0;
+            if b.producer_id < 0 || !b.is_transactional {
+                return TxnState::NonTransactional;
+            }
+            if let Some(t) = marker(i) {
+                return if t == ControlType::Abort {
+                    TxnState::Aborted
+                } else {
+                    TxnState::Committed
+                };
+            }
+            let ends = (i + 1..batches.len())
+                .find(|&j| batches[j].0.producer_id == b.producer_id && batches[j].0.is_control);
+            match ends.and_then(marker) {
+                Some(ControlType::Abort) => TxnState::Aborted,
+                Some(_) => TxnState::Committed,
+                None => TxnState::Open,
+            }
+        };
+        let last_stable = (0..batches.len())
+            .filter(|&i| state(i) == TxnState::Open)
+            .map(|i| batches[i].0.base_offset)
+            .min();
+        let mut out = Vec::new();
+        for (i, (info, records)) in batches.iter().enumerate() {
+            let s = state(i);
+            for (offset, ts, key, value, headers) in records {
+                let ok = f.from_offset.is_none_or(|x| *offset >= x)
+                    && f.to_offset.is_none_or(|x| *offset <= x)
                     && f.producer_id.is_none_or(|p| info.producer_id == p)
-                    && f.from_time.is_none_or(|t| r.timestamp >= t)
-                    && f.to_time.is_none_or(|t| r.timestamp < t)
-                    && f.key.as_ref().is_none_or(|k| r.key == Some(&k[..]))
+                    && f.producer_epoch.is_none_or(|e| info.producer_epoch == e)
+                    && f.control.is_none_or(|c| info.is_control == c)
+                    && (f.txn_states.is_empty() || f.txn_states.contains(&s))
+                    && (!f.committed
+                        || (!info.is_control
+                            && matches!(s, TxnState::NonTransactional | TxnState::Committed)
+                            && last_stable.is_none_or(|l| *offset < l)))
+                    && f.from_time.is_none_or(|t| *ts >= t)
+                    && f.to_time.is_none_or(|t| *ts < t)
+                    && f.key.as_ref().is_none_or(|k| key.as_ref() == Some(k))
                     && f.headers.iter().all(|h| {
-                        r.headers.iter().any(|x| {
-                            x.key == &h.name[..]
-                                && h.value.as_ref().is_none_or(|v| x.value == Some(&v[..]))
+                        headers.iter().any(|x| {
+                            x.0 == h.name
+                                && h.value.as_ref().is_none_or(|v| x.1.as_ref() == Some(v))
                         })
                     })
-                    && f.value.as_ref().is_none_or(|p| match (p, r.value) {
+                    && f.json_fields.iter().all(|j| {
+                        let spec = format!("{}={}", j.path.join("."), j.text);
+                        value.as_ref().is_some_and(|v| json_field_holds(v, &spec))
+                    })
+                    && f.value.as_ref().is_none_or(|p| match (p, value) {
                         (_, None) => false,
                         (Pattern::Fixed(fx), Some(v)) => {
                             v.windows(fx.needle().len()).any(|w| w == fx.needle())
@@ -580,17 +1012,36 @@ mod tests {
                         (Pattern::Regex(re), Some(v)) => re.is_match(v),
                     });
                 if ok {
-                    out.push(r.offset);
+                    out.push(*offset);
                 }
-            })
-            .unwrap();
+            }
         }
         out
     }
 
-    fn run(data: &[u8], f: &Filter, prune: bool) -> Vec<i64> {
+    /// The search, as `kseg grep` runs it: the index's aborts, the open transactions when the
+    /// filter needs them (here from the reference's own walk of the markers: `OpenSink`).
+    fn run(
+        data: &[u8],
+        index: &[crate::format::txn_index::AbortedTxn],
+        f: &Filter,
+        prune: bool,
+    ) -> (Vec<i64>, Vec<TxnState>) {
+        let open = f.needs_open_transactions().then(|| {
+            let mut sink = crate::analysis::transactions::OpenSink::default();
+            scan_log(
+                &mut SliceSource(data),
+                &ScanOptions::default(),
+                &mut RecordScratch::default(),
+                &mut sink,
+            )
+            .unwrap();
+            sink.starts()
+        });
+        let mut txns = TxnView::new(index.to_vec(), open, i64::MIN);
         let mut sink = Collect::default();
         let mut s = Search::new(f, &mut sink);
+        s.txns = Some(&mut txns);
         s.prune = prune;
         let opts = ScanOptions {
             deep: true,
@@ -603,11 +1054,81 @@ mod tests {
             &mut s,
         )
         .unwrap();
-        sink.offsets
+        assert!(txns.unindexed_aborts.is_empty());
+        assert!(txns.unended_index_entries().is_empty());
+        (sink.offsets, sink.states)
+    }
+
+    fn gen_state(n: u8) -> TxnState {
+        [
+            TxnState::NonTransactional,
+            TxnState::Committed,
+            TxnState::Aborted,
+            TxnState::Open,
+        ][n as usize % 4]
     }
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+        /// The byte pass over uncompressed batches (`-F`, `--key`) never loses a match.
+        #[test]
+        fn skipping_batches_by_their_bytes_loses_no_match(
+            batches in proptest::collection::vec((
+                proptest::collection::vec((
+                    proptest::option::weighted(0.9, 0u8..5),
+                    proptest::option::weighted(0.9, 0u8..8),
+                    0i64..100,
+                    proptest::option::weighted(0.3, (0u8..3, proptest::option::of(0u8..3))),
+                ), 1..6),
+                0u8..10,
+            ), 0..8),
+            key in proptest::option::of(0u8..5),
+            value in proptest::option::of(0u8..5),
+        ) {
+            let batches: Vec<GenBatch> = batches
+                .into_iter()
+                .map(|(recs, kind)| (0, None, 1, recs, kind, 0))
+                .collect();
+            let (data, index) = build(&batches);
+            let f = Filter {
+                key: key.map(text),
+                value: value.map(|v| Pattern::new(&String::from_utf8(text(v)).unwrap(), true).unwrap()),
+                ..Filter::default()
+            };
+            let want = reference(&data, &f);
+            proptest::prop_assert_eq!(&run(&data, &index, &f, true).0, &want);
+        }
+    }
+
+    #[test]
+    fn json_fields_and_globs() {
+        let m = |spec: &str, doc: &str| JsonField::parse(spec).unwrap().matches(doc.as_bytes());
+        assert!(m("customer.id=4711", r#"{"customer":{"id":4711}}"#));
+        assert!(m("customer.id=4711", r#"{"customer":{"id":"4711"}}"#));
+        assert!(m("customer.id=4711", r#"{"customer":{"id":4.711e3}}"#));
+        assert!(!m("customer.id=4711", r#"{"customer":{"id":47110}}"#));
+        assert!(m(
+            "items.1.sku=B-2",
+            r#"{"items":[{"sku":"A"},{"sku":"B-2"}]}"#
+        ));
+        assert!(m("ok=true", r#"{"ok":true}"#) && !m("ok=true", r#"{"ok":"yes"}"#));
+        assert!(m(r#"s="quoted""#, r#"{"s":"quoted"}"#));
+        // An escaped key is still found; a value that is not JSON matches nothing.
+        assert!(m("id=1", r#"{"\u0069d":1}"#));
+        assert!(!m("id=1", r#"{"id":1"#) && !m("id=1", "id=1"));
+        assert!(JsonField::parse("id").is_err() && JsonField::parse("a..b=1").is_err());
+
+        let g = |glob: &str, name: &str| Glob::new(glob).unwrap().is_match(name);
+        assert!(g("orders-*", "orders-eu") && !g("orders-*", "xorders-eu"));
+        assert!(g("ord?rs", "orders") && !g("ord?rs", "ordrs"));
+        assert!(g("t[0-2]", "t1") && !g("t[!0-2]", "t1") && g("t[!0-2]", "t3"));
+        assert!(g("a.b", "a.b") && !g("a.b", "axb"), "a dot is itself");
+        assert!(g("[x", "[x"), "an unclosed class is a literal '['");
+        assert!(g("__*", "__consumer_offsets") && g("*", ""));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
         /// Pruning never loses a match and the search finds exactly the reference's matches.
         #[test]
         fn the_search_is_the_brute_force_reference(
@@ -617,23 +1138,30 @@ mod tests {
                 -1i64..3,
                 proptest::collection::vec((
                     proptest::option::weighted(0.9, 0u8..5),
-                    proptest::option::weighted(0.9, 0u8..5),
+                    proptest::option::weighted(0.9, 0u8..21),
                     0i64..100,
                     proptest::option::weighted(0.4, (0u8..3, proptest::option::of(0u8..3))),
                 ), 1..6),
-            ), 0..8),
-            from_time in proptest::option::of(0i64..100),
-            to_time in proptest::option::of(0i64..100),
-            from_offset in proptest::option::of(0i64..40),
-            to_offset in proptest::option::of(0i64..40),
-            producer_id in proptest::option::of(-1i64..3),
-            key in proptest::option::of(0u8..5),
-            value in proptest::option::of((0u8..5, proptest::bool::ANY)),
-            header in proptest::option::of((0u8..3, proptest::option::of(0u8..3))),
+                0u8..10,
+                0i16..2,
+            ), 0..10),
+            from_time in proptest::option::weighted(0.25, 0i64..100),
+            to_time in proptest::option::weighted(0.25, 0i64..100),
+            from_offset in proptest::option::weighted(0.25, 0i64..40),
+            to_offset in proptest::option::weighted(0.25, 0i64..40),
+            producer_id in proptest::option::weighted(0.25, -1i64..3),
+            producer_epoch in proptest::option::weighted(0.2, -1i16..2),
+            key in proptest::option::weighted(0.25, 0u8..5),
+            value in proptest::option::weighted(0.25, (0u8..5, proptest::bool::ANY)),
+            header in proptest::option::weighted(0.25, (0u8..3, proptest::option::of(0u8..3))),
+            control in proptest::option::weighted(0.2, proptest::bool::ANY),
+            states in proptest::option::weighted(0.3, proptest::collection::vec(0u8..4, 1..3)),
+            committed in proptest::bool::weighted(0.3),
+            json_field in proptest::option::weighted(0.5, 0usize..FIELDS.len()),
         ) {
-            let data = build(&batches);
+            let (data, index) = build(&batches);
             let f = Filter {
-                from_time, to_time, from_offset, to_offset, producer_id,
+                from_time, to_time, from_offset, to_offset, producer_id, producer_epoch,
                 key: key.map(text),
                 value: value.map(|(v, fixed)| {
                     let t = String::from_utf8(text(v)).unwrap();
@@ -643,13 +1171,108 @@ mod tests {
                     .map(|(k, v)| HeaderFilter { name: text(k), value: v.map(text) })
                     .into_iter()
                     .collect(),
+                // --committed conflicts with --control.
+                control: control.filter(|_| !committed),
+                txn_states: states.unwrap_or_default().into_iter().map(gen_state).collect(),
+                committed,
+                json_fields: json_field
+                    .map(|i| JsonField::parse(FIELDS[i]).unwrap())
+                    .into_iter()
+                    .collect(),
                 ..Filter::default()
             };
             let want = reference(&data, &f);
-            proptest::prop_assert_eq!(&run(&data, &f, true), &want);
-            proptest::prop_assert_eq!(&run(&data, &f, false), &want);
+            let (pruned, _) = run(&data, &index, &f, true);
+            proptest::prop_assert_eq!(&pruned, &want);
+            proptest::prop_assert_eq!(&run(&data, &index, &f, false).0, &want);
+            // Aborted records are told apart without asking for states.
+            let all = Filter::default();
+            let (offsets, states_all) = run(&data, &index, &all, true);
+            let aborted = Filter { txn_states: vec![TxnState::Aborted], ..Filter::default() };
+            let want_aborted = reference(&data, &aborted);
+            let marked: Vec<i64> = offsets
+                .iter()
+                .zip(&states_all)
+                .filter(|(_, s)| **s == TxnState::Aborted)
+                .map(|(o, _)| *o)
+                .collect();
+            proptest::prop_assert_eq!(marked, want_aborted);
         }
     }
+}
+
+/// Where the search of one segment starts when `--from-time` or `--from-offset` rules out its
+/// beginning, found through its indexes as Kafka positions a fetch
+/// (`OffsetIndex.lookup`) and `offsetsForTimes` (`TimeIndex.lookup`) do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Seek {
+    /// Byte position of the first batch to read (0: the whole segment).
+    pub position: u64,
+    /// Bytes of the `.index` and `.timeindex` read to find it.
+    pub index_bytes: u64,
+}
+
+/// The start of the search of the segment `log` (named `<base offset>.log`, its indexes beside
+/// it). A `.timeindex` entry `(T, O)` says that no record of the segment up to offset `O` has
+/// a timestamp above `T` (T is the largest timestamp appended so far when the entry was
+/// written); the last entry with `T < from_time` lets the search start at the batch holding
+/// offset `O + 1`, found through the `.index` floor. With `from_offset` the floor of that
+/// offset. The position is used only when the batch there frames and ends at the entry's
+/// offset, as the index says (else the whole segment is read); missing indexes give 0.
+pub fn seek_in_segment(
+    log: &std::path::Path,
+    from_time: Option<i64>,
+    from_offset: Option<i64>,
+) -> Seek {
+    use crate::format::index::{Offsets, Times};
+    use crate::storage::layout::{base_offset_of, offset_file_name};
+    use crate::storage::paged_index::PagedIndex;
+    let mut seek = Seek::default();
+    let name = log.file_name().unwrap_or_default().to_string_lossy();
+    let Some(base) = base_offset_of(&name) else {
+        return seek;
+    };
+    let mut target = from_offset.filter(|&o| o > base);
+    if let Some(t) = from_time.filter(|&t| t > i64::MIN) {
+        if let Ok(mut times) = PagedIndex::<Times>::open(
+            &log.with_file_name(offset_file_name(base, "timeindex")),
+            base,
+        ) {
+            let found = times.lookup(t - 1);
+            seek.index_bytes += times.bytes_read();
+            if let Ok((entry, Some(_))) = found {
+                if entry.timestamp < t {
+                    let after = entry.offset.saturating_add(1);
+                    target = Some(target.map_or(after, |o| o.max(after)));
+                }
+            }
+        }
+    }
+    let Some(target) = target else {
+        return seek;
+    };
+    let Ok(mut offsets) =
+        PagedIndex::<Offsets>::open(&log.with_file_name(offset_file_name(base, "index")), base)
+    else {
+        return seek;
+    };
+    let found = offsets.lookup(target);
+    seek.index_bytes += offsets.bytes_read();
+    let Ok((entry, Some(_))) = found else {
+        return seek;
+    };
+    // Verified by framing: the batch at the position ends at the entry's offset.
+    let position = entry.position as u64;
+    let mut head = [0u8; crate::format::batch::LAST_OFFSET_PREFIX];
+    let framed = crate::storage::source::open_read_only(log).is_ok_and(|f| {
+        use std::os::unix::fs::FileExt;
+        f.read_exact_at(&mut head, position).is_ok()
+            && crate::format::batch::entry_last_offset(&head) == Some(entry.offset)
+    });
+    if framed {
+        seek.position = position;
+    }
+    seek
 }
 
 /// Where `--key` can be found in one topic when its records were placed by Kafka's default

@@ -27,7 +27,7 @@ use crate::format::log::{BatchInfo, LogEntry, LogRecord, RecordScratch};
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use crate::storage::discover::PartitionDir;
 use crate::storage::layout::{base_offset_of, FileKind};
-use crate::storage::source::{open_log, read_small};
+use crate::storage::source::{open_log, read_small, vanished};
 
 /// One committed offset as the coordinator holds it.
 #[derive(Debug, Clone, PartialEq)]
@@ -162,6 +162,9 @@ pub struct Replay {
     pub commits: u64,
     /// Records that could not be decoded: (coordinator partition, offset, message).
     pub undecodable: Vec<(i32, i64, String)>,
+    /// Segments gone between discovery and reading (a live broker's retention): skipped, not
+    /// a problem with the data.
+    pub vanished: Vec<std::path::PathBuf>,
     /// Records of a type this kseg does not know, skipped as Kafka's loader skips them:
     /// (coordinator partition, offset, record type).
     pub unknown_types: Vec<(i32, i64, i16)>,
@@ -541,6 +544,11 @@ fn replay_partition(
     for f in p.files.iter().filter(|f| f.kind == FileKind::Log) {
         let mut src = match open_log(&f.path, opts.mmap) {
             Ok(src) => src,
+            Err(e) if vanished(&f.path, &e) => {
+                sink.replay.vanished.push(f.path.clone());
+                segment_read(&f.path);
+                continue;
+            }
             Err(e) => {
                 // Keep going: the rest of the partition still says something.
                 sink.replay.undecodable.push((
@@ -561,6 +569,7 @@ fn replay_partition(
         }
         segment_read(&f.path);
     }
+    gens.finish();
     // Commits of transactions still open at the end of the log are not (yet) visible.
     let replay = sink.replay;
     for (pid, pending) in sink.pending.drain() {
@@ -703,6 +712,7 @@ fn merge(parts: Vec<(Replay, Vec<Generation>)>) -> Option<(Replay, Vec<Generatio
         replay.history.append(&mut r.history);
         replay.commits += r.commits;
         replay.undecodable.append(&mut r.undecodable);
+        replay.vanished.append(&mut r.vanished);
         replay.unknown_types.append(&mut r.unknown_types);
         replay
             .pending_transactional

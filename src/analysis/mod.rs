@@ -18,6 +18,7 @@ pub mod producer_load;
 pub mod rebalances;
 pub mod recovery;
 pub mod rescue;
+pub mod rescue_map;
 pub mod severity;
 pub mod summary;
 pub mod topic_configs;

@@ -63,12 +63,37 @@ pub struct GenerationSink<'a> {
     last: BTreeMap<String, Vec<Member>>,
     /// The members of the generation before the last, per group.
     prev: BTreeMap<String, Vec<Member>>,
+    /// Per group, its latest KIP-848 generation in `out` and its members by id: a member's
+    /// assignment record (type 8) updates it in place, in constant time, and what moved is
+    /// worked out once, when the group's next generation comes or the log ends (it was a scan of
+    /// every generation and every member per record: quadratic in members).
+    open: HashMap<String, OpenGeneration>,
     topic_names: &'a HashMap<String, String>,
+}
+
+struct OpenGeneration {
+    index: usize,
+    members: HashMap<String, usize>,
+    /// Assignments changed since `last` and `assignment_moved` were worked out.
+    changed: bool,
+}
+
+/// Members compared by [`moved`] so far in this process: the work `--rebalances` does per
+/// generation, counted so that tests assert its growth (linear in members), never its time.
+static MOVED_WORK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The members [`moved`] has compared so far in this process.
+pub fn rebalance_work() -> u64 {
+    MOVED_WORK.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Members of `now` also in `before` with another assignment (looked up by member id: a
 /// generation of 40k members is not 1.6 billion comparisons).
 fn moved(before: &[Member], now: &[Member]) -> Vec<String> {
+    MOVED_WORK.fetch_add(
+        (before.len() + now.len()) as u64,
+        std::sync::atomic::Ordering::Relaxed,
+    );
     let mut by_id: HashMap<&str, Vec<&Member>> = HashMap::with_capacity(before.len());
     for b in before {
         by_id.entry(b.member_id.as_str()).or_default().push(b);
@@ -97,11 +122,35 @@ impl<'a> GenerationSink<'a> {
             consumer_members: BTreeMap::new(),
             last: BTreeMap::new(),
             prev: BTreeMap::new(),
+            open: HashMap::new(),
             topic_names,
         }
     }
 
+    /// Works out what moved in `group`'s open generation after assignment records changed it.
+    fn settle(&mut self, group: &str) {
+        let Some(open) = self.open.get_mut(group) else {
+            return;
+        };
+        if !std::mem::take(&mut open.changed) {
+            return;
+        }
+        let g = &mut self.out[open.index];
+        let before = self.prev.get(group).map_or(&[][..], Vec::as_slice);
+        g.assignment_moved = moved(before, &g.members);
+        self.last.insert(group.to_string(), g.members.clone());
+    }
+
+    /// Settles every group's open generation: call once the partition's log is read.
+    pub fn finish(mut self) {
+        let groups: Vec<String> = self.open.keys().cloned().collect();
+        for g in groups {
+            self.settle(&g);
+        }
+    }
+
     fn push(&mut self, mut g: Generation) {
+        self.settle(&g.group.clone());
         let before = self.last.get(&g.group).cloned().unwrap_or_default();
         let ids = |ms: &[Member]| -> BTreeSet<String> {
             ms.iter().map(|m| m.member_id.clone()).collect()
@@ -112,6 +161,22 @@ impl<'a> GenerationSink<'a> {
         g.assignment_moved = moved(&before, &g.members);
         self.prev.insert(g.group.clone(), before);
         self.last.insert(g.group.clone(), g.members.clone());
+        if g.kind == "consumer" {
+            let members = g
+                .members
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (m.member_id.clone(), i))
+                .collect();
+            self.open.insert(
+                g.group.clone(),
+                OpenGeneration {
+                    index: self.out.len(),
+                    members,
+                    changed: false,
+                },
+            );
+        }
         self.out.push(g);
     }
 }
@@ -246,19 +311,14 @@ impl LogSink for GenerationSink<'_> {
                     m.assigned = assigned.clone();
                     m.member_epoch = epoch;
                 }
-                if let Some(g) = self
-                    .out
-                    .iter_mut()
-                    .rev()
-                    .find(|g| g.group == group && g.kind == "consumer")
-                {
-                    if let Some(m) = g.members.iter_mut().find(|m| m.member_id == id) {
+                if let Some(open) = self.open.get_mut(&group) {
+                    open.changed = true;
+                    let g = &mut self.out[open.index];
+                    if let Some(&i) = open.members.get(&id) {
+                        let m = &mut g.members[i];
                         m.assigned = assigned;
                         m.member_epoch = epoch;
                     }
-                    let before = self.prev.get(&group).cloned().unwrap_or_default();
-                    g.assignment_moved = moved(&before, &g.members);
-                    self.last.insert(group, g.members.clone());
                 }
             }
             (3, Some(v)) => {

@@ -6,7 +6,7 @@
 //! Which transactional records were committed comes from [`transaction_outcomes`]; the records
 //! themselves from the one scan loop ([`scan_log`]).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fs;
 use std::hash::Hasher;
 use std::io::{self, Write};
@@ -15,6 +15,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::partitioner::partition_for_key;
+use crate::analysis::rescue_map::{NotSent, RescueMap};
 use crate::analysis::transactions::{transaction_outcomes, TxnOutcomes};
 use crate::format::log::{BatchInfo, LogEntry, LogRecord, RecordScratch};
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
@@ -68,14 +69,28 @@ impl Partitioning {
     }
 }
 
-/// `--topic-map old:new`, parsed.
+/// `--topic-map old:new`, parsed. A Kafka internal topic is no target: brokers refuse clients'
+/// records for it ([`internal_target`]).
 pub fn parse_topic_map(spec: &str) -> Result<(String, String), String> {
     match spec.split_once(':') {
         Some((old, new)) if !old.is_empty() && !new.is_empty() => {
+            internal_target(new)?;
             Ok((old.to_string(), new.to_string()))
         }
         _ => Err(format!("--topic-map wants OLD:NEW, not {spec:?}")),
     }
+}
+
+/// Refuses a target topic Kafka keeps for itself (`Topic.isInternal`): a broker answers
+/// INVALID_TOPIC_EXCEPTION to every record produced into it.
+pub fn internal_target(topic: &str) -> Result<(), String> {
+    if crate::format::internal::is_internal_topic(topic) {
+        return Err(format!(
+            "{topic} is a Kafka internal topic: brokers refuse records produced into it \
+             (INVALID_TOPIC_EXCEPTION); --topic-map it to another topic"
+        ));
+    }
+    Ok(())
 }
 
 /// What one source partition gave (or, with `--dry-run`, would give).
@@ -111,6 +126,8 @@ struct SelectSink<'a, F> {
     /// Why the records of the current batch are left out, if they are.
     skip: Skip,
     visit: F,
+    /// Told of each record left out, with why.
+    skipped: Option<&'a mut dyn FnMut(i64, NotSent)>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -150,15 +167,27 @@ impl<F: FnMut(&LogRecord<'_>) -> io::Result<Flow>> LogSink for SelectSink<'_, F>
 
     fn record(&mut self, _p: u64, _b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
         let t = &mut *self.tally;
-        match self.skip {
-            Skip::Control => return Ok(Flow::Continue),
-            Skip::Aborted => t.aborted_records += 1,
-            Skip::Open => t.open_records += 1,
-            Skip::BadCrc => t.bad_crc_records += 1,
+        let why = match self.skip {
+            Skip::Control => NotSent::Control,
+            Skip::Aborted => {
+                t.aborted_records += 1;
+                NotSent::Aborted
+            }
+            Skip::Open => {
+                t.open_records += 1;
+                NotSent::Open
+            }
+            Skip::BadCrc => {
+                t.bad_crc_records += 1;
+                NotSent::BadCrc
+            }
             Skip::No => {
                 let (from, to) = self.sel.timestamps;
                 if r.timestamp < from || r.timestamp > to {
                     t.outside_timestamps += 1;
+                    if let Some(f) = self.skipped.as_mut() {
+                        f(r.offset, NotSent::OutsideTimestamps);
+                    }
                     return Ok(Flow::Continue);
                 }
                 t.records += 1;
@@ -167,6 +196,9 @@ impl<F: FnMut(&LogRecord<'_>) -> io::Result<Flow>> LogSink for SelectSink<'_, F>
                 t.last_offset = Some(r.offset);
                 return (self.visit)(r);
             }
+        };
+        if let Some(f) = self.skipped.as_mut() {
+            f(r.offset, why);
         }
         Ok(Flow::Continue)
     }
@@ -237,6 +269,7 @@ impl<'a> Source<'a> {
                 tally: &mut tally,
                 skip: Skip::No,
                 visit: &mut visit,
+                skipped: None,
             };
             let stats = scan_log(src.as_mut(), &opts, scratch, &mut sink)?;
             if stats.stopped {
@@ -262,6 +295,7 @@ impl<'a> Source<'a> {
                         tally: &mut done,
                         skip: Skip::No,
                         visit: |_: &LogRecord<'_>| Ok(Flow::Continue),
+                        skipped: None,
                     };
                     scan_log(src.as_mut(), &opts, scratch, &mut sink)?;
                 }
@@ -273,6 +307,63 @@ impl<'a> Source<'a> {
             }
         }
         Ok(tally)
+    }
+}
+
+impl Source<'_> {
+    /// Why each of `offsets` (source offsets inside `sel`) was not sent: one walk over their
+    /// span. An offset no record has (compacted away, unreadable) is [`NotSent::NoRecord`]; one
+    /// that is sent is left out of the answer.
+    pub fn not_sent(
+        &self,
+        offsets: &BTreeSet<i64>,
+        sel: Selection,
+        scratch: &mut RecordScratch,
+    ) -> io::Result<BTreeMap<i64, NotSent>> {
+        let (Some(&lo), Some(&hi)) = (offsets.first(), offsets.last()) else {
+            return Ok(BTreeMap::new());
+        };
+        let mut found: BTreeMap<i64, NotSent> = BTreeMap::new();
+        let mut sent: BTreeSet<i64> = BTreeSet::new();
+        let span = Selection {
+            offsets: (lo.max(sel.offsets.0), hi.min(sel.offsets.1)),
+            timestamps: sel.timestamps,
+        };
+        let opts = ScanOptions {
+            deep: true,
+            offsets: span.offsets,
+            ..Default::default()
+        };
+        let mut tally = Tally::default();
+        let mut note = |o: i64, why: NotSent| {
+            if offsets.contains(&o) {
+                found.insert(o, why);
+            }
+        };
+        for f in self.dir.files.iter().filter(|f| f.kind == FileKind::Log) {
+            let mut src = open_log(&f.path, false)?;
+            let mut sink = SelectSink {
+                file: &f.path,
+                sel: span,
+                outcomes: &self.outcomes,
+                tally: &mut tally,
+                skip: Skip::No,
+                visit: |r: &LogRecord<'_>| {
+                    if offsets.contains(&r.offset) {
+                        sent.insert(r.offset);
+                    }
+                    Ok(Flow::Continue)
+                },
+                skipped: Some(&mut note),
+            };
+            scan_log(src.as_mut(), &opts, scratch, &mut sink)?;
+        }
+        for o in offsets {
+            if !sent.contains(o) {
+                found.entry(*o).or_insert(NotSent::NoRecord);
+            }
+        }
+        Ok(found)
     }
 }
 
@@ -327,6 +418,11 @@ pub struct ResumeState {
     pub acknowledged: BTreeMap<String, i64>,
     /// Target "topic-partition" -> progress there.
     pub targets: BTreeMap<String, TargetProgress>,
+    /// Source "topic-partition" -> where its acknowledged records are in the target: the
+    /// source→target offset map (see [`crate::analysis::rescue_map`]). Every source with an
+    /// acknowledged offset has an entry (empty when nothing of it was sent).
+    #[serde(default)]
+    pub offset_map: BTreeMap<String, RescueMap>,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
@@ -338,20 +434,31 @@ pub struct TargetProgress {
     pub resume_from: i64,
 }
 
-/// The largest `--state` file read: text inputs are capped at 64 MiB.
-pub const STATE_FILE_LIMIT: u64 = 64 << 20;
+/// The largest `--state` file read (the offset map of a rescue with `--partitioner murmur2` may
+/// hold a range per record).
+pub const STATE_FILE_LIMIT: u64 = 1 << 30;
 
 impl ResumeState {
     /// The state file, if there is one: a regular file of at most [`STATE_FILE_LIMIT`] bytes
     /// (a FIFO or a device given by mistake is refused, not read forever).
     pub fn load(path: &Path) -> io::Result<Option<ResumeState>> {
         match read_small(path, STATE_FILE_LIMIT) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
-                io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!("{}: not a kseg rescue state file: {e}", path.display()),
-                )
-            }),
+            Ok(bytes) => {
+                let bad = |e: String| {
+                    io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!("{}: not a kseg rescue state file: {e}", path.display()),
+                    )
+                };
+                let state: ResumeState =
+                    serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?;
+                if let Some((name, _)) = state.offset_map.iter().find(|(_, m)| !m.is_ordered()) {
+                    return Err(bad(format!(
+                        "the offset map of {name} is not in source-offset order"
+                    )));
+                }
+                Ok(Some(state))
+            }
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
         }
@@ -362,8 +469,11 @@ impl ResumeState {
         let tmp = path.with_extension("kseg-tmp");
         {
             let mut f = fs::File::create(&tmp)?;
-            serde_json::to_writer_pretty(&mut f, self)?;
-            f.write_all(b"\n")?;
+            let mut w = io::BufWriter::new(&mut f);
+            serde_json::to_writer(&mut w, self)?;
+            w.write_all(b"\n")?;
+            w.flush()?;
+            drop(w);
             f.sync_all()?;
         }
         fs::rename(&tmp, path)?;
@@ -391,6 +501,8 @@ struct Pending {
 #[derive(Debug, Default)]
 struct SourceTrack {
     acknowledged: Option<i64>,
+    /// Where the acknowledged records are in the target.
+    map: RescueMap,
     /// Sequence number of `pending[0]`.
     front: u64,
     next: u64,
@@ -405,6 +517,8 @@ pub struct Tracker {
     sources: Vec<SourceTrack>,
     source_names: Vec<String>,
     targets: Vec<(String, TargetProgress)>,
+    /// The partition number of each target.
+    target_partitions: Vec<i32>,
     /// One past the highest offset acknowledged per target.
     target_end: Vec<Option<i64>>,
 }
@@ -429,17 +543,20 @@ impl Ticket {
 }
 
 impl Tracker {
-    pub fn add_source(&mut self, name: String, acknowledged: Option<i64>) -> u32 {
+    /// A source, with what a previous run acknowledged of it and where that is in the target.
+    pub fn add_source(&mut self, name: String, acknowledged: Option<i64>, map: RescueMap) -> u32 {
         self.sources.push(SourceTrack {
             acknowledged,
+            map,
             ..Default::default()
         });
         self.source_names.push(name);
         (self.sources.len() - 1) as u32
     }
 
-    pub fn add_target(&mut self, name: String, progress: TargetProgress) -> u32 {
+    pub fn add_target(&mut self, name: String, partition: i32, progress: TargetProgress) -> u32 {
         self.targets.push((name, progress));
+        self.target_partitions.push(partition);
         self.target_end.push(None);
         (self.targets.len() - 1) as u32
     }
@@ -479,14 +596,26 @@ impl Tracker {
         *end = Some(end.map_or(at + 1, |e| e.max(at + 1)));
         while let Some(Pending {
             offset,
-            at: Some(_),
-            ..
+            target,
+            at: Some(at),
         }) = s.pending.front().copied()
         {
             s.pending.pop_front();
             s.front += 1;
             s.acknowledged = Some(offset);
+            s.map
+                .push(offset, self.target_partitions[target as usize], at);
         }
+    }
+
+    /// The offset map of source `source` so far.
+    pub fn map(&self, source: u32) -> &RescueMap {
+        &self.sources[source as usize].map
+    }
+
+    /// The last offset of source `source` acknowledged with every one before it.
+    pub fn acknowledged_through(&self, source: u32) -> Option<i64> {
+        self.sources[source as usize].acknowledged
     }
 
     /// Records sent and not acknowledged yet.
@@ -515,6 +644,9 @@ impl Tracker {
         for (i, s) in self.sources.iter().enumerate() {
             if let Some(a) = s.acknowledged {
                 state.acknowledged.insert(self.source_names[i].clone(), a);
+                state
+                    .offset_map
+                    .insert(self.source_names[i].clone(), s.map.clone());
             }
         }
         for (i, (name, progress)) in self.targets.iter().enumerate() {
@@ -566,9 +698,10 @@ mod tests {
     #[test]
     fn tracker_acknowledges_in_source_order_and_resumes_before_gaps() {
         let mut t = Tracker::default();
-        let s = t.add_source("a-0".into(), None);
+        let s = t.add_source("a-0".into(), None, RescueMap::default());
         let t0 = t.add_target(
             "b-0".into(),
+            0,
             TargetProgress {
                 start: 100,
                 resume_from: 100,
@@ -576,6 +709,7 @@ mod tests {
         );
         let t1 = t.add_target(
             "b-1".into(),
+            1,
             TargetProgress {
                 start: 7,
                 resume_from: 7,
@@ -600,6 +734,14 @@ mod tests {
         assert_eq!(st.targets["b-0"].resume_from, 102);
         assert_eq!(st.targets["b-1"].resume_from, 8);
         assert_eq!(t.in_flight(), 0);
+        // The map: 10 at b-0 100, 11 at b-1 7, 12 at b-0 101; kept in the state.
+        let ranges: Vec<[i64; 4]> = st.offset_map["a-0"]
+            .ranges()
+            .iter()
+            .map(|r| (*r).into())
+            .collect();
+        assert_eq!(ranges, [[10, 10, 0, 100], [11, 11, 1, 7], [12, 12, 0, 101]]);
+        assert_eq!(t.map(s).get(11), Some((1, 7)));
     }
 
     #[test]
@@ -684,6 +826,44 @@ mod tests {
         assert_eq!(tally.already_acknowledged, 2);
     }
 
+    /// Why each offset of payments-0 was left out, as `--groups` explains a committed offset.
+    #[test]
+    fn not_sent_names_why_each_offset_was_left_out() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example-datadir");
+        let set = crate::storage::discover::discover(&[dir]).unwrap();
+        let p = set
+            .all_partitions()
+            .find(|p| p.name.topic == "payments")
+            .unwrap();
+        let mut scratch = RecordScratch::default();
+        let src = Source::open(p, &mut scratch).unwrap();
+        let why = src
+            .not_sent(
+                &BTreeSet::from([3, 5, 7, 9, 99]),
+                Selection::default(),
+                &mut scratch,
+            )
+            .unwrap();
+        assert_eq!(
+            why,
+            BTreeMap::from([
+                (5, NotSent::Control),
+                (7, NotSent::Aborted),
+                (9, NotSent::Control),
+                (99, NotSent::NoRecord)
+            ])
+        );
+        // Outside a time range: offset 12's record (1717003960010) is after --to-timestamp.
+        let sel = Selection {
+            timestamps: (i64::MIN, 1717003960005),
+            ..Default::default()
+        };
+        let why = src
+            .not_sent(&BTreeSet::from([12]), sel, &mut scratch)
+            .unwrap();
+        assert_eq!(why, BTreeMap::from([(12, NotSent::OutsideTimestamps)]));
+    }
+
     #[test]
     fn topic_maps() {
         assert_eq!(
@@ -691,6 +871,14 @@ mod tests {
             ("a".to_string(), "b.c".to_string())
         );
         assert!(parse_topic_map("a").is_err());
+        for internal in [
+            "__consumer_offsets",
+            "__transaction_state",
+            "__share_group_state",
+        ] {
+            let e = parse_topic_map(&format!("a:{internal}")).unwrap_err();
+            assert!(e.contains("internal topic"), "{e}");
+        }
         assert!(parse_topic_map(":b").is_err());
     }
 }

@@ -12,7 +12,7 @@ use crate::format::text_files::{parse_checkpoint, CheckpointEntry};
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use crate::storage::discover::{LogDir, PartitionDir};
 use crate::storage::layout::{base_offset_of, FileKind, PartitionState};
-use crate::storage::source::{open_log, read_small};
+use crate::storage::source::{open_log, read_small, vanished, VANISHED};
 
 /// The offsets a log dir's checkpoint files record for one partition.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -236,6 +236,11 @@ pub fn summarize_partition(
         }
         let mut src = match open_log(&file.path, mmap) {
             Ok(src) => src,
+            Err(e) if vanished(&file.path, &e) => {
+                s.warnings
+                    .push(format!("{}: {VANISHED}", file.path.display()));
+                continue;
+            }
             Err(e) => {
                 s.problems += 1;
                 s.grade(Nature::Unreadable);
@@ -369,4 +374,51 @@ pub fn summarize_file(path: &Path, mmap: bool, scratch: &mut RecordScratch) -> P
     let mut s = summarize_partition(&p, None, mmap, scratch);
     s.state = None;
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::discover::DataFile;
+    use crate::storage::layout::{PartitionName, PartitionState};
+    use crate::storage::source::VANISHED;
+
+    fn partition(dir: &Path, segment: &str) -> PartitionDir {
+        PartitionDir {
+            path: dir.to_path_buf(),
+            name: PartitionName {
+                topic: "orders".into(),
+                partition: 0,
+                state: PartitionState::Live,
+            },
+            files: vec![DataFile {
+                path: dir.join(segment),
+                kind: FileKind::Log,
+            }],
+        }
+    }
+
+    /// A segment listed by discovery and deleted before it is read (a live broker's retention)
+    /// is skipped with a note; a dangling symlink in its place is a problem.
+    #[test]
+    fn a_segment_gone_since_it_was_listed_is_not_a_problem() {
+        let t = tempfile::tempdir().unwrap();
+        let gone = partition(t.path(), "00000000000000000000.log");
+        let s = summarize_partition(&gone, None, false, &mut RecordScratch::default());
+        assert_eq!(s.problems, 0, "{:?}", s.warnings);
+        assert!(
+            s.warnings.iter().any(|w| w.contains(VANISHED)),
+            "{:?}",
+            s.warnings
+        );
+
+        std::os::unix::fs::symlink(
+            t.path().join("nowhere"),
+            t.path().join("00000000000000000100.log"),
+        )
+        .unwrap();
+        let dangling = partition(t.path(), "00000000000000000100.log");
+        let s = summarize_partition(&dangling, None, false, &mut RecordScratch::default());
+        assert_eq!(s.problems, 1, "{:?}", s.warnings);
+    }
 }

@@ -1,12 +1,13 @@
-//! Topic facts a KRaft cluster keeps in `__cluster_metadata`: which topics are compacted
-//! (`cleanup.policy` containing `compact`), so that their normal offset gaps are not reported as
-//! lost data; the log configs a partition's files are judged with (`index.interval.bytes`,
+//! Topic facts a KRaft cluster keeps in `__cluster_metadata`: each topic's own configs (its
+//! ConfigRecords: what `kafka-configs.sh --describe` lists as the topic's, not the broker
+//! defaults); which topics are compacted (`cleanup.policy` containing `compact`), so that their
+//! normal offset gaps are not reported as lost data; the log configs a partition's files are judged with (`index.interval.bytes`,
 //! `segment.bytes`, `message.timestamp.type`, `preallocate`: the topic's ConfigRecord, else the
 //! cluster-wide dynamic default, else Kafka's default); and how many partitions each topic has
 //! (its PartitionRecords), which no single broker's partition dirs tell. Replays the latest
 //! snapshot, then the log after it.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io;
 
 use serde::Serialize;
@@ -144,8 +145,8 @@ impl TopicLogConfig {
 /// The topic configs and cluster-wide defaults `__cluster_metadata` records.
 #[derive(Debug, Clone, Default)]
 pub struct LogConfigs {
-    /// Topic → config name → value.
-    topics: HashMap<String, HashMap<String, String>>,
+    /// Topic → config name → value: every config the topic's ConfigRecords set.
+    topics: HashMap<String, BTreeMap<String, String>>,
     /// Broker config name (`log.*`) → value, cluster-wide.
     cluster: HashMap<String, String>,
 }
@@ -287,23 +288,30 @@ impl Replay {
                 ) else {
                     return;
                 };
-                let slot = match kind {
-                    TOPIC_RESOURCE if TOPIC_CONFIGS.iter().any(|(t, _)| *t == name) => self
-                        .configs
-                        .topics
-                        .entry(resource.into_owned())
-                        .or_default(),
+                // A null value deletes the config (the topic falls back to the default).
+                match kind {
+                    TOPIC_RESOURCE => {
+                        let slot = self
+                            .configs
+                            .topics
+                            .entry(resource.into_owned())
+                            .or_default();
+                        match data.str("value") {
+                            Some(v) => slot.insert(name.into_owned(), v.into_owned()),
+                            None => slot.remove(name.as_ref()),
+                        };
+                    }
                     BROKER_RESOURCE
                         if resource.is_empty() && TOPIC_CONFIGS.iter().any(|(_, b)| *b == name) =>
                     {
-                        &mut self.configs.cluster
+                        let slot = &mut self.configs.cluster;
+                        match data.str("value") {
+                            Some(v) => slot.insert(name.into_owned(), v.into_owned()),
+                            None => slot.remove(name.as_ref()),
+                        };
                     }
-                    _ => return,
-                };
-                match data.str("value") {
-                    Some(v) => slot.insert(name.into_owned(), v.into_owned()),
-                    None => slot.remove(name.as_ref()),
-                };
+                    _ => {}
+                }
             }
             _ => {}
         }
@@ -390,6 +398,12 @@ pub fn log_dir_configs(dir: &crate::storage::discover::LogDir) -> LogConfigs {
 /// The log configs a `__cluster_metadata` partition records; unreadable parts are skipped.
 pub fn log_configs(metadata: &PartitionDir) -> LogConfigs {
     replay(metadata).configs
+}
+
+/// Each topic's own configs as a `__cluster_metadata` partition records them (its
+/// ConfigRecords, a deleted topic's dropped with it); unreadable parts are skipped.
+pub fn topic_configs(metadata: &PartitionDir) -> HashMap<String, BTreeMap<String, String>> {
+    replay(metadata).configs.topics
 }
 
 /// The partition count of each topic a `__cluster_metadata` partition records: one more than

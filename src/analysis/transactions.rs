@@ -180,8 +180,10 @@ pub fn judge_open(t: &OpenTransaction, state: &TransactionState, have_state: boo
     }
 }
 
+/// The transactions a walk of batch headers leaves open: transactional data batches with no
+/// marker of their producer after them.
 #[derive(Default)]
-struct OpenSink {
+pub struct OpenSink {
     open: HashMap<i64, (i16, i64, i64, i64)>,
     newest: Option<i64>,
 }
@@ -346,4 +348,368 @@ pub fn transaction_outcomes(
             .extend(batches.into_iter().map(|b| (b.0, false)));
     }
     Ok(outcomes)
+}
+
+/// The transactional state of a record (`kseg grep --txn-state`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TxnState {
+    /// Not in a transaction: a batch without the transactional flag or without a producer id
+    /// (legacy v0/v1 messages included).
+    NonTransactional,
+    /// In a transaction its COMMIT marker ended (or one still open whose producer has not been
+    /// seen open: see [`TxnView`]).
+    Committed,
+    /// In a transaction Kafka's fetch reports aborted.
+    Aborted,
+    /// In a transaction with no marker after it in the log: a read_committed consumer is held
+    /// at its first offset (the last stable offset).
+    Open,
+}
+
+impl TxnState {
+    pub fn name(self) -> &'static str {
+        match self {
+            TxnState::NonTransactional => "non-transactional",
+            TxnState::Committed => "committed",
+            TxnState::Aborted => "aborted",
+            TxnState::Open => "open",
+        }
+    }
+}
+
+/// One partition's transactions as a `read_committed` consumer is given them, walked batch by
+/// batch in offset order. Kafka's fetch (`UnifiedLog.read` / `LocalLog.collectAbortedTransactions`)
+/// returns the aborted transactions of the `.txnindex` files, `(producerId, firstOffset)`, from
+/// the segment holding the fetch offset on, whose last offset is at or after it; the consumer
+/// (`CompletedFetch.nextFetchedRecord`) walks the batches: at each batch with a producer id it
+/// takes the aborted transactions whose first offset is at or below the batch's last offset into
+/// its aborted producer set; an ABORT marker of a producer in the set takes it out again, and a
+/// transactional data batch of a producer in the set is skipped as aborted. Control batches
+/// are never given to the application. A read_committed fetch also ends at the last stable
+/// offset: the first offset of the earliest transaction still open.
+///
+/// The markers themselves are compared with the index: an ABORT marker whose producer was not
+/// taken in from the index (a missing or stale `.txnindex`) and index entries no marker ended
+/// are collected for the caller to report; the consumer's answer follows the index, as Kafka's.
+#[derive(Default)]
+pub struct TxnView {
+    /// Aborted transactions not yet taken in, by first offset (the consumer's priority queue).
+    pending: Vec<crate::format::txn_index::AbortedTxn>,
+    next: usize,
+    /// Producers inside an aborted transaction, with the index entry's last offset.
+    aborted_producers: HashMap<i64, i64>,
+    /// Producer -> first offset of its transaction with no marker after it, when known.
+    open: Option<HashMap<i64, i64>>,
+    /// The smallest of those first offsets.
+    last_stable: Option<i64>,
+    scratch: RecordScratch,
+    /// ABORT markers (offset, producer id) whose transaction the index does not list.
+    pub unindexed_aborts: Vec<(i64, i64)>,
+    /// The last offset walked.
+    walked_to: Option<i64>,
+    /// The next batch may come after batches not walked (a seek): start afresh there.
+    resumed: bool,
+}
+
+impl TxnView {
+    /// The view of a partition read from `start` on, from the aborted transactions of its
+    /// `.txnindex` files (any order) and, when known, the open transactions (producer id ->
+    /// first offset, [`open_transaction_starts`]).
+    pub fn new(
+        aborted: Vec<crate::format::txn_index::AbortedTxn>,
+        open: Option<HashMap<i64, i64>>,
+        start: i64,
+    ) -> TxnView {
+        let mut pending: Vec<_> = aborted
+            .into_iter()
+            .filter(|t| t.last_offset >= start)
+            .collect();
+        pending.sort_by_key(|t| t.first_offset);
+        TxnView {
+            pending,
+            last_stable: open.as_ref().and_then(|o| o.values().copied().min()),
+            open,
+            ..TxnView::default()
+        }
+    }
+
+    /// Whether open transactions are known (then [`TxnState::Open`] and
+    /// [`TxnView::last_stable_offset`] are answered).
+    pub fn knows_open(&self) -> bool {
+        self.open.is_some()
+    }
+
+    /// The first offset of the earliest open transaction: a read_committed consumer is given
+    /// nothing at or after it. `None` when none is open (or open ones are not known).
+    #[inline]
+    pub fn last_stable_offset(&self) -> Option<i64> {
+        self.last_stable
+    }
+
+    /// The producer and first offset of the open transaction holding the last stable offset.
+    pub fn first_open(&self) -> Option<(i64, i64)> {
+        self.open
+            .as_ref()?
+            .iter()
+            .map(|(p, f)| (*p, *f))
+            .min_by_key(|(p, f)| (*f, *p))
+    }
+
+    /// The state of the records of the next batch (every batch must be shown, in offset order,
+    /// pruned or not). A marker has the state of the transaction it ends: ABORT aborted, COMMIT
+    /// committed.
+    pub fn batch_state(&mut self, entry: &LogEntry<'_>, b: &BatchInfo) -> TxnState {
+        if std::mem::take(&mut self.resumed) {
+            self.restart_at(b.base_offset);
+        }
+        self.walked_to = Some(b.last_offset);
+        // RecordBatch.hasProducerId: legacy messages and batches without one are never aborted.
+        if b.producer_id < 0 {
+            return TxnState::NonTransactional;
+        }
+        while let Some(t) = self.pending.get(self.next) {
+            if t.first_offset > b.last_offset {
+                break;
+            }
+            self.aborted_producers.insert(t.producer_id, t.last_offset);
+            self.next += 1;
+        }
+        if b.is_control {
+            if !b.is_transactional {
+                return TxnState::NonTransactional;
+            }
+            if self.is_abort_marker(entry) {
+                if self.aborted_producers.remove(&b.producer_id).is_none() {
+                    self.unindexed_aborts.push((b.base_offset, b.producer_id));
+                }
+                return TxnState::Aborted;
+            }
+            return TxnState::Committed;
+        }
+        if !b.is_transactional {
+            return TxnState::NonTransactional;
+        }
+        if self.aborted_producers.contains_key(&b.producer_id) {
+            return TxnState::Aborted;
+        }
+        match &self.open {
+            Some(open)
+                if open
+                    .get(&b.producer_id)
+                    .is_some_and(|&f| f <= b.base_offset) =>
+            {
+                TxnState::Open
+            }
+            _ => TxnState::Committed,
+        }
+    }
+
+    /// The walk goes on after a seek: batches may have been skipped before the next one.
+    pub fn resume(&mut self) {
+        self.resumed = true;
+    }
+
+    /// As a fetch from `offset` would begin: the aborted transactions whose ABORT marker lies
+    /// before it (skipped) are over. Without a gap it changes nothing: those markers were
+    /// walked and ended them already.
+    fn restart_at(&mut self, offset: i64) {
+        self.aborted_producers.retain(|_, last| *last >= offset);
+        let next = self.next;
+        let mut i = 0;
+        self.pending.retain(|t| {
+            i += 1;
+            i > next && t.last_offset >= offset
+        });
+        self.next = 0;
+    }
+
+    /// `containsAbortMarker`: the first record's control type (the key's second int16) is ABORT.
+    fn is_abort_marker(&mut self, entry: &LogEntry<'_>) -> bool {
+        let mut first = None;
+        let _ = for_each_record(entry, &mut self.scratch, |r| {
+            if first.is_none() {
+                first = Some(
+                    r.key
+                        .and_then(|k| k.get(2..4))
+                        .map(|k| ControlType::from_id(i16::from_be_bytes([k[0], k[1]]))),
+                );
+            }
+        });
+        first.flatten() == Some(ControlType::Abort)
+    }
+
+    /// Index entries (producer id, last offset) taken in whose ABORT marker was walked past
+    /// without being seen: the `.txnindex` lists an abort the log does not hold there.
+    pub fn unended_index_entries(&self) -> Vec<(i64, i64)> {
+        let Some(walked) = self.walked_to else {
+            return Vec::new();
+        };
+        let mut out: Vec<(i64, i64)> = self
+            .aborted_producers
+            .iter()
+            .filter(|(_, &last)| last <= walked)
+            .map(|(&p, &last)| (p, last))
+            .collect();
+        out.sort_by_key(|&(p, last)| (last, p));
+        out
+    }
+}
+
+/// Producer id -> first offset of each transaction with no COMMIT or ABORT marker after it in
+/// `files` (one partition's segments in offset order; batch headers only, control batches'
+/// records aside).
+pub fn open_transaction_starts<'p>(
+    files: impl IntoIterator<Item = &'p std::path::Path>,
+    scratch: &mut RecordScratch,
+) -> io::Result<HashMap<i64, i64>> {
+    let mut sink = OpenSink::default();
+    // Problems are the search's to report; the checksums too.
+    let opts = ScanOptions {
+        check_crc: false,
+        ..ScanOptions::default()
+    };
+    for f in files {
+        let mut src = open_log(f, false)?;
+        scan_log(src.as_mut(), &opts, scratch, &mut sink)?;
+    }
+    Ok(sink.starts())
+}
+
+impl OpenSink {
+    /// Producer id -> first offset of its open transaction.
+    pub fn starts(self) -> HashMap<i64, i64> {
+        self.open.into_iter().map(|(p, v)| (p, v.1)).collect()
+    }
+}
+
+#[cfg(test)]
+mod view_tests {
+    use super::*;
+    use crate::format::encode::{encode_batch, NewBatch, NewRecord};
+    use crate::format::txn_index::AbortedTxn;
+
+    /// A one-record batch of producer `pid` at `offset`: transactional data, or a marker
+    /// (`Some(true)` COMMIT, `Some(false)` ABORT).
+    fn batch(offset: i64, pid: i64, transactional: bool, marker: Option<bool>) -> Vec<u8> {
+        let key = [0, 0, 0, u8::from(marker == Some(true))];
+        let r = NewRecord {
+            timestamp: 0,
+            key: Some(if marker.is_some() { &key } else { b"k" }),
+            value: Some(if marker.is_some() {
+                &[0, 0, 0, 0, 0, 0]
+            } else {
+                b"v"
+            }),
+            headers: &[],
+        };
+        let b = NewBatch {
+            base_offset: offset,
+            transactional,
+            control: marker.is_some(),
+            producer_id: pid,
+            producer_epoch: 0,
+            ..NewBatch::default()
+        };
+        let mut out = Vec::new();
+        encode_batch(&mut out, &b, &[r], &mut Vec::new());
+        out
+    }
+
+    fn states(view: &mut TxnView, batches: &[Vec<u8>]) -> Vec<TxnState> {
+        batches
+            .iter()
+            .map(|b| {
+                let e = LogEntry::parse(b).unwrap();
+                view.batch_state(&e, &e.info())
+            })
+            .collect()
+    }
+
+    fn aborted(pid: i64, first: i64, last: i64) -> AbortedTxn {
+        AbortedTxn {
+            version: 0,
+            producer_id: pid,
+            first_offset: first,
+            last_offset: last,
+            last_stable_offset: last + 1,
+        }
+    }
+
+    /// Producer 1 aborts offsets 0-1 (marker 2), producer 2 commits 1 (marker 3), producer 1
+    /// writes 4 and 6 in a transaction left open, offset 5 is not transactional.
+    fn log() -> Vec<Vec<u8>> {
+        vec![
+            batch(0, 1, true, None),
+            batch(1, 2, true, None),
+            batch(2, 1, true, Some(false)),
+            batch(3, 2, true, Some(true)),
+            batch(4, 1, true, None),
+            batch(5, -1, false, None),
+            batch(6, 1, true, None),
+        ]
+    }
+
+    #[test]
+    fn the_consumer_walk_over_the_index_gives_each_batch_its_state() {
+        use TxnState::*;
+        let open = HashMap::from([(1, 4)]);
+        let mut view = TxnView::new(vec![aborted(1, 0, 2)], Some(open), i64::MIN);
+        assert_eq!(
+            states(&mut view, &log()),
+            [
+                Aborted,
+                Committed,
+                Aborted,
+                Committed,
+                Open,
+                NonTransactional,
+                Open
+            ]
+        );
+        assert_eq!(view.last_stable_offset(), Some(4));
+        assert!(view.unindexed_aborts.is_empty() && view.unended_index_entries().is_empty());
+        // Open transactions not known: an open one reads as committed, and no LSO.
+        let mut view = TxnView::new(vec![aborted(1, 0, 2)], None, i64::MIN);
+        assert_eq!(states(&mut view, &log())[4], Committed);
+        assert_eq!(view.last_stable_offset(), None);
+        // A search starting after the aborted transaction ended does not take it in.
+        let mut view = TxnView::new(vec![aborted(1, 0, 2)], None, 3);
+        assert_eq!(states(&mut view, &log()[4..])[0], Committed);
+        // A seek past the ABORT marker (batches 1-3 not walked) ends the aborted transaction,
+        // as a fetch from there would.
+        let mut view = TxnView::new(vec![aborted(1, 0, 2)], None, i64::MIN);
+        assert_eq!(states(&mut view, &log()[..1]), [Aborted]);
+        view.resume();
+        assert_eq!(states(&mut view, &log()[4..5]), [Committed]);
+        // Resuming where nothing was skipped changes nothing.
+        let mut view = TxnView::new(vec![aborted(1, 0, 2)], None, i64::MIN);
+        let all = log();
+        let mut got = states(&mut view, &all[..2]);
+        view.resume();
+        got.extend(states(&mut view, &all[2..]));
+        assert_eq!(got[..4], [Aborted, Committed, Aborted, Committed]);
+        assert!(view.unindexed_aborts.is_empty());
+    }
+
+    /// Where the index and the markers disagree, the answer is Kafka's fetch's (the index), and
+    /// the disagreement is collected.
+    #[test]
+    fn a_stale_index_is_followed_as_kafka_follows_it_and_reported() {
+        use TxnState::*;
+        // No index entry: the aborted records read as committed.
+        let mut view = TxnView::new(Vec::new(), None, i64::MIN);
+        assert_eq!(
+            states(&mut view, &log())[..3],
+            [Committed, Committed, Aborted]
+        );
+        assert_eq!(view.unindexed_aborts, [(2, 1)]);
+        // An entry for producer 2, whose transaction was committed: the consumer skips its
+        // transactional batches until an ABORT marker of producer 2, which never comes.
+        let mut view = TxnView::new(vec![aborted(1, 0, 2), aborted(2, 1, 3)], None, i64::MIN);
+        let mut more = log();
+        more.push(batch(7, 2, true, None));
+        let s = states(&mut view, &more);
+        assert_eq!((s[1], s[7]), (Aborted, Aborted));
+        assert_eq!(view.unended_index_entries(), [(2, 3)]);
+    }
 }

@@ -12,18 +12,21 @@ use super::consumer_group::{ConsumerGroupConfig, ConsumerGroups, TopicMeta};
 use super::files::{DirLock, MetaProperties};
 use super::group::GroupCoordinator;
 use super::log::{AppendInfo, LogConfig, PartitionLog};
+use super::metadata::ClusterMetadata;
 use super::topic_config;
 use super::txn::TxnCoordinator;
 use super::{now_ms, BrokerError, BrokerResult};
 use crate::format::batch::BatchHeader;
 
 mod admin;
+mod configs;
 mod coordinators;
 mod lifecycle;
 mod limits;
 
+pub use configs::ConfigChange;
 pub use limits::{
-    open_file_limit, raise_open_file_limit, PartitionBudget, FILES_PER_PARTITION,
+    open_file_limit, raise_open_file_limit, volume_space, PartitionBudget, FILES_PER_PARTITION,
     MAX_PARTITIONS_PER_REQUEST,
 };
 
@@ -56,6 +59,10 @@ pub struct BrokerConfig {
     pub consumer_groups: ConsumerGroupConfig,
     /// `log.retention.check.interval.ms`.
     pub retention_check_interval_ms: i64,
+    /// The PLAINTEXT endpoint (advertised host, port) the broker registers in the metadata log
+    /// when it starts; `None` when a scripting command (`mini-broker produce`, `commit`) opens
+    /// the log dir and no broker serves it.
+    pub listener: Option<(String, i32)>,
 }
 
 /// A topic as the KIP-848 assignors see it.
@@ -80,6 +87,7 @@ impl BrokerConfig {
             group_initial_rebalance_delay_ms: 0,
             consumer_groups: ConsumerGroupConfig::default(),
             retention_check_interval_ms: 300_000,
+            listener: None,
         }
     }
 }
@@ -108,8 +116,8 @@ pub struct Broker {
     pub txns: TxnCoordinator,
     next_producer_id: i64,
     closed: bool,
-    /// Topic config overrides by topic ([`topic_config`]).
-    topic_configs: BTreeMap<String, BTreeMap<String, String>>,
+    /// The KRaft metadata log: topic ids, partitions, configs, features, the registration.
+    pub metadata: ClusterMetadata,
     /// Partition dirs renamed `-delete` by topic deletion, with when they may go.
     deleting_dirs: Vec<(i64, PathBuf)>,
     /// When the next retention check runs.
@@ -118,13 +126,43 @@ pub struct Broker {
 
 /// Kafka's topic name rule: 1 to 249 of `[a-zA-Z0-9._-]`, not `.` or `..`.
 pub fn valid_topic_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 249
-        && name != "."
-        && name != ".."
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+    topic_name_problem(name).is_none()
+}
+
+/// Why Kafka refuses a topic name (`Topic.detectInvalidTopic`, in its order; the length is
+/// Java's, in UTF-16 units), or `None` for a legal name.
+pub fn topic_name_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("the empty string is not allowed".into());
+    }
+    if name == "." || name == ".." {
+        return Some(format!("'{name}' is not allowed"));
+    }
+    if name.encode_utf16().count() > 249 {
+        return Some(format!(
+            "the length of '{name}' is longer than the max allowed length 249"
+        ));
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+    {
+        return Some(format!(
+            "'{name}' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'"
+        ));
+    }
+    None
+}
+
+/// INVALID_TOPIC_EXCEPTION for an illegal name, with the message `Topic.validate` gives.
+pub fn validate_topic_name(name: &str) -> BrokerResult<()> {
+    match topic_name_problem(name) {
+        None => Ok(()),
+        Some(why) => Err(BrokerError::new(
+            ResponseError::InvalidTopicException,
+            format!("Topic name is invalid: {why}"),
+        )),
+    }
 }
 
 impl Broker {
@@ -140,8 +178,24 @@ impl Broker {
         self.topics.values().find(|t| &t.id == id)
     }
 
-    /// Creates a topic with `partitions` partitions (`CreateTopics`, auto-creation).
+    /// Creates a topic with `partitions` partitions (`CreateTopics`, auto-creation), with the
+    /// configs Kafka gives its internal topics.
     pub fn create_topic(&mut self, name: &str, partitions: i32) -> BrokerResult<&Topic> {
+        let overrides: Vec<(String, String)> = internal_topic_configs(name)
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        self.create_topic_with(name, partitions, &overrides)
+    }
+
+    /// Creates a topic with config overrides (validated before): its partition dirs, then its
+    /// records in the metadata log; all or nothing.
+    pub(crate) fn create_topic_with(
+        &mut self,
+        name: &str,
+        partitions: i32,
+        overrides: &[(String, String)],
+    ) -> BrokerResult<&Topic> {
         if !valid_topic_name(name) {
             return Err(BrokerError::new(
                 ResponseError::InvalidTopicException,
@@ -163,24 +217,37 @@ impl Broker {
         PartitionBudget::default().take(partitions)?;
         limits::check_open_files(partitions)?;
         let id = super::files::random_uuid();
-        let config = topic_log_config(&self.config, name, self.topic_configs.get(name));
+        let map: BTreeMap<String, String> = overrides.iter().cloned().collect();
+        let config = topic_log_config(&self.broker_log_config(), name, Some(&map));
         let mut logs = Vec::new();
+        // All or nothing: a topic that failed part way leaves no partition dir behind (a later
+        // start would load a topic nobody created).
+        let remove_dirs = |upto: i32| {
+            for q in 0..=upto {
+                let dir = self.config.log_dir.join(format!("{name}-{q}"));
+                if dir.is_dir() {
+                    let _ = fs::remove_dir_all(dir);
+                }
+            }
+        };
         for p in 0..partitions {
             match PartitionLog::create(&self.config.log_dir, name, p, id, config.clone(), 0) {
                 Ok(log) => logs.push(log),
                 Err(e) => {
-                    // All or nothing: a topic that failed part way leaves no partition dir
-                    // behind (a later start would load a topic nobody created).
                     drop(logs);
-                    for q in 0..=p {
-                        let dir = self.config.log_dir.join(format!("{name}-{q}"));
-                        if dir.is_dir() {
-                            let _ = fs::remove_dir_all(dir);
-                        }
-                    }
+                    remove_dirs(p);
                     return Err(e.into());
                 }
             }
+        }
+        let epochs = vec![0; partitions as usize];
+        if let Err(e) = self
+            .metadata
+            .create_topic(name, id, &epochs, overrides, now_ms())
+        {
+            drop(logs);
+            remove_dirs(partitions - 1);
+            return Err(e);
         }
         self.topics.insert(
             name.to_string(),
@@ -235,7 +302,8 @@ impl Broker {
     }
 
     /// Appends a produced batch as leader. Transactional batches must belong to their
-    /// producer's open transaction (AddPartitionsToTxn first), as Kafka verifies.
+    /// producer's open transaction (AddPartitionsToTxn first), as Kafka verifies; an internal
+    /// topic is INVALID_TOPIC_EXCEPTION (after UNKNOWN_TOPIC_OR_PARTITION, as Kafka checks).
     pub fn produce(
         &mut self,
         topic: &str,
@@ -258,8 +326,15 @@ impl Broker {
             }
         }
         let now = now_ms();
-        self.partition_mut(topic, partition)?
-            .append_client(records, now)
+        let log = self.partition_mut(topic, partition)?;
+        // ReplicaManager.appendToLocalLog: clients never write a coordinator's topic.
+        if crate::format::internal::is_internal_topic(topic) {
+            return Err(BrokerError::new(
+                ResponseError::InvalidTopicException,
+                format!("Cannot append to internal topic {topic}"),
+            ));
+        }
+        log.append_client(records, now)
     }
 
     pub fn is_closed(&self) -> bool {
@@ -274,14 +349,35 @@ fn unknown_partition(topic: &str, partition: i32) -> BrokerError {
     )
 }
 
+/// The configs Kafka's coordinators create their topics with (`GroupCoordinator.groupMetadataTopicConfigs`,
+/// `TransactionStateManager.transactionTopicConfigs`), in the order Kafka 4.4 writes their
+/// ConfigRecords.
+pub(crate) fn internal_topic_configs(topic: &str) -> &'static [(&'static str, &'static str)] {
+    match topic {
+        OFFSETS_TOPIC => &[
+            ("compression.type", "producer"),
+            ("cleanup.policy", "compact"),
+            ("segment.bytes", "104857600"),
+        ],
+        TRANSACTION_TOPIC => &[
+            ("compression.type", "uncompressed"),
+            ("cleanup.policy", "compact"),
+            ("min.insync.replicas", "1"),
+            ("segment.bytes", "104857600"),
+            ("unclean.leader.election.enable", "false"),
+        ],
+        _ => &[],
+    }
+}
+
 /// Topic configs: the broker defaults, with Kafka's 100 MiB segments for internal topics.
 /// Internal topics are compacted (`cleanup.policy=compact`), so retention never deletes them.
 pub(crate) fn topic_log_config(
-    config: &BrokerConfig,
+    broker: &LogConfig,
     topic: &str,
     overrides: Option<&BTreeMap<String, String>>,
 ) -> LogConfig {
-    let mut c = config.log.clone();
+    let mut c = broker.clone();
     if topic == OFFSETS_TOPIC || topic == TRANSACTION_TOPIC {
         c.segment_bytes = INTERNAL_SEGMENT_BYTES;
         c.delete = false;

@@ -6,11 +6,13 @@ use std::net::SocketAddr;
 
 use bytes::{Bytes, BytesMut};
 use kafka_protocol::messages::*;
-use kafka_protocol::protocol::{Decodable, Encodable};
+use kafka_protocol::protocol::{Decodable, Encodable, StrBytes};
 use kafka_protocol::ResponseError;
 
-use super::frame::encode;
-use super::handlers::{cluster, consumer_group, fetch, groups, offsets, produce, topics, txn};
+use super::frame::{encode, encode_repeated, Repeated};
+use super::handlers::{
+    cluster, configs, consumer_group, fetch, groups, offsets, produce, topics, txn, txn_admin,
+};
 use super::server::Shared;
 
 /// The APIs and versions this broker answers, in the order ApiVersions advertises them.
@@ -39,10 +41,18 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::DeleteTopics, 1, 6),
     (ApiKey::DeleteRecords, 0, 2),
     (ApiKey::DescribeConfigs, 1, 4),
+    (ApiKey::AlterConfigs, 0, 2),
+    (ApiKey::DescribeLogDirs, 1, 5),
     (ApiKey::CreatePartitions, 0, 3),
     (ApiKey::DeleteGroups, 0, 2),
+    (ApiKey::IncrementalAlterConfigs, 0, 1),
     (ApiKey::OffsetDelete, 0, 0),
+    (ApiKey::DescribeQuorum, 0, 2),
+    (ApiKey::UpdateFeatures, 0, 2),
     (ApiKey::DescribeCluster, 0, 2),
+    (ApiKey::DescribeProducers, 0, 0),
+    (ApiKey::DescribeTransactions, 0, 0),
+    (ApiKey::ListTransactions, 0, 2),
     (ApiKey::ConsumerGroupHeartbeat, 0, 1),
     (ApiKey::ConsumerGroupDescribe, 0, 1),
 ];
@@ -102,17 +112,39 @@ impl Head {
         })
     }
 
-    fn answer<R: Encodable>(&self, response: &R) -> Handled<Option<BytesMut>> {
-        encode(self.key, self.version, self.correlation_id, response).map(Some)
+    fn answer<'s, R: Encodable>(&self, response: &R) -> Handled<Option<Reply<'s>>> {
+        encode(self.key, self.version, self.correlation_id, response)
+            .map(|bytes| Some(Reply::one(bytes, None)))
+    }
+
+    /// An answer whose last field is an array of (possibly repeated) encoded elements.
+    fn answer_repeated<'s>(&self, answer: Repeated) -> Handled<Option<Reply<'s>>> {
+        encode_repeated(self.key, self.version, self.correlation_id, answer).map(Some)
+    }
+}
+
+/// An encoded answer: its pieces in order (a piece repeated in an answer is one buffer,
+/// shared), with the share of the response budget it holds until it is written.
+pub(super) struct Reply<'s> {
+    pub(super) pieces: Vec<Bytes>,
+    pub(super) _budget: Option<tokio::sync::SemaphorePermit<'s>>,
+}
+
+impl<'s> Reply<'s> {
+    pub(super) fn one(bytes: BytesMut, budget: Option<tokio::sync::SemaphorePermit<'s>>) -> Self {
+        Reply {
+            pieces: vec![bytes.freeze()],
+            _budget: budget,
+        }
     }
 }
 
 /// Decodes and answers one request; `Ok(None)` means no response (acks=0).
-pub(super) async fn request(
-    shared: &Shared,
+pub(super) async fn request<'s>(
+    shared: &'s Shared,
     mut body: Bytes,
     peer: SocketAddr,
-) -> Handled<Option<BytesMut>> {
+) -> Handled<Option<Reply<'s>>> {
     let api_key = i16::from_be_bytes([body[0], body[1]]);
     let version = i16::from_be_bytes([body[2], body[3]]);
     let key = ApiKey::try_from(api_key).map_err(|_| RequestError::UnknownApiKey(api_key))?;
@@ -131,7 +163,7 @@ pub(super) async fn request(
         // Kafka answers an unknown ApiVersions version with v0 and the versions it supports,
         // so the client can retry with one of them.
         let resp = api_versions_response(ResponseError::UnsupportedVersion.code());
-        return encode(key, 0, cid, &resp).map(Some);
+        return encode(key, 0, cid, &resp).map(|bytes| Some(Reply::one(bytes, None)));
     }
     if !supported(key, version) {
         return Err(RequestError::UnsupportedVersion { key, version });
@@ -150,10 +182,18 @@ pub(super) async fn request(
     match key {
         ApiKey::ApiVersions => {
             let _: ApiVersionsRequest = h.decode(b)?;
-            h.answer(&api_versions_response(0))
+            let resp = with_features(api_versions_response(0), &*shared.broker()?, version);
+            h.answer(&resp)
         }
         ApiKey::Metadata => h.answer(&cluster::metadata(shared, h.decode(b)?, version)?),
         ApiKey::DescribeCluster => h.answer(&cluster::describe_cluster(shared, h.decode(b)?)),
+        ApiKey::UpdateFeatures => {
+            h.answer(&cluster::update_features(shared, h.decode(b)?, version)?)
+        }
+        ApiKey::DescribeLogDirs => h.answer(&cluster::describe_log_dirs(shared, h.decode(b)?)?),
+        ApiKey::DescribeQuorum => {
+            h.answer(&cluster::describe_quorum(shared, h.decode(b)?, version)?)
+        }
         ApiKey::FindCoordinator => {
             h.answer(&cluster::find_coordinator(shared, h.decode(b)?, version)?)
         }
@@ -162,19 +202,25 @@ pub(super) async fn request(
         ApiKey::CreatePartitions => h.answer(&topics::create_partitions(shared, h.decode(b)?)?),
         ApiKey::DeleteRecords => h.answer(&topics::delete_records(shared, h.decode(b)?)?),
         ApiKey::DescribeConfigs => {
-            h.answer(&topics::describe_configs(shared, h.decode(b)?, version)?)
+            h.answer_repeated(configs::describe_configs(shared, h.decode(b)?, version)?)
+        }
+        ApiKey::AlterConfigs => h.answer(&configs::alter_configs(shared, h.decode(b)?)?),
+        ApiKey::IncrementalAlterConfigs => {
+            h.answer(&configs::incremental_alter_configs(shared, h.decode(b)?)?)
         }
         ApiKey::Produce => {
             let req: ProduceRequest = h.decode(b)?;
             let acks = req.acks;
             let resp = produce::produce(shared, req)?;
-            shared.appended.notify_waiters();
             if acks == 0 {
                 return Ok(None);
             }
             h.answer(&resp)
         }
-        ApiKey::Fetch => h.answer(&fetch::fetch(shared, h.decode(b)?, version).await?),
+        ApiKey::Fetch => {
+            let (resp, budget) = fetch::fetch(shared, h.decode(b)?, version).await?;
+            Ok(Some(Reply::one(encode(key, version, cid, &resp)?, budget)))
+        }
         ApiKey::ListOffsets => h.answer(&fetch::list_offsets(shared, h.decode(b)?, version)?),
         ApiKey::OffsetForLeaderEpoch => {
             h.answer(&fetch::offset_for_leader_epoch(shared, h.decode(b)?)?)
@@ -190,7 +236,10 @@ pub(super) async fn request(
         ApiKey::ListGroups => h.answer(&groups::list_groups(shared, h.decode(b)?)?),
         ApiKey::DeleteGroups => h.answer(&groups::delete_groups(shared, h.decode(b)?)?),
         ApiKey::OffsetCommit => h.answer(&offsets::offset_commit(shared, h.decode(b)?, version)?),
-        ApiKey::OffsetFetch => h.answer(&offsets::offset_fetch(shared, h.decode(b)?, version)?),
+        ApiKey::OffsetFetch => match offsets::offset_fetch(shared, h.decode(b)?, version)? {
+            Ok(resp) => h.answer(&resp),
+            Err(groups) => h.answer_repeated(groups),
+        },
         ApiKey::OffsetDelete => h.answer(&offsets::offset_delete(shared, h.decode(b)?)?),
         ApiKey::ConsumerGroupHeartbeat => {
             let req = h.decode(b)?;
@@ -203,11 +252,14 @@ pub(super) async fn request(
         ApiKey::AddPartitionsToTxn => h.answer(&txn::add_partitions_to_txn(shared, h.decode(b)?)?),
         ApiKey::AddOffsetsToTxn => h.answer(&txn::add_offsets_to_txn(shared, h.decode(b)?)?),
         ApiKey::TxnOffsetCommit => h.answer(&txn::txn_offset_commit(shared, h.decode(b)?)?),
-        ApiKey::EndTxn => {
-            let resp = txn::end_txn(shared, h.decode(b)?)?;
-            shared.appended.notify_waiters();
-            h.answer(&resp)
+        ApiKey::DescribeProducers => {
+            h.answer(&txn_admin::describe_producers(shared, h.decode(b)?)?)
         }
+        ApiKey::DescribeTransactions => {
+            h.answer(&txn_admin::describe_transactions(shared, h.decode(b)?)?)
+        }
+        ApiKey::ListTransactions => h.answer(&txn_admin::list_transactions(shared, h.decode(b)?)?),
+        ApiKey::EndTxn => h.answer(&txn::end_txn(shared, h.decode(b)?)?),
         other => Err(RequestError::UnsupportedApi(other)),
     }
 }
@@ -230,6 +282,43 @@ fn api_versions_response(error_code: i16) -> ApiVersionsResponse {
                 })
                 .collect(),
         )
+}
+
+/// The features of an ApiVersions v3+ response (`ApiVersionsResponse.Builder`): the supported
+/// ranges (below v4 without those whose minimum is 0, KAFKA-17492), the finalized levels from
+/// the metadata log (level 0 left out) and their epoch.
+fn with_features(
+    resp: ApiVersionsResponse,
+    broker: &crate::broker::core::Broker,
+    version: i16,
+) -> ApiVersionsResponse {
+    use crate::broker::metadata::supported_features;
+    let image = &broker.metadata.image;
+    resp.with_supported_features(
+        supported_features()
+            .filter(|f| version >= 4 || f.min != 0)
+            .map(|f| {
+                api_versions_response::SupportedFeatureKey::default()
+                    .with_name(StrBytes::from_static_str(f.name))
+                    .with_min_version(f.min)
+                    .with_max_version(f.max)
+            })
+            .collect(),
+    )
+    .with_finalized_features_epoch(broker.metadata.features_epoch())
+    .with_finalized_features(
+        image
+            .features
+            .iter()
+            .filter(|(_, level)| **level != 0)
+            .map(|(name, level)| {
+                api_versions_response::FinalizedFeatureKey::default()
+                    .with_name(StrBytes::from_string(name.clone()))
+                    .with_min_version_level(*level)
+                    .with_max_version_level(*level)
+            })
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -255,6 +344,7 @@ mod tests {
             .build()
             .unwrap();
         rt.block_on(request(shared, frame, "127.0.0.1:1".parse().unwrap()))
+            .map(|r| r.map(|r| BytesMut::from(&r.pieces.concat()[..])))
     }
 
     /// The errors that close a connection are logged with the text they had when they were

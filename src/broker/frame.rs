@@ -32,6 +32,10 @@ pub const MAX_OTHER_FRAME: i32 = 1024 * 1024;
 /// [`request_cost`]; each piece of a frame's body waits for its share as it arrives.
 pub const REQUEST_BUDGET: usize = 256 * 1024 * 1024;
 
+/// The budget of fetched records in answers not yet written (Kafka sends them from the files;
+/// the mini-broker holds them in memory until the peer reads them).
+pub const RESPONSE_BUDGET: usize = 256 * 1024 * 1024;
+
 /// The longest the rest of a frame may take to arrive once its budget share is granted.
 const FRAME_READ_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -163,4 +167,85 @@ pub(super) fn encode<R: Encodable>(
     let len = (buf.len() - 4) as i32;
     buf[0..4].copy_from_slice(&len.to_be_bytes());
     Ok(buf)
+}
+
+/// An answer whose fields are the throttle time and then one array, as OffsetFetch v8+ and
+/// DescribeConfigs are: its elements encoded once each, in answer order (a request that names
+/// the same thing many times gets the same encoded element many times, built once: the
+/// `Bytes` are shared).
+pub(super) struct Repeated {
+    pub(super) flexible: bool,
+    pub(super) elements: Vec<bytes::Bytes>,
+}
+
+impl Repeated {
+    /// Encodes `element` at `version`, or repeats the bytes of an equal `key` seen before.
+    pub(super) fn element<K, E>(
+        cache: &mut std::collections::HashMap<K, bytes::Bytes>,
+        key: K,
+        version: i16,
+        make: impl FnOnce() -> E,
+    ) -> anyhow::Result<bytes::Bytes>
+    where
+        K: std::hash::Hash + Eq,
+        E: Encodable,
+    {
+        if let Some(b) = cache.get(&key) {
+            return Ok(b.clone());
+        }
+        let mut buf = BytesMut::new();
+        make().encode(&mut buf, version)?;
+        let b = buf.freeze();
+        cache.insert(key, b.clone());
+        Ok(b)
+    }
+}
+
+/// A [`Repeated`] answer's frame: length, header, throttle time 0, the array's length, its
+/// elements (pieces shared between repeats), the (empty) tagged fields of a flexible version.
+pub(super) fn encode_repeated<'s>(
+    key: ApiKey,
+    version: i16,
+    correlation_id: i32,
+    answer: Repeated,
+) -> Result<super::dispatch::Reply<'s>, RequestError> {
+    let mut head = BytesMut::with_capacity(32);
+    head.put_i32(0);
+    ResponseHeader::default()
+        .with_correlation_id(correlation_id)
+        .encode(&mut head, key.response_header_version(version))
+        .map_err(RequestError::EncodeHeader)?;
+    head.put_i32(0); // throttle_time_ms
+    let n = answer.elements.len();
+    if answer.flexible {
+        let mut v = n as u64 + 1;
+        while v >= 0x80 {
+            head.put_u8((v as u8 & 0x7f) | 0x80);
+            v >>= 7;
+        }
+        head.put_u8(v as u8);
+    } else {
+        head.put_i32(n as i32);
+    }
+    let tail: &[u8] = if answer.flexible { &[0] } else { &[] };
+    let total =
+        (head.len() - 4) + answer.elements.iter().map(|e| e.len()).sum::<usize>() + tail.len();
+    let Ok(total) = i32::try_from(total) else {
+        return Err(RequestError::Encode {
+            key,
+            version,
+            source: anyhow::anyhow!("the answer would be {total} bytes, over a frame's 2 GiB"),
+        });
+    };
+    head[0..4].copy_from_slice(&total.to_be_bytes());
+    let mut pieces = Vec::with_capacity(n + 2);
+    pieces.push(head.freeze());
+    pieces.extend(answer.elements);
+    if !tail.is_empty() {
+        pieces.push(bytes::Bytes::from_static(&[0]));
+    }
+    Ok(super::dispatch::Reply {
+        pieces,
+        _budget: None,
+    })
 }

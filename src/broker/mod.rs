@@ -3,11 +3,13 @@
 //!
 //! Layers: [`log`] (one partition's segments, indexes, snapshots), [`producer_state`]
 //! (idempotence and transactions per partition), [`files`] (the small text files),
+//! [`metadata`] (the KRaft metadata log: topics, configs, features, the registration),
 //! [`records`] (coordinator record bytes), [`group`] and [`txn`] (coordinators), [`core`] (the
 //! broker state every request works on, no networking), and the wire protocol: [`server`]
 //! (listener and connections), `frame` (framing and the request budget), `dispatch` (request
 //! header, versions, one arm per API) and `handlers` (one handler per API, by area).
 
+pub mod broker_config;
 pub mod consumer_group;
 pub mod core;
 mod dispatch;
@@ -16,6 +18,7 @@ mod frame;
 pub mod group;
 mod handlers;
 pub mod log;
+pub mod metadata;
 pub mod producer_state;
 pub mod records;
 pub mod server;

@@ -243,7 +243,12 @@ pub fn decode_offsets_key(key: &[u8]) -> DecodeResult<OffsetsKey> {
         }
         2 => match group_of_key(key) {
             Some((_, group)) => OffsetsKey::Group(group.to_string()),
-            None => return Err(DecodeError::new(2, "GroupMetadataKey without a group id")),
+            None => {
+                return Err(DecodeError::invalid(
+                    2,
+                    "GroupMetadataKey without a group id",
+                ))
+            }
         },
         other => OffsetsKey::Other(other),
     })
@@ -274,7 +279,7 @@ pub fn decode_transaction_value(value: &[u8]) -> DecodeResult<TransactionLog> {
     let t = parse_transaction_value(value)?;
     match t.state() {
         Some(_) => Ok(t),
-        None => Err(DecodeError::new(
+        None => Err(DecodeError::unsupported(
             16,
             format!("unknown transaction status {}", t.status),
         )),

@@ -14,7 +14,7 @@ use anyhow::Context as _;
 use bytes::Bytes;
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::Semaphore;
 
 use super::core::Broker;
 use super::dispatch::{self, RequestError};
@@ -22,19 +22,24 @@ use super::frame;
 
 // The limits and the API table, where they were before the split.
 pub use super::dispatch::SUPPORTED;
-pub use super::frame::{MAX_FRAME, MAX_OTHER_FRAME, MIN_FRAME, REQUEST_BUDGET};
+pub use super::frame::{MAX_FRAME, MAX_OTHER_FRAME, MIN_FRAME, REQUEST_BUDGET, RESPONSE_BUDGET};
 pub use super::handlers::fetch::FETCH_MAX_BYTES;
 
-#[derive(Debug, Clone)]
+/// Bytes of an answer written at a time.
+const WRITE_PIECE: usize = 64 * 1024;
+/// The longest a peer may leave an answer unread (no byte taken) before its connection closes.
+const WRITE_STALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+#[derive(Debug)]
 pub struct ServerOptions {
-    pub listen: SocketAddr,
+    /// Bound before the broker opens its log dir, so that the port it registers in the metadata
+    /// log is the one clients reach.
+    pub listener: std::net::TcpListener,
     pub advertised_host: String,
 }
 
 pub(super) struct Shared {
     broker: Mutex<Broker>,
-    /// Woken on every append, for fetches waiting for data.
-    pub(super) appended: Notify,
     pub(super) host: String,
     pub(super) port: i32,
     pub(super) node_id: i32,
@@ -43,6 +48,9 @@ pub(super) struct Shared {
     pub(super) debug: bool,
     /// [`REQUEST_BUDGET`] in permits of one byte.
     pub(super) budget: Semaphore,
+    /// [`RESPONSE_BUDGET`] in permits of one byte: the records of fetch answers not yet
+    /// written to their sockets.
+    pub(super) responses: Semaphore,
 }
 
 impl Shared {
@@ -51,11 +59,11 @@ impl Shared {
             node_id: broker.config.node_id,
             cluster_id: broker.meta.cluster_id.clone(),
             broker: Mutex::new(broker),
-            appended: Notify::new(),
             host,
             port,
             debug,
             budget: Semaphore::new(REQUEST_BUDGET),
+            responses: Semaphore::new(RESPONSE_BUDGET),
         }
     }
 
@@ -79,9 +87,8 @@ pub fn run(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
 }
 
 async fn serve(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
-    let listener = TcpListener::bind(opts.listen)
-        .await
-        .with_context(|| format!("cannot listen on {}", opts.listen))?;
+    opts.listener.set_nonblocking(true)?;
+    let listener = TcpListener::from_std(opts.listener).context("listening")?;
     let addr = listener.local_addr()?;
     let dir = broker.config.log_dir.clone();
     let debug = std::env::var_os("KSEG_BROKER_DEBUG").is_some_and(|v| v != "0");
@@ -132,7 +139,6 @@ async fn serve(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
                     }
                 }
                 drop(b);
-                shared.appended.notify_waiters();
             }
         })
     };
@@ -204,9 +210,20 @@ where
             return;
         };
         match dispatch::request(shared, Bytes::from(frame), peer).await {
-            Ok(Some(response)) => {
-                if wr.write_all(&response).await.is_err() {
-                    return;
+            Ok(Some(reply)) => {
+                // The answer is written as the peer reads it; one that takes no byte for
+                // WRITE_STALL_TIMEOUT closes the connection (and frees its budget share).
+                for piece in reply.pieces.iter().flat_map(|p| p.chunks(WRITE_PIECE)) {
+                    match tokio::time::timeout(WRITE_STALL_TIMEOUT, wr.write_all(piece)).await {
+                        Ok(Ok(())) => {}
+                        Ok(Err(_)) => return,
+                        Err(_) => {
+                            eprintln!(
+                                "kseg mini-broker: {peer}: an answer was not read for {WRITE_STALL_TIMEOUT:?}: closing the connection"
+                            );
+                            return;
+                        }
+                    }
                 }
             }
             Ok(None) => {}

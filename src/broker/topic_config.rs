@@ -1,9 +1,7 @@
 //! Topic-level configs: which of Kafka 4.4's topic configs (`LogConfig`) the mini-broker
-//! honours, their validation with Kafka's messages, and where a topic's overrides are kept.
-//!
-//! Kafka keeps topic configs in its KRaft metadata log; the mini-broker has none, so a topic's
-//! overrides live in one text file in the log dir ([`TOPIC_CONFIGS_FILE`], `topic<TAB>name=value`
-//! per line), rewritten on every change.
+//! honours and their validation with Kafka's messages. A topic's overrides are ConfigRecords in
+//! the metadata log ([`super::metadata`]); mini-brokers before it kept them in a file of their
+//! own ([`LEGACY_TOPIC_CONFIGS_FILE`]), read once to move them there.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -12,12 +10,12 @@ use std::path::Path;
 
 use kafka_protocol::ResponseError;
 
-use super::files::write_atomically;
 use super::log::LogConfig;
 use super::BrokerError;
 
-/// The log-dir file holding topic config overrides (no Kafka counterpart: see the module doc).
-pub const TOPIC_CONFIGS_FILE: &str = "kseg-topic-configs";
+/// The log-dir file where mini-brokers before the metadata log kept topic config overrides
+/// (`topic<TAB>name=value` per line); no Kafka counterpart.
+pub const LEGACY_TOPIC_CONFIGS_FILE: &str = "kseg-topic-configs";
 
 /// A config's type, as `ConfigDef.Type` parses it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,6 +132,15 @@ const DEFS: &[Def] = &[
     implemented("internal.segment.bytes", Kind::Int, "", i64::MIN),
 ];
 
+/// Whether topic config `name` is a LIST (IncrementalAlterConfigs' APPEND and SUBTRACT apply),
+/// with its default (what an APPEND adds to when the topic does not override it).
+pub fn list_default(name: &str) -> (bool, Option<String>) {
+    match DEFS.iter().find(|d| d.name == name) {
+        Some(d) => (d.kind == Kind::List, Some(d.default.to_string())),
+        None => (false, None),
+    }
+}
+
 /// `LogConfig.nonInternalConfigNames`: what DescribeConfigs lists.
 fn described_config(d: &Def) -> bool {
     d.name != "internal.segment.bytes"
@@ -161,11 +168,25 @@ enum Parsed {
 }
 
 fn parse(d: &Def, raw: &str) -> Result<Parsed, BrokerError> {
+    parse_as(d, raw, d.name)
+}
+
+/// Checks `raw` as a value of topic config `topic_name` (its type and validator), in messages
+/// called `shown` (a broker config that defaults it: `log.segment.bytes`). Unknown names pass.
+pub fn check_value(topic_name: &str, raw: &str, shown: &str) -> Result<(), String> {
+    match DEFS.iter().find(|d| d.name == topic_name) {
+        Some(d) => parse_as(d, raw, shown)
+            .map(|_| ())
+            .map_err(|e| e.to_string()),
+        None => Ok(()),
+    }
+}
+
+fn parse_as(d: &Def, raw: &str, shown: &str) -> Result<Parsed, BrokerError> {
     let v = raw.trim();
     let bad = |why: &str| {
         invalid(format!(
-            "Invalid value {raw} for configuration {}: {why}",
-            d.name
+            "Invalid value {raw} for configuration {shown}: {why}"
         ))
     };
     let parsed = match d.kind {
@@ -196,8 +217,7 @@ fn parse(d: &Def, raw: &str) -> Result<Parsed, BrokerError> {
             if !d.one_of.is_empty() {
                 if let Some(x) = items.iter().find(|x| !d.one_of.contains(&x.as_str())) {
                     return Err(invalid(format!(
-                        "Invalid value {x} for configuration {}: String must be one of: {}",
-                        d.name,
+                        "Invalid value {x} for configuration {shown}: String must be one of: {}",
                         d.one_of.join(", ")
                     )));
                 }
@@ -292,6 +312,10 @@ pub fn apply(base: &LogConfig, overrides: &BTreeMap<String, String>) -> LogConfi
 pub enum Source {
     /// Set on the topic (`DYNAMIC_TOPIC_CONFIG`, 1).
     Topic = 1,
+    /// A dynamic config of this broker (`DYNAMIC_BROKER_CONFIG`, 2).
+    DynamicBroker = 2,
+    /// A dynamic cluster-default broker config (`DYNAMIC_DEFAULT_BROKER_CONFIG`, 3).
+    DynamicDefault = 3,
     /// A mini-broker command-line setting (`STATIC_BROKER_CONFIG`, 4).
     Broker = 4,
     /// Kafka's default (`DEFAULT_CONFIG`, 5).
@@ -336,14 +360,30 @@ fn effective(name: &str, c: &LogConfig) -> Option<String> {
 
 /// Every topic config with the value the topic has (DescribeConfigs on a topic), in Kafka's
 /// order; `broker` is the log config without topic overrides.
-pub fn describe(broker: &LogConfig, overrides: &BTreeMap<String, String>) -> Vec<Described> {
+///
+/// `dynamic` holds the topic configs that dynamic broker configs set (by topic-config name,
+/// with their value and source); `broker` already has them applied.
+pub fn describe(
+    broker: &LogConfig,
+    overrides: &BTreeMap<String, String>,
+    dynamic: &BTreeMap<String, (String, Source)>,
+) -> Vec<Described> {
     let topic = apply(broker, overrides);
     DEFS.iter()
         .filter(|d| described_config(d))
         .map(|d| {
-            let value = effective(d.name, &topic).unwrap_or_else(|| d.default.to_string());
+            // A value set on the topic or the broker is described as it was given (Kafka keeps
+            // the text: `delete,compact` stays in that order).
+            let value = overrides
+                .get(d.name)
+                .or_else(|| dynamic.get(d.name).map(|(v, _)| v))
+                .cloned()
+                .or_else(|| effective(d.name, &topic))
+                .unwrap_or_else(|| d.default.to_string());
             let source = if overrides.contains_key(d.name) {
                 Source::Topic
+            } else if let Some((_, s)) = dynamic.get(d.name) {
+                *s
             } else if effective(d.name, broker)
                 .is_some_and(|v| parse(d, &v).ok() != parse(d, d.default).ok())
             {
@@ -371,9 +411,10 @@ pub fn describe(broker: &LogConfig, overrides: &BTreeMap<String, String>) -> Vec
         .collect()
 }
 
-/// Reads the overrides of every topic; a missing file is none.
-pub fn read(dir: &Path) -> io::Result<BTreeMap<String, BTreeMap<String, String>>> {
-    let text = match fs::read_to_string(dir.join(TOPIC_CONFIGS_FILE)) {
+/// Reads the overrides of every topic from [`LEGACY_TOPIC_CONFIGS_FILE`]; a missing file is
+/// none. Lines that do not parse, and values that do not validate, are skipped.
+pub fn read_legacy(dir: &Path) -> io::Result<BTreeMap<String, BTreeMap<String, String>>> {
+    let text = match fs::read_to_string(dir.join(LEGACY_TOPIC_CONFIGS_FILE)) {
         Ok(t) => t,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
         Err(e) => return Err(e),
@@ -386,6 +427,9 @@ pub fn read(dir: &Path) -> io::Result<BTreeMap<String, BTreeMap<String, String>>
         let Some((k, v)) = kv.split_once('=') else {
             continue;
         };
+        if validate(&[(k.to_string(), Some(v.to_string()))]).is_err() {
+            continue;
+        }
         out.entry(topic.to_string())
             .or_default()
             .insert(k.to_string(), v.to_string());
@@ -393,22 +437,12 @@ pub fn read(dir: &Path) -> io::Result<BTreeMap<String, BTreeMap<String, String>>
     Ok(out)
 }
 
-/// Rewrites the file (removed when no topic has overrides).
-pub fn write(dir: &Path, all: &BTreeMap<String, BTreeMap<String, String>>) -> io::Result<()> {
-    let path = dir.join(TOPIC_CONFIGS_FILE);
-    if all.values().all(BTreeMap::is_empty) {
-        return match fs::remove_file(&path) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
-            _ => Ok(()),
-        };
+/// Removes [`LEGACY_TOPIC_CONFIGS_FILE`] once its configs are in the metadata log.
+pub fn remove_legacy(dir: &Path) -> io::Result<()> {
+    match fs::remove_file(dir.join(LEGACY_TOPIC_CONFIGS_FILE)) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
     }
-    let mut text = String::new();
-    for (topic, configs) in all {
-        for (k, v) in configs {
-            text.push_str(&format!("{topic}\t{k}={v}\n"));
-        }
-    }
-    write_atomically(&path, text.as_bytes())
 }
 
 #[cfg(test)]
@@ -475,7 +509,7 @@ mod tests {
         let c = apply(&base, &o);
         assert!(c.compact && !c.delete && c.log_append_time);
         assert_eq!((c.retention_ms, c.segment_bytes), (1000, 16384));
-        let d = describe(&base, &o);
+        let d = describe(&base, &o, &BTreeMap::new());
         let get = |n: &str| d.iter().find(|x| x.name == n).unwrap();
         assert_eq!(get("retention.ms").source, Source::Topic);
         assert_eq!(get("segment.bytes").source, Source::Broker);
@@ -485,13 +519,15 @@ mod tests {
     }
 
     #[test]
-    fn file_round_trip() {
+    fn the_legacy_file_is_read_and_removed() {
         let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(LEGACY_TOPIC_CONFIGS_FILE);
+        fs::write(&path, "t\tretention.ms=5\nt\tretention.ms=x\nbad line\n").unwrap();
         let mut all = BTreeMap::new();
         all.insert("t".to_string(), one("retention.ms", "5").unwrap());
-        write(dir.path(), &all).unwrap();
-        assert_eq!(read(dir.path()).unwrap(), all);
-        write(dir.path(), &BTreeMap::new()).unwrap();
-        assert!(!dir.path().join(TOPIC_CONFIGS_FILE).exists());
+        assert_eq!(read_legacy(dir.path()).unwrap(), all);
+        remove_legacy(dir.path()).unwrap();
+        assert!(!path.exists());
+        assert!(read_legacy(dir.path()).unwrap().is_empty());
     }
 }

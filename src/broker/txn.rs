@@ -85,6 +85,11 @@ impl TxnCoordinator {
         self.txns.get(id)
     }
 
+    /// Every transactional id's state (ListTransactions), in no particular order.
+    pub fn all(&self) -> impl Iterator<Item = &TxnMetadata> {
+        self.txns.values()
+    }
+
     /// InitProducerId for a transactional id: `Ok(Ok((pid, epoch)))`, or `Ok(Err(plan))` when
     /// an open transaction must first be aborted (fencing the old producer with a bumped epoch):
     /// the caller carries out the plan, calls [`Self::complete_end`] and asks again.

@@ -209,6 +209,20 @@ pub fn run(args: DiffArgs) -> Result<Outcome> {
         }
         sources.push(s);
     }
+    // The same dir twice would compare a replica with itself under two equal labels.
+    for (i, s) in sources.iter().enumerate() {
+        let real = std::fs::canonicalize(&s.path).unwrap_or_else(|_| s.path.clone());
+        if let Some(j) = sources[..i]
+            .iter()
+            .position(|o| std::fs::canonicalize(&o.path).unwrap_or_else(|_| o.path.clone()) == real)
+        {
+            anyhow::bail!(
+                "{} and {} are the same directory: give each replica once",
+                sources[j].path.display(),
+                s.path.display()
+            );
+        }
+    }
     let labels = labels(&sources);
     let given_leader = match &args.leader {
         None => None,
@@ -301,6 +315,12 @@ pub fn run(args: DiffArgs) -> Result<Outcome> {
     } else {
         printer::verdict_table(&mut out, &parts, layout)?;
         if layout.prose() {
+            let paths: Vec<(String, String)> = labels
+                .iter()
+                .zip(&sources)
+                .map(|(l, s)| (l.clone(), s.path.display().to_string()))
+                .collect();
+            printer::legend(&mut out, &paths, &parts, given_leader.is_some())?;
             for p in parts.iter().filter(|p| !p.identical()) {
                 printer::details(&mut out, p, layout)?;
             }

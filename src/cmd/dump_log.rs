@@ -31,7 +31,9 @@ use crate::print::{DumpPrinter, DumpSummary};
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use crate::storage::discover::DataFile;
 use crate::storage::layout::{base_offset_of, later_segment_exists, FileKind};
-use crate::storage::source::{open_log, read_small, starts_with_a_batch, FileSource};
+use crate::storage::source::{
+    open_log, read_small, starts_with_a_batch, vanished, FileSource, VANISHED,
+};
 
 /// Index and snapshot files are read whole; a preallocated index is 10 MiB, so 1 GiB is
 /// generous while still refusing absurd files.
@@ -384,6 +386,12 @@ impl Dumper<'_> {
                 .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
             {
                 return Err(e);
+            }
+            if e.downcast_ref::<io::Error>()
+                .is_some_and(|io| vanished(path, io))
+            {
+                printer.note(VANISHED)?;
+                return Ok(());
             }
             self.summary.errors += 1;
             printer.file_error(None, &format!("cannot read: {e:#}"))?;

@@ -1,6 +1,10 @@
 //! `kseg grep`: read the arguments into an [`analysis::grep::Filter`](Filter), discover the
 //! inputs as dump-log does, and run a [`Search`] over each partition's segments with the one
-//! scan loop, printing with [`GrepPrinter`].
+//! scan loop, printing with [`GrepPrinter`]. Each partition's transactions are walked with it
+//! ([`TxnView`]: the `.txnindex` aborts, and the open transactions when the filter needs them);
+//! `--from-time`/`--from-offset` start each segment where its indexes allow
+//! ([`seek_in_segment`]); `--threads N` searches the parts in parallel
+//! ([`grep_parallel`](super::grep_parallel)), written in order.
 //!
 //! Exit status as grep's: 0 something matched, 1 nothing matched, 2 trouble (a path that could
 //! not be read, or data problems). `main` turns an [`Outcome`] into the exit code, so "nothing
@@ -13,21 +17,30 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
+use super::grep_parallel::{self, Message, Part};
 use super::lookup::instant_refused;
 use super::{discover_inputs, Outcome, Reads};
 use crate::analysis::grep::{
-    key_placements, Filter, HeaderFilter, KeyPlacement, Pattern, Search, SearchStats,
+    key_placements, seek_in_segment, Filter, Glob, HeaderFilter, JsonField, KeyPlacement, Pattern,
+    Search, SearchStats, Seek,
 };
 use crate::analysis::topic_configs::partition_counts;
-use crate::cli::GrepArgs;
+use crate::analysis::transactions::{open_transaction_starts, TxnState, TxnView};
+use crate::cli::{GrepArgs, TxnStateArg};
+use crate::format::control::ControlRecord;
 use crate::format::log::RecordScratch;
+use crate::format::log::{BatchInfo, LogEntry, LogRecord};
+use crate::format::reader::DecodeResult;
+use crate::format::txn_index::{parse_txn_index, AbortedTxn};
 use crate::print::grep::{GrepPrinter, Mode};
 use crate::print::progress::{self, Progress};
-use crate::print::report_error;
-use crate::scan::{scan_log, ScanOptions};
+use crate::print::{report_error, write_stderr};
+use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use crate::storage::discover::{discover, DataSet, PartitionDir};
+use crate::storage::layout::{base_offset_of, offset_file_name};
 use crate::storage::layout::{parse_partition_dir, FileKind};
 use crate::storage::source::open_log;
+use crate::storage::source::read_small;
 use crate::time::parse_instant;
 
 /// The segments of one partition (or one file given outside a partition dir), in offset order.
@@ -44,11 +57,19 @@ fn has_record_filter(a: &GrepArgs) -> bool {
     a.key.is_some()
         || a.key_regex.is_some()
         || !a.header.is_empty()
+        || !a.json_field.is_empty()
+        || !a.topic.is_empty()
+        || !a.partition.is_empty()
         || a.from_time.is_some()
         || a.to_time.is_some()
         || a.from_offset.is_some()
         || a.to_offset.is_some()
         || a.producer_id.is_some()
+        || a.producer_epoch.is_some()
+        || a.committed
+        || !a.txn_state.is_empty()
+        || a.control
+        || a.no_control
 }
 
 /// The value pattern (if any) and the paths, from the positional arguments.
@@ -97,12 +118,146 @@ pub fn filter_of(a: &GrepArgs, pattern: Option<&str>) -> Result<Filter> {
         key: a.key.as_ref().map(|k| k.as_bytes().to_vec()),
         key_regex,
         headers: a.header.iter().map(|h| HeaderFilter::parse(h)).collect(),
+        json_fields: a
+            .json_field
+            .iter()
+            .map(|f| JsonField::parse(f))
+            .collect::<Result<_, _>>()
+            .map_err(|e| anyhow::anyhow!(e))?,
         from_time: time_arg("--from-time", &a.from_time)?,
         to_time: time_arg("--to-time", &a.to_time)?,
         from_offset: a.from_offset,
         to_offset: a.to_offset,
         producer_id: a.producer_id,
+        producer_epoch: a.producer_epoch,
+        control: match (a.control, a.no_control) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        },
+        txn_states: a
+            .txn_state
+            .iter()
+            .map(|s| match s {
+                TxnStateArg::Committed => TxnState::Committed,
+                TxnStateArg::Aborted => TxnState::Aborted,
+                TxnStateArg::Open => TxnState::Open,
+                TxnStateArg::NonTransactional => TxnState::NonTransactional,
+            })
+            .collect(),
+        committed: a.committed,
     })
+}
+
+/// The aborted transactions listed by the `.txnindex` beside each segment of `files` (what
+/// Kafka's fetch reads); an unreadable or damaged index is reported and its whole entries kept.
+fn indexed_aborts(files: &[PathBuf]) -> (Vec<AbortedTxn>, bool) {
+    let mut out = Vec::new();
+    let mut trouble = false;
+    for f in files {
+        let name = f.file_name().unwrap_or_default().to_string_lossy();
+        let Some(base) = base_offset_of(&name) else {
+            continue;
+        };
+        let index = f.with_file_name(offset_file_name(base, "txnindex"));
+        if !index.is_file() {
+            continue;
+        }
+        let bytes = match read_small(&index, 1 << 30) {
+            Ok(b) => b,
+            Err(e) => {
+                report_error(&index, None, &format!("cannot read: {e}"));
+                trouble = true;
+                continue;
+            }
+        };
+        let (entries, partial) = parse_txn_index(&bytes);
+        for e in entries {
+            match e {
+                Ok(t) => out.push(t),
+                Err(e) => {
+                    report_error(&index, Some(e.position), &e.message);
+                    trouble = true;
+                }
+            }
+        }
+        if let Some(at) = partial {
+            report_error(
+                &index,
+                Some(at as u64),
+                "a partial entry at the end (Kafka's reader ignores it)",
+            );
+            trouble = true;
+        }
+    }
+    (out, trouble)
+}
+
+/// What one partition's transaction walk starts from: the `.txnindex` aborts, and the open
+/// transactions when the filter needs them (a pass over the batch headers first).
+struct TxnInputs {
+    aborted: Vec<AbortedTxn>,
+    open: Option<HashMap<i64, i64>>,
+    error: Option<io::Error>,
+    trouble: bool,
+}
+
+impl TxnInputs {
+    fn of(filter: &Filter, g: &Group, scratch: &mut RecordScratch) -> TxnInputs {
+        let (aborted, trouble) = indexed_aborts(&g.files);
+        let (open, error) = if filter.needs_open_transactions() {
+            match open_transaction_starts(g.files.iter().map(PathBuf::as_path), scratch) {
+                Ok(o) => (Some(o), None),
+                Err(e) => (Some(HashMap::new()), Some(e)),
+            }
+        } else {
+            (None, None)
+        };
+        TxnInputs {
+            aborted,
+            open,
+            error,
+            trouble,
+        }
+    }
+
+    fn view(&self) -> TxnView {
+        TxnView::new(self.aborted.clone(), self.open.clone(), i64::MIN)
+    }
+}
+
+/// The note `--committed` gives when an open transaction holds the last stable offset.
+fn last_stable_note(view: &TxnView) -> Option<String> {
+    let (producer, first) = view.first_open()?;
+    Some(format!(
+        "--committed: the transaction of producer {producer} from offset {first} has no COMMIT \
+         or ABORT marker: the last stable offset is {first}, and a read_committed consumer is \
+         given nothing at or after it (--txn-state open shows the open transactions)"
+    ))
+}
+
+/// What the index and the markers disagree on, once the partition was searched.
+fn txn_index_notes<W: io::Write>(
+    unindexed_aborts: &[(i64, i64)],
+    mut unended: Vec<(i64, i64)>,
+    printer: &mut GrepPrinter<W>,
+) -> io::Result<()> {
+    for &(offset, producer) in unindexed_aborts {
+        printer.note(&format!(
+            "the ABORT marker at offset {offset} (producer {producer}) ends a transaction no \
+             .txnindex lists: Kafka's fetch gives its records to read_committed consumers, so \
+             kseg does not count them aborted (a missing or stale .txnindex)"
+        ))?;
+    }
+    unended.sort_by_key(|&(p, last)| (last, p));
+    for (producer, last) in unended {
+        printer.note(&format!(
+            "a .txnindex lists an aborted transaction of producer {producer} ending at offset \
+             {last}, but no ABORT marker of that producer is there: Kafka's consumer counts \
+             that producer's transactional records aborted until one comes"
+        ))?;
+    }
+    Ok(())
 }
 
 /// The partitions and files to search, in input order. In dirs, live `.log` segments; a file
@@ -242,11 +397,204 @@ fn place_key<W: io::Write>(
     Ok(placements)
 }
 
+/// `--topic` and `--partition`: the partitions kept (a file outside a partition dir has neither,
+/// and is left out by either).
+fn select_partitions(args: &GrepArgs, groups: &mut Vec<Group>) -> Result<()> {
+    let globs = args
+        .topic
+        .iter()
+        .map(|g| Glob::new(g).with_context(|| format!("--topic {g:?}")))
+        .collect::<Result<Vec<_>>>()?;
+    groups.retain(|g| {
+        (globs.is_empty()
+            || g.topic
+                .as_deref()
+                .is_some_and(|t| globs.iter().any(|x| x.is_match(t))))
+            && (args.partition.is_empty()
+                || g.partition.is_some_and(|p| args.partition.contains(&p)))
+    });
+    Ok(())
+}
+
+/// What every partition's search shares.
+struct Ctx<'a> {
+    args: &'a GrepArgs,
+    filter: &'a Filter,
+    groups: &'a [Group],
+    mode: Mode,
+    progress: &'a Progress,
+    seeking: bool,
+}
+
+impl Ctx<'_> {
+    /// Where the search of segment `k` of `g` starts; `None` when `--from-offset` rules out all
+    /// of it (the next segment starts at or below it).
+    fn seek(&self, g: &Group, k: usize) -> Option<Seek> {
+        if !self.seeking {
+            return Some(Seek::default());
+        }
+        let next_base = g
+            .files
+            .get(k + 1)
+            .and_then(|n| base_offset_of(&n.file_name().unwrap_or_default().to_string_lossy()));
+        if self
+            .filter
+            .from_offset
+            .is_some_and(|f| next_base.is_some_and(|n| n <= f))
+        {
+            return None;
+        }
+        Some(seek_in_segment(
+            &g.files[k],
+            self.filter.from_time,
+            self.filter.from_offset,
+        ))
+    }
+
+    /// Searches `[start, end)` of segment `k` of `g` into `printer`: the stats (bytes read
+    /// included) and a read error.
+    #[allow(clippy::too_many_arguments)]
+    fn search<W: io::Write>(
+        &self,
+        g: &Group,
+        k: usize,
+        part: (u64, Option<u64>, bool, bool),
+        budget: Option<u64>,
+        txns: &mut TxnView,
+        printer: &mut GrepPrinter<W>,
+        scratch: &mut RecordScratch,
+    ) -> (SearchStats, Option<io::Error>) {
+        let (start, end, first_piece, last_piece) = part;
+        let file = &g.files[k];
+        if let Err(e) = printer.set_file(file) {
+            return (SearchStats::default(), Some(e));
+        }
+        let mut search = Search::new(self.filter, printer);
+        search.txns = Some(txns);
+        search.prune = !self.args.no_prune;
+        search.print_batch = self.args.print_batch;
+        search.budget = if self.mode == Mode::Files {
+            Some(1)
+        } else {
+            budget
+        };
+        // The offset range is pruned by the search (counted with the rest), not by the scan.
+        let opts = ScanOptions {
+            deep: true,
+            start_position: start,
+            ..ScanOptions::default()
+        };
+        if first_piece {
+            // The part a seek skipped counts as read.
+            self.progress.advance(start);
+        }
+        let mut moving = Moving {
+            search: &mut search,
+            progress: self.progress,
+            reported: start,
+            end: end.unwrap_or(u64::MAX),
+        };
+        let result = open_log(file, self.args.read.mmap).and_then(|mut src| {
+            scan_log(src.as_mut(), &opts, scratch, &mut moving)?;
+            Ok(src.bytes_read().unwrap_or(0))
+        });
+        let reported = moving.reported;
+        if last_piece {
+            self.progress.file_done_after(file, reported);
+        } else if let Some(end) = end {
+            self.progress.advance(end.saturating_sub(reported));
+        }
+        let mut stats = search.stats;
+        stats.bytes_read += result.as_ref().map_or(0, |b| *b);
+        (stats, result.err())
+    }
+}
+
+/// What is printed after a partition was searched: the index notes, `-c`'s count, and a
+/// `--key` match outside the partition the key maps to.
+fn close_group<W: io::Write>(
+    g: &Group,
+    matches: u64,
+    unindexed: &[(i64, i64)],
+    unended: Vec<(i64, i64)>,
+    ctx: &Ctx<'_>,
+    placements: &[KeyPlacement],
+    printer: &mut GrepPrinter<W>,
+) -> io::Result<()> {
+    txn_index_notes(unindexed, unended, printer)?;
+    if ctx.mode == Mode::Count {
+        printer.count(matches)?;
+    }
+    let misplaced = placements.iter().find(|p| {
+        matches > 0 && g.topic.as_deref() == Some(&p.topic) && g.partition != Some(p.partition)
+    });
+    if let (Some(p), Some(here)) = (misplaced, g.partition) {
+        printer.note(&format!(
+            "--key found in {}-{here}, but the default partitioner maps it to partition {} \
+             (murmur2 over {} partitions): a custom partitioner, an explicit partition or a \
+             changed partition count placed it here",
+            p.topic, p.partition, p.partitions
+        ))?;
+    }
+    Ok(())
+}
+
+/// The transaction inputs of a partition, with the error lines reading them gave (printed
+/// where the partition's output starts).
+fn group_inputs(
+    filter: &Filter,
+    g: &Group,
+    scratch: &mut RecordScratch,
+) -> (TxnInputs, Vec<String>) {
+    let lines = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let inputs = {
+        let to = lines.clone();
+        let _capture = crate::print::capture_errors(Box::new(move |l| to.borrow_mut().push(l)));
+        let inputs = TxnInputs::of(filter, g, scratch);
+        if let Some(e) = &inputs.error {
+            report_error(Path::new(&g.name), None, &format!("cannot read: {e}"));
+        }
+        inputs
+    };
+    let lines = lines.borrow().clone();
+    (inputs, lines)
+}
+
+/// Opens a partition's output: the partition, its error lines and the `--committed` note.
+fn open_group<W: io::Write>(
+    g: &Group,
+    inputs: &TxnInputs,
+    lines: &[String],
+    filter: &Filter,
+    printer: &mut GrepPrinter<W>,
+    total: &mut SearchStats,
+    outcome: &mut Outcome,
+) -> io::Result<()> {
+    printer.set_partition(g.topic.as_deref(), g.partition, &g.name);
+    printer.flush()?;
+    for l in lines {
+        write_stderr(l);
+    }
+    if inputs.trouble {
+        total.problems += 1;
+    }
+    if inputs.error.is_some() {
+        *outcome = Outcome::Failed;
+    }
+    if filter.committed {
+        if let Some(note) = last_stable_note(&inputs.view()) {
+            printer.note(&note)?;
+        }
+    }
+    Ok(())
+}
+
 pub fn run(args: GrepArgs) -> Result<Outcome> {
     let (pattern, paths) = pattern_and_paths(&args)?;
     let filter = filter_of(&args, pattern.as_deref())?;
     let (set, mut outcome) = discover_inputs(&paths, "grep", Reads::LogData)?;
     let mut groups = groups_of(&set);
+    select_partitions(&args, &mut groups)?;
     let mode = if args.count {
         Mode::Count
     } else if args.files_with_matches {
@@ -263,56 +611,28 @@ pub fn run(args: GrepArgs) -> Result<Outcome> {
             .iter()
             .flat_map(|g| g.files.iter().map(PathBuf::as_path)),
     );
-    // The offset range is pruned by the search (counted with the rest), not by the scan.
-    let opts = ScanOptions {
-        deep: true,
-        ..ScanOptions::default()
+    let ctx = Ctx {
+        args: &args,
+        filter: &filter,
+        groups: &groups,
+        mode,
+        progress: &progress,
+        seeking: !args.no_prune && (filter.from_time.is_some() || filter.from_offset.is_some()),
     };
-    let mut scratch = RecordScratch::with_cap(args.read.max_decompressed_bytes);
     let mut total = SearchStats::default();
-    for g in &groups {
-        printer.set_partition(g.topic.as_deref(), g.partition, &g.name);
-        let mut matches = 0u64;
-        let mut budget = args.max_count;
-        for file in &g.files {
-            if budget == Some(0) {
-                break;
-            }
-            printer.set_file(file)?;
-            let mut search = Search::new(&filter, &mut printer);
-            search.prune = !args.no_prune;
-            search.print_batch = args.print_batch;
-            search.budget = if mode == Mode::Files { Some(1) } else { budget };
-            let result = search_file(file, &opts, &mut scratch, &mut search, args.read.mmap);
-            let stats = search.stats;
-            progress.file_done(file);
-            if let Err(e) = result {
-                if e.kind() == io::ErrorKind::BrokenPipe {
-                    return Err(e.into());
-                }
-                report_error(file, None, &format!("cannot read: {e}"));
-                outcome = Outcome::Failed;
-            }
-            if let Some(b) = budget.as_mut() {
-                *b = b.saturating_sub(stats.matches);
-            }
-            matches += stats.matches;
-            total.add(&stats);
-        }
-        if mode == Mode::Count {
-            printer.count(matches)?;
-        }
-        let misplaced = placements.iter().find(|p| {
-            matches > 0 && g.topic.as_deref() == Some(&p.topic) && g.partition != Some(p.partition)
-        });
-        if let (Some(p), Some(here)) = (misplaced, g.partition) {
-            printer.note(&format!(
-                "--key found in {}-{here}, but the default partitioner maps it to partition {} \
-                 (murmur2 over {} partitions): a custom partitioner, an explicit partition or \
-                 a changed partition count placed it here",
-                p.topic, p.partition, p.partitions
-            ))?;
-        }
+    // A match budget (-m, -l) runs through a partition's segments in order: one thread.
+    let threads = args.threads.count();
+    if threads > 1 && args.max_count.is_none() && mode != Mode::Files {
+        search_parallel(
+            &ctx,
+            threads,
+            &placements,
+            &mut printer,
+            &mut total,
+            &mut outcome,
+        )?;
+    } else {
+        search_in_order(&ctx, &placements, &mut printer, &mut total, &mut outcome)?;
     }
     progress.finish();
     printer.finish(&total, args.stats)?;
@@ -328,14 +648,277 @@ pub fn run(args: GrepArgs) -> Result<Outcome> {
     })
 }
 
-fn search_file(
-    file: &Path,
-    opts: &ScanOptions,
-    scratch: &mut RecordScratch,
-    search: &mut Search<'_>,
-    mmap: bool,
-) -> io::Result<()> {
-    let mut src = open_log(file, mmap)?;
-    scan_log(src.as_mut(), opts, scratch, search)?;
+/// A read error of a segment: stdout closing ends the run, anything else is reported.
+fn read_failed(file: &Path, e: io::Error, outcome: &mut Outcome) -> Result<()> {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        return Err(e.into());
+    }
+    report_error(file, None, &format!("cannot read: {e}"));
+    *outcome = Outcome::Failed;
     Ok(())
+}
+
+/// One thread: partition after partition, segment after segment.
+fn search_in_order<W: io::Write>(
+    ctx: &Ctx<'_>,
+    placements: &[KeyPlacement],
+    printer: &mut GrepPrinter<W>,
+    total: &mut SearchStats,
+    outcome: &mut Outcome,
+) -> Result<()> {
+    let mut scratch = RecordScratch::with_cap(ctx.args.read.max_decompressed_bytes);
+    for g in ctx.groups {
+        let (inputs, lines) = group_inputs(ctx.filter, g, &mut scratch);
+        open_group(g, &inputs, &lines, ctx.filter, printer, total, outcome)?;
+        let mut txns = inputs.view();
+        let mut matches = 0u64;
+        let mut budget = ctx.args.max_count;
+        for k in 0..g.files.len() {
+            if budget == Some(0) {
+                break;
+            }
+            let Some(seek) = ctx.seek(g, k) else {
+                txns.resume();
+                ctx.progress.file_done(&g.files[k]);
+                continue;
+            };
+            if seek.position > 0 {
+                txns.resume();
+            }
+            let (mut stats, error) = ctx.search(
+                g,
+                k,
+                (seek.position, None, true, true),
+                budget,
+                &mut txns,
+                printer,
+                &mut scratch,
+            );
+            stats.bytes_read += seek.index_bytes;
+            if let Some(e) = error {
+                read_failed(&g.files[k], e, outcome)?;
+            }
+            if let Some(b) = budget.as_mut() {
+                *b = b.saturating_sub(stats.matches);
+            }
+            matches += stats.matches;
+            total.add(&stats);
+        }
+        let unindexed = std::mem::take(&mut txns.unindexed_aborts);
+        close_group(
+            g,
+            matches,
+            &unindexed,
+            txns.unended_index_entries(),
+            ctx,
+            placements,
+            printer,
+        )?;
+    }
+    Ok(())
+}
+
+/// `--threads N`: the parts (segments, and pieces of large ones) on N workers, written in order.
+fn search_parallel<W: io::Write>(
+    ctx: &Ctx<'_>,
+    threads: usize,
+    placements: &[KeyPlacement],
+    printer: &mut GrepPrinter<W>,
+    total: &mut SearchStats,
+    outcome: &mut Outcome,
+) -> Result<()> {
+    let mut scratch = RecordScratch::with_cap(ctx.args.read.max_decompressed_bytes);
+    // The plan: each partition's transaction inputs, and its parts.
+    let mut inputs = Vec::new();
+    let mut parts = Vec::new();
+    for (gi, g) in ctx.groups.iter().enumerate() {
+        inputs.push(group_inputs(ctx.filter, g, &mut scratch));
+        let mut resume = false;
+        for k in 0..g.files.len() {
+            let Some(seek) = ctx.seek(g, k) else {
+                resume = true;
+                ctx.progress.file_done(&g.files[k]);
+                continue;
+            };
+            let (cuts, cut_bytes) =
+                grep_parallel::cuts(&g.files[k], seek.position, ctx.args.split_bytes.max(1));
+            let mut starts = vec![seek.position];
+            starts.extend(&cuts);
+            for (j, &start) in starts.iter().enumerate() {
+                parts.push(Part {
+                    group: gi,
+                    file: k,
+                    start,
+                    end: starts.get(j + 1).copied(),
+                    index_bytes: if j == 0 {
+                        seek.index_bytes + cut_bytes
+                    } else {
+                        0
+                    },
+                    first_piece: j == 0,
+                    last_piece: j + 1 == starts.len(),
+                    resume: resume || start > 0,
+                });
+                resume = true;
+            }
+        }
+    }
+    // Per partition, as its parts come back.
+    struct Open {
+        group: usize,
+        matches: u64,
+        unindexed: Vec<(i64, i64)>,
+        unended: Vec<(i64, i64)>,
+    }
+    let mut current: Option<Open> = None;
+    let mut next_group = 0usize;
+    // Closes the partition open now and opens (and closes) every one up to `to`.
+    let mut move_to = |to: usize,
+                       current: &mut Option<Open>,
+                       printer: &mut GrepPrinter<W>,
+                       total: &mut SearchStats,
+                       outcome: &mut Outcome|
+     -> io::Result<()> {
+        if current.as_ref().is_some_and(|c| c.group == to) {
+            return Ok(());
+        }
+        if let Some(c) = current.take() {
+            let g = &ctx.groups[c.group];
+            printer.set_partition(g.topic.as_deref(), g.partition, &g.name);
+            close_group(
+                g,
+                c.matches,
+                &c.unindexed,
+                c.unended,
+                ctx,
+                placements,
+                printer,
+            )?;
+        }
+        while next_group <= to && next_group < ctx.groups.len() {
+            let gi = next_group;
+            next_group += 1;
+            let g = &ctx.groups[gi];
+            let (inp, lines) = &inputs[gi];
+            open_group(g, inp, lines, ctx.filter, printer, total, outcome)?;
+            if gi < to {
+                close_group(g, 0, &[], Vec::new(), ctx, placements, printer)?;
+            } else {
+                *current = Some(Open {
+                    group: gi,
+                    matches: 0,
+                    unindexed: Vec::new(),
+                    unended: Vec::new(),
+                });
+            }
+        }
+        Ok(())
+    };
+    let args = ctx.args;
+    grep_parallel::run(
+        &parts,
+        threads,
+        |part| {
+            let mut v = inputs[part.group].0.view();
+            if part.resume {
+                v.resume();
+            }
+            v
+        },
+        |part, txns, out| {
+            let g = &ctx.groups[part.group];
+            let mut p = GrepPrinter::new(out, args.json, args.encoding.into(), ctx.mode);
+            p.set_partition(g.topic.as_deref(), g.partition, &g.name);
+            let mut scratch = RecordScratch::with_cap(args.read.max_decompressed_bytes);
+            let (mut stats, error) = ctx.search(
+                g,
+                part.file,
+                (part.start, part.end, part.first_piece, part.last_piece),
+                None,
+                txns,
+                &mut p,
+                &mut scratch,
+            );
+            stats.bytes_read += part.index_bytes;
+            let flushed = p.flush();
+            (stats, error.or(flushed.err()))
+        },
+        |i, message| {
+            let part = &parts[i];
+            move_to(part.group, &mut current, printer, total, outcome)?;
+            match message {
+                Message::Out(bytes) => printer.write_through(&bytes)?,
+                Message::Err(line) => {
+                    printer.flush()?;
+                    write_stderr(&line);
+                }
+                Message::Done(d) => {
+                    let d = *d;
+                    if let Some(e) = d.error {
+                        read_failed(&ctx.groups[part.group].files[part.file], e, outcome)?;
+                    }
+                    total.add(&d.stats);
+                    let c = current.as_mut().expect("opened above");
+                    c.matches += d.stats.matches;
+                    c.unindexed.extend(d.unindexed_aborts);
+                    c.unended.extend(d.unended);
+                }
+            }
+            Ok(())
+        },
+    )?;
+    move_to(usize::MAX, &mut current, printer, total, outcome)?;
+    Ok(())
+}
+
+/// A search that moves the progress bar as it goes through a file (every 4 MiB), not only at
+/// its end.
+struct Moving<'s, 'a> {
+    search: &'s mut Search<'a>,
+    progress: &'s Progress,
+    /// Byte position reported so far.
+    reported: u64,
+    /// Where the part ends: the batch starting there is the next part's.
+    end: u64,
+}
+
+/// How far into a file the bar is moved at a time.
+const PROGRESS_STEP: u64 = 4 << 20;
+
+impl LogSink for Moving<'_, '_> {
+    fn batch(&mut self, position: u64, entry: &LogEntry<'_>, info: &BatchInfo) -> io::Result<Flow> {
+        if position >= self.end {
+            return Ok(Flow::Stop);
+        }
+        if position >= self.reported + PROGRESS_STEP {
+            self.progress.advance(position - self.reported);
+            self.reported = position;
+        }
+        self.search.batch(position, entry, info)
+    }
+    #[inline]
+    fn record(&mut self, position: u64, info: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
+        self.search.record(position, info, r)
+    }
+    fn control_record(
+        &mut self,
+        position: u64,
+        info: &BatchInfo,
+        r: &LogRecord<'_>,
+        control: &DecodeResult<ControlRecord>,
+    ) -> io::Result<Flow> {
+        self.search.control_record(position, info, r, control)
+    }
+    fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<Flow> {
+        if problem.position() >= self.end {
+            return Ok(Flow::Stop);
+        }
+        self.search.problem(problem)
+    }
+    fn batch_done(&mut self, position: u64, info: &BatchInfo) -> io::Result<Flow> {
+        self.search.batch_done(position, info)
+    }
+    fn filtered(&mut self, last_offset: i64) {
+        self.search.filtered(last_offset)
+    }
 }

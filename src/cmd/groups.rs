@@ -85,6 +85,13 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
         );
         outcome = outcome.worst(Outcome::Failed);
     }
+    for path in &replay.vanished {
+        eprintln!(
+            "kseg: note: {}: {}",
+            crate::print::escape::escaped_path(path),
+            crate::storage::source::VANISHED
+        );
+    }
     for (partition, offset, record_type) in &replay.unknown_types {
         eprintln!(
             "kseg: note: __consumer_offsets-{partition}: offset {offset}: unknown record type \

@@ -7,6 +7,7 @@ use anyhow::{bail, Context};
 
 use crate::analysis::partitioner::partition_for_key;
 use crate::broker::core::{Broker, BrokerConfig};
+use crate::broker::files::{MetaProperties, CLEAN_SHUTDOWN};
 use crate::broker::group::CommitPartition;
 use crate::broker::log::LogConfig;
 use crate::broker::server::{self, ServerOptions};
@@ -18,6 +19,7 @@ use crate::cli::{
 use crate::cmd::Outcome;
 use crate::format::compression::Codec;
 use crate::format::encode::{encode_batch, NewBatch, NewRecord};
+use crate::storage::layout::parse_partition_dir;
 
 pub fn run(args: MiniBrokerArgs) -> anyhow::Result<Outcome> {
     match args.action {
@@ -32,11 +34,14 @@ pub fn run(args: MiniBrokerArgs) -> anyhow::Result<Outcome> {
                     args.listen
                 );
             }
-            let broker = open(&args.broker)?;
+            let listener = std::net::TcpListener::bind(args.listen)
+                .with_context(|| format!("cannot listen on {}", args.listen))?;
+            let port = listener.local_addr()?.port();
+            let broker = open(&args.broker, Some((&args.advertised_host, port.into())))?;
             server::run(
                 broker,
                 ServerOptions {
-                    listen: args.listen,
+                    listener,
                     advertised_host: args.advertised_host,
                 },
             )?;
@@ -60,7 +65,7 @@ pub fn broker_config(a: &BrokerArgs) -> anyhow::Result<BrokerConfig> {
         bail!("--segment-bytes is too small for any batch");
     }
     let mut c = BrokerConfig::new(dir.clone());
-    c.node_id = a.node_id;
+    c.node_id = a.node_id.unwrap_or(1);
     c.num_partitions = a.num_partitions;
     c.log = LogConfig {
         segment_bytes: a.segment_bytes,
@@ -87,9 +92,50 @@ pub fn broker_config(a: &BrokerArgs) -> anyhow::Result<BrokerConfig> {
     Ok(c)
 }
 
-fn open(a: &BrokerArgs) -> anyhow::Result<Broker> {
-    let config = broker_config(a)?;
+/// The evidence rules for an existing log dir: a dir without a clean-shutdown marker is not
+/// recovered in place unless asked, and a `--node-id` is not silently dropped for the one in
+/// `meta.properties`. Returns the node id to run as.
+fn check_existing_dir(a: &BrokerArgs, dir: &std::path::Path) -> anyhow::Result<i32> {
+    let meta = MetaProperties::read(dir);
+    let has_partitions = std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.filter_map(|e| e.ok()).any(|e| {
+            e.path().is_dir() && parse_partition_dir(&e.file_name().to_string_lossy()).is_some()
+        })
+    });
+    if (meta.is_some() || has_partitions)
+        && !dir.join(CLEAN_SHUTDOWN).exists()
+        && !a.recover_in_place
+    {
+        bail!(
+            "{} has no {CLEAN_SHUTDOWN}: the broker that wrote it crashed or is still running. \
+             Starting on it would recover it in place (truncate torn segments, rebuild indexes) \
+             and change the evidence. Look first (kseg verify-index {0}), repair a copy (kseg \
+             recover PARTITION_DIR --out NEWDIR), or pass --recover-in-place",
+            dir.display()
+        );
+    }
+    match (meta, a.node_id) {
+        (Some(m), Some(id)) if m.node_id != id => bail!(
+            "--node-id {id} contradicts node.id={} in {}: a log dir belongs to one broker \
+             (leave --node-id out to run as {})",
+            m.node_id,
+            dir.join("meta.properties").display(),
+            m.node_id
+        ),
+        (Some(m), _) => Ok(m.node_id),
+        (None, id) => Ok(id.unwrap_or(1)),
+    }
+}
+
+/// The endpoint a scripted session (`produce`, `commit`: one broker session each, no network)
+/// registers in the metadata log: `--listen`'s default.
+const SCRIPTED_LISTENER: (&str, i32) = ("127.0.0.1", 9092);
+
+fn open(a: &BrokerArgs, listener: Option<(&str, i32)>) -> anyhow::Result<Broker> {
+    let mut config = broker_config(a)?;
+    config.listener = listener.map(|(h, p)| (h.to_string(), p));
     let dir = config.log_dir.clone();
+    config.node_id = check_existing_dir(a, &dir)?;
     crate::broker::core::raise_open_file_limit();
     let (broker, report) =
         Broker::open(config).with_context(|| format!("opening log dir {}", dir.display()))?;
@@ -173,7 +219,7 @@ impl Producer<'_> {
 }
 
 fn produce(a: MiniBrokerProduceArgs) -> anyhow::Result<Outcome> {
-    let mut broker = open(&a.broker)?;
+    let mut broker = open(&a.broker, Some(SCRIPTED_LISTENER))?;
     let partitions = match broker.topic(&a.topic) {
         Some(t) => t.partitions.len(),
         None => {
@@ -188,7 +234,7 @@ fn produce(a: MiniBrokerProduceArgs) -> anyhow::Result<Outcome> {
     let producer_id = if a.no_idempotence {
         -1
     } else {
-        broker.allocate_producer_id()
+        broker.allocate_producer_id().map_err(broker_error)?
     };
     let mut p = Producer {
         broker: &mut broker,
@@ -269,7 +315,7 @@ fn produce(a: MiniBrokerProduceArgs) -> anyhow::Result<Outcome> {
 }
 
 fn commit(a: MiniBrokerCommitArgs) -> anyhow::Result<Outcome> {
-    let mut broker = open(&a.broker)?;
+    let mut broker = open(&a.broker, Some(SCRIPTED_LISTENER))?;
     let topic = broker
         .topic(&a.topic)
         .with_context(|| format!("topic {} does not exist in the log dir", a.topic))?;

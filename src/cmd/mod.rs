@@ -5,6 +5,7 @@ pub mod diff;
 pub mod dump_log;
 pub mod find_group_partition;
 pub mod grep;
+pub mod grep_parallel;
 pub mod groups;
 pub mod lookup;
 pub mod mini_broker;
@@ -12,6 +13,8 @@ mod parallel;
 pub mod recover;
 #[cfg(feature = "rescue")]
 pub mod rescue;
+#[cfg(feature = "rescue")]
+mod rescue_groups;
 /// `kseg rescue` in a build without its producer (`--no-default-features`): the command is still
 /// listed, and says how to get it.
 #[cfg(not(feature = "rescue"))]

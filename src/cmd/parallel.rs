@@ -1,17 +1,20 @@
 //! `dump-log --threads N`: files dumped on N worker threads, each into its own printer, and
 //! written to stdout in input order by the calling thread — the same bytes as one thread.
 //!
-//! Every file gets a bounded channel of output pieces: a worker renders a file into chunks of
-//! [`CHUNK`] bytes and blocks when its channel holds [`DEPTH`] of them, so memory stays at about
-//! `N × DEPTH × CHUNK` however large the files are. Workers take files in input order and the
-//! writer drains the channels in that order, so the file being written always has a running
-//! worker. Error lines for stderr travel in the same channel, after the output that preceded
-//! them, so they come out where the single-threaded dump prints them.
+//! Every file being dumped gets a bounded channel of output pieces: a worker renders a file into
+//! chunks of [`CHUNK`] bytes and blocks when its channel holds [`DEPTH`] of them, so memory
+//! stays at about `N × AHEAD × DEPTH × CHUNK` however large and however many the files are.
+//! Workers take files in input order, at most [`AHEAD`] per worker past the one being written,
+//! and make a file's channel when they take it (channels made up front cost ~2 KiB per file:
+//! 650 MB for 100k segments); the writer drains the channels in input order, so the file being
+//! written always has a running worker. Error lines for stderr travel in the same channel, after
+//! the output that preceded them, so they come out where the single-threaded dump prints them.
 
+use std::collections::HashMap;
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 use anyhow::Result;
 
@@ -23,6 +26,69 @@ pub const CHUNK: usize = 256 * 1024;
 /// next file can usually render all of a file of a few MiB while the writer is still on the
 /// current one (with 4 pieces it stalled after 1 MiB and two threads gave ~1.5x, not ~2x).
 const DEPTH: usize = 32;
+/// Files a worker may take past the one being written (so files in flight ≤ threads × AHEAD).
+const AHEAD: usize = 2;
+
+/// The channels of the files taken by workers and not yet reached by the writer, and which file
+/// the writer is on: a worker waits for the writer before taking a file too far ahead.
+struct InFlight {
+    state: Mutex<InFlightState>,
+    changed: Condvar,
+}
+
+struct InFlightState {
+    writing: usize,
+    channels: HashMap<usize, Receiver<Piece>>,
+    stopped: bool,
+    /// Workers still running: a file no worker is left to take is an error, not a wait.
+    workers: usize,
+}
+
+impl InFlight {
+    /// Called by a worker that took file `i`: waits until `i` is within the window, then makes
+    /// its channel. `None` when the run stopped.
+    fn open(&self, i: usize, window: usize) -> Option<SyncSender<Piece>> {
+        let mut st = self.state.lock().expect("no panics holding it");
+        while !st.stopped && i >= st.writing + window {
+            st = self.changed.wait(st).expect("no panics holding it");
+        }
+        if st.stopped {
+            return None;
+        }
+        let (tx, rx) = sync_channel(DEPTH);
+        st.channels.insert(i, rx);
+        self.changed.notify_all();
+        Some(tx)
+    }
+
+    /// Called by the writer: file `i`'s channel, once a worker has taken it (`None` when no
+    /// worker is left to take it).
+    fn take(&self, i: usize) -> Option<Receiver<Piece>> {
+        let mut st = self.state.lock().expect("no panics holding it");
+        st.writing = i;
+        self.changed.notify_all();
+        loop {
+            if let Some(rx) = st.channels.remove(&i) {
+                return Some(rx);
+            }
+            if st.workers == 0 {
+                return None;
+            }
+            st = self.changed.wait(st).expect("no panics holding it");
+        }
+    }
+
+    fn worker_gone(&self) {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.workers -= 1;
+        self.changed.notify_all();
+    }
+
+    fn stop(&self) {
+        self.state.lock().expect("no panics holding it").stopped = true;
+        self.changed.notify_all();
+    }
+}
 
 pub enum Piece {
     Out(Vec<u8>),
@@ -117,10 +183,16 @@ where
     M: Fn(Chunks) -> Box<dyn DumpPrinter + 'p> + Sync,
     D: Fn(usize, &mut dyn DumpPrinter) -> (DumpSummary, Result<()>) + Sync,
 {
-    let (txs, rxs): (Vec<_>, Vec<Receiver<Piece>>) =
-        (0..files).map(|_| sync_channel(DEPTH)).unzip();
-    let txs: Vec<Mutex<Option<SyncSender<Piece>>>> =
-        txs.into_iter().map(|t| Mutex::new(Some(t))).collect();
+    let in_flight = InFlight {
+        state: Mutex::new(InFlightState {
+            writing: 0,
+            channels: HashMap::new(),
+            stopped: false,
+            workers: threads.min(files),
+        }),
+        changed: Condvar::new(),
+    };
+    let window = threads.saturating_mul(AHEAD).max(1);
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let spares = Arc::new(Spares::default());
@@ -128,34 +200,47 @@ where
     let keep = threads * (DEPTH + 2);
     std::thread::scope(|s| -> Result<()> {
         for _ in 0..threads.min(files) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= files || stop.load(Ordering::Relaxed) {
-                    break;
+            s.spawn(|| {
+                // Counted out however the worker ends (a panic included).
+                struct Gone<'a>(&'a InFlight);
+                impl Drop for Gone<'_> {
+                    fn drop(&mut self) {
+                        self.0.worker_gone();
+                    }
                 }
-                let Some(tx) = txs[i].lock().expect("no panics holding it").take() else {
-                    break;
-                };
-                let errors = tx.clone();
-                let _capture = print::capture_errors(Box::new(move |line| {
-                    let _ = errors.send(Piece::Err(line));
-                }));
-                let mut printer = make(Chunks::new(tx.clone(), spares.clone()));
-                let (summary, mut result) = dump(i, printer.as_mut());
-                if result.is_ok() {
-                    result = printer.flush_out().map_err(Into::into);
+                let _gone = Gone(&in_flight);
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= files || stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let Some(tx) = in_flight.open(i, window) else {
+                        break;
+                    };
+                    let errors = tx.clone();
+                    let _capture = print::capture_errors(Box::new(move |line| {
+                        let _ = errors.send(Piece::Err(line));
+                    }));
+                    let mut printer = make(Chunks::new(tx.clone(), spares.clone()));
+                    let (summary, mut result) = dump(i, printer.as_mut());
+                    if result.is_ok() {
+                        result = printer.flush_out().map_err(Into::into);
+                    }
+                    let deferred = printer.take_deferred();
+                    drop(printer);
+                    let _ = tx.send(Piece::Done(Box::new(FileDone {
+                        summary,
+                        deferred,
+                        result,
+                    })));
                 }
-                let deferred = printer.take_deferred();
-                drop(printer);
-                let _ = tx.send(Piece::Done(Box::new(FileDone {
-                    summary,
-                    deferred,
-                    result,
-                })));
             });
         }
         let outcome = (|| -> Result<()> {
-            for (i, rx) in rxs.into_iter().enumerate() {
+            for i in 0..files {
+                let Some(rx) = in_flight.take(i) else {
+                    anyhow::bail!("a dump worker stopped unexpectedly");
+                };
                 loop {
                     match rx.recv() {
                         Ok(Piece::Out(b)) => {
@@ -178,6 +263,7 @@ where
         })();
         // On an error (a closed stdout) the workers stop at their next file or send.
         stop.store(true, Ordering::Relaxed);
+        in_flight.stop();
         outcome
     })
 }

@@ -100,7 +100,7 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
     // The copy keeps the partition dir's name under --out, so kseg and Kafka read it as the same
     // topic-partition (`--out restored` writes `restored/orders-0/`).
     let target = args.out.join(name_of(&part.path));
-    prepare_target(&target, &input, "partition")?;
+    prepare_target(&target, &input, "partition", Some(&args.out))?;
     let ctx = DirContext::of_parent(&part, args.ignore_clean_shutdown);
     let copy = match write_copy(&args, &part, &target, &ctx) {
         Ok(c) => c,
@@ -151,9 +151,34 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
     )))
 }
 
-/// Checks that `target` can take the copy of `input` (not inside it, new or empty) and
-/// creates it.
-fn prepare_target(target: &Path, input: &Path, what: &str) -> Result<()> {
+/// NEWDIR of a partition's copy: new, empty, or holding only partition dirs (earlier repairs
+/// written beside this one). Anything else — a broker's log dir, a home or temp dir — is
+/// refused: the repair must land where nothing else lives.
+fn newdir_holds_only_partitions(out: &Path) -> Result<()> {
+    if out.is_dir() {
+        let other = fs::read_dir(out)?.filter_map(|e| e.ok()).find(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            !(e.path().is_dir()
+                && crate::storage::layout::parse_partition_dir(&name)
+                    .is_some_and(|p| p.state == crate::storage::layout::PartitionState::Live))
+        });
+        if let Some(e) = other {
+            bail!(
+                "--out {} is not empty (it holds {}); give a new or empty directory (or one \
+                 holding only other repaired partition dirs): kseg never writes among other files",
+                out.display(),
+                e.file_name().to_string_lossy()
+            );
+        }
+    } else if out.exists() {
+        bail!("--out {} exists and is not a directory", out.display());
+    }
+    Ok(())
+}
+
+/// Checks that `target` can take the copy of `input` (not inside it, new or empty; its parent
+/// `newdir`, when given, holding only partition dirs) and creates it.
+fn prepare_target(target: &Path, input: &Path, what: &str, newdir: Option<&Path>) -> Result<()> {
     // Resolve the copy's path through its nearest existing ancestor before creating anything, so
     // a path inside the input (existing or not, through symlinks or `..`) is refused.
     if super::resolved_path(target)?.starts_with(input) {
@@ -161,6 +186,9 @@ fn prepare_target(target: &Path, input: &Path, what: &str) -> Result<()> {
             "--out must not be inside the input {what} {}",
             input.display()
         );
+    }
+    if let Some(newdir) = newdir {
+        newdir_holds_only_partitions(newdir)?;
     }
     if target.exists() {
         if fs::read_dir(target)?.next().is_some() {

@@ -147,7 +147,7 @@ impl<'a> RecordBatch<'a> {
     pub fn parse(bytes: &'a [u8]) -> DecodeResult<RecordBatch<'a>> {
         let header = BatchHeader::parse(bytes)?;
         if header.batch_length < (V2_HEADER_SIZE - LOG_OVERHEAD) as i32 {
-            return Err(DecodeError::new(
+            return Err(DecodeError::length(
                 8,
                 format!(
                     "batch length {} is below the v2 minimum of {}",
@@ -157,7 +157,7 @@ impl<'a> RecordBatch<'a> {
             ));
         }
         if header.size() > bytes.len() {
-            return Err(DecodeError::new(
+            return Err(DecodeError::length(
                 8,
                 format!(
                     "batch declares {} bytes but {} are present",
@@ -195,7 +195,7 @@ impl<'a> RecordBatch<'a> {
     ) -> DecodeResult<Records<'p>> {
         let count = self.header.records_count;
         if count < 0 {
-            return Err(DecodeError::new(
+            return Err(DecodeError::length(
                 57,
                 format!("invalid negative record count {count}"),
             ));
@@ -203,7 +203,7 @@ impl<'a> RecordBatch<'a> {
         // Each record takes at least 7 bytes, so a count the payload cannot hold is an error
         // before any work (and never an allocation) is done.
         if count as usize > payload.len() / MIN_RECORD_SIZE && count > 0 {
-            return Err(DecodeError::new(
+            return Err(DecodeError::length(
                 57,
                 format!(
                     "record count {count} cannot fit in {} bytes of records",
@@ -332,7 +332,7 @@ impl<'p> Records<'p> {
         let start = r.position();
         let length = r.varint("record length")?;
         if length < 0 || length as usize > r.remaining() {
-            return Err(DecodeError::new(
+            return Err(DecodeError::length(
                 start,
                 format!(
                     "record length {length} does not fit in the {} remaining bytes",
@@ -350,7 +350,7 @@ impl<'p> Records<'p> {
         let count_at = body.position();
         let header_count = body.varint("header count")?;
         if header_count < 0 || header_count as usize > body.remaining() {
-            return Err(DecodeError::new(
+            return Err(DecodeError::length(
                 count_at,
                 format!(
                     "invalid header count {header_count} with {} bytes left",
@@ -366,7 +366,7 @@ impl<'p> Records<'p> {
             let at = body.position();
             let key = match body.varint_bytes("header key")? {
                 Some(k) => k,
-                None => return Err(DecodeError::new(at, "null header key")),
+                None => return Err(DecodeError::invalid(at, "null header key")),
             };
             let value = body.varint_bytes("header value")?;
             if let Some(slot) = inline.get_mut(i) {
@@ -375,7 +375,7 @@ impl<'p> Records<'p> {
             }
         }
         if !body.is_empty() {
-            return Err(DecodeError::new(
+            return Err(DecodeError::trailing(
                 body.position(),
                 format!(
                     "invalid record size: {} bytes left after the last header",

@@ -7,7 +7,7 @@
 
 use std::io::Read;
 
-use super::reader::DecodeError;
+use super::reader::{DecodeError, DecodeErrorKind};
 
 /// Largest decompressed payload accepted for one batch or legacy wrapper: 128 MiB.
 /// Kafka's default `message.max.bytes` is 1 MiB compressed; a 128x ratio covers real data.
@@ -105,14 +105,14 @@ impl Decompressor {
             Codec::Lz4 => unlz4(input, out, self.max_output, magic == 0),
             Codec::Zstd => {
                 if magic < 2 {
-                    return Err(DecodeError::new(
+                    return Err(DecodeError::invalid(
                         0,
                         "zstd compression is only valid with magic 2",
                     ));
                 }
                 self.unzstd(input, out)
             }
-            Codec::Unknown(id) => Err(DecodeError::new(
+            Codec::Unknown(id) => Err(DecodeError::unsupported(
                 0,
                 format!("unknown compression type id {id}"),
             )),
@@ -131,12 +131,12 @@ impl Decompressor {
         use zstd::stream::raw::{InBuffer, Operation, OutBuffer};
         if self.zstd.is_none() {
             let dec = zstd::stream::raw::Decoder::new()
-                .map_err(|e| DecodeError::new(0, format!("zstd: {e}")))?;
+                .map_err(|e| DecodeError::compression(0, format!("zstd: {e}")))?;
             self.zstd = Some(dec);
         }
         let dec = self.zstd.as_mut().expect("initialised above");
         dec.reinit()
-            .map_err(|e| DecodeError::new(0, format!("zstd: {e}")))?;
+            .map_err(|e| DecodeError::compression(0, format!("zstd: {e}")))?;
         let mut src = InBuffer::around(input);
         let mut chunk = [0u8; 32 * 1024];
         // `run` returns 0 once a frame is complete and fully flushed; a following frame (zstd
@@ -146,7 +146,7 @@ impl Decompressor {
             let mut dst = OutBuffer::around(&mut chunk[..]);
             let hint = dec
                 .run(&mut src, &mut dst)
-                .map_err(|e| DecodeError::new(src.pos, format!("zstd: {e}")))?;
+                .map_err(|e| DecodeError::compression(src.pos, format!("zstd: {e}")))?;
             let produced = dst.pos();
             if out.len() + produced > self.max_output {
                 return Err(cap_error(src.pos, self.max_output));
@@ -158,7 +158,7 @@ impl Decompressor {
             }
         }
         if !frame_done {
-            return Err(DecodeError::new(
+            return Err(DecodeError::compression(
                 input.len(),
                 "zstd: input ends inside a frame",
             ));
@@ -169,6 +169,7 @@ impl Decompressor {
 
 fn cap_error(at: usize, cap: usize) -> DecodeError {
     DecodeError::new(
+        DecodeErrorKind::OverCap,
         at,
         format!("decompressed size exceeds the {cap}-byte cap (--max-decompressed-bytes)"),
     )
@@ -190,7 +191,7 @@ fn gunzip(input: &[u8], out: &mut Vec<u8>, cap: usize) -> Result<(), DecodeError
         let at = input.len() - rest.len();
         let mut dec = flate2::bufread::GzDecoder::new(rest);
         let within = read_capped(&mut dec, out, cap)
-            .map_err(|e| DecodeError::new(at, format!("gzip: {e}")))?;
+            .map_err(|e| DecodeError::compression(at, format!("gzip: {e}")))?;
         if !within {
             return Err(cap_error(at, cap));
         }
@@ -217,13 +218,16 @@ fn unsnappy(input: &[u8], out: &mut Vec<u8>, cap: usize) -> Result<(), DecodeErr
         // A second stream header may follow when streams were concatenated.
         if input[pos..].starts_with(XERIAL_MAGIC) {
             if input.len() - pos < 16 {
-                return Err(DecodeError::new(pos, "snappy: truncated xerial header"));
+                return Err(DecodeError::compression(
+                    pos,
+                    "snappy: truncated xerial header",
+                ));
             }
             pos += 16;
             continue;
         }
         if input.len() - pos < 4 {
-            return Err(DecodeError::new(
+            return Err(DecodeError::compression(
                 pos,
                 "snappy: truncated xerial chunk length",
             ));
@@ -231,7 +235,7 @@ fn unsnappy(input: &[u8], out: &mut Vec<u8>, cap: usize) -> Result<(), DecodeErr
         let len = u32::from_be_bytes(input[pos..pos + 4].try_into().expect("4 bytes")) as usize;
         pos += 4;
         if len > input.len() - pos {
-            return Err(DecodeError::new(
+            return Err(DecodeError::compression(
                 pos - 4,
                 format!(
                     "snappy: xerial chunk of {len} bytes but only {} left",
@@ -247,14 +251,14 @@ fn unsnappy(input: &[u8], out: &mut Vec<u8>, cap: usize) -> Result<(), DecodeErr
 
 fn snappy_block(block: &[u8], at: usize, out: &mut Vec<u8>, cap: usize) -> Result<(), DecodeError> {
     let len = snap::raw::decompress_len(block)
-        .map_err(|e| DecodeError::new(at, format!("snappy: {e}")))?;
+        .map_err(|e| DecodeError::compression(at, format!("snappy: {e}")))?;
     if out.len() + len > cap {
         return Err(cap_error(at, cap));
     }
     // No snappy element expands more than 64 bytes from 3 input bytes, so a block cannot honestly
     // declare more than ~22x its size: refuse before zero-filling the claimed length.
     if len > block.len().saturating_mul(SNAPPY_MAX_RATIO) + 64 {
-        return Err(DecodeError::new(
+        return Err(DecodeError::compression(
             at,
             format!(
                 "snappy: a {}-byte block cannot decode to the {len} bytes it declares",
@@ -266,7 +270,7 @@ fn snappy_block(block: &[u8], at: usize, out: &mut Vec<u8>, cap: usize) -> Resul
     out.resize(start + len, 0);
     snap::raw::Decoder::new()
         .decompress(block, &mut out[start..])
-        .map_err(|e| DecodeError::new(at, format!("snappy: {e}")))?;
+        .map_err(|e| DecodeError::compression(at, format!("snappy: {e}")))?;
     Ok(())
 }
 
@@ -336,7 +340,7 @@ fn unlz4(
     cap: usize,
     broken_header_checksum: bool,
 ) -> Result<(), DecodeError> {
-    let err = |at: usize, msg: String| DecodeError::new(at, format!("lz4: {msg}"));
+    let err = |at: usize, msg: String| DecodeError::compression(at, format!("lz4: {msg}"));
     if input.len() < 7 {
         return Err(err(0, "frame shorter than its 7-byte header".into()));
     }
@@ -567,8 +571,20 @@ mod tests {
         enc.write_all(&vec![0u8; 4 << 20]).unwrap();
         let bomb = enc.finish().unwrap();
         let mut small = Decompressor::new(1 << 20);
-        assert!(small.decompress(Codec::Gzip, 2, &bomb, &mut out).is_err());
+        let e = small
+            .decompress(Codec::Gzip, 2, &bomb, &mut out)
+            .unwrap_err();
+        assert_eq!(e.kind, DecodeErrorKind::OverCap, "{e}");
         assert!(out.capacity() < 8 << 20);
+        // Damaged bytes are Compression, an unknown codec id Unsupported.
+        let e = small
+            .decompress(Codec::Gzip, 2, b"\x1f\x8bjunk", &mut out)
+            .unwrap_err();
+        assert_eq!(e.kind, DecodeErrorKind::Compression, "{e}");
+        let e = small
+            .decompress(Codec::Unknown(6), 2, b"x", &mut out)
+            .unwrap_err();
+        assert_eq!(e.kind, DecodeErrorKind::Unsupported, "{e}");
     }
 
     #[test]

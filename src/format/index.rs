@@ -331,7 +331,7 @@ impl std::fmt::Display for SanityError {
 /// Checks that nothing claims an impossible layout (used by printers to explain a bad file).
 pub fn describe_layout(layout: &IndexLayout, entry_size: usize) -> Option<DecodeError> {
     (layout.partial_bytes != 0).then(|| {
-        DecodeError::new(
+        DecodeError::trailing(
             layout.slots * entry_size,
             format!(
                 "{} trailing bytes: file length is not a multiple of the {entry_size}-byte entry",

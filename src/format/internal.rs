@@ -9,6 +9,19 @@ use super::coordinator::{
     CoordinatorValue, Error, MetadataRecord, Result,
 };
 
+/// The topics Kafka keeps for itself and refuses to let clients produce into
+/// (`Topic.INTERNAL_TOPICS`, `Topic.isInternal`).
+pub const INTERNAL_TOPICS: [&str; 3] = [
+    "__consumer_offsets",
+    "__transaction_state",
+    "__share_group_state",
+];
+
+/// `Topic.isInternal`.
+pub fn is_internal_topic(topic: &str) -> bool {
+    INTERNAL_TOPICS.contains(&topic)
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InternalDecoder {
     /// `__consumer_offsets` (group coordinator records).

@@ -76,7 +76,7 @@ impl Parser<'_> {
         let before = &self.b[..self.at.min(self.b.len())];
         let line = before.iter().filter(|&&c| c == b'\n').count() + 1;
         let column = before.iter().rev().take_while(|&&c| c != b'\n').count() + 1;
-        DecodeError::new(
+        DecodeError::text(
             self.at,
             format!("invalid JSON at line {line} column {column}: {what}"),
         )

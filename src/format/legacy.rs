@@ -2,7 +2,7 @@
 
 use super::batch::{TimestampType, LOG_OVERHEAD};
 use super::compression::Codec;
-use super::reader::{DecodeError, DecodeResult, Reader};
+use super::reader::{DecodeError, DecodeErrorKind, DecodeResult, Reader};
 
 /// crc + magic + attributes + key length + value length.
 pub const V0_OVERHEAD: usize = 14;
@@ -31,14 +31,14 @@ impl<'a> LegacyMessage<'a> {
         let offset = r.i64("offset")?;
         let message_size = r.i32("messageSize")?;
         if message_size < V0_OVERHEAD as i32 {
-            return Err(DecodeError::new(
+            return Err(DecodeError::length(
                 8,
                 format!("message size {message_size} is below the minimum of {V0_OVERHEAD}"),
             ));
         }
         let total = LOG_OVERHEAD + message_size as usize;
         if total > bytes.len() {
-            return Err(DecodeError::new(
+            return Err(DecodeError::length(
                 8,
                 format!(
                     "message declares {total} bytes but {} are present",
@@ -59,10 +59,13 @@ impl<'a> LegacyMessage<'a> {
         let key = int32_bytes(&mut r, "key")?;
         let value = int32_bytes(&mut r, "value")?;
         if !r.is_empty() {
-            return Err(r.error(format!(
-                "{} bytes left after the value of a legacy message",
-                r.remaining()
-            )));
+            return Err(r.error(
+                DecodeErrorKind::Trailing,
+                format!(
+                    "{} bytes left after the value of a legacy message",
+                    r.remaining()
+                ),
+            ));
         }
         Ok(LegacyMessage {
             offset,
@@ -197,14 +200,14 @@ impl<'a> Iterator for InnerMessages<'a> {
 /// One inner message at the start of `rest` (`at`: its position, for errors).
 fn parse_inner(rest: &[u8], at: usize) -> DecodeResult<LegacyMessage<'_>> {
     if rest.len() < LOG_OVERHEAD + V0_OVERHEAD {
-        return Err(DecodeError::new(
+        return Err(DecodeError::trailing(
             at,
             format!("{} trailing bytes in the inner message set", rest.len()),
         ));
     }
     let size = i32::from_be_bytes(rest[8..12].try_into().expect("4 bytes"));
     if size < V0_OVERHEAD as i32 || LOG_OVERHEAD + size as usize > rest.len() {
-        return Err(DecodeError::new(
+        return Err(DecodeError::length(
             at + 8,
             format!(
                 "inner message size {size} does not fit in {} bytes",
@@ -215,7 +218,7 @@ fn parse_inner(rest: &[u8], at: usize) -> DecodeResult<LegacyMessage<'_>> {
     let message =
         LegacyMessage::parse(&rest[..LOG_OVERHEAD + size as usize]).map_err(|e| e.at(at as u64))?;
     if message.codec() != Codec::None {
-        return Err(DecodeError::new(
+        return Err(DecodeError::invalid(
             at + 17,
             "inner messages must not be compressed",
         ));
@@ -243,7 +246,7 @@ pub fn inner_messages<'a>(
         pos += message.size();
     }
     if count == 0 {
-        return Err(DecodeError::new(
+        return Err(DecodeError::invalid(
             origin,
             "compressed wrapper holds no messages",
         ));
@@ -253,7 +256,7 @@ pub fn inner_messages<'a>(
     if wrapper.magic >= 1 {
         if wrapper.offset != 0 {
             if wrapper.offset < last {
-                return Err(DecodeError::new(
+                return Err(DecodeError::invalid(
                     origin,
                     format!(
                         "wrapper offset {} is below the last inner relative offset {last}",

@@ -3,7 +3,7 @@
 //! the entries in (its `HashMap<Long, ProducerStateEntry>`'s iteration order).
 
 use super::java_order::JavaHashMapOrder;
-use super::reader::{DecodeError, DecodeResult, Reader};
+use super::reader::{DecodeError, DecodeErrorKind, DecodeResult, Reader};
 
 pub const ENTRY_SIZE: usize = 46;
 
@@ -48,7 +48,7 @@ pub fn parse_producer_snapshot(bytes: &[u8]) -> DecodeResult<ProducerSnapshot> {
     let mut r = Reader::new(bytes);
     let version = r.i16("version")?;
     if version != 1 {
-        return Err(DecodeError::new(
+        return Err(DecodeError::unsupported(
             0,
             format!("snapshot version {version} is not the supported version 1"),
         ));
@@ -70,10 +70,10 @@ pub fn parse_producer_snapshot(bytes: &[u8]) -> DecodeResult<ProducerSnapshot> {
         });
     }
     if !r.is_empty() {
-        return Err(r.error(format!(
-            "{} bytes after the last producer entry",
-            r.remaining()
-        )));
+        return Err(r.error(
+            DecodeErrorKind::Trailing,
+            format!("{} bytes after the last producer entry", r.remaining()),
+        ));
     }
     Ok(ProducerSnapshot {
         version,

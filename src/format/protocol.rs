@@ -12,7 +12,7 @@ impl<'a> Reader<'a> {
         let at = self.position();
         match self.i16(what)? {
             -1 => Ok(None),
-            n if n < 0 => Err(DecodeError::new(
+            n if n < 0 => Err(DecodeError::length(
                 at,
                 format!("{what}: invalid string length {n}"),
             )),
@@ -23,7 +23,7 @@ impl<'a> Reader<'a> {
     pub fn string(&mut self, what: &str) -> DecodeResult<&'a str> {
         let at = self.position();
         self.nullable_string(what)?.ok_or_else(|| {
-            DecodeError::new(at, format!("{what}: null string where one is required"))
+            DecodeError::invalid(at, format!("{what}: null string where one is required"))
         })
     }
 
@@ -38,7 +38,7 @@ impl<'a> Reader<'a> {
     pub fn compact_string(&mut self, what: &str) -> DecodeResult<&'a str> {
         let at = self.position();
         self.compact_nullable_string(what)?.ok_or_else(|| {
-            DecodeError::new(at, format!("{what}: null string where one is required"))
+            DecodeError::invalid(at, format!("{what}: null string where one is required"))
         })
     }
 
@@ -47,7 +47,10 @@ impl<'a> Reader<'a> {
         let at = self.position();
         match self.i32(what)? {
             -1 => Ok(None),
-            n if n < 0 => Err(DecodeError::new(at, format!("{what}: invalid length {n}"))),
+            n if n < 0 => Err(DecodeError::length(
+                at,
+                format!("{what}: invalid length {n}"),
+            )),
             n => self.bytes(n as usize, what).map(Some),
         }
     }
@@ -69,7 +72,7 @@ impl<'a> Reader<'a> {
         let at = self.position();
         match self.i32(what)? {
             -1 => Ok(None),
-            n if n < 0 => Err(DecodeError::new(
+            n if n < 0 => Err(DecodeError::length(
                 at,
                 format!("{what}: invalid array length {n}"),
             )),
@@ -95,7 +98,7 @@ impl<'a> Reader<'a> {
 
     fn check_count(&self, at: usize, n: usize, min: usize, what: &str) -> DecodeResult<usize> {
         if n.saturating_mul(min.max(1)) > self.remaining() {
-            return Err(DecodeError::new(
+            return Err(DecodeError::length(
                 at,
                 format!(
                     "{what}: {n} elements cannot fit in {} bytes",
@@ -120,7 +123,8 @@ impl<'a> Reader<'a> {
     fn utf8(&mut self, len: usize, what: &str) -> DecodeResult<&'a str> {
         let at = self.position();
         let b = self.bytes(len, what)?;
-        std::str::from_utf8(b).map_err(|_| DecodeError::new(at, format!("{what}: invalid UTF-8")))
+        std::str::from_utf8(b)
+            .map_err(|_| DecodeError::invalid(at, format!("{what}: invalid UTF-8")))
     }
 }
 

@@ -6,27 +6,104 @@
 use std::borrow::Cow;
 use std::fmt;
 
-/// A decoding failure at a byte position relative to the start of the decoded input.
+/// What kind of decoding failure: callers decide on this, never on the message text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DecodeErrorKind {
+    /// The input ends before the value it holds (a short read, a torn write).
+    Truncated,
+    /// A length, size or count that is negative, below its minimum, or larger than the bytes
+    /// present.
+    Length,
+    /// A varint or varlong longer than its type allows.
+    Varint,
+    /// A version, magic or codec this decoder does not read (probably a newer Kafka's).
+    Unsupported,
+    /// Compressed bytes the codec rejects.
+    Compression,
+    /// Compressed bytes that inflate past the decompression cap (`--max-decompressed-bytes`):
+    /// a bomb, or a batch larger than the cap allows; the bytes themselves may be fine.
+    OverCap,
+    /// A field holding a value the format forbids (null where one is required, invalid UTF-8,
+    /// a compressed message inside a compressed wrapper, offsets out of order).
+    Invalid,
+    /// Bytes left over after a value that should have used them all.
+    Trailing,
+    /// A text file (checkpoint, properties, JSON) that does not follow its format.
+    Text,
+}
+
+/// A decoding failure at a byte position relative to the start of the decoded input: its kind
+/// (what a caller branches on) and a message (what a person reads; the `Display`).
 ///
 /// Callers that know where the input sits in a file shift the position with [`DecodeError::at`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecodeError {
     pub position: u64,
+    pub kind: DecodeErrorKind,
     pub message: Cow<'static, str>,
 }
 
 impl DecodeError {
-    pub fn new(position: usize, message: impl Into<Cow<'static, str>>) -> Self {
+    pub fn new(
+        kind: DecodeErrorKind,
+        position: usize,
+        message: impl Into<Cow<'static, str>>,
+    ) -> Self {
         DecodeError {
             position: position as u64,
+            kind,
             message: message.into(),
         }
+    }
+
+    /// [`DecodeErrorKind::Truncated`] at `position`.
+    pub fn truncated(position: usize, message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(DecodeErrorKind::Truncated, position, message)
+    }
+
+    /// [`DecodeErrorKind::Length`] at `position`.
+    pub fn length(position: usize, message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(DecodeErrorKind::Length, position, message)
+    }
+
+    /// [`DecodeErrorKind::Unsupported`] at `position`.
+    pub fn unsupported(position: usize, message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(DecodeErrorKind::Unsupported, position, message)
+    }
+
+    /// [`DecodeErrorKind::Compression`] at `position`.
+    pub fn compression(position: usize, message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(DecodeErrorKind::Compression, position, message)
+    }
+
+    /// [`DecodeErrorKind::Invalid`] at `position`.
+    pub fn invalid(position: usize, message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(DecodeErrorKind::Invalid, position, message)
+    }
+
+    /// [`DecodeErrorKind::Trailing`] at `position`.
+    pub fn trailing(position: usize, message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(DecodeErrorKind::Trailing, position, message)
+    }
+
+    /// [`DecodeErrorKind::Text`] at `position`.
+    pub fn text(position: usize, message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(DecodeErrorKind::Text, position, message)
     }
 
     /// Moves the error position by `base` bytes (the offset of the decoded slice in its file).
     pub fn at(mut self, base: u64) -> Self {
         self.position += base;
         self
+    }
+
+    /// The same kind and position with a new message (context added around the old one).
+    pub fn reworded(self, message: impl Into<Cow<'static, str>>) -> Self {
+        DecodeError {
+            message: message.into(),
+            ..self
+        }
     }
 }
 
@@ -83,17 +160,25 @@ impl<'a> Reader<'a> {
         &self.data[self.pos..]
     }
 
-    pub fn error(&self, message: impl Into<Cow<'static, str>>) -> DecodeError {
-        DecodeError::new(self.position(), message)
+    /// An error of `kind` at the cursor.
+    pub fn error(
+        &self,
+        kind: DecodeErrorKind,
+        message: impl Into<Cow<'static, str>>,
+    ) -> DecodeError {
+        DecodeError::new(kind, self.position(), message)
     }
 
     #[cold]
     #[inline(never)]
     fn truncated(&self, what: &str, needed: usize) -> DecodeError {
-        self.error(format!(
-            "expected {needed} bytes of {what}, only {} left",
-            self.remaining()
-        ))
+        self.error(
+            DecodeErrorKind::Truncated,
+            format!(
+                "expected {needed} bytes of {what}, only {} left",
+                self.remaining()
+            ),
+        )
     }
 
     #[inline]
@@ -170,6 +255,7 @@ impl<'a> Reader<'a> {
             }
         }
         Err(DecodeError::new(
+            DecodeErrorKind::Varint,
             start,
             format!("{what}: varint longer than 5 bytes"),
         ))
@@ -198,6 +284,7 @@ impl<'a> Reader<'a> {
             }
         }
         Err(DecodeError::new(
+            DecodeErrorKind::Varint,
             start,
             format!("{what}: varlong longer than 10 bytes"),
         ))
@@ -257,6 +344,24 @@ mod tests {
 
     fn zig(bytes: &[u8]) -> DecodeResult<i32> {
         Reader::new(bytes).varint("v")
+    }
+
+    /// Callers branch on the kind; the message is for people and stays as it was.
+    #[test]
+    fn errors_carry_their_kind() {
+        let e = zig(&[0xff, 0xff, 0xff, 0xff, 0xff, 0x01]).unwrap_err();
+        assert_eq!(e.kind, DecodeErrorKind::Varint);
+        let e = Reader::new(&[0, 1]).i32("offset").unwrap_err();
+        assert_eq!(e.kind, DecodeErrorKind::Truncated);
+        assert_eq!(
+            e.to_string(),
+            "byte 0: expected 4 bytes of offset, only 2 left"
+        );
+        let e = e.at(100).reworded("in a record: more");
+        assert_eq!((e.kind, e.position), (DecodeErrorKind::Truncated, 100));
+        let e =
+            crate::format::text_files::parse_checkpoint("0\n1\nnot a line\n", false).unwrap_err();
+        assert_eq!(e.kind, DecodeErrorKind::Text, "{e}");
     }
 
     #[test]

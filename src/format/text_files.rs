@@ -133,7 +133,7 @@ pub fn for_each_checkpoint_entry(
         let at = position;
         let line = lines
             .next()
-            .ok_or_else(|| DecodeError::new(at, format!("missing {what} line")))?;
+            .ok_or_else(|| DecodeError::text(at, format!("missing {what} line")))?;
         position += line.len() + 1;
         Ok((at, line))
     };
@@ -141,9 +141,9 @@ pub fn for_each_checkpoint_entry(
     let version: i32 = v
         .trim()
         .parse()
-        .map_err(|_| DecodeError::new(at, format!("bad version line {}", quoted(v))))?;
+        .map_err(|_| DecodeError::text(at, format!("bad version line {}", quoted(v))))?;
     if version != 0 {
-        return Err(DecodeError::new(
+        return Err(DecodeError::text(
             at,
             format!("unrecognised checkpoint version {version}"),
         ));
@@ -152,12 +152,12 @@ pub fn for_each_checkpoint_entry(
     let count: usize = c
         .trim()
         .parse()
-        .map_err(|_| DecodeError::new(at, format!("bad entry count line {}", quoted(c))))?;
+        .map_err(|_| DecodeError::text(at, format!("bad entry count line {}", quoted(c))))?;
     for _ in 0..count {
         let (at, line) = next("entry")?;
         let mut words = line.split_whitespace();
         let fields = [words.next(), words.next(), words.next(), words.next()];
-        let bad = || DecodeError::new(at, format!("malformed checkpoint line {}", quoted(line)));
+        let bad = || DecodeError::text(at, format!("malformed checkpoint line {}", quoted(line)));
         let entry = match (epoch_entries, fields) {
             (true, [Some(e), Some(o), None, None]) => CheckpointEntry::Epoch {
                 epoch: e.parse().map_err(|_| bad())?,
@@ -173,7 +173,7 @@ pub fn for_each_checkpoint_entry(
         visit(entry);
     }
     if !lines.all(|l| l.trim().is_empty()) {
-        return Err(DecodeError::new(
+        return Err(DecodeError::text(
             position,
             format!("expected {count} entries, found more lines"),
         ));
@@ -198,14 +198,14 @@ pub fn parse_partition_metadata(text: &str) -> Result<PartitionMetadata, DecodeE
                 "version" => version = v.trim().parse().ok(),
                 "topic_id" => topic_id = Some(v.trim().to_string()),
                 _ => {
-                    return Err(DecodeError::new(
+                    return Err(DecodeError::text(
                         at,
                         format!("unexpected line {}", quoted(line)),
                     ))
                 }
             }
         } else if !line.trim().is_empty() {
-            return Err(DecodeError::new(
+            return Err(DecodeError::text(
                 at,
                 format!("malformed line {}", quoted(line)),
             ));
@@ -214,7 +214,7 @@ pub fn parse_partition_metadata(text: &str) -> Result<PartitionMetadata, DecodeE
     }
     match (version, topic_id) {
         (Some(version), Some(topic_id)) => Ok(PartitionMetadata { version, topic_id }),
-        _ => Err(DecodeError::new(
+        _ => Err(DecodeError::text(
             0,
             "expected `version:` and `topic_id:` lines",
         )),
@@ -244,7 +244,7 @@ fn json_members(text: &str) -> Result<Vec<(String, JsonValue)>, DecodeError> {
     }
     match json_text::parse(text)? {
         JsonValue::Object(members) => Ok(members),
-        _ => Err(DecodeError::new(0, "expected a JSON object")),
+        _ => Err(DecodeError::text(0, "expected a JSON object")),
     }
 }
 

@@ -30,7 +30,7 @@ pub fn parse_txn_index(bytes: &[u8]) -> (Vec<Result<AbortedTxn, DecodeError>>, O
                 last_stable_offset: r.i64("lastStableOffset")?,
             };
             if version != 0 {
-                return Err(DecodeError::new(
+                return Err(DecodeError::unsupported(
                     at,
                     format!("unsupported aborted transaction version {version}"),
                 ));

@@ -39,29 +39,114 @@ fn span_cell(s: &Span) -> String {
     }
 }
 
-/// The one-line verdict of every partition.
+/// `0-11,13,15-49`: partitions as ranges.
+fn ranges(parts: &[i32]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < parts.len() {
+        let mut j = i;
+        while j + 1 < parts.len() && parts[j + 1] == parts[j] + 1 {
+            j += 1;
+        }
+        out.push(if j == i {
+            parts[i].to_string()
+        } else {
+            format!("{}-{}", parts[i], parts[j])
+        });
+        i = j + 1;
+    }
+    out.join(",")
+}
+
+/// The one-line verdict of every partition. In text, the partitions identical on every replica
+/// are one line per topic with their count (in TSV one line each, for scripts).
 pub fn verdict_table(
     out: &mut impl Write,
     parts: &[PartitionDiff],
     layout: Layout,
 ) -> io::Result<()> {
     let mut t = Grid::new(&[
-        col("TOPIC", Col::Id, 0),
-        col("PARTITION", Col::Num, 0),
+        col("TOPIC", Col::Id, 0).key(),
+        col("PARTITION", Col::Num, 0).key(),
         col("REPLICAS", Col::Num, 2),
         col("LEADER", Col::Id, 1),
-        col("VERDICT", Col::Text, 0),
+        col("VERDICT", Col::Prose, 0),
     ]);
-    for p in parts {
+    let row = |t: &mut Grid, p: &PartitionDiff| {
         t.row(vec![
             esc(&p.topic),
             p.partition.to_string(),
             p.replicas.len().to_string(),
-            esc(&leader_text(p)),
+            // In text the label (the legend under the table says how it was chosen).
+            esc(&match (p.lead, layout.prose()) {
+                (_, false) => leader_text(p),
+                (Leadership::Given(l) | Leadership::NewestEpoch(l), true) => {
+                    p.replicas[l].label.clone()
+                }
+                (Leadership::Unknown, true) => "unknown".into(),
+            }),
             esc(&p.verdict()),
+        ])
+    };
+    if !layout.prose() {
+        for p in parts {
+            row(&mut t, p);
+        }
+        return t.write(out, layout);
+    }
+    for p in parts.iter().filter(|p| !p.identical()) {
+        row(&mut t, p);
+    }
+    // (topic, replicas) -> partitions identical everywhere.
+    let mut same: Vec<((&str, usize), Vec<i32>)> = Vec::new();
+    for p in parts.iter().filter(|p| p.identical()) {
+        let k = (p.topic.as_str(), p.replicas.len());
+        match same.iter_mut().find(|(key, _)| *key == k) {
+            Some((_, v)) => v.push(p.partition),
+            None => same.push((k, vec![p.partition])),
+        }
+    }
+    for ((topic, replicas), list) in &same {
+        t.row(vec![
+            esc(topic),
+            ranges(list),
+            replicas.to_string(),
+            "-".into(),
+            if list.len() == 1 {
+                "identical".into()
+            } else {
+                format!("{} identical", list.len())
+            },
         ]);
     }
     t.write(out, layout)
+}
+
+/// Under the verdicts: which path each label is, and how the leader was chosen.
+pub fn legend(
+    out: &mut impl Write,
+    paths: &[(String, String)],
+    parts: &[PartitionDiff],
+    leader_given: bool,
+) -> io::Result<()> {
+    writeln!(out, "Replicas:")?;
+    for (label, path) in paths {
+        writeln!(out, "  {}: {}", esc(label), esc(path))?;
+    }
+    if parts.iter().all(PartitionDiff::identical) {
+        return Ok(());
+    }
+    if leader_given {
+        writeln!(out, "Leader: the replica named by --leader.")
+    } else {
+        writeln!(
+            out,
+            "Leader: in each partition, the replica whose history holds the newest leader epoch \
+             (only a leader starts an epoch), the longest log among those sharing it; when \
+             those disagree it is unknown and each is compared with the other. --leader PATH \
+             names it."
+        )
+    }
 }
 
 /// Replicas and comparisons of one partition that is not identical everywhere.
@@ -74,7 +159,7 @@ pub fn details(out: &mut impl Write, p: &PartitionDiff, layout: Layout) -> io::R
         esc(&leader_text(p))
     )?;
     let mut t = Grid::new(&[
-        col("REPLICA", Col::Id, 0),
+        col("REPLICA", Col::Id, 0).key(),
         col("LOG-START", Col::Num, 2),
         col("LOG-END", Col::Num, 0),
         col("HIGH-WATERMARK", Col::Num, 0),
@@ -106,14 +191,14 @@ pub fn details(out: &mut impl Write, p: &PartitionDiff, layout: Layout) -> io::R
     }
     t.write(out, layout)?;
     let mut t = Grid::new(&[
-        col("FOLLOWER", Col::Id, 0),
-        col("LEADER", Col::Id, 0),
+        col("FOLLOWER", Col::Id, 0).key(),
+        col("LEADER", Col::Id, 0).key(),
         col("COMMON-PREFIX-END", Col::Num, 2),
         col("TRUNCATE-TO", Col::Num, 0),
         col("LOST-ACKED", Col::Whole, 0),
         col("LOST-UNACKED", Col::Whole, 1),
         col("ONLY-ON-LEADER", Col::Whole, 3),
-        col("FINDINGS", Col::Text, 0),
+        col("FINDINGS", Col::Prose, 0),
     ]);
     for (d, f) in p.pairs.iter().zip(&p.findings) {
         t.row(vec![

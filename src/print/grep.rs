@@ -1,7 +1,8 @@
 //! `kseg grep` output: one line per match, `topic-partition:offset` then the record as
 //! dump-log prints it (its one record formatter, [`write_record_line`], with keys and values,
 //! escaped as dump-log escapes them); or with `--json` dump-log's record object
-//! ([`write_record_fields`]) with `topic` and `partition`. Data problems go to stderr as
+//! ([`write_record_fields`]) with `topic` and `partition`. A record of an aborted transaction
+//! is marked: ` (aborted)` after its offset, `"aborted":true` in JSON. Data problems go to stderr as
 //! dump-log reports them.
 
 use std::io::{self, Write};
@@ -13,6 +14,7 @@ use super::escape::{push_escaped, Encoding};
 use super::ndjson::JsonLine;
 use super::{report_error, LineOut};
 use crate::analysis::grep::{MatchSink, SearchStats};
+use crate::analysis::transactions::TxnState;
 use crate::format::control::ControlRecord;
 use crate::format::log::{BatchInfo, LogRecord};
 use crate::format::reader::DecodeResult;
@@ -161,21 +163,37 @@ impl<W: Write> GrepPrinter<W> {
         self.out.flush()
     }
 
-    /// The end: in JSON a `summary` object, in text with `stats` the counts on stderr.
+    /// Output another printer rendered (a `--threads` worker's), after what is buffered.
+    pub fn write_through(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.out.write_through(bytes)
+    }
+
+    /// The end: in JSON a `summary` object (with `stats`, the bytes read too), in text with
+    /// `stats` the counts on stderr.
     pub fn finish(&mut self, s: &SearchStats, stats: bool) -> io::Result<()> {
         if self.json {
-            let v = serde_json::json!({"type": "summary", "matches": s.matches,
+            let mut v = serde_json::json!({"type": "summary", "matches": s.matches,
                 "batchesSearched": s.batches_searched, "batchesPruned": s.batches_pruned,
                 "recordsSearched": s.records_searched, "problems": s.problems});
+            // How the search read (--threads reads pieces of a segment each on its own): asked
+            // for, so that the summary is otherwise the same whatever the threads.
+            if stats {
+                v["bytesRead"] = s.bytes_read.into();
+            }
             JsonLine(&mut self.out.buf).value(&v);
             self.out.buf.push(b'\n');
         }
         self.out.flush()?;
         if stats && !self.json {
             super::write_stderr(&format!(
-                "{} matches; {} batches searched, {} pruned from their headers; {} records \
-                 searched; {} problems\n",
-                s.matches, s.batches_searched, s.batches_pruned, s.records_searched, s.problems
+                "{} matches; {} batches searched, {} pruned undecoded; {} records \
+                 searched; {} problems; {} bytes read\n",
+                s.matches,
+                s.batches_searched,
+                s.batches_pruned,
+                s.records_searched,
+                s.problems,
+                s.bytes_read
             ));
         }
         Ok(())
@@ -206,7 +224,9 @@ impl<W: Write> MatchSink for GrepPrinter<W> {
         info: &BatchInfo,
         r: &LogRecord<'_>,
         control: Option<&DecodeResult<ControlRecord>>,
+        state: Option<TxnState>,
     ) -> io::Result<()> {
+        let aborted = state == Some(TxnState::Aborted);
         match self.mode {
             Mode::Count => return Ok(()),
             Mode::Files => return self.file_line(),
@@ -223,12 +243,22 @@ impl<W: Write> MatchSink for GrepPrinter<W> {
                 r,
                 control,
             );
+            if state.is_some() {
+                self.out.buf.extend_from_slice(if aborted {
+                    b",\"aborted\":true"
+                } else {
+                    b",\"aborted\":false"
+                });
+            }
             return self.end_json();
         }
         let b = &mut self.out.buf;
         b.extend_from_slice(&self.label);
         b.push(b':');
         b.extend_from_slice(itoa::Buffer::new().format(r.offset).as_bytes());
+        if aborted {
+            b.extend_from_slice(b" (aborted)");
+        }
         b.push(b' ');
         write_record_line(b, STYLE, None, &mut self.decoded, info, r, control)?;
         b.push(b'\n');

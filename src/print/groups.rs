@@ -35,17 +35,17 @@ fn human_ms(ms: i64) -> String {
 }
 
 const OFFSET_COLUMNS: [Column; 12] = [
-    col("GROUP", Col::Id, 0),
-    col("TOPIC", Col::Id, 0),
-    col("PARTITION", Col::Num, 0),
+    col("GROUP", Col::Id, 0).key(),
+    col("TOPIC", Col::Id, 0).key(),
+    col("PARTITION", Col::Num, 0).key(),
     col("CURRENT-OFFSET", Col::Num, 0),
     col("LOG-END-OFFSET", Col::Num, 1),
     col("LAG", Col::Num, 0),
     col("LEADER-EPOCH", Col::Num, 4),
-    col("COMMITTED-AT", Col::Whole, 3),
+    col("COMMITTED-AT", Col::Time, 0),
     col("METADATA", Col::Id, 5),
-    col("OLDEST-UNCONSUMED-AGE", Col::Num, 2),
-    col("EXPIRES-AT", Col::Whole, 3),
+    col("OLDEST-UNCONSUMED-AGE", Col::Num, 0),
+    col("EXPIRES-AT", Col::Time, 0),
     col("FLAGS", Col::Text, 0),
 ];
 
@@ -77,6 +77,7 @@ pub fn text_report(
         )?;
     } else {
         offsets_table(out, report, layout)?;
+        never_expires(out, report)?;
         // Which instant "expired" is judged at: a data dir from months ago is all expired
         // against now, and that should be visibly a choice.
         writeln!(
@@ -99,6 +100,46 @@ pub fn text_report(
     }
     if rebalances {
         rebalances_text(out, report, layout)?;
+    }
+    Ok(())
+}
+
+/// Offsets listed to name them under the table; the others are counted.
+const NEVER_LISTED: usize = 5;
+
+/// Under the offsets table: why the offsets whose EXPIRES-AT is `never` do not expire (JSON's
+/// `neverExpiresBecause`), one line per reason.
+fn never_expires(out: &mut impl Write, report: &GroupsReport<'_>) -> io::Result<()> {
+    let mut reasons: Vec<(&'static str, usize, Vec<String>)> = Vec::new();
+    for r in report.rows() {
+        let Expiry::Never(why) = r.expiry else {
+            continue;
+        };
+        let i = match reasons.iter().position(|(w, _, _)| *w == why) {
+            Some(i) => i,
+            None => {
+                reasons.push((why, 0, Vec::new()));
+                reasons.len() - 1
+            }
+        };
+        let (_, n, names) = &mut reasons[i];
+        *n += 1;
+        if names.len() < NEVER_LISTED {
+            names.push(format!("{} {}-{}", esc(r.group), esc(r.topic), r.partition));
+        }
+    }
+    for (why, n, names) in reasons {
+        let more = if n > names.len() {
+            format!(", and {} more (--json names each)", n - names.len())
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "EXPIRES-AT never ({n} offset{}): {why}: {}{more}.",
+            if n == 1 { "" } else { "s" },
+            names.join(", ")
+        )?;
     }
     Ok(())
 }
@@ -209,7 +250,7 @@ pub fn group_state(
             writeln!(out, "  no members (group Empty)")?;
         } else {
             let mut t = Grid::new(&[
-                col("MEMBER-ID", Col::Id, 0),
+                col("MEMBER-ID", Col::Id, 0).key(),
                 col("INSTANCE-ID", Col::Id, 3),
                 col("CLIENT-ID", Col::Id, 2),
                 col("HOST", Col::Id, 1),
@@ -265,7 +306,7 @@ pub fn group_state(
                 }
             };
             let mut t = Grid::new(&[
-                col("MEMBER-ID", Col::Id, 0),
+                col("MEMBER-ID", Col::Id, 0).key(),
                 col("INSTANCE-ID", Col::Id, 3),
                 col("CLIENT-ID", Col::Id, 2),
                 col("HOST", Col::Id, 1),
@@ -315,6 +356,36 @@ pub fn group_state(
     writeln!(out, "  committed offsets: {}", s.offsets.len())
 }
 
+const HISTORY_COLUMNS: [Column; 9] = [
+    col("COORDINATOR", Col::Id, 2),
+    col("RECORD-OFFSET", Col::Num, 3),
+    col("RECORD-TIME", Col::Time, 0).key(),
+    col("GROUP", Col::Id, 0).key(),
+    col("TOPIC", Col::Id, 0).key(),
+    col("PARTITION", Col::Num, 0).key(),
+    col("OFFSET", Col::Num, 0),
+    col("COMMITTED-AT", Col::Time, 0),
+    col("TRANSACTION", Col::Text, 1),
+];
+
+fn history_cells(e: &CommitEvent) -> Vec<String> {
+    vec![
+        format!("__consumer_offsets-{}", e.coordinator_partition),
+        e.record_offset.to_string(),
+        rfc3339_ms(e.record_timestamp),
+        esc(&e.group),
+        esc(&e.topic),
+        e.partition.to_string(),
+        e.offset.map_or("<DELETE>".into(), |o| o.to_string()),
+        e.commit_timestamp.map_or("-".into(), rfc3339_ms),
+        e.transactional
+            .map_or("-".into(), |(pid, outcome)| format!("pid {pid}: {outcome}")),
+    ]
+}
+
+/// The commit history, streamed as the offsets table is: a first pass measures the columns,
+/// the second writes the rows a chunk at a time, so no row is kept (300k commits held as
+/// rendered rows took 1.2 GB).
 pub fn history_table(
     out: &mut impl Write,
     events: &[CommitEvent],
@@ -323,32 +394,13 @@ pub fn history_table(
     if layout.prose() {
         writeln!(out, "\nCommit history (log order):")?;
     }
-    let mut t = Grid::new(&[
-        col("COORDINATOR", Col::Id, 2),
-        col("RECORD-OFFSET", Col::Num, 3),
-        col("RECORD-TIME", Col::Whole, 1),
-        col("GROUP", Col::Id, 0),
-        col("TOPIC", Col::Id, 0),
-        col("PARTITION", Col::Num, 0),
-        col("OFFSET", Col::Num, 0),
-        col("COMMITTED-AT", Col::Whole, 4),
-        col("TRANSACTION", Col::Text, 1),
-    ]);
-    for e in events {
-        t.row(vec![
-            format!("__consumer_offsets-{}", e.coordinator_partition),
-            e.record_offset.to_string(),
-            rfc3339_ms(e.record_timestamp),
-            esc(&e.group),
-            esc(&e.topic),
-            e.partition.to_string(),
-            e.offset.map_or("<DELETE>".into(), |o| o.to_string()),
-            e.commit_timestamp.map_or("-".into(), rfc3339_ms),
-            e.transactional
-                .map_or("-".into(), |(pid, outcome)| format!("pid {pid}: {outcome}")),
-        ]);
+    let mut measure = Measure::new(&HISTORY_COLUMNS);
+    if layout != Layout::Tsv {
+        for e in events {
+            measure.row(history_cells(e));
+        }
     }
-    t.write(out, layout)
+    Grid::stream(out, measure, events.iter().map(history_cells), layout)
 }
 
 fn line(out: &mut impl Write, v: &Value) -> io::Result<()> {
@@ -495,8 +547,8 @@ pub fn rebalances(
 fn generation_grid<'a>(gens: impl Iterator<Item = &'a Generation>) -> Grid {
     let mut t = Grid::new(&[
         col("GROUP", Col::Id, 6),
-        col("GENERATION", Col::Num, 0),
-        col("TIME", Col::Whole, 0),
+        col("GENERATION", Col::Num, 0).key(),
+        col("TIME", Col::Time, 0),
         col("PROTOCOL", Col::Id, 4),
         col("LEADER", Col::Id, 5),
         col("MEMBERS", Col::Text, 1),

@@ -91,6 +91,28 @@ impl Progress {
         }
     }
 
+    /// `bytes` more of the current file read (a long file moves the bar before it is done);
+    /// [`Progress::file_done_after`] then counts the rest.
+    pub fn advance(&self, bytes: u64) {
+        if let Some(bar) = &self.bar {
+            bar.inc(bytes);
+        }
+    }
+
+    /// One file read, `advanced` of its bytes counted already by [`Progress::advance`].
+    pub fn file_done_after(&self, file: &Path, advanced: u64) {
+        if let Some(bar) = &self.bar {
+            let done = self.files_done.fetch_add(1, Ordering::Relaxed) + 1;
+            bar.inc(size_of(file).saturating_sub(advanced));
+            bar.set_message(format!("{done}/{} files", self.files));
+        }
+    }
+
+    /// Whether a bar is drawn.
+    pub fn is_drawn(&self) -> bool {
+        self.bar.is_some()
+    }
+
     /// Every segment of one partition read.
     pub fn partition_done(&self, p: &PartitionDir) {
         for f in segments_of(p) {

@@ -25,23 +25,23 @@ fn state_name(s: Option<PartitionState>) -> Option<&'static str> {
 }
 
 const COLUMNS: [Column; 17] = [
-    col("TOPIC", Col::Id, 0),
-    col("PART", Col::Num, 0),
+    col("TOPIC", Col::Id, 0).key(),
+    col("PART", Col::Num, 0).key(),
     col("SEGS", Col::Num, 4),
     col("BYTES", Col::Num, 2),
     col("START", Col::Num, 1),
     col("END", Col::Num, 0),
     col("RECORDS", Col::Num, 1),
-    col("FIRST TIMESTAMP", Col::Whole, 5),
-    col("LAST TIMESTAMP", Col::Whole, 3),
+    col("FIRST TIMESTAMP", Col::Time, 0),
+    col("LAST TIMESTAMP", Col::Time, 0),
     col("MAGIC", Col::Text, 6),
     col("CODECS", Col::Text, 6),
     col("PIDS", Col::Num, 7),
     col("TXN", Col::Num, 7),
     col("CTRL", Col::Num, 7),
     col("CLEAN", Col::Whole, 4),
-    col("RECOVERY/HW", Col::Whole, 5),
-    col("NOTES", Col::Text, 0),
+    col("RECOVERY/HW", Col::Whole, 0),
+    col("NOTES", Col::Prose, 0),
 ];
 
 pub fn table(out: &mut impl Write, rows: &[PartitionSummary], layout: Layout) -> io::Result<()> {

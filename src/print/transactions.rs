@@ -14,28 +14,28 @@ use crate::time::rfc3339_ms;
 /// the transaction's first: how long the partition went on being written while it stayed open
 /// (not how long ago it started).
 const OPEN_COLUMNS: [Column; 10] = [
-    col("TOPIC", Col::Id, 0),
-    col("PARTITION", Col::Num, 0),
-    col("PRODUCER-ID", Col::Num, 0),
+    col("TOPIC", Col::Id, 0).key(),
+    col("PARTITION", Col::Num, 0).key(),
+    col("PRODUCER-ID", Col::Num, 0).key(),
     col("EPOCH", Col::Num, 3),
     col("FIRST-OFFSET", Col::Num, 0),
     col("LAST-OFFSET", Col::Num, 2),
     col("AGE-AT-NEWEST", Col::Whole, 4),
     col("TRANSACTIONAL-ID", Col::Id, 1),
     col("COORDINATOR-STATE", Col::Whole, 2),
-    col("VERDICT", Col::Text, 0),
+    col("VERDICT", Col::Prose, 0),
 ];
 
 const ID_COLUMNS: [Column; 9] = [
-    col("TRANSACTIONAL-ID", Col::Id, 0),
+    col("TRANSACTIONAL-ID", Col::Id, 0).key(),
     col("COORDINATOR", Col::Id, 3),
     col("STATE", Col::Whole, 0),
     col("PRODUCER-ID", Col::Num, 0),
     col("EPOCH", Col::Num, 2),
     col("TIMEOUT-MS", Col::Num, 4),
     col("PARTITIONS", Col::Text, 1),
-    col("LAST-UPDATE", Col::Whole, 2),
-    col("STARTED", Col::Whole, 3),
+    col("LAST-UPDATE", Col::Time, 2),
+    col("STARTED", Col::Time, 3),
 ];
 
 fn esc(s: &str) -> String {

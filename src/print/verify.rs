@@ -122,7 +122,7 @@ const FINDING_COLUMNS: [Column; 6] = [
     col("FILE", Col::Id, 2),
     col("POSITION", Col::Num, 3),
     col("OFFSET", Col::Num, 1),
-    col("MESSAGE", Col::Text, 0),
+    col("MESSAGE", Col::Prose, 0),
 ];
 
 fn finding_cells(f: &Finding) -> Vec<String> {
@@ -169,7 +169,7 @@ pub fn findings_tsv(out: &mut impl Write, findings: &[(&str, &Finding)]) -> io::
 }
 
 const RECOVERY_COLUMNS: [Column; 7] = [
-    col("PARTITION", Col::Id, 0),
+    col("PARTITION", Col::Id, 0).key(),
     col("RECOVERY POINT", Col::Num, 2),
     col("SEGMENTS RECOVERED", Col::Num, 0),
     col("TRUNCATE AT", Col::Id, 0),

@@ -115,6 +115,10 @@ impl ByteSource for FileSource {
         self.len
     }
 
+    fn bytes_read(&self) -> Option<u64> {
+        Some(self.bytes_read)
+    }
+
     fn read_at(&mut self, pos: u64, len: usize) -> io::Result<&[u8]> {
         let buf_end = self.buf_start + self.buf.len() as u64;
         let wanted_end = pos.saturating_add(len as u64).min(self.len);
@@ -185,6 +189,18 @@ impl ByteSource for MmapSource {
         Ok(&data[start..end])
     }
 }
+
+/// Whether a read failed because the file is gone: listed by discovery, then deleted before it
+/// was opened (a live broker's retention, compaction or segment roll). Not a data problem: the
+/// dir simply moved on, and a listing a moment later would not have named the file.
+/// A dangling symlink also fails with NotFound, but it is still there: that is not vanished.
+pub fn vanished(path: &Path, e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::NotFound && std::fs::symlink_metadata(path).is_err()
+}
+
+/// The words for a [`vanished`] file, the same in every command.
+pub const VANISHED: &str =
+    "removed since it was listed (a live broker's retention, compaction or segment roll); skipped";
 
 /// Opens a log for scanning: buffered reads unless `mmap` is asked for. Mapping is refused
 /// when the log dir's `.lock` is held (a live broker, which truncates and deletes segments: a

@@ -266,6 +266,10 @@ fn json_is_dump_logs_record_object_with_topic_and_partition() {
     let mut got = rec[0].clone();
     got.as_object_mut().unwrap().remove("topic");
     got.as_object_mut().unwrap().remove("partition");
+    assert_eq!(
+        got.as_object_mut().unwrap().remove("aborted"),
+        Some(false.into())
+    );
     want["file"] = got["file"].clone();
     assert_eq!(got, want);
     assert_eq!(of_type(&lines, "batch").len(), 1);
@@ -439,4 +443,377 @@ fn an_exact_key_searches_the_partition_the_default_partitioner_maps_it_to() {
     assert_eq!(lines[0]["partition"], 2);
     assert_eq!(of_type(&lines, "record").len(), 0);
     assert_eq!(r.code, 1);
+}
+
+/// Output pinned byte for byte in `testdata/golden/grep-*.txt` (exit code, stdout, stderr, with
+/// the repository root as `<repo>`); `KSEG_UPDATE_GOLDEN=1` rewrites them after an intended
+/// change.
+fn golden(name: &str, args: &[&str]) {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let args: Vec<String> = args.iter().map(|a| a.replace('@', root)).collect();
+    let mut argv = vec!["grep"];
+    argv.extend(args.iter().map(String::as_str));
+    let run = kseg(&argv);
+    let got = format!(
+        "exit: {}\n--- stdout\n{}--- stderr\n{}",
+        run.code, run.stdout, run.stderr
+    )
+    .replace(root, "<repo>");
+    let path = std::path::Path::new(root)
+        .join("testdata/golden")
+        .join(format!("grep-{name}.txt"));
+    if std::env::var_os("KSEG_UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, &got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(got, want, "{}", path.display());
+}
+
+/// The example log dir's payments-0: a committed transaction (0-4, COMMIT at 5), an aborted
+/// one (6-8, ABORT at 9, listed in its .txnindex) and idempotent non-transactional records
+/// (10-13, zstd).
+#[test]
+fn transactional_states_of_the_example_partition_match_their_goldens() {
+    let p = "@/testdata/example-datadir/payments-0";
+    // Every record, the aborted ones (and the ABORT marker) marked.
+    golden(
+        "payments-all",
+        &["--print-batch", "--producer-id", "2000", p],
+    );
+    golden(
+        "payments-states-json",
+        &["--json", "--txn-state", "aborted,committed", p],
+    );
+    // What a read_committed consumer is given, per partition of the log dir.
+    golden(
+        "datadir-committed-count",
+        &["-c", "--committed", "@/testdata/example-datadir"],
+    );
+}
+
+/// `t-0`: producer 5 commits 0-1 (COMMIT at 2), 3 is not transactional, producer 6 aborts 4-5
+/// (ABORT at 6, in the .txnindex), producer 7 leaves 7-8 open, 9 is not transactional.
+fn txn_dir() -> tempfile::TempDir {
+    let t = tempfile::tempdir().unwrap();
+    let txn = |base, pid: i64, values: &[&'static str]| {
+        let recs: Vec<Rec> = values.iter().map(|v| rec("k", v)).collect();
+        batch(
+            BatchSpec {
+                base_offset: base,
+                attributes: 0x10,
+                producer_id: pid,
+                producer_epoch: 0,
+                base_sequence: 0,
+                ..Default::default()
+            },
+            &recs,
+        )
+    };
+    let plain = |base, v| {
+        batch(
+            BatchSpec {
+                base_offset: base,
+                ..Default::default()
+            },
+            &[rec("k", v)],
+        )
+    };
+    write(
+        &t.path().join("t-0/00000000000000000000.log"),
+        &[
+            &txn(0, 5, &["c0", "c1"]),
+            &marker(2, 5, true, 1),
+            &plain(3, "n3"),
+            &txn(4, 6, &["a4", "a5"]),
+            &marker(6, 6, false, 1),
+            &txn(7, 7, &["o7", "o8"]),
+            &plain(9, "n9"),
+        ],
+    );
+    let mut entry = vec![0u8, 0];
+    for v in [6i64, 4, 6, 7] {
+        entry.extend_from_slice(&v.to_be_bytes());
+    }
+    write(
+        &t.path().join("t-0/00000000000000000000.txnindex"),
+        &[&entry],
+    );
+    t
+}
+
+#[test]
+fn transactional_states_committed_and_control_filter_as_kafka_reads_them() {
+    let t = txn_dir();
+    let d = dir(&t);
+    let offsets = |args: &[&str]| {
+        let mut all = args.to_vec();
+        all.push(&d);
+        let r = grep(&all);
+        assert!(r.code <= 1, "{}", r.stderr);
+        hits(&r)
+            .iter()
+            .map(|h| h.rsplit(':').next().unwrap().parse::<i64>().unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(offsets(&["--txn-state", "committed"]), [0, 1, 2]);
+    assert_eq!(offsets(&["--txn-state", "aborted"]), [4, 5, 6]);
+    assert_eq!(offsets(&["--txn-state", "open"]), [7, 8]);
+    assert_eq!(offsets(&["--txn-state", "non-transactional"]), [3, 9]);
+    assert_eq!(
+        offsets(&["--txn-state", "open", "--txn-state", "non-transactional"]),
+        [3, 7, 8, 9]
+    );
+    assert_eq!(offsets(&["--control"]), [2, 6]);
+    assert_eq!(offsets(&["--no-control"]), [0, 1, 3, 4, 5, 7, 8, 9]);
+    assert_eq!(offsets(&["--producer-id", "6", "--no-control"]), [4, 5]);
+    assert_eq!(offsets(&["--producer-epoch", "-1"]), [3, 9]);
+    // A read_committed consumer: nothing aborted, no marker, nothing from the open
+    // transaction on (the non-transactional 9 included), and a note says why.
+    let r = grep(&["--committed", &d]);
+    assert_eq!(hits(&r), ["t-0:0", "t-0:1", "t-0:3"]);
+    assert!(
+        r.stderr.contains(
+            "kseg: note: --committed: the transaction of producer 7 from offset 7 has no COMMIT \
+             or ABORT marker: the last stable offset is 7"
+        ),
+        "{}",
+        r.stderr
+    );
+    let r = grep(&["--committed", "--control", &d]);
+    assert_eq!(r.code, 2, "--committed gives no control record");
+    // By default every record, the aborted ones marked.
+    let r = grep(&["--no-control", "a", &d]);
+    assert_eq!(
+        r.stdout
+            .lines()
+            .map(|l| l.split(" |").next().unwrap())
+            .collect::<Vec<_>>(),
+        ["t-0:4 (aborted)", "t-0:5 (aborted)"]
+    );
+    let r = grep(&["--json", "--no-control", "--producer-id", "6", &d]);
+    let recs = json_lines(&r.stdout);
+    assert!(of_type(&recs, "record")
+        .iter()
+        .all(|r| r["aborted"] == true));
+    // The aborted transaction read without pruning gives the same answer.
+    assert_eq!(offsets(&["--no-prune", "--committed"]), [0, 1, 3]);
+}
+
+/// Kafka's fetch takes the aborted transactions from the .txnindex: without it, a
+/// read_committed consumer is given the aborted records, and kseg says so.
+#[test]
+fn without_its_txnindex_an_abort_is_what_kafkas_fetch_makes_of_it_and_noted() {
+    let t = txn_dir();
+    std::fs::remove_file(t.path().join("t-0/00000000000000000000.txnindex")).unwrap();
+    let r = grep(&["--committed", &dir(&t)]);
+    assert_eq!(hits(&r), ["t-0:0", "t-0:1", "t-0:3", "t-0:4", "t-0:5"]);
+    assert!(
+        r.stderr.contains(
+            "kseg: note: the ABORT marker at offset 6 (producer 6) ends a transaction no \
+             .txnindex lists"
+        ),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(r.code, 0);
+}
+
+#[test]
+fn a_json_field_of_the_value_and_topic_and_partition_selection() {
+    let p = "@/testdata/example-datadir/payments-0".replace('@', env!("CARGO_MANIFEST_DIR"));
+    // payments-0's values are JSON: {"payment_id":...,"order_id":...,"amount":...,...}.
+    let r = grep(&["--json-field", "order_id=ord-100012", &p]);
+    assert_eq!(hits(&r), ["payments-0:2"], "{}", r.stderr);
+    let r = grep(&[
+        "--json-field",
+        "amount=288.31",
+        "--json-field",
+        "currency=EUR",
+        &p,
+    ]);
+    assert_eq!(hits(&r), ["payments-0:0"]);
+    let r = grep(&["--json-field", "amount=288.3", &p]);
+    assert_eq!(r.code, 1);
+    let r = grep(&["--json-field", "amount", &p]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("give PATH=VALUE"), "{}", r.stderr);
+
+    let t = data_dir();
+    let d = dir(&t);
+    assert_eq!(
+        hits(&grep(&["--partition", "1", "order", &d])),
+        ["orders-1:0", "orders-1:1"]
+    );
+    assert_eq!(
+        hits(&grep(&[
+            "--topic",
+            "ord*",
+            "--partition",
+            "0,1",
+            "-F",
+            "order 100",
+            &d
+        ])),
+        ["orders-0:0", "orders-0:2", "orders-1:0"]
+    );
+    let r = grep(&["--topic", "payments", "order", &d]);
+    assert_eq!((r.code, r.stdout.as_str()), (1, ""));
+    assert_eq!(
+        hits(&grep(&["--topic", "o?ders", "--key", "customer-3", &d])),
+        ["orders-0:3"]
+    );
+}
+
+/// Issue 24: a time window covering the last 1% of a partition reads at most 2% of its bytes —
+/// each segment's `.timeindex` and `.index` say where the window can start — counted by kseg's
+/// own reads (the summary's `bytesRead`: segment and index bytes), never by time. The answer is
+/// the one reading everything gives.
+#[test]
+fn a_time_window_reads_only_what_the_time_index_leaves() {
+    let t = tempfile::tempdir().unwrap();
+    let raw = t.path().join("raw/big-0");
+    // 4 segments of 500 batches of 40 records (~6 KiB a batch, ~12 MiB in all), timestamps
+    // rising by 1 ms a record.
+    let value = "v".repeat(120);
+    let (segments, batches, per) = (4i64, 500i64, 40i64);
+    for s in 0..segments {
+        let mut parts = Vec::new();
+        for b in 0..batches {
+            let base = (s * batches + b) * per;
+            let recs: Vec<Rec> = (0..per)
+                .map(|i| Rec {
+                    ts_delta: i,
+                    ..rec("k", &value)
+                })
+                .collect();
+            parts.push(batch(
+                BatchSpec {
+                    base_offset: base,
+                    base_timestamp: 1_000_000 + base,
+                    ..Default::default()
+                },
+                &recs,
+            ));
+        }
+        let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+        write(&raw.join(format!("{:020}.log", s * batches * per)), &refs);
+    }
+    // Kafka's indexes, as its recovery rebuilds them (index.interval.bytes 4096).
+    let out = t.path().join("data");
+    let r = kseg(&[
+        "recover",
+        raw.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let part = out.join("big-0");
+    let total: u64 = std::fs::read_dir(&part)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "log"))
+        .map(|p| p.metadata().unwrap().len())
+        .sum();
+    let records = segments * batches * per;
+    let from = 1_000_000 + records * 99 / 100;
+    let summary = |args: &[&str]| {
+        let mut all = vec!["--json", "--stats", "-c"];
+        all.extend_from_slice(args);
+        let p = part.to_str().unwrap().to_string();
+        all.push(&p);
+        let r = grep(&all);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let lines = json_lines(&r.stdout);
+        of_type(&lines, "summary")[0].clone()
+    };
+    let from_arg = from.to_string();
+    let s = summary(&["--from-time", &from_arg]);
+    let all = summary(&["--from-time", &from_arg, "--no-prune"]);
+    assert_eq!(s["matches"], records - records * 99 / 100);
+    assert_eq!(s["matches"], all["matches"]);
+    let read = s["bytesRead"].as_u64().unwrap();
+    eprintln!("--from-time: {read} bytes read of {total}");
+    assert!(
+        read * 50 <= total,
+        "{read} bytes read of {total}: more than 2% for a window of 1%"
+    );
+    assert!(all["bytesRead"].as_u64().unwrap() >= total);
+    // --from-offset seeks the same way (and skips the segments below it).
+    let s = summary(&["--from-offset", &(records * 99 / 100).to_string()]);
+    assert_eq!(s["matches"], records - records * 99 / 100);
+    assert!(s["bytesRead"].as_u64().unwrap() * 50 <= total, "{s}");
+}
+
+/// `--threads 2` cuts segments into pieces at batch boundaries (`--split-bytes`, small here)
+/// and searches them in parallel: stdout and stderr are byte for byte those of one thread, on
+/// clean data, transactions, seeks and damaged segments.
+#[test]
+fn two_threads_and_pieces_of_segments_give_one_threads_bytes() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let example = format!("{root}/testdata/example-datadir");
+    let t = txn_dir();
+    // A damaged copy of orders-0: a flipped byte in a record (bad CRC) and a torn tail.
+    let damaged = tempfile::tempdir().unwrap();
+    let dst = damaged.path().join("orders-0");
+    std::fs::create_dir_all(&dst).unwrap();
+    for e in std::fs::read_dir(format!("{example}/orders-0")).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), dst.join(e.file_name())).unwrap();
+    }
+    let seg = dst.join("00000000000000000000.log");
+    let mut bytes = std::fs::read(&seg).unwrap();
+    let n = bytes.len();
+    bytes[n / 2] ^= 0x40;
+    bytes.truncate(n - 9);
+    std::fs::write(&seg, &bytes).unwrap();
+    let cases: Vec<Vec<String>> = [
+        vec!["-F", "order", &example],
+        vec!["--print-batch", "-e", "a", &example],
+        vec!["--json", "--committed", &example],
+        vec!["-c", "--txn-state", "aborted,open", &example],
+        vec!["--from-offset", "30", "--json", "-e", "1", &example],
+        vec!["--from-time", "1717002700030", "-e", "o", &example],
+        vec!["--committed", &dir(&t)],
+        vec!["--json", "-e", "", damaged.path().to_str().unwrap()],
+        vec!["-e", "order", damaged.path().to_str().unwrap()],
+    ]
+    .iter()
+    .map(|c| c.iter().map(|s| s.to_string()).collect())
+    .collect();
+    for c in &cases {
+        let run = |threads: &str| {
+            let mut all = vec!["--threads", threads, "--split-bytes", "600"];
+            all.extend(c.iter().map(String::as_str));
+            grep(&all)
+        };
+        let (one, two) = (run("1"), run("2"));
+        assert!(
+            one.code <= 2 && !one.stdout.is_empty() || one.code == 1,
+            "{c:?}"
+        );
+        assert_eq!(
+            (one.code, &one.stdout, &one.stderr),
+            (two.code, &two.stdout, &two.stderr),
+            "{c:?}"
+        );
+    }
+    // The pieces were cut: finding the cuts reads the frames, which one thread does not.
+    let bytes = |threads: &str| {
+        let r = grep(&[
+            "--threads",
+            threads,
+            "--split-bytes",
+            "600",
+            "--json",
+            "--stats",
+            "-c",
+            "-e",
+            "o",
+            &example,
+        ]);
+        let lines = json_lines(&r.stdout);
+        of_type(&lines, "summary")[0]["bytesRead"].as_u64().unwrap()
+    };
+    assert!(bytes("2") > bytes("1"));
 }

@@ -609,6 +609,15 @@ fn offset_expiry_on_crafted_logs() {
         root.to_str().unwrap(),
     ]);
     assert!(r.stdout.contains("EXPIRES-AT") && r.stdout.contains("expired"));
+    // The text says why an offset never expires, as the JSON's neverExpiresBecause does.
+    assert!(
+        r.stdout.contains(
+            "EXPIRES-AT never (1 offset): a transactional commit of the partition is pending: \
+             g-txn orders-0."
+        ),
+        "{}",
+        r.stdout
+    );
 }
 
 /// Issue 14 item 13: a committed offset of i64::MIN gave a LAG of -9223372036854775798 (the

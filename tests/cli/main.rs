@@ -5,6 +5,7 @@ mod closed_pipe;
 mod common;
 mod completions;
 mod corpus;
+mod diff_unreadable;
 mod dump_log_cli;
 mod dump_log_evidence;
 mod find_group_partition;

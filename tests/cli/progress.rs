@@ -1,5 +1,5 @@
 //! The progress bar (files and bytes read, on stderr) of summary, verify-index, groups,
-//! transactions, lookup --scan, recover and dump-log: never drawn into a pipe, drawn on a
+//! transactions, lookup --scan, recover, dump-log and grep: never drawn into a pipe, drawn on a
 //! terminal's stderr and cleared before the answer, never inside stdout.
 
 use crate::common;
@@ -18,9 +18,10 @@ fn commands(out: &str) -> Vec<Vec<String>> {
         vec!["transactions", EXAMPLE],
         vec!["lookup", &orders, "--scan", "--earliest"],
         vec!["dump-log", "--deep-iteration", EXAMPLE],
+        vec!["grep", "-c", "--committed", EXAMPLE],
         vec!["recover", &orders, "--out", out],
     ];
-    let with_json: Vec<Vec<&str>> = all[..6]
+    let with_json: Vec<Vec<&str>> = all[..7]
         .iter()
         .map(|c| c.iter().copied().chain(["--json"]).collect())
         .collect();

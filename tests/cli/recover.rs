@@ -153,6 +153,44 @@ fn refuses_to_overwrite() {
     assert_eq!(std::fs::read_to_string(out.join("x")).unwrap(), "keep me");
 }
 
+/// The help says NEWDIR must not exist or be empty: a dir holding other files is refused and
+/// left as it was; one holding only other repaired partition dirs takes one more.
+#[test]
+fn refuses_an_out_dir_holding_other_files() {
+    let t = tempfile::tempdir().unwrap();
+    let (_b, part) = crashed_partition(t.path());
+    let busy = t.path().join("home");
+    std::fs::create_dir_all(&busy).unwrap();
+    std::fs::write(busy.join("notes.txt"), "keep me").unwrap();
+    let r = kseg(&[
+        "recover",
+        part.to_str().unwrap(),
+        "--out",
+        busy.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(
+        r.stderr.contains("is not empty (it holds notes.txt)"),
+        "{}",
+        r.stderr
+    );
+    let names: Vec<_> = std::fs::read_dir(&busy)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["notes.txt"]);
+    let repaired = t.path().join("repaired");
+    std::fs::create_dir_all(repaired.join("orders-1")).unwrap();
+    let r = kseg(&[
+        "recover",
+        part.to_str().unwrap(),
+        "--out",
+        repaired.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(repaired.join("orders-0/00000000000000000000.log").exists());
+}
+
 #[test]
 fn refuses_an_out_dir_inside_the_input_even_when_it_does_not_exist_yet() {
     let t = tempfile::tempdir().unwrap();

@@ -109,3 +109,107 @@ fn a_fifo_or_device_as_state_or_password_file_is_refused_not_read() {
         );
     }
 }
+
+/// A port nothing listens on (bound, then closed).
+fn closed_port() -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    drop(l);
+    addr
+}
+
+/// `--dry-run` needs no cluster: with nothing listening it plans from the source (exit 0) and
+/// says once, plainly, that the cluster could not be reached.
+#[test]
+fn a_dry_run_works_with_no_cluster_reachable() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = source(t.path());
+    let addr = closed_port();
+    let r = kseg_within(&[
+        "rescue",
+        "--dry-run",
+        dir.join("orders-0").to_str().unwrap(),
+        "--bootstrap",
+        &addr,
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("dry run: 1 records would be sent; nothing was sent"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("orders-0"), "{}", r.stdout);
+    let lines: Vec<&str> = r.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", r.stderr);
+    assert!(
+        lines[0].contains(&format!("cannot reach the cluster at {addr}"))
+            && lines[0].contains("refused"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// A rescue that cannot connect says so in one plain line — the address and what failed — not
+/// in librdkafka's internal names; exit 2.
+#[test]
+fn a_connection_failure_is_one_plain_line() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = source(t.path());
+    let addr = closed_port();
+    let r = kseg_within(&[
+        "rescue",
+        dir.join("orders-0").to_str().unwrap(),
+        "--bootstrap",
+        &addr,
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(
+        r.stderr.trim(),
+        format!(
+            "kseg: error: cannot reach the cluster at {addr} (--bootstrap): connection refused \
+             (nothing listens there)"
+        )
+    );
+    for internal in ["BrokerTransportFailure", "Local:", "ipv4#", "state CONNECT"] {
+        assert!(!r.stderr.contains(internal), "{}", r.stderr);
+    }
+}
+
+/// Issue 26: Kafka refuses clients' records for its internal topics, so rescue refuses to send
+/// any there — through `--topic-map` or an internal partition dir given by name — before it
+/// connects (the bootstrap here accepts nothing).
+#[test]
+fn an_internal_topic_is_refused_as_a_target() {
+    let t = tempfile::tempdir().unwrap();
+    let src = source(t.path());
+    for internal in ["__consumer_offsets", "__transaction_state"] {
+        let map = format!("orders:{internal}");
+        let run = kseg_within(&[
+            "rescue",
+            src.to_str().unwrap(),
+            "--bootstrap",
+            "127.0.0.1:1",
+            "--topic-map",
+            &map,
+        ]);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(
+            run.stderr
+                .contains(&format!("{internal} is a Kafka internal topic")),
+            "{}",
+            run.stderr
+        );
+    }
+    let b = batch(BatchSpec::default(), &[rec("k", "v")]);
+    let offsets = t.path().join("logs/__consumer_offsets-3");
+    write(&offsets.join("00000000000000000000.log"), &[&b]);
+    let run = kseg_within(&[
+        "rescue",
+        offsets.to_str().unwrap(),
+        "--bootstrap",
+        "127.0.0.1:1",
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("internal topic"), "{}", run.stderr);
+}

@@ -1,7 +1,8 @@
-//! Tables fit the terminal: under a pseudo-terminal with COLUMNS=80 every line of summary,
-//! verify-index, groups and transactions is at most 80 columns, with long ids cut in the middle
-//! and numbers whole; into a pipe the same tables are full width; `--format tsv` is one
-//! tab-separated line per row.
+//! Tables fit the terminal: under a pseudo-terminal with COLUMNS=80 and 120 every line of
+//! summary, verify-index, groups (offsets and history), transactions and diff fits, and each
+//! keeps the columns that carry its answer (asserted by name; an empty column is not shown, a
+//! column with one value in every row is said once above the table); into a pipe the same
+//! tables are full width; `--format tsv` is one tab-separated line per row.
 
 use crate::common;
 use std::io::Write;
@@ -98,46 +99,195 @@ fn long_names(root: &Path) -> (String, String, String) {
     (dir, topic, group)
 }
 
+/// The header of every table in `text`, each a list of column names (a header broken over
+/// lines put back together).
+fn table_headers(text: &str) -> Vec<Vec<String>> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if !lines[i].starts_with('┌') {
+            i += 1;
+            continue;
+        }
+        let mut cols: Vec<String> = Vec::new();
+        i += 1;
+        while i < lines.len() && !lines[i].starts_with('╞') && !lines[i].starts_with('└') {
+            let cells: Vec<&str> = lines[i].split(['│', '┆']).collect();
+            let cells = &cells[1..cells.len().saturating_sub(1)];
+            if cols.is_empty() {
+                cols = vec![String::new(); cells.len()];
+            }
+            for (c, piece) in cols.iter_mut().zip(cells) {
+                let piece = piece.trim();
+                if piece.is_empty() {
+                    continue;
+                }
+                if !c.is_empty() && !c.ends_with('-') && !c.ends_with('/') {
+                    c.push(' ');
+                }
+                c.push_str(piece);
+            }
+            i += 1;
+        }
+        out.push(cols);
+    }
+    out
+}
+
+/// `name` is a column of one of the tables, or said once above a table (`NAME: value (every
+/// row)`) because every row has the same value.
+fn shown(text: &str, name: &str) -> bool {
+    table_headers(text).iter().flatten().any(|h| h == name)
+        || text
+            .lines()
+            .any(|l| l.starts_with(&format!("{name}:")) && text.contains("(every row)"))
+}
+
 #[test]
 #[ignore = "needs util-linux `script` (a pseudo-terminal)"]
-fn tables_fit_80_columns_on_a_terminal_and_are_full_width_in_a_pipe() {
+fn every_table_keeps_the_columns_that_carry_the_answer_at_80_and_120_columns() {
     let t = tempfile::tempdir().unwrap();
     let (dir, topic, group) = long_names(t.path());
-    let commands: [&[&str]; 5] = [
-        &["summary", &dir, "--no-progress"],
-        &["verify-index", &dir, "-v"],
-        &["groups", &dir],
-        &["groups", &dir, "--history"],
-        &["transactions", &dir],
+    // A second copy of the broker for diff, and a second commit for the history.
+    let (code, _, err) = run(
+        &[
+            "mini-broker",
+            "commit",
+            "--log-dir",
+            &dir,
+            "--group",
+            &group,
+            "--topic",
+            &topic,
+            "0=9",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let copy = t.path().join("copy").join("data");
+    std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    let status = Command::new("cp")
+        .args(["-r", &dir, copy.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let copy = copy.display().to_string();
+    // (command, columns that must be shown, columns that must not be)
+    let cases: [(&[&str], &[&str], &[&str]); 6] = [
+        (
+            &["summary", &dir, "--no-progress"],
+            &[
+                "TOPIC",
+                "PART",
+                "END",
+                "FIRST TIMESTAMP",
+                "LAST TIMESTAMP",
+                "RECOVERY/HW",
+            ],
+            &["NOTES"],
+        ),
+        (
+            &["verify-index", &dir, "-v"],
+            &["SEVERITY", "CHECK", "MESSAGE"],
+            &[],
+        ),
+        (
+            &["groups", &dir],
+            &[
+                "GROUP",
+                "TOPIC",
+                "PARTITION",
+                "CURRENT-OFFSET",
+                "LAG",
+                "COMMITTED-AT",
+                "OLDEST-UNCONSUMED-AGE",
+                "EXPIRES-AT",
+            ],
+            &["METADATA"],
+        ),
+        (
+            &["groups", &dir, "--group", &group, "--history"],
+            &[
+                "RECORD-TIME",
+                "GROUP",
+                "TOPIC",
+                "PARTITION",
+                "OFFSET",
+                "COMMITTED-AT",
+            ],
+            &["TRANSACTION"],
+        ),
+        (
+            &["transactions", &dir],
+            &["TRANSACTIONAL-ID", "STATE", "PRODUCER-ID"],
+            &[],
+        ),
+        (
+            &["diff", &dir, &copy],
+            &["TOPIC", "PARTITION", "VERDICT"],
+            &[],
+        ),
     ];
-    for args in commands {
-        let Some(text) = on_terminal(args, 80) else {
-            common::tool_missing("util-linux `script`", "the pseudo-terminal checks");
-            return;
-        };
-        assert!(text.contains('┌'), "kseg {}: no table:\n{text}", args[0]);
-        assert!(
-            widest(&text) <= 80,
-            "kseg {}: a line wider than 80 columns:\n{text}",
-            args.join(" ")
-        );
-        if matches!(args[0], "summary" | "groups") {
-            // The long id is cut in the middle: both ends are there, the middle is not.
-            let id = if args[0] == "groups" { &group } else { &topic };
-            let (head, tail) = (&id[..6], &id[id.len() - 3..]);
+    for width in [80, 120] {
+        for (args, keep, gone) in cases {
+            let Some(text) = on_terminal(args, width) else {
+                common::tool_missing("util-linux `script`", "the pseudo-terminal checks");
+                return;
+            };
+            let what = format!("kseg {} at {width} columns", args.join(" "));
+            assert!(text.contains('┌'), "{what}: no table:\n{text}");
             assert!(
-                text.lines()
-                    .any(|l| l.contains('…') && l.contains(head) && l.contains(tail)),
-                "kseg {}: no middle-cut id:\n{text}",
-                args[0]
+                widest(&text) <= width,
+                "{what}: a line wider than {width}:\n{text}"
             );
+            for c in keep {
+                assert!(shown(&text, c), "{what}: {c} not shown:\n{text}");
+            }
+            for c in gone {
+                assert!(
+                    !table_headers(&text).iter().flatten().any(|h| h == c),
+                    "{what}: the empty column {c} is shown:\n{text}"
+                );
+            }
+            // No cell cut so that a long id looks like another, no timestamp cut: every
+            // timestamp shown is whole (on one line, or date and time on two).
+            for l in text.lines() {
+                if let Some(p) = l.find("20") {
+                    let rest = &l[p..];
+                    if rest.len() > 11 && rest.as_bytes()[4] == b'-' && rest.as_bytes()[10] == b'T'
+                    {
+                        assert!(!rest[..11].contains('…'), "{what}: {l}");
+                    }
+                }
+            }
         }
-        // Into a pipe: full width, the whole id on one line.
+    }
+    // The one group and topic of every row are said once above the table, whole (wrapped).
+    let text = on_terminal(&["groups", &dir], 120).unwrap();
+    let joined = text.replace("\n  ", "");
+    assert!(
+        joined.contains(&format!("GROUP:{group} (every row)")),
+        "{text}"
+    );
+    assert!(
+        joined.contains(&format!("TOPIC:{topic} (every row)")),
+        "{text}"
+    );
+    // Into a pipe: full width, the whole ids on one line, every column.
+    for args in [
+        &["summary", &dir, "--no-progress"][..],
+        &["groups", &dir][..],
+    ] {
         let (_, piped, _) = run(args, "");
-        if args[0] != "transactions" && args[0] != "verify-index" {
-            let id = if args[0] == "groups" { &group } else { &topic };
-            assert!(piped.contains(id.as_str()), "kseg {}: {piped}", args[0]);
-            assert!(widest(&piped) > 200);
+        let id = if args[0] == "groups" { &group } else { &topic };
+        assert!(piped.contains(id.as_str()), "kseg {}: {piped}", args[0]);
+        assert!(widest(&piped) > 200);
+        if args[0] == "groups" {
+            assert!(
+                table_headers(&piped)[0].contains(&"METADATA".to_string()),
+                "{piped}"
+            );
         }
     }
     // Numbers stay whole: the summary row still shows the 20 records and the log end offset.
@@ -222,4 +372,78 @@ fn tsv_is_one_tab_separated_line_per_row() {
     // --format and --json exclude each other.
     let (code, _, err) = run(&["summary", &dir, "--format", "tsv", "--json"], "");
     assert_eq!(code, 2, "{err}");
+}
+
+/// Every subcommand's --help fits the terminal (80 and 120 columns; at most 100 into a pipe)
+/// and ends with examples and its exit codes.
+#[test]
+#[ignore = "needs util-linux `script` (a pseudo-terminal)"]
+fn every_help_fits_the_terminal_and_has_examples_and_exit_codes() {
+    let subcommands = [
+        "dump-log",
+        "summary",
+        "verify-index",
+        "recover",
+        "rescue",
+        "groups",
+        "transactions",
+        "diff",
+        "find-group-partition",
+        "lookup",
+        "grep",
+        "mini-broker",
+    ];
+    for sub in subcommands {
+        for width in [80, 120] {
+            let Some(text) = on_terminal(&[sub, "--help"], width) else {
+                common::tool_missing("util-linux `script`", "the pseudo-terminal checks");
+                return;
+            };
+            // Styles (bold, underline) take no columns.
+            let plain = strip_styles(&text);
+            assert!(
+                widest(&plain) <= width.min(100),
+                "kseg {sub} --help at {width} columns:\n{plain}"
+            );
+            assert!(
+                plain.contains("Examples:\n  kseg "),
+                "kseg {sub} --help:\n{plain}"
+            );
+            let examples = plain
+                .lines()
+                .skip_while(|l| *l != "Examples:")
+                .skip(1)
+                .take_while(|l| l.starts_with("  "))
+                .filter(|l| l.starts_with("  kseg ") || l.starts_with("  seq "))
+                .count();
+            assert!(
+                (2..=7).contains(&examples),
+                "kseg {sub}: {examples} examples:\n{plain}"
+            );
+            assert!(
+                plain.contains("Exit codes: 0 ") || plain.contains("Exit status: 0 "),
+                "kseg {sub} --help:\n{plain}"
+            );
+        }
+        let (code, piped, err) = run(&[sub, "--help"], "");
+        assert_eq!(code, 0, "{err}");
+        assert!(widest(&piped) <= 100, "kseg {sub} --help | cat:\n{piped}");
+    }
+}
+
+fn strip_styles(s: &str) -> String {
+    let mut out = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }

@@ -232,6 +232,44 @@ fn partition_record(partition: i32, id: [u8; 16], node: i32) -> Vec<u8> {
     v
 }
 
+/// KRaft ConfigRecord v0 (frame 1, type 4) of a topic (resource type 2): `value` None deletes.
+fn config_record(topic: &str, name: &str, value: Option<&str>) -> Vec<u8> {
+    let mut v = vec![1u8, 4, 0, 2];
+    for s in [Some(topic), Some(name), value] {
+        match s {
+            Some(s) => {
+                uvarint(&mut v, s.len() as u64 + 1);
+                v.extend_from_slice(s.as_bytes());
+            }
+            None => v.push(0),
+        }
+    }
+    v.push(0);
+    v
+}
+
+/// `root/__cluster_metadata-0` with one batch of ConfigRecords: (topic, config, value; None
+/// deletes it), in order.
+pub fn config_log(root: &Path, configs: &[(&str, &str, Option<&str>)]) {
+    let values: Vec<Vec<u8>> = configs
+        .iter()
+        .map(|(t, k, v)| config_record(t, k, *v))
+        .collect();
+    let records: Vec<Rec> = values
+        .iter()
+        .map(|v| Rec {
+            key: None,
+            value: Some(v),
+            headers: vec![],
+            ts_delta: 0,
+        })
+        .collect();
+    write(
+        &root.join("__cluster_metadata-0/00000000000000000000.log"),
+        &[&batch(BatchSpec::default(), &records)],
+    );
+}
+
 /// `root/__cluster_metadata-0` with one batch recording `topics` (name, partition count),
 /// partition p led by node `leader(p)`.
 pub fn metadata_log(root: &Path, topics: &[(&str, i32)], leader: fn(i32) -> i32) {

@@ -131,8 +131,20 @@ fn kill_9_under_load_loses_no_acknowledged_record() {
     );
     assert!(findings.iter().all(|f| f["severity"] != "error"), "{text}");
 
-    // Restart: recovery, then every acknowledged record is there exactly once.
-    let broker = BrokerProcess::start(&dir, &[]);
+    // Restart: refused without --recover-in-place (the dir is evidence), then recovery, then
+    // every acknowledged record is there exactly once.
+    let refused = Command::new(crate::mini_broker_support::kseg_bin())
+        .args(["mini-broker", "--listen", "127.0.0.1:0", "--log-dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("--recover-in-place"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    let broker = BrokerProcess::start(&dir, &["--recover-in-place"]);
     let mut c = Command::new("python3");
     c.arg(&script).args([
         "read",

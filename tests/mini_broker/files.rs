@@ -245,7 +245,7 @@ fn an_unclean_shutdown_is_recovered_like_kafka_on_the_next_open() {
         .unwrap();
     let before = records(&dir.join("crash-0")).len();
     assert!(before < 50);
-    let out = produce(&dir, &["--topic", "crash"], "after\n");
+    let out = produce(&dir, &["--topic", "crash", "--recover-in-place"], "after\n");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("recovered 1 segment(s)") && err.contains("truncated"),

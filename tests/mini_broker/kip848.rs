@@ -155,14 +155,14 @@ fn a_kip848_group_reconciles_commits_and_survives_a_restart() {
     {
         let g = b.consumer_groups.group("g848").expect("reloaded");
         assert_eq!((g.epoch, g.assignment_epoch, g.state()), (3, 3, "Stable"));
-        let a = &g.members["member-a"];
+        let a = &g.members()["member-a"];
         assert_eq!(
             (a.epoch, a.previous_epoch, a.meta.client_id.as_str()),
             (3, 2, "client-member-a")
         );
         assert_eq!(a.assignment().len(), 1);
         assert_eq!(a.assignment()[0].1, vec![0, 1]);
-        assert_eq!(g.members["member-b"].assignment()[0].1, vec![2, 3]);
+        assert_eq!(g.members()["member-b"].assignment()[0].1, vec![2, 3]);
     }
     // Members carry on with their epochs: no fence, no rebalance.
     let a = hb(&mut b, "member-a", 3, Some(&[0, 1]));
@@ -174,4 +174,100 @@ fn a_kip848_group_reconciles_commits_and_survives_a_restart() {
     let a = hb(&mut b, "member-a", 3, Some(&[0, 1]));
     assert_eq!((a.member_epoch, parts(&a)), (4, Some(vec![0, 1, 2, 3])));
     b.shutdown().unwrap();
+}
+
+/// Issue 26, measured (`cargo test --release --test mini_broker measure_heartbeat -- --ignored
+/// --nocapture`; BENCHMARKS.md): the cost of a steady ConsumerGroupHeartbeat (a stable member
+/// reporting its partitions) in a group of 250 and of 3,000 members, one partition each. It
+/// read every member (assignor, subscriptions, partition holders): ~linear in the members.
+#[test]
+#[ignore = "a measurement, not a check: run it by name with --ignored --nocapture"]
+fn measure_heartbeat_cost_by_group_size() {
+    use kseg::broker::consumer_group::{ConsumerGroupConfig, ConsumerGroups, TopicMeta};
+    use std::time::Instant;
+    for members in [250usize, 3_000] {
+        let id = [7u8; 16];
+        let topics = move |name: &str| {
+            (name == "t").then(|| TopicMeta {
+                name: "t".into(),
+                id,
+                partitions: members as i32,
+            })
+        };
+        let mut c = ConsumerGroups::new(ConsumerGroupConfig {
+            assignment_interval_ms: i32::MAX as i64,
+            ..Default::default()
+        });
+        let mut records = Vec::new();
+        let join = |m: usize| Heartbeat {
+            version: 1,
+            group_id: "g".into(),
+            member_id: format!("member-{m:05}"),
+            member_epoch: 0,
+            rebalance_timeout_ms: 300_000,
+            subscribed_topic_names: Some(vec!["t".into()]),
+            owned: Some(BTreeMap::new()),
+            client_id: "bench".into(),
+            client_host: "/127.0.0.1".into(),
+            ..Default::default()
+        };
+        let mut state: Vec<(i32, Vec<i32>)> = (0..members)
+            .map(|m| {
+                (
+                    c.heartbeat(join(m), &topics, 1, &mut records).member_epoch,
+                    vec![],
+                )
+            })
+            .collect();
+        c.config.assignment_interval_ms = 0;
+        // Heartbeats until every member is stable with its partition.
+        for round in 0..6 {
+            for (m, s) in state.iter_mut().enumerate() {
+                let mut owned = BTreeMap::new();
+                owned.insert(id, s.1.iter().copied().collect());
+                let out = c.heartbeat(
+                    Heartbeat {
+                        member_epoch: s.0,
+                        rebalance_timeout_ms: -1,
+                        subscribed_topic_names: None,
+                        owned: Some(owned),
+                        ..join(m)
+                    },
+                    &topics,
+                    2 + round,
+                    &mut records,
+                );
+                assert_eq!(out.error, 0, "{:?}", out.message);
+                s.0 = out.member_epoch;
+                if let Some(a) = out.assignment {
+                    s.1 = a.into_iter().flat_map(|(_, p)| p).collect();
+                }
+            }
+        }
+        assert_eq!(c.group("g").unwrap().state(), "Stable");
+        records.clear();
+        let rounds = 4;
+        let start = Instant::now();
+        for _ in 0..rounds {
+            for (m, s) in state.iter().enumerate() {
+                let mut owned = BTreeMap::new();
+                owned.insert(id, s.1.iter().copied().collect());
+                let out = c.heartbeat(
+                    Heartbeat {
+                        member_epoch: s.0,
+                        rebalance_timeout_ms: -1,
+                        subscribed_topic_names: None,
+                        owned: Some(owned),
+                        ..join(m)
+                    },
+                    &topics,
+                    100,
+                    &mut records,
+                );
+                assert_eq!(out.error, 0);
+            }
+        }
+        let each = start.elapsed() / (rounds * members) as u32;
+        println!("{members} members: {each:?} per steady heartbeat");
+    }
 }

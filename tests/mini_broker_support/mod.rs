@@ -322,3 +322,53 @@ pub fn transactional_ids(dir: &Path) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// The decoded records of a log dir's `__cluster_metadata-0` log (not its snapshots; kseg's `--json` dump, as
+/// Kafka's `--cluster-metadata-decoder` decodes them): `{"type":..., "version":..., "data":...}`.
+pub fn metadata_records(dir: &Path) -> Vec<serde_json::Value> {
+    let path = dir.join("__cluster_metadata-0");
+    let out = kseg(&[
+        "dump-log",
+        "--json",
+        "--deep-iteration",
+        path.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "kseg dump-log {}: {}",
+        path.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["type"] == "record" && v.get("decodedValue").is_some())
+        .filter(|v| v["file"].as_str().is_some_and(|f| f.ends_with(".log")))
+        .map(|v| v["decodedValue"].clone())
+        .collect()
+}
+
+/// The topic configs the metadata log of `dir` holds for `topic` after replaying its
+/// ConfigRecords (a null value deletes) and RemoveTopicRecords.
+pub fn metadata_topic_configs(
+    dir: &Path,
+    topic: &str,
+) -> std::collections::BTreeMap<String, String> {
+    let mut configs = std::collections::BTreeMap::new();
+    for r in metadata_records(dir) {
+        match r["type"].as_str() {
+            Some("CONFIG_RECORD")
+                if r["data"]["resourceType"] == 2 && r["data"]["resourceName"] == topic =>
+            {
+                let name = r["data"]["name"].as_str().unwrap().to_string();
+                match r["data"]["value"].as_str() {
+                    Some(v) => configs.insert(name, v.to_string()),
+                    None => configs.remove(&name),
+                };
+            }
+            Some("TOPIC_RECORD") if r["data"]["name"] == topic => configs.clear(),
+            _ => {}
+        }
+    }
+    configs
+}

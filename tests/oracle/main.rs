@@ -1,6 +1,8 @@
 //! The Kafka oracle tests in one binary: the real broker, tools and clients (oracle/setup)
 //! against kseg. Helpers in harness.rs.
 
+mod admin_apis;
+mod configs;
 mod crash;
 mod diff;
 mod group_history;

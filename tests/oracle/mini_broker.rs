@@ -172,7 +172,7 @@ fn group_ids_over_32767_bytes_are_refused_as_kafka_refuses_them() {
 }
 
 #[test]
-#[ignore = "needs Kafka: run oracle/setup (a JDK 17+ and Maven)"]
+#[ignore = "needs Kafka (run oracle/setup: a JDK 17+ and Maven) and the Python clients"]
 fn offset_delete_answers_as_kafka_answers() {
     use crate::harness::mini_broker_support::{group_offsets, wire};
     if skip() {
@@ -182,6 +182,14 @@ fn offset_delete_answers_as_kafka_answers() {
     let root = work_root(version).join("offset-delete");
     let mut broker = Broker::format_and_start(version, &root, &[]);
     wire::offset_delete(&broker.bootstrap(), "t");
+    // The same broker answers the config and feature tools and the Python clients' calls
+    // (tests/oracle/configs.rs; the clients' dynamic broker configs last).
+    crate::configs::check_configs_and_features(
+        version,
+        &broker.bootstrap(),
+        crate::configs::KAFKA_LEVELS,
+    );
+    crate::configs::python_clients_alter_configs_and_read_features(&broker.bootstrap());
     broker.stop();
     broker.start();
     assert_eq!(

@@ -3,7 +3,11 @@
 //! Java consumer (read_committed) while its broker runs; its data dir, one partition of it first
 //! repaired by `kseg recover`, is then rescued into a broker, killed mid-run and resumed with the
 //! same `--state`; the Java consumer must read back exactly the source's records, per partition,
-//! in order, with headers and timestamps.
+//! in order, with headers and timestamps. On the same target broker: `--groups` translates the
+//! source's two groups through the offset map (Kafka's `kafka-consumer-groups --describe` reads
+//! back what the dry run said), a group with a member is refused, and `--create-topics` carries
+//! the source topic's configs (Kafka's `kafka-configs --describe` lists them) into a topic whose
+//! retention would delete the records, which is refused.
 #![cfg(feature = "rescue")]
 
 use std::collections::BTreeMap;
@@ -265,7 +269,253 @@ fn rescue_into_kafka_is_exact_and_resumes_after_a_kill() {
     let version = versions()[0].clone();
     let mut broker = Broker::format_and_start(&version, &src.root.join("target-broker"), &[]);
     rescue_and_compare(&broker.bootstrap(), &src.root.join("to-kafka"));
+    groups_into_kafka(&broker, &src.root.join("to-kafka"));
+    configs_and_retention_refusal(&broker);
     broker.stop();
+}
+
+/// `kseg grep --committed` over the source's data dir (issue 24) gives exactly the records the
+/// Java read_committed consumer was given, per partition, in order: Kafka's own `.txnindex`
+/// aborts, COMMIT and ABORT markers and open transaction (the last stable offset) decide it.
+#[test]
+#[ignore = "needs Kafka: run oracle/setup (a JDK 17+ and Maven)"]
+fn grep_committed_is_what_a_read_committed_consumer_is_given() {
+    if skip() {
+        return;
+    }
+    let src = source();
+    let grep = |args: &[&str]| {
+        let mut all = vec!["grep", "--json", "--encoding", "base64", "--topic", "rs"];
+        all.extend_from_slice(args);
+        all.push(src.data.to_str().unwrap());
+        let out = kseg(&all);
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{all:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        ndjson(&String::from_utf8_lossy(&out.stdout))
+    };
+    let mut got: ByPartition = BTreeMap::new();
+    for r in grep(&["--committed"])
+        .iter()
+        .filter(|v| v["type"] == "record")
+    {
+        assert_eq!(r["aborted"], false);
+        let headers: Vec<serde_json::Value> = r["headers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| serde_json::json!([h["key"], h["value"]]))
+            .collect();
+        got.entry(r["partition"].as_i64().unwrap())
+            .or_default()
+            .push((
+                r["key"].clone(),
+                r["value"].clone(),
+                serde_json::Value::Array(headers),
+                r["timestamp"].as_i64().unwrap(),
+                r["timestampType"].as_str().unwrap().to_string(),
+            ));
+    }
+    assert_eq!(got, src.expected);
+    // The aborted transactions (2 rounds x 5 codecs x 12 records) and the open one (a record
+    // per partition; aborted instead when its timeout passed before the copy).
+    let count = |args: &[&str]| grep(args).iter().filter(|v| v["type"] == "record").count();
+    let aborted = count(&["--txn-state", "aborted", "--no-control"]);
+    let open = count(&["--txn-state", "open"]);
+    assert_eq!(
+        (aborted + open, open % 3),
+        (2 * 5 * 12 + 3, 0),
+        "{aborted} {open}"
+    );
+}
+
+/// A consumer in `group` on `topic`, polled until it has its partitions: the group is active.
+fn active_member(bootstrap: &str, group: &str, topic: &str) -> rdkafka::consumer::BaseConsumer {
+    use rdkafka::consumer::Consumer;
+    let c: rdkafka::consumer::BaseConsumer = rdkafka::config::ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", group)
+        .set("enable.auto.commit", "false")
+        .create()
+        .unwrap();
+    c.subscribe(&[topic]).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while c.assignment().map(|a| a.count()).unwrap_or(0) == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the consumer never joined {group}"
+        );
+        let _ = c.poll(Duration::from_millis(100));
+    }
+    c
+}
+
+/// `--groups` over the rescue `rescue_and_compare` did (same arguments and --state): the source's
+/// rs-group-a and rs-group-b (committed by the workload into an aborted transaction, on a
+/// record, at the log end, on a COMMIT marker, on the open transaction's record) translated by
+/// the dry run, committed, and read back by Kafka's own kafka-consumer-groups --describe.
+fn groups_into_kafka(broker: &Broker, work: &Path) {
+    let src = source();
+    let bootstrap = broker.bootstrap();
+    let args = rescue_args(
+        src,
+        &work.join("recovered/rs-2"),
+        &bootstrap,
+        &work.join("rescue.state"),
+    );
+    let with = |extra: &[&str]| -> Vec<String> {
+        let mut a = args.clone();
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    // (group, partition) -> (source offset, target offset, translation, why)
+    type Translations = BTreeMap<(String, i64), (i64, i64, String, String)>;
+    let translations = |lines: &[serde_json::Value]| -> Translations {
+        lines
+            .iter()
+            .filter(|l| l["type"] == "groupOffset")
+            .map(|l| {
+                assert_eq!(l["targetTopic"], "rs-copy", "{l}");
+                assert_eq!(
+                    l["predicted"], false,
+                    "the --state map covers everything: {l}"
+                );
+                (
+                    (
+                        l["group"].as_str().unwrap().to_string(),
+                        l["targetPartition"].as_i64().unwrap(),
+                    ),
+                    (
+                        l["sourceOffset"].as_i64().unwrap(),
+                        l["targetOffset"].as_i64().unwrap(),
+                        l["translation"].as_str().unwrap().to_string(),
+                        l["why"].as_str().unwrap_or_default().to_string(),
+                    ),
+                )
+            })
+            .collect()
+    };
+    let dry = translations(&run_json(&with(&["--groups", "--dry-run"])));
+    // Each partition's 135 offsets per codec and round keep 128 in the target (4 aborted
+    // records and 3 markers are not sent): source 300 (270 + 30) is target 256 + 30.
+    let expect = [
+        (
+            ("rs-group-a", 0),
+            (126, 124, "next-sent", "aborted transaction"),
+        ),
+        (("rs-group-a", 1), (300, 286, "exact", "")),
+        (("rs-group-a", 2), (1351, 1280, "exact", "log end")),
+        (("rs-group-b", 0), (124, 124, "next-sent", "control record")),
+        (("rs-group-b", 1), (1350, 1280, "next-sent", "never ended")),
+    ];
+    assert_eq!(dry.len(), expect.len(), "{dry:?}");
+    for ((g, p), (source_offset, target_offset, how, why)) in expect {
+        let got = &dry[&(g.to_string(), p)];
+        assert_eq!(
+            (got.0, got.1, got.2.as_str()),
+            (source_offset, target_offset, how),
+            "{g} rs-{p}: {got:?}"
+        );
+        assert!(got.3.contains(why), "{g} rs-{p}: {got:?}");
+    }
+
+    let lines = run_json(&with(&["--groups"]));
+    assert_eq!(translations(&lines), dry);
+    let commits: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|l| l["type"] == "groupCommit")
+        .collect();
+    assert_eq!(commits.len(), 2, "{commits:?}");
+    assert!(
+        commits.iter().all(|c| c["committed"] == true),
+        "{commits:?}"
+    );
+
+    // Kafka's reading: GROUP TOPIC PARTITION CURRENT-OFFSET ...
+    let mut describe = kafka_tool(
+        &broker.version,
+        "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+    );
+    describe.args([
+        "--bootstrap-server",
+        &bootstrap,
+        "--describe",
+        "--all-groups",
+    ]);
+    let text = run_ok(describe, Duration::from_secs(120));
+    let kafka: Translations = text
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() >= 4 && w[0].starts_with("rs-group-") && w[1] == "rs-copy")
+        .map(|w| {
+            let key = (w[0].to_string(), w[2].parse().unwrap());
+            let d = &dry[&key];
+            (key, (d.0, w[3].parse().unwrap(), d.2.clone(), d.3.clone()))
+        })
+        .collect();
+    assert_eq!(kafka, dry, "kafka-consumer-groups --describe:\n{text}");
+
+    // A member in rs-group-a: kseg refuses it, as Kafka would (UNKNOWN_MEMBER_ID).
+    let member = active_member(&bootstrap, "rs-group-a", "rs-copy");
+    let mut c = Command::new(kseg_bin());
+    c.args(with(&["--groups"]));
+    let out = run(c, Duration::from_secs(300));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("group rs-group-a is active in the target")
+            && err.contains("UNKNOWN_MEMBER_ID"),
+        "{err}"
+    );
+    drop(member);
+}
+
+/// `--create-topics` with `--topic-config retention.ms=86400000`: the topic is created with
+/// the source topic's own configs under it (Kafka's kafka-configs --describe lists them), and
+/// the rescue is refused because that retention would delete the records (from 2026-01-01).
+fn configs_and_retention_refusal(broker: &Broker) {
+    let src = source();
+    let bootstrap = broker.bootstrap();
+    let mut c = Command::new(kseg_bin());
+    c.arg("rescue")
+        .arg(src.data.join("rs-0"))
+        .args(["--bootstrap", &bootstrap, "--topic-map", "rs:rs-short"])
+        .args(["--create-topics", "--topic-config", "retention.ms=86400000"])
+        .args(["--json", "--no-progress"]);
+    let out = run(c, Duration::from_secs(120));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("created rs-short (1 partitions) with source topic rs's configs")
+            && err.contains("max.message.bytes=2000000")
+            && err.contains("--topic-config retention.ms=86400000"),
+        "{err}"
+    );
+    assert!(
+        err.contains("older than target topic rs-short's retention.ms=86400000")
+            && err.contains("--allow-retention-delete"),
+        "{err}"
+    );
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("\"summary\""),
+        "nothing was sent"
+    );
+    let mut describe = kafka_tool(&broker.version, "org.apache.kafka.tools.ConfigCommand");
+    describe.args([
+        "--bootstrap-server",
+        &bootstrap,
+        "--describe",
+        "--entity-type",
+        "topics",
+        "--entity-name",
+        "rs-short",
+    ]);
+    let text = run_ok(describe, Duration::from_secs(120));
+    for config in ["retention.ms=86400000", "max.message.bytes=2000000"] {
+        assert!(text.contains(config), "{config}: {text}");
+    }
 }
 
 /// SASL/SCRAM-SHA-256 on the real broker: a wrong password is refused (exit 2, nothing sent);

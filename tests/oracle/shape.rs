@@ -7,7 +7,9 @@
 //! the `.deleted` files retention leaves, `.kafka_cleanshutdown`), the same batches in each segment, the same offset-index entries and
 //! time-index offsets, the same leader-epoch checkpoints and log-dir checkpoint entries, and the
 //! same coordinator record layout (the deleted topic's offsets tombstoned, its dir renamed
-//! `-delete`). The differences that remain are the ones README.md lists;
+//! `-delete`), and the same KRaft metadata log files (`quorum-state`, the bootstrap snapshot,
+//! the leader-epoch checkpoint, the types of record written). The differences that remain are
+//! the ones README.md lists;
 //! any other fails the test.
 
 use std::collections::BTreeMap;
@@ -18,11 +20,35 @@ use std::time::Duration;
 use crate::harness::mini_broker_support::BrokerProcess;
 use crate::harness::*;
 
-/// Partition dirs compared: the workload's topics and the coordinator partitions it uses.
+/// Partition dirs compared: the workload's topics, the coordinator partitions it uses and the
+/// KRaft metadata log.
 fn compared(dir: &str) -> bool {
     dir.starts_with("shape-")
         || dir == "__consumer_offsets-31" // partition_for("shape-group", 50)
         || dir == "__transaction_state-20" // partition_for("shape-txn-id", 50)
+        || dir == METADATA
+}
+
+const METADATA: &str = "__cluster_metadata-0";
+
+/// Metadata record types only Kafka writes: its controller's registration (the mini-broker has
+/// no controller listener) and the NoOpRecords of `metadata.max.idle.interval.ms`.
+const ONLY_KAFKA_RECORDS: &[&str] = &["REGISTER_CONTROLLER_RECORD", "NO_OP_RECORD"];
+
+/// The metadata log's record types, each once, in the order first written.
+fn metadata_record_types(path: &str) -> String {
+    let mut seen: Vec<String> = Vec::new();
+    for v in json_lines(&["dump-log", "--json", "--deep-iteration", path]) {
+        let t = match (&v["decodedValue"]["type"], &v["control"]["type"]) {
+            (serde_json::Value::String(t), _) | (_, serde_json::Value::String(t)) => t.clone(),
+            _ => continue,
+        };
+        if !ONLY_KAFKA_RECORDS.contains(&t.as_str()) && !seen.contains(&t) {
+            seen.push(t);
+        }
+    }
+    seen.sort();
+    seen.join(" ")
 }
 
 fn json_lines(args: &[&str]) -> Vec<serde_json::Value> {
@@ -74,8 +100,23 @@ fn shape(data: &Path) -> BTreeMap<String, String> {
         for f in fs::read_dir(entry.path()).unwrap() {
             let f = f.unwrap().path();
             let file = f.file_name().unwrap().to_string_lossy().into_owned();
-            let key = format!("{name}/{file}");
             let path = f.to_str().unwrap();
+            if name == METADATA {
+                // The producer snapshot is named by the log end offset, which the number of
+                // records each broker writes decides; indexes by the bytes.
+                let (file, value) = match f.extension().and_then(|e| e.to_str()).unwrap_or("") {
+                    "snapshot" => ("N.snapshot".to_string(), "present".to_string()),
+                    "log" => (file, metadata_record_types(path)),
+                    "index" | "timeindex" => (file, "present".to_string()),
+                    _ => {
+                        let text = fs::read_to_string(&f).unwrap_or_default();
+                        (file, text)
+                    }
+                };
+                out.insert(format!("{name}/{file}"), value);
+                continue;
+            }
+            let key = format!("{name}/{file}");
             let value = match f.extension().and_then(|e| e.to_str()).unwrap_or("") {
                 "log" => json_lines(&["dump-log", "--json", path])
                     .iter()
@@ -128,15 +169,10 @@ fn shape(data: &Path) -> BTreeMap<String, String> {
     out
 }
 
-/// Root files only one of the two writes, as README.md lists them: Kafka's KRaft metadata
-/// (the mini-broker keeps topic configs in `kseg-topic-configs` instead) and the log cleaner's
-/// checkpoint (the mini-broker has no cleaner).
-const ONLY_REAL: &[&str] = &[
-    "bootstrap.checkpoint",
-    "__cluster_metadata-0",
-    "cleaner-offset-checkpoint",
-];
-const ONLY_MINI: &[&str] = &["kseg-topic-configs"];
+/// Root files only one of the two writes, as README.md lists them: the log cleaner's checkpoint
+/// (the mini-broker has no cleaner).
+const ONLY_REAL: &[&str] = &["cleaner-offset-checkpoint"];
+const ONLY_MINI: &[&str] = &[];
 /// Files that differ for a reason README.md lists: Kafka 4.4's Java producer uses transaction
 /// version 2 (KIP-890: an epoch bump at every EndTxn, TransactionLogValue's
 /// previousProducerId and clientTransactionVersion tagged fields), which the mini-broker does

@@ -18,7 +18,7 @@ use crate::format::log::RecordScratch;
 use crate::scan::{scan_log, ScanOptions};
 use crate::storage::discover::{DataFile, PartitionDir, Siblings};
 use crate::storage::layout::{base_offset_of, parse_partition_dir, FileKind};
-use crate::storage::source::{open_log, read_small};
+use crate::storage::source::{open_log, read_small, vanished, VANISHED};
 
 mod files;
 pub use files::txn_index_fails_sanity;
@@ -289,6 +289,18 @@ impl Findings<'_> {
     }
 
     fn unreadable(&mut self, path: &Path, e: &std::io::Error) {
+        if vanished(path, e) {
+            // Gone since it was listed: the dir moved on, nothing is wrong with the data.
+            self.add(
+                "unreadable",
+                Nature::Normal,
+                path,
+                None,
+                None,
+                VANISHED.to_string(),
+            );
+            return;
+        }
         self.add(
             "unreadable",
             Nature::Unreadable,

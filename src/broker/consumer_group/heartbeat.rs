@@ -249,7 +249,7 @@ impl ConsumerGroups {
                 Some(rec::member_value(&member.meta)),
             ));
         }
-        group.members.insert(member_id.clone(), member.clone());
+        group.put(member.clone());
         let assignor_changed = group.assignor() != assignor_before;
         let hash = group.hash(topics);
         if subscription_changed || assignor_changed || hash != group.metadata_hash {
@@ -284,7 +284,7 @@ impl ConsumerGroups {
             heartbeat_interval_ms: interval,
             assignment,
         };
-        group.members.insert(member_id, updated);
+        group.put(updated);
         out
     }
 
@@ -323,10 +323,11 @@ impl ConsumerGroups {
             );
         };
         if req.member_epoch == STATIC_LEAVE_EPOCH && req.instance_id.is_some() {
-            if let Some(m) = group.members.get_mut(&id) {
+            if let Some(mut m) = group.take(&id) {
                 m.previous_epoch = m.epoch;
                 m.epoch = STATIC_LEAVE_EPOCH;
                 records.push(m.current_record(&req.group_id));
+                group.put(m);
             }
         } else {
             group.fence(std::slice::from_ref(&id), topics, records);

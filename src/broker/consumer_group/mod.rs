@@ -31,7 +31,7 @@ mod tests;
 
 pub use heartbeat::{Heartbeat, HeartbeatOutcome};
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use kafka_protocol::ResponseError;
 
@@ -131,8 +131,74 @@ pub struct ConsumerGroup {
     pub metadata_hash: i64,
     pub assignment_epoch: i32,
     pub assignment_timestamp: i64,
-    pub members: BTreeMap<String, ConsumerMember>,
+    /// Changed only through [`ConsumerGroup::put`] and [`ConsumerGroup::take`], which keep
+    /// `index` in step.
+    members: BTreeMap<String, ConsumerMember>,
+    index: MemberIndex,
     pub target: BTreeMap<String, Assignment>,
+    /// Each subscribed topic's KIP-1101 hash with the topic id and partition count it was
+    /// computed for (a hash walks every partition: computed again only when they change).
+    topic_hashes: BTreeMap<String, ([u8; 16], i32, i64)>,
+}
+
+/// What a group's members add up to, kept as members come, change and go, so that a heartbeat
+/// costs nothing per other member (Kafka keeps the same counts in `ModernGroup`): subscribed
+/// topic names and server assignors with how many members name them, and which members hold
+/// each partition (assigned or pending revocation).
+#[derive(Debug, Clone, Default, PartialEq)]
+struct MemberIndex {
+    topics: BTreeMap<String, usize>,
+    assignors: BTreeMap<String, usize>,
+    holders: HashMap<([u8; 16], i32), BTreeSet<String>>,
+}
+
+impl MemberIndex {
+    fn count(map: &mut BTreeMap<String, usize>, key: &str, add: bool) {
+        if add {
+            *map.entry(key.to_string()).or_default() += 1;
+        } else if let Some(n) = map.get_mut(key) {
+            *n -= 1;
+            if *n == 0 {
+                map.remove(key);
+            }
+        }
+    }
+
+    fn apply(&mut self, m: &ConsumerMember, add: bool) {
+        for t in &m.meta.subscribed_topic_names {
+            Self::count(&mut self.topics, t, add);
+        }
+        if let Some(a) = &m.meta.server_assignor {
+            Self::count(&mut self.assignors, a, add);
+        }
+        for owned in [&m.assigned, &m.pending_revocation] {
+            for (t, ps) in owned {
+                for p in ps.keys() {
+                    if add {
+                        self.holders
+                            .entry((*t, *p))
+                            .or_default()
+                            .insert(m.id.clone());
+                    } else if let Some(h) = self.holders.get_mut(&(*t, *p)) {
+                        h.remove(&m.id);
+                        if h.is_empty() {
+                            self.holders.remove(&(*t, *p));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The index of `members`, built from scratch (for tests).
+    #[cfg(test)]
+    fn of(members: &BTreeMap<String, ConsumerMember>) -> MemberIndex {
+        let mut index = MemberIndex::default();
+        for m in members.values() {
+            index.apply(m, true);
+        }
+        index
+    }
 }
 
 impl ConsumerGroup {
@@ -162,34 +228,51 @@ impl ConsumerGroup {
         }
     }
 
+    /// The members, by id.
+    pub fn members(&self) -> &BTreeMap<String, ConsumerMember> {
+        &self.members
+    }
+
+    /// Adds or replaces a member, keeping the index in step.
+    pub(super) fn put(&mut self, member: ConsumerMember) {
+        if let Some(old) = self.members.remove(&member.id) {
+            self.index.apply(&old, false);
+        }
+        self.index.apply(&member, true);
+        self.members.insert(member.id.clone(), member);
+    }
+
+    /// Removes a member, keeping the index in step.
+    pub(super) fn take(&mut self, id: &str) -> Option<ConsumerMember> {
+        let m = self.members.remove(id)?;
+        self.index.apply(&m, false);
+        Some(m)
+    }
+
     /// `ConsumerGroup.isSubscribedToTopic`: a member subscribes to it by name (this broker
     /// refuses regex subscriptions).
     pub fn is_subscribed_to(&self, topic: &str) -> bool {
-        self.members
-            .values()
-            .any(|m| m.meta.subscribed_topic_names.iter().any(|t| t == topic))
+        self.index.topics.contains_key(topic)
     }
 
     /// The assignor the group uses: the one its members name most (`uniform` by default).
     pub fn assignor(&self) -> &str {
-        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-        for m in self.members.values() {
-            if let Some(a) = m.meta.server_assignor.as_deref() {
-                *counts.entry(a).or_default() += 1;
-            }
-        }
-        counts
-            .into_iter()
-            .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0)))
-            .map(|(a, _)| a)
+        self.index
+            .assignors
+            .iter()
+            .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+            .map(|(a, _)| a.as_str())
             .unwrap_or("uniform")
     }
 
-    /// The epoch of the member holding a partition (assigned or pending revocation), if any.
+    /// The epoch of the member holding a partition (assigned or pending revocation), if any:
+    /// the first holder by member id.
     fn owner_epoch(&self, except: &str, topic: &[u8; 16], partition: i32) -> Option<i32> {
-        self.members
-            .values()
-            .filter(|m| m.id != except)
+        let holders = self.index.holders.get(&(*topic, partition))?;
+        holders
+            .iter()
+            .filter(|id| id.as_str() != except)
+            .filter_map(|id| self.members.get(id))
             .find_map(|m| {
                 m.assigned
                     .get(topic)
@@ -203,24 +286,26 @@ impl ConsumerGroup {
             })
     }
 
-    fn subscribed_topics(&self) -> BTreeSet<String> {
-        self.members
-            .values()
-            .flat_map(|m| m.meta.subscribed_topic_names.iter().cloned())
-            .collect()
-    }
-
-    fn hash(&self, topics: &dyn Fn(&str) -> Option<TopicMeta>) -> i64 {
-        let hashes: Vec<(String, i64)> = self
-            .subscribed_topics()
-            .into_iter()
-            .map(|name| {
-                let h = topics(&name)
-                    .map(|t| rec::topic_hash(&t.id, &t.name, t.partitions))
-                    .unwrap_or(0);
-                (name, h)
-            })
-            .collect();
+    fn hash(&mut self, topics: &dyn Fn(&str) -> Option<TopicMeta>) -> i64 {
+        let subscribed = &self.index.topics;
+        self.topic_hashes
+            .retain(|name, _| subscribed.contains_key(name));
+        let mut hashes: Vec<(String, i64)> = Vec::with_capacity(subscribed.len());
+        for name in subscribed.keys() {
+            let h = match topics(name) {
+                None => 0,
+                Some(t) => match self.topic_hashes.get(name) {
+                    Some(&(id, n, h)) if id == t.id && n == t.partitions => h,
+                    _ => {
+                        let h = rec::topic_hash(&t.id, &t.name, t.partitions);
+                        self.topic_hashes
+                            .insert(name.clone(), (t.id, t.partitions, h));
+                        h
+                    }
+                },
+            };
+            hashes.push((name.clone(), h));
+        }
         rec::group_hash(&hashes)
     }
 }

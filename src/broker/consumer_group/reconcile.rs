@@ -44,7 +44,7 @@ impl ConsumerGroup {
             records.push((rec::current_assignment_key(&self.id, id), None));
             records.push((rec::target_member_key(&self.id, id), None));
             records.push((rec::member_key(&self.id, id), None));
-            self.members.remove(id);
+            self.take(id);
             self.target.remove(id);
         }
         self.metadata_hash = self.hash(topics);

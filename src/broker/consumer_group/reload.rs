@@ -33,15 +33,16 @@ impl ConsumerGroups {
         let Some(v) = value else {
             match record_type {
                 5 => {
-                    group.members.remove(member_id);
+                    group.take(member_id);
                 }
                 7 => {
                     group.target.remove(member_id);
                 }
                 8 => {
-                    if let Some(m) = group.members.get_mut(member_id) {
+                    if let Some(mut m) = group.take(member_id) {
                         m.assigned.clear();
                         m.pending_revocation.clear();
+                        group.put(m);
                     }
                 }
                 _ => {}
@@ -72,10 +73,9 @@ impl ConsumerGroups {
                 group.assignment_timestamp = int("assignmentTimestamp");
             }
             5 => {
-                let m = group
-                    .members
-                    .entry(member_id.to_string())
-                    .or_insert_with(|| ConsumerMember::new(member_id));
+                let mut m = group
+                    .take(member_id)
+                    .unwrap_or_else(|| ConsumerMember::new(member_id));
                 let names = v.get("subscribedTopicNames").and_then(Value::as_array);
                 m.meta = MemberMetadata {
                     instance_id: opt("instanceId"),
@@ -92,6 +92,7 @@ impl ConsumerGroups {
                     server_assignor: opt("serverAssignor"),
                 };
                 m.deadline = deadline;
+                group.put(m);
             }
             7 => {
                 let mut a = Assignment::new();
@@ -103,10 +104,9 @@ impl ConsumerGroups {
                 group.target.insert(member_id.to_string(), a);
             }
             8 => {
-                let m = group
-                    .members
-                    .entry(member_id.to_string())
-                    .or_insert_with(|| ConsumerMember::new(member_id));
+                let mut m = group
+                    .take(member_id)
+                    .unwrap_or_else(|| ConsumerMember::new(member_id));
                 m.epoch = int("memberEpoch") as i32;
                 m.previous_epoch = int("previousMemberEpoch") as i32;
                 m.state = int("state") as i8;
@@ -128,6 +128,7 @@ impl ConsumerGroups {
                 m.assigned = owned("assignedPartitions");
                 m.pending_revocation = owned("partitionsPendingRevocation");
                 m.deadline = deadline;
+                group.put(m);
             }
             _ => {}
         }

@@ -159,7 +159,7 @@ fn range_static_leave_and_errors() {
     let mut leave = hb("m1", STATIC_LEAVE_EPOCH, None);
     leave.instance_id = Some("i1".into());
     assert_eq!(c.heartbeat(leave, &topics, 3, &mut r).member_epoch, -2);
-    assert_eq!(c.group("g").unwrap().members["m1"].epoch, -2);
+    assert_eq!(c.group("g").unwrap().members()["m1"].epoch, -2);
     assert_eq!(join(&mut c, "m3", Some("i1")).error, 0);
     let g = c.group("g").unwrap();
     assert!(!g.members.contains_key("m1"));
@@ -177,4 +177,45 @@ fn range_static_leave_and_errors() {
         c.heartbeat(h, &topics, 4, &mut r).error,
         ResponseError::InvalidRequest.code()
     );
+}
+
+/// The index a heartbeat reads instead of every member (subscriptions, assignors, partition
+/// holders) is the one the members give at every step: joins, a revocation, a static leave and
+/// a leave.
+#[test]
+fn the_member_index_follows_every_change() {
+    let config = ConsumerGroupConfig {
+        assignment_interval_ms: 0,
+        ..Default::default()
+    };
+    let mut c = ConsumerGroups::new(config);
+    let mut r = Vec::new();
+    let check = |c: &ConsumerGroups| {
+        let g = c.group("g").unwrap();
+        assert_eq!(g.index, MemberIndex::of(&g.members));
+    };
+    let mut first = hb("a", 0, Some(&[]));
+    first.server_assignor = Some("range".into());
+    c.heartbeat(first, &topics, 1, &mut r);
+    check(&c);
+    let mut second = hb("b", 0, Some(&[]));
+    second.instance_id = Some("static-b".into());
+    c.heartbeat(second, &topics, 2, &mut r);
+    check(&c);
+    assert_eq!(c.group("g").unwrap().assignor(), "range");
+    assert!(c.group("g").unwrap().is_subscribed_to("t"));
+    c.heartbeat(hb("a", 2, Some(&[0, 1, 2, 3])), &topics, 3, &mut r);
+    check(&c);
+    c.heartbeat(hb("a", 2, Some(&[0, 1])), &topics, 4, &mut r);
+    check(&c);
+    let mut away = hb("b", STATIC_LEAVE_EPOCH, None);
+    away.instance_id = Some("static-b".into());
+    c.heartbeat(away, &topics, 5, &mut r);
+    check(&c);
+    c.heartbeat(hb("a", LEAVE_EPOCH, None), &topics, 6, &mut r);
+    check(&c);
+    assert_eq!(c.group("g").unwrap().assignor(), "uniform");
+    c.tick(6 + 45_000, &topics, &mut r);
+    check(&c);
+    assert!(!c.group("g").unwrap().is_subscribed_to("t"));
 }

@@ -10,10 +10,13 @@ use std::path::PathBuf;
 
 use kafka_protocol::ResponseError;
 
-use super::{topic_log_config, unknown_partition, Broker, Topic, OFFSETS_TOPIC, TRANSACTION_TOPIC};
+use super::{
+    topic_log_config, unknown_partition, Broker, PartitionBudget, Topic, OFFSETS_TOPIC,
+    TRANSACTION_TOPIC,
+};
 use crate::broker::log::PartitionLog;
 use crate::broker::topic_config;
-use crate::broker::{BrokerError, BrokerResult};
+use crate::broker::{now_ms, BrokerError, BrokerResult};
 use crate::storage::layout::{parse_partition_dir, PartitionState};
 
 fn internal(topic: &str) -> bool {
@@ -41,26 +44,18 @@ impl Broker {
             }
             return Ok(None);
         }
-        if !overrides.is_empty() && !self.topics.contains_key(name) {
-            self.topic_configs.insert(name.to_string(), overrides);
-        }
-        match self.create_topic(name, partitions) {
-            Ok(_) => {
-                topic_config::write(&self.config.log_dir, &self.topic_configs)?;
-                Ok(self.topics.get(name))
-            }
-            Err(e) => {
-                if !self.topics.contains_key(name) {
-                    self.topic_configs.remove(name);
-                }
-                Err(e)
-            }
-        }
+        let overrides: Vec<(String, String)> = overrides.into_iter().collect();
+        self.create_topic_with(name, partitions, &overrides)?;
+        Ok(self.topics.get(name))
     }
 
-    /// The config overrides of a topic.
+    /// The config overrides of a topic (its ConfigRecords in the metadata log).
     pub fn topic_overrides(&self, name: &str) -> BTreeMap<String, String> {
-        self.topic_configs.get(name).cloned().unwrap_or_default()
+        self.metadata
+            .image
+            .topic_configs(name)
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// DeleteTopics: the topic's partition dirs are renamed as `LocalLog.logDeleteDirName` does
@@ -92,9 +87,7 @@ impl Broker {
             fs::rename(&dir, &to)?;
             self.deleting_dirs.push((now + delay, to));
         }
-        if self.topic_configs.remove(name).is_some() {
-            topic_config::write(&self.config.log_dir, &self.topic_configs)?;
-        }
+        self.metadata.remove_topic(topic.id, now)?;
         for (group, records) in self.groups.delete_topic_offsets(name) {
             self.write_group_records(&group, &records)?;
         }
@@ -102,7 +95,23 @@ impl Broker {
         Ok(topic.id)
     }
 
-    /// CreatePartitions: new partitions `count - current`, each a fresh log at leader epoch 0.
+    /// The partitions a CreatePartitions request would add (`validateTotalNumberOfPartitions`:
+    /// topics that exist, with a count that is not negative and above their current one).
+    pub fn additional_partitions<'a>(&self, counts: impl Iterator<Item = (&'a str, i32)>) -> i64 {
+        counts
+            .filter(|(_, count)| *count >= 0)
+            .filter_map(|(name, count)| {
+                let current = self.topics.get(name)?.partitions.len() as i64;
+                Some(count as i64 - current)
+            })
+            .filter(|added| *added > 0)
+            .sum()
+    }
+
+    /// CreatePartitions: new partitions `count - current`, each a fresh log at leader epoch 0,
+    /// refused before any file is made when their files would pass the open-file limit; a
+    /// partition that cannot be made removes those made before it (all or nothing). The
+    /// request-wide cap is [`Self::additional_partitions`]' caller's.
     pub fn create_partitions(
         &mut self,
         name: &str,
@@ -110,7 +119,11 @@ impl Broker {
         validate_only: bool,
     ) -> BrokerResult<()> {
         let log_dir = self.config.log_dir.clone();
-        let config = topic_log_config(&self.config, name, self.topic_configs.get(name));
+        let config = topic_log_config(
+            &self.broker_log_config(),
+            name,
+            self.metadata.image.topic_configs(name),
+        );
         let Some(topic) = self.topics.get_mut(name) else {
             return Err(BrokerError::new(
                 ResponseError::UnknownTopicOrPartition,
@@ -130,20 +143,30 @@ impl Broker {
                 format!("Topic already has {current} partition(s)."),
             ));
         }
+        // One request adds at most MAX_PARTITIONS_PER_REQUEST (checked before this call too).
+        PartitionBudget::default().take(count - current)?;
+        super::limits::check_open_files(count - current)?;
         if validate_only {
             return Ok(());
         }
         for p in current..count {
-            topic.partitions.push(PartitionLog::create(
-                &log_dir,
-                name,
-                p,
-                topic.id,
-                config.clone(),
-                0,
-            )?);
+            match PartitionLog::create(&log_dir, name, p, topic.id, config.clone(), 0) {
+                Ok(log) => topic.partitions.push(log),
+                Err(e) => {
+                    for log in topic.partitions.drain(current as usize..) {
+                        let dir = log.dir.clone();
+                        drop(log);
+                        let _ = fs::remove_dir_all(dir);
+                    }
+                    let dir = log_dir.join(format!("{name}-{p}"));
+                    if dir.is_dir() {
+                        let _ = fs::remove_dir_all(dir);
+                    }
+                    return Err(e.into());
+                }
+            }
         }
-        Ok(())
+        self.metadata.add_partitions(name, current, count, now_ms())
     }
 
     /// DeleteRecords on one partition (`Partition.deleteRecordsOnLeader`): -1 means the high

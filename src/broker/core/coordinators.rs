@@ -240,11 +240,18 @@ impl Broker {
         Ok(out)
     }
 
-    /// The next producer id.
-    pub fn allocate_producer_id(&mut self) -> i64 {
+    /// The next producer id (a new block recorded in the metadata log when it starts one).
+    pub fn allocate_producer_id(&mut self) -> BrokerResult<i64> {
         let id = self.next_producer_id;
         self.next_producer_id += 1;
-        id
+        self.reserve_producer_ids()?;
+        Ok(id)
+    }
+
+    /// Records the producer id block the ids handed out so far reach into.
+    pub(super) fn reserve_producer_ids(&mut self) -> BrokerResult<()> {
+        self.metadata
+            .reserve_producer_ids(self.next_producer_id, now_ms())
     }
 
     /// InitProducerId for a transactional id: fences an open transaction of the previous
@@ -269,6 +276,7 @@ impl Broker {
                 &mut records,
             );
             self.next_producer_id = next;
+            self.reserve_producer_ids()?;
             self.write_txn_records(id, &records)?;
             match result.map_err(|e| BrokerError::new(e, format!("InitProducerId for {id}")))? {
                 Ok(answer) => return Ok(answer),

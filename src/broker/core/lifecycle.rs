@@ -8,8 +8,8 @@ use std::io;
 use std::path::PathBuf;
 
 use super::{
-    topic_log_config, topic_meta, Broker, BrokerConfig, OpenReport, Topic, OFFSETS_TOPIC,
-    TRANSACTION_TOPIC,
+    internal_topic_configs, topic_log_config, topic_meta, Broker, BrokerConfig, OpenReport, Topic,
+    OFFSETS_TOPIC, TRANSACTION_TOPIC,
 };
 use crate::broker::consumer_group::ConsumerGroups;
 use crate::broker::files::{
@@ -19,12 +19,13 @@ use crate::broker::files::{
 };
 use crate::broker::group::{CoordinatorRecord, GroupCoordinator};
 use crate::broker::log::PartitionLog;
+use crate::broker::metadata::{ClusterMetadata, METADATA_TOPIC};
 use crate::broker::records::{
     decode_group_value, decode_offset_value, decode_offsets_key, decode_transaction_value,
     transactional_id_of_key, OffsetsKey,
 };
 use crate::broker::txn::TxnCoordinator;
-use crate::broker::{now_ms, topic_config, BrokerResult};
+use crate::broker::{broker_config, now_ms, topic_config, BrokerResult};
 use crate::format::control::{decode_control, ControlType};
 use crate::format::coordinator;
 use crate::storage::layout::{parse_partition_dir, PartitionState};
@@ -59,6 +60,22 @@ impl Broker {
                 .into_iter()
                 .map(|(t, p, o)| ((t, p), o))
                 .collect();
+        let now = now_ms();
+        let (mut metadata, _) = ClusterMetadata::open(&dir, &meta, report.clean_shutdown, now)?;
+        let io_err =
+            |what: &str, e: crate::broker::BrokerError| io::Error::other(format!("{what}: {e}"));
+        if let Some((host, port)) = &config.listener {
+            metadata
+                .register(host, *port, now)
+                .map_err(|e| io_err("registering the broker in the metadata log", e))?;
+        }
+        // A dir of a mini-broker from before the metadata log: its topic configs file.
+        let legacy_configs = topic_config::read_legacy(&dir)?;
+        // The broker's log config: its command line with the dynamic broker configs over it.
+        let broker_log = topic_config::apply(
+            &config.log,
+            &broker_config::dynamic_log_overrides(&metadata.image, config.node_id),
+        );
         let mut found: BTreeMap<String, BTreeMap<i32, PathBuf>> = BTreeMap::new();
         for entry in fs::read_dir(&dir)? {
             let entry = entry?;
@@ -67,7 +84,7 @@ impl Broker {
             }
             let name = entry.file_name().to_string_lossy().into_owned();
             if let Some(p) = parse_partition_dir(&name) {
-                if p.state == PartitionState::Live {
+                if p.state == PartitionState::Live && p.topic != METADATA_TOPIC {
                     found
                         .entry(p.topic)
                         .or_default()
@@ -75,10 +92,15 @@ impl Broker {
                 }
             }
         }
-        let topic_configs = topic_config::read(&dir)?;
         let mut topics = BTreeMap::new();
         for (name, parts) in found {
-            let log_config = topic_log_config(&config, &name, topic_configs.get(&name));
+            let known = metadata.image.topics.contains_key(&name);
+            let overrides = if known {
+                metadata.image.topic_configs(&name).cloned()
+            } else {
+                legacy_configs.get(&name).cloned()
+            };
+            let log_config = topic_log_config(&broker_log, &name, overrides.as_ref());
             let mut partitions = Vec::new();
             for (i, (p, path)) in parts.into_iter().enumerate() {
                 if p != i as i32 {
@@ -96,7 +118,7 @@ impl Broker {
                     report.clean_shutdown,
                     recovery.get(&key).copied(),
                     log_start.get(&key).copied(),
-                    None,
+                    metadata.leader_epoch(&name, p),
                 )
                 .map_err(|e| crate::broker::log::with_path(&path, e))?;
                 if r.recovered_segments > 0 {
@@ -123,6 +145,27 @@ impl Broker {
                 continue;
             }
             let id = partitions[0].topic_id;
+            if !known {
+                // Partition dirs the metadata log does not know (a dir written before it
+                // existed): their topic is recorded, with its configs from the old file.
+                let epochs: Vec<i32> = partitions.iter().map(|l| l.leader_epoch).collect();
+                let mut configs: Vec<(String, String)> = internal_topic_configs(&name)
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect();
+                for (k, v) in overrides.unwrap_or_default() {
+                    configs.retain(|(c, _)| *c != k);
+                    configs.push((k, v));
+                }
+                metadata
+                    .create_topic(&name, id, &epochs, &configs, now)
+                    .map_err(|e| io_err("recording a topic in the metadata log", e))?;
+                report.notes.push(format!(
+                    "{name}: recorded in the metadata log ({} partition(s), {} config(s))",
+                    epochs.len(),
+                    configs.len()
+                ));
+            }
             topics.insert(
                 name.clone(),
                 Topic {
@@ -131,6 +174,47 @@ impl Broker {
                     partitions,
                 },
             );
+        }
+        // Partitions the metadata log has and the dir lacks are created, as a Kafka broker
+        // creates the log of a partition it becomes leader of.
+        let missing: Vec<(String, [u8; 16], i32, i32)> = metadata
+            .image
+            .topics
+            .iter()
+            .flat_map(|(name, t)| {
+                let have = topics
+                    .get(name)
+                    .map_or(0, |x: &Topic| x.partitions.len() as i32);
+                t.partitions
+                    .iter()
+                    .filter(move |(p, _)| **p >= have)
+                    .map(move |(p, part)| (name.clone(), t.id, *p, part.leader_epoch))
+            })
+            .collect();
+        for (name, id, p, epoch) in missing {
+            let log_config =
+                topic_log_config(&broker_log, &name, metadata.image.topic_configs(&name));
+            let log = PartitionLog::create(&dir, &name, p, id, log_config, epoch.max(0))?;
+            report
+                .notes
+                .push(format!("{name}-{p}: created (the metadata log has it)"));
+            topics
+                .entry(name.clone())
+                .or_insert_with(|| Topic {
+                    name: name.clone(),
+                    id,
+                    partitions: Vec::new(),
+                })
+                .partitions
+                .push(log);
+        }
+        if !legacy_configs.is_empty() || dir.join(topic_config::LEGACY_TOPIC_CONFIGS_FILE).exists()
+        {
+            topic_config::remove_legacy(&dir)?;
+            report.notes.push(format!(
+                "{}: topic configs moved into the metadata log; file removed",
+                topic_config::LEGACY_TOPIC_CONFIGS_FILE
+            ));
         }
         if report.clean_shutdown {
             fs::remove_file(dir.join(CLEAN_SHUTDOWN))?;
@@ -146,7 +230,7 @@ impl Broker {
             txns: TxnCoordinator::default(),
             next_producer_id: 0,
             closed: false,
-            topic_configs,
+            metadata,
             deleting_dirs: Vec::new(),
             // LogManager schedules its first retention check 30 s after start.
             next_retention_check: now_ms() + 30_000i64.min(config_retention_interval),
@@ -262,12 +346,19 @@ impl Broker {
                 })?;
             }
         }
-        // Kafka hands out producer ids in blocks of 1000; a restarted broker gets a new block.
-        self.next_producer_id = if max_pid < 0 {
+        // Kafka hands out producer ids in blocks of 1000 (ProducerIdsRecords); a restarted
+        // broker gets a new block. A dir without them: the block after the largest id seen.
+        let from_logs = if max_pid < 0 {
             0
         } else {
             (max_pid / 1000 + 1) * 1000
         };
+        self.next_producer_id = self
+            .metadata
+            .image
+            .next_producer_id
+            .unwrap_or(0)
+            .max(from_logs);
         Ok(())
     }
 
@@ -300,6 +391,7 @@ impl Broker {
             &mut txn_records,
         );
         self.next_producer_id = next;
+        self.reserve_producer_ids()?;
         for plan in plans {
             let mine: Vec<CoordinatorRecord> = txn_records
                 .iter()
@@ -363,13 +455,16 @@ impl Broker {
         if self.closed {
             return Ok(());
         }
-        let mut broker_epoch = 0i64;
+        let broker_epoch = self.metadata.image.broker_epoch.unwrap_or(0);
+        self.metadata
+            .controlled_shutdown(now_ms())
+            .map_err(|e| io::Error::other(format!("writing the metadata log: {e}")))?;
         for t in self.topics.values_mut() {
             for log in &mut t.partitions {
                 log.close()?;
-                broker_epoch = broker_epoch.max(log.leader_epoch as i64);
             }
         }
+        self.metadata.close()?;
         self.write_checkpoints()?;
         write_atomically(
             &self.config.log_dir.join(CLEAN_SHUTDOWN),

@@ -98,6 +98,25 @@ pub fn raise_open_file_limit() {
     }
 }
 
+/// The total and usable bytes of the volume holding `path`, as Java's `FileStore`
+/// `getTotalSpace` / `getUsableSpace` give them (blocks and blocks available to an unprivileged
+/// user, times the fragment size), with Kafka's `adjustForLargeFileSystems` (an overflow is
+/// `i64::MAX`).
+pub fn volume_space(path: &std::path::Path) -> std::io::Result<(i64, i64)> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+    // SAFETY: an all-zero statvfs is a valid value for statvfs(3) to fill in.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a NUL-terminated path and `st` a writable statvfs.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let bytes =
+        |blocks: u64| i64::try_from((blocks as u128) * (st.f_frsize as u128)).unwrap_or(i64::MAX);
+    Ok((bytes(st.f_blocks as u64), bytes(st.f_bavail as u64)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,5 +1,5 @@
-//! What the cluster is and where things are: Metadata, FindCoordinator and DescribeCluster
-//! (`KafkaApis.handleDescribeCluster` of a broker).
+//! What the cluster is and where things are: Metadata, FindCoordinator, DescribeCluster
+//! (`KafkaApis.handleDescribeCluster` of a broker), DescribeLogDirs and DescribeQuorum.
 
 use kafka_protocol::messages::*;
 use kafka_protocol::ResponseError;
@@ -7,6 +7,7 @@ use kafka_protocol::ResponseError;
 use super::{coded, str_bytes, topic_name, uuid, CLUSTER_OPERATIONS, TOPIC_OPERATIONS};
 use crate::broker::core::{OFFSETS_TOPIC, TRANSACTION_TOPIC};
 use crate::broker::dispatch::Handled;
+use crate::broker::metadata::METADATA_TOPIC;
 use crate::broker::server::Shared;
 use crate::broker::BrokerError;
 
@@ -69,7 +70,12 @@ pub(crate) fn metadata(
     let mut topics = Vec::new();
     let names: Vec<(Option<String>, [u8; 16])> = match requested {
         None => b.topics().map(|t| (Some(t.name.clone()), t.id)).collect(),
-        Some(r) => r,
+        // KafkaApis.handleTopicMetadataRequest asks for a set of topics: a topic named (or an
+        // id given) many times is answered once.
+        Some(r) => {
+            let mut seen = std::collections::HashSet::new();
+            r.into_iter().filter(|t| seen.insert(t.clone())).collect()
+        }
     };
     for (name, id) in names {
         let name = match name {
@@ -190,3 +196,187 @@ pub(crate) fn find_coordinator(
         .with_host(c.host)
         .with_port(c.port))
 }
+
+/// UpdateFeatures (`QuorumController.updateFeatures`): all updates or none; a refusal is the
+/// top-level error with Kafka's prefix; per-feature results only below v2.
+pub(crate) fn update_features(
+    shared: &Shared,
+    req: UpdateFeaturesRequest,
+    version: i16,
+) -> Handled<UpdateFeaturesResponse> {
+    let mut b = shared.broker()?;
+    let updates: Vec<(String, i16, i8)> = req
+        .feature_updates
+        .iter()
+        .map(|u| {
+            // v0: allow_downgrade means SAFE_DOWNGRADE (2), else UPGRADE (1).
+            let kind = if version == 0 {
+                if u.allow_downgrade {
+                    2
+                } else {
+                    1
+                }
+            } else {
+                u.upgrade_type
+            };
+            (u.feature.as_str().to_string(), u.max_version_level, kind)
+        })
+        .collect();
+    let resp = UpdateFeaturesResponse::default();
+    Ok(
+        match b
+            .metadata
+            .update_features(&updates, req.validate_only, crate::broker::now_ms())
+        {
+            Err(e) => resp
+                .with_error_code(e.code())
+                .with_error_message(Some(str_bytes(&format!(
+                "The update failed for all features since the following feature had an error: {e}"
+            )))),
+            Ok(()) if version <= 1 => resp.with_results(
+                req.feature_updates
+                    .iter()
+                    .map(|u| {
+                        update_features_response::UpdatableFeatureResult::default()
+                            .with_feature(u.feature.clone())
+                    })
+                    .collect(),
+            ),
+            Ok(()) => resp,
+        },
+    )
+}
+
+/// DescribeLogDirs (`ReplicaManager.describeLogDirs`): the one log dir, by its absolute path,
+/// with each partition's size (its segments' bytes), offset lag (the high watermark less the
+/// log end offset, 0 for a single replica) and the volume's total and usable bytes. Null topics
+/// mean every partition; named partitions that do not exist are left out, and so are topics
+/// with none left.
+pub(crate) fn describe_log_dirs(
+    shared: &Shared,
+    req: DescribeLogDirsRequest,
+) -> Handled<DescribeLogDirsResponse> {
+    let b = shared.broker()?;
+    let dir = &b.config.log_dir;
+    let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
+    let mut result = describe_log_dirs_response::DescribeLogDirsResult::default()
+        .with_log_dir(str_bytes(&absolute.to_string_lossy()));
+    let wanted: Option<std::collections::HashSet<(&str, i32)>> = req.topics.as_ref().map(|t| {
+        t.iter()
+            .flat_map(|t| t.partitions.iter().map(|p| (t.topic.as_str(), *p)))
+            .collect()
+    });
+    match crate::broker::core::volume_space(&absolute) {
+        Err(_) => {
+            result.error_code = ResponseError::KafkaStorageError.code();
+            return Ok(DescribeLogDirsResponse::default().with_results(vec![result]));
+        }
+        Ok((total, usable)) => {
+            result.total_bytes = total;
+            result.usable_bytes = usable;
+        }
+    }
+    for topic in b.topics() {
+        let partitions: Vec<_> = topic
+            .partitions
+            .iter()
+            .filter(|p| {
+                wanted
+                    .as_ref()
+                    .is_none_or(|w| w.contains(&(topic.name.as_str(), p.partition)))
+            })
+            .map(|p| {
+                describe_log_dirs_response::DescribeLogDirsPartition::default()
+                    .with_partition_index(p.partition)
+                    .with_partition_size(p.size_in_bytes() as i64)
+                    .with_offset_lag((p.high_watermark() - p.log_end_offset()).max(0))
+            })
+            .collect();
+        if !partitions.is_empty() {
+            result.topics.push(
+                describe_log_dirs_response::DescribeLogDirsTopic::default()
+                    .with_name(topic_name(&topic.name))
+                    .with_partitions(partitions),
+            );
+        }
+    }
+    Ok(DescribeLogDirsResponse::default().with_results(vec![result]))
+}
+
+/// DescribeQuorum (`KafkaRaftClient.handleDescribeQuorumRequest`, forwarded to the controller by
+/// a broker): exactly `__cluster_metadata-0` may be asked, else UNKNOWN_TOPIC_OR_PARTITION for
+/// each partition asked. The mini-broker is the quorum's single voter and leader: its epoch is the
+/// raft epoch this run leads and its log end offset and high watermark the end of the metadata
+/// log it writes (`__cluster_metadata-0`, [`crate::broker::metadata`]), its fetch and
+/// caught-up times now, its directory id the zero uuid (a static voter, as a quorum configured
+/// by `controller.quorum.voters` reports it), and no observers. v2 lists the voter's endpoint
+/// (`CONTROLLER`: the mini-broker's one listener).
+pub(crate) fn describe_quorum(
+    shared: &Shared,
+    req: DescribeQuorumRequest,
+    version: i16,
+) -> Handled<DescribeQuorumResponse> {
+    let asked_metadata = req.topics.len() == 1
+        && req.topics[0].topic_name.as_str() == METADATA_TOPIC
+        && req.topics[0].partitions.len() == 1
+        && req.topics[0].partitions[0].partition_index == 0;
+    if !asked_metadata {
+        let error = ResponseError::UnknownTopicOrPartition;
+        let topics = req
+            .topics
+            .into_iter()
+            .map(|t| {
+                let partitions = t
+                    .partitions
+                    .iter()
+                    .map(|p| {
+                        describe_quorum_response::PartitionData::default()
+                            .with_partition_index(p.partition_index)
+                            .with_error_code(error.code())
+                            .with_error_message(Some(str_bytes(UNKNOWN_TOPIC_MESSAGE)))
+                    })
+                    .collect();
+                describe_quorum_response::TopicData::default()
+                    .with_topic_name(t.topic_name)
+                    .with_partitions(partitions)
+            })
+            .collect();
+        return Ok(DescribeQuorumResponse::default().with_topics(topics));
+    }
+    // The metadata log this broker writes and leads: each append is a batch written before the
+    // request that made it is answered, so the single voter's high watermark is its log end.
+    let (leader_epoch, end_offset) = {
+        let b = shared.broker()?;
+        (b.metadata.raft_epoch, b.metadata.log_end_offset())
+    };
+    let now = crate::broker::now_ms();
+    let voter = describe_quorum_response::ReplicaState::default()
+        .with_replica_id(shared.node_id.into())
+        .with_log_end_offset(end_offset)
+        .with_last_fetch_timestamp(now)
+        .with_last_caught_up_timestamp(now);
+    let partition = describe_quorum_response::PartitionData::default()
+        .with_leader_id(shared.node_id.into())
+        .with_leader_epoch(leader_epoch)
+        .with_high_watermark(end_offset)
+        .with_current_voters(vec![voter]);
+    let resp = DescribeQuorumResponse::default().with_topics(vec![
+        describe_quorum_response::TopicData::default()
+            .with_topic_name(topic_name(METADATA_TOPIC))
+            .with_partitions(vec![partition]),
+    ]);
+    if version < 2 {
+        return Ok(resp);
+    }
+    Ok(
+        resp.with_nodes(vec![describe_quorum_response::Node::default()
+            .with_node_id(shared.node_id.into())
+            .with_listeners(vec![describe_quorum_response::Listener::default()
+                .with_name(str_bytes("CONTROLLER"))
+                .with_host(str_bytes(&shared.host))
+                .with_port(shared.port as u16)])]),
+    )
+}
+
+/// `Errors.UNKNOWN_TOPIC_OR_PARTITION.message()`.
+const UNKNOWN_TOPIC_MESSAGE: &str = "This server does not host this topic-partition.";

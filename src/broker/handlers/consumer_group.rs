@@ -130,7 +130,7 @@ pub(crate) fn describe(
             d.assignment_epoch = g.assignment_epoch;
             d.assignor_name = str_bytes(g.assignor());
             d.members = g
-                .members
+                .members()
                 .values()
                 .map(|m| {
                     let current: Assignment = m

@@ -1,10 +1,13 @@
 //! Reading partitions: Fetch (with its long poll), ListOffsets and OffsetForLeaderEpoch.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use kafka_protocol::messages::*;
 use kafka_protocol::ResponseError;
+use tokio::sync::{Notify, SemaphorePermit};
 
 use crate::broker::dispatch::Handled;
 use crate::broker::server::Shared;
@@ -13,6 +16,9 @@ use crate::broker::BrokerError;
 /// Kafka's `fetch.max.bytes` default: the most one fetch response carries (but for a first
 /// batch larger than that).
 pub const FETCH_MAX_BYTES: usize = 55 * 1024 * 1024;
+
+/// The share of the response budget a fetch waits for when the budget is spent.
+const BUDGET_SHARE: usize = 1024 * 1024;
 
 /// Checks a client's view of the leader epoch (`current_leader_epoch`).
 pub(crate) fn epoch_error(current: i32, ours: i32) -> i16 {
@@ -25,11 +31,23 @@ pub(crate) fn epoch_error(current: i32, ours: i32) -> i16 {
     }
 }
 
-pub(crate) async fn fetch(
-    shared: &Shared,
+/// A fetch waiter's id, unique in the process.
+fn next_waiter_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Fetch, with its long poll. The records read are charged to the response budget
+/// ([`Shared::responses`]) until the response is written: a fetch reads at most what the
+/// budget has left (nothing when it is spent: the answer then has no records, as a fetch that
+/// found none), so clients that never read their answers cannot pin more than the budget. A
+/// fetch that must wait registers with each partition it asks for and is woken by an append to
+/// one of them only.
+pub(crate) async fn fetch<'s>(
+    shared: &'s Shared,
     req: FetchRequest,
     version: i16,
-) -> Handled<FetchResponse> {
+) -> Handled<(FetchResponse, Option<SemaphorePermit<'s>>)> {
     let deadline = Instant::now() + Duration::from_millis(req.max_wait_ms.clamp(0, 60_000) as u64);
     let committed = req.isolation_level == 1;
     // `fetch.max.bytes` caps what the request asks for (ReplicaManager.fetchMessages).
@@ -38,16 +56,24 @@ pub(crate) async fn fetch(
     } else {
         FETCH_MAX_BYTES
     };
+    let min_bytes = req.min_bytes.max(1) as usize;
+    let waiter = Arc::new(Notify::new());
+    let id = next_waiter_id();
+    // The partitions this fetch is registered with while it waits.
+    let mut registered: Vec<(String, i32)> = Vec::new();
     loop {
-        let notified = shared.appended.notified();
-        tokio::pin!(notified);
-        notified.as_mut().enable();
         // Under the lock: where each partition's bytes lie. The reads happen after it.
         let mut plans = Vec::new();
         let mut errors = false;
         let mut topics = Vec::new();
         {
-            let b = shared.broker()?;
+            let mut b = shared.broker()?;
+            for (topic, partition) in registered.drain(..) {
+                if let Ok(log) = b.partition_mut(&topic, partition) {
+                    log.waiters.remove(id);
+                }
+            }
+            let mut names: Vec<(String, i32)> = Vec::new();
             for t in &req.topics {
                 let (name, id) = if version >= 13 {
                     match b.topic_by_id(t.topic_id.as_bytes()) {
@@ -86,12 +112,15 @@ pub(crate) async fn fetch(
                         continue;
                     }
                     match log.plan_read(p.fetch_offset, committed) {
-                        Ok(plan) => plans.push((
-                            topics.len(),
-                            parts.len(),
-                            p.partition_max_bytes.max(0) as usize,
-                            plan,
-                        )),
+                        Ok(plan) => {
+                            names.push((name.clone(), p.partition));
+                            plans.push((
+                                topics.len(),
+                                parts.len(),
+                                p.partition_max_bytes.max(0) as usize,
+                                plan,
+                            ))
+                        }
                         Err(e) => {
                             d.error_code = e.code();
                             d.high_watermark = log.high_watermark();
@@ -113,14 +142,59 @@ pub(crate) async fn fetch(
                         .with_partitions(parts),
                 );
             }
+            // Too little to answer yet: wait for an append to one of these partitions,
+            // registered before the lock is released so that no append is missed.
+            let available: usize = plans.iter().map(|(_, _, _, p)| p.available()).sum();
+            if !errors && available < min_bytes && Instant::now() < deadline {
+                for (topic, partition) in names {
+                    if let Ok(log) = b.partition_mut(&topic, partition) {
+                        log.waiters.add(id, waiter.clone());
+                        registered.push((topic, partition));
+                    }
+                }
+            }
         }
+        if !registered.is_empty() {
+            let now = Instant::now();
+            let _ =
+                tokio::time::timeout(deadline.saturating_duration_since(now), waiter.notified())
+                    .await;
+            continue;
+        }
+        // The records' share of the response budget: what is left of it, up to max_bytes.
+        let wanted: usize = plans
+            .iter()
+            .map(|(_, _, _, p)| p.available())
+            .sum::<usize>()
+            .min(max_bytes);
+        let grant = wanted.min(shared.responses.available_permits()) as u32;
+        let mut permit = match shared.responses.try_acquire_many(grant) {
+            Ok(p) if grant > 0 => Some(p),
+            _ => None,
+        };
+        if permit.is_none() && wanted > 0 {
+            // The budget is spent (by answers their clients have not read yet): wait for a
+            // first share of it until the fetch's deadline, then answer with what it got.
+            let first = wanted.min(BUDGET_SHARE) as u32;
+            let left = deadline.saturating_duration_since(Instant::now());
+            if let Ok(Ok(p)) =
+                tokio::time::timeout(left, shared.responses.acquire_many(first)).await
+            {
+                permit = Some(p);
+            }
+        }
+        let granted = permit.as_ref().map_or(0, |p| p.num_permits());
         let mut total = 0usize;
         for (ti, pi, partition_max, plan) in plans {
             let d = &mut topics[ti].partitions[pi];
-            let budget = partition_max.min(max_bytes.saturating_sub(total));
+            let budget = partition_max.min(granted.saturating_sub(total));
             // The first batch of the response is returned even when it is larger than the
-            // limits (KIP-74).
-            let budget = if total == 0 { budget.max(1) } else { budget };
+            // limits (KIP-74) — when the budget granted anything.
+            let budget = if total == 0 && granted > 0 {
+                budget.max(1)
+            } else {
+                budget
+            };
             match plan.execute(budget) {
                 Ok(r) => {
                     total += r.records.len();
@@ -141,17 +215,26 @@ pub(crate) async fn fetch(
                 Err(e) => {
                     eprintln!("kseg mini-broker: reading a fetch failed: {e}");
                     d.error_code = ResponseError::KafkaStorageError.code();
-                    errors = true;
                 }
             }
         }
-        let resp = FetchResponse::default().with_responses(topics);
-        let bytes = total;
-        let now = Instant::now();
-        if errors || bytes >= req.min_bytes.max(1) as usize || now >= deadline {
-            return Ok(resp);
+        // The first batch may pass what was granted: it is charged too, when the budget has it.
+        if total > granted {
+            let more = shared
+                .responses
+                .try_acquire_many((total - granted).min(u32::MAX as usize) as u32);
+            match (&mut permit, more) {
+                (Some(p), Ok(m)) => p.merge(m),
+                (None, Ok(m)) => permit = Some(m),
+                _ => {}
+            }
+        } else if let Some(p) = &mut permit {
+            // Give back what was not read.
+            if let Some(unused) = p.split(granted - total) {
+                drop(unused);
+            }
         }
-        let _ = tokio::time::timeout(deadline - now, notified).await;
+        return Ok((FetchResponse::default().with_responses(topics), permit));
     }
 }
 

@@ -1,14 +1,18 @@
 //! One handler per API, grouped by area: each takes the decoded request and gives the response
 //! ([`super::dispatch`] decodes and frames them). The cluster (ApiVersions is answered by
-//! dispatch itself; Metadata, FindCoordinator, DescribeCluster), topics (CreateTopics,
-//! DeleteTopics, CreatePartitions, DeleteRecords, DescribeConfigs), produce, fetch (Fetch,
+//! dispatch itself; Metadata, FindCoordinator, DescribeCluster, DescribeLogDirs,
+//! DescribeQuorum, UpdateFeatures), topics (CreateTopics, DeleteTopics, CreatePartitions,
+//! DeleteRecords), configs (DescribeConfigs, IncrementalAlterConfigs, AlterConfigs), produce,
+//! fetch (Fetch,
 //! ListOffsets, OffsetForLeaderEpoch), classic groups (JoinGroup, SyncGroup, Heartbeat,
 //! LeaveGroup, DescribeGroups, ListGroups, DeleteGroups), group offsets (OffsetCommit,
 //! OffsetFetch, OffsetDelete), KIP-848 consumer groups (ConsumerGroupHeartbeat,
-//! ConsumerGroupDescribe) and transactions (InitProducerId, AddPartitionsToTxn,
-//! AddOffsetsToTxn, TxnOffsetCommit, EndTxn).
+//! ConsumerGroupDescribe), transactions (InitProducerId, AddPartitionsToTxn,
+//! AddOffsetsToTxn, TxnOffsetCommit, EndTxn) and their description (DescribeProducers,
+//! DescribeTransactions, ListTransactions).
 
 pub(super) mod cluster;
+pub(super) mod configs;
 pub(super) mod consumer_group;
 pub(super) mod fetch;
 pub(super) mod groups;
@@ -16,6 +20,7 @@ pub(super) mod offsets;
 pub(super) mod produce;
 pub(super) mod topics;
 pub(super) mod txn;
+pub(super) mod txn_admin;
 
 use kafka_protocol::messages::TopicName;
 use kafka_protocol::protocol::StrBytes;

@@ -1,7 +1,9 @@
 //! Group offsets: OffsetCommit, OffsetFetch and OffsetDelete (classic and KIP-848 groups keep
 //! their offsets in one store, [`crate::broker::group`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+
+use bytes::Bytes;
 
 use kafka_protocol::messages::*;
 use kafka_protocol::protocol::StrBytes;
@@ -9,7 +11,8 @@ use kafka_protocol::ResponseError;
 
 use super::{str_bytes, topic_name};
 use crate::broker::core::Broker;
-use crate::broker::dispatch::Handled;
+use crate::broker::dispatch::{Handled, RequestError};
+use crate::broker::frame::Repeated;
 use crate::broker::group::CommitPartition;
 use crate::broker::now_ms;
 use crate::broker::server::Shared;
@@ -21,7 +24,11 @@ pub(crate) fn offset_commit(
 ) -> Handled<OffsetCommitResponse> {
     let mut b = shared.broker()?;
     let group = req.group_id.as_str().to_string();
+    // KafkaApis.handleOffsetCommitRequest: a partition that does not exist is
+    // UNKNOWN_TOPIC_OR_PARTITION and never reaches the coordinator; when none is left, the
+    // coordinator (and its member checks) is not asked at all.
     let mut partitions = Vec::new();
+    let mut exists = Vec::new();
     for t in &req.topics {
         for p in &t.partitions {
             let epoch = if version >= 6 {
@@ -29,19 +36,29 @@ pub(crate) fn offset_commit(
             } else {
                 -1
             };
-            let offset = (p.partition_index, p.committed_offset, epoch);
-            partitions.push(commit_partition(&b, &t.name, offset, &p.committed_metadata));
+            let known = b.partition(t.name.as_str(), p.partition_index).is_ok();
+            exists.push(known);
+            if known {
+                let offset = (p.partition_index, p.committed_offset, epoch);
+                partitions.push(commit_partition(&b, &t.name, offset, &p.committed_metadata));
+            }
         }
     }
     let expire =
         (version <= 4 && req.retention_time_ms >= 0).then(|| now_ms() + req.retention_time_ms);
-    let fenced = b.groups.is_fenced(
-        &group,
-        req.group_instance_id.as_ref().map(|i| i.as_str()),
-        req.member_id.as_str(),
-    );
-    let codes = if fenced {
-        vec![ResponseError::FencedInstanceId.code(); partitions.len()]
+    let fenced = !partitions.is_empty()
+        && b.groups.is_fenced(
+            &group,
+            req.group_instance_id.as_ref().map(|i| i.as_str()),
+            req.member_id.as_str(),
+        );
+    let unknown = ResponseError::UnknownTopicOrPartition.code();
+    // A refusal of the whole request (OffsetCommitRequest.getErrorResponse) covers every
+    // partition asked, the unknown ones too.
+    let codes: Vec<i16> = if fenced {
+        vec![ResponseError::FencedInstanceId.code(); exists.len()]
+    } else if partitions.is_empty() {
+        vec![unknown; exists.len()]
     } else {
         match b.commit_offsets(
             &group,
@@ -51,8 +68,20 @@ pub(crate) fn offset_commit(
             expire,
             version,
         ) {
-            Ok(codes) => codes,
-            Err(e) => vec![e.code(); partitions.len()],
+            Ok(codes) => {
+                let mut codes = codes.into_iter();
+                exists
+                    .iter()
+                    .map(|&known| {
+                        if known {
+                            codes.next().unwrap_or(0)
+                        } else {
+                            unknown
+                        }
+                    })
+                    .collect()
+            }
+            Err(e) => vec![e.code(); exists.len()],
         }
     };
     let mut codes = codes.into_iter();
@@ -210,43 +239,63 @@ macro_rules! fetched_topics {
     };
 }
 
+/// OffsetFetch. v8+ answers each group asked, in order, as Kafka does, but a group asked many
+/// times (the same member, epoch and topics) is looked up and encoded once: its answer's bytes
+/// are repeated ([`Repeated`]), never built again.
 pub(crate) fn offset_fetch(
     shared: &Shared,
     req: OffsetFetchRequest,
     version: i16,
-) -> Handled<OffsetFetchResponse> {
+) -> Handled<Result<OffsetFetchResponse, Repeated>> {
     let b = shared.broker()?;
     if version >= 8 {
-        let groups = req
-            .groups
-            .into_iter()
-            .map(|g| {
+        type Key = (String, Option<String>, i32, Option<Vec<(String, Vec<i32>)>>);
+        let mut cache: HashMap<Key, Bytes> = HashMap::new();
+        let mut elements = Vec::with_capacity(req.groups.len());
+        for g in req.groups {
+            let topics: Option<Vec<(String, Vec<i32>)>> = g.topics.map(|ts| {
+                ts.into_iter()
+                    .map(|t| (t.name.as_str().to_string(), t.partition_indexes))
+                    .collect()
+            });
+            let member = g.member_id.as_ref().map(|m| m.as_str().to_string());
+            let key: Key = (
+                g.group_id.as_str().to_string(),
+                member.clone(),
+                g.member_epoch,
+                topics.clone(),
+            );
+            let element = Repeated::element(&mut cache, key, version, || {
                 // v9: a KIP-848 member's fetch names it and its epoch (`validateOffsetFetch`).
-                let member = g.member_id.as_ref().map_or("", |m| m.as_str());
+                let member = member.as_deref().unwrap_or("");
                 let refused =
                     b.consumer_groups
                         .validate_fetch(g.group_id.as_str(), member, g.member_epoch);
                 if let Err(e) = refused {
                     return offset_fetch_response::OffsetFetchResponseGroup::default()
-                        .with_group_id(g.group_id)
+                        .with_group_id(g.group_id.clone())
                         .with_error_code(e.code());
                 }
-                let topics = g.topics.map(|ts| {
-                    ts.into_iter()
-                        .map(|t| (t.name.as_str().to_string(), t.partition_indexes))
-                        .collect()
-                });
                 let fetched = group_offsets(&b, g.group_id.as_str(), topics, req.require_stable);
                 offset_fetch_response::OffsetFetchResponseGroup::default()
-                    .with_group_id(g.group_id)
+                    .with_group_id(g.group_id.clone())
                     .with_topics(fetched_topics!(
                         OffsetFetchResponseTopics,
                         OffsetFetchResponsePartitions,
                         fetched
                     ))
             })
-            .collect();
-        return Ok(OffsetFetchResponse::default().with_groups(groups));
+            .map_err(|source| RequestError::Encode {
+                key: ApiKey::OffsetFetch,
+                version,
+                source,
+            })?;
+            elements.push(element);
+        }
+        return Ok(Err(Repeated {
+            flexible: true,
+            elements,
+        }));
     }
     let topics = req.topics.map(|ts| {
         ts.into_iter()
@@ -259,9 +308,11 @@ pub(crate) fn offset_fetch(
         topics,
         version >= 7 && req.require_stable,
     );
-    Ok(OffsetFetchResponse::default().with_topics(fetched_topics!(
-        OffsetFetchResponseTopic,
-        OffsetFetchResponsePartition,
-        fetched
+    Ok(Ok(OffsetFetchResponse::default().with_topics(
+        fetched_topics!(
+            OffsetFetchResponseTopic,
+            OffsetFetchResponsePartition,
+            fetched
+        ),
     )))
 }

@@ -45,7 +45,18 @@ pub(crate) fn produce(shared: &Shared, req: ProduceRequest) -> Handled<ProduceRe
                         .map(|l| l.log_start_offset)
                         .unwrap_or(-1);
                 }
-                Err(e) => (r.error_code, r.error_message) = coded(&e),
+                Err(e) => {
+                    (r.error_code, r.error_message) = coded(&e);
+                    // LogAppendResult.errorMessage: Kafka answers a message only for a record
+                    // that fails validation (RecordValidationException).
+                    let validation = [
+                        ResponseError::InvalidRecord.code(),
+                        ResponseError::InvalidTimestamp.code(),
+                    ];
+                    if !validation.contains(&r.error_code) {
+                        r.error_message = None;
+                    }
+                }
             }
             parts.push(r);
         }

@@ -1,13 +1,14 @@
-//! CreateTopics, DeleteTopics, CreatePartitions, DeleteRecords and DescribeConfigs.
+//! CreateTopics, DeleteTopics, CreatePartitions and DeleteRecords.
 
 use kafka_protocol::messages::*;
 use kafka_protocol::ResponseError;
 
-use super::{coded, str_bytes, uuid};
-use crate::broker::core::{topic_log_config, Broker, PartitionBudget};
+use std::collections::{BTreeSet, HashSet};
+
+use super::{coded, str_bytes, topic_name, uuid};
+use crate::broker::core::{Broker, PartitionBudget, MAX_PARTITIONS_PER_REQUEST};
 use crate::broker::dispatch::Handled;
 use crate::broker::server::Shared;
-use crate::broker::topic_config::{self, Described};
 use crate::broker::{now_ms, BrokerError};
 
 pub(crate) fn delete_topics(
@@ -58,13 +59,45 @@ pub(crate) fn delete_topics(
     Ok(DeleteTopicsResponse::default().with_responses(responses))
 }
 
+/// CreatePartitions as Kafka 4.4's `ControllerApis.createPartitions` and
+/// `ReplicationControlManager.createPartitions` answer it: a name asked twice gets one
+/// INVALID_REQUEST "Duplicate topic name." (first) and nothing else; more than
+/// [`MAX_PARTITIONS_PER_REQUEST`] new partitions over the whole request refuse every topic
+/// with POLICY_VIOLATION before anything is made; then each topic on its own.
 pub(crate) fn create_partitions(
     shared: &Shared,
     req: CreatePartitionsRequest,
 ) -> Handled<CreatePartitionsResponse> {
     let mut b = shared.broker()?;
-    let mut results = Vec::new();
-    for t in req.topics {
+    let mut seen = HashSet::new();
+    let mut duplicated = BTreeSet::new();
+    for t in &req.topics {
+        if !seen.insert(t.name.as_str()) {
+            duplicated.insert(t.name.as_str());
+        }
+    }
+    let mut results: Vec<_> = duplicated
+        .iter()
+        .map(|name| {
+            create_partitions_response::CreatePartitionsTopicResult::default()
+                .with_name(topic_name(name))
+                .with_error_code(ResponseError::InvalidRequest.code())
+                .with_error_message(Some(str_bytes("Duplicate topic name.")))
+        })
+        .collect();
+    let topics: Vec<_> = req
+        .topics
+        .iter()
+        .filter(|t| !duplicated.contains(t.name.as_str()))
+        .collect();
+    let added = b.additional_partitions(topics.iter().map(|t| (t.name.as_str(), t.count)));
+    let too_many = (added > MAX_PARTITIONS_PER_REQUEST as i64).then(|| {
+        BrokerError::new(
+            ResponseError::PolicyViolation,
+            "Excessively large number of additional partitions per request.",
+        )
+    });
+    for t in topics {
         let mut r = create_partitions_response::CreatePartitionsTopicResult::default()
             .with_name(t.name.clone());
         let assigned_elsewhere = t.assignments.as_ref().is_some_and(|a| {
@@ -72,7 +105,17 @@ pub(crate) fn create_partitions(
                 p.broker_ids.iter().any(|id| id.0 != shared.node_id) || p.broker_ids.len() > 1
             })
         });
-        let result = if assigned_elsewhere {
+        let result = if b.topic(t.name.as_str()).is_none() {
+            // UnknownTopicOrPartitionException() carries no message.
+            r.error_code = ResponseError::UnknownTopicOrPartition.code();
+            results.push(r);
+            continue;
+        } else if let Some(e) = &too_many {
+            Err(BrokerError::new(
+                ResponseError::PolicyViolation,
+                e.to_string(),
+            ))
+        } else if assigned_elsewhere {
             Err(BrokerError::new(
                 ResponseError::InvalidReplicaAssignment,
                 format!(
@@ -120,173 +163,6 @@ pub(crate) fn delete_records(
         })
         .collect();
     Ok(DeleteRecordsResponse::default().with_topics(topics))
-}
-
-/// Every topic config of a topic, with its value and source.
-fn described(b: &Broker, topic: &str) -> Vec<Described> {
-    let base = topic_log_config(&b.config, topic, None);
-    topic_config::describe(&base, &b.topic_overrides(topic))
-}
-
-/// `ConfigResource.Type`: TOPIC 2, BROKER 4.
-const TOPIC_RESOURCE: i8 = 2;
-const BROKER_RESOURCE: i8 = 4;
-
-/// The broker configs the mini-broker has, by Kafka's names: (name, value, Kafka's default).
-fn broker_configs(b: &Broker) -> Vec<(&'static str, String, &'static str)> {
-    let c = &b.config;
-    vec![
-        ("node.id", c.node_id.to_string(), ""),
-        ("log.dirs", c.log_dir.display().to_string(), ""),
-        ("num.partitions", c.num_partitions.to_string(), "1"),
-        (
-            "auto.create.topics.enable",
-            c.auto_create_topics.to_string(),
-            "true",
-        ),
-        (
-            "log.segment.bytes",
-            c.log.segment_bytes.to_string(),
-            "1073741824",
-        ),
-        ("log.roll.ms", c.log.segment_ms.to_string(), "604800000"),
-        (
-            "log.index.interval.bytes",
-            c.log.index_interval_bytes.to_string(),
-            "4096",
-        ),
-        (
-            "log.index.size.max.bytes",
-            c.log.segment_index_bytes.to_string(),
-            "10485760",
-        ),
-        (
-            "log.retention.ms",
-            c.log.retention_ms.to_string(),
-            "604800000",
-        ),
-        (
-            "log.retention.bytes",
-            c.log.retention_bytes.to_string(),
-            "-1",
-        ),
-        (
-            "log.retention.check.interval.ms",
-            c.retention_check_interval_ms.to_string(),
-            "300000",
-        ),
-        (
-            "log.segment.delete.delay.ms",
-            c.log.file_delete_delay_ms.to_string(),
-            "60000",
-        ),
-        (
-            "log.message.timestamp.type",
-            if c.log.log_append_time {
-                "LogAppendTime"
-            } else {
-                "CreateTime"
-            }
-            .to_string(),
-            "CreateTime",
-        ),
-        (
-            "message.max.bytes",
-            c.log.max_message_bytes.to_string(),
-            "1048588",
-        ),
-        (
-            "offsets.topic.num.partitions",
-            c.offsets_topic_partitions.to_string(),
-            "50",
-        ),
-        (
-            "transaction.state.log.num.partitions",
-            c.transaction_topic_partitions.to_string(),
-            "50",
-        ),
-        (
-            "group.initial.rebalance.delay.ms",
-            c.group_initial_rebalance_delay_ms.to_string(),
-            "3000",
-        ),
-    ]
-}
-
-pub(crate) fn describe_configs(
-    shared: &Shared,
-    req: DescribeConfigsRequest,
-    version: i16,
-) -> Handled<DescribeConfigsResponse> {
-    let b = shared.broker()?;
-    let results = req
-        .resources
-        .into_iter()
-        .map(|res| {
-            let name = res.resource_name.as_str().to_string();
-            let keys: Option<Vec<String>> = res
-                .configuration_keys
-                .as_ref()
-                .map(|k| k.iter().map(|k| k.as_str().to_string()).collect());
-            let wanted = |n: &str| keys.as_ref().is_none_or(|k| k.iter().any(|x| x == n));
-            let mut r = describe_configs_response::DescribeConfigsResult::default()
-                .with_resource_type(res.resource_type)
-                .with_resource_name(res.resource_name.clone());
-            let entry = |n: &str, v: String, source: i8, type_code: i8| {
-                let mut e = describe_configs_response::DescribeConfigsResourceResult::default()
-                    .with_name(str_bytes(n))
-                    .with_value(Some(str_bytes(&v)))
-                    .with_config_source(source)
-                    .with_config_type(if version >= 3 { type_code } else { 0 });
-                if req.include_synonyms {
-                    e.synonyms = vec![describe_configs_response::DescribeConfigsSynonym::default()
-                        .with_name(str_bytes(n))
-                        .with_value(Some(str_bytes(&v)))
-                        .with_source(source)];
-                }
-                e
-            };
-            match res.resource_type {
-                TOPIC_RESOURCE if b.topic(&name).is_some() => {
-                    r.configs = described(&b, &name)
-                        .into_iter()
-                        .filter(|d| wanted(d.name))
-                        .map(|d| entry(d.name, d.value, d.source as i8, d.type_code))
-                        .collect();
-                }
-                TOPIC_RESOURCE => {
-                    r.error_code = ResponseError::UnknownTopicOrPartition.code();
-                    r.error_message = Some(str_bytes(&format!("The topic '{name}' does not exist.")));
-                }
-                BROKER_RESOURCE if name.is_empty() || name == b.config.node_id.to_string() => {
-                    r.configs = broker_configs(&b)
-                        .into_iter()
-                        .filter(|(n, _, _)| wanted(n))
-                        .map(|(n, v, default)| {
-                            let source = if v == default { 5 } else { 4 };
-                            let type_code = if v.parse::<i64>().is_ok() { 5 } else { 2 };
-                            entry(n, v, source, type_code)
-                        })
-                        .collect();
-                }
-                BROKER_RESOURCE => {
-                    r.error_code = ResponseError::InvalidRequest.code();
-                    r.error_message = Some(str_bytes(&format!(
-                        "Unexpected broker id, expected {} or empty string, but received {name}",
-                        b.config.node_id
-                    )));
-                }
-                other => {
-                    r.error_code = ResponseError::InvalidRequest.code();
-                    r.error_message = Some(str_bytes(&format!(
-                        "kseg mini-broker describes topic (2) and broker (4) configs, not resource type {other}"
-                    )));
-                }
-            }
-            r
-        })
-        .collect();
-    Ok(DescribeConfigsResponse::default().with_results(results))
 }
 
 pub(crate) fn create_topics(
@@ -349,7 +225,7 @@ pub(crate) fn create_topics(
 
 /// The configs a CreateTopics v5+ response lists for a new topic.
 fn created_configs(b: &Broker, topic: &str) -> Vec<create_topics_response::CreatableTopicConfigs> {
-    described(b, topic)
+    super::configs::described_topic(b, topic)
         .into_iter()
         .map(|d| {
             create_topics_response::CreatableTopicConfigs::default()

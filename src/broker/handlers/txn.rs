@@ -25,17 +25,16 @@ pub(crate) fn init_producer_id(
         .as_ref()
         .map(|t| t.as_str().to_string())
     else {
-        let pid = b.allocate_producer_id();
-        return Ok(resp.with_producer_id(pid.into()).with_producer_epoch(0));
+        return Ok(match b.allocate_producer_id() {
+            Ok(pid) => resp.with_producer_id(pid.into()).with_producer_epoch(0),
+            Err(e) => resp.with_error_code(e.code()),
+        });
     };
     if id.is_empty() {
         return Ok(resp.with_error_code(ResponseError::InvalidRequest.code()));
     }
     match b.init_transactional_producer(&id, req.transaction_timeout_ms) {
-        Ok((pid, epoch)) => {
-            shared.appended.notify_waiters();
-            Ok(resp.with_producer_id(pid.into()).with_producer_epoch(epoch))
-        }
+        Ok((pid, epoch)) => Ok(resp.with_producer_id(pid.into()).with_producer_epoch(epoch)),
         Err(e) => Ok(resp.with_error_code(e.code())),
     }
 }
@@ -129,9 +128,14 @@ pub(crate) fn txn_offset_commit(
     let mut b = shared.broker()?;
     let group = req.group_id.as_str().to_string();
     let pid = req.producer_id.0;
+    // KafkaApis.handleTxnOffsetCommitRequest: a partition that does not exist is
+    // UNKNOWN_TOPIC_OR_PARTITION and is not committed.
     let mut partitions = Vec::new();
     for t in &req.topics {
         for p in &t.partitions {
+            if b.partition(t.name.as_str(), p.partition_index).is_err() {
+                continue;
+            }
             let offset = (
                 p.partition_index,
                 p.committed_offset,
@@ -141,6 +145,7 @@ pub(crate) fn txn_offset_commit(
         }
     }
     let code = match b.group_partition(&group) {
+        _ if partitions.is_empty() => 0,
         Err(e) => e.code(),
         Ok(p) if !b.txns.includes(pid, req.producer_epoch, OFFSETS_TOPIC, p) => {
             ResponseError::InvalidTxnState.code()
@@ -164,9 +169,14 @@ pub(crate) fn txn_offset_commit(
                 .partitions
                 .iter()
                 .map(|p| {
+                    let known = b.partition(t.name.as_str(), p.partition_index).is_ok();
                     txn_offset_commit_response::TxnOffsetCommitResponsePartition::default()
                         .with_partition_index(p.partition_index)
-                        .with_error_code(code)
+                        .with_error_code(if known {
+                            code
+                        } else {
+                            ResponseError::UnknownTopicOrPartition.code()
+                        })
                 })
                 .collect();
             txn_offset_commit_response::TxnOffsetCommitResponseTopic::default()

@@ -95,6 +95,26 @@ impl PartitionLog {
         Ok(info)
     }
 
+    /// Appends a batch the broker writes itself, with the header `batch` gives (its offset and
+    /// leader epoch assigned here): the KRaft metadata log's records and control records
+    /// (producer id -1, base sequence -1, uncompressed).
+    pub fn append_batch(
+        &mut self,
+        batch: &NewBatch,
+        records: &[NewRecord<'_>],
+        now: i64,
+    ) -> BrokerResult<AppendInfo> {
+        let batch = NewBatch {
+            partition_leader_epoch: self.leader_epoch,
+            ..*batch
+        };
+        let mut data = Vec::new();
+        encode_batch(&mut data, &batch, records, &mut Vec::new());
+        let h = BatchHeader::parse(&data).map_err(|e| io::Error::other(e.message.to_string()))?;
+        let max_ts = h.max_timestamp;
+        self.write_batch(&mut data, &h, max_ts, now)
+    }
+
     /// Writes a COMMIT or ABORT marker for a producer's transaction; an abort also goes into the
     /// segment's `.txnindex`.
     pub fn append_marker(
@@ -319,6 +339,7 @@ impl PartitionLog {
             .expect("a log always has an active segment")
             .append(data, last, max_ts, interval)?;
         self.assign_epoch(self.leader_epoch, base)?;
+        self.waiters.wake_all();
         Ok(AppendInfo {
             base_offset: base,
             last_offset: last,

@@ -155,6 +155,7 @@ impl PartitionLog {
             aborted,
             last_snapshot_offset: -1,
             pending_deletes: Vec::new(),
+            waiters: super::Waiters::default(),
         };
         log.load_producer_state(first_recovered)?;
         // Cut what the log no longer holds: snapshots and epochs past the end.
@@ -168,7 +169,11 @@ impl PartitionLog {
         let active = log.segments.last().expect("at least one segment");
         active.index.preallocate()?;
         active.time_index.preallocate()?;
-        let epoch = leader_epoch.unwrap_or_else(|| last_epoch.map_or(0, |e| e.saturating_add(2)));
+        // An epoch from the metadata log never moves the cache backwards.
+        let epoch = match leader_epoch {
+            Some(e) => e.max(last_epoch.unwrap_or(e)),
+            None => last_epoch.map_or(0, |e| e.saturating_add(2)),
+        };
         log.leader_epoch = epoch;
         log.assign_epoch(epoch, leo)?;
         Ok((log, report))

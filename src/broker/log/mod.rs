@@ -204,6 +204,41 @@ pub struct PartitionLog {
     last_snapshot_offset: i64,
     /// Files renamed to `.deleted`, with when they may go (`file.delete.delay.ms`).
     pending_deletes: Vec<(i64, PathBuf)>,
+    /// Fetches waiting for this partition to grow (their long poll), woken by its next append
+    /// and by nothing else.
+    pub waiters: Waiters,
+}
+
+/// The fetches waiting on one partition, by waiter id: each holds its own `Notify`, so an
+/// append wakes exactly the fetches that asked for this partition (a fetch of many partitions
+/// is registered with each), and a waiter that stops waiting is removed in O(1).
+#[derive(Debug, Default)]
+pub struct Waiters(std::collections::HashMap<u64, std::sync::Arc<tokio::sync::Notify>>);
+
+impl Waiters {
+    pub fn add(&mut self, id: u64, waiter: std::sync::Arc<tokio::sync::Notify>) {
+        self.0.insert(id, waiter);
+    }
+
+    pub fn remove(&mut self, id: u64) {
+        self.0.remove(&id);
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Wakes every waiter (each stores the wake-up if it is not awaiting yet) and forgets them:
+    /// a fetch still short of its minimum registers again.
+    pub fn wake_all(&mut self) {
+        for (_, w) in self.0.drain() {
+            w.notify_one();
+        }
+    }
 }
 
 impl PartitionLog {
@@ -239,6 +274,7 @@ impl PartitionLog {
             aborted: Vec::new(),
             last_snapshot_offset: -1,
             pending_deletes: Vec::new(),
+            waiters: Waiters::default(),
         };
         log.assign_epoch(leader_epoch, 0)?;
         Ok(log)

@@ -47,6 +47,12 @@ pub struct ReadPlan {
 }
 
 impl ReadPlan {
+    /// The most bytes this plan can read: up to the fetch's upper bound (the high watermark or
+    /// the last stable offset).
+    pub fn available(&self) -> usize {
+        self.source.as_ref().map_or(0, |s| s.len)
+    }
+
     /// Reads whole batches, at most `max_bytes` of them but at least the first one when
     /// `max_bytes` > 0.
     pub fn execute(self, max_bytes: usize) -> io::Result<ReadResult> {

@@ -356,3 +356,31 @@ fn a_path_error_in_an_error_chain_says_its_cause_once() {
     );
     assert!(chained.contains("/data/t-0/00000000000000000000.index: Too many open files"));
 }
+
+/// Issue 26: an append wakes the fetches registered with its own partition, and only them (it
+/// woke every waiting fetch of the broker).
+#[test]
+fn an_append_wakes_only_the_fetches_waiting_on_its_partition() {
+    use std::sync::Arc;
+    use tokio::sync::Notify;
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = PartitionLog::create(dir.path(), "a", 0, [1; 16], LogConfig::default(), 0).unwrap();
+    let mut b = PartitionLog::create(dir.path(), "b", 0, [2; 16], LogConfig::default(), 0).unwrap();
+    let on_a = Arc::new(Notify::new());
+    let on_b = Arc::new(Notify::new());
+    a.waiters.add(1, on_a.clone());
+    b.waiters.add(2, on_b.clone());
+    b.append_client(client_batch(1, 10, 1), 1).unwrap();
+    assert!(b.waiters.is_empty(), "b's waiter was woken and forgotten");
+    assert_eq!(a.waiters.len(), 1, "a's waiter is still waiting");
+    let woke = |n: &Arc<Notify>| {
+        let f = n.notified();
+        tokio::pin!(f);
+        // A stored wake-up completes the first poll.
+        f.as_mut().enable()
+    };
+    assert!(woke(&on_b));
+    assert!(!woke(&on_a));
+    a.waiters.remove(1);
+    assert!(a.waiters.is_empty());
+}

@@ -89,7 +89,7 @@ pub(super) fn run(args: &RecoverArgs, dir: &LogDir, unreadable: Outcome) -> Resu
         )));
     }
 
-    prepare_target(&args.out, &input, "log dir")?;
+    prepare_target(&args.out, &input, "log dir", None)?;
     let written = match write_log_dir(args, dir, &ctx, &loaded) {
         Ok(w) => w,
         Err(e) => {

@@ -5,13 +5,16 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use crate::format::reader::DecodeError;
+use crate::format::reader::{DecodeError, DecodeErrorKind};
 
 /// What went wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ErrorKind {
-    /// The bytes ran out or a varint was malformed (the byte reader's message).
-    Read(Cow<'static, str>),
+    /// The bytes ran out or a varint was malformed: the byte reader's kind and message.
+    Read {
+        kind: DecodeErrorKind,
+        message: Cow<'static, str>,
+    },
     /// A null length for a field that is not nullable at this version.
     NullNotAllowed { field: &'static str },
     /// A string length above 0x7fff.
@@ -79,23 +82,50 @@ impl Error {
     }
 }
 
+impl ErrorKind {
+    /// The byte decoders' kind this kind falls under (what a [`DecodeError`] made from it
+    /// carries).
+    pub fn decode_kind(&self) -> DecodeErrorKind {
+        match self {
+            ErrorKind::Read { kind, .. } => *kind,
+            ErrorKind::NullNotAllowed { .. }
+            | ErrorKind::TagNotValid { .. }
+            | ErrorKind::TooLarge { .. }
+            | ErrorKind::NotOffsetCommit(_) => DecodeErrorKind::Invalid,
+            ErrorKind::StringLength { .. }
+            | ErrorKind::CountTooLarge { .. }
+            | ErrorKind::TagSize { .. } => DecodeErrorKind::Length,
+            ErrorKind::UnknownRecordType(_)
+            | ErrorKind::UnknownVersion { .. }
+            | ErrorKind::FrameVersion0
+            | ErrorKind::FrameVersion(_) => DecodeErrorKind::Unsupported,
+            ErrorKind::Garbage { .. } => DecodeErrorKind::Trailing,
+        }
+    }
+}
+
 impl From<DecodeError> for Error {
     fn from(e: DecodeError) -> Error {
         Error {
             position: e.position,
-            kind: ErrorKind::Read(e.message),
+            kind: ErrorKind::Read {
+                kind: e.kind,
+                message: e.message,
+            },
         }
     }
 }
 
 impl From<Error> for DecodeError {
     fn from(e: Error) -> DecodeError {
+        let kind = e.kind.decode_kind();
         let message = match e.kind {
-            ErrorKind::Read(m) => m,
+            ErrorKind::Read { message, .. } => message,
             kind => Cow::Owned(kind.to_string()),
         };
         DecodeError {
             position: e.position,
+            kind,
             message,
         }
     }
@@ -104,7 +134,7 @@ impl From<Error> for DecodeError {
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ErrorKind::Read(m) => f.write_str(m),
+            ErrorKind::Read { message, .. } => f.write_str(message),
             ErrorKind::NullNotAllowed { field } => {
                 write!(f, "non-nullable field {field} was serialized as null")
             }

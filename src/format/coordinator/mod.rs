@@ -349,6 +349,34 @@ pub fn decode_metadata_record(value: &[u8]) -> Result<MetadataRecord<'_>> {
     decode_framed(value, METADATA_RECORDS)
 }
 
+/// A `__cluster_metadata` record value, the writer side of [`decode_metadata_record`]: frame
+/// version 1, uvarint apiKey, uvarint version, then `value` encoded as the record type's
+/// message at that version (`MetadataRecordSerde.write`).
+pub fn encode_metadata_record(
+    api_key: i16,
+    version: i16,
+    value: &StructValue<'_>,
+) -> std::result::Result<Vec<u8>, encode::EncodeError> {
+    let message = METADATA_RECORDS
+        .iter()
+        .find(|(k, ..)| *k == api_key)
+        .map(|(_, _, m)| *m)
+        .ok_or_else(|| encode::EncodeError {
+            message: format!("unknown metadata record type {api_key}"),
+        })?;
+    if !message.valid.contains(version) || api_key < 0 || version < 0 {
+        return Err(encode::EncodeError {
+            message: format!("{} has no version {version}", message.name),
+        });
+    }
+    let mut out = Vec::new();
+    crate::format::reader::put_uvarint(&mut out, 1);
+    crate::format::reader::put_uvarint(&mut out, api_key as u32);
+    crate::format::reader::put_uvarint(&mut out, version as u32);
+    encode::encode_message(message, version, value, &mut out)?;
+    Ok(out)
+}
+
 /// Decodes a `__remote_log_metadata` record value (tiered storage): framed like a KRaft
 /// metadata record (`AbstractApiMessageSerde`), with the storage module's record types.
 pub fn decode_remote_log_metadata_record(value: &[u8]) -> Result<MetadataRecord<'_>> {

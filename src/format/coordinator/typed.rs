@@ -232,7 +232,7 @@ impl<'a> FieldReader<'a> {
     }
 
     fn null_error(at: usize, what: &str) -> DecodeError {
-        DecodeError::new(
+        DecodeError::invalid(
             at,
             format!("non-nullable field {what} was serialized as null"),
         )
@@ -245,7 +245,7 @@ impl<'a> FieldReader<'a> {
             return Ok(None);
         }
         if len > 0x7fff {
-            return Err(DecodeError::new(
+            return Err(DecodeError::length(
                 at,
                 format!("string field {what} had invalid length {len}"),
             ));
@@ -282,7 +282,7 @@ impl<'a> FieldReader<'a> {
         }
         let n = n as usize;
         if n.saturating_mul(min_element_size.max(1)) > self.r.remaining() {
-            return Err(DecodeError::new(
+            return Err(DecodeError::length(
                 at,
                 format!(
                     "{what}: {n} elements cannot fit in the {} bytes left",
@@ -347,7 +347,7 @@ impl<'a> FieldReader<'a> {
             let at = self.r.position();
             let mut sub = Reader::with_origin(self.r.bytes(size, "tagged field")?, at);
             if on(tag, &mut sub)? && !sub.is_empty() {
-                return Err(DecodeError::new(
+                return Err(DecodeError::length(
                     sub.position(),
                     format!("tagged field {tag} declares {size} bytes but uses fewer"),
                 ));

@@ -37,6 +37,10 @@ pub trait ByteSource {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// Bytes read from the underlying file so far, when counted (not for memory).
+    fn bytes_read(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A [`ByteSource`] over bytes already in memory.

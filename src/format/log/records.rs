@@ -72,13 +72,11 @@ fn with_codec_hint(e: DecodeError, codec: Codec, payload: &[u8]) -> DecodeError 
     } else {
         return e;
     };
-    DecodeError::new(
-        e.position as usize,
-        format!(
-            "{} (the records look {looks_like}-compressed although the attributes say none)",
-            e.message
-        ),
-    )
+    let message = format!(
+        "{} (the records look {looks_like}-compressed although the attributes say none)",
+        e.message
+    );
+    e.reworded(message)
 }
 
 /// The checked inner message set of a compressed legacy wrapper, decompressed into `scratch`
@@ -89,7 +87,7 @@ fn wrapper_inner<'s>(
     reuse: bool,
 ) -> Result<InnerMessages<'s>, DecodeError> {
     let value = message.value.ok_or_else(|| {
-        DecodeError::new(LOG_OVERHEAD, "compressed wrapper message with a null value")
+        DecodeError::invalid(LOG_OVERHEAD, "compressed wrapper message with a null value")
     })?;
     let key = Some((value.as_ptr() as usize, value.len()));
     if !(reuse && scratch.wrapper == key) {
@@ -97,11 +95,16 @@ fn wrapper_inner<'s>(
         scratch
             .decompressor
             .decompress(message.codec(), message.magic, value, &mut scratch.buffer)
-            .map_err(|e| DecodeError::new(LOG_OVERHEAD, format!("wrapper value: {}", e)))?;
+            .map_err(|e| DecodeError::new(e.kind, LOG_OVERHEAD, format!("wrapper value: {}", e)))?;
         scratch.wrapper = key;
     }
-    inner_messages(message, &scratch.buffer, 0)
-        .map_err(|e| DecodeError::new(LOG_OVERHEAD, format!("in decompressed wrapper: {e}")))
+    inner_messages(message, &scratch.buffer, 0).map_err(|e| {
+        DecodeError::new(
+            e.kind,
+            LOG_OVERHEAD,
+            format!("in decompressed wrapper: {e}"),
+        )
+    })
 }
 
 /// The record count and first offset of a compressed legacy wrapper, which live inside its
@@ -156,6 +159,7 @@ pub fn for_each_record<'e>(
                         with_codec_hint(e, codec, payload)
                     } else {
                         DecodeError::new(
+                            e.kind,
                             V2_HEADER_SIZE,
                             format!(
                                 "in decompressed records at byte {}: {}",
@@ -178,7 +182,7 @@ pub fn for_each_record<'e>(
             }
             let trailing = records.trailing();
             if trailing > 0 {
-                return Err(DecodeError::new(
+                return Err(DecodeError::trailing(
                     V2_HEADER_SIZE,
                     format!("incorrect declared batch size, {trailing} bytes of records still remaining"),
                 ));
