@@ -601,6 +601,18 @@ fn a_log_dir_is_recovered_whole_with_its_checkpoints() {
     let v = kseg(&["verify-index", whole.to_str().unwrap()]);
     assert_eq!(v.code, 0, "{}", v.stdout);
     assert!(v.stdout.contains(": yes"), "{}", v.stdout);
+    // A log dir's copy needs a new or empty NEWDIR: one holding a repaired partition dir,
+    // which a partition's copy may join, is refused and left as it was.
+    let before = tree(&single);
+    let r = kseg(&[
+        "recover",
+        t.path().to_str().unwrap(),
+        "--out",
+        single.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(r.stderr.contains("is not empty"), "{}", r.stderr);
+    assert_eq!(tree(&single), before);
 }
 
 /// A log dir Kafka would not start on (a clean-shutdown marker beside a zero-filled active
