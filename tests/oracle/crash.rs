@@ -713,8 +713,19 @@ fn damage(data: &Path, kind: &str) {
     match kind {
         "flip-sealed" => write_at(first, 200, &[0xA5]),
         "flip-active" => {
-            let len = fs::metadata(last).unwrap().len();
-            write_at(last, len / 2, &[0x5A]);
+            // A byte the CRC covers (in the records, past the 61-byte v2 header, whose first 21
+            // bytes it does not cover: base offset, length, leader epoch, magic, the CRC) of the
+            // batch holding the middle of the active segment: a CRC-bad batch. A flip in the base offset field instead passes the CRC
+            // and makes Kafka split the segment (README, "Where kseg's recovery still differs").
+            let mid = fs::metadata(last).unwrap().len() / 2;
+            let batches = batches_of(last);
+            let (b, _) = batches
+                .iter()
+                .rev()
+                .find(|(b, _)| b["position"].as_u64().unwrap() <= mid)
+                .expect("a batch in the active segment");
+            let (at, size) = (b["position"].as_u64().unwrap(), b["size"].as_u64().unwrap());
+            write_at(last, at + 61 + (size - 61) / 2, &[0x5A]);
             fs::remove_file(&marker).unwrap();
         }
         "truncate-mid-batch" => {
