@@ -1089,7 +1089,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__recover)
-            opts="-h --out --salvage --index-interval-bytes --json --no-progress --help"
+            opts="-h --out --salvage --index-interval-bytes --ignore-clean-shutdown --force --threads --json --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1100,6 +1100,10 @@ _kseg() {
                     return 0
                     ;;
                 --index-interval-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threads)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -101,14 +101,17 @@ tsv\:"Tab-separated values\: a header line, then one line per row; no other text
 ;;
 (recover)
 _arguments "${_arguments_options[@]}" : \
-'--out=[Where to write the repaired copy\: NEWDIR/<topic>-<partition>, named as the input'\''s partition dir so kseg and Kafka read it as that partition. NEWDIR must not exist, or be empty, or hold only other partition dirs (earlier repairs); anything else is refused]:NEWDIR:_files' \
+'--out=[Where to write the repaired copy. A partition dir goes to NEWDIR/<topic>-<partition>, named as the input'\''s so kseg and Kafka read it as that partition\: NEWDIR must not exist, or be empty, or hold only other partition dirs (earlier repairs). A log dir becomes NEWDIR itself (a broker'\''s log.dirs)\: it must not exist, or be empty]:NEWDIR:_files' \
 '--index-interval-bytes=[index.interval.bytes used to rebuild the indexes \[default\: the topic'\''s from the log dir'\''s __cluster_metadata, else 4096\]]:BYTES:_default' \
+'--threads=[Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) \[default\: the number of cores\]]:N:_default' \
 '--salvage[Keep the valid batches found after a corrupt region instead of dropping them (and the later segments Kafka would delete)]' \
+'--ignore-clean-shutdown[Recover as Kafka does when the log dir has no .kafka_cleanshutdown\: from each partition'\''s recovery point (what it takes when a marker beside damage stops the broker)]' \
+'--force[Write the copy of a log dir even when Kafka would refuse to start on the input (the copy then keeps the damage that stops it, and the exit code is 1)]' \
 '--json[NDJSON report instead of text]' \
 '--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help]' \
 '--help[Print help]' \
-':partition -- The partition dir to repair (never modified):_files' \
+':partition -- The partition dir or log dir to repair (never modified):_files' \
 && ret=0
 ;;
 (rescue)

@@ -61,8 +61,8 @@ pub enum Format {
     max_term_width = 100,
     long_about = "Offline forensics for Apache Kafka data directories: decode segments, indexes, \
                   snapshots and checkpoints without a JVM or a running cluster. kseg never writes \
-                  to what it reads.\n\nExit codes: 0 success, 1 the data has problems (bad CRCs, \
-                  torn tails, ...), 2 kseg could not do what was asked (usage, unreadable path)."
+                  to what it reads.\n\nExit codes: 0 success, 1 the data has problems (an error \
+                  under the severity policy: bad CRCs, damage Kafka keeps, ...), 2 kseg could not do what was asked (usage, unreadable path)."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -126,8 +126,10 @@ const DUMP_LOG_HELP: &str = "Examples:
   kseg dump-log --print-data-log --from-offset 23801 --to-offset 23810 orders-0
   kseg dump-log --from-timestamp 2024-03-09T09:00:00Z --to-timestamp 2024-03-09T09:05:00Z orders-0
 
-Exit codes: 0 read cleanly; 1 the data has problems (bad CRCs, torn tails, undecodable
-records); 2 could not run (usage, an unreadable path, nothing Kafka's under it).";
+Exit codes: 0 read cleanly (a crash's torn or zero-filled active tail, which Kafka's recovery
+truncates, is reported but is not an error); 1 the data has problems (bad CRCs, bytes framing
+no batch, a torn tail Kafka keeps, undecodable records or files); 2 could not run (usage, an
+unreadable path, nothing Kafka's under it).";
 
 #[derive(Debug, Args)]
 #[command(after_help = DUMP_LOG_HELP)]
@@ -419,7 +421,8 @@ const SUMMARY_HELP: &str = "Examples:
   kseg summary --format tsv /var/lib/kafka/data | sort -k7 -n
   kseg summary --json orders-0 orders-1
 
-Exit codes: 0 read cleanly; 1 the data has problems; 2 could not run.";
+Exit codes: 0 read cleanly (a crash's torn or zero-filled active tail is reported, not an
+error); 1 the data has problems Kafka keeps (bad CRCs, bytes framing no batch); 2 could not run.";
 
 #[derive(Debug, Args)]
 #[command(after_help = SUMMARY_HELP)]
@@ -583,22 +586,26 @@ pub struct VerifyIndexArgs {
 const RECOVER_HELP: &str = "Examples:
   kseg recover /var/lib/kafka/data/orders-0 --out /srv/repaired
   kseg recover --salvage orders-0 --out /srv/repaired
+  kseg recover /var/lib/kafka/data --out /srv/data-repaired    a whole log dir
   kseg verify-index /srv/repaired              check the copy
 
-NEWDIR must not exist, be empty, or hold only other repaired partition dirs.
+For a partition dir, NEWDIR must not exist, be empty, or hold only other repaired partition
+dirs; for a log dir, it must not exist or be empty.
 Exit codes: 0 the copy is written and repaired; 1 the copy keeps damage Kafka keeps too
-(still damaged); 2 could not run (NEWDIR holds other files, the copy already exists).";
+(still damaged), or Kafka would not start on the log dir (nothing written unless --force);
+2 could not run (NEWDIR holds other files, the copy already exists).";
 
 #[derive(Debug, Args)]
 #[command(after_help = RECOVER_HELP)]
 pub struct RecoverArgs {
-    /// The partition dir to repair (never modified)
-    #[arg(value_name = "PARTITION_DIR")]
+    /// The partition dir or log dir to repair (never modified)
+    #[arg(value_name = "PATH")]
     pub partition: PathBuf,
 
-    /// Where to write the repaired copy: NEWDIR/<topic>-<partition>, named as the input's
-    /// partition dir so kseg and Kafka read it as that partition. NEWDIR must not exist, or be
-    /// empty, or hold only other partition dirs (earlier repairs); anything else is refused
+    /// Where to write the repaired copy. A partition dir goes to NEWDIR/<topic>-<partition>,
+    /// named as the input's so kseg and Kafka read it as that partition: NEWDIR must not exist,
+    /// or be empty, or hold only other partition dirs (earlier repairs). A log dir becomes NEWDIR
+    /// itself (a broker's log.dirs): it must not exist, or be empty
     #[arg(long, value_name = "NEWDIR")]
     pub out: PathBuf,
 
@@ -611,6 +618,20 @@ pub struct RecoverArgs {
     /// __cluster_metadata, else 4096]
     #[arg(long, value_name = "BYTES")]
     pub index_interval_bytes: Option<u64>,
+
+    /// Recover as Kafka does when the log dir has no .kafka_cleanshutdown: from each
+    /// partition's recovery point (what it takes when a marker beside damage stops the broker)
+    #[arg(long)]
+    pub ignore_clean_shutdown: bool,
+
+    /// Write the copy of a log dir even when Kafka would refuse to start on the input (the copy
+    /// then keeps the damage that stops it, and the exit code is 1)
+    #[arg(long)]
+    pub force: bool,
+
+    /// Worker threads for the preview of a log dir's load (the copy is written in one)
+    #[command(flatten)]
+    pub threads: ThreadsArg,
 
     /// NDJSON report instead of text
     #[arg(long)]

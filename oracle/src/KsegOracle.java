@@ -66,7 +66,7 @@ public class KsegOracle {
             case "produce" -> produce(bootstrap, Integer.parseInt(args[2]));
             case "query" -> query(bootstrap, Path.of(args[2]));
             case "groups" -> manyGroups(bootstrap, Integer.parseInt(args[2]));
-            case "flood" -> flood(bootstrap, Integer.parseInt(args[2]));
+            case "flood" -> flood(bootstrap, Integer.parseInt(args[2]), args.length > 3 ? Path.of(args[3]) : null);
             case "aborted-txn" -> abortedTxn(bootstrap);
             case "mini-admin" -> miniAdmin(bootstrap);
             case "shape" -> shape(bootstrap);
@@ -705,12 +705,40 @@ public class KsegOracle {
      *  producer into `crash` (2 partitions, rolling 16 KiB segments) and a transactional one into
      *  `crash-txn`, committing every 20 records and aborting every fifth transaction. Prints
      *  "flooding" once the topics exist and the first writes are acknowledged. */
-    static void flood(String bootstrap, int seconds) throws Exception {
+    static void flood(String bootstrap, int seconds, Path ackFile) throws Exception {
         try (Admin admin = Admin.create(common(bootstrap))) {
             createTopic(admin, "crash", 2, Map.of());
             createTopic(admin, "crash-txn", 1, Map.of());
+            if (ackFile != null) createTopic(admin, "acked", 2, Map.of());
         }
         long end = System.currentTimeMillis() + seconds * 1000L;
+        if (ackFile != null) {
+            // acks=all: every offset the broker acknowledged, "partition offset" a line, written
+            // and flushed by the send's callback, before the next send (the truth the
+            // acknowledged-loss bounds are held to after a SIGKILL).
+            var out = new java.io.PrintStream(new java.io.FileOutputStream(ackFile.toFile()), false, StandardCharsets.UTF_8);
+            Thread acked = new Thread(() -> {
+                try (var p = producer(bootstrap, Map.of("linger.ms", "2", "batch.size", "2048", "acks", "all",
+                        "delivery.timeout.ms", "5000", "request.timeout.ms", "2000"))) {
+                    for (long i = 0; System.currentTimeMillis() < end; i++) {
+                        p.send(new ProducerRecord<>("acked", (int) (i % 2), utf8("a" + i), utf8("acked-" + i + "-" + "y".repeat((int) (i % 100)))),
+                                (md, e) -> {
+                                    if (e == null) {
+                                        synchronized (out) {
+                                            out.println(md.partition() + " " + md.offset());
+                                            out.flush();
+                                        }
+                                    }
+                                });
+                        if (i % 50 == 49) Thread.sleep(1);
+                    }
+                } catch (Exception e) {
+                    System.err.println("acks=all producer stopped: " + e);
+                }
+            });
+            acked.setDaemon(true);
+            acked.start();
+        }
         // On a loaded machine initTransactions alone can outlast a short flood: the flood goes
         // on until the transactional producer has ended MIN_TXN_ROUNDS transactions (one
         // aborted), so crash-txn always holds transactional data and a producer snapshot.

@@ -10,6 +10,7 @@ use serde_json::json;
 
 use super::Outcome;
 use crate::analysis::diff::{diff_partition, load_replica, segments_from, PartitionDiff};
+use crate::analysis::severity::Nature;
 use crate::analysis::summary::{log_dir_facts, LogDirFacts};
 use crate::cli::DiffArgs;
 use crate::format::log::RecordScratch;
@@ -281,7 +282,7 @@ pub fn run(args: DiffArgs) -> Result<Outcome> {
         for r in &replicas {
             for problem in &r.problems {
                 eprintln!("kseg: {problem}");
-                outcome = outcome.worst(Outcome::DataProblems);
+                outcome = outcome.worst(Outcome::of_findings([Nature::DamagedData.severity()]));
             }
         }
         let leader = given_leader.and_then(|g| list.iter().position(|(i, _, _, _)| *i == g));
@@ -338,10 +339,14 @@ pub fn run(args: DiffArgs) -> Result<Outcome> {
         }
     }
     out.flush()?;
-    if parts.iter().any(PartitionDiff::loses_acknowledged) {
-        outcome = outcome.worst(Outcome::DataProblems);
-    }
-    Ok(outcome)
+    // Acknowledged records a truncation removes are the error; a follower behind, or records
+    // only the leader never acknowledged, are what replication normally leaves.
+    Ok(outcome.worst(Outcome::of_findings(
+        parts
+            .iter()
+            .filter(|p| p.loses_acknowledged())
+            .map(|_| Nature::AcknowledgedLoss.severity()),
+    )))
 }
 
 /// The records a truncation removes, through a dump printer (batches and records from the

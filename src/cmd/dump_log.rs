@@ -1,14 +1,15 @@
 //! `kseg dump-log`: discover the inputs, scan every file, print it as text or NDJSON.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use serde_json::{json, Map, Value};
 
 use super::{discover_inputs, parallel, Outcome, Reads};
 use crate::analysis::index_check::{last_offset_at, TimeIndexCheck};
+use crate::analysis::severity::{log_damage, LogDamage, Nature, Severity};
 use crate::cli::DumpLogArgs;
 use crate::format::control::ControlRecord;
 use crate::format::index::{OffsetIndex, SanityError, TimeIndex};
@@ -99,7 +100,9 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
         .filter(|u| !starts_with_a_batch(&u.path))
         .map(|u| u.path.as_path())
         .collect();
+    let segments = log_segment_context(&set);
     let new_dumper = || Dumper {
+        segments: &segments,
         reported: &reported,
         args: &args,
         scan: scan.clone(),
@@ -183,10 +186,40 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
     }
     progress.finish();
     printer.finish(&dumper.summary)?;
-    if dumper.summary.errors > 0 || dumper.summary.crc_errors > 0 {
-        outcome = outcome.worst(Outcome::DataProblems);
-    }
+    // The one severity policy: a crash's torn or zero-filled active tail, which Kafka's next
+    // load truncates, is not an error; damage Kafka keeps, and undecodable files, are.
+    let summary = &dumper.summary;
+    outcome = outcome.worst(Outcome::of_findings(
+        summary.log_severity.into_iter().chain(
+            (summary.errors > summary.log_problems).then_some(Nature::DamagedData.severity()),
+        ),
+    ));
     Ok(outcome)
+}
+
+/// Each `.log` of the partitions found: whether it is the partition's active segment, and
+/// whether Kafka's next load recovers it (no clean-shutdown marker in its log dir, or the KRaft
+/// metadata log; a partition dir given alone is read as after a crash).
+fn log_segment_context(set: &crate::storage::discover::DataSet) -> HashMap<PathBuf, (bool, bool)> {
+    let mut out = HashMap::new();
+    let with_facts = set.log_dirs.iter().flat_map(|d| {
+        let clean = crate::analysis::summary::log_dir_facts(d).clean_shutdown;
+        d.partitions.iter().map(move |p| (p, clean))
+    });
+    for (p, clean) in with_facts.chain(set.partitions.iter().map(|p| (p, false))) {
+        let recovered =
+            !clean || crate::analysis::recovery::always_recovered(&p.name.topic, p.name.partition);
+        let logs: Vec<&PathBuf> = p
+            .files
+            .iter()
+            .filter(|f| f.kind == FileKind::Log)
+            .map(|f| &f.path)
+            .collect();
+        for (i, path) in logs.iter().enumerate() {
+            out.insert((*path).clone(), (i + 1 == logs.len(), recovered));
+        }
+    }
+    out
 }
 
 /// A partition dir's files to dump: all of them, or with an offset range `[from, to]` only the
@@ -229,6 +262,9 @@ struct Dumper<'a> {
     budget: Option<u64>,
     forced_decoder: Option<InternalDecoder>,
     reported: &'a HashSet<&'a Path>,
+    /// Each `.log` of a partition: (the partition's active segment, recovered at Kafka's next
+    /// load), for grading its problems.
+    segments: &'a HashMap<PathBuf, (bool, bool)>,
 }
 
 /// Counts printed items against --max-messages and stops the scan when the budget is spent.
@@ -236,6 +272,11 @@ struct Budgeted<'p> {
     inner: &'p mut dyn DumpPrinter,
     budget: &'p mut Option<u64>,
     deep: bool,
+    /// The worst severity of the log's problems, and how they are graded: whether the file is
+    /// its partition's active segment, and whether Kafka's next load recovers it.
+    severity: &'p mut Option<Severity>,
+    active: bool,
+    recovered: bool,
 }
 
 impl Budgeted<'_> {
@@ -287,6 +328,8 @@ impl LogSink for Budgeted<'_> {
         Ok(self.spend())
     }
     fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<Flow> {
+        let nature = log_damage(LogDamage::of(problem), self.active, self.recovered);
+        *self.severity = (*self.severity).max(Some(nature.severity()));
         self.inner.problem(problem)
     }
     fn filtered(&mut self, last_offset: i64) {
@@ -387,15 +430,26 @@ impl Dumper<'_> {
             k if k.is_log_data() => {
                 let mut src = open_log(path, self.args.read.mmap)?;
                 let deep = self.scan.deep;
+                // A file outside a partition dir is read as its own partition after a crash,
+                // as verify-index reads it.
+                let (active, recovered) = self.segments.get(path).copied().unwrap_or((true, true));
                 let mut sink = Budgeted {
                     inner: printer,
                     budget: &mut self.budget,
                     deep,
+                    severity: &mut self.summary.log_severity,
+                    active,
+                    recovered,
                 };
                 let stats = scan_log(src.as_mut(), &self.scan, &mut self.scratch, &mut sink)?;
                 self.summary.batches += stats.batches;
                 self.summary.records += stats.records;
                 self.summary.errors += stats.problems;
+                self.summary.log_problems += stats.problems;
+                if stats.crc_errors > 0 {
+                    let crc = log_damage(LogDamage::Crc, active, recovered).severity();
+                    self.summary.log_severity = self.summary.log_severity.max(Some(crc));
+                }
                 self.summary.crc_errors += stats.crc_errors;
                 self.summary.invalid_bytes += stats.invalid_bytes;
             }

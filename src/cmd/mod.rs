@@ -76,6 +76,17 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// The data's part of the exit code under the one severity policy
+    /// (`analysis::severity`): 1 when any finding is an error, else 0.
+    pub fn of_findings(
+        severities: impl IntoIterator<Item = crate::analysis::severity::Severity>,
+    ) -> Outcome {
+        match crate::analysis::severity::worst(severities) {
+            Some(crate::analysis::severity::Severity::Error) => Outcome::DataProblems,
+            _ => Outcome::Clean,
+        }
+    }
+
     pub fn worst(self, other: Outcome) -> Outcome {
         if (other as i32) > (self as i32) {
             other

@@ -17,14 +17,17 @@ use crate::analysis::recovery::{
     always_recovered, analyse_segment, epoch_cache_after_load, epoch_checkpoint_text,
     extend_rebuild, next_batch_throws, IndexRebuild, SalvageRun,
 };
-use crate::analysis::summary::log_dir_facts;
-use crate::analysis::topic_configs::{log_dir_configs, TopicLogConfig};
+use crate::analysis::severity::Nature;
+use crate::analysis::summary::{log_dir_facts, LogDirFacts};
+use crate::analysis::topic_configs::{log_dir_configs, LogConfigs, TopicLogConfig};
 use crate::analysis::verify::txn_index_fails_sanity;
 use crate::cli::RecoverArgs;
 use crate::format::log::{ByteSource, RecordScratch};
 use crate::format::text_files::{for_each_checkpoint_entry, CheckpointEntry};
 use crate::print::progress::{self, Progress};
 use crate::storage::discover::{discover, DataFile, LogDir, PartitionDir, Siblings};
+
+mod log_dir;
 use crate::storage::layout::{base_offset_of, FileKind};
 use crate::storage::source::{read_small, FileSource};
 
@@ -84,13 +87,12 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
     }
     let set = discover(std::slice::from_ref(&args.partition))?;
     let unreadable = super::report_unreadable(&set);
-    let Some(part) = set.partitions.first().cloned().or_else(|| {
-        set.log_dirs
-            .first()
-            .and_then(|d: &LogDir| (d.partitions.len() == 1).then(|| d.partitions[0].clone()))
-    }) else {
+    if let Some(dir) = set.log_dirs.first() {
+        return log_dir::run(&args, dir, unreadable);
+    }
+    let Some(part) = set.partitions.first().cloned() else {
         bail!(
-            "{} is not a partition directory (<topic>-<partition>)",
+            "{} is neither a partition directory (<topic>-<partition>) nor a log dir",
             args.partition.display()
         );
     };
@@ -98,19 +100,63 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
     // The copy keeps the partition dir's name under --out, so kseg and Kafka read it as the same
     // topic-partition (`--out restored` writes `restored/orders-0/`).
     let target = args.out.join(name_of(&part.path));
-    // Resolve the copy's path through its nearest existing ancestor before creating anything, so
-    // a path inside the input (existing or not, through symlinks or `..`) is refused.
-    if super::resolved_path(&target)?.starts_with(&input) {
-        bail!(
-            "--out must not be inside the input partition {}",
-            input.display()
-        );
+    prepare_target(&target, &input, "partition", Some(&args.out))?;
+    let ctx = DirContext::of_parent(&part, args.ignore_clean_shutdown);
+    let copy = match write_copy(&args, &part, &target, &ctx) {
+        Ok(c) => c,
+        Err(e) => {
+            // No partial copy is left behind: the dir was new or empty.
+            let _ = fs::remove_dir_all(&target);
+            return Err(e);
+        }
+    };
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    if args.json {
+        for r in &copy.report {
+            let mut r = r.clone();
+            r["type"] = "segment".into();
+            serde_json::to_writer(&mut out, &r)?;
+            writeln!(out)?;
+        }
+        let mut summary = copy.summary_json(args.salvage);
+        summary["type"] = "summary".into();
+        summary["out"] = target.display().to_string().into();
+        serde_json::to_writer(&mut out, &summary)?;
+        writeln!(out)?;
+    } else {
+        writeln!(
+            out,
+            "{} of {} written to {}",
+            if copy.still_damaged.is_empty() {
+                "Repaired copy"
+            } else {
+                "Copy (still damaged, see the end)"
+            },
+            part.path.display(),
+            target.display()
+        )?;
+        copy.write_text(&mut out, "")?;
+        for d in &copy.still_damaged {
+            writeln!(out, "still damaged: {d}")?;
+        }
     }
-    // NEWDIR itself: new, empty, or holding only partition dirs (earlier repairs written
-    // beside this one). Anything else — a broker's log dir, a home or temp dir — is refused:
-    // the repair must land where nothing else lives.
-    if args.out.is_dir() {
-        let other = fs::read_dir(&args.out)?.filter_map(|e| e.ok()).find(|e| {
+    out.flush()?;
+    // The repair was written: the damage it repaired is in the report, not in the exit code
+    // (what could not be read below the given dir is). Damage the copy keeps is: exit 1.
+    Ok(unreadable.worst(Outcome::of_findings(
+        copy.still_damaged
+            .iter()
+            .map(|_| Nature::DamagedData.severity()),
+    )))
+}
+
+/// NEWDIR of a partition's copy: new, empty, or holding only partition dirs (earlier repairs
+/// written beside this one). Anything else — a broker's log dir, a home or temp dir — is
+/// refused: the repair must land where nothing else lives.
+fn newdir_holds_only_partitions(out: &Path) -> Result<()> {
+    if out.is_dir() {
+        let other = fs::read_dir(out)?.filter_map(|e| e.ok()).find(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
             !(e.path().is_dir()
                 && crate::storage::layout::parse_partition_dir(&name)
@@ -120,96 +166,92 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
             bail!(
                 "--out {} is not empty (it holds {}); give a new or empty directory (or one \
                  holding only other repaired partition dirs): kseg never writes among other files",
-                args.out.display(),
+                out.display(),
                 e.file_name().to_string_lossy()
             );
         }
-    } else if args.out.exists() {
-        bail!("--out {} exists and is not a directory", args.out.display());
+    } else if out.exists() {
+        bail!("--out {} exists and is not a directory", out.display());
+    }
+    Ok(())
+}
+
+/// Checks that `target` can take the copy of `input` (not inside it, new or empty; its parent
+/// `newdir`, when given, holding only partition dirs) and creates it.
+fn prepare_target(target: &Path, input: &Path, what: &str, newdir: Option<&Path>) -> Result<()> {
+    // Resolve the copy's path through its nearest existing ancestor before creating anything, so
+    // a path inside the input (existing or not, through symlinks or `..`) is refused.
+    if super::resolved_path(target)?.starts_with(input) {
+        bail!(
+            "--out must not be inside the input {what} {}",
+            input.display()
+        );
+    }
+    if let Some(newdir) = newdir {
+        newdir_holds_only_partitions(newdir)?;
     }
     if target.exists() {
-        if fs::read_dir(&target)?.next().is_some() {
+        if fs::read_dir(target)?.next().is_some() {
             bail!(
                 "{} exists and is not empty; kseg never overwrites",
                 target.display()
             );
         }
-        if fs::canonicalize(&target)?.starts_with(&input) {
-            bail!("--out must not be inside the input partition");
+        if fs::canonicalize(target)?.starts_with(input) {
+            bail!("--out must not be inside the input {what}");
         }
     }
-    fs::create_dir_all(&target).with_context(|| format!("creating {}", target.display()))?;
-    let copy = match write_copy(&args, &part, &target) {
-        Ok(c) => c,
-        Err(e) => {
-            // No partial copy is left behind: the dir was new or empty.
-            let _ = fs::remove_dir_all(&target);
-            return Err(e);
-        }
-    };
-    let Copy {
-        report,
-        damaged,
-        still_damaged,
-        clean,
-        recovery_point,
-        leo,
-        snapshots_copied,
-        snapshots_written,
-        snapshots_deleted,
-        log_config,
-    } = copy;
-    // What Kafka counts: the segments LogSegment.recover runs on (the later unflushed segments
-    // LogLoader.recoverLog deletes after a truncation are not recovered), two indexes each.
-    let recovered = report
-        .iter()
-        .filter(|r| r["action"] == "recovered" || r["action"] == "truncated")
-        .count();
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
-    if args.json {
-        for r in &report {
-            let mut r = r.clone();
-            r["type"] = "segment".into();
-            serde_json::to_writer(&mut out, &r)?;
-            writeln!(out)?;
-        }
-        serde_json::to_writer(
-            &mut out,
-            &json!({"type": "summary", "out": target.display().to_string(), "damaged": damaged,
-            "cleanShutdown": clean, "recoveryPoint": recovery_point, "logEndOffset": leo, "salvage": args.salvage,
-            "recoveredSegments": recovered, "rebuiltIndexes": 2 * recovered, "stillDamaged": still_damaged,
-            "producerSnapshots": {"copied": snapshots_copied, "written": snapshots_written, "deleted": snapshots_deleted},
-            "logConfig": log_config}),
-        )?;
-        writeln!(out)?;
-    } else {
+    fs::create_dir_all(target).with_context(|| format!("creating {}", target.display()))
+}
+
+impl Copy {
+    /// The segments Kafka counts as recovered: those LogSegment.recover runs on (the later
+    /// unflushed segments LogLoader.recoverLog deletes after a truncation are not), two
+    /// indexes each.
+    fn recovered(&self) -> usize {
+        self.report
+            .iter()
+            .filter(|r| r["action"] == "recovered" || r["action"] == "truncated")
+            .count()
+    }
+
+    /// Whether the load dropped or moved anything: a segment truncated or deleted, a file
+    /// cleaned up (a segment recovered whole is the same bytes).
+    fn changed(&self) -> bool {
+        self.report
+            .iter()
+            .any(|r| r["action"] != "copied" && r["action"] != "recovered")
+    }
+
+    fn summary_json(&self, salvage: bool) -> serde_json::Value {
+        let recovered = self.recovered();
+        json!({"damaged": self.damaged,
+            "cleanShutdown": self.clean, "recoveryPoint": self.recovery_point, "logEndOffset": self.leo,
+            "logStartOffset": self.log_start, "salvage": salvage,
+            "recoveredSegments": recovered, "rebuiltIndexes": 2 * recovered, "stillDamaged": self.still_damaged,
+            "producerSnapshots": {"copied": self.snapshots_copied, "written": self.snapshots_written, "deleted": self.snapshots_deleted},
+            "logConfig": self.log_config})
+    }
+
+    /// The report's lines after the first, each prefixed with `indent`.
+    fn write_text(&self, out: &mut impl Write, indent: &str) -> io::Result<()> {
+        let recovered = self.recovered();
         writeln!(
             out,
-            "{} of {} written to {}",
-            if still_damaged.is_empty() {
-                "Repaired copy"
-            } else {
-                "Copy (still damaged, see the end)"
-            },
-            part.path.display(),
-            target.display()
-        )?;
-        writeln!(
-            out,
-            "{}; {recovered} segment{} recovered, {} indexes rebuilt; log end offset of the copy: {leo}",
-            if clean {
+            "{indent}{}; {recovered} segment{} recovered, {} indexes rebuilt; log end offset of the copy: {}",
+            if self.clean {
                 "clean shutdown: Kafka recovers only segments missing their .index".to_string()
             } else {
-                format!("recovering from the segment holding recovery point {recovery_point}")
+                format!("recovering from the segment holding recovery point {}", self.recovery_point)
             },
             if recovered == 1 { "" } else { "s" },
-            2 * recovered
+            2 * recovered,
+            self.leo
         )?;
-        for r in &report {
+        for r in &self.report {
             writeln!(
                 out,
-                "  {}: {}{}",
+                "{indent}  {}: {}{}",
                 r["segment"].as_str().unwrap_or(""),
                 r["action"].as_str().unwrap_or(""),
                 r.get("reason")
@@ -220,7 +262,7 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
             if r["salvagedBatches"].as_u64().unwrap_or(0) > 0 {
                 writeln!(
                     out,
-                    "    salvaged {} valid batches after the damage: offsets {}",
+                    "{indent}    salvaged {} valid batches after the damage: offsets {}",
                     r["salvagedBatches"],
                     r["salvagedOffsets"].as_str().unwrap_or("")
                 )?;
@@ -235,31 +277,18 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         };
         writeln!(
             out,
-            "index.interval.bytes {} ({})",
-            log_config.index_interval_bytes.value,
-            log_config.index_interval_bytes.source.describe()
+            "{indent}index.interval.bytes {} ({})",
+            self.log_config.index_interval_bytes.value,
+            self.log_config.index_interval_bytes.source.describe()
         )?;
         writeln!(
             out,
-            "producer snapshots (as Kafka's load leaves them): copied {}; written {}; deleted {}",
-            list(&snapshots_copied),
-            list(&snapshots_written),
-            list(&snapshots_deleted)
-        )?;
+            "{indent}producer snapshots (as Kafka's load leaves them): copied {}; written {}; deleted {}",
+            list(&self.snapshots_copied),
+            list(&self.snapshots_written),
+            list(&self.snapshots_deleted)
+        )
     }
-    if !args.json {
-        for d in &still_damaged {
-            writeln!(out, "still damaged: {d}")?;
-        }
-    }
-    out.flush()?;
-    // The repair was written: the damage it repaired is in the report, not in the exit code
-    // (what could not be read below the given dir is). Damage the copy keeps is: exit 1.
-    Ok(if still_damaged.is_empty() {
-        unreadable
-    } else {
-        unreadable.worst(Outcome::DataProblems)
-    })
 }
 
 /// What [`write_copy`] did, for the report.
@@ -278,27 +307,55 @@ struct Copy {
     snapshots_deleted: Vec<i64>,
     /// The log configs the copy was made with.
     log_config: TopicLogConfig,
+    /// The log start offset after the load, and the first segment's base offset.
+    log_start: i64,
+    first_segment_base: i64,
+    /// The input's high watermark checkpoint.
+    high_watermark: Option<i64>,
+}
+
+/// What decides a partition's load beside its own files: its log dir's marker and checkpoints,
+/// and the topic configs `__cluster_metadata` records.
+struct DirContext {
+    facts: Option<LogDirFacts>,
+    configs: LogConfigs,
+}
+
+impl DirContext {
+    /// The context of a partition dir given alone: the log dir holding it, if it is one.
+    fn of_parent(part: &PartitionDir, ignore_clean_shutdown: bool) -> DirContext {
+        let parent = part
+            .path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        let parent_set = discover(std::slice::from_ref(&parent)).ok();
+        let dir = parent_set.as_ref().and_then(|s| s.log_dirs.first());
+        DirContext::of(dir, ignore_clean_shutdown)
+    }
+
+    fn of(dir: Option<&LogDir>, ignore_clean_shutdown: bool) -> DirContext {
+        let mut facts = dir.map(log_dir_facts);
+        // The topic's log configs from the log dir's __cluster_metadata (else Kafka's defaults).
+        let configs = dir.map(log_dir_configs).unwrap_or_default();
+        if let Some(f) = &mut facts {
+            f.log_configs = configs.clone();
+            f.compacted_topics = configs.compacted_topics();
+            f.clean_shutdown &= !ignore_clean_shutdown;
+        }
+        DirContext { facts, configs }
+    }
 }
 
 /// Writes the repaired copy of `part` into `target` (created, empty).
-fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<Copy> {
-    // Kafka recovers from the recovery point on when there was no clean shutdown.
-    let parent = part
-        .path
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."));
-    let parent_set = discover(std::slice::from_ref(&parent)).ok();
-    let facts = parent_set
-        .as_ref()
-        .and_then(|s| s.log_dirs.first())
-        .map(log_dir_facts);
-    // The topic's log configs from the log dir's __cluster_metadata (else Kafka's defaults).
-    let configs = parent_set
-        .as_ref()
-        .and_then(|s| s.log_dirs.first())
-        .map(log_dir_configs)
-        .unwrap_or_default();
+fn write_copy(
+    args: &RecoverArgs,
+    part: &PartitionDir,
+    target: &Path,
+    ctx: &DirContext,
+) -> Result<Copy> {
+    let facts = ctx.facts.as_ref();
+    let configs = &ctx.configs;
     let log_config = configs.for_topic(&part.name.topic, args.index_interval_bytes);
     let index_interval = log_config.index_interval_bytes.value;
     // Internal topics are compacted; others when the cluster metadata says so.
@@ -306,25 +363,14 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
         part.name.topic.starts_with("__") || configs.compacted_topics().contains(&part.name.topic);
     // KafkaRaftLog: the metadata log gets no clean-shutdown credit and recovery point 0.
     let raft = always_recovered(&part.name.topic, part.name.partition);
-    let clean = !raft && facts.as_ref().is_some_and(|f| f.clean_shutdown);
-    let recovery_point = facts
-        .as_ref()
-        .filter(|_| !raft)
-        .and_then(|f| {
-            f.checkpoints
-                .get(&(part.name.topic.clone(), part.name.partition))
-        })
-        .and_then(|c| c.recovery_point)
-        .unwrap_or(0);
-    let log_start = facts
-        .as_ref()
-        .filter(|_| !raft)
-        .and_then(|f| {
-            f.checkpoints
-                .get(&(part.name.topic.clone(), part.name.partition))
-        })
-        .and_then(|c| c.log_start)
-        .unwrap_or(0);
+    let clean = !raft && facts.is_some_and(|f| f.clean_shutdown);
+    let checkpoints = facts.filter(|_| !raft).and_then(|f| {
+        f.checkpoints
+            .get(&(part.name.topic.clone(), part.name.partition))
+    });
+    let recovery_point = checkpoints.and_then(|c| c.recovery_point).unwrap_or(0);
+    let log_start = checkpoints.and_then(|c| c.log_start).unwrap_or(0);
+    let high_watermark = checkpoints.and_then(|c| c.high_watermark);
     let mut assigned_epochs: Vec<(i32, i64)> = Vec::new();
     let mut scratch = RecordScratch::default();
     // Kafka's load first deletes leftovers and completes interrupted compactions or splits:
@@ -578,12 +624,21 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
             stale.message()
         ));
     }
+    // LogLoader.load: the log start offset is the checkpoint's, at least the first segment's
+    // base (a load that leaves no segment creates an empty one at the checkpoint's).
+    let first_segment_base = views
+        .iter()
+        .find(|v| !v.deleted)
+        .map_or(log_start, |v| v.base);
     let mut epoch_file: Option<PathBuf> = None;
     for f in &load.files {
         let name = name_of(&f.path);
         match f.kind {
-            // KafkaRaftLog keeps its snapshots (`<end>-<epoch>.checkpoint`) and `quorum-state`
-            // beside the metadata log; its load leaves them as they are.
+            // KafkaRaftLog.recoverSnapshots deletes the snapshots below the log start offset
+            // (the first segment's base: the metadata log has no log start checkpoint).
+            FileKind::KraftSnapshot { end_offset, .. } if end_offset < first_segment_base => {}
+            // KafkaRaftLog keeps its other snapshots (`<end>-<epoch>.checkpoint`) and
+            // `quorum-state` beside the metadata log; its load leaves them as they are.
             FileKind::PartitionMetadata
             | FileKind::QuorumState
             | FileKind::KraftSnapshot { .. } => {
@@ -654,5 +709,8 @@ fn write_copy(args: &RecoverArgs, part: &PartitionDir, target: &Path) -> Result<
         snapshots_written,
         snapshots_deleted: producers.deleted,
         log_config,
+        log_start: log_start.max(first_segment_base),
+        first_segment_base,
+        high_watermark,
     })
 }

@@ -81,9 +81,9 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
         .iter()
         .filter(|r| r.crc_errors > 0 || r.problems > 0)
         .count();
-    if problems > 0 {
-        outcome = outcome.worst(Outcome::DataProblems);
-    }
+    // The one severity policy: a crash's torn or zero-filled active tail, which Kafka's next
+    // load truncates, is not an error; damage Kafka keeps is.
+    outcome = outcome.worst(Outcome::of_findings(rows.iter().filter_map(|r| r.severity)));
     if args.json {
         for r in &rows {
             summary::json_row(&mut out, r)?;

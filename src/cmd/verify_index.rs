@@ -198,11 +198,7 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
         )?;
     }
     out.flush()?;
-    Ok(if errors > 0 {
-        outcome.worst(Outcome::DataProblems)
-    } else {
-        outcome
-    })
+    Ok(outcome.worst(Outcome::of_findings(all.iter().map(|f| f.severity))))
 }
 
 /// Groups the reports by log dir.

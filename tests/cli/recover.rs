@@ -490,3 +490,193 @@ fn a_file_size_limit_fails_the_copy_and_leaves_none() {
         "a partial copy was left: {stderr}"
     );
 }
+
+/// Every file of a directory, by name (partition dirs as `dir/file`).
+fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        if p.is_dir() {
+            for (f, b) in tree(&p) {
+                out.insert(format!("{name}/{f}"), b);
+            }
+        } else {
+            out.insert(name, std::fs::read(&p).unwrap());
+        }
+    }
+    out
+}
+
+/// `recover LOGDIR`: each partition as the partition's recover writes it, and the log dir's
+/// files as Kafka's clean stop leaves them (issue 21: a whole log dir).
+#[test]
+fn a_log_dir_is_recovered_whole_with_its_checkpoints() {
+    let t = tempfile::tempdir().unwrap();
+    let (_, part) = crashed_partition(t.path());
+    // A second partition, whole, whose log starts above its first segment's base.
+    let clean = t.path().join("audit-0");
+    std::fs::create_dir_all(&clean).unwrap();
+    let b = batch(
+        BatchSpec {
+            base_offset: 10,
+            ..Default::default()
+        },
+        &[rec("k", "v"), rec("k", "w")],
+    );
+    write(&clean.join("00000000000000000010.log"), &[&b]);
+    std::fs::write(
+        t.path().join("log-start-offset-checkpoint"),
+        "0\n1\naudit 0 11\n",
+    )
+    .unwrap();
+    std::fs::write(
+        t.path().join("replication-offset-checkpoint"),
+        "0\n2\norders 0 40\naudit 0 12\n",
+    )
+    .unwrap();
+    std::fs::write(t.path().join("recovery-point-offset-checkpoint.tmp"), "0\n").unwrap();
+    std::fs::write(t.path().join(".lock"), "").unwrap();
+    let o = tempfile::tempdir().unwrap();
+    let whole = o.path().join("whole");
+    let r = kseg(&[
+        "recover",
+        t.path().to_str().unwrap(),
+        "--out",
+        whole.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let lines = json_lines(&r.stdout);
+    assert_eq!(lines[0]["type"], "verdict");
+    assert_eq!(lines[0]["kafkaStarts"], true);
+    let summary = of_type(&lines, "summary")[0];
+    assert_eq!(summary["partitions"], 2);
+    assert_eq!(summary["changedPartitions"], 1, "{summary}");
+    let parts = of_type(&lines, "partition");
+    let orders = parts.iter().find(|p| p["partition"] == "orders-0").unwrap();
+    assert_eq!(orders["logEndOffset"], 50);
+    // The partition is what `recover orders-0` writes.
+    let single = o.path().join("single");
+    let r1 = kseg(&[
+        "recover",
+        part.to_str().unwrap(),
+        "--out",
+        single.to_str().unwrap(),
+    ]);
+    assert_eq!(r1.code, 0, "{}", r1.stderr);
+    assert_eq!(
+        tree(&single.join("orders-0")),
+        tree(&whole.join("orders-0"))
+    );
+    let files = tree(&whole);
+    let text = |name: &str| String::from_utf8(files[name].clone()).unwrap();
+    // Every log's recovery point is its end; the log start above the first segment's base is
+    // kept; the high watermarks of partitions without metadata keep the checkpoint's (within
+    // the log).
+    let sorted = |name: &str| {
+        let t = text(name);
+        let mut l: Vec<String> = t.lines().map(str::to_string).collect();
+        l[2..].sort();
+        l
+    };
+    assert_eq!(
+        sorted("recovery-point-offset-checkpoint"),
+        ["0", "2", "audit 0 12", "orders 0 50"]
+    );
+    assert_eq!(text("log-start-offset-checkpoint"), "0\n1\naudit 0 11\n");
+    assert_eq!(
+        sorted("replication-offset-checkpoint"),
+        ["0", "2", "audit 0 12", "orders 0 40"]
+    );
+    assert_eq!(text("cleaner-offset-checkpoint"), "");
+    assert_eq!(
+        text(".kafka_cleanshutdown"),
+        r#"{"version":0,"brokerEpoch":-1}"#
+    );
+    assert_eq!(text("meta.properties"), "version=1\n");
+    assert!(!files.contains_key(".lock"));
+    assert!(!files.contains_key("recovery-point-offset-checkpoint.tmp"));
+    // The copy is a log dir Kafka starts on with nothing to recover.
+    let v = kseg(&["verify-index", whole.to_str().unwrap()]);
+    assert_eq!(v.code, 0, "{}", v.stdout);
+    assert!(v.stdout.contains(": yes"), "{}", v.stdout);
+    // A log dir's copy needs a new or empty NEWDIR: one holding a repaired partition dir,
+    // which a partition's copy may join, is refused and left as it was.
+    let before = tree(&single);
+    let r = kseg(&[
+        "recover",
+        t.path().to_str().unwrap(),
+        "--out",
+        single.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(r.stderr.contains("is not empty"), "{}", r.stderr);
+    assert_eq!(tree(&single), before);
+}
+
+/// A log dir Kafka would not start on (a clean-shutdown marker beside a zero-filled active
+/// tail): nothing is written; the report says why and what it would take;
+/// `--ignore-clean-shutdown` recovers it as Kafka does without the marker; `--force` writes the
+/// copy that keeps the damage.
+#[test]
+fn a_log_dir_kafka_would_not_start_on_is_not_written() {
+    let t = tempfile::tempdir().unwrap();
+    let part = t.path().join("z-0");
+    std::fs::create_dir_all(&part).unwrap();
+    std::fs::write(t.path().join("meta.properties"), "version=1\n").unwrap();
+    let marker = r#"{"version":0,"brokerEpoch":7}"#;
+    std::fs::write(t.path().join(".kafka_cleanshutdown"), marker).unwrap();
+    let b = batch(BatchSpec::default(), &[rec("k", "v")]);
+    let mut log = b.clone();
+    log.extend(vec![0u8; 4096]);
+    std::fs::write(part.join("00000000000000000000.log"), &log).unwrap();
+    std::fs::write(part.join("00000000000000000000.index"), b"").unwrap();
+    let o = tempfile::tempdir().unwrap();
+    let out = o.path().join("copy");
+    let args = |extra: &[&str]| {
+        let mut a = vec![
+            "recover",
+            t.path().to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        a.extend_from_slice(extra);
+        kseg(&a)
+    };
+    let r = args(&[]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stdout.contains("Will Kafka start on"), "{}", r.stdout);
+    assert!(r.stdout.contains(": NO ("), "{}", r.stdout);
+    assert!(r.stdout.contains("--ignore-clean-shutdown"), "{}", r.stdout);
+    assert!(r.stdout.contains("Nothing written"), "{}", r.stdout);
+    assert!(!out.exists());
+    let j = args(&["--json"]);
+    assert_eq!(j.code, 1);
+    let lines = json_lines(&j.stdout);
+    let summary = of_type(&lines, "summary")[0];
+    assert_eq!(summary["written"], false);
+    assert_eq!(summary["fixes"][0]["partition"], "z-0");
+    assert_eq!(summary["fixes"][0]["ignoreCleanShutdownFixes"], true);
+    assert!(!out.exists());
+    // Recovered as without the marker: the zeros are gone, the marker kept.
+    let r = args(&["--ignore-clean-shutdown"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(
+        std::fs::read(out.join("z-0/00000000000000000000.log")).unwrap(),
+        b
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join(".kafka_cleanshutdown")).unwrap(),
+        marker
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+    // Forced: written, still damaged.
+    let r = args(&["--force"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stdout.contains("still damaged: z-0: "), "{}", r.stdout);
+    assert_eq!(
+        std::fs::read(out.join("z-0/00000000000000000000.log")).unwrap(),
+        log
+    );
+}

@@ -17,7 +17,9 @@ use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 
 use crate::common::config_log;
-use crate::mini_broker_support::{group_offsets, kseg, kseg_bin, BrokerProcess};
+use crate::mini_broker_support::{
+    group_offsets, kseg, kseg_bin, metadata_topic_configs, BrokerProcess,
+};
 
 fn copy_dir(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap();
@@ -375,13 +377,11 @@ fn create_topics_takes_the_source_topic_configs() {
         String::from_utf8_lossy(&o.stdout)
     );
     broker.stop();
-    let mut configs: Vec<String> = fs::read_to_string(target.join("kseg-topic-configs"))
-        .unwrap()
-        .lines()
-        .filter_map(|l| l.strip_prefix("payments\t"))
-        .map(str::to_string)
+    // The topic's configs as the broker keeps them: ConfigRecords in its KRaft metadata log.
+    let configs: Vec<String> = metadata_topic_configs(&target, "payments")
+        .into_iter()
+        .map(|(name, value)| format!("{name}={value}"))
         .collect();
-    configs.sort();
     assert_eq!(
         configs,
         [

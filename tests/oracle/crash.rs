@@ -107,6 +107,147 @@ pub fn file_differences(kafka: &Path, kseg: &Path) -> Vec<String> {
     out
 }
 
+/// The entries of a log-dir offset checkpoint file, in file order: `None` when unreadable.
+fn checkpoint_entries(text: &str) -> Option<Vec<(String, i32, i64)>> {
+    let mut lines = text.lines();
+    if lines.next()? != "0" {
+        return None;
+    }
+    let n: usize = lines.next()?.parse().ok()?;
+    let v: Vec<(String, i32, i64)> = lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            (f.len() == 3)
+                .then(|| Some((f[0].to_string(), f[1].parse().ok()?, f[2].parse().ok()?)))?
+        })
+        .collect::<Option<_>>()?;
+    (v.len() == n).then_some(v)
+}
+
+/// The files at the root of Kafka's restarted-and-stopped log dir against `kseg recover`'s copy
+/// of the log dir. Byte for byte, except what a running broker decides:
+/// - `.kafka_cleanshutdown`'s broker epoch is the restarted broker's registration
+///   (`BrokerLifecycleManager`); kseg's is the input's marker's, or -1 without one;
+/// - the offsets of partitions the restarted broker wrote to after its load (not in `stable`);
+/// - `recovery-point-offset-checkpoint` and `log-start-offset-checkpoint` list their entries by
+///   bucket of `LogManager`'s `HashMap`s; entries sharing a bucket come in the order the load's
+///   threads finished, which no reading of the dir decides: they may come in either order.
+fn log_dir_file_differences(
+    kafka: &Path,
+    kseg: &Path,
+    source: &Path,
+    stable: &BTreeSet<String>,
+) -> Vec<String> {
+    use kseg::format::java_order::topic_partition_hash;
+    let files = |dir: &Path| -> BTreeMap<String, Vec<u8>> {
+        fs::read_dir(dir)
+            .map(|rd| {
+                rd.map(|e| e.unwrap().path())
+                    .filter(|p| p.is_file())
+                    .map(|p| {
+                        (
+                            p.file_name().unwrap().to_string_lossy().into_owned(),
+                            fs::read(&p).unwrap(),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (k, s) = (files(kafka), files(kseg));
+    let mut out = Vec::new();
+    for name in k.keys().chain(s.keys().filter(|n| !k.contains_key(*n))) {
+        let (a, b) = match (k.get(name), s.get(name)) {
+            (Some(a), Some(b)) => (a, b),
+            (Some(_), None) => {
+                out.push(format!("{name} only in Kafka's dir"));
+                continue;
+            }
+            (None, _) => {
+                out.push(format!("{name} only in kseg's copy"));
+                continue;
+            }
+        };
+        if a == b {
+            continue;
+        }
+        let (ta, tb) = (String::from_utf8_lossy(a), String::from_utf8_lossy(b));
+        if name == ".kafka_cleanshutdown" {
+            let epoch = |t: &str| -> Option<(i64, i64)> {
+                let v: serde_json::Value = serde_json::from_str(t).ok()?;
+                Some((v["version"].as_i64()?, v["brokerEpoch"].as_i64()?))
+            };
+            let input = fs::read_to_string(source.join(name)).ok();
+            let want = input.as_deref().map_or(Some(-1), |t| epoch(t).map(|e| e.1));
+            match (epoch(&ta), epoch(&tb)) {
+                (Some((0, _)), Some((0, e))) if Some(e) == want => {}
+                _ => out.push(format!("{name}: Kafka {ta:?}, kseg {tb:?}")),
+            }
+            continue;
+        }
+        let (Some(ea), Some(eb)) = (checkpoint_entries(&ta), checkpoint_entries(&tb)) else {
+            out.push(format!(
+                "{name} differs (Kafka {} bytes, kseg {} bytes)",
+                a.len(),
+                b.len()
+            ));
+            continue;
+        };
+        let key = |e: &(String, i32, i64)| (e.0.clone(), e.1);
+        let values = |v: &[(String, i32, i64)]| -> BTreeMap<(String, i32), i64> {
+            v.iter()
+                .filter(|e| stable.contains(&format!("{}-{}", e.0, e.1)))
+                .map(|e| (key(e), e.2))
+                .collect()
+        };
+        let keys =
+            |v: &[(String, i32, i64)]| -> BTreeSet<(String, i32)> { v.iter().map(key).collect() };
+        if keys(&ea) != keys(&eb) {
+            out.push(format!(
+                "{name}: partitions differ: Kafka {:?}, kseg {:?}",
+                keys(&ea),
+                keys(&eb)
+            ));
+            continue;
+        }
+        let (va, vb) = (values(&ea), values(&eb));
+        for (p, v) in &va {
+            if vb.get(p) != Some(v) {
+                out.push(format!(
+                    "{name}: {}-{}: Kafka {v}, kseg {:?}",
+                    p.0,
+                    p.1,
+                    vb.get(p)
+                ));
+            }
+        }
+        let in_order =
+            |v: &[(String, i32, i64)]| -> Vec<(String, i32)> { v.iter().map(key).collect() };
+        let same_order = if name.starts_with("recovery-point") || name.starts_with("log-start") {
+            // By bucket of the HashMap LogManager collects the entries into.
+            let mut capacity = 16usize;
+            while ea.len() > capacity / 4 * 3 {
+                capacity *= 2;
+            }
+            let bucket = |e: &(String, i32, i64)| {
+                let h = topic_partition_hash(&e.0, e.1) as u32;
+                (h ^ (h >> 16)) as usize & (capacity - 1)
+            };
+            ea.iter().map(bucket).eq(eb.iter().map(bucket))
+        } else {
+            in_order(&ea) == in_order(&eb)
+        };
+        if !same_order {
+            out.push(format!(
+                "{name}: entry order: Kafka {:?}, kseg {:?}",
+                in_order(&ea),
+                in_order(&eb)
+            ));
+        }
+    }
+    out
+}
+
 /// Kafka's `leader-epoch-checkpoint` after its restart is the load's (kseg's copy) plus the
 /// epoch the restarted broker leads the partition in, from the log end on
 /// (`Partition.makeLeader` → `UnifiedLog.maybeAssignEpochStartOffset`): a runtime entry, not
@@ -216,12 +357,17 @@ fn kafka_loaded_end(server_log: &str) -> BTreeMap<String, i64> {
 }
 
 /// One crash round: write, SIGKILL, then compare kseg's preview and repair with Kafka's own
-/// recovery of a copy.
+/// recovery of a copy. Beside the flood, an acks=all producer records every offset the broker
+/// acknowledged (topic `acked`); its partitions are damaged where recovery truncates, above
+/// the high watermark (`acked-0`) and below it (`acked-1`), and the acknowledged records
+/// Kafka's restart loses are held to kseg's bounds.
 fn crash_round(version: &str, name: &str, overrides: &[&str], run_for: Duration) -> Vec<String> {
     let root = work_root(version).join(format!("crash-{name}"));
     let _ = fs::remove_dir_all(&root);
     let mut broker = Broker::format_and_start(version, &root.join("broker"), overrides);
-    let mut flood = workload_command(&["flood", &broker.bootstrap(), "600"]);
+    let acks = root.join("acked.txt");
+    let mut flood =
+        workload_command(&["flood", &broker.bootstrap(), "600", acks.to_str().unwrap()]);
     flood.stdout(Stdio::piped()).stderr(Stdio::null());
     let mut child = flood.spawn().expect("starting the flood workload");
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
@@ -234,12 +380,128 @@ fn crash_round(version: &str, name: &str, overrides: &[&str], run_for: Duration)
     broker.kill9();
     let _ = child.kill();
     let _ = child.wait();
-    let bad = compare_with_kafka(version, name, &root, &broker.data, overrides);
+    let damaged = root.join("damaged");
+    copy_dir(&broker.data, &damaged);
+    let damage = damage_acked(&damaged);
+    let mut bad = compare_with_kafka(version, name, &root, &damaged, overrides);
     let recovered = kafka_recovered(&fs::read_to_string(root.join("c/server.log")).unwrap());
     assert!(
         recovered.contains_key("crash-0"),
         "Kafka recovered nothing of crash-0 after SIGKILL: {recovered:?}"
     );
+    bad.extend(acknowledged_loss_bounds(
+        version, name, &root, &acks, &damage,
+    ));
+    bad
+}
+
+/// Where [`damage_acked`] damaged an `acked` partition: its checkpointed high watermark and
+/// the first offset of the batch the zeros begin in.
+#[derive(Debug)]
+struct AckedDamage {
+    high_watermark: Option<i64>,
+    batch_base: i64,
+}
+
+/// Zeroes the tail of an `acked` partition from inside one batch to the end of its segment:
+/// in `acked-0` the batch holding the checkpointed high watermark (the tail beyond what the
+/// checkpoint says was acknowledged), in `acked-1` the batch holding half of it (below).
+fn damage_acked(data: &Path) -> BTreeMap<String, AckedDamage> {
+    let mut out = BTreeMap::new();
+    for (p, below) in [("acked-0", false), ("acked-1", true)] {
+        let hw = checkpoint_of(data, "replication-offset-checkpoint", p);
+        let target = match hw {
+            Some(h) if below => h / 2,
+            Some(h) => h,
+            None => i64::MAX,
+        };
+        let mut batches: Vec<(std::path::PathBuf, serde_json::Value)> = Vec::new();
+        for log in segment_logs(&data.join(p)) {
+            batches.extend(batches_of(&log).into_iter().map(|(b, _)| (log.clone(), b)));
+        }
+        assert!(!batches.is_empty(), "no batch in {p}");
+        let (log, batch) = batches
+            .iter()
+            .find(|(_, b)| b["lastOffset"].as_i64().unwrap() >= target)
+            .unwrap_or_else(|| batches.last().unwrap());
+        let at = batch["position"].as_u64().unwrap() + 30;
+        let len = fs::metadata(log).unwrap().len();
+        write_at(log, at, &vec![0u8; (len - at.min(len)) as usize]);
+        out.insert(
+            p.to_string(),
+            AckedDamage {
+                high_watermark: hw,
+                batch_base: batch["baseOffset"].as_i64().unwrap(),
+            },
+        );
+    }
+    out
+}
+
+/// The acknowledged records Kafka's restart lost (the offsets the acks=all producer recorded,
+/// at or past the log end after the restart) against kseg's preview of the damaged dir: "at
+/// least" is never above it, and "at least" + "up to" never below it.
+fn acknowledged_loss_bounds(
+    version: &str,
+    name: &str,
+    root: &Path,
+    acks: &Path,
+    damage: &BTreeMap<String, AckedDamage>,
+) -> Vec<String> {
+    let recorded: Vec<(i32, i64)> = fs::read_to_string(acks)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let (p, o) = l.split_once(' ')?;
+            Some((p.parse().ok()?, o.parse().ok()?))
+        })
+        .collect();
+    let mut bad = Vec::new();
+    if recorded.is_empty() {
+        return vec![format!(
+            "{name}: the acks=all producer recorded no acknowledged offset"
+        )];
+    }
+    let verify = kseg(&["verify-index", "--json", root.join("a").to_str().unwrap()]);
+    let lines = ndjson(&String::from_utf8_lossy(&verify.stdout));
+    for (p, d) in damage {
+        let partition: i32 = p.rsplit_once('-').unwrap().1.parse().unwrap();
+        let rec = lines
+            .iter()
+            .find(|v| v["type"] == "recovery" && v["partition"] == p.as_str())
+            .cloned()
+            .unwrap_or_default();
+        let certain = rec["acknowledgedLost"]["records"].as_i64().unwrap_or(0);
+        let possible = rec["possiblyAcknowledged"]["records"].as_i64().unwrap_or(0);
+        // Zeros through the end of the active segment leave records whose offsets no byte
+        // tells: kseg says so, and then bounds only from below.
+        let open = rec["unreadableEnd"] == true;
+        let kafka_end = log_end_offset(&root.join("c/data").join(p));
+        let acked = recorded.iter().filter(|(q, _)| *q == partition).count();
+        let lost = recorded
+            .iter()
+            .filter(|(q, o)| *q == partition && *o >= kafka_end)
+            .count() as i64;
+        eprintln!(
+            "acknowledged loss, Kafka {version} round {name} {p}: high watermark {:?}, zeros from batch {}, Kafka's end {kafka_end}: {lost} of {acked} acknowledged offsets lost; kseg at least {certain}, up to {possible} more{}",
+            d.high_watermark, d.batch_base, if open { ", and any in the unreadable end" } else { "" }
+        );
+        if certain > lost || (!open && lost > certain + possible) {
+            bad.push(format!(
+                "{name} {p}: {lost} acknowledged records lost after Kafka's restart, kseg says at least {certain}, up to {possible} more"
+            ));
+        }
+        // Below the high watermark the loss is certain: kseg must say so, as an error.
+        let below = d.high_watermark.is_some_and(|h| d.batch_base < h);
+        if below && (certain == 0 || verify.status.code() != Some(1)) {
+            bad.push(format!(
+                "{name} {p}: zeros below the high watermark {:?} (batch {}), kseg says at least {certain} lost (exit {:?})",
+                d.high_watermark,
+                d.batch_base,
+                verify.status.code()
+            ));
+        }
+    }
     bad
 }
 
@@ -300,13 +562,52 @@ fn try_compare_with_kafka(
             String::from_utf8_lossy(&out.stderr)
         );
     }
+    // kseg's repair of the whole log dir, of copy B: refused (nothing written) where Kafka will
+    // not start.
+    let whole = root.join("b-logdir");
+    let whole_run = kseg(&[
+        "recover",
+        "--json",
+        b.to_str().unwrap(),
+        "--out",
+        whole.to_str().unwrap(),
+    ]);
+    let whole_summary = ndjson(&String::from_utf8_lossy(&whole_run.stdout))
+        .pop()
+        .unwrap_or_default();
     // Kafka's own recovery, of copy C.
     let mut kafka = Broker::reopen(version, &c, overrides);
-    kafka.try_start()?;
+    if let Err(why) = kafka.try_start() {
+        let refused = whole_run.status.code() == Some(1)
+            && whole_summary["written"] == false
+            && !whole.exists();
+        return Err(if refused {
+            why
+        } else {
+            format!(
+                "{why}\n(and kseg recover of the log dir did not refuse: exit {:?}, {whole_summary})",
+                whole_run.status.code()
+            )
+        });
+    }
     let recovery_log = kafka.server_log();
     kafka.stop();
 
     let mut bad = Vec::new();
+    let whole_ok = whole_run.status.success()
+        || (whole_run.status.code() == Some(1)
+            && whole_summary["stillDamaged"]
+                .as_array()
+                .is_some_and(|d| !d.is_empty()));
+    if !whole_ok || whole_summary["type"] != "summary" {
+        bad.push(format!(
+            "{name}: kseg recover of the log dir: exit {:?}, {whole_summary}\n{}",
+            whole_run.status.code(),
+            String::from_utf8_lossy(&whole_run.stderr)
+        ));
+    }
+    // Partitions whose log end after the restart is the load's (see below).
+    let mut stable: BTreeSet<String> = BTreeSet::new();
     let recovered = kafka_recovered(&recovery_log);
     let segments: usize = recovered.values().map(BTreeSet::len).sum();
     let loaded = kafka_loaded_end(&recovery_log);
@@ -326,9 +627,16 @@ fn try_compare_with_kafka(
         // After its load the restarted broker may write on (the controller's metadata log
         // always; markers of a transaction caught between PrepareCommit and CompleteCommit):
         // the files are compared where the log end is still the one of the load.
+        // The log dir's recover writes each partition as the partition's recover does.
+        for d in file_differences(&kseg_dir, &whole.join(p)) {
+            bad.push(format!(
+                "{name} {p}: recover of the partition dir / of the log dir: {d}"
+            ));
+        }
         if log_end_offset(&kafka_dir) != se {
             continue;
         }
+        stable.insert(p.to_string());
         let (kl, sl) = (logs(&kafka_dir), logs(&kseg_dir));
         if kl != sl {
             bad.push(format!(
@@ -367,6 +675,10 @@ fn try_compare_with_kafka(
             ));
         }
     }
+    // The log dir's own files, against Kafka's after its clean stop.
+    for d in log_dir_file_differences(&c.join("data"), &whole, source, &stable) {
+        bad.push(format!("{name} log dir: {d}"));
+    }
     eprintln!(
         "crash parity, Kafka {version} round {name}: {} partitions, {segments} segments Kafka recovered, {} differences",
         all.len(),
@@ -401,8 +713,19 @@ fn damage(data: &Path, kind: &str) {
     match kind {
         "flip-sealed" => write_at(first, 200, &[0xA5]),
         "flip-active" => {
-            let len = fs::metadata(last).unwrap().len();
-            write_at(last, len / 2, &[0x5A]);
+            // A byte the CRC covers (in the records, past the 61-byte v2 header, whose first 21
+            // bytes it does not cover: base offset, length, leader epoch, magic, the CRC) of the
+            // batch holding the middle of the active segment: a CRC-bad batch. A flip in the base offset field instead passes the CRC
+            // and makes Kafka split the segment (README, "Where kseg's recovery still differs").
+            let mid = fs::metadata(last).unwrap().len() / 2;
+            let batches = batches_of(last);
+            let (b, _) = batches
+                .iter()
+                .rev()
+                .find(|(b, _)| b["position"].as_u64().unwrap() <= mid)
+                .expect("a batch in the active segment");
+            let (at, size) = (b["position"].as_u64().unwrap(), b["size"].as_u64().unwrap());
+            write_at(last, at + 61 + (size - 61) / 2, &[0x5A]);
             fs::remove_file(&marker).unwrap();
         }
         "truncate-mid-batch" => {
@@ -556,11 +879,21 @@ fn sigkill_recovery_matches_kafka() {
     let started = Instant::now();
     let mut bad = Vec::new();
     for v in versions() {
-        bad.extend(crash_round(&v, "default", &[], Duration::from_secs(6)));
+        // The high watermark checkpointed every second (default 5 s), so that the acks=all
+        // partitions have one before the SIGKILL.
+        bad.extend(crash_round(
+            &v,
+            "default",
+            &["replica.high.watermark.checkpoint.interval.ms=1000"],
+            Duration::from_secs(6),
+        ));
         bad.extend(crash_round(
             &v,
             "flush-every-message",
-            &["log.flush.interval.messages=1"],
+            &[
+                "log.flush.interval.messages=1",
+                "replica.high.watermark.checkpoint.interval.ms=1000",
+            ],
             Duration::from_secs(4),
         ));
     }

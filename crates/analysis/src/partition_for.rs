@@ -1,11 +1,7 @@
 //! Which coordinator partition a group id or transactional id lives in: Kafka's
 //! `Utils.abs(id.hashCode()) % partitionCount`.
 
-/// Java's `String.hashCode`: `31 * h + c` over UTF-16 code units with 32-bit wrap-around.
-pub fn java_string_hash(s: &str) -> i32 {
-    s.encode_utf16()
-        .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(c as i32))
-}
+pub use kseg_format::java_order::java_string_hash;
 
 /// Kafka's `Utils.abs`: like `Math.abs`, except that `Integer.MIN_VALUE` maps to 0.
 pub fn kafka_abs(n: i32) -> i32 {

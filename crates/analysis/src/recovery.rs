@@ -6,6 +6,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use kseg_format::log::{BatchInfo, LogEntry, RecordScratch};
+use kseg_format::text_files::{encode_epoch_checkpoint, EpochEntry};
 use kseg_scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use kseg_storage::source::open_log;
 
@@ -95,12 +96,8 @@ pub fn epoch_cache_after_load(
 
 /// `LeaderEpochCheckpointFile`'s text: version 0, the count, one `epoch startOffset` a line.
 pub fn epoch_checkpoint_text(entries: &[(i32, i64)]) -> String {
-    use std::fmt::Write as _;
-    let mut out = format!("0\n{}\n", entries.len());
-    for (e, s) in entries {
-        let _ = writeln!(out, "{e} {s}");
-    }
-    out
+    let entries: Vec<EpochEntry> = entries.iter().map(|e| EpochEntry::from(*e)).collect();
+    encode_epoch_checkpoint(&entries)
 }
 
 /// Kafka's default `index.interval.bytes`.

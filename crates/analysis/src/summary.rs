@@ -5,6 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::recovery::always_recovered;
+use crate::severity::{log_damage, LogDamage, Nature, Severity};
 use kseg_format::log::{BatchInfo, LogEntry, RecordScratch};
 use kseg_format::text_files::{parse_checkpoint, CheckpointEntry};
 use kseg_scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
@@ -109,6 +111,8 @@ pub struct PartitionSummary {
     pub checkpoints: Checkpoints,
     /// Human sentences about inconsistencies (checkpoints beyond the log end, ...).
     pub warnings: Vec<String>,
+    /// The worst severity of the damage found (the one severity policy), if any.
+    pub severity: Option<Severity>,
 }
 
 /// Undecodable entries named one by one per segment; more are counted in one line.
@@ -117,6 +121,9 @@ const BAD_ENTRIES_LISTED: u64 = 10;
 struct Collect<'a> {
     s: &'a mut PartitionSummary,
     file: &'a Path,
+    /// The partition's last segment, and whether Kafka's next load recovers it.
+    active: bool,
+    recovered: bool,
     bad_entries: u64,
     first_in_segment: Option<i64>,
     last_offset: Option<i64>,
@@ -157,6 +164,8 @@ impl LogSink for Collect<'_> {
     }
 
     fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<Flow> {
+        let nature = log_damage(LogDamage::of(problem), self.active, self.recovered);
+        self.s.grade(nature);
         // Corrupt regions and tails are summed up as invalid bytes; an entry that frames but
         // does not decode (a compressed v1 wrapper with a broken value) is named.
         if let LogProblem::BadEntry { .. } = problem {
@@ -168,6 +177,12 @@ impl LogSink for Collect<'_> {
             }
         }
         Ok(Flow::Continue)
+    }
+}
+
+impl PartitionSummary {
+    fn grade(&mut self, nature: Nature) {
+        self.severity = self.severity.max(Some(nature.severity()));
     }
 }
 
@@ -196,7 +211,17 @@ pub fn summarize_partition(
     }
     let mut last_segment_base = None;
     let mut last_offset: Option<i64> = None;
-    for file in p.files.iter().filter(|f| f.kind == FileKind::Log) {
+    // Kafka's next load recovers the active segment without a clean-shutdown marker (and the
+    // metadata log's always); a partition alone is read as after a crash, as verify-index does.
+    let recovered = always_recovered(&p.name.topic, p.name.partition)
+        || facts.is_none_or(|f| !f.clean_shutdown);
+    let logs = p.files.iter().filter(|f| f.kind == FileKind::Log).count();
+    for (i, file) in p
+        .files
+        .iter()
+        .filter(|f| f.kind == FileKind::Log)
+        .enumerate()
+    {
         s.segments += 1;
         let name = file
             .path
@@ -218,6 +243,7 @@ pub fn summarize_partition(
             }
             Err(e) => {
                 s.problems += 1;
+                s.grade(Nature::Unreadable);
                 s.warnings
                     .push(format!("{}: cannot read: {e}", file.path.display()));
                 continue;
@@ -227,6 +253,8 @@ pub fn summarize_partition(
         let mut sink = Collect {
             s: &mut s,
             file: &file.path,
+            active: i + 1 == logs,
+            recovered,
             bad_entries: 0,
             first_in_segment: None,
             last_offset: None,
@@ -242,6 +270,9 @@ pub fn summarize_partition(
                     ));
                 }
                 s.crc_errors += stats.crc_errors;
+                if stats.crc_errors > 0 {
+                    s.grade(log_damage(LogDamage::Crc, i + 1 == logs, recovered));
+                }
                 s.invalid_bytes += stats.invalid_bytes;
                 s.problems += stats.problems;
                 if let Some(l) = seg_last {
@@ -250,6 +281,7 @@ pub fn summarize_partition(
             }
             Err(e) => {
                 s.problems += 1;
+                s.grade(Nature::Unreadable);
                 s.warnings
                     .push(format!("{}: read error: {e}", file.path.display()));
             }
@@ -261,6 +293,13 @@ pub fn summarize_partition(
         (Some(l), None) => Some(l.saturating_add(1)),
         (None, b) => b,
     };
+    // Bytes recovery drops at the end of the log while the high watermark says records up to
+    // it were acknowledged: acknowledged records lost, not a crash's harmless tail.
+    if let (Some(hw), Some(end)) = (s.checkpoints.high_watermark, s.log_end_offset) {
+        if hw > end && s.invalid_bytes > 0 && recovered {
+            s.grade(Nature::AcknowledgedLoss);
+        }
+    }
     if let (Some(ckpt), Some(start)) = (s.checkpoints.log_start, s.log_start_offset) {
         if ckpt > start {
             s.log_start_offset = Some(ckpt);

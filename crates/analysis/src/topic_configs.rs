@@ -233,6 +233,9 @@ struct Replay {
     configs: LogConfigs,
     /// Topic id → partition ids.
     partitions: HashMap<String, BTreeSet<i32>>,
+    /// (topic id, partition) → its replicas (broker ids), as the latest PartitionRecord or
+    /// PartitionChangeRecord that set them says.
+    replicas: HashMap<(String, i32), Vec<i64>>,
     /// Offsets below this were replayed from a snapshot.
     from_offset: i64,
 }
@@ -251,16 +254,27 @@ impl Replay {
                     self.names.insert(id, name.into_owned());
                 }
             }
-            "PARTITION_RECORD" => {
+            "PARTITION_RECORD" | "PARTITION_CHANGE_RECORD" => {
                 if let (Some(id), Some(p)) = (topic_id(), data.int("partitionId")) {
                     if let Ok(p) = i32::try_from(p) {
-                        self.partitions.entry(id).or_default().insert(p);
+                        // A change record's null replicas leave them as they were.
+                        if let Some(r) = data.get("replicas").and_then(Value::as_array) {
+                            let ids = r.iter().filter_map(|v| match v {
+                                Value::Int(b) => Some(*b),
+                                _ => None,
+                            });
+                            self.replicas.insert((id.clone(), p), ids.collect());
+                        }
+                        if record.name == "PARTITION_RECORD" {
+                            self.partitions.entry(id).or_default().insert(p);
+                        }
                     }
                 }
             }
             "REMOVE_TOPIC_RECORD" => {
                 if let Some(id) = topic_id() {
                     self.partitions.remove(&id);
+                    self.replicas.retain(|(t, _), _| *t != id);
                     if let Some(name) = self.names.remove(&id) {
                         self.configs.topics.remove(&name);
                     }
@@ -315,9 +329,9 @@ impl LogSink for Replay {
             return Ok(Flow::Continue);
         }
         // Frame version 1, then the record type as an unsigned varint: only TopicRecord (2),
-        // PartitionRecord (3), ConfigRecord (4) and RemoveTopicRecord (9) matter, so the rest is
-        // never decoded.
-        if let Some(value) = r.value.filter(|v| matches!(v.get(1), Some(2..=4 | 9))) {
+        // PartitionRecord (3), ConfigRecord (4), PartitionChangeRecord (5) and RemoveTopicRecord
+        // (9) matter, so the rest is never decoded.
+        if let Some(value) = r.value.filter(|v| matches!(v.get(1), Some(2..=5 | 9))) {
             if let Ok(v) = decode_metadata_record(value) {
                 self.apply(&v);
             }
@@ -404,5 +418,16 @@ pub fn partition_counts(metadata: &PartitionDir) -> HashMap<String, u32> {
             let highest = *ps.iter().next_back()?;
             Some((name.clone(), u32::try_from(highest).ok()? + 1))
         })
+        .collect()
+}
+
+/// The replicas (broker ids) of each partition a `__cluster_metadata` partition records, by
+/// (topic name, partition); unreadable parts are skipped.
+pub fn partition_replicas(metadata: &PartitionDir) -> HashMap<(String, i32), Vec<i64>> {
+    let replay = replay(metadata);
+    replay
+        .replicas
+        .iter()
+        .filter_map(|((id, p), r)| Some(((replay.names.get(id)?.clone(), *p), r.clone())))
         .collect()
 }

@@ -11,7 +11,8 @@ use std::path::Path;
 
 use kseg_format::protocol::{parse_uuid, uuid_string};
 use kseg_format::text_files::{
-    parse_checkpoint, parse_partition_metadata, parse_properties, CheckpointEntry, EpochEntry,
+    encode_clean_shutdown, encode_epoch_checkpoint, encode_offset_checkpoint, parse_checkpoint,
+    parse_partition_metadata, parse_properties, CheckpointEntry, EpochEntry,
 };
 
 pub const META_PROPERTIES: &str = "meta.properties";
@@ -38,20 +39,12 @@ pub fn write_atomically(path: &Path, content: &[u8]) -> io::Result<()> {
 
 /// `<version>\n<count>\n<topic> <partition> <offset>\n...` for the log-dir checkpoints.
 pub fn offset_checkpoint_text(entries: &[(String, i32, i64)]) -> String {
-    let mut s = format!("0\n{}\n", entries.len());
-    for (topic, partition, offset) in entries {
-        s.push_str(&format!("{topic} {partition} {offset}\n"));
-    }
-    s
+    encode_offset_checkpoint(entries.iter().map(|(t, p, o)| (t.as_str(), *p, *o)))
 }
 
 /// `leader-epoch-checkpoint`: `0\n<count>\n<epoch> <startOffset>\n...`.
 pub fn epoch_checkpoint_text(entries: &[EpochEntry]) -> String {
-    let mut s = format!("0\n{}\n", entries.len());
-    for e in entries {
-        s.push_str(&format!("{} {}\n", e.epoch, e.start_offset));
-    }
-    s
+    encode_epoch_checkpoint(entries)
 }
 
 /// Reads a log-dir offset checkpoint; a missing or unreadable file is empty.
@@ -188,7 +181,7 @@ pub fn java_date(now_ms: i64) -> String {
 
 /// `.kafka_cleanshutdown`: `{"version":0,"brokerEpoch":<n>}`.
 pub fn clean_shutdown_text(broker_epoch: i64) -> String {
-    format!("{{\"version\":0,\"brokerEpoch\":{broker_epoch}}}")
+    encode_clean_shutdown(broker_epoch)
 }
 
 /// The broker's exclusive lock on a log dir (`.lock`, held with `flock` while running), so two

@@ -90,6 +90,7 @@ pub mod coordinator;
 pub mod encode;
 pub mod index;
 pub mod internal;
+pub mod java_order;
 pub mod json_text;
 pub mod legacy;
 pub mod log;

@@ -2,6 +2,7 @@
 //! the decoder, its encoder (`ProducerStateManager.writeSnapshot`), and the order Kafka writes
 //! the entries in (its `HashMap<Long, ProducerStateEntry>`'s iteration order).
 
+use super::java_order::JavaHashMapOrder;
 use super::reader::{DecodeError, DecodeErrorKind, DecodeResult, Reader};
 
 pub const ENTRY_SIZE: usize = 46;
@@ -125,58 +126,24 @@ pub fn encode_producer_snapshot(entries: &[ProducerEntry]) -> Result<Vec<u8>, To
 }
 
 /// The iteration order of a Java `HashMap<Long, V>` that keys are only added to (as
-/// `ProducerStateManager.producers` is while a log loads): buckets in index order, each bucket's
-/// keys in insertion order (a resize splits a bucket keeping that order). The table starts at 16
-/// slots and doubles when the size passes 3/4 of it, or when a bucket reaches 9 keys while the
-/// table has fewer than 64 slots (`treeifyBin`). A bucket of 9 or more keys in a larger table
-/// becomes a red-black tree, whose order this does not model ([`Self::treeified`]).
+/// `ProducerStateManager.producers` is while a log loads): [`JavaHashMapOrder`] over
+/// `Long.hashCode`, the high half folded into the low one.
 #[derive(Debug, Clone, Default)]
 pub struct JavaLongHashOrder {
     keys: Vec<i64>,
-    capacity: usize,
-    bucket_len: Vec<u32>,
-    treeified: bool,
+    map: JavaHashMapOrder,
 }
 
 impl JavaLongHashOrder {
-    /// `HashMap.hash(Long.valueOf(key))`: `Long.hashCode`, then the high half folded in.
-    fn hash(key: i64) -> u32 {
-        let h = (key ^ ((key as u64) >> 32) as i64) as u32;
-        h ^ (h >> 16)
-    }
-
-    fn bucket(&self, key: i64) -> usize {
-        Self::hash(key) as usize & (self.capacity - 1)
-    }
-
-    fn resize(&mut self, capacity: usize) {
-        self.capacity = capacity;
-        self.bucket_len = vec![0; capacity];
-        for i in 0..self.keys.len() {
-            let b = self.bucket(self.keys[i]);
-            self.bucket_len[b] += 1;
-        }
+    /// `Long.hashCode`.
+    fn hash(key: i64) -> i32 {
+        (key ^ ((key as u64) >> 32) as i64) as i32
     }
 
     /// Adds a key not in the map yet (`HashMap.putVal` of a new key).
     pub fn insert(&mut self, key: i64) {
-        if self.capacity == 0 {
-            self.resize(16);
-        }
-        let b = self.bucket(key);
-        let chain = self.bucket_len[b];
         self.keys.push(key);
-        self.bucket_len[b] += 1;
-        if chain >= 8 {
-            if self.capacity < 64 {
-                self.resize(self.capacity * 2);
-            } else {
-                self.treeified = true;
-            }
-        }
-        if self.keys.len() > self.capacity / 4 * 3 {
-            self.resize(self.capacity * 2);
-        }
+        self.map.insert(Self::hash(key));
     }
 
     pub fn len(&self) -> usize {
@@ -189,16 +156,12 @@ impl JavaLongHashOrder {
 
     /// Whether a bucket became a tree: the order of its keys is then not Java's.
     pub fn treeified(&self) -> bool {
-        self.treeified
+        self.map.treeified()
     }
 
     /// The keys as the map iterates them.
     pub fn order(&self) -> Vec<i64> {
-        let mut keys = self.keys.clone();
-        if self.capacity > 0 {
-            keys.sort_by_key(|k| self.bucket(*k));
-        }
-        keys
+        self.map.order().into_iter().map(|i| self.keys[i]).collect()
     }
 }
 
@@ -282,7 +245,7 @@ mod tests {
         for i in 0..9 {
             m.insert(i * 64);
         }
-        assert_eq!(m.capacity, 32);
+        assert_eq!(m.map.capacity(), 32);
         assert!(!m.treeified());
     }
 }

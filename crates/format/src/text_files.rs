@@ -60,6 +60,36 @@ impl Checkpoint {
     }
 }
 
+/// `OffsetCheckpointFile`'s text (`CheckpointFile` version 0): the version, the count, then one
+/// `<topic> <partition> <offset>` line per entry, in the order given (Kafka's writers' orders
+/// are in [`super::java_order`]).
+pub fn encode_offset_checkpoint<'a>(
+    entries: impl ExactSizeIterator<Item = (&'a str, i32, i64)>,
+) -> String {
+    use std::fmt::Write as _;
+    let mut out = format!("0\n{}\n", entries.len());
+    for (topic, partition, offset) in entries {
+        let _ = writeln!(out, "{topic} {partition} {offset}");
+    }
+    out
+}
+
+/// `LeaderEpochCheckpointFile`'s text: version 0, the count, one `<epoch> <startOffset>` a line.
+pub fn encode_epoch_checkpoint(entries: &[EpochEntry]) -> String {
+    use std::fmt::Write as _;
+    let mut out = format!("0\n{}\n", entries.len());
+    for e in entries {
+        let _ = writeln!(out, "{} {}", e.epoch, e.start_offset);
+    }
+    out
+}
+
+/// `CleanShutdownFileHandler`'s `.kafka_cleanshutdown`: `{"version":0,"brokerEpoch":<n>}`,
+/// no newline.
+pub fn encode_clean_shutdown(broker_epoch: i64) -> String {
+    format!("{{\"version\":0,\"brokerEpoch\":{broker_epoch}}}")
+}
+
 /// A line as error messages quote it: its first 40 characters (escaped, as `{:?}` does), then
 /// how long it was. A 100 MB line of NULs must not become a 300 MB message.
 pub fn quoted(line: &str) -> String {
@@ -329,6 +359,30 @@ mod tests {
         assert!(parse_checkpoint("1\n0\n", false).is_err());
         assert!(parse_checkpoint("0\n2\nfoo 0 5\n", false).is_err());
         assert!(parse_checkpoint("", false).unwrap().entries.is_empty());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn checkpoint_encoders_round_trip(
+            parts in proptest::collection::vec(("[a-zA-Z0-9._-]{1,20}", 0i32..100_000, proptest::prelude::any::<i64>()), 0..30),
+            epochs in proptest::collection::vec((0i32..i32::MAX, proptest::prelude::any::<i64>()), 0..30),
+            broker_epoch: i64,
+        ) {
+            let text = encode_offset_checkpoint(parts.iter().map(|(t, p, o)| (t.as_str(), *p, *o)));
+            let back = parse_checkpoint(&text, false).unwrap();
+            proptest::prop_assert_eq!(back.version, 0);
+            let want: Vec<CheckpointEntry> = parts
+                .iter()
+                .map(|(t, p, o)| CheckpointEntry::Partition { topic: t.clone(), partition: *p, offset: *o })
+                .collect();
+            proptest::prop_assert_eq!(back.entries, want);
+            let entries: Vec<EpochEntry> = epochs.iter().map(|e| EpochEntry::from(*e)).collect();
+            let text = encode_epoch_checkpoint(&entries);
+            proptest::prop_assert_eq!(parse_checkpoint(&text, true).unwrap().epoch_entries(), entries);
+            let marker = parse_clean_shutdown(&encode_clean_shutdown(broker_epoch)).unwrap();
+            proptest::prop_assert_eq!(marker.version(), Some(0));
+            proptest::prop_assert_eq!(marker.broker_epoch(), Some(broker_epoch));
+        }
     }
 
     #[test]

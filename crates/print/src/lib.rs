@@ -113,10 +113,16 @@ pub struct DumpSummary {
     pub crc_errors: u64,
     pub invalid_bytes: u64,
     pub unrecognised: u64,
+    /// Of `errors`, the problems found in log data, graded by the one severity policy into
+    /// `log_severity` (the rest are errors).
+    pub log_problems: u64,
+    pub log_severity: Option<kseg_analysis::severity::Severity>,
 }
 
 impl DumpSummary {
     pub fn add(&mut self, o: &DumpSummary) {
+        self.log_problems += o.log_problems;
+        self.log_severity = self.log_severity.max(o.log_severity);
         self.files += o.files;
         self.batches += o.batches;
         self.records += o.records;

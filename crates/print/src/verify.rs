@@ -33,7 +33,8 @@ pub fn json_verdict(out: &mut impl Write, v: &Verdict<'_>) -> io::Result<()> {
         .filter(|p| p.acknowledged_lost.is_some() || p.possibly_acknowledged.is_some())
         .map(|p| {
             json!({"partition": p.partition, "highWatermark": p.high_watermark,
-                "acknowledgedLost": p.acknowledged_lost, "possiblyAcknowledged": p.possibly_acknowledged})
+                "acknowledgedLost": p.acknowledged_lost, "possiblyAcknowledged": p.possibly_acknowledged,
+                "unreadableEnd": p.unreadable_end})
         })
         .collect();
     let j = json!({"type": "verdict", "logDir": v.log_dir.display().to_string(),
@@ -73,6 +74,9 @@ pub fn verdict_text(out: &mut impl Write, v: &Verdict<'_>) -> io::Result<()> {
                 m.first_offset,
                 m.last_offset
             ));
+        }
+        if p.unreadable_end && !parts.is_empty() {
+            parts.push("and any in the unreadable bytes at the log's end".to_string());
         }
         if !parts.is_empty() {
             writeln!(

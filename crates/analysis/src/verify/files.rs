@@ -4,7 +4,7 @@ use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 
 use super::segment::EpochTrack;
-use super::{Findings, Severity, VerifyOptions};
+use super::{Findings, Nature, VerifyOptions};
 use crate::lookup::{load_cache, EpochCacheChange};
 use kseg_format::producer_snapshot::parse_producer_snapshot;
 use kseg_format::text_files::{parse_checkpoint, EpochEntry};
@@ -32,16 +32,12 @@ pub(super) fn check_txn_index(
     rebuilt: bool,
     opts: &VerifyOptions,
 ) {
-    let mismatch = if rebuilt {
-        Severity::Warning
-    } else {
-        Severity::Error
-    };
+    let mismatch = Nature::damage(rebuilt);
     let (entries, partial) = parse_txn_index(bytes);
     if let Some(at) = partial {
         ctx.add(
             "txn-index-mismatch",
-            Severity::Warning,
+            Nature::Tolerated,
             path,
             Some(at as u64),
             None,
@@ -54,7 +50,7 @@ pub(super) fn check_txn_index(
         match e {
             Err(err) => ctx.add(
                 "txn-index-mismatch",
-                Severity::Error,
+                Nature::DamagedData,
                 path,
                 at,
                 None,
@@ -66,7 +62,7 @@ pub(super) fn check_txn_index(
                     // rebuilding this index.
                     ctx.add(
                         "index-sanity",
-                        Severity::Warning,
+                        Nature::RepairedAtLoad,
                         path,
                         at,
                         Some(t.last_offset),
@@ -91,7 +87,7 @@ pub(super) fn check_txn_index(
             if certain.contains(&(*offset, *pid)) {
                 mismatch
             } else {
-                Severity::Info
+                Nature::Normal
             },
             path,
             None,
@@ -138,7 +134,7 @@ pub(super) fn check_producer_snapshot(
             "producer-snapshot",
             // ProducerStateManager.loadFromSnapshot deletes a corrupt snapshot and falls back to
             // an older one or the log: slower start, no data lost (a torn write after a crash).
-            Severity::Warning,
+            Nature::RepairedAtLoad,
             path,
             Some(e.position),
             None,
@@ -149,18 +145,18 @@ pub(super) fn check_producer_snapshot(
         ),
         Ok(s) => {
             if !s.crc_valid {
-                ctx.add("producer-snapshot", Severity::Warning, path, Some(2), None, "snapshot CRC does not match its contents; Kafka deletes it at load and rebuilds producer state from an older snapshot or the log".into());
+                ctx.add("producer-snapshot", Nature::RepairedAtLoad, path, Some(2), None, "snapshot CRC does not match its contents; Kafka deletes it at load and rebuilds producer state from an older snapshot or the log".into());
             }
             if let (Some(at), Some(end)) = (at, log_end) {
                 if at > end {
-                    ctx.add("producer-snapshot", Severity::Warning, path, None, Some(at), format!("snapshot at offset {at} is beyond the log end offset {end}; Kafka deletes it at load"));
+                    ctx.add("producer-snapshot", Nature::RepairedAtLoad, path, None, Some(at), format!("snapshot at offset {at} is beyond the log end offset {end}; Kafka deletes it at load"));
                 }
             }
             for e in s.entries.iter().filter(|e| e.has_batch_metadata()) {
                 if at.is_some_and(|at| e.last_offset >= at) {
                     ctx.add(
                         "producer-snapshot",
-                        Severity::Warning,
+                        Nature::Tolerated,
                         path,
                         None,
                         Some(e.last_offset),
@@ -172,7 +168,7 @@ pub(super) fn check_producer_snapshot(
                 } else if first_offset.is_some_and(|f| e.last_offset >= f)
                     && !found.contains(&e.last_offset)
                 {
-                    ctx.add("producer-snapshot", Severity::Warning, path, None, Some(e.last_offset), format!("producer {}'s last batch should end at offset {}, but no batch in the log ends there", e.producer_id, e.last_offset));
+                    ctx.add("producer-snapshot", Nature::Tolerated, path, None, Some(e.last_offset), format!("producer {}'s last batch should end at offset {}, but no batch in the log ends there", e.producer_id, e.last_offset));
                 }
             }
         }
@@ -194,7 +190,7 @@ pub(super) fn check_leader_epochs(
     if let Some((path, position, epoch, before)) = &track.first_decrease {
         ctx.add(
             "leader-epoch",
-            Severity::Warning,
+            Nature::Tolerated,
             path,
             Some(*position),
             None,
@@ -205,7 +201,7 @@ pub(super) fn check_leader_epochs(
         if expect_checkpoint && track.starts.iter().any(|s| !s.recovered) {
             ctx.add(
                 "leader-epoch",
-                Severity::Warning,
+                Nature::Tolerated,
                 partition,
                 None,
                 None,
@@ -228,7 +224,7 @@ pub(super) fn check_leader_epochs(
             );
             ctx.add(
                 "leader-epoch",
-                Severity::Error,
+                Nature::BrokerWillNotStart,
                 path,
                 Some(e.position),
                 None,
@@ -244,7 +240,7 @@ pub(super) fn check_leader_epochs(
         if e1 <= e0 || s1 < s0 {
             ctx.add(
                 "leader-epoch",
-                Severity::Warning,
+                Nature::Tolerated,
                 path,
                 None,
                 Some(s1),
@@ -256,7 +252,7 @@ pub(super) fn check_leader_epochs(
         let (epoch, start) = (e.epoch, e.start_offset);
         ctx.add(
             "leader-epoch",
-            Severity::Error,
+            Nature::BrokerWillNotStart,
             path,
             None,
             Some(start),
@@ -271,7 +267,7 @@ pub(super) fn check_leader_epochs(
     {
         ctx.add(
             "leader-epoch",
-            Severity::Info,
+            Nature::Normal,
             path,
             None,
             None,
@@ -283,7 +279,7 @@ pub(super) fn check_leader_epochs(
         match cache.iter().find(|e| e.epoch == epoch).map(|e| e.start_offset) {
             None if start.recovered => ctx.add(
                 "leader-epoch",
-                Severity::Info,
+                Nature::Normal,
                 &start.path,
                 Some(start.position),
                 Some(offset),
@@ -291,7 +287,7 @@ pub(super) fn check_leader_epochs(
             ),
             None => ctx.add(
                 "leader-epoch",
-                Severity::Warning,
+                Nature::Tolerated,
                 &start.path,
                 Some(start.position),
                 Some(offset),
@@ -299,7 +295,7 @@ pub(super) fn check_leader_epochs(
             ),
             Some(cached) if cached > offset => ctx.add(
                 "leader-epoch",
-                Severity::Warning,
+                Nature::Tolerated,
                 &start.path,
                 Some(start.position),
                 Some(offset),
@@ -307,7 +303,7 @@ pub(super) fn check_leader_epochs(
             ),
             Some(cached) if cached < offset => ctx.add(
                 "leader-epoch",
-                Severity::Info,
+                Nature::Normal,
                 &start.path,
                 Some(start.position),
                 Some(offset),

@@ -5,7 +5,7 @@
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
-use super::{Findings, Severity, VerifyOptions};
+use super::{Findings, Nature, VerifyOptions};
 use kseg_format::index::{Index, IndexKind, OffsetEntry, Offsets, TimeEntry, Times};
 
 /// The order a pass walks an index's slots in: the file's own when it is already sorted (a
@@ -45,14 +45,10 @@ pub(super) struct IndexSetting {
     pub rebuilt: bool,
 }
 
-fn index_severity(rebuilt: bool) -> Severity {
+fn index_severity(rebuilt: bool) -> Nature {
     // Kafka rebuilds the indexes of segments it recovers, so damage there does not last; with a
     // clean shutdown it trusts every index as it is, the active segment's included.
-    if rebuilt {
-        Severity::Warning
-    } else {
-        Severity::Error
-    }
+    Nature::damage(rebuilt)
 }
 
 /// What verify says of an index kind beyond the format: how findings name it, and Kafka's
@@ -119,7 +115,7 @@ impl CheckedKind for Times {
 fn check_order<K: CheckedKind>(
     ctx: &mut Findings<'_>,
     path: &Path,
-    severity: Severity,
+    severity: Nature,
     index: &Index<'_, K>,
 ) -> bool {
     let mut sorted = true;
@@ -147,7 +143,7 @@ fn check_order<K: CheckedKind>(
 /// them on demand in the pass's order ([`CheckedKind::order_key`]), and how its findings read.
 struct IndexFile<K: IndexKind> {
     path: PathBuf,
-    severity: Severity,
+    severity: Nature,
     bytes: Vec<u8>,
     base: i64,
     entries: usize,
@@ -195,7 +191,7 @@ impl<K: CheckedKind> IndexFile<K> {
             let active = at.active;
             ctx.add(
                 "index-preallocated",
-                if active { Severity::Info } else { Severity::Warning },
+                if active { Nature::Normal } else { Nature::Tolerated },
                 path,
                 Some(slot_position::<K>(layout.real_entries)),
                 None,
@@ -445,7 +441,7 @@ impl OffsetIndexPass {
             let path = &self.file.path;
             ctx.add(
                 "offset-index-mismatch",
-                Severity::Info,
+                Nature::Normal,
                 path,
                 None,
                 None,
@@ -555,7 +551,7 @@ impl TimeIndexPass {
         if self.record_offsets > 0 {
             ctx.add(
                 "time-index-mismatch",
-                Severity::Info,
+                Nature::Normal,
                 &self.file.path,
                 None,
                 None,
@@ -567,7 +563,7 @@ impl TimeIndexPass {
             if last.is_none_or(|t| t < self.max_so_far) {
                 ctx.add(
                     "time-index-mismatch",
-                    Severity::Warning,
+                    Nature::Tolerated,
                     &self.file.path,
                     None,
                     None,

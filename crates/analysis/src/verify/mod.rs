@@ -30,23 +30,7 @@ use crate::load;
 use indexes::{IndexSetting, OffsetIndexPass, TimeIndexPass};
 use segment::{EpochTrack, SegmentPass, SegmentSetting};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Info,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn name(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-}
+pub use crate::severity::{log_damage, LogDamage, Nature, Severity};
 
 /// Every check id kseg reports; part of the interface (README lists them).
 pub const CHECKS: &[(&str, &str)] = &[
@@ -125,6 +109,9 @@ pub struct RecoveryPreview {
     /// Dropped records at or above it: acknowledged or not (always possibly, with acks=1 or a
     /// single replica).
     pub possibly_acknowledged: Option<OffsetRun>,
+    /// The dropped part of the log ends in bytes that frame no batch (a zeroed or torn tail):
+    /// records there, their offsets unknown, may have been acknowledged too.
+    pub unreadable_end: bool,
     /// Why Kafka's load of this partition throws, stopping the broker.
     pub load_failure: Option<LoadFailure>,
     /// Producer snapshots the load leaves (offsets): those of the input it keeps, and those it
@@ -156,6 +143,7 @@ impl Default for RecoveryPreview {
             high_watermark: None,
             acknowledged_lost: None,
             possibly_acknowledged: None,
+            unreadable_end: false,
             load_failure: None,
             producer_snapshots_kept: Vec::new(),
             producer_snapshots_written: Vec::new(),
@@ -190,6 +178,14 @@ struct LossTally {
     last_dropped: Option<i64>,
     acknowledged: u64,
     records: u64,
+    /// One past the highest offset the dropped part is known to have held: the last offset of
+    /// a readable dropped batch, or the base offset of a later (deleted) segment.
+    known_end: Option<i64>,
+    /// Offsets are dense (a topic not compacted): the dropped offsets are the dropped records,
+    /// whether or not their bytes can still be read.
+    dense: bool,
+    /// The log's last dropped bytes frame no batch: records there have no known offsets.
+    open_end: bool,
 }
 
 impl LossTally {
@@ -199,13 +195,40 @@ impl LossTally {
         }
         if let Some(l) = last.filter(|_| records > 0) {
             self.last_dropped = Some(self.last_dropped.map_or(l, |x| x.max(l)));
+            self.extend_end(l.saturating_add(1));
         }
         self.acknowledged += acknowledged;
         self.records += records;
     }
 
-    /// (lost for certain, possibly acknowledged).
+    /// Offsets below `end` existed before the recovery.
+    fn extend_end(&mut self, end: i64) {
+        self.known_end = Some(self.known_end.map_or(end, |e| e.max(end)));
+    }
+
+    /// (lost for certain, possibly acknowledged). On a dense log these count offsets from the
+    /// truncation point: every offset below the high watermark was acknowledged, its bytes
+    /// readable or not (a zeroed region, a batch whose header is gone); the possibly
+    /// acknowledged run ends at the highest offset known to have existed. On a compacted log
+    /// only the records of readable dropped batches count.
     fn runs(&self, hw: Option<i64>) -> (Option<OffsetRun>, Option<OffsetRun>) {
+        if self.dense {
+            let Some(first) = self.first_dropped else {
+                return (None, None);
+            };
+            let certain = hw.filter(|h| *h > first).map(|h| OffsetRun {
+                records: (h - first) as u64,
+                first_offset: first,
+                last_offset: h - 1,
+            });
+            let from = hw.map_or(first, |h| h.max(first));
+            let possible = self.known_end.filter(|e| *e > from).map(|e| OffsetRun {
+                records: (e - from) as u64,
+                first_offset: from,
+                last_offset: e - 1,
+            });
+            return (certain, possible);
+        }
         let (Some(first), Some(last)) = (self.first_dropped, self.last_dropped) else {
             return (None, None);
         };
@@ -270,7 +293,7 @@ impl Findings<'_> {
             // Gone since it was listed: the dir moved on, nothing is wrong with the data.
             self.add(
                 "unreadable",
-                Severity::Info,
+                Nature::Normal,
                 path,
                 None,
                 None,
@@ -280,7 +303,7 @@ impl Findings<'_> {
         }
         self.add(
             "unreadable",
-            Severity::Error,
+            Nature::Unreadable,
             path,
             None,
             None,
@@ -288,15 +311,17 @@ impl Findings<'_> {
         );
     }
 
+    /// A finding of `check`, graded by what it means for Kafka (the one severity policy).
     fn add(
         &mut self,
         check: &'static str,
-        severity: Severity,
+        nature: Nature,
         file: &Path,
         position: Option<u64>,
         offset: Option<i64>,
         message: String,
     ) {
+        let severity = nature.severity();
         let file = file.display().to_string();
         let count = self
             .counts
@@ -392,9 +417,9 @@ pub fn verify_partition(
             ctx.add(
                 "load-cleanup",
                 if a.replaces_data {
-                    Severity::Warning
+                    Nature::RepairedAtLoad
                 } else {
-                    Severity::Info
+                    Nature::Normal
                 },
                 &a.path,
                 None,
@@ -427,7 +452,10 @@ pub fn verify_partition(
                 .unwrap_or(i64::MIN),
         )
     };
-    let mut loss = LossTally::default();
+    let mut loss = LossTally {
+        dense: !compacted,
+        ..Default::default()
+    };
     let mut preview = RecoveryPreview {
         partition: label.clone(),
         clean_shutdown,
@@ -560,6 +588,9 @@ pub fn verify_partition(
                 seg_facts.acknowledged_records,
                 seg_facts.records,
             );
+            // A later segment starting at `base`: the offsets below it existed.
+            loss.extend_end(base);
+            loss.open_end = active && seg_facts.first_frame_problem.is_some();
         } else if let Some(cut) = seg_facts.cut {
             loss.add(
                 Some(cut.first_dropped_offset),
@@ -567,6 +598,10 @@ pub fn verify_partition(
                 cut.dropped_acknowledged,
                 cut.dropped_records,
             );
+            loss.open_end = active
+                && seg_facts
+                    .first_frame_problem
+                    .is_some_and(|at| at >= cut.position);
             truncated |= cut.deletes_later;
             if preview.truncate_file.is_none() {
                 preview.truncate_file = Some(seg.path.display().to_string());
@@ -623,7 +658,7 @@ pub fn verify_partition(
                 );
                 ctx.add(
                     "broker-will-not-start",
-                    Severity::Error,
+                    Nature::BrokerWillNotStart,
                     &seg.path,
                     Some(at),
                     Some(offset),
@@ -652,7 +687,7 @@ pub fn verify_partition(
                     );
                     ctx.add(
                         "broker-will-not-start",
-                        Severity::Error,
+                        Nature::BrokerWillNotStart,
                         &seg.path,
                         Some(at),
                         None,
@@ -689,7 +724,7 @@ pub fn verify_partition(
                 }
                 ctx.add(
                     "missing-index",
-                    if active { Severity::Info } else { Severity::Warning },
+                    if active { Nature::Normal } else { Nature::RepairedAtLoad },
                     &seg.path,
                     None,
                     None,
@@ -710,9 +745,9 @@ pub fn verify_partition(
                 ctx.add(
                     "missing-index",
                     if active {
-                        Severity::Info
+                        Nature::Normal
                     } else {
-                        Severity::Warning
+                        Nature::RepairedAtLoad
                     },
                     &seg.path,
                     None,
@@ -744,11 +779,11 @@ pub fn verify_partition(
                 ctx.add(
                     "txn-index-mismatch",
                     if certain == 0 {
-                        Severity::Info
+                        Nature::Normal
                     } else if recovered {
-                        Severity::Warning
+                        Nature::RepairedAtLoad
                     } else {
-                        Severity::Error
+                        Nature::DamagedData
                     },
                     &seg.path,
                     None,
@@ -766,7 +801,7 @@ pub fn verify_partition(
     if let Some(c) = certain.filter(|_| !opts.sanity_only) {
         ctx.add(
             "acknowledged-loss",
-            Severity::Error,
+            Nature::AcknowledgedLoss,
             &p.path,
             None,
             Some(c.first_offset),
@@ -781,6 +816,7 @@ pub fn verify_partition(
     }
     preview.acknowledged_lost = certain;
     preview.possibly_acknowledged = possible;
+    preview.unreadable_end = loss.open_end && (certain.is_some() || possible.is_some());
     if !opts.sanity_only && preview.load_failure.is_none() {
         producer_state(
             &mut ctx,
@@ -847,7 +883,7 @@ pub fn verify_partition(
                 if v > end {
                     ctx.add(
                         "checkpoint-range",
-                        Severity::Warning,
+                        Nature::Tolerated,
                         &p.path,
                         None,
                         Some(v),
@@ -856,7 +892,7 @@ pub fn verify_partition(
                 } else if v < start && name != "log start offset" {
                     ctx.add(
                         "checkpoint-range",
-                        Severity::Warning,
+                        Nature::Tolerated,
                         &p.path,
                         None,
                         Some(v),
@@ -915,7 +951,7 @@ fn producer_state(
             .map_or(dir, |(_, p)| p.as_path());
         ctx.add(
             "stale-producer-snapshot",
-            Severity::Error,
+            Nature::DamagedData,
             file,
             None,
             Some(stale.marker_offset),
@@ -934,7 +970,7 @@ pub fn verify_log_dir(facts: &LogDirFacts, findings: &mut Vec<Finding>) {
         let pids: Vec<String> = facts.lock_holders.iter().map(u32::to_string).collect();
         findings.push(Finding {
             check: "live-broker",
-            severity: Severity::Info,
+            severity: Nature::Normal.severity(),
             file: facts.path.join(".lock").display().to_string(),
             position: None,
             offset: None,
@@ -947,7 +983,7 @@ pub fn verify_log_dir(facts: &LogDirFacts, findings: &mut Vec<Finding>) {
     if !facts.clean_shutdown {
         findings.push(Finding {
             check: "no-clean-shutdown",
-            severity: Severity::Info,
+            severity: Nature::Normal.severity(),
             file: facts.path.display().to_string(),
             position: None,
             offset: None,
@@ -957,7 +993,7 @@ pub fn verify_log_dir(facts: &LogDirFacts, findings: &mut Vec<Finding>) {
     for (path, msg) in &facts.problems {
         findings.push(Finding {
             check: "checkpoint-range",
-            severity: Severity::Error,
+            severity: Nature::DamagedData.severity(),
             file: path.display().to_string(),
             position: None,
             offset: None,

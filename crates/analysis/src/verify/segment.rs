@@ -7,7 +7,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::indexes::{OffsetIndexPass, TimeIndexPass};
-use super::{Findings, Severity};
+use super::{log_damage, Findings, LogDamage, Nature};
 use crate::recovery::{IndexRebuild, IndexedBatch, InvalidIndexOffset};
 use kseg_format::control::{decode_control, ControlType};
 use kseg_format::log::{for_each_record, BatchInfo, LogEntry, RecordScratch, TailKind};
@@ -212,7 +212,7 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
         if base_offset < base {
             self.ctx.add(
                 "base-offset-mismatch",
-                Severity::Error,
+                Nature::DamagedData,
                 path,
                 Some(position),
                 Some(base_offset),
@@ -223,7 +223,7 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
         } else if base_offset > base && !self.seg.compacted {
             self.ctx.add(
                 "base-offset-mismatch",
-                Severity::Info,
+                Nature::Normal,
                 path,
                 Some(position),
                 Some(base_offset),
@@ -236,7 +236,7 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
             if base <= prev {
                 self.ctx.add(
                     "segment-overlap",
-                    Severity::Error,
+                    Nature::DamagedData,
                     path,
                     Some(0),
                     Some(base),
@@ -246,9 +246,9 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
                 self.ctx.add(
                     "segment-overlap",
                     if self.seg.compacted {
-                        Severity::Info
+                        Nature::Normal
                     } else {
-                        Severity::Warning
+                        Nature::Tolerated
                     },
                     path,
                     Some(position),
@@ -269,7 +269,7 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
             if b.base_offset <= l {
                 self.ctx.add(
                     "offset-order",
-                    Severity::Error,
+                    Nature::DamagedData,
                     path,
                     Some(position),
                     Some(b.base_offset),
@@ -283,7 +283,7 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
         if !(0..=i32::MAX as i64).contains(&b.last_offset.saturating_sub(base)) {
             self.ctx.add(
                 "offset-overflow",
-                Severity::Error,
+                Nature::DamagedData,
                 path,
                 Some(position),
                 Some(b.last_offset),
@@ -340,7 +340,7 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
             };
             self.ctx.add(
                 "recovery-empties-segment",
-                Severity::Error,
+                Nature::DamagedData,
                 self.seg.path,
                 Some(invalid.position),
                 Some(invalid.offset),
@@ -387,7 +387,7 @@ impl LogSink for SegmentPass<'_, '_, '_> {
             if self.seg.log_checks {
                 self.ctx.add(
                     "crc-mismatch",
-                    Severity::Error,
+                    log_damage(LogDamage::Crc, self.seg.active, self.seg.recovered),
                     path,
                     Some(position),
                     Some(b.base_offset),
@@ -400,7 +400,7 @@ impl LogSink for SegmentPass<'_, '_, '_> {
             if b.magic > 2 {
                 self.ctx.add(
                     "unknown-magic",
-                    Severity::Warning,
+                    Nature::Tolerated,
                     path,
                     Some(position),
                     Some(b.base_offset),
@@ -484,11 +484,7 @@ impl LogSink for SegmentPass<'_, '_, '_> {
             } => (
                 "torn-tail",
                 // A partial last write in a segment Kafka recovers is the normal state after a crash.
-                if active && recovered {
-                    Severity::Warning
-                } else {
-                    Severity::Error
-                },
+                log_damage(LogDamage::TornTail, active, recovered),
                 format!("{message}; Kafka's recovery truncates the log here"),
             ),
             LogProblem::Tail {
@@ -496,11 +492,9 @@ impl LogSink for SegmentPass<'_, '_, '_> {
                 ..
             } => (
                 "zero-tail",
-                if active {
-                    Severity::Info
-                } else {
-                    Severity::Warning
-                },
+                // Beside a clean-shutdown marker Kafka reads the end of the active segment at
+                // load: a zero size field there throws (see broker-will-not-start).
+                log_damage(LogDamage::ZeroTail, active, recovered),
                 format!(
                     "{length} zero bytes after the last batch ({}); Kafka stops reading here",
                     if self.seg.preallocate {
@@ -510,9 +504,11 @@ impl LogSink for SegmentPass<'_, '_, '_> {
                     }
                 ),
             ),
-            LogProblem::Corrupt { .. } | LogProblem::Tail { .. } | LogProblem::BadEntry { .. } => {
-                ("invalid-bytes", Severity::Error, message)
-            }
+            LogProblem::Corrupt { .. } | LogProblem::Tail { .. } | LogProblem::BadEntry { .. } => (
+                "invalid-bytes",
+                log_damage(LogDamage::InvalidBytes, active, recovered),
+                message,
+            ),
         };
         self.ctx
             .add(check, severity, self.seg.path, Some(position), None, text);
