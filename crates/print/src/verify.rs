@@ -30,7 +30,9 @@ pub fn json_verdict(out: &mut impl Write, v: &Verdict<'_>) -> io::Result<()> {
     let at_risk: Vec<serde_json::Value> = v
         .partitions
         .iter()
-        .filter(|p| p.acknowledged_lost.is_some() || p.possibly_acknowledged.is_some())
+        .filter(|p| {
+            p.acknowledged_lost.is_some() || p.possibly_acknowledged.is_some() || p.unreadable_end
+        })
         .map(|p| {
             json!({"partition": p.partition, "highWatermark": p.high_watermark,
                 "acknowledgedLost": p.acknowledged_lost, "possiblyAcknowledged": p.possibly_acknowledged,
@@ -75,8 +77,13 @@ pub fn verdict_text(out: &mut impl Write, v: &Verdict<'_>) -> io::Result<()> {
                 m.last_offset
             ));
         }
-        if p.unreadable_end && !parts.is_empty() {
-            parts.push("and any in the unreadable bytes at the log's end".to_string());
+        if p.unreadable_end {
+            parts.push(if parts.is_empty() {
+                "acknowledged records in the unreadable bytes at the log's end, if any, are lost"
+                    .to_string()
+            } else {
+                "and any in the unreadable bytes at the log's end".to_string()
+            });
         }
         if !parts.is_empty() {
             writeln!(

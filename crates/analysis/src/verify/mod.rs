@@ -590,7 +590,8 @@ pub fn verify_partition(
             );
             // A later segment starting at `base`: the offsets below it existed.
             loss.extend_end(base);
-            loss.open_end = active && seg_facts.first_frame_problem.is_some();
+            loss.open_end =
+                active && seg_facts.first_frame_problem.is_some() && !seg_facts.preallocated_tail;
         } else if let Some(cut) = seg_facts.cut {
             loss.add(
                 Some(cut.first_dropped_offset),
@@ -599,6 +600,7 @@ pub fn verify_partition(
                 cut.dropped_records,
             );
             loss.open_end = active
+                && !seg_facts.preallocated_tail
                 && seg_facts
                     .first_frame_problem
                     .is_some_and(|at| at >= cut.position);
@@ -816,7 +818,10 @@ pub fn verify_partition(
     }
     preview.acknowledged_lost = certain;
     preview.possibly_acknowledged = possible;
-    preview.unreadable_end = loss.open_end && (certain.is_some() || possible.is_some());
+    // Bytes at the log's end that frame no batch hide records whose offsets nothing tells:
+    // acknowledged ones among them are lost too, whether or not any readable record is (the
+    // high watermark checkpoint lags the acknowledgements by up to its interval).
+    preview.unreadable_end = loss.open_end;
     if !opts.sanity_only && preview.load_failure.is_none() {
         producer_state(
             &mut ctx,

@@ -116,6 +116,9 @@ pub(super) struct SegmentFacts {
     pub acknowledged_records: u64,
     /// The first bytes framing no batch (`FileLogInputStream.nextBatch` stops or throws there).
     pub first_frame_problem: Option<u64>,
+    /// Those first bytes are the zero-filled tail of a `preallocate=true` segment: space the
+    /// file was given, not written records.
+    pub preallocated_tail: bool,
     /// Recovering this segment at load throws where nothing catches it: (position, why).
     pub load_failure: Option<(u64, String)>,
     /// The first batch recovery keeps whose last offset no relative offset can hold:
@@ -467,8 +470,16 @@ impl LogSink for SegmentPass<'_, '_, '_> {
     fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<Flow> {
         let (position, length, message) = (p.position(), p.length(), p.message());
         self.mark_invalid(position);
-        if !matches!(p, LogProblem::BadEntry { .. }) {
-            self.facts.first_frame_problem.get_or_insert(position);
+        if !matches!(p, LogProblem::BadEntry { .. }) && self.facts.first_frame_problem.is_none() {
+            self.facts.first_frame_problem = Some(position);
+            self.facts.preallocated_tail = self.seg.preallocate
+                && matches!(
+                    p,
+                    LogProblem::Tail {
+                        kind: TailKind::ZeroFilled,
+                        ..
+                    }
+                );
         }
         if !self.seg.log_checks {
             return Ok(Flow::Continue);
