@@ -20,3 +20,4 @@ mod python;
 mod refusals;
 mod rescue;
 mod rescue_groups;
+mod stall;

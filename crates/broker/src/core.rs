@@ -122,6 +122,70 @@ pub struct Broker {
     deleting_dirs: Vec<(i64, PathBuf)>,
     /// When the next retention check runs.
     next_retention_check: i64,
+    /// Topics whose new partitions are being made outside the lock ([`NewPartitions`]), with
+    /// how many: their names are taken and their files counted against the open-file limit.
+    creating: BTreeMap<String, i32>,
+}
+
+/// New partitions of one topic, checked and reserved under the broker lock, whose dirs and
+/// files [`Self::make`] creates (and fsyncs) without the broker, before [`Broker::publish`]
+/// makes them part of it.
+pub(crate) struct NewPartitions {
+    log_dir: PathBuf,
+    topic: String,
+    id: [u8; 16],
+    config: LogConfig,
+    first: i32,
+    end: i32,
+    /// A new topic, with its config overrides; `None`: partitions added to an existing topic.
+    new_topic: Option<Vec<(String, String)>>,
+}
+
+impl NewPartitions {
+    /// Creates the partitions' dirs and files. One that cannot be made removes those made
+    /// before it.
+    pub(crate) fn make(&self) -> std::io::Result<MadeLogs> {
+        let mut made = MadeLogs {
+            logs: Vec::with_capacity((self.end - self.first) as usize),
+        };
+        for p in self.first..self.end {
+            match PartitionLog::create(
+                &self.log_dir,
+                &self.topic,
+                p,
+                self.id,
+                self.config.clone(),
+                0,
+            ) {
+                Ok(log) => made.logs.push(log),
+                Err(e) => {
+                    let dir = self.log_dir.join(format!("{}-{p}", self.topic));
+                    if dir.is_dir() {
+                        let _ = fs::remove_dir_all(dir);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        Ok(made)
+    }
+}
+
+/// Partition logs made by [`NewPartitions::make`] and not yet published: dropped unpublished
+/// (a failure, a broker that closed meanwhile, a request cancelled at shutdown), their dirs
+/// are removed, so that a later start does not load partitions nobody created.
+pub(crate) struct MadeLogs {
+    logs: Vec<PartitionLog>,
+}
+
+impl Drop for MadeLogs {
+    fn drop(&mut self) {
+        for log in self.logs.drain(..) {
+            let dir = log.dir.clone();
+            drop(log);
+            let _ = fs::remove_dir_all(dir);
+        }
+    }
 }
 
 /// Kafka's topic name rule: 1 to 249 of `[a-zA-Z0-9._-]`, not `.` or `..`.
@@ -189,20 +253,37 @@ impl Broker {
     }
 
     /// Creates a topic with config overrides (validated before): its partition dirs, then its
-    /// records in the metadata log; all or nothing.
+    /// records in the metadata log; all or nothing. The three steps in one call; CreateTopics
+    /// runs them with the middle one outside the broker lock ([`Self::prepare_topic`],
+    /// [`NewPartitions::make`], [`Self::publish`]).
     pub(crate) fn create_topic_with(
         &mut self,
         name: &str,
         partitions: i32,
         overrides: &[(String, String)],
     ) -> BrokerResult<&Topic> {
+        let plan = self.prepare_topic(name, partitions, overrides)?;
+        let made = plan.make();
+        self.publish(plan, made)?;
+        Ok(&self.topics[name])
+    }
+
+    /// The checks of a new topic, and its name and partitions reserved until
+    /// [`Self::publish`]: what [`NewPartitions::make`] needs to make its files without the
+    /// broker.
+    pub(crate) fn prepare_topic(
+        &mut self,
+        name: &str,
+        partitions: i32,
+        overrides: &[(String, String)],
+    ) -> BrokerResult<NewPartitions> {
         if !valid_topic_name(name) {
             return Err(BrokerError::new(
                 ResponseError::InvalidTopicException,
                 format!("{name:?} is not a legal topic name"),
             ));
         }
-        if self.topics.contains_key(name) {
+        if self.topics.contains_key(name) || self.creating.contains_key(name) {
             return Err(BrokerError::new(
                 ResponseError::TopicAlreadyExists,
                 format!("topic {name} already exists"),
@@ -215,49 +296,71 @@ impl Broker {
             ));
         }
         PartitionBudget::default().take(partitions)?;
-        limits::check_open_files(partitions)?;
-        let id = super::files::random_uuid();
+        limits::check_open_files(partitions.saturating_add(self.reserved_partitions()))?;
         let map: BTreeMap<String, String> = overrides.iter().cloned().collect();
-        let config = topic_log_config(&self.broker_log_config(), name, Some(&map));
-        let mut logs = Vec::new();
-        // All or nothing: a topic that failed part way leaves no partition dir behind (a later
-        // start would load a topic nobody created).
-        let remove_dirs = |upto: i32| {
-            for q in 0..=upto {
-                let dir = self.config.log_dir.join(format!("{name}-{q}"));
-                if dir.is_dir() {
-                    let _ = fs::remove_dir_all(dir);
-                }
-            }
+        let plan = NewPartitions {
+            log_dir: self.config.log_dir.clone(),
+            topic: name.to_string(),
+            id: super::files::random_uuid(),
+            config: topic_log_config(&self.broker_log_config(), name, Some(&map)),
+            first: 0,
+            end: partitions,
+            new_topic: Some(overrides.to_vec()),
         };
-        for p in 0..partitions {
-            match PartitionLog::create(&self.config.log_dir, name, p, id, config.clone(), 0) {
-                Ok(log) => logs.push(log),
-                Err(e) => {
-                    drop(logs);
-                    remove_dirs(p);
-                    return Err(e.into());
+        self.creating.insert(name.to_string(), partitions);
+        Ok(plan)
+    }
+
+    /// Partitions reserved by plans not yet published.
+    fn reserved_partitions(&self) -> i32 {
+        self.creating
+            .values()
+            .fold(0i32, |sum, n| sum.saturating_add(*n))
+    }
+
+    /// Makes the partitions `plan` made (`made`, from [`NewPartitions::make`]) part of the
+    /// broker: the new topic's records, or the new partitions' records, in the metadata log,
+    /// then the logs served. Releases the plan's reservation; on any failure the made partition
+    /// dirs are removed (all or nothing).
+    pub(crate) fn publish(
+        &mut self,
+        plan: NewPartitions,
+        made: std::io::Result<MadeLogs>,
+    ) -> BrokerResult<()> {
+        self.creating.remove(&plan.topic);
+        let mut made = made?;
+        let name = plan.topic.as_str();
+        match &plan.new_topic {
+            Some(overrides) => {
+                let epochs = vec![0; (plan.end - plan.first) as usize];
+                self.metadata
+                    .create_topic(name, plan.id, &epochs, overrides, now_ms())?;
+                self.topics.insert(
+                    name.to_string(),
+                    Topic {
+                        name: name.to_string(),
+                        id: plan.id,
+                        partitions: std::mem::take(&mut made.logs),
+                    },
+                );
+            }
+            None => {
+                // The topic as it was planned (admin requests that change partitions run one at
+                // a time, so only a deletion could have come between).
+                let unchanged = self
+                    .topics
+                    .get(name)
+                    .is_some_and(|t| t.id == plan.id && t.partitions.len() as i32 == plan.first);
+                if !unchanged {
+                    return Err(unknown_partition(name, plan.first));
                 }
+                self.metadata
+                    .add_partitions(name, plan.first, plan.end, now_ms())?;
+                let topic = self.topics.get_mut(name).expect("checked above");
+                topic.partitions.append(&mut made.logs);
             }
         }
-        let epochs = vec![0; partitions as usize];
-        if let Err(e) = self
-            .metadata
-            .create_topic(name, id, &epochs, overrides, now_ms())
-        {
-            drop(logs);
-            remove_dirs(partitions - 1);
-            return Err(e);
-        }
-        self.topics.insert(
-            name.to_string(),
-            Topic {
-                name: name.to_string(),
-                id,
-                partitions: logs,
-            },
-        );
-        Ok(&self.topics[name])
+        Ok(())
     }
 
     /// The topic, created with the default partition count when auto-creation allows it.

@@ -182,7 +182,16 @@ pub(super) async fn request<'s>(
     match key {
         ApiKey::ApiVersions => {
             let _: ApiVersionsRequest = h.decode(b)?;
-            let resp = with_features(api_versions_response(0), &*shared.broker()?, version);
+            // No broker state but the features: answered without the broker lock.
+            let features = shared
+                .features
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone();
+            if features.closed {
+                return Err(RequestError::ShuttingDown);
+            }
+            let resp = with_features(api_versions_response(0), &features, version);
             h.answer(&resp)
         }
         ApiKey::Metadata => h.answer(&cluster::metadata(shared, h.decode(b)?, version)?),
@@ -197,9 +206,11 @@ pub(super) async fn request<'s>(
         ApiKey::FindCoordinator => {
             h.answer(&cluster::find_coordinator(shared, h.decode(b)?, version)?)
         }
-        ApiKey::CreateTopics => h.answer(&topics::create_topics(shared, h.decode(b)?)?),
+        ApiKey::CreateTopics => h.answer(&topics::create_topics(shared, h.decode(b)?).await?),
         ApiKey::DeleteTopics => h.answer(&topics::delete_topics(shared, h.decode(b)?, version)?),
-        ApiKey::CreatePartitions => h.answer(&topics::create_partitions(shared, h.decode(b)?)?),
+        ApiKey::CreatePartitions => {
+            h.answer(&topics::create_partitions(shared, h.decode(b)?).await?)
+        }
         ApiKey::DeleteRecords => h.answer(&topics::delete_records(shared, h.decode(b)?)?),
         ApiKey::DescribeConfigs => {
             h.answer_repeated(configs::describe_configs(shared, h.decode(b)?, version)?)
@@ -289,11 +300,10 @@ fn api_versions_response(error_code: i16) -> ApiVersionsResponse {
 /// the metadata log (level 0 left out) and their epoch.
 fn with_features(
     resp: ApiVersionsResponse,
-    broker: &crate::core::Broker,
+    published: &crate::metadata::PublishedFeatures,
     version: i16,
 ) -> ApiVersionsResponse {
     use crate::metadata::supported_features;
-    let image = &broker.metadata.image;
     resp.with_supported_features(
         supported_features()
             .filter(|f| version >= 4 || f.min != 0)
@@ -305,12 +315,12 @@ fn with_features(
             })
             .collect(),
     )
-    .with_finalized_features_epoch(broker.metadata.features_epoch())
+    .with_finalized_features_epoch(published.epoch)
     .with_finalized_features(
-        image
+        published
             .features
             .iter()
-            .filter(|(_, level)| **level != 0)
+            .filter(|(_, level)| *level != 0)
             .map(|(name, level)| {
                 api_versions_response::FinalizedFeatureKey::default()
                     .with_name(StrBytes::from_string(name.clone()))

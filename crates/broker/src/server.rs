@@ -19,6 +19,7 @@ use tokio::sync::Semaphore;
 use super::core::Broker;
 use super::dispatch::{self, RequestError};
 use super::frame;
+use super::metadata::PublishedFeatures;
 
 // The limits and the API table, where they were before the split.
 pub use super::dispatch::SUPPORTED;
@@ -40,6 +41,12 @@ pub struct ServerOptions {
 
 pub(super) struct Shared {
     broker: Mutex<Broker>,
+    /// The finalized features ApiVersions answers, read without `broker`.
+    pub(super) features: Arc<Mutex<PublishedFeatures>>,
+    /// Taken by the requests that add partitions (CreateTopics, CreatePartitions) for their
+    /// whole run, so that they run one at a time, as Kafka's controller handles them, while
+    /// their files are made without `broker`.
+    pub(super) admin: tokio::sync::Mutex<()>,
     pub(super) host: String,
     pub(super) port: i32,
     pub(super) node_id: i32,
@@ -58,6 +65,8 @@ impl Shared {
         Shared {
             node_id: broker.config.node_id,
             cluster_id: broker.meta.cluster_id.clone(),
+            features: broker.metadata.published(),
+            admin: tokio::sync::Mutex::new(()),
             broker: Mutex::new(broker),
             host,
             port,

@@ -11,12 +11,11 @@ use std::path::PathBuf;
 use kafka_protocol::ResponseError;
 
 use super::{
-    topic_log_config, unknown_partition, Broker, PartitionBudget, Topic, OFFSETS_TOPIC,
-    TRANSACTION_TOPIC,
+    topic_log_config, unknown_partition, Broker, NewPartitions, PartitionBudget, Topic,
+    OFFSETS_TOPIC, TRANSACTION_TOPIC,
 };
-use crate::log::PartitionLog;
 use crate::topic_config;
-use crate::{now_ms, BrokerError, BrokerResult};
+use crate::{BrokerError, BrokerResult};
 use kseg_storage::layout::{parse_partition_dir, PartitionState};
 
 fn internal(topic: &str) -> bool {
@@ -34,9 +33,28 @@ impl Broker {
         configs: &[(String, Option<String>)],
         validate_only: bool,
     ) -> BrokerResult<Option<&Topic>> {
+        let Some(plan) =
+            self.prepare_topic_with_configs(name, partitions, configs, validate_only)?
+        else {
+            return Ok(None);
+        };
+        let made = plan.make();
+        self.publish(plan, made)?;
+        Ok(self.topics.get(name))
+    }
+
+    /// [`Self::create_topic_with_configs`] up to the files: the checks, and the plan whose
+    /// files [`NewPartitions::make`] creates (`None` for `validate_only`).
+    pub(crate) fn prepare_topic_with_configs(
+        &mut self,
+        name: &str,
+        partitions: i32,
+        configs: &[(String, Option<String>)],
+        validate_only: bool,
+    ) -> BrokerResult<Option<NewPartitions>> {
         let overrides = topic_config::validate(configs)?;
         if validate_only {
-            if self.topics.contains_key(name) {
+            if self.topics.contains_key(name) || self.creating.contains_key(name) {
                 return Err(BrokerError::new(
                     ResponseError::TopicAlreadyExists,
                     format!("Topic '{name}' already exists."),
@@ -45,8 +63,7 @@ impl Broker {
             return Ok(None);
         }
         let overrides: Vec<(String, String)> = overrides.into_iter().collect();
-        self.create_topic_with(name, partitions, &overrides)?;
-        Ok(self.topics.get(name))
+        self.prepare_topic(name, partitions, &overrides).map(Some)
     }
 
     /// The config overrides of a topic (its ConfigRecords in the metadata log).
@@ -118,13 +135,29 @@ impl Broker {
         count: i32,
         validate_only: bool,
     ) -> BrokerResult<()> {
-        let log_dir = self.config.log_dir.clone();
+        let Some(plan) = self.prepare_partitions(name, count, validate_only)? else {
+            return Ok(());
+        };
+        let made = plan.make();
+        self.publish(plan, made)
+    }
+
+    /// [`Self::create_partitions`] up to the files: the checks, and the plan whose files
+    /// [`NewPartitions::make`] creates (`None` for `validate_only`).
+    pub(crate) fn prepare_partitions(
+        &mut self,
+        name: &str,
+        count: i32,
+        validate_only: bool,
+    ) -> BrokerResult<Option<NewPartitions>> {
         let config = topic_log_config(
             &self.broker_log_config(),
             name,
             self.metadata.image.topic_configs(name),
         );
-        let Some(topic) = self.topics.get_mut(name) else {
+        let reserved = self.reserved_partitions();
+        let busy = self.creating.contains_key(name);
+        let Some(topic) = self.topics.get(name).filter(|_| !busy) else {
             return Err(BrokerError::new(
                 ResponseError::UnknownTopicOrPartition,
                 "This server does not host this topic-partition.",
@@ -145,28 +178,21 @@ impl Broker {
         }
         // One request adds at most MAX_PARTITIONS_PER_REQUEST (checked before this call too).
         PartitionBudget::default().take(count - current)?;
-        super::limits::check_open_files(count - current)?;
+        super::limits::check_open_files((count - current).saturating_add(reserved))?;
         if validate_only {
-            return Ok(());
+            return Ok(None);
         }
-        for p in current..count {
-            match PartitionLog::create(&log_dir, name, p, topic.id, config.clone(), 0) {
-                Ok(log) => topic.partitions.push(log),
-                Err(e) => {
-                    for log in topic.partitions.drain(current as usize..) {
-                        let dir = log.dir.clone();
-                        drop(log);
-                        let _ = fs::remove_dir_all(dir);
-                    }
-                    let dir = log_dir.join(format!("{name}-{p}"));
-                    if dir.is_dir() {
-                        let _ = fs::remove_dir_all(dir);
-                    }
-                    return Err(e.into());
-                }
-            }
-        }
-        self.metadata.add_partitions(name, current, count, now_ms())
+        let plan = NewPartitions {
+            log_dir: self.config.log_dir.clone(),
+            topic: name.to_string(),
+            id: topic.id,
+            config,
+            first: current,
+            end: count,
+            new_topic: None,
+        };
+        self.creating.insert(name.to_string(), count - current);
+        Ok(Some(plan))
     }
 
     /// DeleteRecords on one partition (`Partition.deleteRecordsOnLeader`): -1 means the high

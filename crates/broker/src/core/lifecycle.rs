@@ -233,6 +233,7 @@ impl Broker {
             deleting_dirs: Vec::new(),
             // LogManager schedules its first retention check 30 s after start.
             next_retention_check: now_ms() + 30_000i64.min(config_retention_interval),
+            creating: BTreeMap::new(),
         };
         broker.load_coordinators()?;
         broker.schedule_leftover_deletes(now_ms())?;
@@ -473,6 +474,7 @@ impl Broker {
         // flock itself goes when the broker is dropped).
         DirLock::destroy(&self.config.log_dir)?;
         self.closed = true;
+        self.metadata.publish_closed();
         Ok(())
     }
 }

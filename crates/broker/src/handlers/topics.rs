@@ -6,10 +6,10 @@ use kafka_protocol::ResponseError;
 use std::collections::{BTreeSet, HashSet};
 
 use super::{coded, str_bytes, topic_name, uuid};
-use crate::core::{Broker, PartitionBudget, MAX_PARTITIONS_PER_REQUEST};
-use crate::dispatch::Handled;
+use crate::core::{Broker, NewPartitions, PartitionBudget, MAX_PARTITIONS_PER_REQUEST};
+use crate::dispatch::{Handled, RequestError};
 use crate::server::Shared;
-use crate::{now_ms, BrokerError};
+use crate::{now_ms, BrokerError, BrokerResult};
 
 pub(crate) fn delete_topics(
     shared: &Shared,
@@ -64,39 +64,45 @@ pub(crate) fn delete_topics(
 /// INVALID_REQUEST "Duplicate topic name." (first) and nothing else; more than
 /// [`MAX_PARTITIONS_PER_REQUEST`] new partitions over the whole request refuse every topic
 /// with POLICY_VIOLATION before anything is made; then each topic on its own.
-pub(crate) fn create_partitions(
+///
+/// The new partitions' files are made outside the broker lock ([`make_and_publish`]).
+pub(crate) async fn create_partitions(
     shared: &Shared,
     req: CreatePartitionsRequest,
 ) -> Handled<CreatePartitionsResponse> {
-    let mut b = shared.broker()?;
-    let mut seen = HashSet::new();
-    let mut duplicated = BTreeSet::new();
-    for t in &req.topics {
-        if !seen.insert(t.name.as_str()) {
-            duplicated.insert(t.name.as_str());
+    let _admin = shared.admin.lock().await;
+    let (mut results, topics, too_many) = {
+        let b = shared.broker()?;
+        let mut seen = HashSet::new();
+        let mut duplicated = BTreeSet::new();
+        for t in &req.topics {
+            if !seen.insert(t.name.as_str()) {
+                duplicated.insert(t.name.as_str());
+            }
         }
-    }
-    let mut results: Vec<_> = duplicated
-        .iter()
-        .map(|name| {
-            create_partitions_response::CreatePartitionsTopicResult::default()
-                .with_name(topic_name(name))
-                .with_error_code(ResponseError::InvalidRequest.code())
-                .with_error_message(Some(str_bytes("Duplicate topic name.")))
-        })
-        .collect();
-    let topics: Vec<_> = req
-        .topics
-        .iter()
-        .filter(|t| !duplicated.contains(t.name.as_str()))
-        .collect();
-    let added = b.additional_partitions(topics.iter().map(|t| (t.name.as_str(), t.count)));
-    let too_many = (added > MAX_PARTITIONS_PER_REQUEST as i64).then(|| {
-        BrokerError::new(
-            ResponseError::PolicyViolation,
-            "Excessively large number of additional partitions per request.",
-        )
-    });
+        let results: Vec<_> = duplicated
+            .iter()
+            .map(|name| {
+                create_partitions_response::CreatePartitionsTopicResult::default()
+                    .with_name(topic_name(name))
+                    .with_error_code(ResponseError::InvalidRequest.code())
+                    .with_error_message(Some(str_bytes("Duplicate topic name.")))
+            })
+            .collect();
+        let topics: Vec<_> = req
+            .topics
+            .iter()
+            .filter(|t| !duplicated.contains(t.name.as_str()))
+            .collect();
+        let added = b.additional_partitions(topics.iter().map(|t| (t.name.as_str(), t.count)));
+        let too_many = (added > MAX_PARTITIONS_PER_REQUEST as i64).then(|| {
+            BrokerError::new(
+                ResponseError::PolicyViolation,
+                "Excessively large number of additional partitions per request.",
+            )
+        });
+        (results, topics, too_many)
+    };
     for t in topics {
         let mut r = create_partitions_response::CreatePartitionsTopicResult::default()
             .with_name(t.name.clone());
@@ -105,26 +111,34 @@ pub(crate) fn create_partitions(
                 p.broker_ids.iter().any(|id| id.0 != shared.node_id) || p.broker_ids.len() > 1
             })
         });
-        let result = if b.topic(t.name.as_str()).is_none() {
-            // UnknownTopicOrPartitionException() carries no message.
-            r.error_code = ResponseError::UnknownTopicOrPartition.code();
-            results.push(r);
-            continue;
-        } else if let Some(e) = &too_many {
-            Err(BrokerError::new(
-                ResponseError::PolicyViolation,
-                e.to_string(),
-            ))
-        } else if assigned_elsewhere {
-            Err(BrokerError::new(
-                ResponseError::InvalidReplicaAssignment,
-                format!(
-                    "a single-node broker places every replica on node {}",
-                    shared.node_id
-                ),
-            ))
-        } else {
-            b.create_partitions(t.name.as_str(), t.count, req.validate_only)
+        let plan = {
+            let mut b = shared.broker()?;
+            if b.topic(t.name.as_str()).is_none() {
+                // UnknownTopicOrPartitionException() carries no message.
+                r.error_code = ResponseError::UnknownTopicOrPartition.code();
+                results.push(r);
+                continue;
+            } else if let Some(e) = &too_many {
+                Err(BrokerError::new(
+                    ResponseError::PolicyViolation,
+                    e.to_string(),
+                ))
+            } else if assigned_elsewhere {
+                Err(BrokerError::new(
+                    ResponseError::InvalidReplicaAssignment,
+                    format!(
+                        "a single-node broker places every replica on node {}",
+                        shared.node_id
+                    ),
+                ))
+            } else {
+                b.prepare_partitions(t.name.as_str(), t.count, req.validate_only)
+            }
+        };
+        let result = match plan {
+            Ok(Some(plan)) => make_and_publish(shared, plan).await?,
+            Ok(None) => Ok(()),
+            Err(e) => Err(e),
         };
         if let Err(e) = result {
             (r.error_code, r.error_message) = coded(&e);
@@ -165,17 +179,21 @@ pub(crate) fn delete_records(
     Ok(DeleteRecordsResponse::default().with_topics(topics))
 }
 
-pub(crate) fn create_topics(
+/// Each topic is checked and reserved under the broker lock, its partitions' files made outside
+/// it, then published under it ([`make_and_publish`]): another connection's requests do not
+/// wait for the files.
+pub(crate) async fn create_topics(
     shared: &Shared,
     req: CreateTopicsRequest,
 ) -> Handled<CreateTopicsResponse> {
-    let mut b = shared.broker()?;
+    let _admin = shared.admin.lock().await;
+    let default_partitions = shared.broker()?.config.num_partitions;
     let mut results = Vec::new();
     let mut budget = PartitionBudget::default();
     for t in req.topics {
         let name = t.name.as_str().to_string();
         let n = if t.num_partitions < 0 {
-            b.config.num_partitions
+            default_partitions
         } else {
             t.num_partitions
         };
@@ -208,9 +226,19 @@ pub(crate) fn create_topics(
                     )
                 })
                 .collect();
-            match b.create_topic_with_configs(&name, n, &configs, req.validate_only) {
-                Ok(topic) => {
-                    if let Some(topic) = topic {
+            let plan =
+                shared
+                    .broker()?
+                    .prepare_topic_with_configs(&name, n, &configs, req.validate_only);
+            let made = match plan {
+                Ok(Some(plan)) => make_and_publish(shared, plan).await?,
+                Ok(None) => Ok(()),
+                Err(e) => Err(e),
+            };
+            let b = shared.broker()?;
+            match made {
+                Ok(()) => {
+                    if let Some(topic) = b.topic(&name).filter(|_| !req.validate_only) {
                         r.topic_id = uuid(topic.id);
                     }
                     r.configs = Some(created_configs(&b, &name));
@@ -221,6 +249,22 @@ pub(crate) fn create_topics(
         results.push(r);
     }
     Ok(CreateTopicsResponse::default().with_topics(results))
+}
+
+/// Makes `plan`'s files on a blocking thread, without the broker lock, then publishes them
+/// under it (a broker shut down meanwhile: the made dirs go with the plan).
+async fn make_and_publish(shared: &Shared, plan: NewPartitions) -> Handled<BrokerResult<()>> {
+    let made = tokio::task::spawn_blocking(move || {
+        let made = plan.make();
+        (plan, made)
+    })
+    .await;
+    let (plan, made) = match made {
+        Ok(done) => done,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(_) => return Err(RequestError::ShuttingDown),
+    };
+    Ok(shared.broker()?.publish(plan, made))
 }
 
 /// The configs a CreateTopics v5+ response lists for a new topic.

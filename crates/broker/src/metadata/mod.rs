@@ -17,6 +17,7 @@
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use kafka_protocol::ResponseError;
 
@@ -263,10 +264,21 @@ fn write_bootstrap_checkpoint(dir: &Path, now: i64) -> io::Result<()> {
     fs::set_permissions(&path, fs::Permissions::from_mode(0o400))
 }
 
+/// What ApiVersions reads without the broker lock: the finalized features and their epoch as
+/// of the last metadata record, and whether the broker has shut down.
+#[derive(Debug, Clone, Default)]
+pub struct PublishedFeatures {
+    pub epoch: i64,
+    pub features: Vec<(String, i16)>,
+    pub closed: bool,
+}
+
 /// The metadata log of a single-node cluster and its replayed image.
 pub struct ClusterMetadata {
     log: PartitionLog,
     pub image: MetadataImage,
+    /// The image's features, copied after every change ([`Self::published`]).
+    published: Arc<Mutex<PublishedFeatures>>,
     node_id: i32,
     directory_id: [u8; 16],
     /// The raft epoch this run leads (`quorum-state`'s `leaderEpoch`).
@@ -318,6 +330,7 @@ impl ClusterMetadata {
         let mut m = ClusterMetadata {
             log,
             image: MetadataImage::default(),
+            published: Arc::default(),
             node_id: meta.node_id,
             directory_id,
             raft_epoch: epoch,
@@ -356,6 +369,7 @@ impl ClusterMetadata {
             m.append(&records, now)
                 .map_err(|e| io::Error::other(format!("writing the metadata log: {e}")))?;
         }
+        m.publish();
         Ok((m, formatted))
     }
 
@@ -500,7 +514,34 @@ impl ClusterMetadata {
             self.image
                 .apply(self.node_id, info.base_offset + i as i64, &rec);
         }
+        self.publish();
         Ok(info.base_offset)
+    }
+
+    /// The features and epoch ApiVersions answers, kept current by every append: a handle
+    /// read without the broker lock.
+    pub fn published(&self) -> Arc<Mutex<PublishedFeatures>> {
+        self.published.clone()
+    }
+
+    fn publish(&self) {
+        let features = self
+            .image
+            .features
+            .iter()
+            .map(|(name, level)| (name.clone(), *level))
+            .collect();
+        let mut p = self.published.lock().unwrap_or_else(|e| e.into_inner());
+        p.epoch = self.features_epoch();
+        p.features = features;
+    }
+
+    /// Marks the published view closed (the broker has shut down).
+    pub fn publish_closed(&self) {
+        self.published
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .closed = true;
     }
 
     pub fn config_record<'a>(
