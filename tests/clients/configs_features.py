@@ -23,11 +23,19 @@ def check(cond, what):
 def wait_for(what, probe, limit=60.0):
     deadline = time.time() + limit
     while True:
-        v = probe()
+        # A topic created a moment ago may not be known to the broker answering yet (Kafka's
+        # brokers learn it from the controller a little later): retry until the deadline.
+        try:
+            v = probe()
+        except Exception as e:  # noqa: BLE001 - the last error is reported at the deadline
+            v = None
+            last_error = e
+        else:
+            last_error = None
         if v:
             return v
         if time.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what} (last: {v!r})")
+            raise AssertionError(f"timed out waiting for {what} (last: {v!r}, error: {last_error!r})")
         time.sleep(0.2)
 
 
