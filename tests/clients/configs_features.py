@@ -20,22 +20,27 @@ def check(cond, what):
         raise AssertionError(what)
 
 
+def unknown_topic(e):
+    """The broker answering does not know the topic yet (confluent-kafka's KafkaError
+    UNKNOWN_TOPIC_OR_PART, kafka-python's UnknownTopicOrPartitionError)."""
+    return "UNKNOWN_TOPIC_OR_PART" in repr(e) or type(e).__name__ == "UnknownTopicOrPartitionError"
+
+
 def wait_for(what, probe, limit=60.0):
     deadline = time.time() + limit
     while True:
-        # A topic created a moment ago may not be known to the broker answering yet (Kafka's
-        # brokers learn it from the controller a little later): retry until the deadline.
+        # A topic created a moment ago may not be known yet to the broker answering (Kafka's
+        # brokers learn it from the controller a little later): only that error is retried.
         try:
             v = probe()
-        except Exception as e:  # noqa: BLE001 - the last error is reported at the deadline
+        except Exception as e:
+            if not unknown_topic(e) or time.time() > deadline:
+                raise
             v = None
-            last_error = e
-        else:
-            last_error = None
         if v:
             return v
         if time.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what} (last: {v!r}, error: {last_error!r})")
+            raise AssertionError(f"timed out waiting for {what} (last: {v!r})")
         time.sleep(0.2)
 
 
