@@ -12,6 +12,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use kseg::cli::{Cli, Command};
 
+#[path = "scaling_data/mod.rs"]
+mod scaling_data;
+
 struct Peak;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
@@ -48,28 +51,6 @@ unsafe impl GlobalAlloc for Peak {
 #[global_allocator]
 static GLOBAL: Peak = Peak;
 
-/// A broker's log dir with `n` empty partitions, every one listed in its checkpoints.
-fn log_dir(root: &Path, n: usize) {
-    std::fs::create_dir_all(root).unwrap();
-    std::fs::write(root.join("meta.properties"), "version=1\nnode.id=1\n").unwrap();
-    let mut checkpoint = format!("0\n{n}\n");
-    for i in 0..n {
-        let p = root.join(format!("orders-{i}"));
-        std::fs::create_dir_all(&p).unwrap();
-        std::fs::write(p.join("00000000000000000000.log"), b"").unwrap();
-        std::fs::write(p.join("00000000000000000000.index"), b"").unwrap();
-        checkpoint.push_str(&format!("orders {i} 0\n"));
-    }
-    for f in [
-        "recovery-point-offset-checkpoint",
-        "log-start-offset-checkpoint",
-        "replication-offset-checkpoint",
-        "cleaner-offset-checkpoint",
-    ] {
-        std::fs::write(root.join(f), &checkpoint).unwrap();
-    }
-}
-
 /// The peak of live heap bytes above what was live before, during one `kseg diff`.
 fn diff_peak(a: &Path, b: &Path) -> usize {
     let cli = <Cli as clap::Parser>::try_parse_from([
@@ -86,80 +67,6 @@ fn diff_peak(a: &Path, b: &Path) -> usize {
     let (peak, result) = peak_quiet(|| kseg::cmd::diff::run(args));
     result.unwrap();
     peak
-}
-
-/// A partition dir of `n` segments of one batch each, with their (empty) index files.
-fn segments(dir: &Path, n: usize) {
-    std::fs::create_dir_all(dir).unwrap();
-    for i in 0..n as i64 {
-        let base = format!("{i:020}");
-        std::fs::write(dir.join(format!("{base}.log")), one_batch(i)).unwrap();
-        std::fs::write(dir.join(format!("{base}.index")), b"").unwrap();
-        std::fs::write(dir.join(format!("{base}.timeindex")), b"").unwrap();
-    }
-}
-
-/// A v2 batch of one record at `offset`.
-fn one_batch(offset: i64) -> Vec<u8> {
-    use kseg::format::encode::{encode_batch, NewBatch, NewRecord};
-    let record = NewRecord {
-        timestamp: 1_700_000_000_000,
-        key: None,
-        value: Some(b"v"),
-        headers: &[],
-    };
-    let batch = NewBatch {
-        base_offset: offset,
-        ..NewBatch::default()
-    };
-    let mut out = Vec::new();
-    encode_batch(&mut out, &batch, &[record], &mut Vec::new());
-    out
-}
-
-/// A log dir whose `__consumer_offsets-0` holds `n` offset commits of one group, to partitions
-/// 0..n of one topic (so none replaces another), 500 to a batch.
-fn commits(root: &Path, n: usize) {
-    use kseg::format::encode::{encode_batch, NewBatch, NewRecord};
-    fn s16(out: &mut Vec<u8>, s: &[u8]) {
-        out.extend_from_slice(&(s.len() as i16).to_be_bytes());
-        out.extend_from_slice(s);
-    }
-    let dir = root.join("__consumer_offsets-0");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(root.join("meta.properties"), "version=1\nnode.id=1\n").unwrap();
-    let kv: Vec<(Vec<u8>, Vec<u8>)> = (0..n)
-        .map(|i| {
-            let mut key = vec![0, 1];
-            s16(&mut key, b"billing");
-            s16(&mut key, b"orders");
-            key.extend_from_slice(&(i as i32).to_be_bytes());
-            let mut value = vec![0, 3];
-            value.extend_from_slice(&(i as i64).to_be_bytes());
-            value.extend_from_slice(&0i32.to_be_bytes());
-            s16(&mut value, b"");
-            value.extend_from_slice(&1_717_000_000_000i64.to_be_bytes());
-            (key, value)
-        })
-        .collect();
-    let mut log = Vec::new();
-    for (b, chunk) in kv.chunks(500).enumerate() {
-        let recs: Vec<NewRecord> = chunk
-            .iter()
-            .map(|(k, v)| NewRecord {
-                timestamp: 1_717_000_000_000,
-                key: Some(k),
-                value: Some(v),
-                headers: &[],
-            })
-            .collect();
-        let batch = NewBatch {
-            base_offset: (b * 500) as i64,
-            ..NewBatch::default()
-        };
-        encode_batch(&mut log, &batch, &recs, &mut Vec::new());
-    }
-    std::fs::write(dir.join("00000000000000000000.log"), &log).unwrap();
 }
 
 /// The peak of live heap bytes above what was live before while `run` runs with stdout sent to
@@ -227,7 +134,7 @@ fn memory_is_linear_in_partitions_files_and_commits() {
     let t = tempfile::tempdir().unwrap();
     let (n, m) = (150, 600);
     for (name, count) in [("a1", n), ("b1", n), ("a4", m), ("b4", m)] {
-        log_dir(&t.path().join(name).join("kafka-logs"), count);
+        scaling_data::empty_partitions(&t.path().join(name).join("kafka-logs"), count);
     }
     let small = diff_peak(&t.path().join("a1"), &t.path().join("b1"));
     let large = diff_peak(&t.path().join("a4"), &t.path().join("b4"));
@@ -239,8 +146,8 @@ fn memory_is_linear_in_partitions_files_and_commits() {
     // dump-log: what each further segment costs is its files' names and list entries (a few
     // hundred bytes), not a channel per file (~2 KiB each, ~6 KiB a segment before the fix).
     let (n, m) = (1_000, 4_000);
-    segments(&t.path().join("s1/orders-0"), n);
-    segments(&t.path().join("s4/orders-0"), m);
+    scaling_data::one_batch_segments(&t.path().join("s1/orders-0"), n);
+    scaling_data::one_batch_segments(&t.path().join("s4/orders-0"), m);
     let small = dump_peak(&t.path().join("s1/orders-0"));
     let large = dump_peak(&t.path().join("s4/orders-0"));
     let per_segment = large.saturating_sub(small) / (m - n);
@@ -260,8 +167,8 @@ fn memory_is_linear_in_partitions_files_and_commits() {
     // groups --history as a table: each further commit costs its replayed event (~200 bytes),
     // not a rendered row held until the table is written (~4 KiB each before the fix).
     let (n, m) = (2_000, 8_000);
-    commits(&t.path().join("c1"), n);
-    commits(&t.path().join("c4"), m);
+    scaling_data::offset_commits(&t.path().join("c1"), n);
+    scaling_data::offset_commits(&t.path().join("c4"), m);
     let small = history_peak(&t.path().join("c1"));
     let large = history_peak(&t.path().join("c4"));
     let per_commit = large.saturating_sub(small) / (m - n);

@@ -13,27 +13,12 @@ import json
 import sys
 import time
 
+from polling import check, wait_for
+
 TOPIC_OPS = {"READ", "WRITE", "CREATE", "DELETE", "ALTER", "DESCRIBE", "DESCRIBE_CONFIGS", "ALTER_CONFIGS"}
 GROUP_OPS = {"READ", "DESCRIBE", "DELETE", "DESCRIBE_CONFIGS", "ALTER_CONFIGS"}
 CLUSTER_OPS = {"CREATE", "CLUSTER_ACTION", "DESCRIBE_CONFIGS", "ALTER_CONFIGS", "IDEMPOTENT_WRITE", "ALTER", "DESCRIBE"}
 HOUR_MS = 3_600_000
-
-
-def check(cond, what):
-    if not cond:
-        raise AssertionError(what)
-
-
-def wait_for(what, probe, limit=60.0):
-    """Polls probe() until it returns a true value; retention runs on the broker's clock."""
-    deadline = time.time() + limit
-    while True:
-        v = probe()
-        if v:
-            return v
-        if time.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what} (last: {v!r})")
-        time.sleep(0.2)
 
 
 def kafka_python(a):
