@@ -20,6 +20,6 @@ fuzz_target!(|data: &[u8]| {
         let (broker, _) = Broker::open(config).expect("a fresh broker");
         (dir, broker)
     });
-    let broker = fuzz_connection(broker, data);
+    let broker = fuzz_connection(broker, data, std::time::Duration::from_millis(50));
     *guard = Some((dir, broker));
 });

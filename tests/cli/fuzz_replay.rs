@@ -73,7 +73,13 @@ fn broker_seeds_replay_cleanly() {
     config.transaction_topic_partitions = 2;
     let (mut broker, _) = Broker::open(config).unwrap();
     for f in &files {
-        broker = fuzz_connection(broker, &std::fs::read(f).unwrap());
+        // A generous budget: the seeds' CreateTopics make files on a blocking thread, which a
+        // loaded machine may take longer than a fuzzer's 50 ms for.
+        broker = fuzz_connection(
+            broker,
+            &std::fs::read(f).unwrap(),
+            std::time::Duration::from_secs(10),
+        );
     }
     // The seeds created topic "t" with 3 partitions and refused the 2^31-1-partition one.
     assert_eq!(broker.topic("t").map(|t| t.partitions.len()), Some(3));

@@ -190,10 +190,12 @@ async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
 
 /// Fuzzing entry (`fuzz/fuzz_targets/broker.rs`): `input` as everything one client sent on a
 /// connection, framed, budgeted and answered exactly as a TCP connection is (responses are
-/// discarded), against `broker`, which is handed back. A request still waiting after 50 ms (a
-/// fetch's long poll) ends the connection.
+/// discarded), against `broker`, which is handed back. A connection still open after `budget`
+/// (a fetch's long poll, a join waiting for its group) is ended. The budget is wall time and
+/// also covers the requests' disk work (CreateTopics makes its files on a blocking thread): a
+/// fuzzer wants it short, a replay of seeds on a loaded machine long enough for that work.
 #[doc(hidden)]
-pub fn fuzz_connection(broker: Broker, input: &[u8]) -> Broker {
+pub fn fuzz_connection(broker: Broker, input: &[u8], budget: Duration) -> Broker {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
@@ -201,7 +203,7 @@ pub fn fuzz_connection(broker: Broker, input: &[u8]) -> Broker {
     let shared = Shared::new(broker, "127.0.0.1".into(), 9092, false);
     let peer: SocketAddr = "127.0.0.1:1".parse().expect("an address");
     let session = serve_stream(&shared, input, tokio::io::sink(), peer);
-    let _ = rt.block_on(async { tokio::time::timeout(Duration::from_millis(50), session).await });
+    let _ = rt.block_on(async { tokio::time::timeout(budget, session).await });
     shared
         .broker
         .into_inner()
