@@ -878,25 +878,28 @@ fn sigkill_recovery_matches_kafka() {
     }
     let started = Instant::now();
     let mut bad = Vec::new();
-    for v in versions() {
+    let all = versions();
+    for v in &all {
         // The high watermark checkpointed every second (default 5 s), so that the acks=all
         // partitions have one before the SIGKILL.
         bad.extend(crash_round(
-            &v,
+            v,
             "default",
             &["replica.high.watermark.checkpoint.interval.ms=1000"],
             Duration::from_secs(6),
         ));
-        bad.extend(crash_round(
-            &v,
-            "flush-every-message",
-            &[
-                "log.flush.interval.messages=1",
-                "replica.high.watermark.checkpoint.interval.ms=1000",
-            ],
-            Duration::from_secs(4),
-        ));
     }
+    // Flushing every message moves the recovery point with the log end: the newest version
+    // only (the load rules it exercises are the same in each, and a round is minutes of CI).
+    bad.extend(crash_round(
+        &all[0],
+        "flush-every-message",
+        &[
+            "log.flush.interval.messages=1",
+            "replica.high.watermark.checkpoint.interval.ms=1000",
+        ],
+        Duration::from_secs(4),
+    ));
     eprintln!("crash parity took {:.0?}", started.elapsed());
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

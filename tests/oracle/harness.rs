@@ -82,6 +82,43 @@ pub fn skip() -> bool {
     if let Some(why) = missing() {
         panic!("the Kafka oracle is not installed: {why}");
     }
+    prebuild_scenarios();
+    false
+}
+
+/// In a full CI run, every version's scenario is built in the background from the first
+/// oracle test on, beside the tests that run before the parity tests need them: a scenario is
+/// mostly waiting (for the broker, the cleaner, retention), and built on first use the two
+/// were built one after the other while the second test thread waited. Not in a filtered run,
+/// which may not need them (and would end while they still ran a broker).
+fn prebuild_scenarios() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    if !in_ci() || filtered_run() {
+        return;
+    }
+    ONCE.call_once(|| {
+        for v in versions() {
+            thread::spawn(move || {
+                // A failure is kept in the scenario's slot and reported by the tests using it.
+                let _ = std::panic::catch_unwind(|| scenario(&v));
+            });
+        }
+    });
+}
+
+/// Whether the test binary was given a name filter (libtest's positional arguments).
+fn filtered_run() -> bool {
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--skip" | "--test-threads" | "--format" | "--logfile" | "--color" | "-Z"
+            | "--shuffle-seed" => {
+                args.next();
+            }
+            _ if a.starts_with('-') => {}
+            _ => return true,
+        }
+    }
     false
 }
 

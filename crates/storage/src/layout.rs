@@ -220,7 +220,8 @@ pub fn offset_file_name(offset: i64, suffix: &str) -> String {
 
 /// Order of files inside a partition: by offset, then log before its indexes.
 pub fn file_order(name: &str) -> (i64, u8, String) {
-    let kind_rank = match classify_file(name) {
+    let kind = classify_file(name);
+    let kind_rank = match kind {
         FileKind::Log => 0,
         FileKind::OffsetIndex => 1,
         FileKind::TimeIndex => 2,
@@ -229,7 +230,7 @@ pub fn file_order(name: &str) -> (i64, u8, String) {
         FileKind::KraftSnapshot { .. } => 5,
         _ => 9,
     };
-    let offset = match classify_file(name) {
+    let offset = match kind {
         FileKind::KraftSnapshot { end_offset, .. } => end_offset,
         _ => base_offset_of(name).unwrap_or(i64::MAX),
     };
