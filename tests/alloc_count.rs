@@ -10,6 +10,7 @@ use std::cell::Cell;
 use std::io;
 use std::path::Path;
 
+use kseg::analysis::dump::DumpFeed;
 use kseg::format::log::{RecordScratch, SliceSource};
 use kseg::print::dump_json::JsonDump;
 use kseg::print::dump_text::{TextDump, TextStyle};
@@ -95,20 +96,17 @@ fn segment(batches: usize) -> Vec<u8> {
     out
 }
 
-/// Allocations of one deep scan of `data` through `printer`.
+/// Allocations of one deep scan of `data` through `printer`, fed by the dump's adapter.
 fn scan(printer: &mut dyn DumpPrinter, data: &[u8], scratch: &mut RecordScratch) -> u64 {
-    printer
-        .begin_file(
-            Path::new("/data/orders-0/00000000000000000000.log"),
-            &FileKind::Log,
-        )
-        .unwrap();
+    let path = Path::new("/data/orders-0/00000000000000000000.log");
+    printer.begin_file(path, &FileKind::Log).unwrap();
     let opts = ScanOptions {
         deep: true,
         ..Default::default()
     };
     let before = allocations();
-    let stats = scan_log(&mut SliceSource(data), &opts, scratch, printer).unwrap();
+    let mut feed = DumpFeed::new(printer, path, None);
+    let stats = scan_log(&mut SliceSource(data), &opts, scratch, &mut feed).unwrap();
     let n = allocations() - before;
     assert_eq!(stats.records, stats.batches * 100);
     assert!(!stats.has_problems());

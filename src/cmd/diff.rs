@@ -10,6 +10,7 @@ use serde_json::json;
 
 use super::Outcome;
 use crate::analysis::diff::{diff_partition, load_replica, segments_from, PartitionDiff};
+use crate::analysis::dump::DumpFeed;
 use crate::analysis::severity::Nature;
 use crate::analysis::summary::{log_dir_facts, LogDirFacts};
 use crate::cli::DiffArgs;
@@ -374,7 +375,8 @@ fn one_sided_records(
             printer.begin_file(path, &FileKind::Log)?;
             match open_log(path, args.read.mmap) {
                 Ok(mut src) => {
-                    scan_log(src.as_mut(), &opts, &mut scratch, printer)?;
+                    let mut feed = DumpFeed::new(&mut *printer, path, None);
+                    scan_log(src.as_mut(), &opts, &mut scratch, &mut feed)?;
                 }
                 Err(e) => report_error(path, None, &format!("cannot read: {e}")),
             }

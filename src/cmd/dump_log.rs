@@ -8,6 +8,7 @@ use anyhow::Result;
 use serde_json::{json, Map, Value};
 
 use super::{discover_inputs, parallel, Outcome, Reads};
+use crate::analysis::dump::DumpFeed;
 use crate::analysis::index_check::{last_offset_at, TimeIndexCheck};
 use crate::analysis::severity::{log_damage, LogDamage, Nature, Severity};
 use crate::cli::DumpLogArgs;
@@ -268,8 +269,8 @@ struct Dumper<'a> {
 }
 
 /// Counts printed items against --max-messages and stops the scan when the budget is spent.
-struct Budgeted<'p> {
-    inner: &'p mut dyn DumpPrinter,
+struct Budgeted<'p, S: LogSink> {
+    inner: S,
     budget: &'p mut Option<u64>,
     deep: bool,
     /// The worst severity of the log's problems, and how they are graded: whether the file is
@@ -279,7 +280,7 @@ struct Budgeted<'p> {
     recovered: bool,
 }
 
-impl Budgeted<'_> {
+impl<S: LogSink> Budgeted<'_, S> {
     fn spend(&mut self) -> Flow {
         match self.budget {
             Some(0) => Flow::Stop,
@@ -296,7 +297,7 @@ impl Budgeted<'_> {
     }
 }
 
-impl LogSink for Budgeted<'_> {
+impl<S: LogSink> LogSink for Budgeted<'_, S> {
     fn batch(&mut self, position: u64, entry: &LogEntry<'_>, info: &BatchInfo) -> io::Result<Flow> {
         if *self.budget == Some(0) {
             return Ok(Flow::Stop);
@@ -360,8 +361,6 @@ impl Dumper<'_> {
             // A file named otherwise (a copied segment, a capture) whose first bytes frame a
             // batch with a valid checksum: read it as log data.
             printer.begin_file(path, &FileKind::Log)?;
-            // The decoder its partition dir calls for (not the previous file's).
-            printer.set_decoder(self.decoder_for(path, &FileKind::Log));
             if let Err(e) = self.dump_content(printer, path, &FileKind::Log) {
                 self.summary.errors += 1;
                 printer.file_error(None, &format!("cannot read: {e:#}"))?;
@@ -380,7 +379,6 @@ impl Dumper<'_> {
             return Ok(());
         }
         printer.begin_file(path, kind)?;
-        printer.set_decoder(self.decoder_for(path, effective));
         if let Err(e) = self.dump_content(printer, path, effective) {
             if e.downcast_ref::<io::Error>()
                 .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
@@ -433,8 +431,10 @@ impl Dumper<'_> {
                 // A file outside a partition dir is read as its own partition after a crash,
                 // as verify-index reads it.
                 let (active, recovered) = self.segments.get(path).copied().unwrap_or((true, true));
+                // The decoder its partition dir (or its kind) calls for.
+                let decoder = self.decoder_for(path, kind);
                 let mut sink = Budgeted {
-                    inner: printer,
+                    inner: DumpFeed::new(printer, path, decoder),
                     budget: &mut self.budget,
                     deep,
                     severity: &mut self.summary.log_severity,

@@ -2,6 +2,7 @@
 //! transaction state.
 
 pub mod diff;
+pub mod dump;
 pub mod expiry;
 pub mod gaps;
 pub mod grep;

@@ -8,28 +8,23 @@ use serde_json::{json, Value};
 use super::ndjson::JsonLine;
 use super::LineOut;
 use super::{report_error, DumpPrinter, DumpSummary, TimeIndexProblem};
-use kseg_analysis::gaps::OffsetGaps;
+use kseg_analysis::dump::{DumpRecords, RecordView};
 use kseg_escape::Encoding;
-use kseg_format::control::ControlRecord;
 use kseg_format::index::{OffsetEntry, TimeEntry};
-use kseg_format::internal::{decode_record, InternalDecoder};
-use kseg_format::log::{BatchInfo, LogEntry, LogRecord};
+use kseg_format::log::BatchInfo;
 use kseg_format::producer_snapshot::ProducerEntry;
-use kseg_format::reader::DecodeResult;
 use kseg_format::text_files::CheckpointEntry;
 use kseg_format::txn_index::AbortedTxn;
-use kseg_scan::{Flow, LogProblem, LogSink};
+use kseg_scan::LogProblem;
 use kseg_storage::discover::Unrecognised;
 use kseg_storage::layout::FileKind;
 
 pub struct JsonDump<W: Write> {
     out: LineOut<W>,
     encoding: Encoding,
-    decoder: Option<InternalDecoder>,
     file: PathBuf,
     /// The `file` value, already JSON-escaped, so records do not re-escape it.
     file_json: Vec<u8>,
-    gaps: OffsetGaps,
 }
 
 impl<W: Write> JsonDump<W> {
@@ -37,10 +32,8 @@ impl<W: Write> JsonDump<W> {
         JsonDump {
             out: LineOut::new(out),
             encoding,
-            decoder: None,
             file: PathBuf::new(),
             file_json: b"\"\"".to_vec(),
-            gaps: OffsetGaps::default(),
         }
     }
 
@@ -114,53 +107,14 @@ fn kind_name(kind: &FileKind) -> &'static str {
     }
 }
 
-impl<W: Write> JsonDump<W> {
-    /// A record line; `control` is the decoded key and value of a control batch's record.
-    fn write_record(
-        &mut self,
-        position: u64,
-        b: &BatchInfo,
-        r: &LogRecord<'_>,
-        control: Option<&DecodeResult<ControlRecord>>,
-    ) -> io::Result<Flow> {
-        if let Some(previous) = self.gaps.next(r.offset) {
-            self.open("nonConsecutive");
-            self.l().raw(b",\"previous\":");
-            self.l().int(previous);
-            self.l().raw(b",\"offset\":");
-            self.l().int(r.offset);
-            self.end()?;
-        }
-        self.open("record");
-        write_record_fields(
-            &mut self.out.buf,
-            self.encoding,
-            self.decoder,
-            position,
-            b,
-            r,
-            control,
-        );
-        self.end()?;
-        Ok(Flow::Continue)
-    }
-}
-
 /// The members of a dump `"record"` object after `"file"` (`,"batchPosition":...` up to the
 /// closing brace, not included), appended to `out`: the one record object, also `kseg grep
 /// --json`'s.
-pub fn write_record_fields(
-    out: &mut Vec<u8>,
-    encoding: Encoding,
-    decoder: Option<InternalDecoder>,
-    position: u64,
-    b: &BatchInfo,
-    r: &LogRecord<'_>,
-    control: Option<&DecodeResult<ControlRecord>>,
-) {
+pub fn write_record_fields(out: &mut Vec<u8>, encoding: Encoding, view: &RecordView<'_>) {
+    let r = view.record;
     let l = &mut JsonLine(out);
     l.raw(b",\"batchPosition\":");
-    l.int(position);
+    l.int(view.batch_position);
     l.raw(b",\"offset\":");
     l.int(r.offset);
     l.raw(b",\"timestamp\":");
@@ -193,11 +147,10 @@ pub fn write_record_fields(
         l.raw(b"}");
     }
     l.raw(b"]");
-    if let (Some(decoder), false) = (decoder, b.is_control) {
-        let d = decode_record(decoder, r.key, r.value);
-        super::coordinator::write_decoded_json(l.0, &d, r.offset, r.key, r.value);
+    if let Some(d) = view.decoded {
+        super::coordinator::write_decoded_json(l.0, d, r.offset, r.key, r.value);
     }
-    if let Some(control) = control {
+    if let Some(control) = view.control {
         let control = match control {
             Ok(c) => super::control::record_json(c),
             Err(e) => json!({"type": "INVALID", "error": e.message}),
@@ -253,34 +206,30 @@ pub fn write_batch_fields(out: &mut Vec<u8>, position: u64, b: &BatchInfo) {
     l.int(b.size);
 }
 
-impl<W: Write> LogSink for JsonDump<W> {
-    fn batch(&mut self, position: u64, _entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
+impl<W: Write> DumpRecords for JsonDump<W> {
+    fn batch(&mut self, position: u64, b: &BatchInfo) -> io::Result<()> {
         self.open("batch");
         write_batch_fields(&mut self.out.buf, position, b);
-        self.end()?;
-        Ok(Flow::Continue)
+        self.end()
     }
 
     #[inline]
-    fn record(&mut self, position: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
-        self.write_record(position, b, r, None)
+    fn record(&mut self, view: &RecordView<'_>) -> io::Result<()> {
+        self.open("record");
+        write_record_fields(&mut self.out.buf, self.encoding, view);
+        self.end()
     }
 
-    fn control_record(
-        &mut self,
-        position: u64,
-        b: &BatchInfo,
-        r: &LogRecord<'_>,
-        control: &DecodeResult<ControlRecord>,
-    ) -> io::Result<Flow> {
-        self.write_record(position, b, r, Some(control))
+    fn gap(&mut self, previous: i64, offset: i64) -> io::Result<()> {
+        self.open("nonConsecutive");
+        self.l().raw(b",\"previous\":");
+        self.l().int(previous);
+        self.l().raw(b",\"offset\":");
+        self.l().int(offset);
+        self.end()
     }
 
-    fn filtered(&mut self, last_offset: i64) {
-        self.gaps.skipped_to(last_offset);
-    }
-
-    fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<Flow> {
+    fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<()> {
         let kind = match p {
             LogProblem::Corrupt { .. } => "invalidBytes",
             LogProblem::Tail { .. } => "trailingBytes",
@@ -299,19 +248,14 @@ impl<W: Write> LogSink for JsonDump<W> {
         self.end()?;
         self.out.flush()?;
         report_error(&self.file, Some(p.position()), &message);
-        Ok(Flow::Continue)
+        Ok(())
     }
 }
 
 impl<W: Write> DumpPrinter for JsonDump<W> {
-    fn set_decoder(&mut self, decoder: Option<InternalDecoder>) {
-        self.decoder = decoder;
-    }
-
     fn begin_file(&mut self, file: &Path, kind: &FileKind) -> io::Result<()> {
         self.file = file.to_path_buf();
         self.file_json = serde_json::to_vec(&file.to_string_lossy()).map_err(io::Error::from)?;
-        self.gaps = OffsetGaps::for_file(file);
         let mut fields = json!({"kind": kind_name(kind), "description": kind.describe()});
         if let FileKind::KraftSnapshot { end_offset, epoch } = kind {
             fields["snapshotEndOffset"] = (*end_offset).into();

@@ -8,17 +8,15 @@ use serde_json::Value;
 
 use super::coordinator::write_decoded_text;
 use super::{report_error, DumpPrinter, DumpSummary, LineOut, TextDeferred, TimeIndexProblem};
-use kseg_analysis::gaps::OffsetGaps;
+use kseg_analysis::dump::{DumpRecords, RecordView};
 use kseg_escape::{escaped_path, push_escaped, write_escaped};
-use kseg_format::control::{ControlRecord, ControlType};
+use kseg_format::control::ControlType;
 use kseg_format::index::{OffsetEntry, SanityError, TimeEntry};
-use kseg_format::internal::{decode_record, InternalDecoder};
-use kseg_format::log::{BatchInfo, LogEntry, LogRecord};
+use kseg_format::log::BatchInfo;
 use kseg_format::producer_snapshot::ProducerEntry;
-use kseg_format::reader::DecodeResult;
 use kseg_format::text_files::CheckpointEntry;
 use kseg_format::txn_index::AbortedTxn;
-use kseg_scan::{Flow, LogProblem, LogSink};
+use kseg_scan::LogProblem;
 use kseg_storage::discover::Unrecognised;
 use kseg_storage::layout::{base_offset_of, FileKind};
 
@@ -32,9 +30,7 @@ pub struct TextStyle {
 pub struct TextDump<W: Write> {
     out: LineOut<W>,
     style: TextStyle,
-    decoder: Option<InternalDecoder>,
     file: PathBuf,
-    gaps: OffsetGaps,
     /// Reported on stderr at the end; kseg's notes come after Kafka's lines about their file.
     deferred: TextDeferred,
     /// Index problems held so far for the current file (the cap is per file).
@@ -53,9 +49,7 @@ impl<W: Write> TextDump<W> {
         TextDump {
             out: LineOut::new(out),
             style,
-            decoder: None,
             file: PathBuf::new(),
-            gaps: OffsetGaps::default(),
             deferred: TextDeferred::default(),
             file_problems: (PathBuf::new(), 0),
             decoded: Vec::new(),
@@ -107,43 +101,6 @@ fn num<I: itoa::Integer>(buf: &mut Vec<u8>, v: I) {
 #[inline]
 fn boolean(buf: &mut Vec<u8>, v: bool) {
     buf.extend_from_slice(if v { b"true" } else { b"false" });
-}
-
-impl<W: Write> TextDump<W> {
-    /// A record line; `control` is the decoded key and value of a control batch's record.
-    fn write_record(
-        &mut self,
-        _position: u64,
-        b: &BatchInfo,
-        r: &LogRecord<'_>,
-        control: Option<&DecodeResult<ControlRecord>>,
-    ) -> io::Result<Flow> {
-        if let Some(previous) = self.gaps.next(r.offset) {
-            let file = absolute(&self.file);
-            match self.deferred.gaps.last_mut() {
-                Some((f, m)) if *f == file => {
-                    m.insert(previous, r.offset);
-                }
-                _ => self
-                    .deferred
-                    .gaps
-                    .push((file, BTreeMap::from([(previous, r.offset)]))),
-            }
-        }
-        let o = &mut self.out.buf;
-        write_record_line(
-            o,
-            self.style,
-            self.decoder,
-            &mut self.decoded,
-            b,
-            r,
-            control,
-        )?;
-        o.push(b'\n');
-        self.out.line_done()?;
-        Ok(Flow::Continue)
-    }
 }
 
 /// The text of one batch line of the dump (`baseOffset: ... isvalid: true`, without the
@@ -207,12 +164,10 @@ pub fn write_batch_line(o: &mut Vec<u8>, position: u64, b: &BatchInfo) {
 pub fn write_record_line(
     o: &mut Vec<u8>,
     style: TextStyle,
-    decoder: Option<InternalDecoder>,
     decoded: &mut Vec<u8>,
-    b: &BatchInfo,
-    r: &LogRecord<'_>,
-    control: Option<&DecodeResult<ControlRecord>>,
+    view: &RecordView<'_>,
 ) -> io::Result<()> {
+    let (b, r) = (view.batch, view.record);
     if !style.skip_record_metadata {
         o.extend_from_slice(b"| offset: ");
         num(o, r.offset);
@@ -244,7 +199,7 @@ pub fn write_record_line(
         }
         if b.is_control {
             // Rare (one per transaction or leader change): plain formatting is fine here.
-            match control {
+            match view.control {
                 None => {}
                 Some(Ok(c)) => match c.kind {
                     ControlType::Abort | ControlType::Commit => write!(
@@ -280,10 +235,9 @@ pub fn write_record_line(
         } else {
             b" "
         };
-        if let Some(decoder) = decoder {
-            let d = decode_record(decoder, r.key, r.value);
+        if let Some(d) = view.decoded {
             let text = &mut *decoded;
-            let (k, v) = write_decoded_text(text, &d, r.offset, r.key, r.value);
+            let (k, v) = write_decoded_text(text, d, r.offset, r.key, r.value);
             if let Some(k) = k {
                 o.extend_from_slice(prefix);
                 o.extend_from_slice(b"key: ");
@@ -312,35 +266,42 @@ pub fn write_record_line(
     Ok(())
 }
 
-impl<W: Write> LogSink for TextDump<W> {
-    fn batch(&mut self, position: u64, _entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
+impl<W: Write> DumpRecords for TextDump<W> {
+    fn batch(&mut self, position: u64, b: &BatchInfo) -> io::Result<()> {
         let o = &mut self.out.buf;
         write_batch_line(o, position, b);
         o.push(b'\n');
-        self.out.line_done()?;
-        Ok(Flow::Continue)
+        self.out.line_done()
     }
 
     #[inline]
-    fn record(&mut self, position: u64, b: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
-        self.write_record(position, b, r, None)
+    fn record(&mut self, view: &RecordView<'_>) -> io::Result<()> {
+        let o = &mut self.out.buf;
+        write_record_line(o, self.style, &mut self.decoded, view)?;
+        o.push(b'\n');
+        self.out.line_done()
     }
 
-    fn control_record(
-        &mut self,
-        position: u64,
-        b: &BatchInfo,
-        r: &LogRecord<'_>,
-        control: &DecodeResult<ControlRecord>,
-    ) -> io::Result<Flow> {
-        self.write_record(position, b, r, Some(control))
+    /// Held for the end, as Kafka lists them (`Non-consecutive offsets in <file>`).
+    fn gap(&mut self, previous: i64, offset: i64) -> io::Result<()> {
+        let file = absolute(&self.file);
+        match self.deferred.gaps.last_mut() {
+            Some((f, m)) if *f == file => {
+                m.insert(previous, offset);
+            }
+            _ => self
+                .deferred
+                .gaps
+                .push((file, BTreeMap::from([(previous, offset)]))),
+        }
+        Ok(())
     }
 
-    fn filtered(&mut self, last_offset: i64) {
-        self.gaps.skipped_to(last_offset);
+    fn shows_payloads(&self) -> bool {
+        self.style.print_data
     }
 
-    fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<Flow> {
+    fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<()> {
         match p {
             LogProblem::Tail { length, .. } => writeln!(
                 self.out,
@@ -358,20 +319,15 @@ impl<W: Write> LogSink for TextDump<W> {
         }
         self.out.flush()?;
         report_error(&self.file, Some(p.position()), &p.message());
-        Ok(Flow::Continue)
+        Ok(())
     }
 }
 
 impl<W: Write> DumpPrinter for TextDump<W> {
-    fn set_decoder(&mut self, decoder: Option<InternalDecoder>) {
-        self.decoder = decoder;
-    }
-
     fn begin_file(&mut self, file: &Path, kind: &FileKind) -> io::Result<()> {
         self.file = file.to_path_buf();
         writeln!(self.out, "Dumping {}", escaped_path(file))?;
         let name = self.file_name();
-        self.gaps = OffsetGaps::for_file(file);
         match kind {
             FileKind::Log => {
                 if let Some(base) = base_offset_of(&name) {

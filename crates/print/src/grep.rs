@@ -12,6 +12,7 @@ use super::dump_json::{write_batch_fields, write_record_fields};
 use super::dump_text::{write_batch_line, write_record_line, TextStyle};
 use super::ndjson::JsonLine;
 use super::{report_error, LineOut};
+use kseg_analysis::dump::RecordView;
 use kseg_analysis::grep::{MatchSink, SearchStats};
 use kseg_analysis::transactions::TxnState;
 use kseg_escape::{push_escaped, Encoding};
@@ -232,17 +233,16 @@ impl<W: Write> MatchSink for GrepPrinter<W> {
             Mode::Files => return self.file_line(),
             Mode::Records => {}
         }
+        let view = RecordView {
+            batch_position: position,
+            batch: info,
+            record: r,
+            control,
+            decoded: None,
+        };
         if self.json {
             self.open("record");
-            write_record_fields(
-                &mut self.out.buf,
-                self.encoding,
-                None,
-                position,
-                info,
-                r,
-                control,
-            );
+            write_record_fields(&mut self.out.buf, self.encoding, &view);
             if state.is_some() {
                 self.out.buf.extend_from_slice(if aborted {
                     b",\"aborted\":true"
@@ -260,7 +260,7 @@ impl<W: Write> MatchSink for GrepPrinter<W> {
             b.extend_from_slice(b" (aborted)");
         }
         b.push(b' ');
-        write_record_line(b, STYLE, None, &mut self.decoded, info, r, control)?;
+        write_record_line(b, STYLE, &mut self.decoded, &view)?;
         b.push(b'\n');
         self.out.line_done()
     }

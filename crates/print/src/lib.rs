@@ -1,7 +1,7 @@
 //! Printers: Kafka-compatible text, NDJSON and tables. They format what the scanners and
-//! analyses produce: control records arrive decoded (`LogSink::control_record`); the
-//! internal topics' key/value decoding (`format::internal::decode_record`, branch coord's) is
-//! still called from `dump_text`/`dump_json`.
+//! analyses produce and decode nothing themselves: a dump's batches and records arrive from
+//! `analysis::dump::DumpFeed` (the scan's sink) with control records and internal-topic keys
+//! and values decoded and offset gaps found (`DumpRecords`).
 
 pub mod control;
 pub mod coordinator;
@@ -26,12 +26,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use kseg_analysis::dump::DumpRecords;
 use kseg_format::index::{OffsetEntry, TimeEntry};
-use kseg_format::internal::InternalDecoder;
 use kseg_format::producer_snapshot::ProducerEntry;
 use kseg_format::text_files::CheckpointEntry;
 use kseg_format::txn_index::AbortedTxn;
-use kseg_scan::LogSink;
 use kseg_storage::discover::Unrecognised;
 use kseg_storage::layout::FileKind;
 
@@ -174,11 +173,11 @@ impl TextDeferred {
     }
 }
 
-/// What `kseg dump-log` needs from an output format.
-pub trait DumpPrinter: LogSink {
+/// What `kseg dump-log` needs from an output format: a log's batches and records come through
+/// [`DumpRecords`] (fed by `analysis::dump::DumpFeed`), the other files' contents here.
+pub trait DumpPrinter: DumpRecords {
+    /// Every file dumped starts here (a log's records are then fed for this file).
     fn begin_file(&mut self, file: &Path, kind: &FileKind) -> io::Result<()>;
-    /// The internal-topic decoder for the records of the current file, if any.
-    fn set_decoder(&mut self, decoder: Option<InternalDecoder>);
     fn index_entry(&mut self, entry: &OffsetEntry) -> io::Result<()>;
     fn time_index_entry(&mut self, entry: &TimeEntry) -> io::Result<()>;
     /// An index with no entries (`<file> is empty.`).
