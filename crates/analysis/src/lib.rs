@@ -3,6 +3,7 @@
 
 pub mod diff;
 pub mod expiry;
+pub mod fault;
 pub mod gaps;
 pub mod grep;
 pub mod group_records;
