@@ -8,10 +8,11 @@ use serde_json::{json, Value};
 use super::coordinator::{write_coordinator_value, write_key};
 use super::ndjson::JsonLine;
 use super::table::{col, Col, Column, Grid, Layout, Measure};
+use super::words::human_span;
 use kseg_analysis::expiry::Expiry;
 use kseg_analysis::group_report::{GroupRebalances, GroupsReport, OffsetRow};
 use kseg_analysis::groups::{CommitEvent, ConsumerGroupView, GroupState};
-use kseg_analysis::rebalances::Generation;
+use kseg_analysis::rebalances::{Generation, RebalanceVerdict};
 use kseg_time::rfc3339_ms;
 
 fn esc(s: &str) -> String {
@@ -493,6 +494,38 @@ pub fn json_commit(out: &mut impl Write, e: &CommitEvent) -> io::Result<()> {
     )
 }
 
+/// A group's rebalance verdict in words.
+pub fn rebalance_verdict(v: &RebalanceVerdict) -> String {
+    match v {
+        RebalanceVerdict::Storm {
+            generations,
+            first_timestamp,
+            last_timestamp,
+            rejoined,
+        } => {
+            let mut text = format!(
+                "rebalance storm: {generations} generations between {} and {}",
+                rfc3339_ms(*first_timestamp),
+                rfc3339_ms(*last_timestamp)
+            );
+            if let Some((who, n)) = rejoined {
+                text.push_str(&format!(", member {who} rejoined {n} times"));
+            }
+            text
+        }
+        RebalanceVerdict::OneGeneration => "one generation".into(),
+        RebalanceVerdict::Calm {
+            generations,
+            span_ms,
+            longest_stable_ms,
+        } => format!(
+            "{generations} generations over {}; longest stable stretch {}",
+            human_span(*span_ms),
+            human_span(*longest_stable_ms)
+        ),
+    }
+}
+
 /// `--rebalances`: one table of generations per group after its verdict (in TSV one table of
 /// every group's generations, with no other text).
 fn rebalances_text(
@@ -514,7 +547,12 @@ pub fn rebalances(
     }
     for g in groups {
         let s = &g.summary;
-        writeln!(out, "\nREBALANCES {}: {}", esc(&s.group), esc(&s.verdict))?;
+        writeln!(
+            out,
+            "\nREBALANCES {}: {}",
+            esc(&s.group),
+            esc(&rebalance_verdict(&s.verdict))
+        )?;
         let joins: Vec<String> = s
             .repeated_joins
             .iter()
@@ -613,6 +651,38 @@ pub fn json_rebalance_summary(
     s: &kseg_analysis::rebalances::RebalanceSummary,
 ) -> io::Result<()> {
     let mut v = serde_json::to_value(s).map_err(io::Error::from)?;
+    v["verdict"] = rebalance_verdict(&s.verdict).into();
     v["type"] = "rebalanceSummary".into();
     line(out, &v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rebalance_verdicts_in_words() {
+        assert_eq!(
+            rebalance_verdict(&RebalanceVerdict::Storm {
+                generations: 25,
+                first_timestamp: 0,
+                last_timestamp: 240_000,
+                rejoined: Some(("consumer-7".into(), 11)),
+            }),
+            "rebalance storm: 25 generations between 1970-01-01T00:00:00.000Z and \
+             1970-01-01T00:04:00.000Z, member consumer-7 rejoined 11 times"
+        );
+        assert_eq!(
+            rebalance_verdict(&RebalanceVerdict::Calm {
+                generations: 3,
+                span_ms: 90_000_000,
+                longest_stable_ms: 86_400_000,
+            }),
+            "3 generations over 25h0m; longest stable stretch 24h0m"
+        );
+        assert_eq!(
+            rebalance_verdict(&RebalanceVerdict::OneGeneration),
+            "one generation"
+        );
+    }
 }
