@@ -335,11 +335,11 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
         if let Some(invalid) = self.rebuild_failure.filter(|_| self.seg.log_checks) {
             let message = if self.seg.load_recovered {
                 // Thrown inside loadSegmentFiles, where nothing catches it.
-                let m = format!("{} while recovering this segment at load (no .index, or a .txnindex failing its sanity check), where the exception is not caught: Kafka fails to load the partition", invalid.cause());
+                let m = format!("{} while recovering this segment at load (no .index, or a .txnindex failing its sanity check), where the exception is not caught: Kafka fails to load the partition", invalid);
                 self.facts.load_failure = Some((invalid.position, m.clone()));
                 m
             } else {
-                invalid.message()
+                crate::recovery::TruncateReason::IndexRebuild(invalid).to_string()
             };
             self.ctx.add(
                 "recovery-empties-segment",
