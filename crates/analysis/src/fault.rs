@@ -53,3 +53,37 @@ pub fn read_checkpoint(path: &Path, limit: u64, epochs: bool) -> Result<Checkpoi
     let text = String::from_utf8(bytes).map_err(|_| FileFault::NotUtf8)?;
     parse_checkpoint(&text, epochs).map_err(FileFault::Decode)
 }
+
+/// A record of a coordinator partition (`__consumer_offsets`, `__transaction_state`) that
+/// could not be decoded, or a segment of one that could not be read (offset -1).
+#[derive(Debug, Clone)]
+pub struct Undecodable {
+    /// The coordinator partition.
+    pub partition: i32,
+    pub offset: i64,
+    pub why: UndecodableWhy,
+}
+
+#[derive(Debug, Clone)]
+pub enum UndecodableWhy {
+    /// A typed parser's error.
+    Decode(DecodeError),
+    /// The schema decoder's error.
+    Schema(kseg_format::coordinator::ErrorKind),
+    /// A key too short for a coordinator key (`len` bytes), found in `at` (file, batch byte).
+    KeyTooShort {
+        len: usize,
+        at: Option<(std::path::PathBuf, u64)>,
+    },
+    /// A key whose group id is not UTF-8: the first invalid byte (of the key) and the id.
+    IdNotUtf8 {
+        byte: usize,
+        id: Vec<u8>,
+        at: Option<(std::path::PathBuf, u64)>,
+    },
+    /// A segment that could not be opened.
+    CannotRead {
+        file: std::path::PathBuf,
+        error: Arc<io::Error>,
+    },
+}

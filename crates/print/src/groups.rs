@@ -10,6 +10,7 @@ use super::ndjson::JsonLine;
 use super::table::{col, Col, Column, Grid, Layout, Measure};
 use super::words::human_span;
 use kseg_analysis::expiry::Expiry;
+use kseg_analysis::fault::UndecodableWhy;
 use kseg_analysis::group_report::{GroupRebalances, GroupsReport, OffsetRow};
 use kseg_analysis::groups::{CommitEvent, ConsumerGroupView, GroupState};
 use kseg_analysis::rebalances::{Generation, RebalanceVerdict};
@@ -492,6 +493,39 @@ pub fn json_commit(out: &mut impl Write, e: &CommitEvent) -> io::Result<()> {
             "coordinatorPartition": e.coordinator_partition, "recordOffset": e.record_offset,
             "transactional": e.transactional.map(|(pid, outcome)| json!({"producerId": pid, "outcome": outcome}))}),
     )
+}
+
+/// Why a coordinator record could not be decoded (or its segment read), in words.
+pub fn undecodable(why: &UndecodableWhy) -> String {
+    let at = |at: &Option<(std::path::PathBuf, u64)>| match at {
+        Some((f, position)) => format!(" (in {} at byte {position})", kseg_escape::escaped_path(f)),
+        None => String::new(),
+    };
+    match why {
+        UndecodableWhy::Decode(e) => e.message.to_string(),
+        UndecodableWhy::Schema(kind) => kind.to_string(),
+        UndecodableWhy::KeyTooShort { len, at: where_ } => format!(
+            "record key too short for a coordinator key ({len} bytes){}",
+            at(where_)
+        ),
+        UndecodableWhy::IdNotUtf8 {
+            byte,
+            id,
+            at: where_,
+        } => {
+            let mut v = Vec::new();
+            kseg_escape::push_escaped(&mut v, id);
+            format!(
+                "the group id is not valid UTF-8: invalid byte at byte {byte} of the record \
+                 key{}; the id, escaped: \"{}\"",
+                at(where_),
+                String::from_utf8_lossy(&v)
+            )
+        }
+        UndecodableWhy::CannotRead { file, error } => {
+            format!("cannot read {}: {error}", file.display())
+        }
+    }
 }
 
 /// A group's rebalance verdict in words.
