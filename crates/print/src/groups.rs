@@ -9,7 +9,7 @@ use super::coordinator::{write_coordinator_value, write_key};
 use super::ndjson::JsonLine;
 use super::table::{col, Col, Column, Grid, Layout, Measure};
 use super::words::human_span;
-use kseg_analysis::expiry::Expiry;
+use kseg_analysis::expiry::{Expiry, NeverBecause};
 use kseg_analysis::fault::UndecodableWhy;
 use kseg_analysis::group_report::{GroupRebalances, GroupsReport, OffsetRow};
 use kseg_analysis::groups::{CommitEvent, ConsumerGroupView, GroupState};
@@ -106,13 +106,24 @@ pub fn text_report(
     Ok(())
 }
 
+/// Why an offset never expires, in words.
+pub fn never_because(why: NeverBecause) -> &'static str {
+    match why {
+        NeverBecause::Subscribed => "a member subscribes to the topic",
+        NeverBecause::HasMembers => "the group has members (not Empty)",
+        NeverBecause::PendingTransactionalCommit => {
+            "a transactional commit of the partition is pending"
+        }
+    }
+}
+
 /// Offsets listed to name them under the table; the others are counted.
 const NEVER_LISTED: usize = 5;
 
 /// Under the offsets table: why the offsets whose EXPIRES-AT is `never` do not expire (JSON's
 /// `neverExpiresBecause`), one line per reason.
 fn never_expires(out: &mut impl Write, report: &GroupsReport<'_>) -> io::Result<()> {
-    let mut reasons: Vec<(&'static str, usize, Vec<String>)> = Vec::new();
+    let mut reasons: Vec<(NeverBecause, usize, Vec<String>)> = Vec::new();
     for r in report.rows() {
         let Expiry::Never(why) = r.expiry else {
             continue;
@@ -138,8 +149,9 @@ fn never_expires(out: &mut impl Write, report: &GroupsReport<'_>) -> io::Result<
         };
         writeln!(
             out,
-            "EXPIRES-AT never ({n} offset{}): {why}: {}{more}.",
+            "EXPIRES-AT never ({n} offset{}): {}: {}{more}.",
             if n == 1 { "" } else { "s" },
+            never_because(why),
             names.join(", ")
         )?;
     }
@@ -420,7 +432,7 @@ pub fn json_offset(out: &mut impl Write, r: &OffsetRow<'_>) -> io::Result<()> {
             "lag": r.lag, "oldestUnconsumedAgeMs": r.oldest_unconsumed_age_ms, "flags": r.flags.names().collect::<Vec<_>>(),
             "expiresAt": r.expiry.at(),
             "expiryBasis": match r.expiry { Expiry::At { basis, .. } => Some(basis.name()), Expiry::Never(_) => None },
-            "neverExpiresBecause": match r.expiry { Expiry::Never(why) => Some(why), Expiry::At { .. } => None },
+            "neverExpiresBecause": match r.expiry { Expiry::Never(why) => Some(never_because(why)), Expiry::At { .. } => None },
             "coordinatorPartition": r.committed.coordinator_partition, "commitRecordOffset": r.committed.record_offset}),
     )
 }
