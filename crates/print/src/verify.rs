@@ -6,6 +6,7 @@ use std::io::{self, Write};
 use serde_json::json;
 
 use super::table::{col, Col, Column, Grid, Layout};
+use super::words::EpochCacheWords;
 use kseg_analysis::recovery::TruncateReason;
 use kseg_analysis::verify::{
     CheckpointKind, Finding, IndexWhat, Message, RecoveryPreview, Severity,
@@ -207,7 +208,7 @@ impl fmt::Display for Worded<'_> {
                 "entry ({epoch}, {start}) is invalid: Kafka's epoch cache refuses it and the log \
                  fails to load"
             ),
-            Message::EpochCache(change) => write!(f, "{change}"),
+            Message::EpochCache(change) => write!(f, "{}", EpochCacheWords(change)),
             Message::EpochMissing {
                 epoch,
                 offset,
