@@ -34,7 +34,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err(format!(
             "{}: byte {at}: {}",
             log.display(),
-            seg.truncate_reason.unwrap_or_default()
+            seg.truncate_reason
+                .map(|r| r.to_string())
+                .unwrap_or_default()
         )
         .into());
     }

@@ -282,7 +282,7 @@ pub fn run(args: DiffArgs) -> Result<Outcome> {
             .collect::<Vec<_>>();
         for r in &replicas {
             for problem in &r.problems {
-                eprintln!("kseg: {problem}");
+                eprintln!("kseg: {}", printer::Problem(problem));
                 outcome = outcome.worst(Outcome::of_findings([Nature::DamagedData.severity()]));
             }
         }

@@ -99,9 +99,12 @@ pub fn run(args: GroupsArgs) -> Result<Outcome> {
              record, or a leftover of an aborted upgrade)"
         );
     }
-    for (partition, offset, msg) in &replay.undecodable {
+    for u in &replay.undecodable {
         eprintln!(
-            "kseg: __consumer_offsets-{partition}: offset {offset}: undecodable record: {msg}"
+            "kseg: __consumer_offsets-{}: offset {}: undecodable record: {}",
+            u.partition,
+            u.offset,
+            crate::print::groups::undecodable(&u.why)
         );
     }
     Ok(if replay.undecodable.is_empty() {

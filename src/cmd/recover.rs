@@ -488,7 +488,9 @@ fn write_copy(
                 damaged = true;
                 still_damaged.push(format!(
                     "{name}: {} (byte {at}) is kept, as Kafka keeps it: it does not recover this segment",
-                    plan.truncate_reason.as_deref().unwrap_or("invalid bytes")
+                    plan.truncate_reason
+                        .as_ref()
+                        .map_or("invalid bytes".into(), ToString::to_string)
                 ));
             }
             // The active segment used unrecovered: LogLoader reads its end, and a size field
@@ -556,7 +558,7 @@ fn write_copy(
         let salvaged_batches: u64 = salvaged.iter().map(|r| r.batches).sum();
         report.push(json!({
             "segment": name, "action": if plan.truncate_at.is_some() { "truncated" } else { "recovered" },
-            "truncatePosition": plan.truncate_at, "reason": plan.truncate_reason,
+            "truncatePosition": plan.truncate_at, "reason": plan.truncate_reason.as_ref().map(ToString::to_string),
             "keptBatches": plan.kept.batches, "keptRecords": plan.kept.records,
             "salvagedBatches": salvaged_batches,
             "salvagedOffsets": salvaged.first().zip(salvaged.last()).map(|(a, z)| format!("{}..{}", a.base_offset, z.last_offset)),

@@ -37,7 +37,7 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
     let facts: Vec<LogDirFacts> = set.log_dirs.iter().map(log_dir_facts).collect();
     for f in &facts {
         for (path, msg) in &f.problems {
-            report_error(path, None, msg);
+            report_error(path, None, &msg.to_string());
             outcome = outcome.worst(Outcome::DataProblems);
         }
     }

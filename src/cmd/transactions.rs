@@ -89,8 +89,13 @@ pub fn run(args: TransactionsArgs) -> Result<Outcome> {
              of an aborted upgrade)"
         );
     }
-    for (p, o, m) in undecodable {
-        eprintln!("kseg: __transaction_state-{p}: offset {o}: undecodable record: {m}");
+    for u in undecodable {
+        eprintln!(
+            "kseg: __transaction_state-{}: offset {}: undecodable record: {}",
+            u.partition,
+            u.offset,
+            crate::print::groups::undecodable(&u.why)
+        );
     }
     Ok(
         if undecodable.is_empty() && hanging == 0 && unreadable == 0 {

@@ -14,7 +14,7 @@ use super::{discover_inputs, Outcome, Reads};
 use crate::analysis::summary::{log_dir_facts, LogDirFacts};
 use crate::analysis::topic_configs::{log_configs, log_dir_configs, LogConfigs};
 use crate::analysis::verify::{
-    loose_partition, verify_log_dir, verify_partition, Finding, PartitionReport, Severity,
+    loose_partition, verify_log_dir, verify_partition, Finding, Message, PartitionReport, Severity,
     VerifyOptions,
 };
 use crate::cli::VerifyIndexArgs;
@@ -112,7 +112,7 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
                 file: u.path.display().to_string(),
                 position: None,
                 offset: None,
-                message: u.reason.clone(),
+                message: Message::Unrecognised(u.reason.clone()),
             });
         }
     }

@@ -11,15 +11,17 @@
 use std::collections::BTreeSet;
 use std::io;
 use std::path::PathBuf;
+use std::sync::Arc;
 
+use crate::fault::{read_checkpoint, FileFault};
 use crate::lookup::{end_offset_for, EpochEnd};
 use crate::summary::LogDirFacts;
 use kseg_format::log::{BatchInfo, LogEntry, LogRecord, RecordScratch};
-use kseg_format::text_files::{parse_checkpoint, EpochEntry};
-use kseg_scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
+use kseg_format::text_files::EpochEntry;
+use kseg_scan::{scan_log, Flow, LogFault, LogProblem, LogSink, ScanOptions};
 use kseg_storage::discover::PartitionDir;
 use kseg_storage::layout::{base_offset_of, FileKind};
-use kseg_storage::source::{open_log, read_small};
+use kseg_storage::source::open_log;
 
 /// What identifies a batch across replicas: a follower copies the leader's batches byte for byte
 /// (the v2 CRC covers everything after the partition leader epoch), so the same batch has the
@@ -65,7 +67,22 @@ pub struct Replica {
     /// The log cleaner's checkpoint (`cleaner-offset-checkpoint`): below it each broker's cleaner
     /// rewrote the batches on its own, so replicas differ there by design.
     pub cleaned_to: Option<i64>,
-    pub problems: Vec<String>,
+    pub problems: Vec<ReplicaProblem>,
+}
+
+/// A file of a replica that could not be read whole.
+#[derive(Debug, Clone)]
+pub struct ReplicaProblem {
+    pub file: PathBuf,
+    pub kind: ReplicaFault,
+}
+
+#[derive(Debug, Clone)]
+pub enum ReplicaFault {
+    /// Something wrong in a segment, found by its scan (which went on).
+    Log(LogFault),
+    /// The file could not be read (or, a checkpoint, parsed).
+    File(FileFault),
 }
 
 impl Replica {
@@ -76,7 +93,7 @@ impl Replica {
 
 struct SigSink<'a> {
     out: &'a mut Vec<BatchSig>,
-    problems: &'a mut Vec<String>,
+    problems: &'a mut Vec<ReplicaProblem>,
     file: &'a PathBuf,
 }
 
@@ -95,12 +112,10 @@ impl LogSink for SigSink<'_> {
         Ok(Flow::Continue)
     }
     fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<Flow> {
-        self.problems.push(format!(
-            "{}: byte {}: {}",
-            self.file.display(),
-            p.position(),
-            p.message()
-        ));
+        self.problems.push(ReplicaProblem {
+            file: self.file.clone(),
+            kind: ReplicaFault::Log(p.to_fault()),
+        });
         Ok(Flow::Continue)
     }
 }
@@ -145,22 +160,25 @@ pub fn load_replica(
                             &mut scratch,
                             &mut sink,
                         ) {
-                            r.problems.push(format!("{}: {e}", f.path.display()));
+                            r.problems.push(ReplicaProblem {
+                                file: f.path.clone(),
+                                kind: ReplicaFault::File(FileFault::Io(Arc::new(e))),
+                            });
                         }
                     }
-                    Err(e) => r.problems.push(format!("{}: {e}", f.path.display())),
+                    Err(e) => r.problems.push(ReplicaProblem {
+                        file: f.path.clone(),
+                        kind: ReplicaFault::File(FileFault::Io(Arc::new(e))),
+                    }),
                 }
             }
-            FileKind::LeaderEpochCheckpoint => {
-                let parsed = read_small(&f.path, 16 << 20)
-                    .map_err(|e| e.to_string())
-                    .and_then(|b| String::from_utf8(b).map_err(|_| "not UTF-8 text".into()))
-                    .and_then(|t| parse_checkpoint(&t, true).map_err(|e| e.to_string()));
-                match parsed {
-                    Ok(c) => r.epochs = c.epoch_entries(),
-                    Err(e) => r.problems.push(format!("{}: {e}", f.path.display())),
-                }
-            }
+            FileKind::LeaderEpochCheckpoint => match read_checkpoint(&f.path, 16 << 20, true) {
+                Ok(c) => r.epochs = c.epoch_entries(),
+                Err(fault) => r.problems.push(ReplicaProblem {
+                    file: f.path.clone(),
+                    kind: ReplicaFault::File(fault),
+                }),
+            },
             _ => {}
         }
     }
@@ -222,7 +240,20 @@ pub struct Truncation {
     pub offset: i64,
     pub steps: Vec<TruncationStep>,
     /// When Kafka's answer falls back on something other than the epochs.
-    pub fallback: Option<&'static str>,
+    #[serde(skip)]
+    pub fallback: Option<Fallback>,
+}
+
+/// What the follower's truncation falls back on when the epochs do not answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fallback {
+    /// The follower has no leader epoch: it truncates to its high watermark.
+    NoFollowerEpoch,
+    /// The leader knows no epoch this high (UNDEFINED_EPOCH_OFFSET): the follower keeps its
+    /// fetch offset.
+    LeaderEpochUndefined,
+    /// The epoch histories did not converge.
+    NoConvergence,
 }
 
 /// Where `follower` truncates when it starts fetching from `leader`, per
@@ -241,9 +272,7 @@ pub fn truncation(follower: &Replica, leader: &Replica) -> Truncation {
             return Truncation {
                 offset,
                 steps,
-                fallback: Some(
-                    "the follower has no leader epoch: it truncates to its high watermark",
-                ),
+                fallback: Some(Fallback::NoFollowerEpoch),
             };
         };
         let Some(EpochEnd {
@@ -261,10 +290,7 @@ pub fn truncation(follower: &Replica, leader: &Replica) -> Truncation {
             return Truncation {
                 offset: end,
                 steps,
-                fallback: Some(
-                    "the leader knows no epoch this high (UNDEFINED_EPOCH_OFFSET): the follower \
-                     keeps its fetch offset",
-                ),
+                fallback: Some(Fallback::LeaderEpochUndefined),
             };
         };
         let (offset, done) = match end_offset_for(&epochs, leader_epoch, end) {
@@ -293,7 +319,7 @@ pub fn truncation(follower: &Replica, leader: &Replica) -> Truncation {
     Truncation {
         offset: end,
         steps,
-        fallback: Some("the epoch histories did not converge"),
+        fallback: Some(Fallback::NoConvergence),
     }
 }
 
@@ -635,99 +661,156 @@ pub fn compare_all(
     Ok(out)
 }
 
-/// Plain-word findings of one comparison.
-pub fn findings(replicas: &[Replica], d: &PairDiff, candidate: bool) -> Vec<String> {
+/// One finding of a comparison: what the follower's truncation or the replicas' difference
+/// means, with the replicas' labels and the counts and offsets it rests on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PairFinding {
+    /// An epoch of the leader the follower never knew truncates acknowledged records of it.
+    UncleanElection {
+        epoch: i32,
+        leader: String,
+        acknowledged: u64,
+        follower: String,
+    },
+    /// Acknowledged records of the follower beyond the leader's log: truncated.
+    AcknowledgedTruncated {
+        acknowledged: u64,
+        follower: String,
+        first_offset: i64,
+        last_offset: i64,
+        leader: String,
+    },
+    /// The follower has no high watermark on disk: its records count as acknowledged.
+    NoHighWatermark {
+        follower: String,
+    },
+    /// Records above the follower's high watermark truncated.
+    UnacknowledgedTruncated {
+        records: u64,
+        follower: String,
+    },
+    /// Records of the follower that differ from the leader's and that no truncation removes.
+    Disagree {
+        records: u64,
+        follower: String,
+        first_offset: i64,
+        last_offset: i64,
+        acknowledged: u64,
+        leader: String,
+    },
+    Identical,
+    /// The leader's log ends later, but its offsets past the follower's end hold no record.
+    EndsDifferNothingMissing {
+        follower: String,
+        follower_end: i64,
+        leader: String,
+        leader_end: i64,
+    },
+    /// The follower lacks the leader's records past its end.
+    FollowerBehind {
+        follower: String,
+        missing: u64,
+        leader: String,
+        first_offset: i64,
+        last_offset: i64,
+    },
+    /// The logs differ from an offset although no truncation follows.
+    DifferWithoutTruncation {
+        from_offset: i64,
+    },
+}
+
+/// A finding, and when the leader is unknown the candidate leader it assumes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// `Some(label)`: the finding holds if this replica leads.
+    pub if_leads: Option<String>,
+    pub kind: PairFinding,
+}
+
+/// The findings of one comparison.
+pub fn findings(replicas: &[Replica], d: &PairDiff, candidate: bool) -> Vec<Finding> {
     let (l, f) = (&replicas[d.leader], &replicas[d.follower]);
-    let mut out = Vec::new();
-    let prefix = if candidate {
-        format!("if {} leads: ", l.label)
-    } else {
-        String::new()
-    };
+    let mut kinds = Vec::new();
     let acked = d.lost.acknowledged.records;
     let unacked = d.lost.unacknowledged.records;
     if acked > 0 {
-        match d.diverging_epoch {
-            Some(epoch) => out.push(format!(
-                "{prefix}unclean leader election: epoch {epoch} on {} truncated {} acknowledged \
-                 records of {}",
-                l.label,
-                thousands(acked),
-                f.label
-            )),
-            None => out.push(format!(
-                "{prefix}{} acknowledged records of {} (offsets {}..{}) are truncated: {}'s log \
-                 ends before them",
-                thousands(acked),
-                f.label,
-                d.lost.acknowledged.first_offset.unwrap_or(0),
-                d.lost.acknowledged.last_offset.unwrap_or(0),
-                l.label
-            )),
-        }
+        kinds.push(match d.diverging_epoch {
+            Some(epoch) => PairFinding::UncleanElection {
+                epoch,
+                leader: l.label.clone(),
+                acknowledged: acked,
+                follower: f.label.clone(),
+            },
+            None => PairFinding::AcknowledgedTruncated {
+                acknowledged: acked,
+                follower: f.label.clone(),
+                first_offset: d.lost.acknowledged.first_offset.unwrap_or(0),
+                last_offset: d.lost.acknowledged.last_offset.unwrap_or(0),
+                leader: l.label.clone(),
+            },
+        });
     }
     if acked > 0 && f.high_watermark.is_none() {
-        out.push(format!(
-            "{prefix}{} has no high watermark on disk (no replication-offset-checkpoint entry): \
-             its records are counted as acknowledged",
-            f.label
-        ));
+        kinds.push(PairFinding::NoHighWatermark {
+            follower: f.label.clone(),
+        });
     }
     if unacked > 0 {
-        out.push(format!(
-            "{prefix}{} records of {} above its high watermark truncated (not acknowledged as \
-             far as it knew)",
-            thousands(unacked),
-            f.label
-        ));
+        kinds.push(PairFinding::UnacknowledgedTruncated {
+            records: unacked,
+            follower: f.label.clone(),
+        });
     }
     let conflicting = &d.conflicting;
     if conflicting.records() > 0 {
-        out.push(format!(
-            "{prefix}replicas disagree: {} records of {} at offsets {}..{} ({} acknowledged) differ \
-             from {}'s and no truncation removes them",
-            thousands(conflicting.records()),
-            f.label,
-            conflicting.acknowledged.clone().merged(&conflicting.unacknowledged).first_offset.unwrap_or(0),
-            conflicting.acknowledged.clone().merged(&conflicting.unacknowledged).last_offset.unwrap_or(0),
-            thousands(conflicting.acknowledged.records),
-            l.label
-        ));
+        let all = conflicting
+            .acknowledged
+            .clone()
+            .merged(&conflicting.unacknowledged);
+        kinds.push(PairFinding::Disagree {
+            records: conflicting.records(),
+            follower: f.label.clone(),
+            first_offset: all.first_offset.unwrap_or(0),
+            last_offset: all.last_offset.unwrap_or(0),
+            acknowledged: conflicting.acknowledged.records,
+            leader: l.label.clone(),
+        });
     }
     if d.identical(replicas) {
-        out.push(format!("{prefix}identical"));
+        kinds.push(PairFinding::Identical);
     } else if acked == 0 && unacked == 0 && conflicting.records() == 0 {
         if f.log_end < l.log_end && d.missing.records() == 0 {
             // The leader's log end is past the follower's but no record lies between (an empty
             // segment rolled there, or compaction emptied the range): nothing is missing.
-            out.push(format!(
-                "{prefix}log ends differ: {} ends at {}, {} at {}, and {}'s offsets {}..{} hold \
-                 no records (an empty segment or compaction): no record is missing",
-                f.label,
-                f.log_end,
-                l.label,
-                l.log_end,
-                l.label,
-                f.log_end,
-                l.log_end - 1
-            ));
+            kinds.push(PairFinding::EndsDifferNothingMissing {
+                follower: f.label.clone(),
+                follower_end: f.log_end,
+                leader: l.label.clone(),
+                leader_end: l.log_end,
+            });
         } else if f.log_end < l.log_end {
-            out.push(format!(
-                "{prefix}follower behind: {} lacks {} records of {} (offsets {}..{})",
-                f.label,
-                thousands(d.missing.records()),
-                l.label,
-                f.log_end,
-                l.log_end - 1
-            ));
+            kinds.push(PairFinding::FollowerBehind {
+                follower: f.label.clone(),
+                missing: d.missing.records(),
+                leader: l.label.clone(),
+                first_offset: f.log_end,
+                last_offset: l.log_end - 1,
+            });
         } else if d.common_prefix_end < f.log_end.min(l.log_end) {
-            out.push(format!(
-                "{prefix}the logs differ from offset {} although no truncation follows",
-                d.common_prefix_end
-            ));
+            kinds.push(PairFinding::DifferWithoutTruncation {
+                from_offset: d.common_prefix_end,
+            });
         }
     }
-    out
+    let if_leads = candidate.then(|| l.label.clone());
+    kinds
+        .into_iter()
+        .map(|kind| Finding {
+            if_leads: if_leads.clone(),
+            kind,
+        })
+        .collect()
 }
 
 /// Whether a comparison shows acknowledged records on one replica only: its truncation loses
@@ -744,8 +827,8 @@ pub struct PartitionDiff {
     pub replicas: Vec<Replica>,
     pub lead: Leadership,
     pub pairs: Vec<PairDiff>,
-    /// Per pair, its findings in plain words.
-    pub findings: Vec<Vec<String>>,
+    /// Per pair, its findings.
+    pub findings: Vec<Vec<Finding>>,
 }
 
 impl PartitionDiff {
@@ -757,19 +840,17 @@ impl PartitionDiff {
         self.pairs.iter().any(loses_acknowledged)
     }
 
-    /// One line: "identical", or the findings joined.
-    pub fn verdict(&self) -> String {
+    /// The verdict's findings: none when every replica is identical, else every finding
+    /// but "identical".
+    pub fn verdict(&self) -> Vec<&Finding> {
         if self.identical() {
-            return "identical".into();
+            return Vec::new();
         }
-        let all: Vec<&str> = self
-            .findings
+        self.findings
             .iter()
             .flatten()
-            .map(String::as_str)
-            .filter(|f| !f.ends_with("identical"))
-            .collect();
-        all.join("; ")
+            .filter(|f| f.kind != PairFinding::Identical)
+            .collect()
     }
 
     pub fn leader(&self) -> Option<&Replica> {
@@ -802,19 +883,6 @@ pub fn diff_partition(
         pairs,
         findings,
     })
-}
-
-/// `1,204`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -879,7 +947,15 @@ mod tests {
         assert_eq!(d.missing.records(), 5);
         assert_eq!(
             findings(&replicas, &d, false),
-            vec!["unclean leader election: epoch 2 on broker-2 truncated 10 acknowledged records of broker-1"]
+            vec![Finding {
+                if_leads: None,
+                kind: PairFinding::UncleanElection {
+                    epoch: 2,
+                    leader: "broker-2".into(),
+                    acknowledged: 10,
+                    follower: "broker-1".into()
+                }
+            }]
         );
     }
 
@@ -922,10 +998,22 @@ mod tests {
         let lead = leadership(&replicas, None);
         assert_eq!(lead, Leadership::NewestEpoch(0));
         let ds = compare_all(&replicas, lead, false).unwrap();
-        assert_eq!(findings(&replicas, &ds[0], false), vec!["identical"]);
+        let kinds = |d| -> Vec<PairFinding> {
+            findings(&replicas, d, false)
+                .into_iter()
+                .map(|f| f.kind)
+                .collect()
+        };
+        assert_eq!(kinds(&ds[0]), vec![PairFinding::Identical]);
         assert_eq!(
-            findings(&replicas, &ds[1], false),
-            vec!["follower behind: c lacks 10 records of a (offsets 10..19)"]
+            kinds(&ds[1]),
+            vec![PairFinding::FollowerBehind {
+                follower: "c".into(),
+                missing: 10,
+                leader: "a".into(),
+                first_offset: 10,
+                last_offset: 19
+            }]
         );
         assert!(!ds.iter().any(loses_acknowledged));
     }
@@ -939,15 +1027,15 @@ mod tests {
         let f = replica("b", vec![batch(0, 9, 0, 1)], 10);
         let replicas = vec![l, f];
         let ds = compare_all(&replicas, Leadership::Given(0), false).unwrap();
-        let text = findings(&replicas, &ds[0], false);
-        assert!(
-            text.iter()
-                .any(|t| t.contains("hold no records") && t.contains("b ends at 10, a at 20")),
-            "{text:?}"
-        );
-        assert!(
-            !text.iter().any(|t| t.contains("lacks 0 records")),
-            "{text:?}"
+        let found = findings(&replicas, &ds[0], false);
+        assert_eq!(
+            found.iter().map(|f| &f.kind).collect::<Vec<_>>(),
+            vec![&PairFinding::EndsDifferNothingMissing {
+                follower: "b".into(),
+                follower_end: 10,
+                leader: "a".into(),
+                leader_end: 20
+            }],
         );
     }
 
@@ -956,13 +1044,5 @@ mod tests {
         let a = replica("a", vec![batch(0, 9, 0, 1), batch(10, 19, 1, 2)], 20);
         let b = replica("b", vec![batch(0, 9, 0, 1), batch(10, 24, 1, 3)], 25);
         assert_eq!(leadership(&[a, b], None), Leadership::Unknown);
-    }
-
-    #[test]
-    fn thousands_separators() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1204), "1,204");
-        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 }

@@ -54,7 +54,18 @@ pub enum Expiry {
     /// Expired from this instant on (deleted at the broker's next retention check after it).
     At { at: i64, basis: Basis },
     /// Not while the group stays as it is on disk.
-    Never(&'static str),
+    Never(NeverBecause),
+}
+
+/// Why an offset does not expire while the group stays as it is on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NeverBecause {
+    /// A member subscribes to the topic.
+    Subscribed,
+    /// A classic group with members (not Empty).
+    HasMembers,
+    /// A transactional commit of the partition is pending.
+    PendingTransactionalCommit,
 }
 
 impl Expiry {
@@ -110,7 +121,7 @@ pub fn offset_expiry(
 ) -> Expiry {
     let base = if is_consumer_group(state) {
         if consumer_group_subscriptions(state).contains(topic) {
-            return Expiry::Never("a member subscribes to the topic");
+            return Expiry::Never(NeverBecause::Subscribed);
         }
         Basis::CommitTimestamp
     } else {
@@ -129,7 +140,7 @@ pub fn offset_expiry(
                     && m.protocol.is_some()
                     && m.members.iter().all(|x| x.subscription.is_some());
                 if !known {
-                    return Expiry::Never("the group has members (not Empty)");
+                    return Expiry::Never(NeverBecause::HasMembers);
                 }
                 let subscribed = m
                     .members
@@ -137,14 +148,14 @@ pub fn offset_expiry(
                     .flat_map(|x| x.subscription.iter().flat_map(|s| s.topics.iter()))
                     .any(|t| t == topic);
                 if subscribed {
-                    return Expiry::Never("a member subscribes to the topic");
+                    return Expiry::Never(NeverBecause::Subscribed);
                 }
                 Basis::CommitTimestamp
             }
         }
     };
     if pending_transactional {
-        return Expiry::Never("a transactional commit of the partition is pending");
+        return Expiry::Never(NeverBecause::PendingTransactionalCommit);
     }
     if let Some(at) = committed.expire_timestamp {
         return Expiry::At {

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::fault::{Undecodable, UndecodableWhy};
 use crate::group_records::key_identity;
 pub use crate::group_records::{
     consumer_group_view, strings, ConsumerGroupView, ConsumerMemberView, GroupRecord,
@@ -160,8 +161,8 @@ pub struct Replay {
     pub groups: BTreeMap<String, GroupState>,
     pub history: Vec<CommitEvent>,
     pub commits: u64,
-    /// Records that could not be decoded: (coordinator partition, offset, message).
-    pub undecodable: Vec<(i32, i64, String)>,
+    /// Records that could not be decoded, and segments that could not be read.
+    pub undecodable: Vec<Undecodable>,
     /// Segments gone between discovery and reading (a live broker's retention): skipped, not
     /// a problem with the data.
     pub vanished: Vec<std::path::PathBuf>,
@@ -220,40 +221,33 @@ struct ReplaySink<'a> {
 }
 
 /// Why a coordinator record key gives no record type and id: too short, or an id that is not
-/// UTF-8 (then where, and the id escaped).
-fn bad_key_message(key: &[u8], file: Option<&Path>, batch_position: u64) -> String {
-    let at = match file {
-        Some(f) => format!(
-            " (in {} at byte {batch_position})",
-            kseg_escape::escaped_path(f)
-        ),
-        None => String::new(),
-    };
+/// UTF-8 (then where, and the id).
+fn bad_key(key: &[u8], file: Option<&Path>, batch_position: u64) -> UndecodableWhy {
+    let at = file.map(|f| (f.to_path_buf(), batch_position));
     let len = key
         .get(2..4)
         .map(|b| i16::from_be_bytes([b[0], b[1]]))
         .unwrap_or(-1);
     if let Some(id) = usize::try_from(len).ok().and_then(|n| key.get(4..4 + n)) {
         if let Err(e) = std::str::from_utf8(id) {
-            return format!(
-                "the group id is not valid UTF-8: invalid byte at byte {} of the record key{at}; \
-                 the id, escaped: \"{}\"",
-                4 + e.valid_up_to(),
-                {
-                    let mut v = Vec::new();
-                    kseg_escape::push_escaped(&mut v, id);
-                    String::from_utf8_lossy(&v).into_owned()
-                }
-            );
+            return UndecodableWhy::IdNotUtf8 {
+                byte: 4 + e.valid_up_to(),
+                id: id.to_vec(),
+                at,
+            };
         }
     }
-    format!(
-        "record key too short for a coordinator key ({} bytes){at}",
-        key.len()
-    )
+    UndecodableWhy::KeyTooShort { len: key.len(), at }
 }
 
 impl ReplaySink<'_> {
+    fn undecodable(&mut self, offset: i64, why: UndecodableWhy) {
+        self.replay.undecodable.push(Undecodable {
+            partition: self.partition,
+            offset,
+            why,
+        });
+    }
     fn wanted(&self, group: &str) -> bool {
         self.filter.is_empty() || self.filter.iter().any(|g| g == group)
     }
@@ -295,11 +289,7 @@ impl ReplaySink<'_> {
                         },
                     );
                 }
-                Err(e) => self.replay.undecodable.push((
-                    self.partition,
-                    record_offset,
-                    e.message.to_string(),
-                )),
+                Err(e) => self.undecodable(record_offset, UndecodableWhy::Decode(e)),
             },
             None => {
                 if let Ok(k) = kseg_format::coordinator::parse_offset_commit_key(key) {
@@ -401,10 +391,8 @@ impl LogSink for ReplaySink<'_> {
             }
         }
         let Some((record_type, group)) = coordinator_key_id(key) else {
-            let msg = bad_key_message(key, self.file.as_deref(), p);
-            self.replay
-                .undecodable
-                .push((self.partition, r.offset, msg));
+            let why = bad_key(key, self.file.as_deref(), p);
+            self.undecodable(r.offset, why);
             return Ok(Flow::Continue);
         };
         if !self.wanted(group) {
@@ -449,11 +437,7 @@ impl LogSink for ReplaySink<'_> {
                             state.classic = Some(Box::new(m));
                             state.classic_deleted = false;
                         }
-                        Err(e) => self.replay.undecodable.push((
-                            self.partition,
-                            r.offset,
-                            e.message.to_string(),
-                        )),
+                        Err(e) => self.undecodable(r.offset, UndecodableWhy::Decode(e)),
                     },
                 }
             }
@@ -474,19 +458,13 @@ impl LogSink for ReplaySink<'_> {
                                         state.records.insert(id, record);
                                     }
                                 }
-                                Err(e) => self.replay.undecodable.push((
-                                    self.partition,
-                                    r.offset,
-                                    e.kind.to_string(),
-                                )),
+                                Err(e) => {
+                                    self.undecodable(r.offset, UndecodableWhy::Schema(e.kind))
+                                }
                             },
                         }
                     }
-                    Err(e) => {
-                        self.replay
-                            .undecodable
-                            .push((self.partition, r.offset, e.kind.to_string()))
-                    }
+                    Err(e) => self.undecodable(r.offset, UndecodableWhy::Schema(e.kind)),
                 }
             }
         }
@@ -551,11 +529,14 @@ fn replay_partition(
             }
             Err(e) => {
                 // Keep going: the rest of the partition still says something.
-                sink.replay.undecodable.push((
-                    p.name.partition,
-                    -1,
-                    format!("cannot read {}: {e}", f.path.display()),
-                ));
+                sink.replay.undecodable.push(Undecodable {
+                    partition: p.name.partition,
+                    offset: -1,
+                    why: UndecodableWhy::CannotRead {
+                        file: f.path.clone(),
+                        error: Arc::new(e),
+                    },
+                });
                 segment_read(&f.path);
                 continue;
             }

@@ -372,16 +372,29 @@ pub struct RebalanceSummary {
     /// Client ids (instance ids for static members) that joined more than once, with the count.
     pub repeated_joins: Vec<(String, usize)>,
     pub static_members: Vec<String>,
-    pub verdict: String,
+    /// Worded by the printer (the NDJSON's `verdict`).
+    #[serde(skip)]
+    pub verdict: RebalanceVerdict,
 }
 
-fn human_span(ms: i64) -> String {
-    let s = ms / 1000;
-    match s {
-        s if s < 120 => format!("{s}s"),
-        s if s < 7200 => format!("{}m{}s", s / 60, s % 60),
-        s => format!("{}h{}m", s / 3600, (s % 3600) / 60),
-    }
+/// What a group's generations amount to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RebalanceVerdict {
+    /// At least 10 generations at [`STORM_PER_HOUR`] or more, between two record timestamps;
+    /// with the member that rejoined most and how many times it rejoined.
+    Storm {
+        generations: usize,
+        first_timestamp: i64,
+        last_timestamp: i64,
+        rejoined: Option<(String, usize)>,
+    },
+    OneGeneration,
+    /// Generations over a span (ms), with the longest time between two of them.
+    Calm {
+        generations: usize,
+        span_ms: i64,
+        longest_stable_ms: i64,
+    },
 }
 
 /// Rebalances per hour at or above which (with at least 10 generations) kseg says "storm".
@@ -416,27 +429,21 @@ pub fn summarize(group: &str, gens: &[&Generation]) -> Option<RebalanceSummary> 
     repeated.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let span = (last - first).max(1);
     let per_hour = gens.len() as f64 * 3_600_000.0 / span as f64;
-    let when = |ms: i64| kseg_time::rfc3339_ms(ms);
     let verdict = if gens.len() >= 10 && per_hour >= STORM_PER_HOUR {
-        let mut v = format!(
-            "rebalance storm: {} generations between {} and {}",
-            gens.len(),
-            when(first),
-            when(last)
-        );
-        if let Some((who, n)) = repeated.first() {
-            v.push_str(&format!(", member {who} rejoined {} times", n - 1));
+        RebalanceVerdict::Storm {
+            generations: gens.len(),
+            first_timestamp: first,
+            last_timestamp: last,
+            rejoined: repeated.first().map(|(who, n)| (who.clone(), n - 1)),
         }
-        v
     } else if gens.len() == 1 {
-        "one generation".into()
+        RebalanceVerdict::OneGeneration
     } else {
-        format!(
-            "{} generations over {}; longest stable stretch {}",
-            gens.len(),
-            human_span(last - first),
-            human_span(longest.0)
-        )
+        RebalanceVerdict::Calm {
+            generations: gens.len(),
+            span_ms: last - first,
+            longest_stable_ms: longest.0,
+        }
     };
     Some(RebalanceSummary {
         group: group.to_string(),
@@ -549,8 +556,12 @@ mod tests {
         assert_eq!(s.repeated_joins, vec![("consumer-7".to_string(), 12)]);
         assert_eq!(
             s.verdict,
-            "rebalance storm: 25 generations between 1970-01-01T00:00:00.000Z and \
-             1970-01-01T00:04:00.000Z, member consumer-7 rejoined 11 times"
+            RebalanceVerdict::Storm {
+                generations: 25,
+                first_timestamp: 0,
+                last_timestamp: 240_000,
+                rejoined: Some(("consumer-7".into(), 11)),
+            }
         );
         // Calm: three generations a day apart.
         let calm = [
@@ -563,7 +574,11 @@ mod tests {
         assert_eq!(s.longest_stable_ms, 86_400_000);
         assert_eq!(
             s.verdict,
-            "3 generations over 25h0m; longest stable stretch 24h0m"
+            RebalanceVerdict::Calm {
+                generations: 3,
+                span_ms: 90_000_000,
+                longest_stable_ms: 86_400_000,
+            }
         );
     }
 }

@@ -2,12 +2,13 @@
 //! `LogSegment.recover` would rebuild from them. The `recover` command writes the plan into a
 //! new directory; nothing here touches the input.
 
+use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
 use kseg_format::log::{BatchInfo, LogEntry, RecordScratch};
 use kseg_format::text_files::{encode_epoch_checkpoint, EpochEntry};
-use kseg_scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
+use kseg_scan::{scan_log, Flow, LogFault, LogProblem, LogSink, ScanOptions};
 use kseg_storage::source::open_log;
 
 /// `KafkaRaftLog.createLog` opens the KRaft metadata log through `UnifiedLog.create` with
@@ -147,7 +148,7 @@ pub struct SegmentRecovery {
     pub rebuild: IndexRebuild,
     /// Where Kafka truncates (the first invalid batch), if anywhere.
     pub truncate_at: Option<u64>,
-    pub truncate_reason: Option<String>,
+    pub truncate_reason: Option<TruncateReason>,
     /// Valid batches found after the truncation point (kept only with --salvage).
     pub salvage: Vec<SalvageRun>,
     /// The last offset of the last batch framed before the first framing problem, CRC or not:
@@ -171,6 +172,34 @@ impl SegmentRecovery {
 
     pub fn salvage_batches(&self) -> u64 {
         self.salvage.iter().map(|r| r.batches).sum()
+    }
+}
+
+/// Why Kafka's recovery stops reading a segment and cuts it there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TruncateReason {
+    /// The batch at `position` fails its CRC (`InvalidRecordException`).
+    Crc { position: u64 },
+    /// Bytes that frame no batch, or an entry that does not decode.
+    Log(LogFault),
+    /// Rebuilding the indexes throws `InvalidOffsetException`: the segment is emptied.
+    IndexRebuild(InvalidIndexOffset),
+}
+
+/// The error's text: what Kafka's recovery finds there (the broker's log load and the
+/// printers say it alike).
+impl fmt::Display for TruncateReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TruncateReason::Crc { position } => {
+                write!(f, "batch at byte {position} fails its CRC")
+            }
+            TruncateReason::Log(p) => f.write_str(&p.message()),
+            TruncateReason::IndexRebuild(i) => write!(
+                f,
+                "{i}: Kafka's recovery throws InvalidOffsetException and empties the segment"
+            ),
+        }
     }
 }
 
@@ -216,7 +245,7 @@ struct Collect {
     failed: Option<InvalidIndexOffset>,
     salvage: Salvage,
     truncate_at: Option<u64>,
-    reason: Option<String>,
+    reason: Option<TruncateReason>,
     framed_last_offset: Option<i64>,
     first_frame_problem: Option<u64>,
     epoch_starts: Vec<(i32, i64)>,
@@ -233,7 +262,7 @@ impl LogSink for Collect {
         }
         if self.truncate_at.is_none() && !b.crc_valid {
             self.truncate_at = Some(position);
-            self.reason = Some(format!("batch at byte {position} fails its CRC"));
+            self.reason = Some(TruncateReason::Crc { position });
             self.salvage.last_offset = self.kept.last_offset;
         }
         if self.truncate_at.is_some() {
@@ -272,7 +301,7 @@ impl LogSink for Collect {
         self.first_frame_problem.get_or_insert(p.position());
         if self.truncate_at.is_none() {
             self.truncate_at = Some(p.position());
-            self.reason = Some(p.message());
+            self.reason = Some(TruncateReason::Log(p.to_fault()));
             self.salvage.last_offset = self.kept.last_offset;
         }
         Ok(Flow::Continue)
@@ -355,7 +384,7 @@ pub fn analyse_segment(
         kept,
         rebuild,
         truncate_at: Some(invalid.truncate_to),
-        truncate_reason: Some(invalid.message()),
+        truncate_reason: Some(TruncateReason::IndexRebuild(invalid)),
         salvage: salvage.0.runs,
         framed_last_offset: sink.framed_last_offset,
         first_frame_problem: sink.first_frame_problem,
@@ -437,10 +466,11 @@ pub struct InvalidIndexOffset {
     pub truncate_to: u64,
 }
 
-impl InvalidIndexOffset {
-    /// What throws, without what Kafka then does.
-    pub fn cause(&self) -> String {
-        format!(
+/// The exception's cause: what throws, without what Kafka then does.
+impl fmt::Display for InvalidIndexOffset {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
             "rebuilding the {} at the batch at byte {} appends offset {} after {}",
             if self.time_index {
                 "time index"
@@ -450,14 +480,6 @@ impl InvalidIndexOffset {
             self.position,
             self.offset,
             self.previous
-        )
-    }
-
-    /// The cause and what `LogLoader.recoverLog` does about it.
-    pub fn message(&self) -> String {
-        format!(
-            "{}: Kafka's recovery throws InvalidOffsetException and empties the segment",
-            self.cause()
         )
     }
 }
@@ -722,6 +744,11 @@ mod tests {
             (12000, 101, 102, false)
         );
         assert_eq!(err.truncate_to, 0);
+        assert_eq!(
+            TruncateReason::IndexRebuild(err).to_string(),
+            "rebuilding the offset index at the batch at byte 12000 appends offset 101 after 102: \
+             Kafka's recovery throws InvalidOffsetException and empties the segment"
+        );
         // Between index points the same offsets pass.
         assert!(rebuild_indexes(100, indexed(&batches), 20_000).is_ok());
     }

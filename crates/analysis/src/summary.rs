@@ -4,15 +4,18 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use crate::fault::{read_checkpoint, FileFault};
 use crate::recovery::always_recovered;
 use crate::severity::{log_damage, LogDamage, Nature, Severity};
 use kseg_format::log::{BatchInfo, LogEntry, RecordScratch};
-use kseg_format::text_files::{parse_checkpoint, CheckpointEntry};
+use kseg_format::reader::DecodeError;
+use kseg_format::text_files::CheckpointEntry;
 use kseg_scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use kseg_storage::discover::{LogDir, PartitionDir};
 use kseg_storage::layout::{base_offset_of, FileKind, PartitionState};
-use kseg_storage::source::{open_log, read_small, vanished, VANISHED};
+use kseg_storage::source::{open_log, vanished};
 
 /// The offsets a log dir's checkpoint files record for one partition.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -29,8 +32,8 @@ pub struct LogDirFacts {
     pub path: PathBuf,
     pub clean_shutdown: bool,
     pub checkpoints: BTreeMap<(String, i32), Checkpoints>,
-    /// Checkpoint files that could not be parsed: (file, message).
-    pub problems: Vec<(PathBuf, String)>,
+    /// Checkpoint files that could not be read or parsed, and why.
+    pub problems: Vec<(PathBuf, FileFault)>,
     /// Topics whose `cleanup.policy` includes `compact`, when a `__cluster_metadata` partition
     /// among the inputs says so.
     pub compacted_topics: std::collections::HashSet<String>,
@@ -60,11 +63,7 @@ pub fn log_dir_facts(dir: &LogDir) -> LogDirFacts {
             FileKind::ReplicationOffsetCheckpoint => |c| &mut c.high_watermark,
             _ => continue,
         };
-        let parsed = read_small(&f.path, 64 << 20)
-            .map_err(|e| e.to_string())
-            .and_then(|b| String::from_utf8(b).map_err(|_| "not UTF-8 text".to_string()))
-            .and_then(|t| parse_checkpoint(&t, false).map_err(|e| e.to_string()));
-        match parsed {
+        match read_checkpoint(&f.path, 64 << 20, false) {
             Ok(c) => {
                 for e in c.entries {
                     if let CheckpointEntry::Partition {
@@ -78,7 +77,7 @@ pub fn log_dir_facts(dir: &LogDir) -> LogDirFacts {
                     }
                 }
             }
-            Err(msg) => facts.problems.push((f.path.clone(), msg)),
+            Err(fault) => facts.problems.push((f.path.clone(), fault)),
         }
     }
     facts
@@ -109,10 +108,62 @@ pub struct PartitionSummary {
     pub problems: u64,
     pub clean_shutdown: Option<bool>,
     pub checkpoints: Checkpoints,
-    /// Human sentences about inconsistencies (checkpoints beyond the log end, ...).
-    pub warnings: Vec<String>,
+    /// What is noted about the partition (checkpoints beyond the log end, ...), worded by the
+    /// printer.
+    pub warnings: Vec<SummaryNote>,
     /// The worst severity of the damage found (the one severity policy), if any.
     pub severity: Option<Severity>,
+}
+
+/// Which checkpoint a [`SummaryNote::CheckpointBeyondEnd`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckpointKind {
+    HighWatermark,
+    RecoveryPoint,
+    LogStart,
+}
+
+/// One thing `summary` notes about a partition.
+#[derive(Debug, Clone)]
+pub enum SummaryNote {
+    /// A framed entry of `file` that does not decode.
+    BadEntry {
+        file: PathBuf,
+        batch_position: u64,
+        error: DecodeError,
+    },
+    /// More undecodable entries in `file` than are listed one by one.
+    MoreBadEntries {
+        file: PathBuf,
+        more: u64,
+        listed: u64,
+    },
+    /// A segment gone since it was listed (a live broker's retention): skipped.
+    Vanished { file: PathBuf },
+    /// A segment that could not be opened.
+    CannotRead {
+        file: PathBuf,
+        error: Arc<io::Error>,
+    },
+    /// Reading a segment failed during its scan.
+    ReadError {
+        file: PathBuf,
+        error: Arc<io::Error>,
+    },
+    /// A checkpoint's offset beyond the log end offset.
+    CheckpointBeyondEnd {
+        checkpoint: CheckpointKind,
+        value: i64,
+        log_end: i64,
+    },
+    /// `.swap` files of an interrupted compaction or split.
+    SwapFiles(usize),
+    /// `.deleted`/`.cleaned` leftovers Kafka's load deletes.
+    StrayFiles(usize),
+    /// Batches failing their CRC.
+    CrcErrors(u64),
+    /// Bytes that frame no batch (a torn tail or corruption).
+    InvalidBytes(u64),
 }
 
 /// Undecodable entries named one by one per segment; more are counted in one line.
@@ -168,12 +219,18 @@ impl LogSink for Collect<'_> {
         self.s.grade(nature);
         // Corrupt regions and tails are summed up as invalid bytes; an entry that frames but
         // does not decode (a compressed v1 wrapper with a broken value) is named.
-        if let LogProblem::BadEntry { .. } = problem {
+        if let LogProblem::BadEntry {
+            batch_position,
+            error,
+        } = problem
+        {
             self.bad_entries += 1;
             if self.bad_entries <= BAD_ENTRIES_LISTED {
-                self.s
-                    .warnings
-                    .push(format!("{}: {}", self.file.display(), problem.message()));
+                self.s.warnings.push(SummaryNote::BadEntry {
+                    file: self.file.to_path_buf(),
+                    batch_position: *batch_position,
+                    error: (*error).clone(),
+                });
             }
         }
         Ok(Flow::Continue)
@@ -237,15 +294,18 @@ pub fn summarize_partition(
         let mut src = match open_log(&file.path, mmap) {
             Ok(src) => src,
             Err(e) if vanished(&file.path, &e) => {
-                s.warnings
-                    .push(format!("{}: {VANISHED}", file.path.display()));
+                s.warnings.push(SummaryNote::Vanished {
+                    file: file.path.clone(),
+                });
                 continue;
             }
             Err(e) => {
                 s.problems += 1;
                 s.grade(Nature::Unreadable);
-                s.warnings
-                    .push(format!("{}: cannot read: {e}", file.path.display()));
+                s.warnings.push(SummaryNote::CannotRead {
+                    file: file.path.clone(),
+                    error: Arc::new(e),
+                });
                 continue;
             }
         };
@@ -262,12 +322,13 @@ pub fn summarize_partition(
         match scan_log(src.as_mut(), &ScanOptions::default(), scratch, &mut sink) {
             Ok(stats) => {
                 let seg_last = sink.last_offset;
-                if sink.bad_entries > BAD_ENTRIES_LISTED {
-                    let more = sink.bad_entries - BAD_ENTRIES_LISTED;
-                    s.warnings.push(format!(
-                        "{}: {more} more undecodable batches not listed (the first {BAD_ENTRIES_LISTED} are)",
-                        file.path.display()
-                    ));
+                let bad_entries = sink.bad_entries;
+                if bad_entries > BAD_ENTRIES_LISTED {
+                    s.warnings.push(SummaryNote::MoreBadEntries {
+                        file: file.path.clone(),
+                        more: bad_entries - BAD_ENTRIES_LISTED,
+                        listed: BAD_ENTRIES_LISTED,
+                    });
                 }
                 s.crc_errors += stats.crc_errors;
                 if stats.crc_errors > 0 {
@@ -282,8 +343,10 @@ pub fn summarize_partition(
             Err(e) => {
                 s.problems += 1;
                 s.grade(Nature::Unreadable);
-                s.warnings
-                    .push(format!("{}: read error: {e}", file.path.display()));
+                s.warnings.push(SummaryNote::ReadError {
+                    file: file.path.clone(),
+                    error: Arc::new(e),
+                });
             }
         }
     }
@@ -306,15 +369,18 @@ pub fn summarize_partition(
         }
     }
     if let Some(end) = s.log_end_offset {
-        for (name, value) in [
-            ("high watermark", s.checkpoints.high_watermark),
-            ("recovery point", s.checkpoints.recovery_point),
-            ("log start offset checkpoint", s.checkpoints.log_start),
+        for (checkpoint, value) in [
+            (CheckpointKind::HighWatermark, s.checkpoints.high_watermark),
+            (CheckpointKind::RecoveryPoint, s.checkpoints.recovery_point),
+            (CheckpointKind::LogStart, s.checkpoints.log_start),
         ] {
-            if let Some(v) = value {
-                if v > end {
-                    s.warnings
-                        .push(format!("{name} {v} is beyond the log end offset {end}"));
+            if let Some(value) = value {
+                if value > end {
+                    s.warnings.push(SummaryNote::CheckpointBeyondEnd {
+                        checkpoint,
+                        value,
+                        log_end: end,
+                    });
                 }
             }
         }
@@ -335,24 +401,16 @@ pub fn summarize_partition(
         })
         .count();
     if swaps > 0 {
-        s.warnings.push(format!(
-            "{swaps} .swap files of an interrupted compaction or split (Kafka completes or abandons it at load)"
-        ));
+        s.warnings.push(SummaryNote::SwapFiles(swaps));
     }
     if strays > 0 {
-        s.warnings.push(format!(
-            "{strays} stray .deleted/.cleaned files (Kafka deletes them at load)"
-        ));
+        s.warnings.push(SummaryNote::StrayFiles(strays));
     }
     if s.crc_errors > 0 {
-        s.warnings
-            .push(format!("{} batches fail their CRC", s.crc_errors));
+        s.warnings.push(SummaryNote::CrcErrors(s.crc_errors));
     }
     if s.invalid_bytes > 0 {
-        s.warnings.push(format!(
-            "{} invalid bytes (torn tail or corruption)",
-            s.invalid_bytes
-        ));
+        s.warnings.push(SummaryNote::InvalidBytes(s.invalid_bytes));
     }
     s
 }
@@ -381,7 +439,6 @@ mod tests {
     use super::*;
     use kseg_storage::discover::DataFile;
     use kseg_storage::layout::{PartitionName, PartitionState};
-    use kseg_storage::source::VANISHED;
 
     fn partition(dir: &Path, segment: &str) -> PartitionDir {
         PartitionDir {
@@ -407,7 +464,9 @@ mod tests {
         let s = summarize_partition(&gone, None, false, &mut RecordScratch::default());
         assert_eq!(s.problems, 0, "{:?}", s.warnings);
         assert!(
-            s.warnings.iter().any(|w| w.contains(VANISHED)),
+            s.warnings
+                .iter()
+                .any(|w| matches!(w, SummaryNote::Vanished { .. })),
             "{:?}",
             s.warnings
         );

@@ -5,10 +5,11 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io;
 
+use crate::fault::{Undecodable, UndecodableWhy};
 use kseg_format::control::ControlType;
 use kseg_format::coordinator::{
     is_known_transaction_record_type, parse_transaction_key, parse_transaction_value,
-    transaction_state_name, TransactionLog,
+    transaction_state_name, TransactionLog, TransactionState as CoordinatorState,
 };
 use kseg_format::log::{for_each_record, BatchInfo, LogEntry, LogRecord, RecordScratch};
 use kseg_scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
@@ -34,7 +35,7 @@ impl TransactionalId {
 struct StateSink<'a> {
     partition: i32,
     ids: &'a mut BTreeMap<String, TransactionalId>,
-    undecodable: &'a mut Vec<(i32, i64, String)>,
+    undecodable: &'a mut Vec<Undecodable>,
     unknown_types: &'a mut Vec<(i32, i64, i16)>,
 }
 
@@ -59,8 +60,11 @@ impl LogSink for StateSink<'_> {
         let id = match parse_transaction_key(key) {
             Ok(id) => id,
             Err(e) => {
-                self.undecodable
-                    .push((self.partition, r.offset, e.message.to_string()));
+                self.undecodable.push(Undecodable {
+                    partition: self.partition,
+                    offset: r.offset,
+                    why: UndecodableWhy::Decode(e),
+                });
                 return Ok(Flow::Continue);
             }
         };
@@ -80,9 +84,11 @@ impl LogSink for StateSink<'_> {
                         },
                     );
                 }
-                Err(e) => self
-                    .undecodable
-                    .push((self.partition, r.offset, e.message.to_string())),
+                Err(e) => self.undecodable.push(Undecodable {
+                    partition: self.partition,
+                    offset: r.offset,
+                    why: UndecodableWhy::Decode(e),
+                }),
             },
         }
         Ok(Flow::Continue)
@@ -92,14 +98,12 @@ impl LogSink for StateSink<'_> {
     }
 }
 
-/// Records that could not be decoded: (coordinator partition, offset, message).
-pub type Undecodable = Vec<(i32, i64, String)>;
-
 /// What the `__transaction_state` partitions hold, replayed as the coordinator loads them.
 #[derive(Debug, Default)]
 pub struct TransactionState {
     pub ids: BTreeMap<String, TransactionalId>,
-    pub undecodable: Undecodable,
+    /// Records that could not be decoded.
+    pub undecodable: Vec<Undecodable>,
     /// Records whose key version this kseg does not know, skipped as Kafka skips them:
     /// (coordinator partition, offset, key version).
     pub unknown_types: Vec<(i32, i64, i16)>,
@@ -152,31 +156,49 @@ pub struct OpenTransaction {
 pub struct OpenVerdict {
     /// The transactional id and coordinator state of its producer, when known here.
     pub coordinator: Option<(String, String)>,
-    pub why: &'static str,
+    pub status: OpenStatus,
     /// Open in the data while the coordinator has finished it: no marker will come, and
     /// read_committed consumers are blocked.
     pub hanging: bool,
+}
+
+/// What an open transaction is, as far as the coordinator state here tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenStatus {
+    /// The coordinator has it ongoing or preparing its end: the marker is still to come.
+    InProgress,
+    /// The coordinator has finished the producer's transaction: no marker will come.
+    Hanging,
+    /// No `__transaction_state` partition among the inputs.
+    NoCoordinatorState,
+    /// No coordinator record for the producer here (its partition may be on another broker,
+    /// or the id expired).
+    NoCoordinatorRecord,
 }
 
 /// The verdict on `t`: a transaction still open in a partition while its producer's
 /// coordinator state is complete (or gone) will never get its marker, it is hanging.
 /// `have_state` says whether any `__transaction_state` partition was read.
 pub fn judge_open(t: &OpenTransaction, state: &TransactionState, have_state: bool) -> OpenVerdict {
-    let coordinator = state
+    let id = state
         .ids
         .values()
-        .find(|i| i.state.producer_id == t.producer_id)
-        .map(|i| (i.id.clone(), i.state_name()));
-    let (why, hanging) = match &coordinator {
-        Some((_, s)) if s == "Ongoing" || s.starts_with("Prepare") => ("in progress", false),
-        Some(_) => ("hanging: the coordinator has finished this producer's transaction; no marker will come", true),
-        None if !have_state => ("unknown: no __transaction_state partitions in these log dirs", false),
-        None => ("unknown: no coordinator record for this producer here (its __transaction_state partition may be on another broker, or the id expired)", false),
+        .find(|i| i.state.producer_id == t.producer_id);
+    let status = match id.map(|i| i.state.state()) {
+        Some(Some(
+            CoordinatorState::Ongoing
+            | CoordinatorState::PrepareCommit
+            | CoordinatorState::PrepareAbort
+            | CoordinatorState::PrepareEpochFence,
+        )) => OpenStatus::InProgress,
+        Some(_) => OpenStatus::Hanging,
+        None if !have_state => OpenStatus::NoCoordinatorState,
+        None => OpenStatus::NoCoordinatorRecord,
     };
     OpenVerdict {
-        coordinator,
-        why,
-        hanging,
+        coordinator: id.map(|i| (i.id.clone(), i.state_name())),
+        status,
+        hanging: status == OpenStatus::Hanging,
     }
 }
 
@@ -711,5 +733,69 @@ mod view_tests {
         let s = states(&mut view, &more);
         assert_eq!((s[1], s[7]), (Aborted, Aborted));
         assert_eq!(view.unended_index_entries(), [(2, 3)]);
+    }
+
+    /// The verdict follows the coordinator's state, not its name: Ongoing and every Prepare
+    /// state are in progress, any other (or an id Kafka does not name) is hanging.
+    #[test]
+    fn an_open_transaction_is_judged_by_the_coordinators_state() {
+        let open = OpenTransaction {
+            topic: "t".into(),
+            partition: 0,
+            producer_id: 7,
+            producer_epoch: 0,
+            first_offset: 0,
+            last_offset: 0,
+            first_timestamp: 0,
+            age_ms: None,
+        };
+        let with = |status: i8| {
+            let mut state = TransactionState::default();
+            state.ids.insert(
+                "id".into(),
+                TransactionalId {
+                    id: "id".into(),
+                    coordinator_partition: 0,
+                    state: TransactionLog {
+                        version: 0,
+                        producer_id: 7,
+                        previous_producer_id: -1,
+                        next_producer_id: -1,
+                        producer_epoch: 0,
+                        next_producer_epoch: -1,
+                        timeout_ms: 60_000,
+                        status,
+                        partitions: None,
+                        last_update_timestamp: 0,
+                        start_timestamp: 0,
+                        client_transaction_version: 0,
+                    },
+                    record_offset: 0,
+                },
+            );
+            judge_open(&open, &state, true)
+        };
+        for (status, expected) in [
+            (1, OpenStatus::InProgress),
+            (2, OpenStatus::InProgress),
+            (3, OpenStatus::InProgress),
+            (7, OpenStatus::InProgress),
+            (4, OpenStatus::Hanging),
+            (0, OpenStatus::Hanging),
+            (42, OpenStatus::Hanging),
+        ] {
+            let v = with(status);
+            assert_eq!(v.status, expected, "status {status}");
+            assert_eq!(v.hanging, expected == OpenStatus::Hanging);
+        }
+        let none = TransactionState::default();
+        assert_eq!(
+            judge_open(&open, &none, false).status,
+            OpenStatus::NoCoordinatorState
+        );
+        assert_eq!(
+            judge_open(&open, &none, true).status,
+            OpenStatus::NoCoordinatorRecord
+        );
     }
 }

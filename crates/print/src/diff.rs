@@ -1,13 +1,154 @@
 //! `kseg diff` output: a verdict per partition, each replica's offsets and epochs, each
 //! follower set against its leader; and their NDJSON forms.
 
+use std::fmt;
 use std::io::{self, Write};
 
 use serde_json::json;
 
 use super::table::{col, Col, Grid, Layout};
-use kseg_analysis::diff::{thousands, Leadership, OneSided, PartitionDiff, Span};
+use super::words::thousands;
+use kseg_analysis::diff::{
+    Fallback, Finding, Leadership, OneSided, PairFinding, PartitionDiff, ReplicaFault,
+    ReplicaProblem, Span,
+};
 use kseg_time::rfc3339_ms;
+
+/// A [`Finding`] in words.
+pub struct Worded<'a>(pub &'a Finding);
+
+impl fmt::Display for Worded<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(l) = &self.0.if_leads {
+            write!(f, "if {l} leads: ")?;
+        }
+        match &self.0.kind {
+            PairFinding::UncleanElection {
+                epoch,
+                leader,
+                acknowledged,
+                follower,
+            } => write!(
+                f,
+                "unclean leader election: epoch {epoch} on {leader} truncated {} acknowledged \
+                 records of {follower}",
+                thousands(*acknowledged)
+            ),
+            PairFinding::AcknowledgedTruncated {
+                acknowledged,
+                follower,
+                first_offset,
+                last_offset,
+                leader,
+            } => write!(
+                f,
+                "{} acknowledged records of {follower} (offsets {first_offset}..{last_offset}) \
+                 are truncated: {leader}'s log ends before them",
+                thousands(*acknowledged)
+            ),
+            PairFinding::NoHighWatermark { follower } => write!(
+                f,
+                "{follower} has no high watermark on disk (no replication-offset-checkpoint \
+                 entry): its records are counted as acknowledged"
+            ),
+            PairFinding::UnacknowledgedTruncated { records, follower } => write!(
+                f,
+                "{} records of {follower} above its high watermark truncated (not acknowledged \
+                 as far as it knew)",
+                thousands(*records)
+            ),
+            PairFinding::Disagree {
+                records,
+                follower,
+                first_offset,
+                last_offset,
+                acknowledged,
+                leader,
+            } => write!(
+                f,
+                "replicas disagree: {} records of {follower} at offsets \
+                 {first_offset}..{last_offset} ({} acknowledged) differ from {leader}'s and no \
+                 truncation removes them",
+                thousands(*records),
+                thousands(*acknowledged)
+            ),
+            PairFinding::Identical => f.write_str("identical"),
+            PairFinding::EndsDifferNothingMissing {
+                follower,
+                follower_end,
+                leader,
+                leader_end,
+            } => write!(
+                f,
+                "log ends differ: {follower} ends at {follower_end}, {leader} at {leader_end}, \
+                 and {leader}'s offsets {follower_end}..{} hold no records (an empty segment or \
+                 compaction): no record is missing",
+                leader_end - 1
+            ),
+            PairFinding::FollowerBehind {
+                follower,
+                missing,
+                leader,
+                first_offset,
+                last_offset,
+            } => write!(
+                f,
+                "follower behind: {follower} lacks {} records of {leader} (offsets \
+                 {first_offset}..{last_offset})",
+                thousands(*missing)
+            ),
+            PairFinding::DifferWithoutTruncation { from_offset } => write!(
+                f,
+                "the logs differ from offset {from_offset} although no truncation follows"
+            ),
+        }
+    }
+}
+
+/// Findings joined by `; `.
+fn joined<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> String {
+    findings
+        .into_iter()
+        .map(|f| Worded(f).to_string())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The partition's one-line verdict: "identical", or its findings joined.
+pub fn verdict(p: &PartitionDiff) -> String {
+    if p.identical() {
+        return "identical".into();
+    }
+    joined(p.verdict())
+}
+
+/// Why the follower's truncation did not come from the epochs.
+pub fn fallback_text(f: Fallback) -> &'static str {
+    match f {
+        Fallback::NoFollowerEpoch => {
+            "the follower has no leader epoch: it truncates to its high watermark"
+        }
+        Fallback::LeaderEpochUndefined => {
+            "the leader knows no epoch this high (UNDEFINED_EPOCH_OFFSET): the follower keeps \
+             its fetch offset"
+        }
+        Fallback::NoConvergence => "the epoch histories did not converge",
+    }
+}
+
+/// A replica's unreadable file: `FILE: byte N: what` for a problem found in a segment's scan,
+/// `FILE: error` for a file that could not be read.
+pub struct Problem<'a>(pub &'a ReplicaProblem);
+
+impl fmt::Display for Problem<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let file = self.0.file.display();
+        match &self.0.kind {
+            ReplicaFault::Log(p) => write!(f, "{file}: byte {}: {}", p.position(), p.message()),
+            ReplicaFault::File(e) => write!(f, "{file}: {e}"),
+        }
+    }
+}
 
 fn esc(s: &str) -> String {
     let mut v = Vec::new();
@@ -85,7 +226,7 @@ pub fn verdict_table(
                 }
                 (Leadership::Unknown, true) => "unknown".into(),
             }),
-            esc(&p.verdict()),
+            esc(&verdict(p)),
         ])
     };
     if !layout.prose() {
@@ -214,7 +355,7 @@ pub fn details(out: &mut impl Write, p: &PartitionDiff, layout: Layout) -> io::R
                     .clone()
                     .merged(&d.missing.unacknowledged),
             ),
-            esc(&f.join("; ")),
+            esc(&joined(f)),
         ]);
     }
     t.write(out, layout)?;
@@ -280,7 +421,7 @@ pub fn json_partition(out: &mut impl Write, p: &PartitionDiff) -> io::Result<()>
                 "highWatermark": r.high_watermark, "recoveryPoint": r.recovery_point,
                 "batches": r.batches.len(), "cleanerCheckpoint": r.cleaned_to,
                 "leaderEpochs": r.epochs.iter().map(|e| json!({"epoch": e.epoch, "startOffset": e.start_offset})).collect::<Vec<_>>(),
-                "problems": r.problems}),
+                "problems": r.problems.iter().map(|x| Problem(x).to_string()).collect::<Vec<_>>()}),
         )?;
     }
     for (d, f) in p.pairs.iter().zip(&p.findings) {
@@ -291,10 +432,11 @@ pub fn json_partition(out: &mut impl Write, p: &PartitionDiff) -> io::Result<()>
                 "candidate": p.lead == Leadership::Unknown,
                 "commonPrefixEnd": d.common_prefix_end, "commonBatches": d.common_batches,
                 "truncationOffset": d.truncation.offset, "truncationSteps": d.truncation.steps,
-                "fallback": d.truncation.fallback, "divergingEpoch": d.diverging_epoch,
+                "fallback": d.truncation.fallback.map(fallback_text), "divergingEpoch": d.diverging_epoch,
                 "lost": one_sided_json(&d.lost), "onlyOnLeader": one_sided_json(&d.missing),
                 "conflicting": one_sided_json(&d.conflicting),
-                "identical": d.identical(&p.replicas), "findings": f}),
+                "identical": d.identical(&p.replicas),
+                "findings": f.iter().map(|x| Worded(x).to_string()).collect::<Vec<_>>()}),
         )?;
     }
     line(
@@ -302,6 +444,63 @@ pub fn json_partition(out: &mut impl Write, p: &PartitionDiff) -> io::Result<()>
         json!({"type": "partition", "topic": p.topic, "partition": p.partition,
             "replicas": p.replicas.len(), "leader": leader, "identical": p.identical(),
             "acknowledgedLost": p.pairs.iter().map(|d| d.lost.acknowledged.records).sum::<u64>(),
-            "verdict": p.verdict()}),
+            "verdict": verdict(p)}),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn worded(if_leads: Option<&str>, kind: PairFinding) -> String {
+        Worded(&Finding {
+            if_leads: if_leads.map(str::to_string),
+            kind,
+        })
+        .to_string()
+    }
+
+    #[test]
+    fn findings_in_words() {
+        assert_eq!(
+            worded(
+                None,
+                PairFinding::UncleanElection {
+                    epoch: 2,
+                    leader: "broker-2".into(),
+                    acknowledged: 1204,
+                    follower: "broker-1".into()
+                }
+            ),
+            "unclean leader election: epoch 2 on broker-2 truncated 1,204 acknowledged records \
+             of broker-1"
+        );
+        assert_eq!(
+            worded(
+                Some("a"),
+                PairFinding::FollowerBehind {
+                    follower: "c".into(),
+                    missing: 10,
+                    leader: "a".into(),
+                    first_offset: 10,
+                    last_offset: 19
+                }
+            ),
+            "if a leads: follower behind: c lacks 10 records of a (offsets 10..19)"
+        );
+        assert_eq!(
+            worded(
+                None,
+                PairFinding::EndsDifferNothingMissing {
+                    follower: "b".into(),
+                    follower_end: 10,
+                    leader: "a".into(),
+                    leader_end: 20
+                }
+            ),
+            "log ends differ: b ends at 10, a at 20, and a's offsets 10..19 hold no records (an \
+             empty segment or compaction): no record is missing"
+        );
+        assert_eq!(worded(None, PairFinding::Identical), "identical");
+    }
 }

@@ -8,10 +8,12 @@ use serde_json::{json, Value};
 use super::coordinator::{write_coordinator_value, write_key};
 use super::ndjson::JsonLine;
 use super::table::{col, Col, Column, Grid, Layout, Measure};
-use kseg_analysis::expiry::Expiry;
+use super::words::human_span;
+use kseg_analysis::expiry::{Expiry, NeverBecause};
+use kseg_analysis::fault::UndecodableWhy;
 use kseg_analysis::group_report::{GroupRebalances, GroupsReport, OffsetRow};
 use kseg_analysis::groups::{CommitEvent, ConsumerGroupView, GroupState};
-use kseg_analysis::rebalances::Generation;
+use kseg_analysis::rebalances::{Generation, RebalanceVerdict};
 use kseg_time::rfc3339_ms;
 
 fn esc(s: &str) -> String {
@@ -104,13 +106,24 @@ pub fn text_report(
     Ok(())
 }
 
+/// Why an offset never expires, in words.
+pub fn never_because(why: NeverBecause) -> &'static str {
+    match why {
+        NeverBecause::Subscribed => "a member subscribes to the topic",
+        NeverBecause::HasMembers => "the group has members (not Empty)",
+        NeverBecause::PendingTransactionalCommit => {
+            "a transactional commit of the partition is pending"
+        }
+    }
+}
+
 /// Offsets listed to name them under the table; the others are counted.
 const NEVER_LISTED: usize = 5;
 
 /// Under the offsets table: why the offsets whose EXPIRES-AT is `never` do not expire (JSON's
 /// `neverExpiresBecause`), one line per reason.
 fn never_expires(out: &mut impl Write, report: &GroupsReport<'_>) -> io::Result<()> {
-    let mut reasons: Vec<(&'static str, usize, Vec<String>)> = Vec::new();
+    let mut reasons: Vec<(NeverBecause, usize, Vec<String>)> = Vec::new();
     for r in report.rows() {
         let Expiry::Never(why) = r.expiry else {
             continue;
@@ -136,8 +149,9 @@ fn never_expires(out: &mut impl Write, report: &GroupsReport<'_>) -> io::Result<
         };
         writeln!(
             out,
-            "EXPIRES-AT never ({n} offset{}): {why}: {}{more}.",
+            "EXPIRES-AT never ({n} offset{}): {}: {}{more}.",
             if n == 1 { "" } else { "s" },
+            never_because(why),
             names.join(", ")
         )?;
     }
@@ -418,7 +432,7 @@ pub fn json_offset(out: &mut impl Write, r: &OffsetRow<'_>) -> io::Result<()> {
             "lag": r.lag, "oldestUnconsumedAgeMs": r.oldest_unconsumed_age_ms, "flags": r.flags.names().collect::<Vec<_>>(),
             "expiresAt": r.expiry.at(),
             "expiryBasis": match r.expiry { Expiry::At { basis, .. } => Some(basis.name()), Expiry::Never(_) => None },
-            "neverExpiresBecause": match r.expiry { Expiry::Never(why) => Some(why), Expiry::At { .. } => None },
+            "neverExpiresBecause": match r.expiry { Expiry::Never(why) => Some(never_because(why)), Expiry::At { .. } => None },
             "coordinatorPartition": r.committed.coordinator_partition, "commitRecordOffset": r.committed.record_offset}),
     )
 }
@@ -493,6 +507,71 @@ pub fn json_commit(out: &mut impl Write, e: &CommitEvent) -> io::Result<()> {
     )
 }
 
+/// Why a coordinator record could not be decoded (or its segment read), in words.
+pub fn undecodable(why: &UndecodableWhy) -> String {
+    let at = |at: &Option<(std::path::PathBuf, u64)>| match at {
+        Some((f, position)) => format!(" (in {} at byte {position})", kseg_escape::escaped_path(f)),
+        None => String::new(),
+    };
+    match why {
+        UndecodableWhy::Decode(e) => e.message.to_string(),
+        UndecodableWhy::Schema(kind) => kind.to_string(),
+        UndecodableWhy::KeyTooShort { len, at: where_ } => format!(
+            "record key too short for a coordinator key ({len} bytes){}",
+            at(where_)
+        ),
+        UndecodableWhy::IdNotUtf8 {
+            byte,
+            id,
+            at: where_,
+        } => {
+            let mut v = Vec::new();
+            kseg_escape::push_escaped(&mut v, id);
+            format!(
+                "the group id is not valid UTF-8: invalid byte at byte {byte} of the record \
+                 key{}; the id, escaped: \"{}\"",
+                at(where_),
+                String::from_utf8_lossy(&v)
+            )
+        }
+        UndecodableWhy::CannotRead { file, error } => {
+            format!("cannot read {}: {error}", file.display())
+        }
+    }
+}
+
+/// A group's rebalance verdict in words.
+pub fn rebalance_verdict(v: &RebalanceVerdict) -> String {
+    match v {
+        RebalanceVerdict::Storm {
+            generations,
+            first_timestamp,
+            last_timestamp,
+            rejoined,
+        } => {
+            let mut text = format!(
+                "rebalance storm: {generations} generations between {} and {}",
+                rfc3339_ms(*first_timestamp),
+                rfc3339_ms(*last_timestamp)
+            );
+            if let Some((who, n)) = rejoined {
+                text.push_str(&format!(", member {who} rejoined {n} times"));
+            }
+            text
+        }
+        RebalanceVerdict::OneGeneration => "one generation".into(),
+        RebalanceVerdict::Calm {
+            generations,
+            span_ms,
+            longest_stable_ms,
+        } => format!(
+            "{generations} generations over {}; longest stable stretch {}",
+            human_span(*span_ms),
+            human_span(*longest_stable_ms)
+        ),
+    }
+}
+
 /// `--rebalances`: one table of generations per group after its verdict (in TSV one table of
 /// every group's generations, with no other text).
 fn rebalances_text(
@@ -514,7 +593,12 @@ pub fn rebalances(
     }
     for g in groups {
         let s = &g.summary;
-        writeln!(out, "\nREBALANCES {}: {}", esc(&s.group), esc(&s.verdict))?;
+        writeln!(
+            out,
+            "\nREBALANCES {}: {}",
+            esc(&s.group),
+            esc(&rebalance_verdict(&s.verdict))
+        )?;
         let joins: Vec<String> = s
             .repeated_joins
             .iter()
@@ -613,6 +697,38 @@ pub fn json_rebalance_summary(
     s: &kseg_analysis::rebalances::RebalanceSummary,
 ) -> io::Result<()> {
     let mut v = serde_json::to_value(s).map_err(io::Error::from)?;
+    v["verdict"] = rebalance_verdict(&s.verdict).into();
     v["type"] = "rebalanceSummary".into();
     line(out, &v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rebalance_verdicts_in_words() {
+        assert_eq!(
+            rebalance_verdict(&RebalanceVerdict::Storm {
+                generations: 25,
+                first_timestamp: 0,
+                last_timestamp: 240_000,
+                rejoined: Some(("consumer-7".into(), 11)),
+            }),
+            "rebalance storm: 25 generations between 1970-01-01T00:00:00.000Z and \
+             1970-01-01T00:04:00.000Z, member consumer-7 rejoined 11 times"
+        );
+        assert_eq!(
+            rebalance_verdict(&RebalanceVerdict::Calm {
+                generations: 3,
+                span_ms: 90_000_000,
+                longest_stable_ms: 86_400_000,
+            }),
+            "3 generations over 25h0m; longest stable stretch 24h0m"
+        );
+        assert_eq!(
+            rebalance_verdict(&RebalanceVerdict::OneGeneration),
+            "one generation"
+        );
+    }
 }

@@ -18,6 +18,7 @@ pub mod summary;
 pub mod table;
 pub mod transactions;
 pub mod verify;
+pub mod words;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;

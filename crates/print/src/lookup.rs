@@ -323,7 +323,7 @@ pub fn step_text(step: &Step) -> String {
         Step::EpochsFromBatches(entries) => {
             format!("epochs from the batches: {}", epochs(entries))
         }
-        Step::EpochCache(change) => change.to_string(),
+        Step::EpochCache(change) => super::words::EpochCacheWords(change).to_string(),
         Step::EpochStartInLegacyBatch {
             epoch,
             start_offset,

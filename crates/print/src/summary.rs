@@ -1,18 +1,82 @@
 //! `kseg summary` output: a comfy-table for people, NDJSON for scripts.
 
+use std::fmt;
 use std::io::{self, Write};
 
 use serde_json::json;
 
 use super::table::{col, Col, Column, Grid, Layout};
-use kseg_analysis::summary::PartitionSummary;
+use kseg_analysis::summary::{CheckpointKind, PartitionSummary, SummaryNote};
 use kseg_storage::layout::PartitionState;
+use kseg_storage::source::VANISHED;
 
 // Kept for analysis/rebalances.rs (branch hard9's file) until it names kseg_time itself.
 pub use kseg_time::rfc3339_ms;
 
 fn opt(v: Option<i64>) -> String {
     v.map_or("-".into(), |x| x.to_string())
+}
+
+/// A [`SummaryNote`] in words.
+pub struct Note<'a>(pub &'a SummaryNote);
+
+impl fmt::Display for Note<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            SummaryNote::BadEntry {
+                file,
+                batch_position,
+                error,
+            } => write!(
+                f,
+                "{}: batch at byte {batch_position}: {}",
+                file.display(),
+                error.message
+            ),
+            SummaryNote::MoreBadEntries { file, more, listed } => write!(
+                f,
+                "{}: {more} more undecodable batches not listed (the first {listed} are)",
+                file.display()
+            ),
+            SummaryNote::Vanished { file } => write!(f, "{}: {VANISHED}", file.display()),
+            SummaryNote::CannotRead { file, error } => {
+                write!(f, "{}: cannot read: {error}", file.display())
+            }
+            SummaryNote::ReadError { file, error } => {
+                write!(f, "{}: read error: {error}", file.display())
+            }
+            SummaryNote::CheckpointBeyondEnd {
+                checkpoint,
+                value,
+                log_end,
+            } => write!(
+                f,
+                "{} {value} is beyond the log end offset {log_end}",
+                match checkpoint {
+                    CheckpointKind::HighWatermark => "high watermark",
+                    CheckpointKind::RecoveryPoint => "recovery point",
+                    CheckpointKind::LogStart => "log start offset checkpoint",
+                }
+            ),
+            SummaryNote::SwapFiles(n) => write!(
+                f,
+                "{n} .swap files of an interrupted compaction or split (Kafka completes or \
+                 abandons it at load)"
+            ),
+            SummaryNote::StrayFiles(n) => write!(
+                f,
+                "{n} stray .deleted/.cleaned files (Kafka deletes them at load)"
+            ),
+            SummaryNote::CrcErrors(n) => write!(f, "{n} batches fail their CRC"),
+            SummaryNote::InvalidBytes(n) => {
+                write!(f, "{n} invalid bytes (torn tail or corruption)")
+            }
+        }
+    }
+}
+
+fn notes(r: &PartitionSummary) -> Vec<String> {
+    r.warnings.iter().map(|w| Note(w).to_string()).collect()
 }
 
 fn state_name(s: Option<PartitionState>) -> Option<&'static str> {
@@ -49,7 +113,7 @@ pub fn table(out: &mut impl Write, rows: &[PartitionSummary], layout: Layout) ->
     for r in rows {
         let magic: Vec<String> = r.magics.iter().map(|(m, n)| format!("v{m}:{n}")).collect();
         let codecs: Vec<String> = r.codecs.iter().map(|(c, n)| format!("{c}:{n}")).collect();
-        let mut notes = r.warnings.clone();
+        let mut notes = notes(r);
         if let Some(s) = state_name(r.state) {
             notes.insert(0, s.to_string());
         }
@@ -125,7 +189,7 @@ pub fn json_row(out: &mut impl Write, r: &PartitionSummary) -> io::Result<()> {
         "invalidBytes": r.invalid_bytes,
         "cleanShutdown": r.clean_shutdown,
         "checkpoints": r.checkpoints,
-        "warnings": r.warnings,
+        "warnings": notes(r),
     });
     serde_json::to_writer(&mut *out, &v).map_err(io::Error::from)?;
     out.write_all(b"\n")

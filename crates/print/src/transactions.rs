@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use serde_json::json;
 
 use super::table::{col, Col, Column, Grid, Layout};
-use kseg_analysis::transactions::{OpenTransaction, OpenVerdict, TransactionState};
+use kseg_analysis::transactions::{OpenStatus, OpenTransaction, OpenVerdict, TransactionState};
 use kseg_escape::write_escaped;
 use kseg_time::rfc3339_ms;
 
@@ -37,6 +37,23 @@ const ID_COLUMNS: [Column; 9] = [
     col("LAST-UPDATE", Col::Time, 2),
     col("STARTED", Col::Time, 3),
 ];
+
+/// An open transaction's verdict in words.
+pub fn open_status(s: OpenStatus) -> &'static str {
+    match s {
+        OpenStatus::InProgress => "in progress",
+        OpenStatus::Hanging => {
+            "hanging: the coordinator has finished this producer's transaction; no marker will come"
+        }
+        OpenStatus::NoCoordinatorState => {
+            "unknown: no __transaction_state partitions in these log dirs"
+        }
+        OpenStatus::NoCoordinatorRecord => {
+            "unknown: no coordinator record for this producer here (its __transaction_state \
+             partition may be on another broker, or the id expired)"
+        }
+    }
+}
 
 fn esc(s: &str) -> String {
     let mut v = Vec::new();
@@ -71,7 +88,7 @@ pub fn write_json(
             "producerId": t.producer_id, "producerEpoch": t.producer_epoch, "firstOffset": t.first_offset,
             "lastOffset": t.last_offset, "firstTimestamp": t.first_timestamp, "ageMs": t.age_ms,
             "transactionalId": status.as_ref().map(|s| &s.0), "coordinatorState": status.as_ref().map(|s| &s.1),
-            "hanging": v.hanging, "verdict": v.why}),
+            "hanging": v.hanging, "verdict": open_status(v.status)}),
         )?;
         writeln!(out)?;
     }
@@ -112,7 +129,7 @@ pub fn write_tables(
             o.age_ms.map_or("-".into(), |a| format!("{} ms", a)),
             status.as_ref().map_or("-".into(), |s| esc(&s.0)),
             status.as_ref().map_or("-".into(), |s| s.1.clone()),
-            v.why.to_string(),
+            open_status(v.status).to_string(),
         ]);
     }
     if layout == Layout::Tsv {

@@ -1,12 +1,452 @@
 //! `kseg verify-index` output: findings grouped by partition, the recovery preview, a summary.
 
+use std::fmt;
 use std::io::{self, Write};
 
 use serde_json::json;
 
 use super::table::{col, Col, Column, Grid, Layout};
-use kseg_analysis::verify::{Finding, RecoveryPreview, Severity};
+use super::words::EpochCacheWords;
+use kseg_analysis::recovery::TruncateReason;
+use kseg_analysis::verify::{
+    CheckpointKind, Finding, IndexWhat, Message, RecoveryPreview, Severity,
+};
+use kseg_storage::source::VANISHED;
 use std::path::PathBuf;
+
+/// A finding's [`Message`] in words.
+pub struct Worded<'a>(pub &'a Message);
+
+impl fmt::Display for Worded<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Message::Vanished => f.write_str(VANISHED),
+            Message::CannotRead(e) => write!(f, "cannot read: {e}"),
+            Message::NotListed {
+                more,
+                check,
+                listed,
+            } => write!(
+                f,
+                "{more} more {check} findings in this file are not listed (first {listed} shown)"
+            ),
+            Message::LoadCleanup(text) | Message::Unrecognised(text) => f.write_str(text),
+            Message::LiveBroker { pids } => {
+                let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
+                write!(
+                    f,
+                    ".lock is held (process {}): a broker is running on this log dir. No \
+                     clean-shutdown marker, preallocated active indexes and a tail still being \
+                     written are its normal state, not a crash; the recovery preview is what \
+                     Kafka would do if it stopped now without shutting down cleanly",
+                    pids.join(", ")
+                )
+            }
+            Message::NoCleanShutdown => f.write_str(
+                "no .kafka_cleanshutdown marker: the broker did not shut down cleanly (or is \
+                 running); Kafka will recover every partition from its recovery point",
+            ),
+            Message::UnreadableCheckpoint(e) => write!(f, "unreadable checkpoint: {e}"),
+            Message::OverflowUnsplittable {
+                offset,
+                position,
+                base,
+            } => write!(
+                f,
+                "recovering this segment meets offset {offset} at byte {position}, which no \
+                 offset relative to base {base} holds (LogSegmentOffsetOverflowException), while \
+                 the segment's last offset fits: LocalLog.splitOverflowedSegment refuses to \
+                 split it (IllegalArgumentException) and the broker does not start"
+            ),
+            Message::MarkerBesideBadEnd { position, declared } => write!(
+                f,
+                "the clean-shutdown marker spares this active segment from recovery, but the \
+                 bytes at {position} declare a batch of {declared} bytes (below 14): Kafka's \
+                 load (LogLoader.recoverLog, LogSegment.readNextOffset) throws \
+                 CorruptRecordException and the broker does not start"
+            ),
+            Message::MissingOffsetIndex => f.write_str(
+                "segment has no offset index file; Kafka recovers the segment when it loads it \
+                 (re-validating every batch) and rebuilds both indexes",
+            ),
+            Message::MissingTimeIndex { rebuilt: true } => f.write_str(
+                "segment has no time index file; Kafka's recovery of the segment rebuilds it",
+            ),
+            Message::MissingTimeIndex { rebuilt: false } => f.write_str(
+                "segment has no time index file; Kafka creates it empty without reading the log, \
+                 so lookups by time in this segment use the file's mtime",
+            ),
+            Message::AbortsWithoutTxnIndex { markers, certain } => write!(
+                f,
+                "{markers} ABORT markers in the log ({certain} after transactional data in this \
+                 segment) but no .txnindex file"
+            ),
+            Message::AcknowledgedLoss {
+                records,
+                first_offset,
+                last_offset,
+                high_watermark,
+            } => write!(
+                f,
+                "recovery drops at least {records} acknowledged records (offsets \
+                 {first_offset}..{last_offset}, below the high watermark {high_watermark} of \
+                 replication-offset-checkpoint)"
+            ),
+            Message::StaleSnapshot { text, segment_base } => {
+                write!(f, "{text} (segment {segment_base:020}'s rebuilt .txnindex)")
+            }
+            Message::CheckpointBeyondEnd {
+                checkpoint,
+                value,
+                log_end,
+            } => write!(
+                f,
+                "{} checkpoint {value} is beyond the log end offset {log_end}",
+                checkpoint_name(*checkpoint)
+            ),
+            Message::CheckpointBeforeStart {
+                checkpoint,
+                value,
+                log_start,
+            } => write!(
+                f,
+                "{} checkpoint {value} is before the log start offset {log_start}",
+                checkpoint_name(*checkpoint)
+            ),
+            Message::TxnIndexPartialEntry => {
+                f.write_str("partial trailing entry (Kafka ignores it)")
+            }
+            Message::TxnIndexEntry(e) => f.write_str(&e.message),
+            Message::TxnIndexBelowBase { last_offset, base } => write!(
+                f,
+                "aborted txn last offset {last_offset} is below the segment base {base}: Kafka's \
+                 sanity check fails at load, so it recovers the segment and rebuilds this index"
+            ),
+            Message::AbortNotIndexed {
+                producer_id,
+                offset,
+            } => write!(
+                f,
+                "ABORT marker of producer {producer_id} at offset {offset} is not in the \
+                 .txnindex"
+            ),
+            Message::IndexedAbortWithoutMarker {
+                producer_id,
+                offset,
+            } => write!(
+                f,
+                ".txnindex lists an aborted transaction of producer {producer_id} ending at \
+                 {offset}, but the log has no ABORT marker there"
+            ),
+            Message::CorruptSnapshot(e) => write!(
+                f,
+                "corrupt snapshot: {}; Kafka deletes it at load and rebuilds producer state from \
+                 an older snapshot or the log",
+                e.message
+            ),
+            Message::SnapshotCrc => f.write_str(
+                "snapshot CRC does not match its contents; Kafka deletes it at load and rebuilds \
+                 producer state from an older snapshot or the log",
+            ),
+            Message::SnapshotBeyondEnd { at, log_end } => write!(
+                f,
+                "snapshot at offset {at} is beyond the log end offset {log_end}; Kafka deletes \
+                 it at load"
+            ),
+            Message::SnapshotProducerPastOffset {
+                producer_id,
+                last_offset,
+            } => write!(
+                f,
+                "producer {producer_id} has last offset {last_offset} at or after the snapshot \
+                 offset"
+            ),
+            Message::SnapshotNoSuchBatch {
+                producer_id,
+                last_offset,
+            } => write!(
+                f,
+                "producer {producer_id}'s last batch should end at offset {last_offset}, but no \
+                 batch in the log ends there"
+            ),
+            Message::EpochDecrease { epoch, before } => write!(
+                f,
+                "batch carries partitionLeaderEpoch {epoch} after batches of epoch {before}: \
+                 epochs never go back in a log (Kafka's epoch cache ignores it)"
+            ),
+            Message::NoEpochCheckpoint { starts } => {
+                let starts: Vec<String> = starts
+                    .iter()
+                    .map(|(epoch, offset)| format!("{epoch} from {offset}"))
+                    .collect();
+                write!(
+                    f,
+                    "no leader-epoch-checkpoint although the batches carry epochs {}: Kafka \
+                     rebuilds the cache only from segments it recovers, so OffsetForLeaderEpoch \
+                     cannot answer for the others",
+                    starts.join(", ")
+                )
+            }
+            Message::UnreadableEpochCheckpoint(e) => write!(
+                f,
+                "unreadable leader-epoch-checkpoint: {} (Kafka cannot load this partition's log)",
+                e.message
+            ),
+            Message::EpochEntryOrder {
+                epoch,
+                start,
+                prev_epoch,
+                prev_start,
+            } => write!(
+                f,
+                "entry ({epoch}, {start}) does not follow ({prev_epoch}, {prev_start}): when \
+                 Kafka loads the cache, each entry removes the earlier ones with an epoch or \
+                 start offset not below its own"
+            ),
+            Message::EpochEntryInvalid { epoch, start } => write!(
+                f,
+                "entry ({epoch}, {start}) is invalid: Kafka's epoch cache refuses it and the log \
+                 fails to load"
+            ),
+            Message::EpochCache(change) => write!(f, "{}", EpochCacheWords(change)),
+            Message::EpochMissing {
+                epoch,
+                offset,
+                recovered: true,
+            } => write!(
+                f,
+                "the checkpoint lacks epoch {epoch}, which the batches start at offset {offset}: \
+                 Kafka's recovery of this segment adds it"
+            ),
+            Message::EpochMissing {
+                epoch,
+                offset,
+                recovered: false,
+            } => write!(
+                f,
+                "the checkpoint lacks epoch {epoch}, which the batches start at offset {offset}: \
+                 OffsetForLeaderEpoch answers for it as for an earlier epoch"
+            ),
+            Message::EpochStartsLate {
+                epoch,
+                cached,
+                offset,
+            } => write!(
+                f,
+                "the checkpoint starts epoch {epoch} at offset {cached}, but batches carry it \
+                 from offset {offset}: OffsetForLeaderEpoch ends the previous epoch too late"
+            ),
+            Message::EpochStartsEarly {
+                epoch,
+                cached,
+                offset,
+            } => write!(
+                f,
+                "the checkpoint starts epoch {epoch} at offset {cached}, the first batch \
+                 carrying it is at {offset} (the records between were removed, e.g. by \
+                 compaction)"
+            ),
+            Message::OffsetEntryOrder {
+                offset,
+                position,
+                prev_offset,
+                prev_position,
+            } => write!(
+                f,
+                "entry (offset {offset}, position {position}) does not follow (offset \
+                 {prev_offset}, position {prev_position})"
+            ),
+            Message::TimeEntryOrder {
+                timestamp,
+                offset,
+                prev_timestamp,
+                prev_offset,
+            } => write!(
+                f,
+                "entry (timestamp {timestamp}, offset {offset}) does not follow (timestamp \
+                 {prev_timestamp}, offset {prev_offset})"
+            ),
+            Message::IndexSize { len, entry_size } => {
+                write!(f, "file length {len} is not a multiple of {entry_size}")
+            }
+            Message::IndexSanity(e) => write!(f, "Kafka's sanity check fails: {e}"),
+            Message::IndexPreallocated {
+                what,
+                len,
+                real_entries,
+                active,
+            } => write!(
+                f,
+                "preallocated {} ({len} bytes) with {real_entries} real entries and a \
+                 zero-filled tail: the broker did not close this segment{}",
+                match what {
+                    IndexWhat::Offsets => "index",
+                    IndexWhat::Times => "time index",
+                },
+                if *active {
+                    " (normal for the active segment after a crash)"
+                } else {
+                    ""
+                }
+            ),
+            Message::NotBatchStart { position } => {
+                write!(f, "entry position {position} is not the start of a batch")
+            }
+            Message::WrongOffset {
+                offset,
+                position,
+                batch_base,
+                batch_last,
+            } => write!(
+                f,
+                "entry says offset {offset} but the batch at position {position} holds \
+                 {batch_base}..{batch_last}"
+            ),
+            Message::EntryBeyondLog {
+                position,
+                valid_end,
+            } => {
+                if position == valid_end {
+                    write!(
+                        f,
+                        "entry points to position {position}, the valid end of the log: no \
+                         batch starts there"
+                    )
+                } else {
+                    write!(
+                        f,
+                        "entry points to position {position}, past the valid end of the log at \
+                         {valid_end}"
+                    )
+                }
+            }
+            Message::InsideBatchEntries(n) => write!(
+                f,
+                "{n} entries name an offset inside the batch at their position rather than its \
+                 last offset (Kafka up to 1.1 indexed the first offset of each append): valid \
+                 for lookups"
+            ),
+            Message::MultiBatchEntries(n) => write!(
+                f,
+                "{n} entries index a multi-batch append (written by a broker before \
+                 3.9.1/4.0.1/4.1, by a follower, or by the log cleaner): valid"
+            ),
+            Message::TimeEntryNotInBatch { offset } => {
+                write!(f, "entry offset {offset} is not in any batch")
+            }
+            Message::TimeEntryInsideBatch {
+                timestamp,
+                offset,
+                batch_base,
+                batch_last,
+                max_timestamp,
+            } => write!(
+                f,
+                "entry (timestamp {timestamp}, offset {offset}) points inside batch \
+                 {batch_base}..{batch_last} whose max timestamp is {max_timestamp}"
+            ),
+            Message::TimeEntryWrong {
+                timestamp,
+                offset,
+                max_timestamp,
+                max_so_far,
+            } => write!(
+                f,
+                "entry timestamp {timestamp} but the batch ending at {offset} has max timestamp \
+                 {max_timestamp} and the maximum so far is {max_so_far}"
+            ),
+            Message::TimeEntryPastLog { offset } => {
+                write!(f, "entry offset {offset} is past the last batch of the log")
+            }
+            Message::RecordOffsetEntries(n) => write!(
+                f,
+                "{n} entries store a record offset inside the batch (written by a broker up to \
+                 3.6): valid"
+            ),
+            Message::NoClosingTimeEntry { max_so_far, last } => write!(
+                f,
+                "the segment's largest timestamp {max_so_far} has no entry (Kafka appends one at \
+                 roll); lookups by time will use {}",
+                last.map_or("the file's mtime".to_string(), |t| t.to_string())
+            ),
+            Message::BaseBelowName { base, first } => write!(
+                f,
+                "file name says base offset {base} but the first batch starts at {first}"
+            ),
+            Message::BaseAboveName { base, first } => write!(
+                f,
+                "first batch starts at {first} above the file name's base offset {base} \
+                 (compaction, DeleteRecords or an emptied segment)"
+            ),
+            Message::SegmentOverlap { base, prev_last } => write!(
+                f,
+                "segment base offset {base} is not above the previous segment's last offset \
+                 {prev_last}"
+            ),
+            Message::OffsetsMissing { from, to } => {
+                write!(f, "offsets {from}..{to} are missing between segments")
+            }
+            Message::OffsetOrder {
+                base_offset,
+                prev_last,
+            } => write!(
+                f,
+                "batch starts at offset {base_offset} but the previous batch ended at {prev_last}"
+            ),
+            Message::OffsetOverflow { offset, base } => write!(
+                f,
+                "offset {offset} cannot be stored relative to base {base} (Kafka splits the \
+                 segment at load: LogSegmentOffsetOverflowException)"
+            ),
+            Message::IndexRebuildAtLoad(invalid) => write!(
+                f,
+                "{invalid} while recovering this segment at load (no .index, or a .txnindex \
+                 failing its sanity check), where the exception is not caught: Kafka fails to \
+                 load the partition"
+            ),
+            Message::IndexRebuildEmpties(invalid) => {
+                write!(f, "{}", TruncateReason::IndexRebuild(*invalid))
+            }
+            Message::CrcMismatch => f.write_str("stored CRC does not match the batch bytes"),
+            Message::UnknownMagic(magic) => write!(
+                f,
+                "magic byte {magic}: Kafka reads the batch with the v2 layout (and its recovery \
+                 keeps it), but no Kafka version writes it"
+            ),
+            Message::TornTail(p) => write!(
+                f,
+                "{}; Kafka's recovery truncates the log here",
+                p.message()
+            ),
+            Message::ZeroTail {
+                length,
+                preallocate,
+            } => write!(
+                f,
+                "{length} zero bytes after the last batch ({}); Kafka stops reading here",
+                if *preallocate {
+                    "preallocate=true: the preallocated rest of a segment not closed"
+                } else {
+                    "preallocate=false: a torn write, or a file extended without its data"
+                }
+            ),
+            Message::InvalidBytes(p) => f.write_str(&p.message()),
+        }
+    }
+}
+
+fn checkpoint_name(c: CheckpointKind) -> &'static str {
+    match c {
+        CheckpointKind::RecoveryPoint => "recovery point",
+        CheckpointKind::LogStart => "log start offset",
+        CheckpointKind::HighWatermark => "high watermark",
+    }
+}
+
+/// A finding's message in words.
+pub fn message(f: &Finding) -> String {
+    Worded(&f.message).to_string()
+}
 
 /// One log dir's answer: will Kafka start on it, and what acknowledged data is at risk.
 pub struct Verdict<'r> {
@@ -41,7 +481,7 @@ pub fn json_verdict(out: &mut impl Write, v: &Verdict<'_>) -> io::Result<()> {
         .collect();
     let j = json!({"type": "verdict", "logDir": v.log_dir.display().to_string(),
         "kafkaStarts": failure.is_none(),
-        "reason": failure.map(|f| f.reason.clone()), "file": failure.map(|f| f.file.clone()),
+        "reason": failure.map(|f| Worded(&f.reason).to_string()), "file": failure.map(|f| f.file.clone()),
         "position": failure.map(|f| f.position), "atRisk": at_risk});
     serde_json::to_writer(&mut *out, &j).map_err(io::Error::from)?;
     out.write_all(b"\n")
@@ -55,7 +495,7 @@ pub fn verdict_text(out: &mut impl Write, v: &Verdict<'_>) -> io::Result<()> {
         Some(f) => writeln!(
             out,
             "Will Kafka start on {dir}: NO ({}; {} at byte {})",
-            escape(&f.reason),
+            escape(&Worded(&f.reason).to_string()),
             escape(&f.file),
             f.position
         )?,
@@ -103,13 +543,16 @@ pub fn verdict_text(out: &mut impl Write, v: &Verdict<'_>) -> io::Result<()> {
 
 pub fn json_finding(out: &mut impl Write, f: &Finding) -> io::Result<()> {
     let v = json!({"type": "finding", "check": f.check, "severity": f.severity, "file": f.file,
-        "position": f.position, "offset": f.offset, "message": f.message});
+        "position": f.position, "offset": f.offset, "message": message(f)});
     serde_json::to_writer(&mut *out, &v).map_err(io::Error::from)?;
     out.write_all(b"\n")
 }
 
 pub fn json_recovery(out: &mut impl Write, r: &RecoveryPreview) -> io::Result<()> {
     let mut v = serde_json::to_value(r).map_err(io::Error::from)?;
+    if let Some(failure) = &r.load_failure {
+        v["loadFailure"]["reason"] = Worded(&failure.reason).to_string().into();
+    }
     v.as_object_mut()
         .expect("struct")
         .insert("type".into(), "recovery".into());
@@ -140,7 +583,7 @@ fn finding_cells(f: &Finding) -> Vec<String> {
         escape(file),
         f.position.map_or("-".into(), |p| p.to_string()),
         f.offset.map_or("-".into(), |o| o.to_string()),
-        escape(&f.message),
+        escape(&message(f)),
     ]
 }
 

@@ -60,8 +60,71 @@ impl LogProblem<'_> {
         }
     }
     pub fn message(&self) -> String {
+        self.to_fault().message()
+    }
+
+    /// The problem owned, to keep after the scan.
+    pub fn to_fault(&self) -> LogFault {
         match self {
             LogProblem::Corrupt {
+                position,
+                length,
+                reason,
+            } => LogFault::Corrupt {
+                position: *position,
+                length: *length,
+                reason: **reason,
+            },
+            LogProblem::Tail {
+                position,
+                length,
+                kind,
+            } => LogFault::Tail {
+                position: *position,
+                length: *length,
+                kind: (*kind).clone(),
+            },
+            LogProblem::BadEntry {
+                batch_position,
+                error,
+            } => LogFault::BadEntry {
+                batch_position: *batch_position,
+                error: (*error).clone(),
+            },
+        }
+    }
+}
+
+/// A [`LogProblem`] owned: what a sink keeps of one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LogFault {
+    Corrupt {
+        position: u64,
+        length: u64,
+        reason: FrameProblem,
+    },
+    Tail {
+        position: u64,
+        length: u64,
+        kind: TailKind,
+    },
+    BadEntry {
+        batch_position: u64,
+        error: DecodeError,
+    },
+}
+
+impl LogFault {
+    pub fn position(&self) -> u64 {
+        match self {
+            LogFault::Corrupt { position, .. } | LogFault::Tail { position, .. } => *position,
+            LogFault::BadEntry { error, .. } => error.position,
+        }
+    }
+
+    pub fn message(&self) -> String {
+        match self {
+            LogFault::Corrupt {
                 position,
                 length,
                 reason,
@@ -69,8 +132,8 @@ impl LogProblem<'_> {
                 "{length} invalid bytes ({reason}); the next valid batch starts at byte {}",
                 position + length
             ),
-            LogProblem::Tail { length, kind, .. } => kind.describe(*length),
-            LogProblem::BadEntry {
+            LogFault::Tail { length, kind, .. } => kind.describe(*length),
+            LogFault::BadEntry {
                 batch_position,
                 error,
             } => {

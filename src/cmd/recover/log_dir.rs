@@ -236,7 +236,7 @@ fn refuse(
             .iter()
             .map(|f| {
                 json!({"partition": f.partition, "file": f.failure.file, "position": f.failure.position,
-                    "reason": f.failure.reason, "ignoreCleanShutdownFixes": f.without_marker, "fix": advice(f)})
+                    "reason": printer::Worded(&f.failure.reason).to_string(), "ignoreCleanShutdownFixes": f.without_marker, "fix": advice(f)})
             })
             .collect();
         let j = json!({"type": "summary", "logDir": verdict.log_dir.display().to_string(),

@@ -2,8 +2,6 @@
 //! an offset, the end offset of an epoch (OffsetForLeaderEpoch), and that lookup checked
 //! against the batches' partitionLeaderEpoch.
 
-use std::fmt;
-
 use kseg_format::log::BatchInfo;
 use kseg_format::text_files::EpochEntry;
 use kseg_scan::Flow;
@@ -31,49 +29,6 @@ pub enum EpochCacheChange {
     /// Entries at or before the log start offset folded into one starting there
     /// (`truncateFromStart`).
     FoldedIntoLogStart { log_start: i64, epoch: i32 },
-}
-
-/// The one wording of a change: `print/lookup.rs` shows it in `--explain`, `verify` in its
-/// findings.
-impl fmt::Display for EpochCacheChange {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fn list(f: &mut fmt::Formatter<'_>, entries: &[EpochEntry]) -> fmt::Result {
-            for (k, e) in entries.iter().enumerate() {
-                let sep = if k == 0 { "" } else { ", " };
-                write!(f, "{sep}{} {}", e.epoch, e.start_offset)?;
-            }
-            Ok(())
-        }
-        match self {
-            EpochCacheChange::Invalid(e) => write!(
-                f,
-                "entry ({}, {}) is invalid: Kafka refuses it and fails to load the log",
-                e.epoch, e.start_offset
-            ),
-            EpochCacheChange::Conflicts { entry, removed } => {
-                write!(
-                    f,
-                    "entry ({}, {}) removes the earlier entries it conflicts with: ",
-                    entry.epoch, entry.start_offset
-                )?;
-                list(f, removed)
-            }
-            EpochCacheChange::DroppedAtLogEnd { log_end, dropped } => {
-                write!(
-                    f,
-                    "entries starting at or after the log end offset {log_end} are dropped when \
-                     the log is loaded: "
-                )?;
-                list(f, dropped)?;
-                f.write_str(" (normal when a leader was elected and nothing appended since)")
-            }
-            EpochCacheChange::FoldedIntoLogStart { log_start, epoch } => write!(
-                f,
-                "entries at or before the log start offset {log_start} fold into ({epoch}, \
-                 {log_start})"
-            ),
-        }
-    }
 }
 
 /// The answer of OffsetForLeaderEpoch: the epoch answered for and where it ends.
@@ -417,19 +372,28 @@ mod tests {
         assert_eq!(c, entries(&[(0, 0), (1, 10)]));
     }
 
-    /// The worded changes, as `verify` and `--explain` show them.
+    /// The changes in file order, typed (`print::words::epoch_cache_change` words them).
     #[test]
-    fn changes_are_worded_once() {
+    fn changes_are_typed_in_file_order() {
         let (_, changes) = load_cache(entries(&[(0, 0), (2, 50), (1, 60), (-1, 3)]), 0, 55);
-        let changes: Vec<String> = changes.iter().map(|c| c.to_string()).collect();
         assert_eq!(
             changes,
             vec![
-                "entry (1, 60) removes the earlier entries it conflicts with: 2 50".to_string(),
-                "entry (-1, 3) is invalid: Kafka refuses it and fails to load the log".into(),
-                "entries starting at or after the log end offset 55 are dropped when the log is \
-                 loaded: 1 60 (normal when a leader was elected and nothing appended since)"
-                    .into(),
+                EpochCacheChange::Conflicts {
+                    entry: EpochEntry {
+                        epoch: 1,
+                        start_offset: 60
+                    },
+                    removed: entries(&[(2, 50)]),
+                },
+                EpochCacheChange::Invalid(EpochEntry {
+                    epoch: -1,
+                    start_offset: 3
+                }),
+                EpochCacheChange::DroppedAtLogEnd {
+                    log_end: 55,
+                    dropped: entries(&[(1, 60)]),
+                },
             ]
         );
     }

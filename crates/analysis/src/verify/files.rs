@@ -4,7 +4,7 @@ use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 
 use super::segment::EpochTrack;
-use super::{Findings, Nature, VerifyOptions};
+use super::{Findings, Message, Nature, VerifyOptions};
 use crate::lookup::{load_cache, EpochCacheChange};
 use kseg_format::producer_snapshot::parse_producer_snapshot;
 use kseg_format::text_files::{parse_checkpoint, EpochEntry};
@@ -41,7 +41,7 @@ pub(super) fn check_txn_index(
             path,
             Some(at as u64),
             None,
-            "partial trailing entry (Kafka ignores it)".into(),
+            Message::TxnIndexPartialEntry,
         );
     }
     let mut listed = BTreeSet::new();
@@ -54,7 +54,7 @@ pub(super) fn check_txn_index(
                 path,
                 at,
                 None,
-                err.message.to_string(),
+                Message::TxnIndexEntry(err.clone()),
             ),
             Ok(t) => {
                 if t.last_offset < base {
@@ -66,10 +66,10 @@ pub(super) fn check_txn_index(
                         path,
                         at,
                         Some(t.last_offset),
-                        format!(
-                            "aborted txn last offset {} is below the segment base {base}: Kafka's sanity check fails at load, so it recovers the segment and rebuilds this index",
-                            t.last_offset
-                        ),
+                        Message::TxnIndexBelowBase {
+                            last_offset: t.last_offset,
+                            base,
+                        },
                     );
                 }
                 listed.insert((t.last_offset, t.producer_id));
@@ -92,11 +92,24 @@ pub(super) fn check_txn_index(
             path,
             None,
             Some(*offset),
-            format!("ABORT marker of producer {pid} at offset {offset} is not in the .txnindex"),
+            Message::AbortNotIndexed {
+                producer_id: *pid,
+                offset: *offset,
+            },
         );
     }
     for (offset, pid) in listed.difference(&markers) {
-        ctx.add("txn-index-mismatch", mismatch, path, None, Some(*offset), format!(".txnindex lists an aborted transaction of producer {pid} ending at {offset}, but the log has no ABORT marker there"));
+        ctx.add(
+            "txn-index-mismatch",
+            mismatch,
+            path,
+            None,
+            Some(*offset),
+            Message::IndexedAbortWithoutMarker {
+                producer_id: *pid,
+                offset: *offset,
+            },
+        );
     }
 }
 
@@ -138,18 +151,29 @@ pub(super) fn check_producer_snapshot(
             path,
             Some(e.position),
             None,
-            format!(
-                "corrupt snapshot: {}; Kafka deletes it at load and rebuilds producer state from an older snapshot or the log",
-                e.message
-            ),
+            Message::CorruptSnapshot(e),
         ),
         Ok(s) => {
             if !s.crc_valid {
-                ctx.add("producer-snapshot", Nature::RepairedAtLoad, path, Some(2), None, "snapshot CRC does not match its contents; Kafka deletes it at load and rebuilds producer state from an older snapshot or the log".into());
+                ctx.add(
+                    "producer-snapshot",
+                    Nature::RepairedAtLoad,
+                    path,
+                    Some(2),
+                    None,
+                    Message::SnapshotCrc,
+                );
             }
             if let (Some(at), Some(end)) = (at, log_end) {
                 if at > end {
-                    ctx.add("producer-snapshot", Nature::RepairedAtLoad, path, None, Some(at), format!("snapshot at offset {at} is beyond the log end offset {end}; Kafka deletes it at load"));
+                    ctx.add(
+                        "producer-snapshot",
+                        Nature::RepairedAtLoad,
+                        path,
+                        None,
+                        Some(at),
+                        Message::SnapshotBeyondEnd { at, log_end: end },
+                    );
                 }
             }
             for e in s.entries.iter().filter(|e| e.has_batch_metadata()) {
@@ -160,15 +184,25 @@ pub(super) fn check_producer_snapshot(
                         path,
                         None,
                         Some(e.last_offset),
-                        format!(
-                            "producer {} has last offset {} at or after the snapshot offset",
-                            e.producer_id, e.last_offset
-                        ),
+                        Message::SnapshotProducerPastOffset {
+                            producer_id: e.producer_id,
+                            last_offset: e.last_offset,
+                        },
                     );
                 } else if first_offset.is_some_and(|f| e.last_offset >= f)
                     && !found.contains(&e.last_offset)
                 {
-                    ctx.add("producer-snapshot", Nature::Tolerated, path, None, Some(e.last_offset), format!("producer {}'s last batch should end at offset {}, but no batch in the log ends there", e.producer_id, e.last_offset));
+                    ctx.add(
+                        "producer-snapshot",
+                        Nature::Tolerated,
+                        path,
+                        None,
+                        Some(e.last_offset),
+                        Message::SnapshotNoSuchBatch {
+                            producer_id: e.producer_id,
+                            last_offset: e.last_offset,
+                        },
+                    );
                 }
             }
         }
@@ -186,7 +220,7 @@ pub(super) fn check_leader_epochs(
     track: &EpochTrack,
     log_start: i64,
     log_end: i64,
-) -> Option<(u64, String)> {
+) -> Option<(u64, Message)> {
     if let Some((path, position, epoch, before)) = &track.first_decrease {
         ctx.add(
             "leader-epoch",
@@ -194,7 +228,10 @@ pub(super) fn check_leader_epochs(
             path,
             Some(*position),
             None,
-            format!("batch carries partitionLeaderEpoch {epoch} after batches of epoch {before}: epochs never go back in a log (Kafka's epoch cache ignores it)"),
+            Message::EpochDecrease {
+                epoch: *epoch,
+                before: *before,
+            },
         );
     }
     let Some(path) = checkpoint else {
@@ -205,7 +242,9 @@ pub(super) fn check_leader_epochs(
                 partition,
                 None,
                 None,
-                format!("no leader-epoch-checkpoint although the batches carry epochs {}: Kafka rebuilds the cache only from segments it recovers, so OffsetForLeaderEpoch cannot answer for the others", show_starts(track)),
+                Message::NoEpochCheckpoint {
+                    starts: track.starts.iter().map(|s| (s.epoch, s.offset)).collect(),
+                },
             );
         }
         return None;
@@ -218,10 +257,7 @@ pub(super) fn check_leader_epochs(
     let entries: Vec<EpochEntry> = match parse_checkpoint(&String::from_utf8_lossy(&bytes), true) {
         Ok(c) => c.epoch_entries(),
         Err(e) => {
-            let message = format!(
-                "unreadable leader-epoch-checkpoint: {} (Kafka cannot load this partition's log)",
-                e.message
-            );
+            let message = Message::UnreadableEpochCheckpoint(e.clone());
             ctx.add(
                 "leader-epoch",
                 Nature::BrokerWillNotStart,
@@ -244,7 +280,12 @@ pub(super) fn check_leader_epochs(
                 path,
                 None,
                 Some(s1),
-                format!("entry ({e1}, {s1}) does not follow ({e0}, {s0}): when Kafka loads the cache, each entry removes the earlier ones with an epoch or start offset not below its own"),
+                Message::EpochEntryOrder {
+                    epoch: e1,
+                    start: s1,
+                    prev_epoch: e0,
+                    prev_start: s0,
+                },
             );
         }
     }
@@ -256,7 +297,7 @@ pub(super) fn check_leader_epochs(
             path,
             None,
             Some(start),
-            format!("entry ({epoch}, {start}) is invalid: Kafka's epoch cache refuses it and the log fails to load"),
+            Message::EpochEntryInvalid { epoch, start },
         );
     }
     let (cache, changes) = load_cache(entries, log_start, log_end);
@@ -271,19 +312,27 @@ pub(super) fn check_leader_epochs(
             path,
             None,
             None,
-            change.to_string(),
+            Message::EpochCache(change.clone()),
         );
     }
     for start in track.starts.iter().filter(|s| s.offset >= log_start) {
         let (epoch, offset) = (start.epoch, start.offset);
-        match cache.iter().find(|e| e.epoch == epoch).map(|e| e.start_offset) {
+        match cache
+            .iter()
+            .find(|e| e.epoch == epoch)
+            .map(|e| e.start_offset)
+        {
             None if start.recovered => ctx.add(
                 "leader-epoch",
                 Nature::Normal,
                 &start.path,
                 Some(start.position),
                 Some(offset),
-                format!("the checkpoint lacks epoch {epoch}, which the batches start at offset {offset}: Kafka's recovery of this segment adds it"),
+                Message::EpochMissing {
+                    epoch,
+                    offset,
+                    recovered: true,
+                },
             ),
             None => ctx.add(
                 "leader-epoch",
@@ -291,7 +340,11 @@ pub(super) fn check_leader_epochs(
                 &start.path,
                 Some(start.position),
                 Some(offset),
-                format!("the checkpoint lacks epoch {epoch}, which the batches start at offset {offset}: OffsetForLeaderEpoch answers for it as for an earlier epoch"),
+                Message::EpochMissing {
+                    epoch,
+                    offset,
+                    recovered: false,
+                },
             ),
             Some(cached) if cached > offset => ctx.add(
                 "leader-epoch",
@@ -299,7 +352,11 @@ pub(super) fn check_leader_epochs(
                 &start.path,
                 Some(start.position),
                 Some(offset),
-                format!("the checkpoint starts epoch {epoch} at offset {cached}, but batches carry it from offset {offset}: OffsetForLeaderEpoch ends the previous epoch too late"),
+                Message::EpochStartsLate {
+                    epoch,
+                    cached,
+                    offset,
+                },
             ),
             Some(cached) if cached < offset => ctx.add(
                 "leader-epoch",
@@ -307,19 +364,14 @@ pub(super) fn check_leader_epochs(
                 &start.path,
                 Some(start.position),
                 Some(offset),
-                format!("the checkpoint starts epoch {epoch} at offset {cached}, the first batch carrying it is at {offset} (the records between were removed, e.g. by compaction)"),
+                Message::EpochStartsEarly {
+                    epoch,
+                    cached,
+                    offset,
+                },
             ),
             Some(_) => {}
         }
     }
     None
-}
-
-fn show_starts(track: &EpochTrack) -> String {
-    track
-        .starts
-        .iter()
-        .map(|s| format!("{} from {}", s.epoch, s.offset))
-        .collect::<Vec<_>>()
-        .join(", ")
 }

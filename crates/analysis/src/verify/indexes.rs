@@ -5,7 +5,7 @@
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
-use super::{Findings, Nature, VerifyOptions};
+use super::{Findings, IndexWhat, Message, Nature, VerifyOptions};
 use kseg_format::index::{Index, IndexKind, OffsetEntry, Offsets, TimeEntry, Times};
 
 /// The order a pass walks an index's slots in: the file's own when it is already sorted (a
@@ -55,7 +55,7 @@ fn index_severity(rebuilt: bool) -> Nature {
 /// order of its entries in the file.
 trait CheckedKind: IndexKind {
     /// How a finding names the file.
-    const WHAT: &'static str;
+    const WHAT: IndexWhat;
     /// Whether a full pass (not only `--sanity`) reports Kafka's sanity check. The time index's
     /// fails on every zero tail, which the preallocation finding already reports.
     const SANITY_IN_FULL_PASS: bool;
@@ -67,11 +67,11 @@ trait CheckedKind: IndexKind {
     type Order: Ord;
     fn order_key(e: Self::Entry) -> Self::Order;
     /// Why `e` may not follow `prev` in the file (Kafka's append rule), if it may not.
-    fn out_of_order(prev: &Self::Entry, e: &Self::Entry) -> Option<String>;
+    fn out_of_order(prev: &Self::Entry, e: &Self::Entry) -> Option<Message>;
 }
 
 impl CheckedKind for Offsets {
-    const WHAT: &'static str = "index";
+    const WHAT: IndexWhat = IndexWhat::Offsets;
     const SANITY_IN_FULL_PASS: bool = true;
     const ORDER_CHECK: &'static str = "offset-index-order";
     const ORDER_AT_SLOT: bool = false;
@@ -80,18 +80,18 @@ impl CheckedKind for Offsets {
     fn order_key(e: OffsetEntry) -> (u32, i64) {
         (e.position, e.offset)
     }
-    fn out_of_order(p: &OffsetEntry, e: &OffsetEntry) -> Option<String> {
-        (e.offset <= p.offset || e.position <= p.position).then(|| {
-            format!(
-                "entry (offset {}, position {}) does not follow (offset {}, position {})",
-                e.offset, e.position, p.offset, p.position
-            )
+    fn out_of_order(p: &OffsetEntry, e: &OffsetEntry) -> Option<Message> {
+        (e.offset <= p.offset || e.position <= p.position).then_some(Message::OffsetEntryOrder {
+            offset: e.offset,
+            position: e.position,
+            prev_offset: p.offset,
+            prev_position: p.position,
         })
     }
 }
 
 impl CheckedKind for Times {
-    const WHAT: &'static str = "time index";
+    const WHAT: IndexWhat = IndexWhat::Times;
     const SANITY_IN_FULL_PASS: bool = false;
     const ORDER_CHECK: &'static str = "time-index-order";
     const ORDER_AT_SLOT: bool = true;
@@ -100,12 +100,12 @@ impl CheckedKind for Times {
     fn order_key(e: TimeEntry) -> i64 {
         e.offset
     }
-    fn out_of_order(p: &TimeEntry, e: &TimeEntry) -> Option<String> {
-        (e.timestamp <= p.timestamp || e.offset < p.offset).then(|| {
-            format!(
-                "entry (timestamp {}, offset {}) does not follow (timestamp {}, offset {})",
-                e.timestamp, e.offset, p.timestamp, p.offset
-            )
+    fn out_of_order(p: &TimeEntry, e: &TimeEntry) -> Option<Message> {
+        (e.timestamp <= p.timestamp || e.offset < p.offset).then_some(Message::TimeEntryOrder {
+            timestamp: e.timestamp,
+            offset: e.offset,
+            prev_timestamp: p.timestamp,
+            prev_offset: p.offset,
         })
     }
 }
@@ -173,14 +173,20 @@ impl<K: CheckedKind> IndexFile<K> {
                 path,
                 Some(slot_position::<K>(layout.slots)),
                 None,
-                format!("file length {len} is not a multiple of {entry_size}"),
+                Message::IndexSize { len, entry_size },
             );
         }
         // Kafka's own sanity check of an index file (`AbstractIndex.sanityCheck`).
         if K::SANITY_IN_FULL_PASS || opts.sanity_only {
-            if let Err(msg) = index.sanity_check() {
-                let msg = format!("Kafka's sanity check fails: {msg}");
-                ctx.add("index-sanity", severity, path, None, None, msg);
+            if let Err(e) = index.sanity_check() {
+                ctx.add(
+                    "index-sanity",
+                    severity,
+                    path,
+                    None,
+                    None,
+                    Message::IndexSanity(e),
+                );
             }
         }
         if opts.sanity_only {
@@ -191,16 +197,20 @@ impl<K: CheckedKind> IndexFile<K> {
             let active = at.active;
             ctx.add(
                 "index-preallocated",
-                if active { Nature::Normal } else { Nature::Tolerated },
+                if active {
+                    Nature::Normal
+                } else {
+                    Nature::Tolerated
+                },
                 path,
                 Some(slot_position::<K>(layout.real_entries)),
                 None,
-                format!(
-                    "preallocated {} ({len} bytes) with {} real entries and a zero-filled tail: the broker did not close this segment{}",
-                    K::WHAT,
-                    layout.real_entries,
-                    if active { " (normal for the active segment after a crash)" } else { "" }
-                ),
+                Message::IndexPreallocated {
+                    what: K::WHAT,
+                    len,
+                    real_entries: layout.real_entries,
+                    active,
+                },
             );
         }
         let sorted = check_order(ctx, path, severity, &index);
@@ -244,7 +254,7 @@ impl<K: CheckedKind> IndexFile<K> {
         check: &'static str,
         at: Option<u64>,
         offset: Option<i64>,
-        msg: String,
+        msg: Message,
     ) {
         ctx.add(check, self.severity, &self.path, at, offset, msg);
     }
@@ -323,7 +333,9 @@ impl OffsetIndexPass {
             "offset-index-mismatch",
             None,
             Some(e.offset),
-            format!("entry position {} is not the start of a batch", e.position),
+            Message::NotBatchStart {
+                position: e.position,
+            },
         );
     }
 
@@ -339,10 +351,12 @@ impl OffsetIndexPass {
             "offset-index-mismatch",
             Some(e.position),
             Some(e.offset),
-            format!(
-                "entry says offset {} but the batch at position {} holds {batch_base}..{batch_last}",
-                e.offset, e.position
-            ),
+            Message::WrongOffset {
+                offset: e.offset,
+                position: e.position,
+                batch_base,
+                batch_last,
+            },
         );
     }
 
@@ -409,16 +423,9 @@ impl OffsetIndexPass {
                     "offset-index-beyond-log",
                     Some(slot_position::<Offsets>(e.slot)),
                     Some(e.offset),
-                    if e.position == valid_end {
-                        format!(
-                            "entry points to position {}, the valid end of the log: no batch starts there",
-                            e.position
-                        )
-                    } else {
-                        format!(
-                            "entry points to position {}, past the valid end of the log at {valid_end}",
-                            e.position
-                        )
+                    Message::EntryBeyondLog {
+                        position: e.position,
+                        valid_end,
                     },
                 );
             } else {
@@ -429,15 +436,14 @@ impl OffsetIndexPass {
         let valid = [
             (
                 self.inside_batch,
-                "name an offset inside the batch at their position rather than its last offset (Kafka up to 1.1 indexed the first offset of each append): valid for lookups",
+                Message::InsideBatchEntries(self.inside_batch),
             ),
             (
                 self.multi_batch,
-                "index a multi-batch append (written by a broker before 3.9.1/4.0.1/4.1, by a follower, or by the log cleaner): valid",
+                Message::MultiBatchEntries(self.multi_batch),
             ),
         ];
-        for (n, what) in valid.into_iter().filter(|(n, _)| *n > 0) {
-            let msg = format!("{n} entries {what}");
+        for (_, msg) in valid.into_iter().filter(|(n, _)| *n > 0) {
             let path = &self.file.path;
             ctx.add(
                 "offset-index-mismatch",
@@ -504,7 +510,7 @@ impl TimeIndexPass {
                     "time-index-mismatch",
                     at,
                     Some(e.offset),
-                    format!("entry offset {} is not in any batch", e.offset),
+                    Message::TimeEntryNotInBatch { offset: e.offset },
                 );
             } else if e.offset != last_offset {
                 // Up to 3.6 (uncompressed CreateTime appends) the offset of the max-timestamp record.
@@ -516,7 +522,13 @@ impl TimeIndexPass {
                         "time-index-mismatch",
                         at,
                         Some(e.offset),
-                        format!("entry (timestamp {}, offset {}) points inside batch {base_offset}..{last_offset} whose max timestamp is {max_ts}", e.timestamp, e.offset),
+                        Message::TimeEntryInsideBatch {
+                            timestamp: e.timestamp,
+                            offset: e.offset,
+                            batch_base: base_offset,
+                            batch_last: last_offset,
+                            max_timestamp: max_ts,
+                        },
                     );
                 }
             } else if max_ts != e.timestamp || self.max_so_far != e.timestamp {
@@ -525,10 +537,12 @@ impl TimeIndexPass {
                     "time-index-mismatch",
                     at,
                     Some(e.offset),
-                    format!(
-                        "entry timestamp {} but the batch ending at {} has max timestamp {max_ts} and the maximum so far is {}",
-                        e.timestamp, e.offset, self.max_so_far
-                    ),
+                    Message::TimeEntryWrong {
+                        timestamp: e.timestamp,
+                        offset: e.offset,
+                        max_timestamp: max_ts,
+                        max_so_far: self.max_so_far,
+                    },
                 );
             }
         }
@@ -542,10 +556,7 @@ impl TimeIndexPass {
                 "time-index-beyond-log",
                 Some(slot_position::<Times>(slot)),
                 Some(e.offset),
-                format!(
-                    "entry offset {} is past the last batch of the log",
-                    e.offset
-                ),
+                Message::TimeEntryPastLog { offset: e.offset },
             );
         }
         if self.record_offsets > 0 {
@@ -555,7 +566,7 @@ impl TimeIndexPass {
                 &self.file.path,
                 None,
                 None,
-                format!("{} entries store a record offset inside the batch (written by a broker up to 3.6): valid", self.record_offsets),
+                Message::RecordOffsetEntries(self.record_offsets),
             );
         }
         if !active && !self.rebuilt && had_batches && self.max_so_far >= 0 {
@@ -567,11 +578,10 @@ impl TimeIndexPass {
                     &self.file.path,
                     None,
                     None,
-                    format!(
-                        "the segment's largest timestamp {} has no entry (Kafka appends one at roll); lookups by time will use {}",
-                        self.max_so_far,
-                        last.map_or("the file's mtime".to_string(), |t| t.to_string())
-                    ),
+                    Message::NoClosingTimeEntry {
+                        max_so_far: self.max_so_far,
+                        last,
+                    },
                 );
             }
         }

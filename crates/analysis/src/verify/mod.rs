@@ -18,11 +18,13 @@ use kseg_format::log::RecordScratch;
 use kseg_scan::{scan_log, ScanOptions};
 use kseg_storage::discover::{DataFile, PartitionDir, Siblings};
 use kseg_storage::layout::{base_offset_of, parse_partition_dir, FileKind};
-use kseg_storage::source::{open_log, read_small, vanished, VANISHED};
+use kseg_storage::source::{open_log, read_small, vanished};
 
 mod files;
 pub use files::txn_index_fails_sanity;
 mod indexes;
+mod message;
+pub use message::{CheckpointKind, IndexWhat, Message};
 
 mod segment;
 
@@ -67,14 +69,15 @@ pub const CHECKS: &[(&str, &str)] = &[
     ("unreadable", "a file kseg could not read"),
 ];
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Finding {
     pub check: &'static str,
     pub severity: Severity,
     pub file: String,
     pub position: Option<u64>,
     pub offset: Option<i64>,
-    pub message: String,
+    /// Worded by the printer.
+    pub message: Message,
 }
 
 /// What Kafka's `LogLoader` would do with a partition at the next start.
@@ -168,7 +171,9 @@ pub struct OffsetRun {
 pub struct LoadFailure {
     pub file: String,
     pub position: u64,
-    pub reason: String,
+    /// Worded by the printer (the NDJSON's `reason`, after `position`).
+    #[serde(skip)]
+    pub reason: Message,
 }
 
 /// What recovery drops, against the high watermark.
@@ -297,7 +302,7 @@ impl Findings<'_> {
                 path,
                 None,
                 None,
-                VANISHED.to_string(),
+                Message::Vanished,
             );
             return;
         }
@@ -307,7 +312,7 @@ impl Findings<'_> {
             path,
             None,
             None,
-            format!("cannot read: {e}"),
+            Message::CannotRead(std::sync::Arc::new(clone_io(e))),
         );
     }
 
@@ -319,7 +324,7 @@ impl Findings<'_> {
         file: &Path,
         position: Option<u64>,
         offset: Option<i64>,
-        message: String,
+        message: Message,
     ) {
         let severity = nature.severity();
         let file = file.display().to_string();
@@ -357,10 +362,11 @@ impl Findings<'_> {
                 file,
                 position: None,
                 offset: None,
-                message: format!(
-                    "{} more {check} findings in this file are not listed (first {MAX_FINDINGS_PER_CHECK_AND_FILE} shown)",
-                    n - MAX_FINDINGS_PER_CHECK_AND_FILE
-                ),
+                message: Message::NotListed {
+                    more: n - MAX_FINDINGS_PER_CHECK_AND_FILE,
+                    check,
+                    listed: MAX_FINDINGS_PER_CHECK_AND_FILE,
+                },
             });
         }
     }
@@ -424,7 +430,7 @@ pub fn verify_partition(
                 &a.path,
                 None,
                 None,
-                a.message.clone(),
+                Message::LoadCleanup(a.message.clone()),
             );
             format!("{}: {}", a.path.display(), a.message)
         })
@@ -655,9 +661,11 @@ pub fn verify_partition(
                 .last_batch_last_offset
                 .is_some_and(|l| (0..=i32::MAX as i64).contains(&l.saturating_sub(base)));
             if last_fits {
-                let reason = format!(
-                    "recovering this segment meets offset {offset} at byte {at}, which no offset relative to base {base} holds (LogSegmentOffsetOverflowException), while the segment's last offset fits: LocalLog.splitOverflowedSegment refuses to split it (IllegalArgumentException) and the broker does not start"
-                );
+                let reason = Message::OverflowUnsplittable {
+                    offset,
+                    position: at,
+                    base,
+                };
                 ctx.add(
                     "broker-will-not-start",
                     Nature::BrokerWillNotStart,
@@ -684,9 +692,10 @@ pub fn verify_partition(
                     .ok()
                     .and_then(|h| crate::recovery::next_batch_throws(h, at, size));
                 if let Some(declared) = thrown {
-                    let reason = format!(
-                        "the clean-shutdown marker spares this active segment from recovery, but the bytes at {at} declare a batch of {declared} bytes (below 14): Kafka's load (LogLoader.recoverLog, LogSegment.readNextOffset) throws CorruptRecordException and the broker does not start"
-                    );
+                    let reason = Message::MarkerBesideBadEnd {
+                        position: at,
+                        declared,
+                    };
                     ctx.add(
                         "broker-will-not-start",
                         Nature::BrokerWillNotStart,
@@ -726,24 +735,23 @@ pub fn verify_partition(
                 }
                 ctx.add(
                     "missing-index",
-                    if active { Nature::Normal } else { Nature::RepairedAtLoad },
+                    if active {
+                        Nature::Normal
+                    } else {
+                        Nature::RepairedAtLoad
+                    },
                     &seg.path,
                     None,
                     None,
-                    "segment has no offset index file; Kafka recovers the segment when it loads it (re-validating every batch) and rebuilds both indexes".into(),
+                    Message::MissingOffsetIndex,
                 );
             }
             if time_index.is_none() {
-                let message = if rebuilds_all {
-                    if !deleted {
-                        preview
-                            .rebuilt_indexes
-                            .push(format!("{} (time index, missing)", seg.path.display()));
-                    }
-                    "segment has no time index file; Kafka's recovery of the segment rebuilds it"
-                } else {
-                    "segment has no time index file; Kafka creates it empty without reading the log, so lookups by time in this segment use the file's mtime"
-                };
+                if rebuilds_all && !deleted {
+                    preview
+                        .rebuilt_indexes
+                        .push(format!("{} (time index, missing)", seg.path.display()));
+                }
                 ctx.add(
                     "missing-index",
                     if active {
@@ -754,7 +762,9 @@ pub fn verify_partition(
                     &seg.path,
                     None,
                     None,
-                    message.into(),
+                    Message::MissingTimeIndex {
+                        rebuilt: rebuilds_all,
+                    },
                 );
             }
         }
@@ -790,10 +800,10 @@ pub fn verify_partition(
                     &seg.path,
                     None,
                     Some(first.0),
-                    format!(
-                        "{} ABORT markers in the log ({certain} after transactional data in this segment) but no .txnindex file",
-                        aborts.len()
-                    ),
+                    Message::AbortsWithoutTxnIndex {
+                        markers: aborts.len(),
+                        certain,
+                    },
                 );
             }
         }
@@ -807,13 +817,12 @@ pub fn verify_partition(
             &p.path,
             None,
             Some(c.first_offset),
-            format!(
-                "recovery drops at least {} acknowledged records (offsets {}..{}, below the high watermark {} of replication-offset-checkpoint)",
-                c.records,
-                c.first_offset,
-                c.last_offset,
-                checkpoints.high_watermark.unwrap_or_default()
-            ),
+            Message::AcknowledgedLoss {
+                records: c.records,
+                first_offset: c.first_offset,
+                last_offset: c.last_offset,
+                high_watermark: checkpoints.high_watermark.unwrap_or_default(),
+            },
         );
     }
     preview.acknowledged_lost = certain;
@@ -879,10 +888,10 @@ pub fn verify_partition(
                     reason,
                 });
             }
-            for (name, value) in [
-                ("recovery point", checkpoints.recovery_point),
-                ("log start offset", checkpoints.log_start),
-                ("high watermark", checkpoints.high_watermark),
+            for (checkpoint, value) in [
+                (CheckpointKind::RecoveryPoint, checkpoints.recovery_point),
+                (CheckpointKind::LogStart, checkpoints.log_start),
+                (CheckpointKind::HighWatermark, checkpoints.high_watermark),
             ] {
                 let Some(v) = value else { continue };
                 if v > end {
@@ -892,16 +901,24 @@ pub fn verify_partition(
                         &p.path,
                         None,
                         Some(v),
-                        format!("{name} checkpoint {v} is beyond the log end offset {end}"),
+                        Message::CheckpointBeyondEnd {
+                            checkpoint,
+                            value: v,
+                            log_end: end,
+                        },
                     );
-                } else if v < start && name != "log start offset" {
+                } else if v < start && checkpoint != CheckpointKind::LogStart {
                     ctx.add(
                         "checkpoint-range",
                         Nature::Tolerated,
                         &p.path,
                         None,
                         Some(v),
-                        format!("{name} checkpoint {v} is before the log start offset {start}"),
+                        Message::CheckpointBeforeStart {
+                            checkpoint,
+                            value: v,
+                            log_start: start,
+                        },
                     );
                 }
             }
@@ -960,11 +977,10 @@ fn producer_state(
             file,
             None,
             Some(stale.marker_offset),
-            format!(
-                "{} (segment {:020}'s rebuilt .txnindex)",
-                stale.message(),
-                stale.segment_base
-            ),
+            Message::StaleSnapshot {
+                text: stale.message(),
+                segment_base: stale.segment_base,
+            },
         );
     }
 }
@@ -972,17 +988,15 @@ fn producer_state(
 /// The log dir level: the clean-shutdown marker.
 pub fn verify_log_dir(facts: &LogDirFacts, findings: &mut Vec<Finding>) {
     if !facts.lock_holders.is_empty() {
-        let pids: Vec<String> = facts.lock_holders.iter().map(u32::to_string).collect();
         findings.push(Finding {
             check: "live-broker",
             severity: Nature::Normal.severity(),
             file: facts.path.join(".lock").display().to_string(),
             position: None,
             offset: None,
-            message: format!(
-                ".lock is held (process {}): a broker is running on this log dir. No clean-shutdown marker, preallocated active indexes and a tail still being written are its normal state, not a crash; the recovery preview is what Kafka would do if it stopped now without shutting down cleanly",
-                pids.join(", ")
-            ),
+            message: Message::LiveBroker {
+                pids: facts.lock_holders.clone(),
+            },
         });
     }
     if !facts.clean_shutdown {
@@ -992,18 +1006,26 @@ pub fn verify_log_dir(facts: &LogDirFacts, findings: &mut Vec<Finding>) {
             file: facts.path.display().to_string(),
             position: None,
             offset: None,
-            message: "no .kafka_cleanshutdown marker: the broker did not shut down cleanly (or is running); Kafka will recover every partition from its recovery point".into(),
+            message: Message::NoCleanShutdown,
         });
     }
-    for (path, msg) in &facts.problems {
+    for (path, fault) in &facts.problems {
         findings.push(Finding {
             check: "checkpoint-range",
             severity: Nature::DamagedData.severity(),
             file: path.display().to_string(),
             position: None,
             offset: None,
-            message: format!("unreadable checkpoint: {msg}"),
+            message: Message::UnreadableCheckpoint(fault.clone()),
         });
+    }
+}
+
+/// An I/O error kept for a finding: its kind, OS code and text.
+fn clone_io(e: &std::io::Error) -> std::io::Error {
+    match e.raw_os_error() {
+        Some(code) => std::io::Error::from_raw_os_error(code),
+        None => std::io::Error::new(e.kind(), e.to_string()),
     }
 }
 

@@ -7,7 +7,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::indexes::{OffsetIndexPass, TimeIndexPass};
-use super::{log_damage, Findings, LogDamage, Nature};
+use super::{log_damage, Findings, LogDamage, Message, Nature};
 use crate::recovery::{IndexRebuild, IndexedBatch, InvalidIndexOffset};
 use kseg_format::control::{decode_control, ControlType};
 use kseg_format::log::{for_each_record, BatchInfo, LogEntry, RecordScratch, TailKind};
@@ -120,7 +120,7 @@ pub(super) struct SegmentFacts {
     /// file was given, not written records.
     pub preallocated_tail: bool,
     /// Recovering this segment at load throws where nothing catches it: (position, why).
-    pub load_failure: Option<(u64, String)>,
+    pub load_failure: Option<(u64, Message)>,
     /// The first batch recovery keeps whose last offset no relative offset can hold:
     /// (position, offset). `LogSegment.recover` throws LogSegmentOffsetOverflowException there.
     pub first_overflow: Option<(u64, i64)>,
@@ -219,9 +219,10 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
                 path,
                 Some(position),
                 Some(base_offset),
-                format!(
-                    "file name says base offset {base} but the first batch starts at {base_offset}"
-                ),
+                Message::BaseBelowName {
+                    base,
+                    first: base_offset,
+                },
             );
         } else if base_offset > base && !self.seg.compacted {
             self.ctx.add(
@@ -230,9 +231,10 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
                 path,
                 Some(position),
                 Some(base_offset),
-                format!(
-                    "first batch starts at {base_offset} above the file name's base offset {base} (compaction, DeleteRecords or an emptied segment)"
-                ),
+                Message::BaseAboveName {
+                    base,
+                    first: base_offset,
+                },
             );
         }
         if let Some(prev) = self.prev_last {
@@ -243,7 +245,10 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
                     path,
                     Some(0),
                     Some(base),
-                    format!("segment base offset {base} is not above the previous segment's last offset {prev}"),
+                    Message::SegmentOverlap {
+                        base,
+                        prev_last: prev,
+                    },
                 );
             } else if base_offset > prev.saturating_add(1) {
                 self.ctx.add(
@@ -256,11 +261,10 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
                     path,
                     Some(position),
                     Some(base_offset),
-                    format!(
-                        "offsets {}..{} are missing between segments",
-                        prev.saturating_add(1),
-                        base_offset.saturating_sub(1)
-                    ),
+                    Message::OffsetsMissing {
+                        from: prev.saturating_add(1),
+                        to: base_offset.saturating_sub(1),
+                    },
                 );
             }
         }
@@ -276,10 +280,10 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
                     path,
                     Some(position),
                     Some(b.base_offset),
-                    format!(
-                        "batch starts at offset {} but the previous batch ended at {l}",
-                        b.base_offset
-                    ),
+                    Message::OffsetOrder {
+                        base_offset: b.base_offset,
+                        prev_last: l,
+                    },
                 );
             }
         }
@@ -290,10 +294,10 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
                 path,
                 Some(position),
                 Some(b.last_offset),
-                format!(
-                    "offset {} cannot be stored relative to base {base} (Kafka splits the segment at load: LogSegmentOffsetOverflowException)",
-                    b.last_offset
-                ),
+                Message::OffsetOverflow {
+                    offset: b.last_offset,
+                    base,
+                },
             );
         }
     }
@@ -335,11 +339,11 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
         if let Some(invalid) = self.rebuild_failure.filter(|_| self.seg.log_checks) {
             let message = if self.seg.load_recovered {
                 // Thrown inside loadSegmentFiles, where nothing catches it.
-                let m = format!("{} while recovering this segment at load (no .index, or a .txnindex failing its sanity check), where the exception is not caught: Kafka fails to load the partition", invalid.cause());
+                let m = Message::IndexRebuildAtLoad(invalid);
                 self.facts.load_failure = Some((invalid.position, m.clone()));
                 m
             } else {
-                invalid.message()
+                Message::IndexRebuildEmpties(invalid)
             };
             self.ctx.add(
                 "recovery-empties-segment",
@@ -394,7 +398,7 @@ impl LogSink for SegmentPass<'_, '_, '_> {
                     path,
                     Some(position),
                     Some(b.base_offset),
-                    "stored CRC does not match the batch bytes".into(),
+                    Message::CrcMismatch,
                 );
             }
             self.mark_invalid(position);
@@ -407,7 +411,7 @@ impl LogSink for SegmentPass<'_, '_, '_> {
                     path,
                     Some(position),
                     Some(b.base_offset),
-                    format!("magic byte {}: Kafka reads the batch with the v2 layout (and its recovery keeps it), but no Kafka version writes it", b.magic),
+                    Message::UnknownMagic(b.magic),
                 );
             }
             if self.facts.first_base_offset.is_none() {
@@ -468,7 +472,7 @@ impl LogSink for SegmentPass<'_, '_, '_> {
     }
 
     fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<Flow> {
-        let (position, length, message) = (p.position(), p.length(), p.message());
+        let (position, length) = (p.position(), p.length());
         self.mark_invalid(position);
         if !matches!(p, LogProblem::BadEntry { .. }) && self.facts.first_frame_problem.is_none() {
             self.facts.first_frame_problem = Some(position);
@@ -496,7 +500,7 @@ impl LogSink for SegmentPass<'_, '_, '_> {
                 "torn-tail",
                 // A partial last write in a segment Kafka recovers is the normal state after a crash.
                 log_damage(LogDamage::TornTail, active, recovered),
-                format!("{message}; Kafka's recovery truncates the log here"),
+                Message::TornTail(p.to_fault()),
             ),
             LogProblem::Tail {
                 kind: TailKind::ZeroFilled,
@@ -506,19 +510,15 @@ impl LogSink for SegmentPass<'_, '_, '_> {
                 // Beside a clean-shutdown marker Kafka reads the end of the active segment at
                 // load: a zero size field there throws (see broker-will-not-start).
                 log_damage(LogDamage::ZeroTail, active, recovered),
-                format!(
-                    "{length} zero bytes after the last batch ({}); Kafka stops reading here",
-                    if self.seg.preallocate {
-                        "preallocate=true: the preallocated rest of a segment not closed"
-                    } else {
-                        "preallocate=false: a torn write, or a file extended without its data"
-                    }
-                ),
+                Message::ZeroTail {
+                    length,
+                    preallocate: self.seg.preallocate,
+                },
             ),
             LogProblem::Corrupt { .. } | LogProblem::Tail { .. } | LogProblem::BadEntry { .. } => (
                 "invalid-bytes",
                 log_damage(LogDamage::InvalidBytes, active, recovered),
-                message,
+                Message::InvalidBytes(p.to_fault()),
             ),
         };
         self.ctx

@@ -127,8 +127,9 @@ impl Broker {
                         r.truncated_at
                             .as_ref()
                             .map(|(f, at, why)| format!(
-                                "; truncated {} at byte {at} ({why})",
-                                f.display()
+                                "; truncated {} at byte {at} ({})",
+                                f.display(),
+                                why.as_ref().map(ToString::to_string).unwrap_or_default()
                             ))
                             .unwrap_or_default(),
                         if r.deleted_segments.is_empty() {

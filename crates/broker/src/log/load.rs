@@ -17,7 +17,7 @@ use crate::files::{
     write_atomically, LEADER_EPOCH_CHECKPOINT, PARTITION_METADATA,
 };
 use crate::producer_state::{CompletedTxn, ProducerStateManager};
-use kseg_analysis::recovery::analyse_segment;
+use kseg_analysis::recovery::{analyse_segment, TruncateReason};
 use kseg_format::control::{decode_control, ControlType};
 use kseg_format::log::{for_each_record, LogEntry};
 use kseg_storage::layout::{base_offset_of, classify_file, offset_file_name, FileKind};
@@ -26,7 +26,7 @@ use kseg_storage::layout::{base_offset_of, classify_file, offset_file_name, File
 #[derive(Debug, Clone, Default)]
 pub struct LoadReport {
     pub recovered_segments: usize,
-    pub truncated_at: Option<(PathBuf, u64, String)>,
+    pub truncated_at: Option<(PathBuf, u64, Option<TruncateReason>)>,
     pub deleted_segments: Vec<i64>,
 }
 
@@ -107,11 +107,7 @@ impl PartitionLog {
                 let f = open_rw(&log_path, false)?;
                 f.set_len(at)?;
                 f.sync_all()?;
-                report.truncated_at = Some((
-                    log_path.clone(),
-                    at,
-                    plan.truncate_reason.clone().unwrap_or_default(),
-                ));
+                report.truncated_at = Some((log_path.clone(), at, plan.truncate_reason.clone()));
                 // A segment cut while being loaded (no .index) makes recoverLog delete nothing.
                 deleting |= !missing_index;
             }

@@ -1,0 +1,130 @@
+//! Numbers, spans of time and other values more than one printer words.
+
+use std::fmt;
+
+use kseg_analysis::lookup::EpochCacheChange;
+use kseg_format::text_files::EpochEntry;
+
+/// `1,204`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A span of milliseconds as `45s`, `12m3s` or `5h20m` (the two largest units that say it).
+pub fn human_span(ms: i64) -> String {
+    let s = ms / 1000;
+    match s {
+        s if s < 120 => format!("{s}s"),
+        s if s < 7200 => format!("{}m{}s", s / 60, s % 60),
+        s => format!("{}h{}m", s / 3600, (s % 3600) / 60),
+    }
+}
+
+/// What loading a leader-epoch cache changed, in words: `--explain` shows it among lookup's
+/// steps, `verify-index` in its findings.
+pub struct EpochCacheWords<'a>(pub &'a EpochCacheChange);
+
+impl fmt::Display for EpochCacheWords<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fn list(f: &mut fmt::Formatter<'_>, entries: &[EpochEntry]) -> fmt::Result {
+            for (k, e) in entries.iter().enumerate() {
+                let sep = if k == 0 { "" } else { ", " };
+                write!(f, "{sep}{} {}", e.epoch, e.start_offset)?;
+            }
+            Ok(())
+        }
+        match self.0 {
+            EpochCacheChange::Invalid(e) => write!(
+                f,
+                "entry ({}, {}) is invalid: Kafka refuses it and fails to load the log",
+                e.epoch, e.start_offset
+            ),
+            EpochCacheChange::Conflicts { entry, removed } => {
+                write!(
+                    f,
+                    "entry ({}, {}) removes the earlier entries it conflicts with: ",
+                    entry.epoch, entry.start_offset
+                )?;
+                list(f, removed)
+            }
+            EpochCacheChange::DroppedAtLogEnd { log_end, dropped } => {
+                write!(
+                    f,
+                    "entries starting at or after the log end offset {log_end} are dropped when \
+                     the log is loaded: "
+                )?;
+                list(f, dropped)?;
+                f.write_str(" (normal when a leader was elected and nothing appended since)")
+            }
+            EpochCacheChange::FoldedIntoLogStart { log_start, epoch } => write!(
+                f,
+                "entries at or before the log start offset {log_start} fold into ({epoch}, \
+                 {log_start})"
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1204), "1,204");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn spans_in_two_units() {
+        assert_eq!(human_span(119_999), "119s");
+        assert_eq!(human_span(120_000), "2m0s");
+        assert_eq!(human_span(7_199_000), "119m59s");
+        assert_eq!(human_span(90_000_000), "25h0m");
+    }
+
+    #[test]
+    fn epoch_cache_changes_in_words() {
+        let e = |epoch, start_offset| EpochEntry {
+            epoch,
+            start_offset,
+        };
+        let words = |c: EpochCacheChange| EpochCacheWords(&c).to_string();
+        assert_eq!(
+            words(EpochCacheChange::Conflicts {
+                entry: e(1, 60),
+                removed: vec![e(2, 50)]
+            }),
+            "entry (1, 60) removes the earlier entries it conflicts with: 2 50"
+        );
+        assert_eq!(
+            words(EpochCacheChange::Invalid(e(-1, 3))),
+            "entry (-1, 3) is invalid: Kafka refuses it and fails to load the log"
+        );
+        assert_eq!(
+            words(EpochCacheChange::DroppedAtLogEnd {
+                log_end: 55,
+                dropped: vec![e(1, 60)]
+            }),
+            "entries starting at or after the log end offset 55 are dropped when the log is \
+             loaded: 1 60 (normal when a leader was elected and nothing appended since)"
+        );
+        assert_eq!(
+            words(EpochCacheChange::FoldedIntoLogStart {
+                log_start: 8,
+                epoch: 2
+            }),
+            "entries at or before the log start offset 8 fold into (2, 8)"
+        );
+    }
+}
