@@ -45,7 +45,10 @@ row() { # LABEL COMMAND...: the command with each binary
   local label=$1
   shift
   local b a
+  # recover writes its copy here: each binary starts without one.
+  rm -rf "$dir/recovered"
   b=$(measure "$before" "$@")
+  rm -rf "$dir/recovered"
   a=$(measure "$after" "$@")
   printf '| %s | %s | %s |\n' "$label" "$b" "$a"
 }
@@ -56,9 +59,7 @@ for n in $segments; do
   p="$dir/segments-$n/orders-0"
   [[ -d "$p" ]] || "$gen" segments "$p" "$n"
   row "verify-index, $n one-batch segments" verify-index "$p"
-  rm -rf "$dir/recovered"
   row "recover, $n segments" recover "$p" --out "$dir/recovered"
-  rm -rf "$dir/recovered"
   row "lookup --offset (last), $n segments" lookup "$p" --offset $((n - 1))
   row "dump-log --threads 2, $n segments" dump-log --threads 2 "$p"
 done
@@ -71,7 +72,7 @@ done
 for n in $members; do
   g="$dir/members-$n"
   [[ -d "$g" ]] || "$gen" members "$g" "$n"
-  row "groups --rebalances, one KIP-848 generation of $n members" groups --rebalances --json "$g"
+  row "groups --rebalances, a classic group of $n members over two generations" groups --rebalances --json "$g"
   row "groups (reference), the same dir" groups --json "$g"
   k="$dir/kip848-$n"
   [[ -d "$k" ]] || "$gen" kip848 "$k" "$n"
