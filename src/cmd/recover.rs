@@ -25,6 +25,7 @@ use crate::cli::RecoverArgs;
 use crate::format::log::{ByteSource, RecordScratch};
 use crate::format::text_files::{for_each_checkpoint_entry, CheckpointEntry};
 use crate::print::progress::{self, Progress};
+use crate::print::words::LoadWords;
 use crate::storage::discover::{discover, DataFile, LogDir, PartitionDir, Siblings};
 
 mod log_dir;
@@ -380,7 +381,7 @@ fn write_copy(
         .actions
         .iter()
         .map(
-            |a| json!({"segment": name_of(&a.path), "action": "load-cleanup", "reason": a.message}),
+            |a| json!({"segment": name_of(&a.path), "action": "load-cleanup", "reason": LoadWords(&a.reason).to_string()}),
         )
         .collect();
     let segments: Vec<&DataFile> = load

@@ -13,11 +13,30 @@ use kseg_storage::discover::DataFile;
 use kseg_storage::layout::{base_offset_of, FileKind};
 use kseg_storage::source::open_log;
 
+/// Why Kafka's load removes or renames a file (worded by `print::words::LoadWords`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub enum LoadReason {
+    /// A `.deleted` file: a deletion that had not finished.
+    StrayDeleted,
+    /// A `.cleaned` file: the log cleaner's output of an interrupted cleaning.
+    CleanerOutput,
+    /// A `.swap` file at or above the smallest `.cleaned` offset: part of an incomplete split.
+    SplitSwapAboveCleaned { min_cleaned: i64 },
+    /// A segment inside the offsets `first..end` the swapped-in segments cover.
+    ReplacedBySwap { first: i64, end: i64 },
+    /// A file of the name its `.swap` file is renamed to.
+    OverwrittenByRename,
+    /// A `.swap` file completed by its rename to `target`.
+    SwapRenamed { target: String },
+    /// An index file whose `.log` is gone.
+    OrphanIndex,
+}
+
 /// One file operation of Kafka's load, with its reason.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct LoadAction {
     pub path: PathBuf,
-    pub message: String,
+    pub reason: LoadReason,
     /// Completing or abandoning an interrupted compaction or split (segments change), as
     /// opposed to removing leftovers.
     pub replaces_data: bool,
@@ -69,10 +88,10 @@ fn next_offset(path: &Path, base: i64, scratch: &mut RecordScratch) -> io::Resul
 
 pub fn plan(files: &[DataFile], scratch: &mut RecordScratch) -> LoadPlan {
     let mut out = LoadPlan::default();
-    let mut act = |path: &Path, replaces_data: bool, message: String| {
+    let mut act = |path: &Path, replaces_data: bool, reason: LoadReason| {
         out.actions.push(LoadAction {
             path: path.to_path_buf(),
-            message,
+            reason,
             replaces_data,
         })
     };
@@ -88,21 +107,19 @@ pub fn plan(files: &[DataFile], scratch: &mut RecordScratch) -> LoadPlan {
     for f in files {
         let name = name_of(&f.path);
         match &f.kind {
-            FileKind::Deleted(_) if !name.ends_with(".checkpoint.deleted") => act(
-                &f.path,
-                false,
-                "stray file marked for deletion: Kafka deletes it at load".into(),
-            ),
-            FileKind::Cleaned(_) => act(
-                &f.path,
-                false,
-                "log cleaner output of an interrupted cleaning: Kafka deletes it at load".into(),
-            ),
+            FileKind::Deleted(_) if !name.ends_with(".checkpoint.deleted") => {
+                act(&f.path, false, LoadReason::StrayDeleted)
+            }
+            FileKind::Cleaned(_) => act(&f.path, false, LoadReason::CleanerOutput),
             FileKind::Swap(_) => {
                 let base = base_offset_of(&name);
                 if let (Some(base), Some(min)) = (base, min_cleaned) {
                     if base >= min {
-                        act(&f.path, true, format!("swap file at or above the smallest .cleaned offset {min}: part of an incomplete segment split, Kafka deletes it at load"));
+                        act(
+                            &f.path,
+                            true,
+                            LoadReason::SplitSwapAboveCleaned { min_cleaned: min },
+                        );
                         continue;
                     }
                 }
@@ -132,7 +149,11 @@ pub fn plan(files: &[DataFile], scratch: &mut RecordScratch) -> LoadPlan {
         });
         if replaced {
             let (lo, hi) = range.unwrap_or_default();
-            act(&f.path, true, format!("replaced by the swap files of an interrupted compaction or split (offsets {lo}..{hi}): Kafka deletes it at load"));
+            act(
+                &f.path,
+                true,
+                LoadReason::ReplacedBySwap { first: lo, end: hi },
+            );
         } else {
             kept.push(f.clone());
         }
@@ -145,13 +166,15 @@ pub fn plan(files: &[DataFile], scratch: &mut RecordScratch) -> LoadPlan {
         let target = name_of(&f.path).trim_end_matches(".swap").to_string();
         if let Some(i) = kept.iter().position(|k| name_of(&k.path) == target) {
             let old = kept.remove(i);
-            act(
-                &old.path,
-                true,
-                "overwritten by the rename of its .swap file at load".into(),
-            );
+            act(&old.path, true, LoadReason::OverwrittenByRename);
         }
-        act(&f.path, true, format!("swap file of an interrupted compaction or split: Kafka completes it by renaming it to {target} at load"));
+        act(
+            &f.path,
+            true,
+            LoadReason::SwapRenamed {
+                target: target.clone(),
+            },
+        );
         kept.push(DataFile {
             path: f.path.clone(),
             kind: (**inner).clone(),
@@ -171,11 +194,7 @@ pub fn plan(files: &[DataFile], scratch: &mut RecordScratch) -> LoadPlan {
         let orphan =
             is_index && base_offset_of(&name_of(&f.path)).is_some_and(|base| !logs.contains(&base));
         if orphan {
-            act(
-                &f.path,
-                false,
-                "index file without its .log: Kafka deletes it at load".into(),
-            );
+            act(&f.path, false, LoadReason::OrphanIndex);
         }
         !orphan
     });

@@ -22,6 +22,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io;
+use std::ops::Bound::{Excluded, Unbounded};
 use std::path::{Path, PathBuf};
 
 use kseg_format::control::{decode_control, ControlType};
@@ -413,6 +414,20 @@ fn each_batch(
     Ok(())
 }
 
+/// Snapshot entries and segments the producer-state rebuilds have visited so far in this
+/// process: a recovery of every segment rebuilds once per segment, and each rebuild must cost
+/// what it reads, not the whole partition. Counted so that tests assert the growth, never a time.
+static REBUILD_WORK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// What [`REBUILD_WORK`] has counted so far.
+pub fn rebuild_work() -> u64 {
+    REBUILD_WORK.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+fn count_rebuild_work(n: usize) {
+    REBUILD_WORK.fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// The snapshot files of the dir as the load goes, with what it wrote and deleted.
 struct Dir<'p> {
     files: BTreeMap<i64, SnapshotFile>,
@@ -493,13 +508,19 @@ fn rebuild(
         return Ok(st);
     }
     let empty_before = last_offset <= 0;
-    // truncateAndReload: snapshots out of (logStart, lastOffset] go.
-    let out_of_range: Vec<i64> = dir
-        .files
-        .keys()
-        .copied()
-        .filter(|o| *o > last_offset || *o <= log_start)
-        .collect();
+    // truncateAndReload: snapshots out of (logStart, lastOffset] go. Ranges of the ordered map,
+    // not a pass over it: a recovery of every segment calls this once per segment.
+    let out_of_range: Vec<i64> = if log_start >= last_offset {
+        dir.files.keys().copied().collect()
+    } else {
+        dir.files
+            .range(..=log_start)
+            .chain(dir.files.range((Excluded(last_offset), Unbounded)))
+            .map(|(o, _)| *o)
+            .collect()
+    };
+    // The look-up counts one, and each snapshot it yields one.
+    count_rebuild_work(1 + out_of_range.len());
     for o in out_of_range {
         dir.remove(o);
     }
@@ -511,17 +532,18 @@ fn rebuild(
     }
     if last_offset > st.map_end && !empty_before {
         // LogSegments.values(mapEndOffset, lastOffset): from the floor segment of the map's end.
+        // `segs` is in offset order: the floors and the range by binary search, so that a
+        // rebuild per recovered segment stays linear in the segments it reads.
         let from = st.map_end;
-        let floor = segs.iter().map(|s| s.base).filter(|b| *b <= from).max();
+        let floor_at = segs.partition_point(|s| s.base <= from).checked_sub(1);
         let last_floor = segs
-            .iter()
-            .map(|s| s.base)
-            .filter(|b| *b <= last_offset)
-            .max();
-        for seg in segs
-            .iter()
-            .filter(|s| floor.is_none_or(|f| s.base >= f) && s.base < last_offset)
-        {
+            .partition_point(|s| s.base <= last_offset)
+            .checked_sub(1)
+            .map(|i| segs[i].base);
+        let end = segs.partition_point(|s| s.base < last_offset);
+        let first = floor_at.unwrap_or(0).min(end);
+        count_rebuild_work(end - first);
+        for seg in &segs[first..end] {
             let start = seg.base.max(st.map_end).max(log_start);
             st.map_end = start;
             if offsets_to_snapshot.contains(&seg.base) {
@@ -664,14 +686,16 @@ pub fn simulate(
     // Per recovered segment (the last recovery of it).
     let mut replayed: BTreeMap<i64, Replayed> = BTreeMap::new();
     // 1. loadSegmentFiles: the segments loaded so far are those before.
+    let all: Vec<&SegmentView> = segments.iter().collect();
     for (i, seg) in segments.iter().enumerate() {
         if seg.load_recovered {
-            let before: Vec<&SegmentView> = segments[..i].iter().collect();
-            replayed.insert(seg.base, recover_segment(&mut dir, &before, seg, scratch)?);
+            replayed.insert(
+                seg.base,
+                recover_segment(&mut dir, &all[..i], seg, scratch)?,
+            );
         }
     }
     // 2. recoverLog, over every segment loaded.
-    let all: Vec<&SegmentView> = segments.iter().collect();
     if !params.clean_shutdown {
         for seg in segments.iter().filter(|s| s.recovered) {
             replayed.insert(seg.base, recover_segment(&mut dir, &all, seg, scratch)?);
@@ -694,11 +718,12 @@ pub fn simulate(
     };
     // 3. removeStraySnapshots, then the log's own rebuild to the log end.
     let max_base = bases.iter().copied().max();
+    let base_set: HashSet<i64> = bases.iter().copied().collect();
     let strays: Vec<i64> = dir
         .files
         .keys()
         .copied()
-        .filter(|o| !bases.contains(o))
+        .filter(|o| !base_set.contains(o))
         .collect();
     if let Some((&largest, rest)) = strays.split_last() {
         for o in rest {

@@ -78,8 +78,9 @@ struct OpenGeneration {
     changed: bool,
 }
 
-/// Members compared by [`moved`] so far in this process: the work `--rebalances` does per
-/// generation, counted so that tests assert its growth (linear in members), never its time.
+/// Members compared by [`moved`] and looked up by [`summarize`] so far in this process: the
+/// work `--rebalances` does per generation, counted so that tests assert its growth (linear in
+/// members), never its time.
 static MOVED_WORK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// The members [`moved`] has compared so far in this process.
@@ -413,8 +414,18 @@ pub fn summarize(group: &str, gens: &[&Generation]) -> Option<RebalanceSummary> 
     let mut joins: BTreeMap<String, usize> = BTreeMap::new();
     let mut statics = BTreeSet::new();
     for g in gens {
+        // By id, so a generation costs its members, not joined × members.
+        // The first member of an id, as a search in order would find it.
+        MOVED_WORK.fetch_add(
+            (g.members.len() + g.joined.len()) as u64,
+            std::sync::atomic::Ordering::Relaxed,
+        );
+        let mut by_id: HashMap<&str, &Member> = HashMap::with_capacity(g.members.len());
+        for m in &g.members {
+            by_id.entry(m.member_id.as_str()).or_insert(m);
+        }
         for id in &g.joined {
-            if let Some(m) = g.members.iter().find(|m| &m.member_id == id) {
+            if let Some(m) = by_id.get(id.as_str()) {
                 let who = m.instance_id.clone().unwrap_or_else(|| m.client_id.clone());
                 *joins.entry(who).or_default() += 1;
             }

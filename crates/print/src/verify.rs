@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use serde_json::json;
 
 use super::table::{col, Col, Column, Grid, Layout};
-use super::words::EpochCacheWords;
+use super::words::{EpochCacheWords, LoadWords};
 use kseg_analysis::recovery::TruncateReason;
 use kseg_analysis::verify::{
     CheckpointKind, Finding, IndexWhat, Message, RecoveryPreview, Severity,
@@ -30,7 +30,8 @@ impl fmt::Display for Worded<'_> {
                 f,
                 "{more} more {check} findings in this file are not listed (first {listed} shown)"
             ),
-            Message::LoadCleanup(text) | Message::Unrecognised(text) => f.write_str(text),
+            Message::LoadCleanup(reason) => LoadWords(reason).fmt(f),
+            Message::Unrecognised(text) => f.write_str(text),
             Message::LiveBroker { pids } => {
                 let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
                 write!(
@@ -553,6 +554,13 @@ pub fn json_recovery(out: &mut impl Write, r: &RecoveryPreview) -> io::Result<()
     if let Some(failure) = &r.load_failure {
         v["loadFailure"]["reason"] = Worded(&failure.reason).to_string().into();
     }
+    // In place, so the key keeps its position: "PATH: reason in words".
+    v["loadActions"] = r
+        .load_actions
+        .iter()
+        .map(|a| format!("{}: {}", a.path.display(), LoadWords(&a.reason)).into())
+        .collect::<Vec<serde_json::Value>>()
+        .into();
     v.as_object_mut()
         .expect("struct")
         .insert("type".into(), "recovery".into());

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use kseg_analysis::load::LoadReason;
 use kseg_analysis::lookup::EpochCacheChange;
 use kseg_format::text_files::EpochEntry;
 
@@ -69,6 +70,44 @@ impl fmt::Display for EpochCacheWords<'_> {
                 "entries at or before the log start offset {log_start} fold into ({epoch}, \
                  {log_start})"
             ),
+        }
+    }
+}
+
+/// Why Kafka's load removes or renames a file, in words: `verify-index`'s findings and
+/// `recover`'s report share them.
+pub struct LoadWords<'a>(pub &'a LoadReason);
+
+impl fmt::Display for LoadWords<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            LoadReason::StrayDeleted => {
+                f.write_str("stray file marked for deletion: Kafka deletes it at load")
+            }
+            LoadReason::CleanerOutput => f.write_str(
+                "log cleaner output of an interrupted cleaning: Kafka deletes it at load",
+            ),
+            LoadReason::SplitSwapAboveCleaned { min_cleaned } => write!(
+                f,
+                "swap file at or above the smallest .cleaned offset {min_cleaned}: part of an \
+                 incomplete segment split, Kafka deletes it at load"
+            ),
+            LoadReason::ReplacedBySwap { first, end } => write!(
+                f,
+                "replaced by the swap files of an interrupted compaction or split (offsets \
+                 {first}..{end}): Kafka deletes it at load"
+            ),
+            LoadReason::OverwrittenByRename => {
+                f.write_str("overwritten by the rename of its .swap file at load")
+            }
+            LoadReason::SwapRenamed { target } => write!(
+                f,
+                "swap file of an interrupted compaction or split: Kafka completes it by renaming \
+                 it to {target} at load"
+            ),
+            LoadReason::OrphanIndex => {
+                f.write_str("index file without its .log: Kafka deletes it at load")
+            }
         }
     }
 }

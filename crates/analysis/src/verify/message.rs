@@ -5,6 +5,7 @@ use std::io;
 use std::sync::Arc;
 
 use crate::fault::FileFault;
+use crate::load::LoadReason;
 use crate::lookup::EpochCacheChange;
 use crate::recovery::InvalidIndexOffset;
 use kseg_format::index::SanityError;
@@ -38,8 +39,8 @@ pub enum Message {
         check: &'static str,
         listed: u64,
     },
-    /// A file Kafka's load deletes or renames (the load plan's words).
-    LoadCleanup(String),
+    /// A file Kafka's load deletes or renames, and why.
+    LoadCleanup(LoadReason),
     /// A file of a layout kseg does not read (discovery's words).
     Unrecognised(String),
 

@@ -28,7 +28,7 @@ pub use message::{CheckpointKind, IndexWhat, Message};
 
 mod segment;
 
-use crate::load;
+use crate::load::{self, LoadAction};
 use indexes::{IndexSetting, OffsetIndexPass, TimeIndexPass};
 use segment::{EpochTrack, SegmentPass, SegmentSetting};
 
@@ -103,7 +103,7 @@ pub struct RecoveryPreview {
     pub rebuilt_indexes: Vec<String>,
     /// File operations of the load before any recovery: stray and orphan files deleted,
     /// interrupted compactions or splits completed through their `.swap` files.
-    pub load_actions: Vec<String>,
+    pub load_actions: Vec<LoadAction>,
     /// The partition's `replication-offset-checkpoint` entry: a lower bound of what was
     /// acknowledged (the broker writes it every few seconds).
     pub high_watermark: Option<i64>,
@@ -416,25 +416,20 @@ pub fn verify_partition(
     // The checks run on the files as Kafka's load leaves them.
     let load = load::plan(&p.files, &mut scratch);
     let loaded = &load.files;
-    let load_actions: Vec<String> = load
-        .actions
-        .iter()
-        .map(|a| {
-            ctx.add(
-                "load-cleanup",
-                if a.replaces_data {
-                    Nature::RepairedAtLoad
-                } else {
-                    Nature::Normal
-                },
-                &a.path,
-                None,
-                None,
-                Message::LoadCleanup(a.message.clone()),
-            );
-            format!("{}: {}", a.path.display(), a.message)
-        })
-        .collect();
+    for a in &load.actions {
+        ctx.add(
+            "load-cleanup",
+            if a.replaces_data {
+                Nature::RepairedAtLoad
+            } else {
+                Nature::Normal
+            },
+            &a.path,
+            None,
+            None,
+            Message::LoadCleanup(a.reason.clone()),
+        );
+    }
 
     let segments: Vec<&DataFile> = loaded.iter().filter(|f| f.kind == FileKind::Log).collect();
     let bases: Vec<i64> = segments
@@ -467,7 +462,7 @@ pub fn verify_partition(
         clean_shutdown,
         recovery_point: checkpoints.recovery_point,
         high_watermark: checkpoints.high_watermark,
-        load_actions,
+        load_actions: load.actions.clone(),
         log_config: log_config.clone(),
         ..Default::default()
     };
