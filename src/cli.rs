@@ -237,6 +237,11 @@ pub struct DumpLogArgs {
 
     #[command(flatten)]
     pub threads: ThreadsArg,
+
+    /// With --threads above 1, `.log` files larger than this are dumped in pieces of about this
+    /// size, cut at batch boundaries
+    #[arg(long, value_name = "BYTES", default_value_t = 32 << 20, hide = true)]
+    pub split_bytes: u64,
 }
 
 /// `kseg grep`'s examples, for `--help`.
