@@ -239,8 +239,9 @@ pub struct DumpLogArgs {
     pub threads: ThreadsArg,
 
     /// With --threads above 1, `.log` files larger than this are dumped in pieces of about this
-    /// size, cut at batch boundaries
-    #[arg(long, value_name = "BYTES", default_value_t = 32 << 20, hide = true)]
+    /// size, cut at batch boundaries (small: a later piece is rendered ahead only as far as its
+    /// 8 MiB output queue holds, so a piece's output should fit in it)
+    #[arg(long, value_name = "BYTES", default_value_t = 2 << 20, hide = true)]
     pub split_bytes: u64,
 }
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde_json::{json, Map, Value};
 
-use super::parallel::{self, Part, Received};
+use super::parallel::{self, LazyPieces, Part, Received};
 use super::{discover_inputs, Outcome, Reads};
 use crate::analysis::dump::{DumpFeed, SeamHook};
 use crate::analysis::index_check::{last_offset_at, TimeIndexCheck};
@@ -164,8 +164,8 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
                     && std::fs::metadata(&f.path).is_ok_and(|m| m.len() > s)
             });
             match large {
-                Some(s) => Part::pieces(i, &f.path, 0, s).0,
-                None => vec![Part::whole(i)],
+                Some(s) => Either::Pieces(LazyPieces::new(i, &f.path, s)),
+                None => Either::Whole(std::iter::once(Part::whole(i))),
             }
         });
         // Each part on a worker, into a printer of the same kind; written here in order.
@@ -314,6 +314,22 @@ struct PartDone {
     /// Where the part's records end ([`DumpFeed::last_offset`]).
     last_offset: Option<i64>,
     result: Result<()>,
+}
+
+/// A file's parts: whole, or pieces cut as they are taken.
+enum Either<'a> {
+    Whole(std::iter::Once<Part>),
+    Pieces(LazyPieces<'a>),
+}
+
+impl Iterator for Either<'_> {
+    type Item = Part;
+    fn next(&mut self) -> Option<Part> {
+        match self {
+            Either::Whole(one) => one.next(),
+            Either::Pieces(pieces) => pieces.next(),
+        }
+    }
 }
 
 /// A file's kind, read through the `.deleted`/`.cleaned`/`.swap` suffixes.

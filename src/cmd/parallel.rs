@@ -1,6 +1,6 @@
 //! `--threads N` for the commands that print (`dump-log`, `grep`): the work split into ordered
 //! parts — whole files, and pieces of large `.log` files cut at batch boundaries
-//! ([`Part::pieces`], over `format::log::batch_cuts`) — each rendered on one of N worker
+//! ([`Part::pieces`], [`LazyPieces`], over `format::log::batch_cuts`) — each rendered on one of N worker
 //! threads into its own printer, and written to stdout in part order by the calling thread:
 //! the same bytes as one thread.
 //!
@@ -24,9 +24,9 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use anyhow::Result;
 
-use crate::format::log::batch_cuts;
+use crate::format::log::{batch_cuts, BatchCutter};
 use crate::print;
-use crate::storage::source::open_log;
+use crate::storage::source::open_sparse;
 
 /// Output is handed over in chunks of about this size.
 pub const CHUNK: usize = 256 * 1024;
@@ -66,7 +66,7 @@ impl Part {
     /// where one walk of the file steps too ([`batch_cuts`]), and the header bytes read to find
     /// the cuts. One part when the file is smaller, or cannot be read (its reader reports why).
     pub fn pieces(file: usize, path: &Path, start: u64, split: u64) -> (Vec<Part>, u64) {
-        let cuts = open_log(path, false)
+        let cuts = open_sparse(path)
             .and_then(|mut src| batch_cuts(src.as_mut(), start, split))
             .unwrap_or_default();
         let mut starts = Vec::with_capacity(cuts.at.len() + 1);
@@ -84,6 +84,50 @@ impl Part {
             })
             .collect();
         (parts, cuts.bytes_read)
+    }
+}
+
+/// A file's parts from `start`, cut as the plan is pulled ([`BatchCutter`]): the first pieces
+/// are read while the rest of the file is still being cut, not after a walk of all of it.
+pub struct LazyPieces<'a> {
+    file: usize,
+    path: &'a Path,
+    split: u64,
+    cutter: BatchCutter,
+    /// The next piece's start, and whether it is the file's first; `None` after the last.
+    next: Option<(u64, bool)>,
+}
+
+impl<'a> LazyPieces<'a> {
+    pub fn new(file: usize, path: &'a Path, split: u64) -> Self {
+        LazyPieces {
+            file,
+            path,
+            split,
+            cutter: BatchCutter::new(0),
+            next: Some((0, true)),
+        }
+    }
+}
+
+impl Iterator for LazyPieces<'_> {
+    type Item = Part;
+
+    fn next(&mut self) -> Option<Part> {
+        let (start, first) = self.next?;
+        // Opened per piece: a source is not `Send`, and the plan moves between workers. A file
+        // that cannot be read is one part (its reader reports why).
+        let end = open_sparse(self.path)
+            .and_then(|mut src| self.cutter.next_cut(src.as_mut(), self.split))
+            .unwrap_or(None);
+        self.next = end.map(|e| (e, false));
+        Some(Part {
+            file: self.file,
+            start,
+            end,
+            first,
+            last: end.is_none(),
+        })
     }
 }
 

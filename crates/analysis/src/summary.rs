@@ -4,19 +4,18 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::fault::{read_checkpoint, FileFault};
 use crate::recovery::always_recovered;
 use crate::severity::{log_damage, LogDamage, Nature, Severity};
-use kseg_format::log::{batch_cuts, BatchInfo, ByteSource, LogEntry, RecordScratch};
+use kseg_format::log::{BatchCutter, BatchInfo, ByteSource, LogEntry, RecordScratch};
 use kseg_format::reader::DecodeError;
 use kseg_format::text_files::CheckpointEntry;
 use kseg_scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions, ScanStats};
 use kseg_storage::discover::{LogDir, PartitionDir};
 use kseg_storage::layout::{base_offset_of, FileKind, PartitionState};
-use kseg_storage::source::{open_log, vanished};
-use rayon::prelude::*;
+use kseg_storage::source::{open_log, open_sparse, vanished};
 
 /// The offsets a log dir's checkpoint files record for one partition.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -281,7 +280,7 @@ fn min_some(a: Option<i64>, b: Option<i64>) -> Option<i64> {
 pub const SPLIT_BYTES: u64 = 32 << 20;
 
 /// Scans one segment into `s`: its scan counts, last offset and bad entries. A large one is cut
-/// where one walk of it steps too (`format::log::batch_cuts`), its pieces scanned on the pool
+/// where one walk of it steps too (`format::log::BatchCutter`), its pieces scanned on the pool
 /// and added in order: the same sums, extremes and listed notes as one walk.
 fn scan_segment(
     src: &mut dyn ByteSource,
@@ -312,32 +311,47 @@ fn scan_segment(
         let stats = scan_log(src, &opts, scratch, &mut sink)?;
         Ok::<_, io::Error>((stats, sink.last_offset, sink.bad_entries))
     };
-    let cuts = if rayon::current_num_threads() > 1 && src.len() > split {
-        batch_cuts(src, 0, split)?.at
-    } else {
-        Vec::new()
-    };
-    if cuts.is_empty() {
+    if rayon::current_num_threads() <= 1 || src.len() <= split {
         return piece(s, src, (0, None), scratch);
     }
-    let mut ranges = Vec::with_capacity(cuts.len() + 1);
-    let mut start = 0;
-    for &cut in &cuts {
-        ranges.push((start, Some(cut)));
-        start = cut;
-    }
-    ranges.push((start, None));
+    // Each piece goes to the pool as soon as its end is found, while the cutting goes on.
+    type Scanned = io::Result<(PartitionSummary, (ScanStats, Option<i64>, u64))>;
+    let slots: Mutex<Vec<Option<Scanned>>> = Mutex::new(Vec::new());
     let cap = scratch.decompressor.max_output;
-    let pieces: Vec<_> = ranges
-        .par_iter()
-        .map(|&range| {
-            let mut part = PartitionSummary::default();
-            let mut src = open_log(file, mmap)?;
-            let mut scratch = RecordScratch::with_cap(cap);
-            let scanned = piece(&mut part, src.as_mut(), range, &mut scratch)?;
-            Ok::<_, io::Error>((part, scanned))
-        })
-        .collect();
+    let mut cutter = BatchCutter::new(0);
+    rayon::scope(|pool| -> io::Result<()> {
+        // Opened here: a source is not `Send`.
+        let mut sparse = open_sparse(file)?;
+        let mut start = 0;
+        loop {
+            let end = cutter.next_cut(sparse.as_mut(), split)?;
+            let j = {
+                let mut slots = slots.lock().unwrap_or_else(|e| e.into_inner());
+                slots.push(None);
+                slots.len() - 1
+            };
+            let (slots, piece) = (&slots, &piece);
+            pool.spawn(move |_| {
+                let scanned = (|| {
+                    let mut part = PartitionSummary::default();
+                    let mut src = open_log(file, mmap)?;
+                    let mut scratch = RecordScratch::with_cap(cap);
+                    let scanned = piece(&mut part, src.as_mut(), (start, end), &mut scratch)?;
+                    Ok((part, scanned))
+                })();
+                slots.lock().unwrap_or_else(|e| e.into_inner())[j] = Some(scanned);
+            });
+            match end {
+                Some(e) => start = e,
+                None => return Ok(()),
+            }
+        }
+    })?;
+    let pieces = slots
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .map(|slot| slot.expect("every spawned piece fills its slot"));
     let mut total = ScanStats::default();
     let mut last = None;
     let mut bad = 0;

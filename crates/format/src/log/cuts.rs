@@ -29,31 +29,73 @@ pub struct Cuts {
 /// Cuts the source from `start` into pieces of about `split` bytes at frame starts (no cut
 /// when it is smaller, or its frames stop making sense before a cut).
 pub fn batch_cuts<S: ByteSource + ?Sized>(src: &mut S, start: u64, split: u64) -> io::Result<Cuts> {
-    let split = split.max(1);
-    let len = src.len();
-    let mut out = Cuts::default();
-    let mut pos = start;
-    let mut next_cut = start.saturating_add(split);
-    // The last cut must leave more than a header's bytes after it, or it would cut nothing.
-    while next_cut < len && pos + HEADER_SIZE_UP_TO_MAGIC < len {
-        let header = src.read_at(pos, HEADER_SIZE_UP_TO_MAGIC as usize)?;
-        if (header.len() as u64) < HEADER_SIZE_UP_TO_MAGIC {
-            break;
-        }
-        out.bytes_read += HEADER_SIZE_UP_TO_MAGIC;
-        let Ok(total) = frame_problem(header) else {
-            break;
-        };
-        if total > LARGE_FRAME || pos + total > len {
-            break;
-        }
-        if pos >= next_cut {
-            out.at.push(pos);
-            next_cut = pos.saturating_add(split);
-        }
-        pos += total;
+    let mut cutter = BatchCutter::new(start);
+    let mut at = Vec::new();
+    while let Some(cut) = cutter.next_cut(src, split)? {
+        at.push(cut);
     }
-    Ok(out)
+    Ok(Cuts {
+        at,
+        bytes_read: cutter.bytes_read,
+    })
+}
+
+/// [`batch_cuts`] one cut at a time, so that the first pieces can be read while the rest of
+/// the file is still being cut.
+#[derive(Debug, Clone)]
+pub struct BatchCutter {
+    /// The next frame to judge.
+    pos: u64,
+    /// The last cut (or the start).
+    last: u64,
+    /// A frame failed the framing test: no cut past it.
+    stopped: bool,
+    /// Header bytes read so far.
+    pub bytes_read: u64,
+}
+
+impl BatchCutter {
+    pub fn new(start: u64) -> Self {
+        BatchCutter {
+            pos: start,
+            last: start,
+            stopped: false,
+            bytes_read: 0,
+        }
+    }
+
+    /// The next cut, at least `split` bytes past the last one; `None` when there is none left.
+    pub fn next_cut<S: ByteSource + ?Sized>(
+        &mut self,
+        src: &mut S,
+        split: u64,
+    ) -> io::Result<Option<u64>> {
+        let len = src.len();
+        let target = self.last.saturating_add(split.max(1));
+        // The last cut must leave more than a header's bytes after it, or it would cut nothing.
+        while !self.stopped && target < len && self.pos + HEADER_SIZE_UP_TO_MAGIC < len {
+            let header = src.read_at(self.pos, HEADER_SIZE_UP_TO_MAGIC as usize)?;
+            if (header.len() as u64) < HEADER_SIZE_UP_TO_MAGIC {
+                self.stopped = true;
+                break;
+            }
+            self.bytes_read += HEADER_SIZE_UP_TO_MAGIC;
+            let total = match frame_problem(header) {
+                Ok(total) if total <= LARGE_FRAME && self.pos + total <= len => total,
+                _ => {
+                    self.stopped = true;
+                    break;
+                }
+            };
+            let at = self.pos;
+            self.pos += total;
+            if at >= target {
+                self.last = at;
+                return Ok(Some(at));
+            }
+        }
+        Ok(None)
+    }
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ mod records;
 mod tests;
 mod walker;
 
-pub use cuts::{batch_cuts, Cuts};
+pub use cuts::{batch_cuts, BatchCutter, Cuts};
 pub use entry::{BatchInfo, LogEntry};
 pub use frame::{frame_crc_valid, FrameProblem, LARGE_FRAME};
 pub use records::{
