@@ -17,8 +17,8 @@ use crate::format::control::ControlRecord;
 use crate::format::index::{OffsetIndex, SanityError, TimeIndex};
 use crate::format::internal::InternalDecoder;
 use crate::format::json_text::JsonValue;
-use crate::format::log::RecordScratch;
 use crate::format::log::{BatchInfo, LogEntry, LogRecord};
+use crate::format::log::{ByteSource, RecordScratch};
 use crate::format::producer_snapshot::parse_producer_snapshot;
 use crate::format::reader::DecodeResult;
 use crate::format::text_files::{
@@ -114,6 +114,7 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
         forced_decoder,
         range: (0, None),
         last_offset: None,
+        open_log: None,
     };
     let mut dumper = new_dumper();
     for item in &set.unrecognised {
@@ -169,7 +170,7 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
             }
         });
         // Each part on a worker, into a printer of the same kind; written here in order.
-        let work = |part: &Part, out: parallel::Chunks<DumpNote>| {
+        let work = |kept: &mut Kept, part: &Part, out: parallel::Chunks<DumpNote>| {
             let notes = out.notes();
             let mut printer: Box<dyn DumpPrinter> = if args.json {
                 Box::new(JsonDump::new(out, args.encoding.into()))
@@ -179,7 +180,11 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
             let file = files[part.file];
             let mut seam = |first| parallel::note(&notes, DumpNote::Seam(first));
             let mut d = new_dumper();
+            d.scratch = std::mem::take(&mut kept.scratch);
+            d.open_log = kept.open_log.take();
             let mut result = d.dump_part(printer.as_mut(), file, part, &mut seam);
+            kept.scratch = std::mem::take(&mut d.scratch);
+            kept.open_log = d.open_log.take();
             if result.is_ok() {
                 result = printer.flush_out().map_err(Into::into);
             }
@@ -192,7 +197,11 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
         };
         // The offset the file's records so far end at, for the seams between its pieces.
         let mut last_offset = -1i64;
-        parallel::run(plan, threads, work, |part, received| {
+        let init = || Kept {
+            scratch: RecordScratch::with_cap(args.read.max_decompressed_bytes),
+            open_log: None,
+        };
+        parallel::run(plan, threads, init, work, |part, received| {
             match received {
                 Received::Out(bytes) => printer.write_raw(bytes)?,
                 Received::Err(line) => {
@@ -359,6 +368,14 @@ struct Dumper<'a> {
     range: (u64, Option<u64>),
     /// Where the last log's records ended ([`DumpFeed::last_offset`]).
     last_offset: Option<i64>,
+    /// The last log read, kept open for its next piece (its read buffer reused).
+    open_log: Option<(PathBuf, Box<dyn ByteSource>)>,
+}
+
+/// What a `--threads` worker keeps from part to part.
+struct Kept {
+    scratch: RecordScratch,
+    open_log: Option<(PathBuf, Box<dyn ByteSource>)>,
 }
 
 /// Counts printed items against --max-messages and stops the scan when the budget is spent.
@@ -544,7 +561,10 @@ impl Dumper<'_> {
             base_offset_of(&path.file_name().unwrap_or_default().to_string_lossy()).unwrap_or(0);
         match kind {
             k if k.is_log_data() => {
-                let mut src = open_log(path, self.args.read.mmap)?;
+                let mut src = match self.open_log.take() {
+                    Some((open, src)) if open == path => src,
+                    _ => open_log(path, self.args.read.mmap)?,
+                };
                 let deep = self.scan.deep;
                 // A file outside a partition dir is read as its own partition after a crash,
                 // as verify-index reads it.
@@ -572,6 +592,10 @@ impl Dumper<'_> {
                 };
                 let stats = scan_log(src.as_mut(), &scan, &mut self.scratch, &mut sink)?;
                 self.last_offset = sink.inner.last_offset();
+                if self.range.1.is_some() {
+                    // More pieces of this log follow.
+                    self.open_log = Some((path.to_path_buf(), src));
+                }
                 self.summary.batches += stats.batches;
                 self.summary.records += stats.records;
                 self.summary.errors += stats.problems;

@@ -835,7 +835,8 @@ fn search_parallel<W: io::Write>(
     parallel::run(
         parts.into_iter(),
         threads,
-        |gp: &GrepPart, out| {
+        || RecordScratch::with_cap(args.read.max_decompressed_bytes),
+        |scratch, gp: &GrepPart, out| {
             let g = &ctx.groups[gp.group];
             let part = &gp.part;
             let mut txns = inputs[gp.group].0.view();
@@ -844,7 +845,6 @@ fn search_parallel<W: io::Write>(
             }
             let mut p = GrepPrinter::new(out, args.json, args.encoding.into(), ctx.mode);
             p.set_partition(g.topic.as_deref(), g.partition, &g.name);
-            let mut scratch = RecordScratch::with_cap(args.read.max_decompressed_bytes);
             let (mut stats, error) = ctx.search(
                 g,
                 part.file,
@@ -852,7 +852,7 @@ fn search_parallel<W: io::Write>(
                 None,
                 &mut txns,
                 &mut p,
-                &mut scratch,
+                scratch,
             );
             stats.bytes_read += gp.index_bytes;
             let flushed = p.flush();

@@ -299,13 +299,16 @@ pub fn note<N>(to: &SyncSender<Piece<N>>, note: N) -> io::Result<()> {
     to.send(Piece::Note(note)).map_err(|_| closed())
 }
 
-/// Runs `work(part, out)` for every part of `plan` on `threads` workers, `out` a writer over the
-/// part's channel; `take(part, received)` receives each part's output, error lines, notes and
-/// result, parts in plan order. Workers stop at their next part or send after an error.
-pub fn run<P, N, I>(
+/// Runs `work(kept, part, out)` for every part of `plan` on `threads` workers, `kept` the
+/// worker's own state from `init` (buffers and sources reused from part to part: fresh ones are
+/// fresh pages to fault in, piece after piece) and `out` a writer over the part's channel;
+/// `take(part, received)` receives each part's output, error lines, notes and result, parts in
+/// plan order. Workers stop at their next part or send after an error.
+pub fn run<P, N, I, K>(
     plan: I,
     threads: usize,
-    work: impl Fn(&P, Chunks<N>) -> N + Sync,
+    init: impl Fn() -> K + Sync,
+    work: impl Fn(&mut K, &P, Chunks<N>) -> N + Sync,
     mut take: impl FnMut(&P, Received<'_, N>) -> Result<()>,
 ) -> Result<()>
 where
@@ -344,6 +347,7 @@ where
                     }
                 }
                 let _gone = Gone(&in_flight);
+                let mut kept = init();
                 while !stop.load(Ordering::Relaxed) {
                     // The plan is held while waiting for the window: the next part is this
                     // one's successor, which would wait too.
@@ -371,7 +375,7 @@ where
                         buf: spares.take(),
                         spares: spares.clone(),
                     };
-                    let result = work(&part, out);
+                    let result = work(&mut kept, &part, out);
                     let _ = tx.send(Piece::Done(result));
                 }
             });
