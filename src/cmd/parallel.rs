@@ -226,7 +226,11 @@ impl<P, N> InFlight<P, N> {
     }
 
     fn stop(&self) {
-        self.lock().stopped = true;
+        let mut st = self.lock();
+        st.stopped = true;
+        // Dropped receivers fail the sends of workers blocked on a full channel.
+        st.channels.clear();
+        drop(st);
         self.changed.notify_all();
     }
 }
