@@ -411,3 +411,66 @@ where
         outcome
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    /// Parts come back in plan order, each part's output, notes and result in the order it
+    /// made them, with a bounded number of parts taken ahead of the writer.
+    #[test]
+    fn parts_come_back_in_order_with_few_in_flight() {
+        let parts = 300usize;
+        let taken = AtomicUsize::new(0);
+        let written = AtomicUsize::new(0);
+        let most_ahead = AtomicUsize::new(0);
+        let mut out = Vec::new();
+        let mut results = Vec::new();
+        run(
+            (0..parts).inspect(|_| {
+                let ahead =
+                    taken.fetch_add(1, Ordering::SeqCst) + 1 - written.load(Ordering::SeqCst);
+                most_ahead.fetch_max(ahead, Ordering::SeqCst);
+            }),
+            3,
+            || 0usize,
+            |done_here, &i, mut chunks| {
+                *done_here += 1;
+                // Some parts larger than a chunk, some empty.
+                for line in 0..(i % 7) * 3000 {
+                    writeln!(chunks, "{i} {line}").unwrap();
+                }
+                chunks.flush().unwrap();
+                note(&chunks.notes(), (i, "note")).unwrap();
+                (i, "done")
+            },
+            |&i, received| {
+                match received {
+                    Received::Out(b) => out.extend_from_slice(b),
+                    Received::Err(_) => unreachable!(),
+                    Received::Note(n) => results.push(n),
+                    Received::Done(n) => {
+                        results.push(n);
+                        written.store(i + 1, Ordering::SeqCst);
+                    }
+                }
+                Ok(())
+            },
+        )
+        .unwrap();
+        let mut want = Vec::new();
+        let mut want_results = Vec::new();
+        for i in 0..parts {
+            for line in 0..(i % 7) * 3000 {
+                writeln!(want, "{i} {line}").unwrap();
+            }
+            want_results.extend([(i, "note"), (i, "done")]);
+        }
+        assert!(out == want, "output out of order");
+        assert_eq!(results, want_results);
+        // The window is 3 × AHEAD past the part being written.
+        let most = most_ahead.load(Ordering::SeqCst);
+        assert!(most <= 3 * AHEAD + 1, "{most} parts taken ahead");
+    }
+}
