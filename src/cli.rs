@@ -239,10 +239,9 @@ pub struct DumpLogArgs {
     pub threads: ThreadsArg,
 
     /// With --threads above 1, `.log` files larger than this are dumped in pieces of about this
-    /// size, cut at batch boundaries (small: a later piece is rendered ahead only as far as its
-    /// 8 MiB output queue holds, so a piece's output should fit in it)
-    #[arg(long, value_name = "BYTES", default_value_t = 2 << 20, hide = true)]
-    pub split_bytes: u64,
+    /// size, cut at batch boundaries [default: 2 MiB with records, 32 MiB headers only]
+    #[arg(long, value_name = "BYTES", hide = true)]
+    pub split_bytes: Option<u64>,
 }
 
 /// `kseg grep`'s examples, for `--help`.

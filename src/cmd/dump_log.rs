@@ -156,8 +156,14 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
     if threads > 1 {
         // A large `.log` is dumped in pieces only when nothing counts across them
         // (--max-messages and --max-bytes count from the file's start).
+        // A later piece is rendered ahead only as far as its 8 MiB output queue holds: records
+        // (~4 bytes out per byte in) need small pieces; headers alone fit in large ones, whose
+        // cutting costs less.
+        let piece_bytes = args
+            .split_bytes
+            .unwrap_or(if scan.deep { 2 << 20 } else { 32 << 20 });
         let split = (args.max_messages.is_none() && scan.max_bytes == u64::MAX)
-            .then_some(args.split_bytes.max(1));
+            .then_some(piece_bytes.max(1));
         let files = &files;
         let plan = files.iter().enumerate().flat_map(move |(i, f)| {
             let large = split.filter(|&s| {
