@@ -10,6 +10,7 @@ use serde_json::{json, Map, Value};
 use super::parallel::{self, LazyPieces, Part, Received};
 use super::{discover_inputs, Outcome, Reads};
 use crate::analysis::dump::{DumpFeed, SeamHook};
+use crate::analysis::gaps::OffsetGaps;
 use crate::analysis::index_check::{last_offset_at, TimeIndexCheck};
 use crate::analysis::severity::{log_damage, LogDamage, Nature, Severity};
 use crate::cli::DumpLogArgs;
@@ -222,10 +223,17 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
                     }
                 }
                 Received::Done(DumpNote::Done(done)) => {
+                    let done = *done;
                     dumper.summary.add(&done.summary);
                     printer.add_deferred(done.deferred);
-                    if let Some(last) = done.last_offset {
-                        last_offset = last;
+                    match done.last_offset {
+                        Some(last) => last_offset = last,
+                        // A first piece that read nothing: the file's name says where its
+                        // records start.
+                        None if part.first => {
+                            last_offset = OffsetGaps::for_file(&files[part.file].path).last()
+                        }
+                        None => {}
                     }
                     if part.last {
                         progress.file_done(&files[part.file].path);

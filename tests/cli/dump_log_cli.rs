@@ -518,7 +518,7 @@ fn two_threads_and_pieces_of_a_segment_give_one_threads_bytes() {
         ],
         vec![damaged.path().to_str().unwrap().to_string()],
     ];
-    let flag_sets: [&[&str]; 6] = [
+    let flag_sets: [&[&str]; 7] = [
         &[],
         &["--json"],
         &["--deep-iteration"],
@@ -532,6 +532,7 @@ fn two_threads_and_pieces_of_a_segment_give_one_threads_bytes() {
             "--to-offset",
             "40",
         ],
+        &["--deep-iteration", "--from-timestamp", "1717002700030"],
     ];
     for input in &inputs {
         for flags in flag_sets {
