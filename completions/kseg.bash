@@ -199,7 +199,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__dump__subcmd__log)
-            opts="-h --files --deep-iteration --print-data-log --skip-record-metadata --max-bytes --max-messages --from-offset --to-offset --from-timestamp --to-timestamp --all-files --json --encoding --verify-index-only --index-sanity-check --offsets-decoder --transaction-log-decoder --cluster-metadata-decoder --share-group-state-decoder --remote-log-metadata-decoder --raw --key-decoder-class --value-decoder-class --mmap --max-decompressed-bytes --threads --no-progress --help"
+            opts="-h --files --deep-iteration --print-data-log --skip-record-metadata --max-bytes --max-messages --from-offset --to-offset --from-timestamp --to-timestamp --all-files --json --encoding --verify-index-only --index-sanity-check --offsets-decoder --transaction-log-decoder --cluster-metadata-decoder --share-group-state-decoder --remote-log-metadata-decoder --raw --key-decoder-class --value-decoder-class --mmap --max-decompressed-bytes --threads --split-bytes --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -250,6 +250,10 @@ _kseg() {
                     return 0
                     ;;
                 --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --split-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -57,6 +57,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l key-decoder-class
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l value-decoder-class -r
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l threads -d 'Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) [default: the number of cores]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l split-bytes -d 'With --threads above 1, `.log` files larger than this are dumped in pieces of about this size, cut at batch boundaries [default: 2 MiB with records, 32 MiB headers only]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l deep-iteration -d 'One line per record after each batch line'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l print-data-log -d 'Print record keys and values (implies --deep-iteration)'
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l skip-record-metadata -d 'Do not print per-record metadata (and so no control-record details)'

@@ -46,6 +46,7 @@ base64\:"Standard Base64 with padding"))' \
 '--value-decoder-class=[]::VALUE_DECODER_CLASS:_default' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
 '--threads=[Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) \[default\: the number of cores\]]:N:_default' \
+'--split-bytes=[With --threads above 1, \`.log\` files larger than this are dumped in pieces of about this size, cut at batch boundaries \[default\: 2 MiB with records, 32 MiB headers only\]]:BYTES:_default' \
 '--deep-iteration[One line per record after each batch line]' \
 '--print-data-log[Print record keys and values (implies --deep-iteration)]' \
 '--skip-record-metadata[Do not print per-record metadata (and so no control-record details)]' \

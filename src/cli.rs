@@ -237,6 +237,11 @@ pub struct DumpLogArgs {
 
     #[command(flatten)]
     pub threads: ThreadsArg,
+
+    /// With --threads above 1, `.log` files larger than this are dumped in pieces of about this
+    /// size, cut at batch boundaries [default: 2 MiB with records, 32 MiB headers only]
+    #[arg(long, value_name = "BYTES", hide = true)]
+    pub split_bytes: Option<u64>,
 }
 
 /// `kseg grep`'s examples, for `--help`.

@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde_json::{json, Map, Value};
 
-use super::{discover_inputs, parallel, Outcome, Reads};
-use crate::analysis::dump::DumpFeed;
+use super::parallel::{self, LazyPieces, Part, Received};
+use super::{discover_inputs, Outcome, Reads};
+use crate::analysis::dump::{DumpFeed, SeamHook};
+use crate::analysis::gaps::OffsetGaps;
 use crate::analysis::index_check::{last_offset_at, TimeIndexCheck};
 use crate::analysis::severity::{log_damage, LogDamage, Nature, Severity};
 use crate::cli::DumpLogArgs;
@@ -16,8 +18,8 @@ use crate::format::control::ControlRecord;
 use crate::format::index::{OffsetIndex, SanityError, TimeIndex};
 use crate::format::internal::InternalDecoder;
 use crate::format::json_text::JsonValue;
-use crate::format::log::RecordScratch;
 use crate::format::log::{BatchInfo, LogEntry, LogRecord};
+use crate::format::log::{ByteSource, RecordScratch};
 use crate::format::producer_snapshot::parse_producer_snapshot;
 use crate::format::reader::DecodeResult;
 use crate::format::text_files::{
@@ -28,7 +30,7 @@ use crate::format::txn_index::parse_txn_index;
 use crate::print::dump_json::JsonDump;
 use crate::print::dump_text::{preallocated_note, TextDump, TextStyle};
 use crate::print::progress::{self, Progress};
-use crate::print::{DumpPrinter, DumpSummary};
+use crate::print::{self, DumpPrinter, DumpSummary, TextDeferred};
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use crate::storage::discover::DataFile;
 use crate::storage::layout::{base_offset_of, later_segment_exists, FileKind};
@@ -111,6 +113,9 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
         summary: DumpSummary::default(),
         budget: args.max_messages,
         forced_decoder,
+        range: (0, None),
+        last_offset: None,
+        open_log: None,
     };
     let mut dumper = new_dumper();
     for item in &set.unrecognised {
@@ -149,34 +154,98 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
         files.iter().map(|f| f.path.as_path()),
     );
     let threads = args.threads.count();
-    if threads > 1 && files.len() > 1 {
-        // Each file on a worker, into a printer of the same kind; written here in input order.
-        let make = |chunks: parallel::Chunks| -> Box<dyn DumpPrinter> {
-            if args.json {
-                Box::new(JsonDump::new(chunks, args.encoding.into()))
-            } else {
-                Box::new(TextDump::new(chunks, style))
+    if threads > 1 {
+        // A large `.log` is dumped in pieces only when nothing counts across them
+        // (--max-messages and --max-bytes count from the file's start).
+        // A later piece is rendered ahead only as far as its 8 MiB output queue holds: records
+        // (~4 bytes out per byte in) need small pieces; headers alone fit in large ones, whose
+        // cutting costs less.
+        let piece_bytes = args
+            .split_bytes
+            .unwrap_or(if scan.deep { 2 << 20 } else { 32 << 20 });
+        let split = (args.max_messages.is_none() && scan.max_bytes == u64::MAX)
+            .then_some(piece_bytes.max(1));
+        let files = &files;
+        let plan = files.iter().enumerate().flat_map(move |(i, f)| {
+            let large = split.filter(|&s| {
+                effective(&f.kind).is_log_data()
+                    && std::fs::metadata(&f.path).is_ok_and(|m| m.len() > s)
+            });
+            match large {
+                Some(s) => Either::Pieces(LazyPieces::new(i, &f.path, s)),
+                None => Either::Whole(std::iter::once(Part::whole(i))),
             }
-        };
-        let dump = |i: usize, p: &mut dyn DumpPrinter| {
-            let file = files[i];
+        });
+        // Each part on a worker, into a printer of the same kind; written here in order.
+        let work = |kept: &mut Kept, part: &Part, out: parallel::Chunks<DumpNote>| {
+            let notes = out.notes();
+            let mut printer: Box<dyn DumpPrinter> = if args.json {
+                Box::new(JsonDump::new(out, args.encoding.into()))
+            } else {
+                Box::new(TextDump::new(out, style))
+            };
+            let file = files[part.file];
+            let mut seam = |first| parallel::note(&notes, DumpNote::Seam(first));
             let mut d = new_dumper();
-            let result = d.dump_file(p, &file.path, &file.kind);
-            (d.summary, result)
+            d.scratch = std::mem::take(&mut kept.scratch);
+            d.open_log = kept.open_log.take();
+            let mut result = d.dump_part(printer.as_mut(), file, part, &mut seam);
+            kept.scratch = std::mem::take(&mut d.scratch);
+            kept.open_log = d.open_log.take();
+            if result.is_ok() {
+                result = printer.flush_out().map_err(Into::into);
+            }
+            DumpNote::Done(Box::new(PartDone {
+                summary: d.summary,
+                deferred: printer.take_deferred(),
+                last_offset: d.last_offset,
+                result,
+            }))
         };
-        parallel::run(
-            files.len(),
-            threads,
-            make,
-            dump,
-            printer.as_mut(),
-            |i, done, sink| {
-                dumper.summary.add(&done.summary);
-                sink.add_deferred(done.deferred);
-                progress.file_done(&files[i].path);
-                done.result
-            },
-        )?;
+        // The offset the file's records so far end at, for the seams between its pieces.
+        let mut last_offset = -1i64;
+        let init = || Kept {
+            scratch: RecordScratch::with_cap(args.read.max_decompressed_bytes),
+            open_log: None,
+        };
+        parallel::run(plan, threads, init, work, |part, received| {
+            match received {
+                Received::Out(bytes) => printer.write_raw(bytes)?,
+                Received::Err(line) => {
+                    printer.flush_out()?;
+                    print::write_stderr(&line);
+                }
+                Received::Note(DumpNote::Seam(first)) => {
+                    // What one walk would have found on reaching this record.
+                    if first != last_offset.wrapping_add(1) {
+                        printer.resume_file(&files[part.file].path)?;
+                        printer.gap(last_offset, first)?;
+                    }
+                }
+                Received::Done(DumpNote::Done(done)) => {
+                    let done = *done;
+                    dumper.summary.add(&done.summary);
+                    printer.add_deferred(done.deferred);
+                    match done.last_offset {
+                        Some(last) => last_offset = last,
+                        // A first piece that read nothing: the file's name says where its
+                        // records start.
+                        None if part.first => {
+                            last_offset = OffsetGaps::for_file(&files[part.file].path).last()
+                        }
+                        None => {}
+                    }
+                    if part.last {
+                        progress.file_done(&files[part.file].path);
+                    }
+                    done.result?;
+                }
+                Received::Note(DumpNote::Done(_)) | Received::Done(DumpNote::Seam(_)) => {
+                    unreachable!("a part's result comes last, its seams before")
+                }
+            }
+            Ok(())
+        })?;
     } else {
         for file in files {
             // --max-messages counts per file, as kafka-dump-log's only limit (--max-bytes) does.
@@ -254,6 +323,48 @@ fn dumped_files(files: &[DataFile], range: bool, from: i64, to: i64) -> Vec<&Dat
     out
 }
 
+/// What a part's worker tells the writer ([`parallel::Piece::Note`], then its result).
+enum DumpNote {
+    /// The first record of a piece that starts mid-file: its offset.
+    Seam(i64),
+    Done(Box<PartDone>),
+}
+
+/// What a worker hands back after a part.
+struct PartDone {
+    summary: DumpSummary,
+    deferred: TextDeferred,
+    /// Where the part's records end ([`DumpFeed::last_offset`]).
+    last_offset: Option<i64>,
+    result: Result<()>,
+}
+
+/// A file's parts: whole, or pieces cut as they are taken.
+enum Either<'a> {
+    Whole(std::iter::Once<Part>),
+    Pieces(LazyPieces<'a>),
+}
+
+impl Iterator for Either<'_> {
+    type Item = Part;
+    fn next(&mut self) -> Option<Part> {
+        match self {
+            Either::Whole(one) => one.next(),
+            Either::Pieces(pieces) => pieces.next(),
+        }
+    }
+}
+
+/// A file's kind, read through the `.deleted`/`.cleaned`/`.swap` suffixes.
+fn effective(kind: &FileKind) -> &FileKind {
+    match kind {
+        FileKind::Deleted(inner) | FileKind::Cleaned(inner) | FileKind::Swap(inner) => {
+            inner.as_ref()
+        }
+        other => other,
+    }
+}
+
 struct Dumper<'a> {
     args: &'a DumpLogArgs,
     scan: ScanOptions,
@@ -266,6 +377,19 @@ struct Dumper<'a> {
     /// Each `.log` of a partition: (the partition's active segment, recovered at Kafka's next
     /// load), for grading its problems.
     segments: &'a HashMap<PathBuf, (bool, bool)>,
+    /// The bytes of a log to dump: `start..end` (`None`: to its end); a piece of a large one
+    /// with `--threads`.
+    range: (u64, Option<u64>),
+    /// Where the last log's records ended ([`DumpFeed::last_offset`]).
+    last_offset: Option<i64>,
+    /// The last log read, kept open for its next piece (its read buffer reused).
+    open_log: Option<(PathBuf, Box<dyn ByteSource>)>,
+}
+
+/// What a `--threads` worker keeps from part to part.
+struct Kept {
+    scratch: RecordScratch,
+    open_log: Option<(PathBuf, Box<dyn ByteSource>)>,
 }
 
 /// Counts printed items against --max-messages and stops the scan when the budget is spent.
@@ -345,12 +469,7 @@ impl Dumper<'_> {
         path: &Path,
         kind: &FileKind,
     ) -> Result<()> {
-        let effective = match kind {
-            FileKind::Deleted(inner) | FileKind::Cleaned(inner) | FileKind::Swap(inner) => {
-                inner.as_ref()
-            }
-            other => other,
-        };
+        let effective = effective(kind);
         let unknown = matches!(effective, FileKind::Unknown | FileKind::Temporary);
         if unknown && self.reported.contains(path) {
             return Ok(());
@@ -361,7 +480,7 @@ impl Dumper<'_> {
             // A file named otherwise (a copied segment, a capture) whose first bytes frame a
             // batch with a valid checksum: read it as log data.
             printer.begin_file(path, &FileKind::Log)?;
-            if let Err(e) = self.dump_content(printer, path, &FileKind::Log) {
+            if let Err(e) = self.dump_content(printer, path, &FileKind::Log, None) {
                 self.summary.errors += 1;
                 printer.file_error(None, &format!("cannot read: {e:#}"))?;
             }
@@ -379,7 +498,36 @@ impl Dumper<'_> {
             return Ok(());
         }
         printer.begin_file(path, kind)?;
-        if let Err(e) = self.dump_content(printer, path, effective) {
+        self.dump_reported(printer, path, effective, None)
+    }
+
+    /// One part of a file: all of it, or a piece of a large `.log` (the first with the file's
+    /// header lines; the others go on where the one before ended, and tell `seam` where their
+    /// records start).
+    fn dump_part(
+        &mut self,
+        printer: &mut dyn DumpPrinter,
+        file: &DataFile,
+        part: &Part,
+        seam: SeamHook<'_>,
+    ) -> Result<()> {
+        self.range = (part.start, part.end);
+        if part.first {
+            return self.dump_file(printer, &file.path, &file.kind);
+        }
+        printer.resume_file(&file.path)?;
+        self.dump_reported(printer, &file.path, effective(&file.kind), Some(seam))
+    }
+
+    /// [`Self::dump_content`], a failure reported as the file's error.
+    fn dump_reported(
+        &mut self,
+        printer: &mut dyn DumpPrinter,
+        path: &Path,
+        kind: &FileKind,
+        seam: Option<SeamHook<'_>>,
+    ) -> Result<()> {
+        if let Err(e) = self.dump_content(printer, path, kind, seam) {
             if e.downcast_ref::<io::Error>()
                 .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
             {
@@ -421,27 +569,47 @@ impl Dumper<'_> {
         printer: &mut dyn DumpPrinter,
         path: &Path,
         kind: &FileKind,
+        seam: Option<SeamHook<'_>>,
     ) -> Result<()> {
         let base =
             base_offset_of(&path.file_name().unwrap_or_default().to_string_lossy()).unwrap_or(0);
         match kind {
             k if k.is_log_data() => {
-                let mut src = open_log(path, self.args.read.mmap)?;
+                let mut src = match self.open_log.take() {
+                    Some((open, src)) if open == path => src,
+                    _ => open_log(path, self.args.read.mmap)?,
+                };
                 let deep = self.scan.deep;
                 // A file outside a partition dir is read as its own partition after a crash,
                 // as verify-index reads it.
                 let (active, recovered) = self.segments.get(path).copied().unwrap_or((true, true));
                 // The decoder its partition dir (or its kind) calls for.
                 let decoder = self.decoder_for(path, kind);
+                let feed = match seam {
+                    None => DumpFeed::new(printer, path, decoder),
+                    Some(seam) => DumpFeed::mid_file(printer, decoder, seam),
+                };
+                let mut scan = self.scan.clone();
+                // A piece's walk ends where the next piece's begins: a batch boundary of the
+                // one walk over the file (`format::log::batch_cuts`), so no tail is cut there.
+                scan.start_position = self.range.0;
+                if let Some(end) = self.range.1 {
+                    scan.max_bytes = end;
+                }
                 let mut sink = Budgeted {
-                    inner: DumpFeed::new(printer, path, decoder),
+                    inner: feed,
                     budget: &mut self.budget,
                     deep,
                     severity: &mut self.summary.log_severity,
                     active,
                     recovered,
                 };
-                let stats = scan_log(src.as_mut(), &self.scan, &mut self.scratch, &mut sink)?;
+                let stats = scan_log(src.as_mut(), &scan, &mut self.scratch, &mut sink)?;
+                self.last_offset = sink.inner.last_offset();
+                if self.range.1.is_some() {
+                    // More pieces of this log follow.
+                    self.open_log = Some((path.to_path_buf(), src));
+                }
                 self.summary.batches += stats.batches;
                 self.summary.records += stats.records;
                 self.summary.errors += stats.problems;

@@ -4,7 +4,7 @@
 //! ([`TxnView`]: the `.txnindex` aborts, and the open transactions when the filter needs them);
 //! `--from-time`/`--from-offset` start each segment where its indexes allow
 //! ([`seek_in_segment`]); `--threads N` searches the parts in parallel
-//! ([`grep_parallel`](super::grep_parallel)), written in order.
+//! ([`parallel`](super::parallel), as dump-log's), written in order.
 //!
 //! Exit status as grep's: 0 something matched, 1 nothing matched, 2 trouble (a path that could
 //! not be read, or data problems). `main` turns an [`Outcome`] into the exit code, so "nothing
@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use super::grep_parallel::{self, Message, Part};
 use super::lookup::instant_refused;
+use super::parallel::{self, Part, Received};
 use super::{discover_inputs, Outcome, Reads};
 use crate::analysis::grep::{
     key_placements, seek_in_segment, Filter, Glob, HeaderFilter, JsonField, KeyPlacement, Pattern,
@@ -718,6 +718,29 @@ fn search_in_order<W: io::Write>(
     Ok(())
 }
 
+/// One part of a parallel search: a segment, or a piece of one, of one partition.
+#[derive(Debug, Clone)]
+struct GrepPart {
+    group: usize,
+    part: Part,
+    /// Index and frame-header bytes read to find the part (counted once, with the first piece).
+    index_bytes: u64,
+    /// Batches may have been skipped before it: the transaction walk starts afresh
+    /// ([`TxnView::resume`]: the aborted transactions whose ABORT marker lies in or after the
+    /// part, as a fetch from there sees them).
+    resume: bool,
+}
+
+/// What a worker hands back after a part.
+struct PartDone {
+    stats: SearchStats,
+    /// ABORT markers no index lists, and index entries no marker ended ([`TxnView`]).
+    unindexed_aborts: Vec<(i64, i64)>,
+    unended: Vec<(i64, i64)>,
+    /// The segment could not be read.
+    error: Option<io::Error>,
+}
+
 /// `--threads N`: the parts (segments, and pieces of large ones) on N workers, written in order.
 fn search_parallel<W: io::Write>(
     ctx: &Ctx<'_>,
@@ -740,24 +763,18 @@ fn search_parallel<W: io::Write>(
                 ctx.progress.file_done(&g.files[k]);
                 continue;
             };
-            let (cuts, cut_bytes) =
-                grep_parallel::cuts(&g.files[k], seek.position, ctx.args.split_bytes.max(1));
-            let mut starts = vec![seek.position];
-            starts.extend(&cuts);
-            for (j, &start) in starts.iter().enumerate() {
-                parts.push(Part {
+            let (pieces, cut_bytes) =
+                Part::pieces(k, &g.files[k], seek.position, ctx.args.split_bytes.max(1));
+            for part in pieces {
+                parts.push(GrepPart {
                     group: gi,
-                    file: k,
-                    start,
-                    end: starts.get(j + 1).copied(),
-                    index_bytes: if j == 0 {
+                    index_bytes: if part.first {
                         seek.index_bytes + cut_bytes
                     } else {
                         0
                     },
-                    first_piece: j == 0,
-                    last_piece: j + 1 == starts.len(),
-                    resume: resume || start > 0,
+                    resume: resume || part.start > 0,
+                    part,
                 });
                 resume = true;
             }
@@ -815,47 +832,49 @@ fn search_parallel<W: io::Write>(
         Ok(())
     };
     let args = ctx.args;
-    grep_parallel::run(
-        &parts,
+    parallel::run(
+        parts.into_iter(),
         threads,
-        |part| {
-            let mut v = inputs[part.group].0.view();
-            if part.resume {
-                v.resume();
+        || RecordScratch::with_cap(args.read.max_decompressed_bytes),
+        |scratch, gp: &GrepPart, out| {
+            let g = &ctx.groups[gp.group];
+            let part = &gp.part;
+            let mut txns = inputs[gp.group].0.view();
+            if gp.resume {
+                txns.resume();
             }
-            v
-        },
-        |part, txns, out| {
-            let g = &ctx.groups[part.group];
             let mut p = GrepPrinter::new(out, args.json, args.encoding.into(), ctx.mode);
             p.set_partition(g.topic.as_deref(), g.partition, &g.name);
-            let mut scratch = RecordScratch::with_cap(args.read.max_decompressed_bytes);
             let (mut stats, error) = ctx.search(
                 g,
                 part.file,
-                (part.start, part.end, part.first_piece, part.last_piece),
+                (part.start, part.end, part.first, part.last),
                 None,
-                txns,
+                &mut txns,
                 &mut p,
-                &mut scratch,
+                scratch,
             );
-            stats.bytes_read += part.index_bytes;
+            stats.bytes_read += gp.index_bytes;
             let flushed = p.flush();
-            (stats, error.or(flushed.err()))
+            PartDone {
+                stats,
+                unindexed_aborts: std::mem::take(&mut txns.unindexed_aborts),
+                unended: txns.unended_index_entries(),
+                error: error.or(flushed.err()),
+            }
         },
-        |i, message| {
-            let part = &parts[i];
-            move_to(part.group, &mut current, printer, total, outcome)?;
-            match message {
-                Message::Out(bytes) => printer.write_through(&bytes)?,
-                Message::Err(line) => {
+        |gp, received| {
+            move_to(gp.group, &mut current, printer, total, outcome)?;
+            match received {
+                Received::Out(bytes) => printer.write_through(bytes)?,
+                Received::Err(line) => {
                     printer.flush()?;
                     write_stderr(&line);
                 }
-                Message::Done(d) => {
-                    let d = *d;
+                Received::Note(_) => {}
+                Received::Done(d) => {
                     if let Some(e) = d.error {
-                        read_failed(&ctx.groups[part.group].files[part.file], e, outcome)?;
+                        read_failed(&ctx.groups[gp.group].files[gp.part.file], e, outcome)?;
                     }
                     total.add(&d.stats);
                     let c = current.as_mut().expect("opened above");

@@ -5,7 +5,6 @@ pub mod diff;
 pub mod dump_log;
 pub mod find_group_partition;
 pub mod grep;
-pub mod grep_parallel;
 pub mod groups;
 pub mod lookup;
 pub mod mini_broker;

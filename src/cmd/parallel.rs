@@ -1,154 +1,284 @@
-//! `dump-log --threads N`: files dumped on N worker threads, each into its own printer, and
-//! written to stdout in input order by the calling thread — the same bytes as one thread.
+//! `--threads N` for the commands that print (`dump-log`, `grep`): the work split into ordered
+//! parts — whole files, and pieces of large `.log` files cut at batch boundaries
+//! ([`Part::pieces`], [`LazyPieces`], over `format::log::batch_cuts`) — each rendered on one of N worker
+//! threads into its own printer, and written to stdout in part order by the calling thread:
+//! the same bytes as one thread.
 //!
-//! Every file being dumped gets a bounded channel of output pieces: a worker renders a file into
-//! chunks of [`CHUNK`] bytes and blocks when its channel holds [`DEPTH`] of them, so memory
-//! stays at about `N × AHEAD × DEPTH × CHUNK` however large and however many the files are.
-//! Workers take files in input order, at most [`AHEAD`] per worker past the one being written,
-//! and make a file's channel when they take it (channels made up front cost ~2 KiB per file:
-//! 650 MB for 100k segments); the writer drains the channels in input order, so the file being
-//! written always has a running worker. Error lines for stderr travel in the same channel, after
-//! the output that preceded them, so they come out where the single-threaded dump prints them.
+//! Parts come from a plan (an iterator, pulled by the workers as they go, so that a large
+//! file is cut only when a worker reaches it). Every part taken gets a bounded channel: a worker
+//! renders into chunks of [`CHUNK`] bytes and blocks when its channel holds [`DEPTH`] of them.
+//! Workers take parts at most [`AHEAD`] per worker past the one being written, and make a
+//! part's channel when they take it (channels made up front cost ~2 KiB each: 650 MB for 100k
+//! segments), so memory stays at about `N × AHEAD × DEPTH × CHUNK` however large and however
+//! many the files are; the writer drains the channels in order, so the part being written
+//! always has a running worker. Error lines for stderr travel in the same channel, after the
+//! output that preceded them, so they come out where one thread prints them; so do a part's
+//! notes to the writer ([`Chunks::note`]) and its result.
 
 use std::collections::HashMap;
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Condvar, Mutex};
 
 use anyhow::Result;
 
-use crate::print::{self, DumpPrinter, DumpSummary, TextDeferred};
+use crate::format::log::{batch_cuts, BatchCutter};
+use crate::print;
+use crate::storage::source::open_sparse;
 
-/// Output is handed over in pieces of about this size.
+/// Output is handed over in chunks of about this size.
 pub const CHUNK: usize = 256 * 1024;
-/// Pieces a worker may render ahead of the writer, per file: 8 MiB, so that the worker on the
-/// next file can usually render all of a file of a few MiB while the writer is still on the
-/// current one (with 4 pieces it stalled after 1 MiB and two threads gave ~1.5x, not ~2x).
+/// Chunks a worker may render ahead of the writer, per part: 8 MiB, so that the worker on the
+/// next part can usually render all of a part of a few MiB while the writer is still on the
+/// current one (with 4 chunks it stalled after 1 MiB and two threads gave ~1.5x, not ~2x).
 const DEPTH: usize = 32;
-/// Files a worker may take past the one being written (so files in flight ≤ threads × AHEAD).
+/// Parts a worker may take past the one being written (so parts in flight ≤ threads × AHEAD).
 const AHEAD: usize = 2;
 
-/// The channels of the files taken by workers and not yet reached by the writer, and which file
-/// the writer is on: a worker waits for the writer before taking a file too far ahead.
-struct InFlight {
-    state: Mutex<InFlightState>,
+/// A byte range of one input file: the whole file, or one piece of a large `.log`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Part {
+    /// The file's index in the command's list.
+    pub file: usize,
+    pub start: u64,
+    /// `None`: to the end of the file.
+    pub end: Option<u64>,
+    /// The first piece of its file (the file's header lines, its seek, are this piece's).
+    pub first: bool,
+    /// The last piece of its file (its tail, and its end of file, are this piece's).
+    pub last: bool,
+}
+
+impl Part {
+    pub fn whole(file: usize) -> Part {
+        Part {
+            file,
+            start: 0,
+            end: None,
+            first: true,
+            last: true,
+        }
+    }
+
+    /// `path` from `start` to its end, in pieces of about `split` bytes cut at batch boundaries
+    /// where one walk of the file steps too ([`batch_cuts`]), and the header bytes read to find
+    /// the cuts. One part when the file is smaller, or cannot be read (its reader reports why).
+    pub fn pieces(file: usize, path: &Path, start: u64, split: u64) -> (Vec<Part>, u64) {
+        let cuts = open_sparse(path)
+            .and_then(|mut src| batch_cuts(src.as_mut(), start, split))
+            .unwrap_or_default();
+        let mut starts = Vec::with_capacity(cuts.at.len() + 1);
+        starts.push(start);
+        starts.extend(&cuts.at);
+        let parts = starts
+            .iter()
+            .enumerate()
+            .map(|(j, &at)| Part {
+                file,
+                start: at,
+                end: starts.get(j + 1).copied(),
+                first: j == 0,
+                last: j + 1 == starts.len(),
+            })
+            .collect();
+        (parts, cuts.bytes_read)
+    }
+}
+
+/// A file's parts from `start`, cut as the plan is pulled ([`BatchCutter`]): the first pieces
+/// are read while the rest of the file is still being cut, not after a walk of all of it.
+pub struct LazyPieces<'a> {
+    file: usize,
+    path: &'a Path,
+    split: u64,
+    cutter: BatchCutter,
+    /// The next piece's start, and whether it is the file's first; `None` after the last.
+    next: Option<(u64, bool)>,
+}
+
+impl<'a> LazyPieces<'a> {
+    pub fn new(file: usize, path: &'a Path, split: u64) -> Self {
+        LazyPieces {
+            file,
+            path,
+            split,
+            cutter: BatchCutter::new(0),
+            next: Some((0, true)),
+        }
+    }
+}
+
+impl Iterator for LazyPieces<'_> {
+    type Item = Part;
+
+    fn next(&mut self) -> Option<Part> {
+        let (start, first) = self.next?;
+        // Opened per piece: a source is not `Send`, and the plan moves between workers. A file
+        // that cannot be read is one part (its reader reports why).
+        let end = open_sparse(self.path)
+            .and_then(|mut src| self.cutter.next_cut(src.as_mut(), self.split))
+            .unwrap_or(None);
+        self.next = end.map(|e| (e, false));
+        Some(Part {
+            file: self.file,
+            start,
+            end,
+            first,
+            last: end.is_none(),
+        })
+    }
+}
+
+/// What a part's channel carries to the writer.
+pub enum Piece<N> {
+    Out(Vec<u8>),
+    /// A line for stderr (already formatted, newline included).
+    Err(String),
+    /// Something for the writer at this place in the output ([`Chunks::note`]), or, last, the
+    /// part's result.
+    Note(N),
+    Done(N),
+}
+
+/// What the writer is handed, in order: [`Piece`] with the output borrowed (its buffer goes
+/// back to the workers).
+pub enum Received<'b, N> {
+    Out(&'b [u8]),
+    Err(String),
+    Note(N),
+    Done(N),
+}
+
+/// The parts taken by workers and not yet reached by the writer, and which part the writer is
+/// on: a worker waits for the writer before taking a part too far ahead.
+struct InFlight<P, N> {
+    state: Mutex<InFlightState<P, N>>,
     changed: Condvar,
 }
 
-struct InFlightState {
+struct InFlightState<P, N> {
     writing: usize,
-    channels: HashMap<usize, Receiver<Piece>>,
+    channels: HashMap<usize, (P, Receiver<Piece<N>>)>,
+    /// How many parts the plan held, once it ran out.
+    total: Option<usize>,
     stopped: bool,
-    /// Workers still running: a file no worker is left to take is an error, not a wait.
+    /// Workers still running: a part no worker is left to take is an error, not a wait.
     workers: usize,
 }
 
-impl InFlight {
-    /// Called by a worker that took file `i`: waits until `i` is within the window, then makes
-    /// its channel. `None` when the run stopped.
-    fn open(&self, i: usize, window: usize) -> Option<SyncSender<Piece>> {
-        let mut st = self.state.lock().expect("no panics holding it");
-        while !st.stopped && i >= st.writing + window {
-            st = self.changed.wait(st).expect("no panics holding it");
-        }
-        if st.stopped {
-            return None;
-        }
-        let (tx, rx) = sync_channel(DEPTH);
-        st.channels.insert(i, rx);
-        self.changed.notify_all();
-        Some(tx)
+/// The plan, and the index of the part it gives next.
+struct Plan<I> {
+    parts: I,
+    next: usize,
+}
+
+impl<P, N> InFlight<P, N> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, InFlightState<P, N>> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Called by the writer: file `i`'s channel, once a worker has taken it (`None` when no
-    /// worker is left to take it).
-    fn take(&self, i: usize) -> Option<Receiver<Piece>> {
-        let mut st = self.state.lock().expect("no panics holding it");
+    /// Called by a worker about to take part `i`: waits until `i` is within the window.
+    /// False when the run stopped.
+    fn wait_for_window(&self, i: usize, window: usize) -> bool {
+        let mut st = self.lock();
+        while !st.stopped && i >= st.writing + window {
+            st = self.changed.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+        !st.stopped
+    }
+
+    /// Part `i` taken: its channel, for the writer.
+    fn taken(&self, i: usize, part: P, rx: Receiver<Piece<N>>) {
+        self.lock().channels.insert(i, (part, rx));
+        self.changed.notify_all();
+    }
+
+    fn plan_ended(&self, total: usize) {
+        self.lock().total = Some(total);
+        self.changed.notify_all();
+    }
+
+    /// Called by the writer: part `i` and its channel once a worker has taken it, `Ok(None)`
+    /// past the last part, an error when no worker is left to take it.
+    fn take(&self, i: usize) -> Result<Option<(P, Receiver<Piece<N>>)>> {
+        let mut st = self.lock();
         st.writing = i;
         self.changed.notify_all();
         loop {
-            if let Some(rx) = st.channels.remove(&i) {
-                return Some(rx);
+            if let Some(taken) = st.channels.remove(&i) {
+                return Ok(Some(taken));
+            }
+            if st.total.is_some_and(|t| i >= t) {
+                return Ok(None);
             }
             if st.workers == 0 {
-                return None;
+                anyhow::bail!("a worker thread stopped unexpectedly");
             }
-            st = self.changed.wait(st).expect("no panics holding it");
+            st = self.changed.wait(st).unwrap_or_else(|e| e.into_inner());
         }
     }
 
     fn worker_gone(&self) {
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        st.workers -= 1;
+        self.lock().workers -= 1;
         self.changed.notify_all();
     }
 
     fn stop(&self) {
-        self.state.lock().expect("no panics holding it").stopped = true;
+        let mut st = self.lock();
+        st.stopped = true;
+        // Dropped receivers fail the sends of workers blocked on a full channel.
+        st.channels.clear();
+        drop(st);
         self.changed.notify_all();
     }
-}
-
-pub enum Piece {
-    Out(Vec<u8>),
-    /// A line for stderr (already formatted, newline included).
-    Err(String),
-    Done(Box<FileDone>),
-}
-
-/// What a worker hands back after a file.
-pub struct FileDone {
-    pub summary: DumpSummary,
-    pub deferred: TextDeferred,
-    pub result: Result<()>,
 }
 
 /// Chunk buffers written out by the main thread, for the workers to fill again (fresh ones
 /// would be fresh pages to fault in, chunk after chunk).
 #[derive(Default)]
-pub struct Spares(Mutex<Vec<Vec<u8>>>);
+struct Spares(Mutex<Vec<Vec<u8>>>);
 
 impl Spares {
     fn take(&self) -> Vec<u8> {
-        let spare = self.0.lock().expect("no panics holding it").pop();
+        let spare = self.0.lock().unwrap_or_else(|e| e.into_inner()).pop();
         spare.unwrap_or_else(|| Vec::with_capacity(CHUNK + CHUNK / 2))
     }
 
     fn give(&self, mut b: Vec<u8>, limit: usize) {
         b.clear();
-        let mut spares = self.0.lock().expect("no panics holding it");
+        let mut spares = self.0.lock().unwrap_or_else(|e| e.into_inner());
         if spares.len() < limit {
             spares.push(b);
         }
     }
 }
 
-/// A writer sending its bytes down a file's channel in [`CHUNK`]s; `flush` sends what it has.
-pub struct Chunks {
-    tx: SyncSender<Piece>,
+/// A writer sending its bytes down a part's channel in [`CHUNK`]s; `flush` sends what it has.
+pub struct Chunks<N> {
+    tx: SyncSender<Piece<N>>,
     buf: Vec<u8>,
     spares: Arc<Spares>,
 }
 
-impl Chunks {
-    pub fn new(tx: SyncSender<Piece>, spares: Arc<Spares>) -> Self {
-        Chunks {
-            tx,
-            buf: spares.take(),
-            spares,
-        }
-    }
+fn closed() -> io::Error {
+    io::Error::new(io::ErrorKind::BrokenPipe, "output closed")
+}
 
+impl<N> Chunks<N> {
     fn send(&mut self) -> io::Result<()> {
         let full = std::mem::replace(&mut self.buf, self.spares.take());
-        self.tx
-            .send(Piece::Out(full))
-            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "output closed"))
+        self.tx.send(Piece::Out(full)).map_err(|_| closed())
+    }
+
+    /// A sender for [`Piece::Note`]s placed after this writer's output so far (flushed first).
+    pub fn notes(&self) -> SyncSender<Piece<N>> {
+        self.tx.clone()
     }
 }
 
-impl Write for Chunks {
+impl<N> Write for Chunks<N> {
     fn write(&mut self, b: &[u8]) -> io::Result<usize> {
         self.buf.extend_from_slice(b);
         if self.buf.len() >= CHUNK {
@@ -168,102 +298,179 @@ impl Write for Chunks {
     }
 }
 
-/// Runs `dump(i, printer)` for every file index on `threads` workers; `make` builds a printer
-/// over a [`Chunks`]. The pieces go to `sink` (stdout through the main printer) in file order;
-/// `done(i, file)` receives each file's counts and deferred reports in that order too.
-pub fn run<'p, M, D>(
-    files: usize,
+/// Sends `note` to the writer through a part's channel (its output must be flushed first).
+pub fn note<N>(to: &SyncSender<Piece<N>>, note: N) -> io::Result<()> {
+    to.send(Piece::Note(note)).map_err(|_| closed())
+}
+
+/// Runs `work(kept, part, out)` for every part of `plan` on `threads` workers, `kept` the
+/// worker's own state from `init` (buffers and sources reused from part to part: fresh ones are
+/// fresh pages to fault in, piece after piece) and `out` a writer over the part's channel;
+/// `take(part, received)` receives each part's output, error lines, notes and result, parts in
+/// plan order. Workers stop at their next part or send after an error.
+pub fn run<P, N, I, K>(
+    plan: I,
     threads: usize,
-    make: M,
-    dump: D,
-    sink: &mut dyn DumpPrinter,
-    mut done: impl FnMut(usize, FileDone, &mut dyn DumpPrinter) -> Result<()>,
+    init: impl Fn() -> K + Sync,
+    work: impl Fn(&mut K, &P, Chunks<N>) -> N + Sync,
+    mut take: impl FnMut(&P, Received<'_, N>) -> Result<()>,
 ) -> Result<()>
 where
-    M: Fn(Chunks) -> Box<dyn DumpPrinter + 'p> + Sync,
-    D: Fn(usize, &mut dyn DumpPrinter) -> (DumpSummary, Result<()>) + Sync,
+    P: Clone + Send,
+    N: Send + 'static,
+    I: Iterator<Item = P> + Send,
 {
+    let threads = threads.max(1);
     let in_flight = InFlight {
         state: Mutex::new(InFlightState {
             writing: 0,
             channels: HashMap::new(),
+            total: None,
             stopped: false,
-            workers: threads.min(files),
+            workers: threads,
         }),
         changed: Condvar::new(),
     };
-    let window = threads.saturating_mul(AHEAD).max(1);
-    let next = AtomicUsize::new(0);
+    let plan = Mutex::new(Plan {
+        parts: plan,
+        next: 0,
+    });
+    let window = threads.saturating_mul(AHEAD);
     let stop = AtomicBool::new(false);
     let spares = Arc::new(Spares::default());
     // Enough for every chunk in flight: DEPTH per worker, plus the ones being filled.
     let keep = threads * (DEPTH + 2);
     std::thread::scope(|s| -> Result<()> {
-        for _ in 0..threads.min(files) {
+        for _ in 0..threads {
             s.spawn(|| {
                 // Counted out however the worker ends (a panic included).
-                struct Gone<'a>(&'a InFlight);
-                impl Drop for Gone<'_> {
+                struct Gone<'a, P, N>(&'a InFlight<P, N>);
+                impl<P, N> Drop for Gone<'_, P, N> {
                     fn drop(&mut self) {
                         self.0.worker_gone();
                     }
                 }
                 let _gone = Gone(&in_flight);
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= files || stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let Some(tx) = in_flight.open(i, window) else {
-                        break;
+                let mut kept = init();
+                while !stop.load(Ordering::Relaxed) {
+                    // The plan is held while waiting for the window: the next part is this
+                    // one's successor, which would wait too.
+                    let (part, tx) = {
+                        let mut plan = plan.lock().unwrap_or_else(|e| e.into_inner());
+                        let i = plan.next;
+                        if !in_flight.wait_for_window(i, window) {
+                            break;
+                        }
+                        let Some(part) = plan.parts.next() else {
+                            in_flight.plan_ended(i);
+                            break;
+                        };
+                        plan.next += 1;
+                        let (tx, rx) = sync_channel(DEPTH);
+                        in_flight.taken(i, part.clone(), rx);
+                        (part, tx)
                     };
                     let errors = tx.clone();
                     let _capture = print::capture_errors(Box::new(move |line| {
                         let _ = errors.send(Piece::Err(line));
                     }));
-                    let mut printer = make(Chunks::new(tx.clone(), spares.clone()));
-                    let (summary, mut result) = dump(i, printer.as_mut());
-                    if result.is_ok() {
-                        result = printer.flush_out().map_err(Into::into);
-                    }
-                    let deferred = printer.take_deferred();
-                    drop(printer);
-                    let _ = tx.send(Piece::Done(Box::new(FileDone {
-                        summary,
-                        deferred,
-                        result,
-                    })));
+                    let out = Chunks {
+                        tx: tx.clone(),
+                        buf: spares.take(),
+                        spares: spares.clone(),
+                    };
+                    let result = work(&mut kept, &part, out);
+                    let _ = tx.send(Piece::Done(result));
                 }
             });
         }
         let outcome = (|| -> Result<()> {
-            for i in 0..files {
-                let Some(rx) = in_flight.take(i) else {
-                    anyhow::bail!("a dump worker stopped unexpectedly");
-                };
+            let mut i = 0;
+            while let Some((part, rx)) = in_flight.take(i)? {
                 loop {
                     match rx.recv() {
                         Ok(Piece::Out(b)) => {
-                            sink.write_raw(&b)?;
+                            take(&part, Received::Out(&b))?;
                             spares.give(b, keep);
                         }
-                        Ok(Piece::Err(line)) => {
-                            sink.flush_out()?;
-                            print::write_stderr(&line);
-                        }
-                        Ok(Piece::Done(d)) => {
-                            done(i, *d, sink)?;
+                        Ok(Piece::Err(line)) => take(&part, Received::Err(line))?,
+                        Ok(Piece::Note(n)) => take(&part, Received::Note(n))?,
+                        Ok(Piece::Done(n)) => {
+                            take(&part, Received::Done(n))?;
                             break;
                         }
-                        Err(_) => anyhow::bail!("a dump worker stopped unexpectedly"),
+                        Err(_) => anyhow::bail!("a worker thread stopped unexpectedly"),
                     }
                 }
+                i += 1;
             }
             Ok(())
         })();
-        // On an error (a closed stdout) the workers stop at their next file or send.
         stop.store(true, Ordering::Relaxed);
         in_flight.stop();
         outcome
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    /// Parts come back in plan order, each part's output, notes and result in the order it
+    /// made them, with a bounded number of parts taken ahead of the writer.
+    #[test]
+    fn parts_come_back_in_order_with_few_in_flight() {
+        let parts = 300usize;
+        let taken = AtomicUsize::new(0);
+        let written = AtomicUsize::new(0);
+        let most_ahead = AtomicUsize::new(0);
+        let mut out = Vec::new();
+        let mut results = Vec::new();
+        run(
+            (0..parts).inspect(|_| {
+                let ahead =
+                    taken.fetch_add(1, Ordering::SeqCst) + 1 - written.load(Ordering::SeqCst);
+                most_ahead.fetch_max(ahead, Ordering::SeqCst);
+            }),
+            3,
+            || 0usize,
+            |done_here, &i, mut chunks| {
+                *done_here += 1;
+                // Some parts larger than a chunk, some empty.
+                for line in 0..(i % 7) * 3000 {
+                    writeln!(chunks, "{i} {line}").unwrap();
+                }
+                chunks.flush().unwrap();
+                note(&chunks.notes(), (i, "note")).unwrap();
+                (i, "done")
+            },
+            |&i, received| {
+                match received {
+                    Received::Out(b) => out.extend_from_slice(b),
+                    Received::Err(_) => unreachable!(),
+                    Received::Note(n) => results.push(n),
+                    Received::Done(n) => {
+                        results.push(n);
+                        written.store(i + 1, Ordering::SeqCst);
+                    }
+                }
+                Ok(())
+            },
+        )
+        .unwrap();
+        let mut want = Vec::new();
+        let mut want_results = Vec::new();
+        for i in 0..parts {
+            for line in 0..(i % 7) * 3000 {
+                writeln!(want, "{i} {line}").unwrap();
+            }
+            want_results.extend([(i, "note"), (i, "done")]);
+        }
+        assert!(out == want, "output out of order");
+        assert_eq!(results, want_results);
+        // The window is 3 × AHEAD past the part being written.
+        let most = most_ahead.load(Ordering::SeqCst);
+        assert!(most <= 3 * AHEAD + 1, "{most} parts taken ahead");
+    }
 }

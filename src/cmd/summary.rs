@@ -1,4 +1,5 @@
-//! `kseg summary`: one row per topic-partition, scanned in parallel (one task per partition).
+//! `kseg summary`: one row per topic-partition, scanned in parallel (one task per partition,
+//! and pieces of a large segment: `analysis::summary::SPLIT_BYTES`).
 
 use std::io::{self, BufWriter, Write};
 
@@ -57,8 +58,10 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
     );
     let cap = args.read.max_decompressed_bytes;
     let mmap = args.read.mmap;
-    let mut rows: Vec<PartitionSummary> = super::with_threads(&args.threads, || {
-        work.par_iter()
+    // One task per partition; a large segment is scanned in pieces on the same threads.
+    let rows: Vec<PartitionSummary> = super::with_threads(&args.threads, || {
+        let mut rows: Vec<PartitionSummary> = work
+            .par_iter()
             .map_init(
                 || RecordScratch::with_cap(cap),
                 |scratch, (p, f)| {
@@ -69,13 +72,14 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
                     row
                 },
             )
-            .collect()
+            .collect();
+        let mut scratch = RecordScratch::with_cap(cap);
+        for file in set.files.iter().filter(|f| f.kind.is_log_data()) {
+            rows.push(summarize_file(&file.path, mmap, &mut scratch));
+            progress.file_done(&file.path);
+        }
+        rows
     });
-    let mut scratch = RecordScratch::with_cap(cap);
-    for file in set.files.iter().filter(|f| f.kind.is_log_data()) {
-        rows.push(summarize_file(&file.path, mmap, &mut scratch));
-        progress.file_done(&file.path);
-    }
     progress.finish();
     let problems = rows
         .iter()

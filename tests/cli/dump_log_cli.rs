@@ -487,3 +487,71 @@ fn a_time_range_keeps_the_records_inside_it_and_skips_batches_from_their_headers
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("has no time zone"), "{}", run.stderr);
 }
+
+/// `--threads 2` dumps pieces of each `.log` (`--split-bytes`, small here: a batch or a few per
+/// piece) on two workers: stdout, stderr and the exit code are byte for byte one thread's —
+/// the file header lines, the offset gaps at the seams between pieces, error lines in their
+/// place, the summary — over every codec, legacy v0/v1, transactions, internal topics, gaps
+/// left by compaction, and damage (a bad CRC, a bad magic byte mid-file, a garbage tail).
+#[test]
+fn two_threads_and_pieces_of_a_segment_give_one_threads_bytes() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let damaged = tempfile::tempdir().unwrap();
+    crate::golden::damaged_dir(damaged.path());
+    let files_in = |dir: &str| -> Vec<String> {
+        let mut logs: Vec<String> = std::fs::read_dir(format!("{root}/testdata/{dir}"))
+            .unwrap()
+            .map(|e| e.unwrap().path().to_str().unwrap().to_string())
+            .filter(|p| p.ends_with(".log"))
+            .collect();
+        logs.sort();
+        logs
+    };
+    let real = format!("{root}/testdata/real/ItumelengMogase__Real-Time-Data-Pipeline-for-Patient-Admissions/kafka-data");
+    let inputs = [
+        vec![format!("{root}/testdata/example-datadir")],
+        vec![format!("{root}/testdata/lookup")],
+        files_in("kafka-python"),
+        vec![
+            format!("{real}/__consumer_offsets-29"),
+            format!("{real}/__transaction_state-44"),
+        ],
+        vec![damaged.path().to_str().unwrap().to_string()],
+    ];
+    let flag_sets: [&[&str]; 7] = [
+        &[],
+        &["--json"],
+        &["--deep-iteration"],
+        &["--deep-iteration", "--json"],
+        &["--print-data-log"],
+        &[
+            "--deep-iteration",
+            "--json",
+            "--from-offset",
+            "5",
+            "--to-offset",
+            "40",
+        ],
+        &["--deep-iteration", "--from-timestamp", "1717002700030"],
+    ];
+    for input in &inputs {
+        for flags in flag_sets {
+            let run = |threads: &str, split: &str| {
+                let mut all = vec!["dump-log", "--threads", threads, "--split-bytes", split];
+                all.extend_from_slice(flags);
+                all.extend(input.iter().map(String::as_str));
+                kseg(&all)
+            };
+            let one = run("1", "1");
+            assert!(!one.stdout.is_empty(), "{flags:?} {input:?}");
+            for split in ["1", "700"] {
+                let two = run("2", split);
+                assert_eq!(
+                    (one.code, &one.stdout, &one.stderr),
+                    (two.code, &two.stdout, &two.stderr),
+                    "{flags:?} --split-bytes {split} {input:?}"
+                );
+            }
+        }
+    }
+}

@@ -69,7 +69,7 @@ fn frames(log: &[u8]) -> Vec<(usize, usize)> {
 /// timestamp, a producer snapshot with a bad CRC and a stray file; and `gaps-0`, a log with
 /// offset gaps, binary and empty keys, headers with null values, invalid UTF-8 with control
 /// characters, and a COMMIT marker.
-fn damaged_dir(root: &Path) {
+pub(crate) fn damaged_dir(root: &Path) {
     let src = Path::new(ROOT).join("testdata/example-datadir/orders-1");
     let dst = root.join("orders-1");
     std::fs::create_dir_all(&dst).unwrap();

@@ -40,6 +40,10 @@ pub trait DumpRecords {
     /// the file's name starts at, less one).
     fn gap(&mut self, previous: i64, offset: i64) -> io::Result<()>;
     fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<()>;
+    /// Writes out what the printer holds (before a [`DumpFeed`]'s seam is announced).
+    fn flush_out(&mut self) -> io::Result<()> {
+        Ok(())
+    }
     /// Whether records' keys and values are printed (and an internal topic's are worth
     /// decoding); read once per file.
     fn shows_payloads(&self) -> bool {
@@ -47,11 +51,19 @@ pub trait DumpRecords {
     }
 }
 
-/// The [`LogSink`] of one scan of one file, feeding a [`DumpRecords`] printer.
+/// Called with the first record's offset of a piece that starts mid-file, the printer flushed
+/// ([`DumpFeed::mid_file`]).
+pub type SeamHook<'h> = &'h mut dyn FnMut(i64) -> io::Result<()>;
+
+/// The [`LogSink`] of one scan of one file, or of one piece of it, feeding a [`DumpRecords`]
+/// printer.
 pub struct DumpFeed<'p, P: DumpRecords + ?Sized> {
     printer: &'p mut P,
     decoder: Option<InternalDecoder>,
-    gaps: OffsetGaps,
+    /// `None` in a piece that starts mid-file, until its first record or filtered batch: the
+    /// offset before it is the previous piece's.
+    gaps: Option<OffsetGaps>,
+    seam: Option<SeamHook<'p>>,
 }
 
 impl<'p, P: DumpRecords + ?Sized> DumpFeed<'p, P> {
@@ -62,8 +74,33 @@ impl<'p, P: DumpRecords + ?Sized> DumpFeed<'p, P> {
         DumpFeed {
             printer,
             decoder,
-            gaps: OffsetGaps::for_file(file),
+            gaps: Some(OffsetGaps::for_file(file)),
+            seam: None,
         }
+    }
+
+    /// For the records of a piece of a file that starts mid-file (`--threads`): whether its
+    /// first record follows the one before it is not known here, so instead of a gap the
+    /// printer is flushed and `seam` is told that record's offset, for whoever puts the pieces
+    /// together ([`Self::last_offset`] of the piece before).
+    pub fn mid_file(
+        printer: &'p mut P,
+        decoder: Option<InternalDecoder>,
+        seam: SeamHook<'p>,
+    ) -> Self {
+        let decoder = decoder.filter(|_| printer.shows_payloads());
+        DumpFeed {
+            printer,
+            decoder,
+            gaps: None,
+            seam: Some(seam),
+        }
+    }
+
+    /// The offset the next record is expected to follow: the last record's, or the last one
+    /// left out by the offset range (`None`: none yet in a piece fed [`Self::mid_file`]).
+    pub fn last_offset(&self) -> Option<i64> {
+        self.gaps.map(|g| g.last())
     }
 
     #[inline]
@@ -74,8 +111,21 @@ impl<'p, P: DumpRecords + ?Sized> DumpFeed<'p, P> {
         record: &LogRecord<'_>,
         control: Option<&DecodeResult<ControlRecord>>,
     ) -> io::Result<Flow> {
-        if let Some(previous) = self.gaps.next(record.offset) {
-            self.printer.gap(previous, record.offset)?;
+        match &mut self.gaps {
+            Some(gaps) => {
+                if let Some(previous) = gaps.next(record.offset) {
+                    self.printer.gap(previous, record.offset)?;
+                }
+            }
+            None => {
+                let mut gaps = OffsetGaps::default();
+                gaps.skipped_to(record.offset);
+                self.gaps = Some(gaps);
+                self.printer.flush_out()?;
+                if let Some(seam) = self.seam.as_mut() {
+                    seam(record.offset)?;
+                }
+            }
         }
         let decoded = match self.decoder {
             Some(d) if !batch.is_control => Some(decode_record(d, record.key, record.value)),
@@ -119,7 +169,9 @@ impl<P: DumpRecords + ?Sized> LogSink for DumpFeed<'_, P> {
     }
 
     fn filtered(&mut self, last_offset: i64) {
-        self.gaps.skipped_to(last_offset);
+        self.gaps
+            .get_or_insert_with(OffsetGaps::default)
+            .skipped_to(last_offset);
     }
 
     fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<Flow> {
@@ -280,6 +332,38 @@ mod tests {
                 Seen::Batch(16),
                 COMMIT
             ]
+        );
+    }
+
+    #[test]
+    fn a_piece_from_mid_file_reports_its_seam_not_a_gap() {
+        let data = log();
+        // The second batch (offset 15) starts the piece.
+        let start = kseg_format::log::batch_cuts(&mut SliceSource(&data), 0, 1)
+            .unwrap()
+            .at[0];
+        let mut printer = Collect {
+            seen: Vec::new(),
+            payloads: true,
+        };
+        let mut seams = Vec::new();
+        let mut seam = |offset| {
+            seams.push(offset);
+            Ok(())
+        };
+        let mut feed = DumpFeed::mid_file(&mut printer, None, &mut seam);
+        let opts = ScanOptions {
+            deep: true,
+            start_position: start,
+            ..ScanOptions::default()
+        };
+        let mut scratch = RecordScratch::default();
+        scan_log(&mut SliceSource(&data), &opts, &mut scratch, &mut feed).unwrap();
+        assert_eq!(feed.last_offset(), Some(16));
+        assert_eq!(seams, [15]);
+        assert_eq!(
+            printer.seen,
+            [Seen::Batch(15), record(15, false), Seen::Batch(16), COMMIT]
         );
     }
 

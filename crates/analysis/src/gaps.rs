@@ -36,6 +36,11 @@ impl OffsetGaps {
         (offset != previous.wrapping_add(1)).then_some(previous)
     }
 
+    /// The offset the next record is expected to follow.
+    pub fn last(&self) -> i64 {
+        self.last
+    }
+
     /// Records up to `last_offset` were filtered out: the next one is expected after it.
     pub fn skipped_to(&mut self, last_offset: i64) {
         self.last = last_offset;

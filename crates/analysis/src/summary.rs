@@ -4,18 +4,18 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::fault::{read_checkpoint, FileFault};
 use crate::recovery::always_recovered;
 use crate::severity::{log_damage, LogDamage, Nature, Severity};
-use kseg_format::log::{BatchInfo, LogEntry, RecordScratch};
+use kseg_format::log::{BatchCutter, BatchInfo, ByteSource, LogEntry, RecordScratch};
 use kseg_format::reader::DecodeError;
 use kseg_format::text_files::CheckpointEntry;
-use kseg_scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
+use kseg_scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions, ScanStats};
 use kseg_storage::discover::{LogDir, PartitionDir};
 use kseg_storage::layout::{base_offset_of, FileKind, PartitionState};
-use kseg_storage::source::{open_log, vanished};
+use kseg_storage::source::{open_log, open_sparse, vanished};
 
 /// The offsets a log dir's checkpoint files record for one partition.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -241,6 +241,131 @@ impl PartitionSummary {
     fn grade(&mut self, nature: Nature) {
         self.severity = self.severity.max(Some(nature.severity()));
     }
+
+    /// Adds what [`Collect`] gathered from a later piece of the same segment (`bad_listed`: the
+    /// segment's bad entries listed so far, against [`BAD_ENTRIES_LISTED`]).
+    fn add_piece(&mut self, piece: PartitionSummary, bad_listed: &mut u64) {
+        self.batches += piece.batches;
+        self.records += piece.records;
+        for (magic, n) in piece.magics {
+            *self.magics.entry(magic).or_default() += n;
+        }
+        for (codec, n) in piece.codecs {
+            *self.codecs.entry(codec).or_default() += n;
+        }
+        self.producer_ids.extend(piece.producer_ids);
+        self.transactional_batches += piece.transactional_batches;
+        self.control_batches += piece.control_batches;
+        self.first_timestamp = min_some(self.first_timestamp, piece.first_timestamp);
+        self.last_timestamp = self.last_timestamp.max(piece.last_timestamp);
+        self.severity = self.severity.max(piece.severity);
+        for w in piece.warnings {
+            if *bad_listed < BAD_ENTRIES_LISTED {
+                *bad_listed += 1;
+                self.warnings.push(w);
+            }
+        }
+    }
+}
+
+fn min_some(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Segments larger than this are scanned in pieces of about this size, in parallel when the
+/// thread pool has more than one thread (`--threads`): one large segment keeps both cores busy.
+pub const SPLIT_BYTES: u64 = 32 << 20;
+
+/// Scans one segment into `s`: its scan counts, last offset and bad entries. A large one is cut
+/// where one walk of it steps too (`format::log::BatchCutter`), its pieces scanned on the pool
+/// and added in order: the same sums, extremes and listed notes as one walk.
+fn scan_segment(
+    src: &mut dyn ByteSource,
+    (file, mmap): (&Path, bool),
+    (active, recovered): (bool, bool),
+    split: u64,
+    s: &mut PartitionSummary,
+    scratch: &mut RecordScratch,
+) -> io::Result<(ScanStats, Option<i64>, u64)> {
+    let piece = |s: &mut PartitionSummary,
+                 src: &mut dyn ByteSource,
+                 (start, end): (u64, Option<u64>),
+                 scratch: &mut RecordScratch| {
+        let mut sink = Collect {
+            s,
+            file,
+            active,
+            recovered,
+            bad_entries: 0,
+            first_in_segment: None,
+            last_offset: None,
+        };
+        let opts = ScanOptions {
+            start_position: start,
+            max_bytes: end.unwrap_or(u64::MAX),
+            ..ScanOptions::default()
+        };
+        let stats = scan_log(src, &opts, scratch, &mut sink)?;
+        Ok::<_, io::Error>((stats, sink.last_offset, sink.bad_entries))
+    };
+    if rayon::current_num_threads() <= 1 || src.len() <= split {
+        return piece(s, src, (0, None), scratch);
+    }
+    // Each piece goes to the pool as soon as its end is found, while the cutting goes on.
+    type Scanned = io::Result<(PartitionSummary, (ScanStats, Option<i64>, u64))>;
+    let slots: Mutex<Vec<Option<Scanned>>> = Mutex::new(Vec::new());
+    let cap = scratch.decompressor.max_output;
+    let mut cutter = BatchCutter::new(0);
+    rayon::scope(|pool| -> io::Result<()> {
+        // Opened here: a source is not `Send`.
+        let mut sparse = open_sparse(file)?;
+        let mut start = 0;
+        loop {
+            let end = cutter.next_cut(sparse.as_mut(), split)?;
+            let j = {
+                let mut slots = slots.lock().unwrap_or_else(|e| e.into_inner());
+                slots.push(None);
+                slots.len() - 1
+            };
+            let (slots, piece) = (&slots, &piece);
+            pool.spawn(move |_| {
+                let scanned = (|| {
+                    let mut part = PartitionSummary::default();
+                    let mut src = open_log(file, mmap)?;
+                    let mut scratch = RecordScratch::with_cap(cap);
+                    let scanned = piece(&mut part, src.as_mut(), (start, end), &mut scratch)?;
+                    Ok((part, scanned))
+                })();
+                slots.lock().unwrap_or_else(|e| e.into_inner())[j] = Some(scanned);
+            });
+            match end {
+                Some(e) => start = e,
+                None => return Ok(()),
+            }
+        }
+    })?;
+    let pieces = slots
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .map(|slot| slot.expect("every spawned piece fills its slot"));
+    let mut total = ScanStats::default();
+    let mut last = None;
+    let mut bad = 0;
+    let mut bad_listed = 0;
+    for result in pieces {
+        let (part, (stats, piece_last, piece_bad)) = result?;
+        s.add_piece(part, &mut bad_listed);
+        total.crc_errors += stats.crc_errors;
+        total.invalid_bytes += stats.invalid_bytes;
+        total.problems += stats.problems;
+        last = last.max(piece_last);
+        bad += piece_bad;
+    }
+    Ok((total, last, bad))
 }
 
 /// Scans every segment of a partition (headers and CRCs only).
@@ -249,6 +374,17 @@ pub fn summarize_partition(
     facts: Option<&LogDirFacts>,
     mmap: bool,
     scratch: &mut RecordScratch,
+) -> PartitionSummary {
+    summarize_in_pieces(p, facts, mmap, scratch, SPLIT_BYTES)
+}
+
+/// [`summarize_partition`], segments larger than `split` bytes scanned in pieces.
+fn summarize_in_pieces(
+    p: &PartitionDir,
+    facts: Option<&LogDirFacts>,
+    mmap: bool,
+    scratch: &mut RecordScratch,
+    split: u64,
 ) -> PartitionSummary {
     let mut s = PartitionSummary {
         path: p.path.clone(),
@@ -310,19 +446,17 @@ pub fn summarize_partition(
             }
         };
         s.bytes += src.len();
-        let mut sink = Collect {
-            s: &mut s,
-            file: &file.path,
-            active: i + 1 == logs,
-            recovered,
-            bad_entries: 0,
-            first_in_segment: None,
-            last_offset: None,
-        };
-        match scan_log(src.as_mut(), &ScanOptions::default(), scratch, &mut sink) {
-            Ok(stats) => {
-                let seg_last = sink.last_offset;
-                let bad_entries = sink.bad_entries;
+        let active = i + 1 == logs;
+        let scanned = scan_segment(
+            src.as_mut(),
+            (&file.path, mmap),
+            (active, recovered),
+            split,
+            &mut s,
+            scratch,
+        );
+        match scanned {
+            Ok((stats, seg_last, bad_entries)) => {
                 if bad_entries > BAD_ENTRIES_LISTED {
                     s.warnings.push(SummaryNote::MoreBadEntries {
                         file: file.path.clone(),
@@ -479,5 +613,35 @@ mod tests {
         let dangling = partition(t.path(), "00000000000000000100.log");
         let s = summarize_partition(&dangling, None, false, &mut RecordScratch::default());
         assert_eq!(s.problems, 1, "{:?}", s.warnings);
+    }
+
+    /// A segment scanned in pieces on two threads sums up as one walk over it: counts,
+    /// extremes, producers, damage and its notes (a bad CRC mid-file, a torn tail).
+    #[test]
+    fn a_segment_in_pieces_sums_up_as_one_walk() {
+        let t = tempfile::tempdir().unwrap();
+        let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../testdata/example-datadir/orders-0/00000000000000000000.log");
+        let mut log = std::fs::read(src).unwrap();
+        let n = log.len();
+        log[n / 2] ^= 0x40;
+        log.truncate(n - 9);
+        std::fs::write(t.path().join("00000000000000000000.log"), &log).unwrap();
+        let p = partition(t.path(), "00000000000000000000.log");
+        let summary = |threads: usize, split: u64| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let s = summarize_in_pieces(&p, None, false, &mut RecordScratch::default(), split);
+                format!("{s:?}")
+            })
+        };
+        let one = summary(1, 1);
+        assert!(one.contains("crc_errors: 1"), "{one}");
+        for split in [1, 300, 2000] {
+            assert_eq!(summary(2, split), one, "split {split}");
+        }
     }
 }

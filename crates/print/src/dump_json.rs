@@ -39,6 +39,13 @@ impl<W: Write> JsonDump<W> {
 
     /// The output buffer, to append JSON to.
     #[inline]
+    /// The file the next lines are about.
+    fn set_file(&mut self, file: &Path) -> io::Result<()> {
+        self.file = file.to_path_buf();
+        self.file_json = serde_json::to_vec(&file.to_string_lossy()).map_err(io::Error::from)?;
+        Ok(())
+    }
+
     fn l(&mut self) -> JsonLine<'_> {
         JsonLine(&mut self.out.buf)
     }
@@ -207,6 +214,10 @@ pub fn write_batch_fields(out: &mut Vec<u8>, position: u64, b: &BatchInfo) {
 }
 
 impl<W: Write> DumpRecords for JsonDump<W> {
+    fn flush_out(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
     fn batch(&mut self, position: u64, b: &BatchInfo) -> io::Result<()> {
         self.open("batch");
         write_batch_fields(&mut self.out.buf, position, b);
@@ -254,8 +265,7 @@ impl<W: Write> DumpRecords for JsonDump<W> {
 
 impl<W: Write> DumpPrinter for JsonDump<W> {
     fn begin_file(&mut self, file: &Path, kind: &FileKind) -> io::Result<()> {
-        self.file = file.to_path_buf();
-        self.file_json = serde_json::to_vec(&file.to_string_lossy()).map_err(io::Error::from)?;
+        self.set_file(file)?;
         let mut fields = json!({"kind": kind_name(kind), "description": kind.describe()});
         if let FileKind::KraftSnapshot { end_offset, epoch } = kind {
             fields["snapshotEndOffset"] = (*end_offset).into();
@@ -398,8 +408,8 @@ impl<W: Write> DumpPrinter for JsonDump<W> {
         self.out.write_through(bytes)
     }
 
-    fn flush_out(&mut self) -> io::Result<()> {
-        self.out.flush()
+    fn resume_file(&mut self, file: &Path) -> io::Result<()> {
+        self.set_file(file)
     }
 
     fn finish(&mut self, s: &DumpSummary) -> io::Result<()> {

@@ -73,6 +73,12 @@ impl<W: Write> TextDump<W> {
         true
     }
 
+    /// The file the next lines are about.
+    fn set_file(&mut self, file: &Path) -> io::Result<()> {
+        self.file = file.to_path_buf();
+        Ok(())
+    }
+
     fn file_name(&self) -> String {
         self.file
             .file_name()
@@ -267,6 +273,10 @@ pub fn write_record_line(
 }
 
 impl<W: Write> DumpRecords for TextDump<W> {
+    fn flush_out(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
     fn batch(&mut self, position: u64, b: &BatchInfo) -> io::Result<()> {
         let o = &mut self.out.buf;
         write_batch_line(o, position, b);
@@ -325,7 +335,7 @@ impl<W: Write> DumpRecords for TextDump<W> {
 
 impl<W: Write> DumpPrinter for TextDump<W> {
     fn begin_file(&mut self, file: &Path, kind: &FileKind) -> io::Result<()> {
-        self.file = file.to_path_buf();
+        self.set_file(file)?;
         writeln!(self.out, "Dumping {}", escaped_path(file))?;
         let name = self.file_name();
         match kind {
@@ -511,8 +521,8 @@ impl<W: Write> DumpPrinter for TextDump<W> {
         self.out.write_through(bytes)
     }
 
-    fn flush_out(&mut self) -> io::Result<()> {
-        self.out.flush()
+    fn resume_file(&mut self, file: &Path) -> io::Result<()> {
+        self.set_file(file)
     }
 
     fn take_deferred(&mut self) -> TextDeferred {

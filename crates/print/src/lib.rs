@@ -203,8 +203,9 @@ pub trait DumpPrinter: DumpRecords {
     fn finish(&mut self, summary: &DumpSummary) -> io::Result<()>;
     /// Output rendered by a printer of the same kind on a worker thread (`--threads`).
     fn write_raw(&mut self, bytes: &[u8]) -> io::Result<()>;
-    /// Flushes the output writer.
-    fn flush_out(&mut self) -> io::Result<()>;
+    /// The printer goes on with `file`, begun on another printer ([`DumpPrinter::begin_file`]):
+    /// a piece of a large `.log` read on its own (`--threads`). Prints nothing.
+    fn resume_file(&mut self, file: &Path) -> io::Result<()>;
     /// Takes the reports kept for [`DumpPrinter::finish`] (a worker's, for the main printer).
     fn take_deferred(&mut self) -> TextDeferred {
         TextDeferred::default()

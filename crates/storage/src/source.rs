@@ -228,6 +228,13 @@ pub fn open_log(path: &Path, mmap: bool) -> io::Result<Box<dyn ByteSource>> {
     })
 }
 
+/// Opens a log for reading a few bytes here and there (frame headers, to cut it into pieces):
+/// mapped when [`open_log`] allows it, so only the pages read are touched, else buffered
+/// (which reads every byte).
+pub fn open_sparse(path: &Path) -> io::Result<Box<dyn ByteSource>> {
+    open_log(path, true).or_else(|_| open_log(path, false))
+}
+
 /// Whether a file's first bytes frame a batch or message whose checksum is valid.
 pub fn starts_with_a_batch(path: &Path) -> bool {
     let Ok(mut src) = FileSource::open(path) else {

@@ -7,10 +7,12 @@
 //! The files: `frame` (what a frame's first bytes claim and its checksum), `walker`
 //! ([`LogWalker`]: framing and resynchronisation), `entry` ([`LogEntry`], a framed batch of
 //! any magic, and its [`BatchInfo`]) and `records` ([`for_each_record`] over any magic and
-//! codec, into a reused [`RecordScratch`]).
+//! codec, into a reused [`RecordScratch`]) and `cuts` ([`batch_cuts`]: where a file can be cut
+//! into pieces walked on their own).
 
 use std::io;
 
+mod cuts;
 mod entry;
 mod frame;
 mod records;
@@ -18,6 +20,7 @@ mod records;
 mod tests;
 mod walker;
 
+pub use cuts::{batch_cuts, BatchCutter, Cuts};
 pub use entry::{BatchInfo, LogEntry};
 pub use frame::{frame_crc_valid, FrameProblem, LARGE_FRAME};
 pub use records::{

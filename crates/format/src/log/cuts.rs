@@ -1,0 +1,201 @@
+//! [`batch_cuts`]: where a large `.log` can be cut into pieces that are walked on their own —
+//! each piece's walk, ending where the next begins, sees exactly the entries, corrupt stretches
+//! and tail that one walk over the whole file sees there (`--threads` reads the pieces in
+//! parallel).
+//!
+//! The cutter follows the chain of frames from `start` by their size fields, reading only each
+//! frame's first 17 bytes. While every frame of the chain passes the walker's own framing test
+//! ([`frame_problem`]) and is no larger frame than [`LARGE_FRAME`] (those the walker judges by
+//! what follows and by their checksum), the walker takes each of them as an entry — what
+//! follows it is a sane frame, or the end — so its walk follows the same chain and steps on
+//! every cut. At the first frame that fails, or runs past the end, the cutting stops: the rest
+//! of the file, where the walker may resynchronise, is one piece.
+
+use std::io;
+
+use super::frame::{frame_problem, LARGE_FRAME};
+use super::{ByteSource, HEADER_SIZE_UP_TO_MAGIC};
+
+/// What [`batch_cuts`] found.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Cuts {
+    /// Frame starts after `start`, increasing, about `split` bytes apart; the pieces are
+    /// `start..cuts[0]`, `cuts[0]..cuts[1]`, …, `cuts[last]..` the end.
+    pub at: Vec<u64>,
+    /// Header bytes read to find them.
+    pub bytes_read: u64,
+}
+
+/// Cuts the source from `start` into pieces of about `split` bytes at frame starts (no cut
+/// when it is smaller, or its frames stop making sense before a cut).
+pub fn batch_cuts<S: ByteSource + ?Sized>(src: &mut S, start: u64, split: u64) -> io::Result<Cuts> {
+    let mut cutter = BatchCutter::new(start);
+    let mut at = Vec::new();
+    while let Some(cut) = cutter.next_cut(src, split)? {
+        at.push(cut);
+    }
+    Ok(Cuts {
+        at,
+        bytes_read: cutter.bytes_read,
+    })
+}
+
+/// [`batch_cuts`] one cut at a time, so that the first pieces can be read while the rest of
+/// the file is still being cut.
+#[derive(Debug, Clone)]
+pub struct BatchCutter {
+    /// The next frame to judge.
+    pos: u64,
+    /// The last cut (or the start).
+    last: u64,
+    /// A frame failed the framing test: no cut past it.
+    stopped: bool,
+    /// Header bytes read so far.
+    pub bytes_read: u64,
+}
+
+impl BatchCutter {
+    pub fn new(start: u64) -> Self {
+        BatchCutter {
+            pos: start,
+            last: start,
+            stopped: false,
+            bytes_read: 0,
+        }
+    }
+
+    /// The next cut, at least `split` bytes past the last one; `None` when there is none left.
+    pub fn next_cut<S: ByteSource + ?Sized>(
+        &mut self,
+        src: &mut S,
+        split: u64,
+    ) -> io::Result<Option<u64>> {
+        let len = src.len();
+        let target = self.last.saturating_add(split.max(1));
+        // The last cut must leave more than a header's bytes after it, or it would cut nothing.
+        while !self.stopped && target < len && self.pos + HEADER_SIZE_UP_TO_MAGIC < len {
+            let header = src.read_at(self.pos, HEADER_SIZE_UP_TO_MAGIC as usize)?;
+            if (header.len() as u64) < HEADER_SIZE_UP_TO_MAGIC {
+                self.stopped = true;
+                break;
+            }
+            self.bytes_read += HEADER_SIZE_UP_TO_MAGIC;
+            let total = match frame_problem(header) {
+                Ok(total) if total <= LARGE_FRAME && self.pos + total <= len => total,
+                _ => {
+                    self.stopped = true;
+                    break;
+                }
+            };
+            let at = self.pos;
+            self.pos += total;
+            if at >= target {
+                self.last = at;
+                return Ok(Some(at));
+            }
+        }
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::batch::tests::{V1_BATCH, V2_BATCH};
+    use crate::log::{LogWalker, SliceSource, WalkEvent};
+    use proptest::prelude::*;
+
+    /// The events of a walk over `data[start..end]` (positions in the whole file).
+    fn walk(data: &[u8], start: u64, end: u64) -> Vec<String> {
+        let mut src = SliceSource(data);
+        let mut w = LogWalker::starting_at(start, end);
+        let mut out = Vec::new();
+        while let Some(ev) = w.next(&mut src).unwrap() {
+            out.push(match ev {
+                WalkEvent::Entry { position, bytes } => format!("entry@{position}+{}", bytes.len()),
+                WalkEvent::Corrupt {
+                    position, length, ..
+                } => format!("corrupt@{position}+{length}"),
+                WalkEvent::Tail {
+                    position,
+                    length,
+                    kind,
+                } => format!("tail@{position}+{length}:{kind:?}"),
+            });
+        }
+        out
+    }
+
+    /// The walks of the pieces, one after the other, are the walk of the whole.
+    fn pieces_walk_as_the_whole(data: &[u8], split: u64) -> Vec<u64> {
+        let cuts = batch_cuts(&mut SliceSource(data), 0, split).unwrap().at;
+        let len = data.len() as u64;
+        let mut bounds = vec![0];
+        bounds.extend(&cuts);
+        bounds.push(len);
+        let mut joined = Vec::new();
+        for w in bounds.windows(2) {
+            assert!(w[0] < w[1], "{cuts:?}");
+            joined.extend(walk(data, w[0], w[1]));
+        }
+        assert_eq!(joined, walk(data, 0, len), "cuts {cuts:?}");
+        cuts
+    }
+
+    fn batches(n: usize) -> Vec<u8> {
+        let v2 = hex::decode(V2_BATCH).unwrap();
+        let v1 = hex::decode(V1_BATCH).unwrap();
+        let mut data = Vec::new();
+        for i in 0..n {
+            data.extend(if i % 3 == 1 { &v1 } else { &v2 });
+        }
+        data
+    }
+
+    #[test]
+    fn clean_file_cut_near_every_split() {
+        let data = batches(12);
+        let cuts = pieces_walk_as_the_whole(&data, 200);
+        assert!(cuts.len() >= 3, "{cuts:?}");
+        // Nothing to cut in a file smaller than a piece, or from past its end.
+        assert!(batch_cuts(&mut SliceSource(&data), 0, 1 << 30)
+            .unwrap()
+            .at
+            .is_empty());
+        let len = data.len() as u64;
+        assert!(batch_cuts(&mut SliceSource(&data), len, 1)
+            .unwrap()
+            .at
+            .is_empty());
+    }
+
+    #[test]
+    fn no_cut_past_a_frame_that_fails_the_framing_test() {
+        let mut data = batches(12);
+        let v2 = hex::decode(V2_BATCH).unwrap().len();
+        let v1 = hex::decode(V1_BATCH).unwrap().len();
+        // The magic byte of the third batch: cut before the second, not at or after the third.
+        data[v2 + v1 + 16] = 9;
+        let cuts = pieces_walk_as_the_whole(&data, 1);
+        assert_eq!(cuts, [v2 as u64]);
+    }
+
+    proptest! {
+        #[test]
+        fn any_damage_any_split_walks_as_the_whole(
+            n in 1usize..10,
+            flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..4),
+            cut_tail in 0usize..80,
+            split in 1u64..600,
+        ) {
+            let mut data = batches(n);
+            for (at, byte) in flips {
+                let i = at.index(data.len());
+                data[i] = byte;
+            }
+            let keep = data.len().saturating_sub(cut_tail);
+            data.truncate(keep);
+            pieces_walk_as_the_whole(&data, split);
+        }
+    }
+}
