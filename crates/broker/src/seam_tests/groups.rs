@@ -1,0 +1,153 @@
+//! The classic group protocol's refusals (`GroupMetadataManager`'s classic group paths): a
+//! member the group does not know, a generation it is not at, a group that is not there.
+
+use kafka_protocol::messages::delete_groups_request::DeleteGroupsRequest;
+use kafka_protocol::messages::join_group_request::JoinGroupRequestProtocol;
+use kafka_protocol::messages::leave_group_request::MemberIdentity;
+use kafka_protocol::messages::{
+    HeartbeatRequest, JoinGroupRequest, LeaveGroupRequest, SyncGroupRequest,
+};
+use kafka_protocol::ResponseError;
+
+use super::{code, create_topic, find_coordinator, join_classic_group, subscription};
+use crate::testing::{text, TestBroker};
+
+fn join(
+    group: &str,
+    member: &str,
+    protocol_type: &str,
+    session_timeout_ms: i32,
+) -> JoinGroupRequest {
+    JoinGroupRequest::default()
+        .with_group_id(text(group).into())
+        .with_session_timeout_ms(session_timeout_ms)
+        .with_rebalance_timeout_ms(30_000)
+        .with_member_id(text(member))
+        .with_protocol_type(text(protocol_type))
+        .with_protocols(vec![JoinGroupRequestProtocol::default()
+            .with_name(text("range"))
+            .with_metadata(subscription(&["orders"]))])
+}
+
+fn heartbeat(broker: &mut TestBroker, group: &str, member: &str, generation: i32) -> i16 {
+    let request = HeartbeatRequest::default()
+        .with_group_id(text(group).into())
+        .with_generation_id(generation)
+        .with_member_id(text(member));
+    broker.ask(4, &request).error_code
+}
+
+fn sync(broker: &mut TestBroker, group: &str, member: &str, generation: i32) -> i16 {
+    let request = SyncGroupRequest::default()
+        .with_group_id(text(group).into())
+        .with_generation_id(generation)
+        .with_member_id(text(member))
+        .with_protocol_type(Some(text("consumer")))
+        .with_protocol_name(Some(text("range")));
+    broker.ask(5, &request).error_code
+}
+
+/// A broker with `orders` and the group `g` of one member: its id and generation.
+fn broker_with_group() -> (TestBroker, String, i32) {
+    let mut broker = TestBroker::start();
+    create_topic(&mut broker, "orders", 1);
+    let (member, generation) = join_classic_group(&mut broker, "g", &["orders"]);
+    (broker, member, generation)
+}
+
+#[test]
+fn join_group_errors() {
+    let (mut broker, _, _) = broker_with_group();
+    let unknown = code(ResponseError::UnknownMemberId);
+    // A member id the group never gave, to the group and to a group that is not there.
+    let answer = broker.ask(5, &join("g", "ghost", "consumer", 30_000));
+    assert_eq!(answer.error_code, unknown, "{answer:?}");
+    let answer = broker.ask(5, &join("nowhere", "ghost", "consumer", 30_000));
+    assert_eq!(answer.error_code, unknown, "{answer:?}");
+    // group.min.session.timeout.ms is 6 s, group.max.session.timeout.ms 30 min.
+    for timeout in [5_999, 1_800_001] {
+        let answer = broker.ask(5, &join("g", "", "consumer", timeout));
+        assert_eq!(
+            answer.error_code,
+            code(ResponseError::InvalidSessionTimeout),
+            "{answer:?}"
+        );
+    }
+    let answer = broker.ask(5, &join("g", "", "connect", 30_000));
+    assert_eq!(
+        answer.error_code,
+        code(ResponseError::InconsistentGroupProtocol),
+        "{answer:?}"
+    );
+    let answer = broker.ask(5, &join("", "", "consumer", 30_000));
+    assert_eq!(
+        answer.error_code,
+        code(ResponseError::InvalidGroupId),
+        "{answer:?}"
+    );
+}
+
+#[test]
+fn sync_group_errors() {
+    let (mut broker, member, generation) = broker_with_group();
+    let unknown = code(ResponseError::UnknownMemberId);
+    assert_eq!(sync(&mut broker, "g", "ghost", generation), unknown);
+    assert_eq!(sync(&mut broker, "nowhere", &member, generation), unknown);
+    assert_eq!(
+        sync(&mut broker, "g", &member, generation + 1),
+        code(ResponseError::IllegalGeneration)
+    );
+    assert_eq!(sync(&mut broker, "g", &member, generation), 0);
+}
+
+#[test]
+fn heartbeat_errors() {
+    let (mut broker, member, generation) = broker_with_group();
+    let unknown = code(ResponseError::UnknownMemberId);
+    assert_eq!(heartbeat(&mut broker, "g", "ghost", generation), unknown);
+    assert_eq!(
+        heartbeat(&mut broker, "nowhere", &member, generation),
+        unknown
+    );
+    assert_eq!(
+        heartbeat(&mut broker, "g", &member, generation - 1),
+        code(ResponseError::IllegalGeneration)
+    );
+    assert_eq!(heartbeat(&mut broker, "g", &member, generation), 0);
+}
+
+#[test]
+fn leave_group_unknown_member() {
+    let (mut broker, member, _) = broker_with_group();
+    let request = LeaveGroupRequest::default()
+        .with_group_id(text("g").into())
+        .with_members(vec![
+            MemberIdentity::default().with_member_id(text("ghost")),
+            MemberIdentity::default().with_member_id(text(&member)),
+        ]);
+    let answer = broker.ask(5, &request);
+    assert_eq!(answer.error_code, 0, "{answer:?}");
+    let codes: Vec<i16> = answer.members.iter().map(|m| m.error_code).collect();
+    assert_eq!(codes, [code(ResponseError::UnknownMemberId), 0]);
+}
+
+#[test]
+fn delete_groups_errors() {
+    let (mut broker, _, _) = broker_with_group();
+    find_coordinator(&mut broker, 0, "nowhere");
+    let request = DeleteGroupsRequest::default()
+        .with_groups_names(vec![text("g").into(), text("nowhere").into()]);
+    let answer = broker.ask(2, &request);
+    let codes: Vec<(&str, i16)> = answer
+        .results
+        .iter()
+        .map(|r| (r.group_id.as_str(), r.error_code))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            ("g", code(ResponseError::NonEmptyGroup)),
+            ("nowhere", code(ResponseError::GroupIdNotFound)),
+        ]
+    );
+}
