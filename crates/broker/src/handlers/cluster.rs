@@ -97,6 +97,9 @@ pub(crate) fn metadata(
             Ok(())
         } else if auto_create && !internal {
             b.topic_or_create(&name).map(|_| ())
+        } else if let Err(e) = crate::core::validate_topic_name(&name) {
+            // KafkaApis.getTopicMetadata: an illegal name, auto-creation or not.
+            Err(e)
         } else {
             Err(BrokerError::new(
                 ResponseError::UnknownTopicOrPartition,
