@@ -260,6 +260,7 @@ impl Broker {
         &mut self,
         id: &str,
         timeout_ms: i32,
+        expected: Option<(i64, i16)>,
     ) -> BrokerResult<(i64, i16)> {
         self.transaction_partition(id)?;
         for _ in 0..3 {
@@ -268,6 +269,7 @@ impl Broker {
             let result = self.txns.init_producer_id(
                 id,
                 timeout_ms,
+                expected,
                 now_ms(),
                 &mut || {
                     next += 1;
