@@ -4,8 +4,9 @@
 use kafka_protocol::messages::find_coordinator_request::FindCoordinatorRequest;
 use kafka_protocol::messages::metadata_request::MetadataRequestTopic;
 use kafka_protocol::messages::{
-    ApiKey, ApiVersionsRequest, ApiVersionsResponse, DescribeClusterRequest, MetadataRequest,
-    MetadataResponse,
+    ApiKey, ApiVersionsRequest, ApiVersionsResponse, DescribeClusterRequest,
+    DescribeLogDirsRequest, DescribeQuorumRequest, MetadataRequest, MetadataResponse,
+    UpdateFeaturesRequest,
 };
 use kafka_protocol::ResponseError;
 
@@ -149,4 +150,89 @@ fn describe_cluster_of_a_controller_endpoint() {
              type CONTROLLER"
         )
     );
+}
+
+#[test]
+fn update_features_errors() {
+    use kafka_protocol::messages::update_features_request::FeatureUpdateKey;
+    let mut broker = TestBroker::start();
+    let update = |feature: &str, level: i16, upgrade_type: i8| {
+        UpdateFeaturesRequest::default()
+            .with_timeout_ms(30_000)
+            .with_feature_updates(vec![FeatureUpdateKey::default()
+                .with_feature(text(feature))
+                .with_max_version_level(level)
+                .with_upgrade_type(upgrade_type)])
+    };
+    let prefix = "The update failed for all features since the following feature had an error: ";
+    let cases = [
+        (
+            update("no.such.feature", 1, 1),
+            "Invalid update version 1 for feature no.such.feature. Local controller 1 does not \
+             support this feature.",
+        ),
+        (
+            update("no.such.feature", -1, 1),
+            "Invalid update version -1 for feature no.such.feature. A feature version cannot \
+             be less than 0.",
+        ),
+        (
+            update("no.such.feature", 1, 9),
+            "Invalid update version 1 for feature no.such.feature. The controller does not \
+             support the given upgrade type.",
+        ),
+    ];
+    for (request, message) in cases {
+        let answer = broker.ask(1, &request);
+        assert_eq!(
+            answer.error_code,
+            code(ResponseError::InvalidUpdateVersion),
+            "{answer:?}"
+        );
+        assert_eq!(
+            answer.error_message.as_deref(),
+            Some(format!("{prefix}{message}").as_str())
+        );
+    }
+}
+
+#[test]
+fn describe_quorum_of_another_partition() {
+    use kafka_protocol::messages::describe_quorum_request::{PartitionData, TopicData};
+    let mut broker = TestBroker::start();
+    let request = DescribeQuorumRequest::default().with_topics(vec![TopicData::default()
+        .with_topic_name(topic("__cluster_metadata"))
+        .with_partitions(vec![PartitionData::default().with_partition_index(1)])]);
+    // (v2 carries the message.)
+    let answer = broker.ask(2, &request);
+    let partition = &answer.topics[0].partitions[0];
+    assert_eq!(
+        partition.error_code,
+        code(ResponseError::UnknownTopicOrPartition)
+    );
+    assert_eq!(
+        partition.error_message.as_deref(),
+        Some("This server does not host this topic-partition.")
+    );
+}
+
+#[test]
+fn describe_log_dirs_of_unknown_partitions() {
+    use kafka_protocol::messages::describe_log_dirs_request::DescribableLogDirTopic;
+    let mut broker = TestBroker::start();
+    create_topic(&mut broker, "orders", 1);
+    let request = DescribeLogDirsRequest::default().with_topics(Some(vec![
+        DescribableLogDirTopic::default()
+            .with_topic(topic("nowhere"))
+            .with_partitions(vec![0]),
+        DescribableLogDirTopic::default()
+            .with_topic(topic("orders"))
+            .with_partitions(vec![4]),
+    ]));
+    let answer = broker.ask(4, &request);
+    // Partitions this broker does not hold are left out (ReplicaManager.describeLogDirs).
+    assert_eq!(answer.error_code, 0, "{answer:?}");
+    assert_eq!(answer.results.len(), 1, "{answer:?}");
+    assert_eq!(answer.results[0].error_code, 0, "{answer:?}");
+    assert!(answer.results[0].topics.is_empty(), "{answer:?}");
 }

@@ -191,3 +191,42 @@ fn incremental_alter_configs_errors() {
     broker.restart();
     assert!(broker.broker().topic_overrides("orders").is_empty());
 }
+
+#[test]
+fn alter_configs_errors() {
+    use kafka_protocol::messages::alter_configs_request::{
+        AlterConfigsResource as Resource, AlterableConfig as Config,
+    };
+    use kafka_protocol::messages::AlterConfigsRequest;
+    let mut broker = TestBroker::start();
+    create_topic(&mut broker, "orders", 1);
+    let alter = |broker: &mut TestBroker, name: &str, value: Option<&str>| {
+        let request = AlterConfigsRequest::default().with_resources(vec![Resource::default()
+            .with_resource_type(TOPIC_RESOURCE)
+            .with_resource_name(text(name))
+            .with_configs(vec![Config::default()
+                .with_name(text("retention.ms"))
+                .with_value(value.map(text))])]);
+        let answer = broker.ask(2, &request);
+        let r = &answer.responses[0];
+        (
+            r.error_code,
+            r.error_message.as_ref().map(|m| m.to_string()),
+        )
+    };
+    assert_eq!(
+        alter(&mut broker, "nowhere", Some("1")),
+        (
+            code(ResponseError::UnknownTopicOrPartition),
+            Some("The topic 'nowhere' does not exist.".into())
+        )
+    );
+    assert_eq!(
+        alter(&mut broker, "orders", None),
+        (
+            code(ResponseError::InvalidConfig),
+            Some("Null value not supported for topic configs: retention.ms".into())
+        )
+    );
+    assert!(broker.broker().topic_overrides("orders").is_empty());
+}

@@ -151,3 +151,22 @@ fn delete_groups_errors() {
         ]
     );
 }
+
+#[test]
+fn describe_and_list_groups_of_unknown_things() {
+    use kafka_protocol::messages::{DescribeGroupsRequest, ListGroupsRequest};
+    let (mut broker, _, _) = broker_with_group();
+    // Up to v5, a group that is not there is described Dead, with no error.
+    let request = DescribeGroupsRequest::default().with_groups(vec![text("nowhere").into()]);
+    let answer = broker.ask(5, &request);
+    let described = &answer.groups[0];
+    assert_eq!(described.error_code, 0, "{answer:?}");
+    assert_eq!(described.group_state.as_str(), "Dead");
+    assert!(described.members.is_empty());
+    // A state or type filter nobody matches lists nothing.
+    let request = ListGroupsRequest::default().with_states_filter(vec![text("Sleeping")]);
+    assert!(broker.ask(5, &request).groups.is_empty());
+    let request = ListGroupsRequest::default().with_types_filter(vec![text("share")]);
+    assert!(broker.ask(5, &request).groups.is_empty());
+    assert_eq!(broker.ask(5, &ListGroupsRequest::default()).groups.len(), 1);
+}
