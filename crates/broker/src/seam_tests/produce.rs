@@ -138,3 +138,69 @@ fn acks_zero_is_not_answered() {
         1
     );
 }
+
+#[test]
+fn idempotent_producer_errors() {
+    use super::batch_of;
+    use kseg_format::encode::NewBatch;
+    let mut broker = TestBroker::start();
+    create_topic(&mut broker, "orders", 1);
+    let idempotent = |epoch: i16, sequence: i32| {
+        batch_of(
+            &NewBatch {
+                producer_id: 7,
+                producer_epoch: epoch,
+                base_sequence: sequence,
+                ..NewBatch::default()
+            },
+            &[b"v"],
+        )
+    };
+    let answer = produce(&mut broker, "orders", 0, -1, idempotent(0, 0));
+    assert_eq!(
+        (answer.error_code, answer.base_offset),
+        (0, 0),
+        "{answer:?}"
+    );
+    // The same batch again: a duplicate, answered with its first append's offset.
+    let answer = produce(&mut broker, "orders", 0, -1, idempotent(0, 0));
+    assert_eq!(
+        (answer.error_code, answer.base_offset),
+        (0, 0),
+        "{answer:?}"
+    );
+    let answer = produce(&mut broker, "orders", 0, -1, idempotent(0, 5));
+    assert_refused(&answer, ResponseError::OutOfOrderSequenceNumber);
+    // A new epoch starts at sequence 0.
+    let answer = produce(&mut broker, "orders", 0, -1, idempotent(1, 3));
+    assert_refused(&answer, ResponseError::OutOfOrderSequenceNumber);
+    let answer = produce(&mut broker, "orders", 0, -1, idempotent(1, 0));
+    assert_eq!(
+        (answer.error_code, answer.base_offset),
+        (0, 1),
+        "{answer:?}"
+    );
+    let answer = produce(&mut broker, "orders", 0, -1, idempotent(0, 1));
+    assert_refused(&answer, ResponseError::InvalidProducerEpoch);
+    // A transactional batch outside any transaction.
+    let transactional = batch_of(
+        &NewBatch {
+            producer_id: 8,
+            producer_epoch: 0,
+            base_sequence: 0,
+            transactional: true,
+            ..NewBatch::default()
+        },
+        &[b"v"],
+    );
+    let answer = produce(&mut broker, "orders", 0, -1, transactional);
+    assert_refused(&answer, ResponseError::InvalidTxnState);
+    assert_eq!(
+        broker
+            .broker()
+            .partition("orders", 0)
+            .unwrap()
+            .log_end_offset(),
+        2
+    );
+}
