@@ -157,7 +157,9 @@ impl TxnCoordinator {
                 }
                 let before = meta.epoch;
                 bump_epoch(meta, allocate);
-                if meta.epoch != 0 {
+                // Only a producer that named itself may retry (prepareIncrementProducerEpoch);
+                // a new producer's InitProducerId leaves no last epoch.
+                if expected.is_some() && meta.epoch != 0 {
                     meta.last_epoch = before;
                 }
                 meta.timeout_ms = timeout_ms;

@@ -95,7 +95,9 @@ pub(crate) fn metadata(
         let internal = name == OFFSETS_TOPIC || name == TRANSACTION_TOPIC;
         let found = if b.topic(&name).is_some() {
             Ok(())
-        } else if auto_create && !internal {
+        } else if auto_create && (!internal || b.config.auto_create_topics) {
+            // AutoTopicCreationManager creates an internal topic too (with its coordinator's
+            // partitions and configs), when auto.create.topics.enable allows it.
             b.topic_or_create(&name).map(|_| ())
         } else if let Err(e) = crate::core::validate_topic_name(&name) {
             // KafkaApis.getTopicMetadata: an illegal name, auto-creation or not.

@@ -117,9 +117,21 @@ fn init_producer_id_of_a_stale_producer() {
         (retried.producer_id.0, retried.producer_epoch),
         (pid, epoch + 1)
     );
-    // Another producer of the id (bumped past since) is fenced.
+    // A new producer of the id bumps past it: the old one is fenced, a retry of its last
+    // InitProducerId included.
     let bumped = broker.ask(4, &init_request(Some("tx"), 60_000));
     assert_eq!(bumped.producer_epoch, epoch + 2, "{bumped:?}");
+    let stale = broker.ask(4, &named(epoch + 1));
+    assert_eq!(
+        stale.error_code,
+        code(ResponseError::ProducerFenced),
+        "{stale:?}"
+    );
+    // The new producer goes on after an error (bumped), then retries that.
+    let bumped = broker.ask(4, &named(epoch + 2));
+    assert_eq!(bumped.producer_epoch, epoch + 3, "{bumped:?}");
+    let retried = broker.ask(4, &named(epoch + 2));
+    assert_eq!(retried.producer_epoch, epoch + 3, "{retried:?}");
     let stale = broker.ask(4, &named(epoch));
     assert_eq!(
         stale.error_code,
