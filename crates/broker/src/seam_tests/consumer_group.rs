@@ -174,3 +174,61 @@ fn describe_of_an_unknown_group() {
         [("nowhere", code(ResponseError::GroupIdNotFound)), ("g", 0)]
     );
 }
+
+#[test]
+fn offsets_of_a_member_at_the_wrong_epoch() {
+    use kafka_protocol::messages::offset_commit_request::{
+        OffsetCommitRequestPartition, OffsetCommitRequestTopic,
+    };
+    use kafka_protocol::messages::offset_fetch_request::{
+        OffsetFetchRequestGroup, OffsetFetchRequestTopics,
+    };
+    use kafka_protocol::messages::{OffsetCommitRequest, OffsetFetchRequest};
+    let (mut broker, epoch) = broker_with_member();
+    let commit = |broker: &mut TestBroker, version: i16, member: &str, epoch: i32| {
+        let request = OffsetCommitRequest::default()
+            .with_group_id(text("g").into())
+            .with_generation_id_or_member_epoch(epoch)
+            .with_member_id(text(member))
+            .with_topics(vec![OffsetCommitRequestTopic::default()
+                .with_name(topic("orders"))
+                .with_partitions(vec![OffsetCommitRequestPartition::default()
+                    .with_partition_index(0)
+                    .with_committed_offset(3)])]);
+        broker.ask(version, &request).topics[0].partitions[0].error_code
+    };
+    // ConsumerGroup.validateOffsetCommit.
+    assert_eq!(
+        commit(&mut broker, 9, "ghost", epoch),
+        code(ResponseError::UnknownMemberId)
+    );
+    assert_eq!(
+        commit(&mut broker, 9, MEMBER, epoch + 1),
+        code(ResponseError::StaleMemberEpoch)
+    );
+    assert_eq!(
+        commit(&mut broker, 8, MEMBER, epoch),
+        code(ResponseError::UnsupportedVersion)
+    );
+    let fetch = |broker: &mut TestBroker, member: &str, epoch: i32| {
+        let request =
+            OffsetFetchRequest::default().with_groups(vec![OffsetFetchRequestGroup::default()
+                .with_group_id(text("g").into())
+                .with_member_id(Some(text(member)))
+                .with_member_epoch(epoch)
+                .with_topics(Some(vec![OffsetFetchRequestTopics::default()
+                    .with_name(topic("orders"))
+                    .with_partition_indexes(vec![0])]))]);
+        broker.ask(9, &request).groups[0].error_code
+    };
+    // ConsumerGroup.validateOffsetFetch.
+    assert_eq!(
+        fetch(&mut broker, "ghost", epoch),
+        code(ResponseError::UnknownMemberId)
+    );
+    assert_eq!(
+        fetch(&mut broker, MEMBER, epoch + 1),
+        code(ResponseError::StaleMemberEpoch)
+    );
+    assert_eq!(fetch(&mut broker, MEMBER, epoch), 0);
+}
