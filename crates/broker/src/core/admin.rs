@@ -59,6 +59,16 @@ impl Broker {
         if self.topics.contains_key(name) || self.creating.contains_key(name) {
             return Err(super::topic_exists(name));
         }
+        // Metric names do not tell '.' from '_' (`Topic.hasCollisionChars`).
+        let unified = |t: &str| t.replace('.', "_");
+        if name.contains(['.', '_']) {
+            if let Some(other) = self.topics.keys().find(|t| unified(t) == unified(name)) {
+                return Err(BrokerError::new(
+                    ResponseError::InvalidTopicException,
+                    format!("Topic '{name}' collides with existing topic: {other}"),
+                ));
+            }
+        }
         let overrides = topic_config::validate(configs)?;
         if replication_factor == 0 || replication_factor < -1 {
             return Err(BrokerError::new(

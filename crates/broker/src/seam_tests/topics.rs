@@ -87,6 +87,28 @@ fn create_topics_existing_topic() {
 }
 
 #[test]
+fn create_topics_colliding_names() {
+    let mut broker = TestBroker::start();
+    create_topic(&mut broker, "orders_eu", 1);
+    let result = create_one(&mut broker, new_topic("orders.eu", 1, 1));
+    assert_refused(
+        &result,
+        ResponseError::InvalidTopicException,
+        "Topic 'orders.eu' collides with existing topic: orders_eu",
+    );
+    let result = create_one(&mut broker, new_topic("__consumer.offsets", 1, 1));
+    assert_eq!(result.error_code, 0, "{result:?}");
+    find_coordinator(&mut broker, 0, "g");
+    let result = create_one(&mut broker, new_topic("__consumer_offsets", 1, 1));
+    assert_refused(
+        &result,
+        ResponseError::TopicAlreadyExists,
+        "Topic '__consumer_offsets' already exists.",
+    );
+    assert!(broker.broker().topic("orders.eu").is_none());
+}
+
+#[test]
 fn create_topics_invalid_partitions_and_replication_factor() {
     let mut broker = TestBroker::start();
     let invalid_partitions = "Number of partitions was set to an invalid non-positive value.";
@@ -338,4 +360,18 @@ fn delete_records_errors() {
             (code(ResponseError::InvalidTopicException), -1),
         ]
     );
+}
+
+#[test]
+#[ignore = "deviation: Kafka's controller (ControllerApis.deleteTopics) deletes an internal \
+            topic asked by name (only kafka-topics refuses, client side); the mini-broker \
+            refuses it with INVALID_TOPIC_EXCEPTION rather than drop its coordinators' state"]
+fn delete_topics_of_an_internal_topic() {
+    let mut broker = TestBroker::start();
+    find_coordinator(&mut broker, 0, "g");
+    let request = DeleteTopicsRequest::default()
+        .with_topic_names(vec![topic(OFFSETS_TOPIC)])
+        .with_timeout_ms(30_000);
+    let answer = broker.ask(5, &request);
+    assert_eq!(answer.responses[0].error_code, 0, "{answer:?}");
 }
