@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 
 use bytes::Bytes;
 use kafka_protocol::messages::*;
+use kafka_protocol::protocol::StrBytes;
 use kafka_protocol::ResponseError;
 
 use super::{str_bytes, GROUP_OPERATIONS};
@@ -162,6 +163,19 @@ pub(crate) async fn sync_group(
         ) {
             return Ok(SyncGroupResponse::default()
                 .with_error_code(ResponseError::FencedInstanceId.code()));
+        }
+        // validateSyncGroup: after the member and generation checks (the coordinator's), a
+        // protocol type or name the request gives must be the group's.
+        let inconsistent = |asked: &Option<StrBytes>, ours: &Option<String>| matches!((asked, ours), (Some(a), Some(o)) if a.as_str() != o);
+        let refused = b.groups.group(&group).is_some_and(|g| {
+            g.generation == req.generation_id
+                && g.members.iter().any(|m| m.id == req.member_id.as_str())
+                && (inconsistent(&req.protocol_type, &g.protocol_type)
+                    || inconsistent(&req.protocol_name, &g.protocol))
+        });
+        if refused {
+            return Ok(SyncGroupResponse::default()
+                .with_error_code(ResponseError::InconsistentGroupProtocol.code()));
         }
         let mut records = Vec::new();
         let pending = b.groups.sync(

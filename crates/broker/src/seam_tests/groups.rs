@@ -97,6 +97,24 @@ fn sync_group_errors() {
         sync(&mut broker, "g", &member, generation + 1),
         code(ResponseError::IllegalGeneration)
     );
+    // A protocol type or name other than the group's (`ClassicGroup.isInSameProtocol…`).
+    let request = SyncGroupRequest::default()
+        .with_group_id(text("g").into())
+        .with_generation_id(generation)
+        .with_member_id(text(&member))
+        .with_protocol_type(Some(text("connect")))
+        .with_protocol_name(Some(text("range")));
+    assert_eq!(
+        broker.ask(5, &request).error_code,
+        code(ResponseError::InconsistentGroupProtocol)
+    );
+    let request = request
+        .with_protocol_type(Some(text("consumer")))
+        .with_protocol_name(Some(text("roundrobin")));
+    assert_eq!(
+        broker.ask(5, &request).error_code,
+        code(ResponseError::InconsistentGroupProtocol)
+    );
     assert_eq!(sync(&mut broker, "g", &member, generation), 0);
 }
 
@@ -169,4 +187,21 @@ fn describe_and_list_groups_of_unknown_things() {
     let request = ListGroupsRequest::default().with_types_filter(vec![text("share")]);
     assert!(broker.ask(5, &request).groups.is_empty());
     assert_eq!(broker.ask(5, &ListGroupsRequest::default()).groups.len(), 1);
+}
+
+#[test]
+fn leave_group_of_an_unknown_group() {
+    let mut broker = TestBroker::start();
+    find_coordinator(&mut broker, 0, "nowhere");
+    let request = LeaveGroupRequest::default()
+        .with_group_id(text("nowhere").into())
+        .with_members(vec![MemberIdentity::default().with_member_id(text("ghost"))]);
+    let answer = broker.ask(5, &request);
+    // The whole request fails (LeaveGroupRequest.getErrorResponse): no members.
+    assert_eq!(
+        answer.error_code,
+        code(ResponseError::UnknownMemberId),
+        "{answer:?}"
+    );
+    assert!(answer.members.is_empty(), "{answer:?}");
 }
