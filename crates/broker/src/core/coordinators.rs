@@ -103,6 +103,18 @@ impl Broker {
         let verdict = self
             .consumer_groups
             .validate_commit(group, member_id, generation, version, &keys);
+        // OffsetMetadataManager.validateOffsetCommit: a generation for a group that is not
+        // there is GROUP_ID_NOT_FOUND from v9 (ILLEGAL_GENERATION before).
+        if verdict.is_none()
+            && generation >= 0
+            && version >= 9
+            && self.groups.group(group).is_none()
+        {
+            return Err(BrokerError::new(
+                ResponseError::GroupIdNotFound,
+                format!("offset commit for group {group}"),
+            ));
+        }
         let codes = match verdict {
             None => self
                 .groups

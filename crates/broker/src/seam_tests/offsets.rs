@@ -222,3 +222,37 @@ fn offset_delete_errors() {
     );
     assert_eq!(committed(&mut broker, "g"), 5);
 }
+
+#[test]
+fn offset_commit_to_a_group_that_is_not_there_or_busy() {
+    let mut broker = TestBroker::start();
+    create_topic(&mut broker, "orders", 1);
+    find_coordinator(&mut broker, 0, "nowhere");
+    // A generation for a group that is not there (OffsetMetadataManager.validateOffsetCommit):
+    // ILLEGAL_GENERATION before v9, GROUP_ID_NOT_FOUND from v9.
+    let request = commit_request("nowhere", "m", 3, &[("orders", 0)]);
+    let answer = broker.ask(8, &request);
+    assert_eq!(
+        answer.topics[0].partitions[0].error_code,
+        code(ResponseError::IllegalGeneration)
+    );
+    let answer = broker.ask(9, &request);
+    assert_eq!(
+        answer.topics[0].partitions[0].error_code,
+        code(ResponseError::GroupIdNotFound)
+    );
+    assert!(broker.broker().groups.group("nowhere").is_none());
+    // No generation: an empty group takes the commit, whatever member id it names.
+    find_coordinator(&mut broker, 0, "simple");
+    assert_eq!(commit(&mut broker, "simple", "", -1, &[("orders", 0)]), [0]);
+    assert_eq!(
+        commit(&mut broker, "simple", "anyone", -1, &[("orders", 0)]),
+        [0]
+    );
+    // A commit without member or generation to a group with members.
+    let (_, _) = join_classic_group(&mut broker, "g", &["orders"]);
+    assert_eq!(
+        commit(&mut broker, "g", "", -1, &[("orders", 0)]),
+        [code(ResponseError::UnknownMemberId)]
+    );
+}
