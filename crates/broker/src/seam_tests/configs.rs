@@ -230,3 +230,27 @@ fn alter_configs_errors() {
     );
     assert!(broker.broker().topic_overrides("orders").is_empty());
 }
+
+#[test]
+fn describe_configs_of_an_unknown_resource_type() {
+    let mut broker = TestBroker::start();
+    create_topic(&mut broker, "orders", 1);
+    let request = DescribeConfigsRequest::default().with_resources(vec![
+        describe_resource(TOPIC_RESOURCE, "orders", None),
+        describe_resource(99, "what", None),
+    ]);
+    let answer = broker.ask(4, &request);
+    // Every resource is refused, the known one too.
+    for r in &answer.results {
+        assert_eq!(r.error_code, code(ResponseError::InvalidRequest), "{r:?}");
+        assert_eq!(
+            r.error_message.as_deref(),
+            Some(
+                "This most likely occurs because of a request being malformed by the client \
+                 library or the message was sent to an incompatible broker. See the broker logs \
+                 for more details."
+            )
+        );
+        assert!(r.configs.is_empty());
+    }
+}
