@@ -4,7 +4,10 @@
 use kafka_protocol::messages::*;
 use kafka_protocol::ResponseError;
 
-use super::{coded, str_bytes, topic_name, uuid, CLUSTER_OPERATIONS, TOPIC_OPERATIONS};
+use super::{
+    coded, str_bytes, topic_name, uuid, CLUSTER_OPERATIONS, INVALID_REQUEST_MESSAGE,
+    TOPIC_OPERATIONS,
+};
 use crate::core::{OFFSETS_TOPIC, TRANSACTION_TOPIC};
 use crate::dispatch::Handled;
 use crate::metadata::METADATA_TOPIC;
@@ -172,9 +175,11 @@ pub(crate) fn find_coordinator(
         let result = match req.key_type {
             0 => b.group_partition(&key).map(|_| ()),
             1 => b.transaction_partition(&key).map(|_| ()),
+            // CoordinatorType.forId throws: FindCoordinatorRequest.getErrorResponse answers
+            // the error's default message.
             _ => Err(BrokerError::new(
                 ResponseError::InvalidRequest,
-                "unknown key type",
+                INVALID_REQUEST_MESSAGE,
             )),
         };
         let mut c = find_coordinator_response::Coordinator::default()

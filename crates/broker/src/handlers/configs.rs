@@ -6,7 +6,7 @@ use bytes::Bytes;
 use kafka_protocol::messages::*;
 use kafka_protocol::ResponseError;
 
-use super::{coded, str_bytes};
+use super::{coded, str_bytes, INVALID_REQUEST_MESSAGE};
 use crate::broker_config;
 use crate::core::{topic_log_config, Broker, ConfigChange};
 use crate::dispatch::{Handled, RequestError};
@@ -39,11 +39,6 @@ fn synonym(
 /// DescribeConfigs: each resource asked is answered, in order, as Kafka does; a resource asked
 /// many times (the same type, name and keys) is described and encoded once and its bytes
 /// repeated ([`Repeated`]).
-/// `Errors.INVALID_REQUEST.message()`.
-const INVALID_REQUEST_MESSAGE: &str = "This most likely occurs because of a request being \
-    malformed by the client library or the message was sent to an incompatible broker. See the \
-    broker logs for more details.";
-
 pub(crate) fn describe_configs(
     shared: &Shared,
     req: DescribeConfigsRequest,

@@ -143,6 +143,11 @@ fn find_coordinator_errors() {
         "{answer:?}"
     );
     assert_eq!((c.node_id.0, c.port), (-1, -1), "{answer:?}");
+    assert_eq!(c.host.as_str(), "");
+    assert!(c
+        .error_message
+        .as_deref()
+        .is_some_and(|m| m.starts_with("This most likely occurs because of a request")));
 }
 
 #[test]
