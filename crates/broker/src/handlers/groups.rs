@@ -154,6 +154,12 @@ pub(crate) async fn sync_group(
     req: SyncGroupRequest,
 ) -> Handled<SyncGroupResponse> {
     let group = req.group_id.as_str().to_string();
+    // GroupCoordinatorService: an empty group id, before the coordinator is asked.
+    if group.is_empty() {
+        return Ok(
+            SyncGroupResponse::default().with_error_code(ResponseError::InvalidGroupId.code())
+        );
+    }
     let pending = {
         let mut b = shared.broker()?;
         if b.groups.is_fenced(
@@ -204,6 +210,11 @@ pub(crate) async fn sync_group(
 }
 
 pub(crate) fn heartbeat(shared: &Shared, req: HeartbeatRequest) -> Handled<HeartbeatResponse> {
+    if req.group_id.is_empty() {
+        return Ok(
+            HeartbeatResponse::default().with_error_code(ResponseError::InvalidGroupId.code())
+        );
+    }
     let mut b = shared.broker()?;
     let fenced = b.groups.is_fenced(
         req.group_id.as_str(),
@@ -228,8 +239,13 @@ pub(crate) fn leave_group(
     req: LeaveGroupRequest,
     version: i16,
 ) -> Handled<LeaveGroupResponse> {
-    let mut b = shared.broker()?;
     let group = req.group_id.as_str().to_string();
+    if group.is_empty() {
+        return Ok(
+            LeaveGroupResponse::default().with_error_code(ResponseError::InvalidGroupId.code())
+        );
+    }
+    let mut b = shared.broker()?;
     let ids: Vec<String> = if version >= 3 {
         req.members
             .iter()

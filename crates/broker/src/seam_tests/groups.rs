@@ -205,3 +205,36 @@ fn leave_group_of_an_unknown_group() {
     );
     assert!(answer.members.is_empty(), "{answer:?}");
 }
+
+#[test]
+fn an_empty_group_id_is_invalid() {
+    use kafka_protocol::messages::offset_commit_request::{
+        OffsetCommitRequestPartition, OffsetCommitRequestTopic,
+    };
+    use kafka_protocol::messages::OffsetCommitRequest;
+    let (mut broker, member, generation) = broker_with_group();
+    // GroupCoordinatorService: isGroupIdNotEmpty before anything.
+    let invalid = code(ResponseError::InvalidGroupId);
+    assert_eq!(heartbeat(&mut broker, "", &member, generation), invalid);
+    assert_eq!(sync(&mut broker, "", &member, generation), invalid);
+    let request = OffsetCommitRequest::default()
+        .with_group_id(text("").into())
+        .with_generation_id_or_member_epoch(-1)
+        .with_topics(vec![OffsetCommitRequestTopic::default()
+            .with_name(super::topic("orders"))
+            .with_partitions(vec![OffsetCommitRequestPartition::default()
+                .with_partition_index(0)
+                .with_committed_offset(1)])]);
+    let answer = broker.ask(8, &request);
+    assert_eq!(answer.topics[0].partitions[0].error_code, invalid);
+    let request = LeaveGroupRequest::default()
+        .with_group_id(text("").into())
+        .with_members(vec![MemberIdentity::default().with_member_id(text(&member))]);
+    assert_eq!(broker.ask(5, &request).error_code, invalid);
+    // DeleteGroups takes the empty id, for backwards compatibility: no such group.
+    let request = DeleteGroupsRequest::default().with_groups_names(vec![text("").into()]);
+    assert_eq!(
+        broker.ask(2, &request).results[0].error_code,
+        code(ResponseError::GroupIdNotFound)
+    );
+}
