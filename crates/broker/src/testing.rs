@@ -4,8 +4,8 @@
 //! client-side messages, so a test speaks the wire at any version, as a client would.
 //!
 //! [`TestBroker::restart`] stops the broker cleanly and opens the same dir again (what was kept
-//! on disk); [`TestBroker::broker`] hands the broker itself to a test that wants to look inside
-//! or set a state up directly.
+//! on disk), [`TestBroker::restart_after_crash`] without the clean stop; [`TestBroker::broker`]
+//! hands the broker itself to a test that wants to look inside or set a state up directly.
 
 use std::net::SocketAddr;
 use std::sync::MutexGuard;
@@ -87,6 +87,14 @@ impl TestBroker {
         let mut broker = shared.into_broker();
         broker.shutdown().expect("a clean shutdown");
         drop(broker);
+        self.open();
+    }
+
+    /// Drops the broker without its clean shutdown (as a killed process leaves the dir: no
+    /// clean-shutdown marker, no last checkpoints) and opens the same log dir again.
+    pub(crate) fn restart_after_crash(&mut self) {
+        let shared = self.shared.take().expect("the broker is open");
+        drop(shared.into_broker());
         self.open();
     }
 

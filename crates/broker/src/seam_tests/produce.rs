@@ -204,3 +204,32 @@ fn idempotent_producer_errors() {
         2
     );
 }
+
+#[test]
+fn refused_batches_are_not_kept_across_a_crash() {
+    let mut broker = TestBroker::start();
+    create_topic(&mut broker, "orders", 1);
+    let answer = produce(&mut broker, "orders", 0, -1, batch(&[b"a", b"b"]));
+    assert_eq!(answer.error_code, 0, "{answer:?}");
+    let mut corrupt = batch(&[b"c"]);
+    let last = corrupt.len() - 1;
+    corrupt[last] ^= 1;
+    let answer = produce(&mut broker, "orders", 0, -1, corrupt);
+    assert_refused(&answer, ResponseError::CorruptMessage);
+    broker.restart_after_crash();
+    // What was acknowledged is there after recovery; what was refused is not.
+    assert_eq!(
+        broker
+            .broker()
+            .partition("orders", 0)
+            .unwrap()
+            .log_end_offset(),
+        2
+    );
+    let answer = produce(&mut broker, "orders", 0, -1, batch(&[b"d"]));
+    assert_eq!(
+        (answer.error_code, answer.base_offset),
+        (0, 2),
+        "{answer:?}"
+    );
+}
