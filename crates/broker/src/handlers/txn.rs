@@ -168,6 +168,8 @@ pub(crate) fn txn_offset_commit(
     }
     let code = match b.group_partition(&group) {
         _ if partitions.is_empty() => 0,
+        // GroupCoordinatorService.commitTransactionalOffsets, before the transaction is looked at.
+        _ if group.is_empty() => ResponseError::InvalidGroupId.code(),
         Err(e) => e.code(),
         Ok(p) if !b.txns.includes(pid, req.producer_epoch, OFFSETS_TOPIC, p) => {
             ResponseError::InvalidTxnState.code()

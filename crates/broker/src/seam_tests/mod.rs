@@ -89,6 +89,16 @@ fn subscription(topics: &[&str]) -> bytes::Bytes {
 /// A classic consumer group of one member subscribed to `topics`, through JoinGroup v5 (a
 /// member id asked for, then the join) and SyncGroup: the member id and the generation.
 fn join_classic_group(broker: &mut TestBroker, group: &str, topics: &[&str]) -> (String, i32) {
+    join_classic_group_of(broker, group, "consumer", topics)
+}
+
+/// [`join_classic_group`] with another protocol type (Connect's "connect", say).
+fn join_classic_group_of(
+    broker: &mut TestBroker,
+    group: &str,
+    protocol_type: &str,
+    topics: &[&str],
+) -> (String, i32) {
     use kafka_protocol::messages::join_group_request::JoinGroupRequestProtocol;
     use kafka_protocol::messages::{JoinGroupRequest, SyncGroupRequest};
     find_coordinator(broker, 0, group);
@@ -98,7 +108,7 @@ fn join_classic_group(broker: &mut TestBroker, group: &str, topics: &[&str]) -> 
             .with_session_timeout_ms(30_000)
             .with_rebalance_timeout_ms(30_000)
             .with_member_id(text(member))
-            .with_protocol_type(text("consumer"))
+            .with_protocol_type(text(protocol_type))
             .with_protocols(vec![JoinGroupRequestProtocol::default()
                 .with_name(text("range"))
                 .with_metadata(subscription(topics))])

@@ -15,7 +15,9 @@ use kafka_protocol::messages::{
 };
 use kafka_protocol::ResponseError;
 
-use super::{code, create_topic, find_coordinator, join_classic_group, topic};
+use super::{
+    code, create_topic, find_coordinator, join_classic_group, join_classic_group_of, topic,
+};
 use crate::testing::{text, Outcome, TestBroker};
 
 /// OffsetCommit v8 of offset 5 for each `(topic, partition)`.
@@ -254,5 +256,27 @@ fn offset_commit_to_a_group_that_is_not_there_or_busy() {
     assert_eq!(
         commit(&mut broker, "g", "", -1, &[("orders", 0)]),
         [code(ResponseError::UnknownMemberId)]
+    );
+}
+
+#[test]
+fn offset_delete_of_a_busy_group_of_another_protocol() {
+    let mut broker = TestBroker::start();
+    create_topic(&mut broker, "orders", 1);
+    let (member, generation) = join_classic_group_of(&mut broker, "workers", "connect", &[]);
+    assert_eq!(
+        commit(
+            &mut broker,
+            "workers",
+            &member,
+            generation,
+            &[("orders", 0)]
+        ),
+        [0]
+    );
+    // ClassicGroup.validateDeleteOffsets: a group with members that is not a consumer group.
+    assert_eq!(
+        delete_offsets(&mut broker, "workers", &["orders"]),
+        (code(ResponseError::NonEmptyGroup), vec![])
     );
 }

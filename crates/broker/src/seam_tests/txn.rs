@@ -258,6 +258,19 @@ fn add_offsets_and_txn_offset_commit_errors() {
                     .with_partition_index(9)
                     .with_committed_offset(1),
             ])]);
+    let answer = broker.ask(3, &request.clone().with_group_id(text("").into()));
+    let codes: Vec<i16> = answer.topics[0]
+        .partitions
+        .iter()
+        .map(|p| p.error_code)
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            code(ResponseError::InvalidGroupId),
+            code(ResponseError::UnknownTopicOrPartition)
+        ]
+    );
     let answer = broker.ask(3, &request);
     let codes: Vec<i16> = answer.topics[0]
         .partitions
