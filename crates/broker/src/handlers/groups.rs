@@ -172,7 +172,10 @@ pub(crate) async fn sync_group(
         }
         // validateSyncGroup: after the member and generation checks (the coordinator's), a
         // protocol type or name the request gives must be the group's.
-        let inconsistent = |asked: &Option<StrBytes>, ours: &Option<String>| matches!((asked, ours), (Some(a), Some(o)) if a.as_str() != o);
+        let inconsistent = |asked: &Option<StrBytes>, ours: &Option<String>| match (asked, ours) {
+            (Some(asked), Some(ours)) => asked.as_str() != ours,
+            _ => false,
+        };
         let refused = b.groups.group(&group).is_some_and(|g| {
             g.generation == req.generation_id
                 && g.members.iter().any(|m| m.id == req.member_id.as_str())

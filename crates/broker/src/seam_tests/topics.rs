@@ -53,11 +53,23 @@ fn assert_refused(result: &CreatableTopicResult, error: ResponseError, message: 
 fn create_topics_invalid_names() {
     let mut broker = TestBroker::start();
     let long = "x".repeat(250);
+    let invalid = |why: &str| format!("Topic name is invalid: {why}");
     let cases = [
-        ("bad name!", "Topic name is invalid: 'bad name!' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'".to_string()),
-        ("..", "Topic name is invalid: '..' is not allowed".to_string()),
-        ("", "Topic name is invalid: the empty string is not allowed".to_string()),
-        (&long, format!("Topic name is invalid: the length of '{long}' is longer than the max allowed length 249")),
+        (
+            "bad name!",
+            invalid(
+                "'bad name!' contains one or more characters other than ASCII alphanumerics, \
+                 '.', '_' and '-'",
+            ),
+        ),
+        ("..", invalid("'..' is not allowed")),
+        ("", invalid("the empty string is not allowed")),
+        (
+            &long,
+            invalid(&format!(
+                "the length of '{long}' is longer than the max allowed length 249"
+            )),
+        ),
     ];
     for (name, message) in cases {
         // The name is looked at first: a replication factor Kafka refuses too is not.
