@@ -147,7 +147,7 @@ fn invalid_heartbeats() {
 #[test]
 #[ignore = "deviation: Kafka 4.4 takes a KIP-848 regular-expression subscription \
             (SubscribedTopicRegex); the mini-broker refuses it with INVALID_REQUEST"]
-fn heartbeat_with_a_regex_subscription() {
+fn deviation_heartbeat_with_a_regex_subscription() {
     let mut broker = TestBroker::start();
     create_topic(&mut broker, "orders", 1);
     find_coordinator(&mut broker, 0, "g");

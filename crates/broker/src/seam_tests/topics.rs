@@ -378,7 +378,7 @@ fn delete_records_errors() {
 #[ignore = "deviation: Kafka's controller (ControllerApis.deleteTopics) deletes an internal \
             topic asked by name (only kafka-topics refuses, client side); the mini-broker \
             refuses it with INVALID_TOPIC_EXCEPTION rather than drop its coordinators' state"]
-fn delete_topics_of_an_internal_topic() {
+fn deviation_delete_topics_of_an_internal_topic() {
     let mut broker = TestBroker::start();
     find_coordinator(&mut broker, 0, "g");
     let request = DeleteTopicsRequest::default()
