@@ -229,6 +229,22 @@ pub fn validate_topic_name(name: &str) -> BrokerResult<()> {
     }
 }
 
+/// TOPIC_ALREADY_EXISTS, with the message of Kafka's controller.
+fn topic_exists(name: &str) -> BrokerError {
+    BrokerError::new(
+        ResponseError::TopicAlreadyExists,
+        format!("Topic '{name}' already exists."),
+    )
+}
+
+/// INVALID_PARTITIONS for a count below 1, with the message of Kafka's controller.
+fn invalid_partition_count() -> BrokerError {
+    BrokerError::new(
+        ResponseError::InvalidPartitions,
+        "Number of partitions was set to an invalid non-positive value.",
+    )
+}
+
 impl Broker {
     pub fn topics(&self) -> impl Iterator<Item = &Topic> {
         self.topics.values()
@@ -277,23 +293,12 @@ impl Broker {
         partitions: i32,
         overrides: &[(String, String)],
     ) -> BrokerResult<NewPartitions> {
-        if !valid_topic_name(name) {
-            return Err(BrokerError::new(
-                ResponseError::InvalidTopicException,
-                format!("{name:?} is not a legal topic name"),
-            ));
-        }
+        validate_topic_name(name)?;
         if self.topics.contains_key(name) || self.creating.contains_key(name) {
-            return Err(BrokerError::new(
-                ResponseError::TopicAlreadyExists,
-                format!("topic {name} already exists"),
-            ));
+            return Err(topic_exists(name));
         }
         if partitions <= 0 {
-            return Err(BrokerError::new(
-                ResponseError::InvalidPartitions,
-                format!("{partitions} is not a valid partition count"),
-            ));
+            return Err(invalid_partition_count());
         }
         PartitionBudget::default().take(partitions)?;
         limits::check_open_files(partitions.saturating_add(self.reserved_partitions()))?;

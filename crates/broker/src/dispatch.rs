@@ -259,9 +259,13 @@ pub(super) async fn request<'s>(
             )?)
         }
         ApiKey::ConsumerGroupDescribe => h.answer(&consumer_group::describe(shared, h.decode(b)?)?),
-        ApiKey::InitProducerId => h.answer(&txn::init_producer_id(shared, h.decode(b)?)?),
-        ApiKey::AddPartitionsToTxn => h.answer(&txn::add_partitions_to_txn(shared, h.decode(b)?)?),
-        ApiKey::AddOffsetsToTxn => h.answer(&txn::add_offsets_to_txn(shared, h.decode(b)?)?),
+        ApiKey::InitProducerId => h.answer(&txn::init_producer_id(shared, h.decode(b)?, version)?),
+        ApiKey::AddPartitionsToTxn => {
+            h.answer(&txn::add_partitions_to_txn(shared, h.decode(b)?, version)?)
+        }
+        ApiKey::AddOffsetsToTxn => {
+            h.answer(&txn::add_offsets_to_txn(shared, h.decode(b)?, version)?)
+        }
         ApiKey::TxnOffsetCommit => h.answer(&txn::txn_offset_commit(shared, h.decode(b)?)?),
         ApiKey::DescribeProducers => {
             h.answer(&txn_admin::describe_producers(shared, h.decode(b)?)?)
@@ -270,7 +274,7 @@ pub(super) async fn request<'s>(
             h.answer(&txn_admin::describe_transactions(shared, h.decode(b)?)?)
         }
         ApiKey::ListTransactions => h.answer(&txn_admin::list_transactions(shared, h.decode(b)?)?),
-        ApiKey::EndTxn => h.answer(&txn::end_txn(shared, h.decode(b)?)?),
+        ApiKey::EndTxn => h.answer(&txn::end_txn(shared, h.decode(b)?, version)?),
         other => Err(RequestError::UnsupportedApi(other)),
     }
 }

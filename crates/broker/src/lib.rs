@@ -21,7 +21,11 @@ pub mod log;
 pub mod metadata;
 pub mod producer_state;
 pub mod records;
+#[cfg(test)]
+mod seam_tests;
 pub mod server;
+#[cfg(test)]
+mod testing;
 pub mod topic_config;
 pub mod txn;
 

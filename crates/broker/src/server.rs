@@ -76,6 +76,11 @@ impl Shared {
         }
     }
 
+    /// The broker, handed back when no connection is left.
+    pub(super) fn into_broker(self) -> Broker {
+        self.broker.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// The broker, unless it is shut down (then the request closes its connection).
     pub(super) fn broker(&self) -> Result<MutexGuard<'_, Broker>, RequestError> {
         let guard = self.broker.lock().unwrap_or_else(|e| e.into_inner());
@@ -204,10 +209,7 @@ pub fn fuzz_connection(broker: Broker, input: &[u8], budget: Duration) -> Broker
     let peer: SocketAddr = "127.0.0.1:1".parse().expect("an address");
     let session = serve_stream(&shared, input, tokio::io::sink(), peer);
     let _ = rt.block_on(async { tokio::time::timeout(budget, session).await });
-    shared
-        .broker
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
+    shared.into_broker()
 }
 
 /// Reads frames from `rd` and answers them on `wr` until the peer goes or misbehaves.

@@ -24,6 +24,9 @@ pub struct TxnMetadata {
     pub partitions: BTreeSet<(String, i32)>,
     pub last_update: i64,
     pub start: i64,
+    /// The epoch before the last InitProducerId bump, so that a retry of that InitProducerId
+    /// is answered again (Kafka's `lastProducerEpoch`, kept in memory only); -1 after a fence.
+    pub last_epoch: i16,
 }
 
 impl TxnMetadata {
@@ -92,11 +95,15 @@ impl TxnCoordinator {
 
     /// InitProducerId for a transactional id: `Ok(Ok((pid, epoch)))`, or `Ok(Err(plan))` when
     /// an open transaction must first be aborted (fencing the old producer with a bumped epoch):
-    /// the caller carries out the plan, calls [`Self::complete_end`] and asks again.
+    /// the caller carries out the plan, calls [`Self::complete_end`] and asks again. `expected`
+    /// is the producer a v3+ request names (KIP-360): another producer id, or an epoch that is
+    /// neither the current one nor a retry of the last bump, is PRODUCER_FENCED
+    /// (`TransactionCoordinator.prepareInitProducerIdTransit`).
     pub fn init_producer_id(
         &mut self,
         id: &str,
         timeout_ms: i32,
+        expected: Option<(i64, i16)>,
         now: i64,
         allocate: &mut dyn FnMut() -> i64,
         records: &mut Vec<TxnRecord>,
@@ -117,12 +124,16 @@ impl TxnCoordinator {
                 partitions: BTreeSet::new(),
                 last_update: now,
                 start: -1,
+                last_epoch: -1,
             };
             records.push(m.record());
             let answer = (m.producer_id, m.epoch);
             self.txns.insert(id.to_string(), m);
             return Ok(Ok(answer));
         };
+        if expected.is_some_and(|(pid, _)| pid != meta.producer_id) {
+            return Err(ResponseError::ProducerFenced);
+        }
         match meta.state {
             TransactionState::Ongoing => {
                 bump_epoch(meta, allocate);
@@ -135,7 +146,22 @@ impl TxnCoordinator {
                 Ok(Err(plan_of(meta)))
             }
             _ => {
+                match expected {
+                    Some((_, epoch)) if epoch == meta.epoch => {}
+                    Some((_, epoch)) if epoch >= 0 && epoch == meta.last_epoch => {
+                        // A retry of the bump that gave the current epoch.
+                        return Ok(Ok((meta.producer_id, meta.epoch)));
+                    }
+                    Some(_) => return Err(ResponseError::ProducerFenced),
+                    None => {}
+                }
+                let before = meta.epoch;
                 bump_epoch(meta, allocate);
+                // Only a producer that named itself may retry (prepareIncrementProducerEpoch);
+                // a new producer's InitProducerId leaves no last epoch.
+                if expected.is_some() && meta.epoch != 0 {
+                    meta.last_epoch = before;
+                }
                 meta.timeout_ms = timeout_ms;
                 meta.state = TransactionState::Empty;
                 meta.partitions.clear();
@@ -161,7 +187,8 @@ impl TxnCoordinator {
             return Err(ResponseError::InvalidProducerIdMapping);
         }
         if m.epoch != epoch {
-            return Err(ResponseError::InvalidProducerEpoch);
+            // Clients of older versions are answered INVALID_PRODUCER_EPOCH (by the handlers).
+            return Err(ResponseError::ProducerFenced);
         }
         Ok(m)
     }
@@ -320,6 +347,7 @@ impl TxnCoordinator {
                 partitions,
                 last_update: v.last_update_timestamp,
                 start: v.start_timestamp,
+                last_epoch: -1,
             },
         );
     }
@@ -337,6 +365,7 @@ fn plan_of(m: &TxnMetadata) -> EndPlan {
 
 /// Bumps the epoch; at the top of the range the producer gets a new id (as Kafka does).
 fn bump_epoch(m: &mut TxnMetadata, allocate: &mut dyn FnMut() -> i64) {
+    m.last_epoch = -1;
     if m.epoch >= i16::MAX - 1 {
         m.producer_id = allocate();
         m.epoch = 0;
@@ -359,7 +388,7 @@ mod tests {
             next
         };
         let (pid, epoch) = c
-            .init_producer_id("tx", 60000, 0, &mut alloc, &mut recs)
+            .init_producer_id("tx", 60000, None, 0, &mut alloc, &mut recs)
             .unwrap()
             .unwrap();
         assert_eq!((pid, epoch), (1001, 0));
@@ -382,13 +411,13 @@ mod tests {
         assert_eq!(
             c.begin_end("tx", pid, epoch + 1, true, 4, &mut recs)
                 .unwrap_err(),
-            ResponseError::InvalidProducerEpoch
+            ResponseError::ProducerFenced
         );
         // A second InitProducerId during an open transaction fences it with an abort.
         c.add_partitions("tx", pid, epoch, &t, 5, &mut recs)
             .unwrap();
         let plan = c
-            .init_producer_id("tx", 60000, 6, &mut alloc, &mut recs)
+            .init_producer_id("tx", 60000, None, 6, &mut alloc, &mut recs)
             .unwrap()
             .unwrap_err();
         assert!(!plan.commit);
@@ -396,7 +425,7 @@ mod tests {
         c.complete_end("tx", 7, &mut recs);
         assert_eq!(c.get("tx").unwrap().state, TransactionState::CompleteAbort);
         let again = c
-            .init_producer_id("tx", 60000, 8, &mut alloc, &mut recs)
+            .init_producer_id("tx", 60000, None, 8, &mut alloc, &mut recs)
             .unwrap()
             .unwrap();
         assert_eq!(again, (pid, 2));
@@ -408,7 +437,7 @@ mod tests {
         let mut recs = Vec::new();
         let mut alloc = || 5;
         let (pid, epoch) = c
-            .init_producer_id("tx", 1000, 0, &mut alloc, &mut recs)
+            .init_producer_id("tx", 1000, None, 0, &mut alloc, &mut recs)
             .unwrap()
             .unwrap();
         c.add_partitions("tx", pid, epoch, &[("t".into(), 1)], 10, &mut recs)

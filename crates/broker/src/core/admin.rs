@@ -34,7 +34,7 @@ impl Broker {
         validate_only: bool,
     ) -> BrokerResult<Option<&Topic>> {
         let Some(plan) =
-            self.prepare_topic_with_configs(name, partitions, configs, validate_only)?
+            self.prepare_topic_with_configs(name, partitions, 1, configs, validate_only)?
         else {
             return Ok(None);
         };
@@ -44,22 +44,53 @@ impl Broker {
     }
 
     /// [`Self::create_topic_with_configs`] up to the files: the checks, and the plan whose
-    /// files [`NewPartitions::make`] creates (`None` for `validate_only`).
+    /// files [`NewPartitions::make`] creates (`None` for `validate_only`). The checks run in the
+    /// order of Kafka's `ReplicationControlManager.createTopics` (name, existence, configs,
+    /// replication factor, partition count), `validate_only` included.
     pub(crate) fn prepare_topic_with_configs(
         &mut self,
         name: &str,
         partitions: i32,
+        replication_factor: i16,
         configs: &[(String, Option<String>)],
         validate_only: bool,
     ) -> BrokerResult<Option<NewPartitions>> {
-        let overrides = topic_config::validate(configs)?;
-        if validate_only {
-            if self.topics.contains_key(name) || self.creating.contains_key(name) {
+        super::validate_topic_name(name)?;
+        if self.topics.contains_key(name) || self.creating.contains_key(name) {
+            return Err(super::topic_exists(name));
+        }
+        // Metric names do not tell '.' from '_' (`Topic.hasCollisionChars`).
+        let unified = |t: &str| t.replace('.', "_");
+        if name.contains(['.', '_']) {
+            if let Some(other) = self.topics.keys().find(|t| unified(t) == unified(name)) {
                 return Err(BrokerError::new(
-                    ResponseError::TopicAlreadyExists,
-                    format!("Topic '{name}' already exists."),
+                    ResponseError::InvalidTopicException,
+                    format!("Topic '{name}' collides with existing topic: {other}"),
                 ));
             }
+        }
+        let overrides = topic_config::validate(configs)?;
+        if replication_factor == 0 || replication_factor < -1 {
+            return Err(BrokerError::new(
+                ResponseError::InvalidReplicationFactor,
+                "Replication factor must be larger than 0, or -1 to use the default value.",
+            ));
+        }
+        if partitions <= 0 {
+            return Err(super::invalid_partition_count());
+        }
+        if replication_factor > 1 {
+            // StripedReplicaPlacer, with the one registered broker.
+            return Err(BrokerError::new(
+                ResponseError::InvalidReplicationFactor,
+                format!(
+                    "Unable to replicate the partition {replication_factor} time(s): The target \
+                     replication factor of {replication_factor} cannot be reached because only 1 \
+                     broker(s) are registered."
+                ),
+            ));
+        }
+        if validate_only {
             return Ok(None);
         }
         let overrides: Vec<(String, String)> = overrides.into_iter().collect();

@@ -103,6 +103,18 @@ impl Broker {
         let verdict = self
             .consumer_groups
             .validate_commit(group, member_id, generation, version, &keys);
+        // OffsetMetadataManager.validateOffsetCommit: a generation for a group that is not
+        // there is GROUP_ID_NOT_FOUND from v9 (ILLEGAL_GENERATION before).
+        if verdict.is_none()
+            && generation >= 0
+            && version >= 9
+            && self.groups.group(group).is_none()
+        {
+            return Err(BrokerError::new(
+                ResponseError::GroupIdNotFound,
+                format!("offset commit for group {group}"),
+            ));
+        }
         let codes = match verdict {
             None => self
                 .groups
@@ -260,6 +272,7 @@ impl Broker {
         &mut self,
         id: &str,
         timeout_ms: i32,
+        expected: Option<(i64, i16)>,
     ) -> BrokerResult<(i64, i16)> {
         self.transaction_partition(id)?;
         for _ in 0..3 {
@@ -268,6 +281,7 @@ impl Broker {
             let result = self.txns.init_producer_id(
                 id,
                 timeout_ms,
+                expected,
                 now_ms(),
                 &mut || {
                     next += 1;

@@ -195,11 +195,15 @@ impl GroupCoordinator {
         let Some(m) = group.member_mut(member_id) else {
             return ResponseError::UnknownMemberId.code();
         };
+        // validateClassicGroupHeartbeat: the member, then its generation, before the state;
+        // only a valid heartbeat counts.
+        if generation != current {
+            return ResponseError::IllegalGeneration.code();
+        }
         m.heartbeat_deadline = now + m.session_timeout_ms as i64;
         match state {
             GroupState::Empty => ResponseError::UnknownMemberId.code(),
             GroupState::PreparingRebalance => ResponseError::RebalanceInProgress.code(),
-            _ if generation != current => ResponseError::IllegalGeneration.code(),
             _ => 0,
         }
     }

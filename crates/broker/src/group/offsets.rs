@@ -27,12 +27,13 @@ impl GroupCoordinator {
                 .or_insert_with(|| Group::new(group_id, now)),
             None => return Err(ResponseError::IllegalGeneration),
         };
-        let simple = generation < 0 && member_id.is_empty();
-        if simple {
-            if group.state != GroupState::Empty {
-                return Err(ResponseError::UnknownMemberId);
-            }
-        } else {
+        // ClassicGroup.validateOffsetCommit: no generation commits to an empty group whoever
+        // sends it; a member or a generation is checked; neither, to a group with members, is
+        // refused.
+        let to_empty_group = generation < 0 && group.state == GroupState::Empty;
+        if !to_empty_group && generation < 0 && member_id.is_empty() {
+            return Err(ResponseError::UnknownMemberId);
+        } else if !to_empty_group {
             if group.member_mut(member_id).is_none() {
                 return Err(ResponseError::UnknownMemberId);
             }

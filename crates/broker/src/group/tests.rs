@@ -76,6 +76,11 @@ fn second_member_triggers_a_rebalance() {
         c.heartbeat("g", &a_id, 1, 3),
         ResponseError::RebalanceInProgress.code()
     );
+    // The generation is checked before the state, as Kafka's validateClassicGroupHeartbeat.
+    assert_eq!(
+        c.heartbeat("g", &a_id, 0, 3),
+        ResponseError::IllegalGeneration.code()
+    );
     let a2 = now_outcome(c.join(join_req(&a_id, "a"), 4, &mut recs));
     assert_eq!(a2.generation, 2);
     assert_eq!(a2.members.len(), 2, "a stays leader");

@@ -4,7 +4,10 @@
 use kafka_protocol::messages::*;
 use kafka_protocol::ResponseError;
 
-use super::{coded, str_bytes, topic_name, uuid, CLUSTER_OPERATIONS, TOPIC_OPERATIONS};
+use super::{
+    coded, str_bytes, topic_name, uuid, CLUSTER_OPERATIONS, INVALID_REQUEST_MESSAGE,
+    TOPIC_OPERATIONS,
+};
 use crate::core::{OFFSETS_TOPIC, TRANSACTION_TOPIC};
 use crate::dispatch::Handled;
 use crate::metadata::METADATA_TOPIC;
@@ -95,8 +98,13 @@ pub(crate) fn metadata(
         let internal = name == OFFSETS_TOPIC || name == TRANSACTION_TOPIC;
         let found = if b.topic(&name).is_some() {
             Ok(())
-        } else if auto_create && !internal {
+        } else if auto_create && (!internal || b.config.auto_create_topics) {
+            // AutoTopicCreationManager creates an internal topic too (with its coordinator's
+            // partitions and configs), when auto.create.topics.enable allows it.
             b.topic_or_create(&name).map(|_| ())
+        } else if let Err(e) = crate::core::validate_topic_name(&name) {
+            // KafkaApis.getTopicMetadata: an illegal name, auto-creation or not.
+            Err(e)
         } else {
             Err(BrokerError::new(
                 ResponseError::UnknownTopicOrPartition,
@@ -167,9 +175,11 @@ pub(crate) fn find_coordinator(
         let result = match req.key_type {
             0 => b.group_partition(&key).map(|_| ()),
             1 => b.transaction_partition(&key).map(|_| ()),
+            // CoordinatorType.forId throws: FindCoordinatorRequest.getErrorResponse answers
+            // the error's default message.
             _ => Err(BrokerError::new(
                 ResponseError::InvalidRequest,
-                "unknown key type",
+                INVALID_REQUEST_MESSAGE,
             )),
         };
         let mut c = find_coordinator_response::Coordinator::default()

@@ -6,7 +6,7 @@ use bytes::Bytes;
 use kafka_protocol::messages::*;
 use kafka_protocol::ResponseError;
 
-use super::{coded, str_bytes};
+use super::{coded, str_bytes, INVALID_REQUEST_MESSAGE};
 use crate::broker_config;
 use crate::core::{topic_log_config, Broker, ConfigChange};
 use crate::dispatch::{Handled, RequestError};
@@ -45,6 +45,13 @@ pub(crate) fn describe_configs(
     version: i16,
 ) -> Handled<Repeated> {
     let b = shared.broker()?;
+    // ConfigHelper.handleDescribeConfigsRequest throws on a type ConfigResource.Type does not
+    // know: the request's error answer (DescribeConfigsRequest.getErrorResponse) refuses every
+    // resource with INVALID_REQUEST and the error's default message.
+    let unknown_type = req
+        .resources
+        .iter()
+        .any(|r| !matches!(r.resource_type, 2 | 4 | 8 | 16 | 32));
     type Key = (i8, String, Option<Vec<String>>);
     let mut cache: HashMap<Key, Bytes> = HashMap::new();
     let mut elements = Vec::with_capacity(req.resources.len());
@@ -66,6 +73,11 @@ pub(crate) fn describe_configs(
             let mut r = describe_configs_response::DescribeConfigsResult::default()
                 .with_resource_type(res.resource_type)
                 .with_resource_name(res.resource_name.clone());
+            if unknown_type {
+                r.error_code = ResponseError::InvalidRequest.code();
+                r.error_message = Some(str_bytes(INVALID_REQUEST_MESSAGE));
+                return r;
+            }
             match res.resource_type {
                 TOPIC_RESOURCE if b.topic(&name).is_some() => {
                     let broker_rows = broker_config::describe(

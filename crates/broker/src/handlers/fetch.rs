@@ -122,10 +122,9 @@ pub(crate) async fn fetch<'s>(
                             ))
                         }
                         Err(e) => {
+                            // An offset out of range answers no offsets, as any read error
+                            // does (ReplicaManager.createLogReadResult: UnknownOffset, -1).
                             d.error_code = e.code();
-                            d.high_watermark = log.high_watermark();
-                            d.last_stable_offset = log.last_stable_offset();
-                            d.log_start_offset = log.log_start_offset;
                             errors = true;
                         }
                     }

@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 
 use bytes::Bytes;
 use kafka_protocol::messages::*;
+use kafka_protocol::protocol::StrBytes;
 use kafka_protocol::ResponseError;
 
 use super::{str_bytes, GROUP_OPERATIONS};
@@ -153,6 +154,12 @@ pub(crate) async fn sync_group(
     req: SyncGroupRequest,
 ) -> Handled<SyncGroupResponse> {
     let group = req.group_id.as_str().to_string();
+    // GroupCoordinatorService: an empty group id, before the coordinator is asked.
+    if group.is_empty() {
+        return Ok(
+            SyncGroupResponse::default().with_error_code(ResponseError::InvalidGroupId.code())
+        );
+    }
     let pending = {
         let mut b = shared.broker()?;
         if b.groups.is_fenced(
@@ -162,6 +169,22 @@ pub(crate) async fn sync_group(
         ) {
             return Ok(SyncGroupResponse::default()
                 .with_error_code(ResponseError::FencedInstanceId.code()));
+        }
+        // validateSyncGroup: after the member and generation checks (the coordinator's), a
+        // protocol type or name the request gives must be the group's.
+        let inconsistent = |asked: &Option<StrBytes>, ours: &Option<String>| match (asked, ours) {
+            (Some(asked), Some(ours)) => asked.as_str() != ours,
+            _ => false,
+        };
+        let refused = b.groups.group(&group).is_some_and(|g| {
+            g.generation == req.generation_id
+                && g.members.iter().any(|m| m.id == req.member_id.as_str())
+                && (inconsistent(&req.protocol_type, &g.protocol_type)
+                    || inconsistent(&req.protocol_name, &g.protocol))
+        });
+        if refused {
+            return Ok(SyncGroupResponse::default()
+                .with_error_code(ResponseError::InconsistentGroupProtocol.code()));
         }
         let mut records = Vec::new();
         let pending = b.groups.sync(
@@ -190,6 +213,11 @@ pub(crate) async fn sync_group(
 }
 
 pub(crate) fn heartbeat(shared: &Shared, req: HeartbeatRequest) -> Handled<HeartbeatResponse> {
+    if req.group_id.is_empty() {
+        return Ok(
+            HeartbeatResponse::default().with_error_code(ResponseError::InvalidGroupId.code())
+        );
+    }
     let mut b = shared.broker()?;
     let fenced = b.groups.is_fenced(
         req.group_id.as_str(),
@@ -214,8 +242,13 @@ pub(crate) fn leave_group(
     req: LeaveGroupRequest,
     version: i16,
 ) -> Handled<LeaveGroupResponse> {
-    let mut b = shared.broker()?;
     let group = req.group_id.as_str().to_string();
+    if group.is_empty() {
+        return Ok(
+            LeaveGroupResponse::default().with_error_code(ResponseError::InvalidGroupId.code())
+        );
+    }
+    let mut b = shared.broker()?;
     let ids: Vec<String> = if version >= 3 {
         req.members
             .iter()

@@ -46,6 +46,12 @@ pub const TOPIC_OPERATIONS: i32 = ops(&[3, 4, 5, 8, 6, 7, 10, 11]);
 pub const GROUP_OPERATIONS: i32 = ops(&[3, 8, 6, 10, 11]);
 pub const CLUSTER_OPERATIONS: i32 = ops(&[5, 9, 10, 11, 12, 7, 8]);
 
+/// `Errors.INVALID_REQUEST.message()`.
+pub(super) const INVALID_REQUEST_MESSAGE: &str =
+    "This most likely occurs because of a request being \
+    malformed by the client library or the message was sent to an incompatible broker. See the \
+    broker logs for more details.";
+
 pub(super) fn str_bytes(v: &str) -> StrBytes {
     StrBytes::from_string(v.to_string())
 }

@@ -27,14 +27,17 @@ pub(crate) fn produce(shared: &Shared, req: ProduceRequest) -> Handled<ProduceRe
                 .with_base_offset(-1)
                 .with_log_append_time_ms(-1)
                 .with_log_start_offset(-1);
-            let result = if !acks_ok {
-                Err(BrokerError::new(
-                    ResponseError::InvalidRequiredAcks,
-                    "acks must be -1, 0 or 1",
-                ))
-            } else {
+            let result = if acks_ok {
                 let records = p.records.map(|r| r.to_vec()).unwrap_or_default();
                 b.produce(&name, p.index, records)
+            } else {
+                // KafkaApis answers an unknown partition before ReplicaManager looks at acks.
+                b.partition(&name, p.index).and_then(|_| {
+                    Err(BrokerError::new(
+                        ResponseError::InvalidRequiredAcks,
+                        "acks must be -1, 0 or 1",
+                    ))
+                })
             };
             match result {
                 Ok(info) => {

@@ -11,6 +11,9 @@ use crate::dispatch::{Handled, RequestError};
 use crate::server::Shared;
 use crate::{now_ms, BrokerError, BrokerResult};
 
+/// The metadata log's topic (`Topic.CLUSTER_METADATA_TOPIC_NAME`): never a client's to create.
+const CLUSTER_METADATA_TOPIC: &str = "__cluster_metadata";
+
 pub(crate) fn delete_topics(
     shared: &Shared,
     req: DeleteTopicsRequest,
@@ -188,11 +191,35 @@ pub(crate) async fn create_topics(
 ) -> Handled<CreateTopicsResponse> {
     let _admin = shared.admin.lock().await;
     let default_partitions = shared.broker()?.config.num_partitions;
+    // ControllerApis.createTopics: a name asked twice, and the metadata log's own topic, are
+    // answered INVALID_REQUEST after the others, and nothing else is done for them.
+    let mut seen = HashSet::new();
+    let mut duplicated = BTreeSet::new();
+    for t in &req.topics {
+        if !seen.insert(t.name.as_str()) {
+            duplicated.insert(t.name.as_str().to_string());
+        }
+    }
+    let invalid_request = |name: &str, message: &str| {
+        create_topics_response::CreatableTopicResult::default()
+            .with_name(topic_name(name))
+            .with_error_code(ResponseError::InvalidRequest.code())
+            .with_error_message(Some(str_bytes(message)))
+            .with_configs(Some(Vec::new()))
+    };
     let mut results = Vec::new();
     let mut budget = PartitionBudget::default();
+    let mut metadata_topic = false;
     for t in req.topics {
         let name = t.name.as_str().to_string();
-        let n = if t.num_partitions < 0 {
+        if duplicated.contains(&name) {
+            continue;
+        }
+        if name == CLUSTER_METADATA_TOPIC {
+            metadata_topic = true;
+            continue;
+        }
+        let n = if t.num_partitions == -1 {
             default_partitions
         } else {
             t.num_partitions
@@ -201,6 +228,7 @@ pub(crate) async fn create_topics(
             .with_name(t.name.clone())
             .with_num_partitions(n)
             .with_replication_factor(1)
+            .with_error_message(None)
             .with_configs(Some(Vec::new()));
         // A refused topic answers -1 partitions and replicas.
         let refuse = |r: &mut create_topics_response::CreatableTopicResult, e: &BrokerError| {
@@ -210,11 +238,6 @@ pub(crate) async fn create_topics(
         };
         if let Err(e) = budget.take(n) {
             refuse(&mut r, &e);
-        } else if t.replication_factor > 1 {
-            r.error_code = ResponseError::InvalidReplicationFactor.code();
-            r.error_message = Some(str_bytes(
-                "a single-node broker cannot hold more than one replica",
-            ));
         } else {
             let configs: Vec<(String, Option<String>)> = t
                 .configs
@@ -226,10 +249,13 @@ pub(crate) async fn create_topics(
                     )
                 })
                 .collect();
-            let plan =
-                shared
-                    .broker()?
-                    .prepare_topic_with_configs(&name, n, &configs, req.validate_only);
+            let plan = shared.broker()?.prepare_topic_with_configs(
+                &name,
+                n,
+                t.replication_factor,
+                &configs,
+                req.validate_only,
+            );
             let made = match plan {
                 Ok(Some(plan)) => make_and_publish(shared, plan).await?,
                 Ok(None) => Ok(()),
@@ -247,6 +273,15 @@ pub(crate) async fn create_topics(
             }
         }
         results.push(r);
+    }
+    for name in &duplicated {
+        results.push(invalid_request(name, "Duplicate topic name."));
+    }
+    if metadata_topic {
+        results.push(invalid_request(
+            CLUSTER_METADATA_TOPIC,
+            "Creation of internal topic __cluster_metadata is prohibited.",
+        ));
     }
     Ok(CreateTopicsResponse::default().with_topics(results))
 }

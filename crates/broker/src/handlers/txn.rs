@@ -10,9 +10,20 @@ use crate::dispatch::Handled;
 use crate::now_ms;
 use crate::server::Shared;
 
+/// PRODUCER_FENCED as a client of `version` understands it: the versions before
+/// `fenced_since` know only INVALID_PRODUCER_EPOCH (KafkaApis answers it to them).
+fn fenced_for(code: i16, version: i16, fenced_since: i16) -> i16 {
+    if code == ResponseError::ProducerFenced.code() && version < fenced_since {
+        ResponseError::InvalidProducerEpoch.code()
+    } else {
+        code
+    }
+}
+
 pub(crate) fn init_producer_id(
     shared: &Shared,
     req: InitProducerIdRequest,
+    version: i16,
 ) -> Handled<InitProducerIdResponse> {
     let mut b = shared.broker()?;
     let resp = InitProducerIdResponse::default()
@@ -33,9 +44,18 @@ pub(crate) fn init_producer_id(
     if id.is_empty() {
         return Ok(resp.with_error_code(ResponseError::InvalidRequest.code()));
     }
-    match b.init_transactional_producer(&id, req.transaction_timeout_ms) {
+    // KafkaApis.handleInitProducerIdRequest: the producer a v3+ client names, both fields or
+    // neither.
+    let expected = match (req.producer_id.0, req.producer_epoch) {
+        (-1, -1) => None,
+        (-1, _) | (_, -1) => {
+            return Ok(resp.with_error_code(ResponseError::InvalidRequest.code()));
+        }
+        named => Some(named),
+    };
+    match b.init_transactional_producer(&id, req.transaction_timeout_ms, expected) {
         Ok((pid, epoch)) => Ok(resp.with_producer_id(pid.into()).with_producer_epoch(epoch)),
-        Err(e) => Ok(resp.with_error_code(e.code())),
+        Err(e) => Ok(resp.with_error_code(fenced_for(e.code(), version, 4))),
     }
 }
 
@@ -57,6 +77,7 @@ fn add_to_txn(b: &mut Broker, id: &str, producer: (i64, i16), partitions: &[(Str
 pub(crate) fn add_partitions_to_txn(
     shared: &Shared,
     req: AddPartitionsToTxnRequest,
+    version: i16,
 ) -> Handled<AddPartitionsToTxnResponse> {
     let mut b = shared.broker()?;
     let id = req.v3_and_below_transactional_id.as_str().to_string();
@@ -75,7 +96,7 @@ pub(crate) fn add_partitions_to_txn(
             req.v3_and_below_producer_id.0,
             req.v3_and_below_producer_epoch,
         );
-        add_to_txn(&mut b, &id, producer, &wanted)
+        fenced_for(add_to_txn(&mut b, &id, producer, &wanted), version, 2)
     });
     let results = req
         .v3_and_below_topics
@@ -108,6 +129,7 @@ pub(crate) fn add_partitions_to_txn(
 pub(crate) fn add_offsets_to_txn(
     shared: &Shared,
     req: AddOffsetsToTxnRequest,
+    version: i16,
 ) -> Handled<AddOffsetsToTxnResponse> {
     let mut b = shared.broker()?;
     let id = req.transactional_id.as_str().to_string();
@@ -118,7 +140,7 @@ pub(crate) fn add_offsets_to_txn(
             add_to_txn(&mut b, &id, producer, &[(OFFSETS_TOPIC.to_string(), p)])
         }
     };
-    Ok(AddOffsetsToTxnResponse::default().with_error_code(code))
+    Ok(AddOffsetsToTxnResponse::default().with_error_code(fenced_for(code, version, 2)))
 }
 
 pub(crate) fn txn_offset_commit(
@@ -146,6 +168,8 @@ pub(crate) fn txn_offset_commit(
     }
     let code = match b.group_partition(&group) {
         _ if partitions.is_empty() => 0,
+        // GroupCoordinatorService.commitTransactionalOffsets, before the transaction is looked at.
+        _ if group.is_empty() => ResponseError::InvalidGroupId.code(),
         Err(e) => e.code(),
         Ok(p) if !b.txns.includes(pid, req.producer_epoch, OFFSETS_TOPIC, p) => {
             ResponseError::InvalidTxnState.code()
@@ -187,7 +211,11 @@ pub(crate) fn txn_offset_commit(
     Ok(TxnOffsetCommitResponse::default().with_topics(topics))
 }
 
-pub(crate) fn end_txn(shared: &Shared, req: EndTxnRequest) -> Handled<EndTxnResponse> {
+pub(crate) fn end_txn(
+    shared: &Shared,
+    req: EndTxnRequest,
+    version: i16,
+) -> Handled<EndTxnResponse> {
     let mut b = shared.broker()?;
     let id = req.transactional_id.as_str().to_string();
     let mut records = Vec::new();
@@ -212,5 +240,5 @@ pub(crate) fn end_txn(shared: &Shared, req: EndTxnRequest) -> Handled<EndTxnResp
             },
         },
     };
-    Ok(EndTxnResponse::default().with_error_code(code))
+    Ok(EndTxnResponse::default().with_error_code(fenced_for(code, version, 2)))
 }
