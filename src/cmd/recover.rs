@@ -25,7 +25,7 @@ use crate::cli::RecoverArgs;
 use crate::format::log::{ByteSource, RecordScratch};
 use crate::format::text_files::{for_each_checkpoint_entry, CheckpointEntry};
 use crate::print::progress::{self, Progress};
-use crate::print::words::LoadWords;
+use crate::print::words::{LoadWords, StaleWords};
 use crate::storage::discover::{discover, DataFile, LogDir, PartitionDir, Siblings};
 
 mod log_dir;
@@ -624,7 +624,7 @@ fn write_copy(
         still_damaged.push(format!(
             "{:020}.txnindex: {} (the copy has Kafka's entry; remove the stale snapshot from the input before Kafka starts and it rebuilds the state from the log instead)",
             stale.segment_base,
-            stale.message()
+            StaleWords(stale)
         ));
     }
     // LogLoader.load: the log start offset is the checkpoint's, at least the first segment's

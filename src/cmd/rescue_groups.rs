@@ -132,7 +132,7 @@ pub fn run(g: &GroupsRun<'_>) -> Result<Outcome> {
     let mut by_group: BTreeMap<&str, Vec<&GroupOffset<'_>>> = BTreeMap::new();
     for o in &t.offsets {
         by_group.entry(o.group).or_default().push(o);
-        let why = o.translated.why(o.committed);
+        let why = crate::print::words::translation_why(&o.translated, o.committed);
         if matches!(o.translated, Translated::NotTranslated(_)) {
             outcome = outcome.worst(Outcome::DataProblems);
         }

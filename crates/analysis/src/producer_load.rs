@@ -115,37 +115,6 @@ impl StaleAbort {
             _ => None,
         }
     }
-
-    pub fn message(&self) -> String {
-        let source = match self.snapshot {
-            Some(s) => format!("the producer snapshot at offset {s}"),
-            None => "the state at the log start".to_string(),
-        };
-        let entry = match self.kafka_first {
-            Some(k) => format!("Kafka's recovery writes its .txnindex entry with first offset {k}"),
-            None => "Kafka's recovery writes no .txnindex entry for it".to_string(),
-        };
-        let truth = match self.true_first {
-            Some(t) => format!("the log says the transaction began at offset {t}"),
-            None => "the log has no open transaction of that producer there".to_string(),
-        };
-        let mut out = format!(
-            "producer {}'s transaction aborted at offset {}: {entry} (from {source}), but {truth}",
-            self.producer_id, self.marker_offset
-        );
-        if let Some((a, b)) = self.exposed() {
-            out.push_str(&format!(
-                ": read_committed consumers will see aborted records at offsets {a}..{b}"
-            ));
-        }
-        if let Some((a, b)) = self.hidden() {
-            out.push_str(&format!(
-                ": read_committed consumers will skip producer {}'s records at offsets {a}..{b}",
-                self.producer_id
-            ));
-        }
-        out
-    }
 }
 
 /// The load's outcome for producer state.
@@ -1028,9 +997,6 @@ mod tests {
             (Some(2), Some(0), Some(4))
         );
         assert_eq!(s.exposed(), Some((0, 1)));
-        assert!(s
-            .message()
-            .contains("read_committed consumers will see aborted records at offsets 0..1"));
     }
 
     #[test]

@@ -183,39 +183,6 @@ pub enum NotSent {
     Unmapped,
 }
 
-impl NotSent {
-    pub fn describe(&self, offset: i64) -> String {
-        match self {
-            NotSent::Aborted => {
-                format!("source offset {offset} is a record of an aborted transaction")
-            }
-            NotSent::Open => format!(
-                "source offset {offset} is a record of a transaction that never ended (its \
-                 coordinator aborts it)"
-            ),
-            NotSent::Control => {
-                format!("source offset {offset} is a control record (a transaction marker)")
-            }
-            NotSent::BadCrc => {
-                format!("source offset {offset} is in a batch failing its checksum")
-            }
-            NotSent::OutsideTimestamps => format!(
-                "source offset {offset} is a record outside --from-timestamp/--to-timestamp"
-            ),
-            NotSent::NoRecord => {
-                format!("no record has source offset {offset} (compacted away, or unreadable)")
-            }
-            NotSent::BeforeFromOffset(from) => {
-                format!("source offset {offset} is before --from-offset {from}")
-            }
-            NotSent::AfterToOffset(to) => {
-                format!("source offset {offset} is past --to-offset {to}")
-            }
-            NotSent::Unmapped => format!("source offset {offset} is not in the offset map"),
-        }
-    }
-}
-
 /// What one source partition's rescue gives the translation.
 #[derive(Debug, Clone)]
 pub struct SourceView<'a> {
@@ -385,46 +352,6 @@ impl Translated {
             | Translated::End { predicted, .. }
             | Translated::NextSent { predicted, .. } => *predicted,
             Translated::NotTranslated(_) => false,
-        }
-    }
-
-    /// Why the translation is what it is, for anything but a record sent.
-    pub fn why(&self, committed: i64) -> Option<String> {
-        match self {
-            Translated::Exact { .. } => None,
-            Translated::End { .. } => Some(format!(
-                "source offset {committed} is the source's log end (everything was read): the \
-                 end of the rescued records"
-            )),
-            Translated::NextSent {
-                why, next_source, ..
-            } => Some(match next_source {
-                Some(n) => format!(
-                    "{}, not sent; a consumer resumes at the next record sent, source offset {n}",
-                    why.describe(committed)
-                ),
-                None => format!(
-                    "{}, not sent, and no record after it was: the end of the rescued records",
-                    why.describe(committed)
-                ),
-            }),
-            Translated::NotTranslated(u) => Some(match u {
-                Untranslatable::BelowLogStart(s) => format!(
-                    "below the source's log start offset {s} (deleted there): a consumer resets \
-                     it by its auto.offset.reset; not committed"
-                ),
-                Untranslatable::BeyondLogEnd(e) => format!(
-                    "beyond the source's log end offset {e}: a consumer resets it by its \
-                     auto.offset.reset; not committed"
-                ),
-                Untranslatable::NoTargetPosition => "nothing of this partition was rescued and \
-                     where its target partition began is unknown; not committed"
-                    .to_string(),
-                Untranslatable::SharedTarget(other) => format!(
-                    "the group also has an offset on {other}, which goes to the same target \
-                     partition: one offset there cannot stand for both; not committed"
-                ),
-            }),
         }
     }
 }
@@ -617,13 +544,29 @@ mod tests {
         let t = v.translate(7);
         assert_eq!(t.target(), Some(5));
         assert_eq!(t.kind(), "next-sent");
-        assert!(t.why(7).unwrap().contains("aborted transaction"), "{t:?}");
-        assert!(t.why(7).unwrap().contains("source offset 10"), "{t:?}");
+        assert!(
+            matches!(
+                t,
+                Translated::NextSent {
+                    why: NotSent::Aborted,
+                    next_source: Some(10),
+                    ..
+                }
+            ),
+            "{t:?}"
+        );
         assert_eq!(v.translate(5).target(), Some(5));
         // Past the last record sent: the end of the rescued records.
         let t = v.translate(14);
         assert_eq!(t.target(), Some(9));
-        assert!(t.why(14).unwrap().contains("never ended"));
+        assert!(matches!(
+            t,
+            Translated::NextSent {
+                why: NotSent::Open,
+                next_source: None,
+                ..
+            }
+        ));
         assert_eq!(
             v.translate(16),
             Translated::End {
@@ -643,7 +586,13 @@ mod tests {
         assert_eq!(t.target(), Some(4), "4 was sent: it is in the map");
         let t = v.translate(7);
         assert!(
-            t.why(7).unwrap().contains("before --from-offset 10"),
+            matches!(
+                t,
+                Translated::NextSent {
+                    why: NotSent::BeforeFromOffset(10),
+                    ..
+                }
+            ),
             "{t:?}"
         );
         // Predicted ranges (a dry run) are said to be.

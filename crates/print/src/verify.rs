@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use serde_json::json;
 
 use super::table::{col, Col, Column, Grid, Layout};
-use super::words::{EpochCacheWords, LoadWords};
+use super::words::{EpochCacheWords, LoadWords, StaleWords};
 use kseg_analysis::recovery::TruncateReason;
 use kseg_analysis::verify::{
     CheckpointKind, Finding, IndexWhat, Message, RecoveryPreview, Severity,
@@ -93,9 +93,12 @@ impl fmt::Display for Worded<'_> {
                  {first_offset}..{last_offset}, below the high watermark {high_watermark} of \
                  replication-offset-checkpoint)"
             ),
-            Message::StaleSnapshot { text, segment_base } => {
-                write!(f, "{text} (segment {segment_base:020}'s rebuilt .txnindex)")
-            }
+            Message::StaleSnapshot(stale) => write!(
+                f,
+                "{} (segment {:020}'s rebuilt .txnindex)",
+                StaleWords(stale),
+                stale.segment_base
+            ),
             Message::CheckpointBeyondEnd {
                 checkpoint,
                 value,

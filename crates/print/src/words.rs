@@ -4,6 +4,8 @@ use std::fmt;
 
 use kseg_analysis::load::LoadReason;
 use kseg_analysis::lookup::EpochCacheChange;
+use kseg_analysis::producer_load::StaleAbort;
+use kseg_analysis::rescue_map::{NotSent, Translated, Untranslatable};
 use kseg_format::text_files::EpochEntry;
 
 /// `1,204`.
@@ -112,6 +114,147 @@ impl fmt::Display for LoadWords<'_> {
     }
 }
 
+/// A stale producer snapshot's wrong `.txnindex` entry, in words: `verify-index`'s finding and
+/// `recover`'s "still damaged" line.
+pub struct StaleWords<'a>(pub &'a StaleAbort);
+
+impl fmt::Display for StaleWords<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = self.0;
+        write!(
+            f,
+            "producer {}'s transaction aborted at offset {}: ",
+            s.producer_id, s.marker_offset
+        )?;
+        match s.kafka_first {
+            Some(k) => write!(
+                f,
+                "Kafka's recovery writes its .txnindex entry with first offset {k}"
+            )?,
+            None => f.write_str("Kafka's recovery writes no .txnindex entry for it")?,
+        }
+        match s.snapshot {
+            Some(o) => write!(f, " (from the producer snapshot at offset {o}), but ")?,
+            None => f.write_str(" (from the state at the log start), but ")?,
+        }
+        match s.true_first {
+            Some(t) => write!(f, "the log says the transaction began at offset {t}")?,
+            None => f.write_str("the log has no open transaction of that producer there")?,
+        }
+        if let Some((a, b)) = s.exposed() {
+            write!(
+                f,
+                ": read_committed consumers will see aborted records at offsets {a}..{b}"
+            )?;
+        }
+        if let Some((a, b)) = s.hidden() {
+            write!(
+                f,
+                ": read_committed consumers will skip producer {}'s records at offsets {a}..{b}",
+                s.producer_id
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a committed offset was not sent, in words (`source offset 7 is ...`).
+pub struct NotSentWords<'a> {
+    pub why: &'a NotSent,
+    pub offset: i64,
+}
+
+impl fmt::Display for NotSentWords<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let offset = self.offset;
+        match self.why {
+            NotSent::Aborted => {
+                write!(
+                    f,
+                    "source offset {offset} is a record of an aborted transaction"
+                )
+            }
+            NotSent::Open => write!(
+                f,
+                "source offset {offset} is a record of a transaction that never ended (its \
+                 coordinator aborts it)"
+            ),
+            NotSent::Control => {
+                write!(
+                    f,
+                    "source offset {offset} is a control record (a transaction marker)"
+                )
+            }
+            NotSent::BadCrc => {
+                write!(
+                    f,
+                    "source offset {offset} is in a batch failing its checksum"
+                )
+            }
+            NotSent::OutsideTimestamps => write!(
+                f,
+                "source offset {offset} is a record outside --from-timestamp/--to-timestamp"
+            ),
+            NotSent::NoRecord => write!(
+                f,
+                "no record has source offset {offset} (compacted away, or unreadable)"
+            ),
+            NotSent::BeforeFromOffset(from) => {
+                write!(f, "source offset {offset} is before --from-offset {from}")
+            }
+            NotSent::AfterToOffset(to) => {
+                write!(f, "source offset {offset} is past --to-offset {to}")
+            }
+            NotSent::Unmapped => write!(f, "source offset {offset} is not in the offset map"),
+        }
+    }
+}
+
+/// Why a committed offset's translation is what it is, for anything but a record sent
+/// (`rescue --groups`' notes).
+pub fn translation_why(t: &Translated, committed: i64) -> Option<String> {
+    match t {
+        Translated::Exact { .. } => None,
+        Translated::End { .. } => Some(format!(
+            "source offset {committed} is the source's log end (everything was read): the end of \
+             the rescued records"
+        )),
+        Translated::NextSent {
+            why, next_source, ..
+        } => {
+            let why = NotSentWords {
+                why,
+                offset: committed,
+            };
+            Some(match next_source {
+                Some(n) => format!(
+                    "{why}, not sent; a consumer resumes at the next record sent, source offset {n}"
+                ),
+                None => format!(
+                    "{why}, not sent, and no record after it was: the end of the rescued records"
+                ),
+            })
+        }
+        Translated::NotTranslated(u) => Some(match u {
+            Untranslatable::BelowLogStart(s) => format!(
+                "below the source's log start offset {s} (deleted there): a consumer resets it by \
+                 its auto.offset.reset; not committed"
+            ),
+            Untranslatable::BeyondLogEnd(e) => format!(
+                "beyond the source's log end offset {e}: a consumer resets it by its \
+                 auto.offset.reset; not committed"
+            ),
+            Untranslatable::NoTargetPosition => "nothing of this partition was rescued and where \
+                 its target partition began is unknown; not committed"
+                .to_string(),
+            Untranslatable::SharedTarget(other) => format!(
+                "the group also has an offset on {other}, which goes to the same target \
+                 partition: one offset there cannot stand for both; not committed"
+            ),
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,6 +307,25 @@ mod tests {
                 epoch: 2
             }),
             "entries at or before the log start offset 8 fold into (2, 8)"
+        );
+    }
+
+    #[test]
+    fn a_stale_snapshot_names_the_exposed_aborted_records() {
+        let stale = StaleAbort {
+            segment_base: 4,
+            producer_id: 7,
+            marker_offset: 2,
+            kafka_first: Some(2),
+            true_first: Some(0),
+            snapshot: Some(4),
+        };
+        assert_eq!(
+            StaleWords(&stale).to_string(),
+            "producer 7's transaction aborted at offset 2: Kafka's recovery writes its .txnindex \
+             entry with first offset 2 (from the producer snapshot at offset 4), but the log says \
+             the transaction began at offset 0: read_committed consumers will see aborted \
+             records at offsets 0..1"
         );
     }
 }

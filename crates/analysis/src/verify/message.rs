@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::fault::FileFault;
 use crate::load::LoadReason;
 use crate::lookup::EpochCacheChange;
+use crate::producer_load::StaleAbort;
 use crate::recovery::InvalidIndexOffset;
 use kseg_format::index::SanityError;
 use kseg_format::reader::DecodeError;
@@ -79,10 +80,8 @@ pub enum Message {
         high_watermark: i64,
     },
     /// A stale producer snapshot (its words) and the segment whose `.txnindex` it spoils.
-    StaleSnapshot {
-        text: String,
-        segment_base: i64,
-    },
+    /// An aborted transaction's `.txnindex` entry a stale producer snapshot makes Kafka write.
+    StaleSnapshot(StaleAbort),
     CheckpointBeyondEnd {
         checkpoint: CheckpointKind,
         value: i64,

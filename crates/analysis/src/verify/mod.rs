@@ -972,10 +972,7 @@ fn producer_state(
             file,
             None,
             Some(stale.marker_offset),
-            Message::StaleSnapshot {
-                text: stale.message(),
-                segment_base: stale.segment_base,
-            },
+            Message::StaleSnapshot(stale.clone()),
         );
     }
 }
