@@ -280,7 +280,7 @@ impl Copy {
             out,
             "{indent}index.interval.bytes {} ({})",
             self.log_config.index_interval_bytes.value,
-            self.log_config.index_interval_bytes.source.describe()
+            crate::print::words::config_source(self.log_config.index_interval_bytes.source)
         )?;
         writeln!(
             out,

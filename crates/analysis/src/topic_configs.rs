@@ -49,17 +49,6 @@ pub enum ConfigSource {
     Flag,
 }
 
-impl ConfigSource {
-    pub fn describe(self) -> &'static str {
-        match self {
-            ConfigSource::Default => "Kafka's default",
-            ConfigSource::ClusterDefault => "cluster default in __cluster_metadata",
-            ConfigSource::Topic => "topic config in __cluster_metadata",
-            ConfigSource::Flag => "command line",
-        }
-    }
-}
-
 /// A config value and where it comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Setting<T> {
@@ -108,37 +97,6 @@ impl TopicLogConfig {
         ]
         .iter()
         .all(|s| *s == ConfigSource::Default)
-    }
-
-    /// `name=value (source)` for the values that are not Kafka's defaults.
-    pub fn describe_overrides(&self) -> String {
-        let mut out = Vec::new();
-        let mut add = |name: &str, value: String, source: ConfigSource| {
-            if source != ConfigSource::Default {
-                out.push(format!("{name}={value} ({})", source.describe()));
-            }
-        };
-        add(
-            "index.interval.bytes",
-            self.index_interval_bytes.value.to_string(),
-            self.index_interval_bytes.source,
-        );
-        add(
-            "segment.bytes",
-            self.segment_bytes.value.to_string(),
-            self.segment_bytes.source,
-        );
-        add(
-            "message.timestamp.type",
-            self.message_timestamp_type.value.clone(),
-            self.message_timestamp_type.source,
-        );
-        add(
-            "preallocate",
-            self.preallocate.value.to_string(),
-            self.preallocate.source,
-        );
-        out.join(", ")
     }
 }
 

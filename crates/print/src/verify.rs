@@ -735,7 +735,7 @@ pub fn recovery_table(
 pub fn log_configs(out: &mut impl Write, previews: &[&RecoveryPreview]) -> io::Result<()> {
     let mut by_topic: std::collections::BTreeMap<String, String> = Default::default();
     for r in previews {
-        let overrides = r.log_config.describe_overrides();
+        let overrides = super::words::log_config_overrides(&r.log_config);
         if !overrides.is_empty() {
             let topic = r
                 .partition

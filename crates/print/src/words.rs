@@ -6,6 +6,7 @@ use kseg_analysis::load::LoadReason;
 use kseg_analysis::lookup::EpochCacheChange;
 use kseg_analysis::producer_load::StaleAbort;
 use kseg_analysis::rescue_map::{NotSent, Translated, Untranslatable};
+use kseg_analysis::topic_configs::{ConfigSource, TopicLogConfig};
 use kseg_format::text_files::EpochEntry;
 
 /// `1,204`.
@@ -253,6 +254,47 @@ pub fn translation_why(t: &Translated, committed: i64) -> Option<String> {
             ),
         }),
     }
+}
+
+/// Where a log config's value came from.
+pub fn config_source(source: ConfigSource) -> &'static str {
+    match source {
+        ConfigSource::Default => "Kafka's default",
+        ConfigSource::ClusterDefault => "cluster default in __cluster_metadata",
+        ConfigSource::Topic => "topic config in __cluster_metadata",
+        ConfigSource::Flag => "command line",
+    }
+}
+
+/// `name=value (source)` for the topic's log configs that are not Kafka's defaults.
+pub fn log_config_overrides(c: &TopicLogConfig) -> String {
+    let mut out = Vec::new();
+    let mut add = |name: &str, value: String, source: ConfigSource| {
+        if source != ConfigSource::Default {
+            out.push(format!("{name}={value} ({})", config_source(source)));
+        }
+    };
+    add(
+        "index.interval.bytes",
+        c.index_interval_bytes.value.to_string(),
+        c.index_interval_bytes.source,
+    );
+    add(
+        "segment.bytes",
+        c.segment_bytes.value.to_string(),
+        c.segment_bytes.source,
+    );
+    add(
+        "message.timestamp.type",
+        c.message_timestamp_type.value.clone(),
+        c.message_timestamp_type.source,
+    );
+    add(
+        "preallocate",
+        c.preallocate.value.to_string(),
+        c.preallocate.source,
+    );
+    out.join(", ")
 }
 
 #[cfg(test)]
