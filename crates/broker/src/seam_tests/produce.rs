@@ -38,6 +38,15 @@ fn produce(
     partitions.remove(0)
 }
 
+/// The log end offset of `name`-`partition`, read from the broker itself.
+fn log_end(broker: &TestBroker, name: &str, partition: i32) -> i64 {
+    broker
+        .broker()
+        .partition(name, partition)
+        .unwrap()
+        .log_end_offset()
+}
+
 /// A refused partition: the code, no message, and Kafka's -1 offsets.
 fn assert_refused(answer: &PartitionProduceResponse, error: ResponseError) {
     assert_eq!(answer.error_code, code(error), "{answer:?}");
@@ -82,14 +91,7 @@ fn wrong_acks() {
     // An unknown partition is answered before the acks are looked at.
     let answer = produce(&mut broker, "nowhere", 0, 2, batch(&[b"v"]));
     assert_refused(&answer, ResponseError::UnknownTopicOrPartition);
-    assert_eq!(
-        broker
-            .broker()
-            .partition("orders", 0)
-            .unwrap()
-            .log_end_offset(),
-        0
-    );
+    assert_eq!(log_end(&broker, "orders", 0), 0);
 }
 
 #[test]
@@ -112,14 +114,7 @@ fn bad_crc() {
     records[last] ^= 0xff;
     let answer = produce(&mut broker, "orders", 0, -1, records);
     assert_refused(&answer, ResponseError::CorruptMessage);
-    assert_eq!(
-        broker
-            .broker()
-            .partition("orders", 0)
-            .unwrap()
-            .log_end_offset(),
-        0
-    );
+    assert_eq!(log_end(&broker, "orders", 0), 0);
 }
 
 #[test]
@@ -129,14 +124,7 @@ fn acks_zero_is_not_answered() {
     let request = produce_request("orders", 0, 0, batch(&[b"v"]));
     let outcome = broker.send(ApiKey::Produce, 9, 9, &request);
     assert!(matches!(outcome, Outcome::NoAnswer), "{outcome:?}");
-    assert_eq!(
-        broker
-            .broker()
-            .partition("orders", 0)
-            .unwrap()
-            .log_end_offset(),
-        1
-    );
+    assert_eq!(log_end(&broker, "orders", 0), 1);
 }
 
 #[test]
@@ -195,14 +183,7 @@ fn idempotent_producer_errors() {
     );
     let answer = produce(&mut broker, "orders", 0, -1, transactional);
     assert_refused(&answer, ResponseError::InvalidTxnState);
-    assert_eq!(
-        broker
-            .broker()
-            .partition("orders", 0)
-            .unwrap()
-            .log_end_offset(),
-        2
-    );
+    assert_eq!(log_end(&broker, "orders", 0), 2);
 }
 
 #[test]
@@ -218,14 +199,7 @@ fn refused_batches_are_not_kept_across_a_crash() {
     assert_refused(&answer, ResponseError::CorruptMessage);
     broker.restart_after_crash();
     // What was acknowledged is there after recovery; what was refused is not.
-    assert_eq!(
-        broker
-            .broker()
-            .partition("orders", 0)
-            .unwrap()
-            .log_end_offset(),
-        2
-    );
+    assert_eq!(log_end(&broker, "orders", 0), 2);
     let answer = produce(&mut broker, "orders", 0, -1, batch(&[b"d"]));
     assert_eq!(
         (answer.error_code, answer.base_offset),

@@ -102,29 +102,9 @@ impl BatchCutter {
 mod tests {
     use super::*;
     use crate::batch::tests::{V1_BATCH, V2_BATCH};
-    use crate::log::{LogWalker, SliceSource, WalkEvent};
+    use crate::log::tests::walk_range;
+    use crate::log::SliceSource;
     use proptest::prelude::*;
-
-    /// The events of a walk over `data[start..end]` (positions in the whole file).
-    fn walk(data: &[u8], start: u64, end: u64) -> Vec<String> {
-        let mut src = SliceSource(data);
-        let mut w = LogWalker::starting_at(start, end);
-        let mut out = Vec::new();
-        while let Some(ev) = w.next(&mut src).unwrap() {
-            out.push(match ev {
-                WalkEvent::Entry { position, bytes } => format!("entry@{position}+{}", bytes.len()),
-                WalkEvent::Corrupt {
-                    position, length, ..
-                } => format!("corrupt@{position}+{length}"),
-                WalkEvent::Tail {
-                    position,
-                    length,
-                    kind,
-                } => format!("tail@{position}+{length}:{kind:?}"),
-            });
-        }
-        out
-    }
 
     /// The walks of the pieces, one after the other, are the walk of the whole.
     fn pieces_walk_as_the_whole(data: &[u8], split: u64) -> Vec<u64> {
@@ -136,9 +116,9 @@ mod tests {
         let mut joined = Vec::new();
         for w in bounds.windows(2) {
             assert!(w[0] < w[1], "{cuts:?}");
-            joined.extend(walk(data, w[0], w[1]));
+            joined.extend(walk_range(data, w[0], w[1]));
         }
-        assert_eq!(joined, walk(data, 0, len), "cuts {cuts:?}");
+        assert_eq!(joined, walk_range(data, 0, len), "cuts {cuts:?}");
         cuts
     }
 

@@ -7,8 +7,13 @@ use crate::batch::tests::{V1_BATCH, V2_BATCH};
 use crate::batch::V2_CRC_START;
 
 fn walk(data: &[u8]) -> Vec<String> {
+    walk_range(data, 0, data.len() as u64)
+}
+
+/// The events of a walk over `data[start..end]` (positions in the whole file), as text.
+pub(crate) fn walk_range(data: &[u8], start: u64, end: u64) -> Vec<String> {
     let mut src = SliceSource(data);
-    let mut w = LogWalker::new(data.len() as u64);
+    let mut w = LogWalker::starting_at(start, end);
     let mut out = Vec::new();
     while let Some(ev) = w.next(&mut src).unwrap() {
         out.push(match ev {
