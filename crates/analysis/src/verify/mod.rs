@@ -462,7 +462,7 @@ pub fn verify_partition(
         clean_shutdown,
         recovery_point: checkpoints.recovery_point,
         high_watermark: checkpoints.high_watermark,
-        load_actions: load.actions.clone(),
+        load_actions: load.actions,
         log_config: log_config.clone(),
         ..Default::default()
     };
