@@ -916,6 +916,10 @@ impl LogSink for Moving<'_, '_> {
         self.search.batch(position, entry, info)
     }
     #[inline]
+    fn records_may_match(&mut self, position: u64, info: &BatchInfo, records: &[u8]) -> bool {
+        self.search.records_may_match(position, info, records)
+    }
+    #[inline]
     fn record(&mut self, position: u64, info: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
         self.search.record(position, info, r)
     }

@@ -302,7 +302,13 @@ impl Filter {
         if batch.header.codec() != kseg_format::compression::Codec::None {
             return true;
         }
-        let bytes = batch.payload();
+        self.record_bytes_may_match(batch.payload())
+    }
+
+    /// False when a v2 batch's record bytes (decompressed when compressed) cannot hold a match:
+    /// the byte pass of [`Filter::bytes_may_match`] over any batch's records.
+    #[inline]
+    pub fn record_bytes_may_match(&self, bytes: &[u8]) -> bool {
         if let Some(Pattern::Fixed(f)) = &self.value {
             if f.find(bytes).is_none() {
                 return false;
@@ -540,6 +546,18 @@ impl LogSink for Search<'_> {
         self.stats.batches_searched += 1;
         self.batch_sent = false;
         Ok(Flow::Continue)
+    }
+
+    /// The byte pass over a compressed batch, once decompressed: no record is decoded when its
+    /// bytes lack the `-F` value or the exact key.
+    #[inline]
+    fn records_may_match(&mut self, _: u64, _: &BatchInfo, records: &[u8]) -> bool {
+        if self.prune && !self.filter.record_bytes_may_match(records) {
+            self.stats.batches_searched -= 1;
+            self.stats.batches_pruned += 1;
+            return false;
+        }
+        true
     }
 
     #[inline]
@@ -1070,7 +1088,8 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
-        /// The byte pass over uncompressed batches (`-F`, `--key`) never loses a match.
+        /// The byte pass (`-F`, `--key`) over uncompressed batches, and over compressed ones
+        /// once decompressed, never loses a match.
         #[test]
         fn skipping_batches_by_their_bytes_loses_no_match(
             batches in proptest::collection::vec((
@@ -1081,13 +1100,14 @@ mod tests {
                     proptest::option::weighted(0.3, (0u8..3, proptest::option::of(0u8..3))),
                 ), 1..6),
                 0u8..10,
+                0u8..5,
             ), 0..8),
             key in proptest::option::of(0u8..5),
             value in proptest::option::of(0u8..5),
         ) {
             let batches: Vec<GenBatch> = batches
                 .into_iter()
-                .map(|(recs, kind)| (0, None, 1, recs, kind, 0))
+                .map(|(recs, kind, codec)| (codec, None, 1, recs, kind, 0))
                 .collect();
             let (data, index) = build(&batches);
             let f = Filter {
@@ -1098,6 +1118,34 @@ mod tests {
             let want = reference(&data, &f);
             proptest::prop_assert_eq!(&run(&data, &index, &f, true).0, &want);
         }
+    }
+
+    /// A compressed batch whose decompressed records lack the `-F` value is pruned without a
+    /// record decoded (decompressed once, not twice); one holding it is searched.
+    #[test]
+    fn compressed_batches_are_ruled_out_by_their_decompressed_bytes() {
+        let fixed = |v: &str| Filter {
+            value: Some(Pattern::new(v, true).unwrap()),
+            ..Filter::default()
+        };
+        let (offsets, stats, decompressions) = search(&fixed("absent"), true);
+        assert!(offsets.is_empty());
+        assert_eq!(
+            (
+                stats.batches_pruned,
+                stats.batches_searched,
+                stats.records_searched
+            ),
+            (10, 0, 0)
+        );
+        assert_eq!(decompressions, 10);
+        let (offsets, stats, decompressions) = search(&fixed("v17"), true);
+        assert_eq!(offsets, vec![17]);
+        assert_eq!((stats.batches_pruned, stats.batches_searched), (9, 1));
+        assert_eq!(decompressions, 10);
+        // Without pruning every batch is searched, and finds the same.
+        let (offsets, stats, _) = search(&fixed("v17"), false);
+        assert_eq!((offsets, stats.batches_searched), (vec![17], 10));
     }
 
     #[test]

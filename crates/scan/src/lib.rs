@@ -8,8 +8,8 @@ use kseg_format::batch::TimestampType;
 use kseg_format::compression::Codec;
 use kseg_format::control::{decode_control, ControlRecord};
 use kseg_format::log::{
-    for_each_record, legacy_wrapper_extent, BatchInfo, ByteSource, FrameProblem, LogEntry,
-    LogRecord, LogWalker, RecordScratch, TailKind, WalkEvent,
+    for_each_record, legacy_wrapper_extent, v2_record_bytes, BatchInfo, ByteSource, FrameProblem,
+    LogEntry, LogRecord, LogWalker, RecordScratch, TailKind, WalkEvent,
 };
 use kseg_format::reader::{DecodeError, DecodeResult};
 
@@ -165,6 +165,18 @@ pub trait LogSink {
         self.record(batch_position, info, record)
     }
     fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<Flow>;
+    /// In a deep scan, the record bytes of a compressed v2 batch that [`LogSink::batch`]
+    /// answered [`Flow::Continue`] for, decompressed, before any record is decoded: false skips
+    /// its records as [`Flow::SkipRecords`] would have (a search ruling the batch out from its
+    /// bytes, as it does an uncompressed batch's from its header).
+    fn records_may_match(
+        &mut self,
+        _batch_position: u64,
+        _info: &BatchInfo,
+        _records: &[u8],
+    ) -> bool {
+        true
+    }
     /// In a deep scan, after the records of a batch that [`LogSink::batch`] answered
     /// [`Flow::Continue`] for (and after the problem, when they could not be decoded), unless
     /// a record or the problem answered [`Flow::Stop`]: whether to go on with the next batch.
@@ -304,7 +316,16 @@ pub fn scan_log<S: ByteSource + ?Sized>(
                 }
                 stats.batches += 1;
                 let mut flow = sink.batch(position, &entry, &info)?;
-                let records_wanted = opts.deep && flow == Flow::Continue;
+                let mut records_wanted = opts.deep && flow == Flow::Continue;
+                if records_wanted
+                    && matches!(&entry, LogEntry::V2(b) if b.header.codec() != Codec::None)
+                {
+                    // Decompressed once: the record walk below reuses it. One that cannot be
+                    // decompressed is reported by that walk.
+                    if let Ok(Some(bytes)) = v2_record_bytes(&entry, scratch) {
+                        records_wanted = sink.records_may_match(position, &info, bytes);
+                    }
+                }
                 if let Some(error) = wrapper_error {
                     if flow != Flow::Stop {
                         stats.problems += 1;

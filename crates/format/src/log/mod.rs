@@ -24,7 +24,8 @@ pub use cuts::{batch_cuts, BatchCutter, Cuts};
 pub use entry::{BatchInfo, LogEntry};
 pub use frame::{frame_crc_valid, FrameProblem, LARGE_FRAME};
 pub use records::{
-    for_each_record, legacy_wrapper_extent, LegacyChecksum, LogRecord, RecordScratch,
+    for_each_record, legacy_wrapper_extent, v2_record_bytes, LegacyChecksum, LogRecord,
+    RecordScratch,
 };
 pub use walker::{LogWalker, TailKind, WalkEvent, RESYNC_CRC_BASE, RESYNC_CRC_PER_BYTE};
 

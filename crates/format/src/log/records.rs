@@ -2,7 +2,7 @@
 //! the reused decompression buffer ([`RecordScratch`]).
 
 use super::LogEntry;
-use crate::batch::{Headers, TimestampType, LOG_OVERHEAD, V2_HEADER_SIZE};
+use crate::batch::{Headers, RecordBatch, TimestampType, LOG_OVERHEAD, V2_HEADER_SIZE};
 use crate::compression::{Codec, Decompressor};
 use crate::legacy::{inner_messages, InnerMessages, LegacyMessage};
 use crate::reader::DecodeError;
@@ -120,6 +120,45 @@ pub fn legacy_wrapper_extent(
     Ok((inner.message_count(), inner.first_offset()))
 }
 
+/// Decompresses a compressed v2 batch's records into `scratch.buffer` (or, with `reuse`,
+/// keeps the decompression already there when it is this batch's).
+fn decompress_v2(
+    batch: &RecordBatch<'_>,
+    scratch: &mut RecordScratch,
+    reuse: bool,
+) -> Result<(), DecodeError> {
+    let payload = batch.payload();
+    let key = Some((payload.as_ptr() as usize, payload.len()));
+    if !(reuse && scratch.wrapper == key) {
+        scratch.wrapper = None;
+        scratch
+            .decompressor
+            .decompress(batch.header.codec(), 2, payload, &mut scratch.buffer)
+            .map_err(|e| e.at(V2_HEADER_SIZE as u64))?;
+        scratch.wrapper = key;
+    }
+    Ok(())
+}
+
+/// The record bytes of a v2 batch, every record a run of them (a key or a value is a run
+/// inside its record): the payload, or its decompression into `scratch` when compressed. A
+/// [`for_each_record`] on the same entry right after, with [`RecordScratch::reuse_wrapper`],
+/// does not decompress it again. `None` for a legacy entry.
+pub fn v2_record_bytes<'a>(
+    entry: &'a LogEntry<'_>,
+    scratch: &'a mut RecordScratch,
+) -> Result<Option<&'a [u8]>, DecodeError> {
+    let LogEntry::V2(batch) = entry else {
+        return Ok(None);
+    };
+    if batch.header.codec() == Codec::None {
+        return Ok(Some(batch.payload()));
+    }
+    scratch.reuse = false;
+    decompress_v2(batch, scratch, false)?;
+    Ok(Some(&scratch.buffer))
+}
+
 /// Calls `visit` for every record of `entry`, decompressing into `scratch` when needed. Records
 /// decoded before an error are still visited; the error comes back with a position relative
 /// to the start of the entry.
@@ -136,11 +175,7 @@ pub fn for_each_record<'e>(
             let payload: &[u8] = if codec == Codec::None {
                 batch.payload()
             } else {
-                scratch.wrapper = None;
-                scratch
-                    .decompressor
-                    .decompress(codec, 2, batch.payload(), &mut scratch.buffer)
-                    .map_err(|e| e.at(V2_HEADER_SIZE as u64))?;
+                decompress_v2(batch, scratch, reuse)?;
                 &scratch.buffer
             };
             // Positions inside decompressed data cannot point into the file; use the payload start.
