@@ -59,6 +59,8 @@ public class KsegOracle {
     static final long T0 = 1_767_225_600_000L;
     static final String[] CODECS = {"none", "gzip", "snappy", "lz4", "zstd"};
     static final int SEGMENT_BYTES = 16 * 1024;
+    /** The replication factor of the topics `createTopic` makes (flood's fifth argument). */
+    static short replicationFactor = 1;
 
     public static void main(String[] args) throws Exception {
         String bootstrap = args[1];
@@ -66,7 +68,11 @@ public class KsegOracle {
             case "produce" -> produce(bootstrap, Integer.parseInt(args[2]));
             case "query" -> query(bootstrap, Path.of(args[2]));
             case "groups" -> manyGroups(bootstrap, Integer.parseInt(args[2]));
-            case "flood" -> flood(bootstrap, Integer.parseInt(args[2]), args.length > 3 ? Path.of(args[3]) : null);
+            case "flood" -> {
+                if (args.length > 4) replicationFactor = Short.parseShort(args[4]);
+                flood(bootstrap, Integer.parseInt(args[2]), args.length > 3 ? Path.of(args[3]) : null);
+            }
+            case "compact-swap" -> compactSwap(bootstrap);
             case "aborted-txn" -> abortedTxn(bootstrap);
             case "mini-admin" -> miniAdmin(bootstrap);
             case "shape" -> shape(bootstrap);
@@ -119,16 +125,28 @@ public class KsegOracle {
     /** Creates a topic with a small segment size: `segment.bytes` below 1 MiB is refused by Kafka 4.x,
      *  which has `internal.segment.bytes` for that instead. */
     static void createTopic(Admin admin, String name, int partitions, Map<String, String> configs) throws Exception {
+        createTopic(admin, configs, c -> new NewTopic(name, partitions, replicationFactor).configs(c));
+    }
+
+    /** Partition p's replicas on brokers `assignment[p]`, the first its preferred leader. */
+    static void createAssigned(Admin admin, String name, List<List<Integer>> assignment) throws Exception {
+        Map<Integer, List<Integer>> replicas = new HashMap<>();
+        for (int p = 0; p < assignment.size(); p++) replicas.put(p, assignment.get(p));
+        createTopic(admin, Map.of(), c -> new NewTopic(name, replicas).configs(c));
+    }
+
+    static void createTopic(Admin admin, Map<String, String> configs,
+                            java.util.function.Function<Map<String, String>, NewTopic> topic) throws Exception {
         Map<String, String> withSegment = new HashMap<>(configs);
         withSegment.put("segment.bytes", Integer.toString(SEGMENT_BYTES));
         try {
-            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(withSegment))).all().get();
+            admin.createTopics(List.of(topic.apply(withSegment))).all().get();
         } catch (ExecutionException e) {
             if (e.getCause() instanceof TopicExistsException) return;
             if (!(e.getCause() instanceof InvalidConfigurationException)) throw e;
             withSegment.remove("segment.bytes");
             withSegment.put("internal.segment.bytes", Integer.toString(SEGMENT_BYTES));
-            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(withSegment))).all().get();
+            admin.createTopics(List.of(topic.apply(withSegment))).all().get();
         }
     }
 
@@ -272,6 +290,34 @@ public class KsegOracle {
                 pending.add(producer.send(new ProducerRecord<>("compacted", 0, T0 + 30_000L + k, utf8("filler-" + (k % 20)), utf8("f".repeat(100)))));
                 if (k % 20 == 19) flush(producer, pending);
             }
+        }
+    }
+
+    /** Topic `swap` (1 partition): 60 keys written 40 times by the idempotent producer, one
+     *  batch a round whose timestamps are a second past the last round's, so that with
+     *  `segment.ms` 100 every round rolls a segment; written under the delete policy, then the
+     *  policy altered to compact, so that the log cleaner runs once, over every rolled segment at
+     *  once (one group: 40 small segments are far below `segment.bytes`). Replaced segments are
+     *  deleted only after an hour (`file.delete.delay.ms`), staying as `.deleted` files: the test
+     *  rebuilds from them the states a SIGKILL leaves during the cleaner's swap. */
+    static void compactSwap(String bootstrap) throws Exception {
+        try (Admin admin = Admin.create(common(bootstrap))) {
+            admin.createTopics(List.of(new NewTopic("swap", 1, replicationFactor).configs(Map.of(
+                    "segment.ms", "100", "file.delete.delay.ms", "3600000", "min.cleanable.dirty.ratio", "0.01",
+                    "min.compaction.lag.ms", "0", "delete.retention.ms", "86400000")))).all().get();
+            try (var producer = producer(bootstrap, Map.of())) {
+                List<Future<RecordMetadata>> pending = new ArrayList<>();
+                for (int round = 0; round < 40; round++) {
+                    for (int k = 0; k < 60; k++) {
+                        pending.add(producer.send(new ProducerRecord<>("swap", 0, T0 + round * 1000L + k, utf8("sk-" + k),
+                                utf8("round-" + round + "-" + "s".repeat(k * 3)))));
+                    }
+                    flush(producer, pending);
+                }
+            }
+            var resource = new ConfigResource(ConfigResource.Type.TOPIC, "swap");
+            admin.incrementalAlterConfigs(Map.of(resource, List.of(new AlterConfigOp(
+                    new ConfigEntry("cleanup.policy", "compact"), AlterConfigOp.OpType.SET)))).all().get();
         }
     }
 
@@ -701,7 +747,8 @@ public class KsegOracle {
         }
     }
 
-    /** Writes without pause for `seconds` (or until the broker dies under it): an idempotent
+    /** Writes without pause for `seconds` (or until the broker dies under it; topics replicated
+     *  `replicationFactor` times): an idempotent
      *  producer into `crash` (2 partitions, rolling 16 KiB segments) and a transactional one into
      *  `crash-txn`, committing every 20 records and aborting every fifth transaction. Prints
      *  "flooding" once the topics exist and the first writes are acknowledged. */
@@ -709,7 +756,10 @@ public class KsegOracle {
         try (Admin admin = Admin.create(common(bootstrap))) {
             createTopic(admin, "crash", 2, Map.of());
             createTopic(admin, "crash-txn", 1, Map.of());
-            if (ackFile != null) createTopic(admin, "acked", 2, Map.of());
+            // Replicated, broker 1 leads both acked partitions: its log holds every acknowledged
+            // record, and its high watermark is the leader's.
+            if (ackFile != null && replicationFactor > 1) createAssigned(admin, "acked", List.of(List.of(1, 2, 3), List.of(1, 3, 2)));
+            else if (ackFile != null) createTopic(admin, "acked", 2, Map.of());
         }
         long end = System.currentTimeMillis() + seconds * 1000L;
         if (ackFile != null) {
@@ -718,8 +768,11 @@ public class KsegOracle {
             // acknowledged-loss bounds are held to after a SIGKILL).
             var out = new java.io.PrintStream(new java.io.FileOutputStream(ackFile.toFile()), false, StandardCharsets.UTF_8);
             Thread acked = new Thread(() -> {
+                // Timeouts long enough never to give up on a record the broker committed: one
+                // the client gave up on is still below the high watermark, committed but never
+                // recorded here (the workload dies with the brokers anyway).
                 try (var p = producer(bootstrap, Map.of("linger.ms", "2", "batch.size", "2048", "acks", "all",
-                        "delivery.timeout.ms", "5000", "request.timeout.ms", "2000"))) {
+                        "delivery.timeout.ms", "600000", "request.timeout.ms", "300000"))) {
                     for (long i = 0; System.currentTimeMillis() < end; i++) {
                         p.send(new ProducerRecord<>("acked", (int) (i % 2), utf8("a" + i), utf8("acked-" + i + "-" + "y".repeat((int) (i % 100)))),
                                 (md, e) -> {
