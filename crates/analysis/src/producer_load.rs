@@ -26,13 +26,13 @@ use std::ops::Bound::{Excluded, Unbounded};
 use std::path::{Path, PathBuf};
 
 use kseg_format::control::{decode_control, ControlType};
-use kseg_format::log::{BatchInfo, LogEntry, RecordScratch};
+use kseg_format::log::{BatchInfo, ByteSource, HeaderHop, Hop, LogEntry, RecordScratch};
 use kseg_format::producer_snapshot::{
     encode_producer_snapshot, parse_producer_snapshot, JavaLongHashOrder, ProducerEntry,
 };
 use kseg_format::txn_index::AbortedTxn;
 use kseg_scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
-use kseg_storage::source::{open_log, read_small};
+use kseg_storage::source::{open_log, read_small, FileSource};
 
 /// Kafka's default `producer.id.expiration.ms` (one day).
 pub const DEFAULT_PRODUCER_ID_EXPIRATION_MS: i64 = 86_400_000;
@@ -325,29 +325,33 @@ impl State {
     }
 }
 
+/// A control batch's first record: its marker, coordinator epoch and timestamp (`None`: no
+/// record, the transaction cleaned away).
+fn first_marker(entry: &LogEntry<'_>, scratch: &mut RecordScratch) -> Option<(Marker, i32, i64)> {
+    let mut first = None;
+    let _ = kseg_format::log::for_each_record(entry, scratch, |r| {
+        if first.is_none() {
+            let marker = match decode_control(r.key, r.value) {
+                Ok(c) if c.kind == ControlType::Abort => {
+                    (Marker::Abort, c.coordinator_epoch.unwrap_or(-1))
+                }
+                Ok(c) if c.kind == ControlType::Commit => {
+                    (Marker::Commit, c.coordinator_epoch.unwrap_or(-1))
+                }
+                _ => (Marker::Other, -1),
+            };
+            first = Some((marker.0, marker.1, r.timestamp));
+        }
+    });
+    first
+}
+
 /// Walks the batches of a view with a closure.
 struct Each<F>(F, RecordScratch);
 
 impl<F: FnMut(&Batch) -> Flow> LogSink for Each<F> {
     fn batch(&mut self, _: u64, entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
-        let control = b.is_control.then(|| {
-            let mut first = None;
-            let _ = kseg_format::log::for_each_record(entry, &mut self.1, |r| {
-                if first.is_none() {
-                    let marker = match decode_control(r.key, r.value) {
-                        Ok(c) if c.kind == ControlType::Abort => {
-                            (Marker::Abort, c.coordinator_epoch.unwrap_or(-1))
-                        }
-                        Ok(c) if c.kind == ControlType::Commit => {
-                            (Marker::Commit, c.coordinator_epoch.unwrap_or(-1))
-                        }
-                        _ => (Marker::Other, -1),
-                    };
-                    first = Some((marker.0, marker.1, r.timestamp));
-                }
-            });
-            first
-        });
+        let control = b.is_control.then(|| first_marker(entry, &mut self.1));
         Ok((self.0)(&Batch {
             producer_id: b.producer_id,
             epoch: b.producer_epoch,
@@ -366,19 +370,62 @@ impl<F: FnMut(&Batch) -> Flow> LogSink for Each<F> {
     }
 }
 
+/// The smallest read of the header hop: a header and a little of what follows.
+const HOP_READ: usize = 4 << 10;
+
+/// The batches of the first `len` bytes of a log, as a walk without checksums yields them. The
+/// rebuild needs only their headers (and control batches' first records): over clean framing
+/// they are read alone (`HeaderHop`), so that the records of large batches are not read a
+/// second time after the verify pass read them; from the first frame the hop does not judge,
+/// the walk takes over.
 fn each_batch(
     path: &Path,
     len: u64,
     scratch: &mut RecordScratch,
-    f: impl FnMut(&Batch) -> Flow,
+    mut f: impl FnMut(&Batch) -> Flow,
 ) -> io::Result<()> {
+    let mut src = FileSource::with_chunk(path, HOP_READ)?;
+    let mut hop = HeaderHop::new(0, len);
+    let mut control_scratch = RecordScratch::with_cap(1 << 20);
+    let walk_from = loop {
+        match hop.next(&mut src)? {
+            Hop::End => return Ok(()),
+            Hop::Unclean { position } => break position,
+            Hop::Batch { position, header } => {
+                let control = if header.is_control() {
+                    // As the walk: an entry that does not parse is no batch.
+                    let Ok(entry) = LogEntry::parse(src.read_at(position, header.size())?) else {
+                        continue;
+                    };
+                    Some(first_marker(&entry, &mut control_scratch))
+                } else {
+                    None
+                };
+                let batch = Batch {
+                    producer_id: header.producer_id,
+                    epoch: header.producer_epoch,
+                    base_offset: header.base_offset,
+                    last_offset: header.last_offset(),
+                    last_sequence: header.last_sequence(),
+                    max_timestamp: header.max_timestamp,
+                    transactional: header.is_transactional(),
+                    v2: true,
+                    control,
+                };
+                if f(&batch) == Flow::Stop {
+                    return Ok(());
+                }
+            }
+        }
+    };
     let mut src = open_log(path, false)?;
     let opts = ScanOptions {
         check_crc: false,
         max_bytes: len,
+        start_position: walk_from,
         ..Default::default()
     };
-    let mut sink = Each(f, RecordScratch::with_cap(1 << 20));
+    let mut sink = Each(f, control_scratch);
     scan_log(src.as_mut(), &opts, scratch, &mut sink)?;
     Ok(())
 }

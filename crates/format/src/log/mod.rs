@@ -15,6 +15,7 @@ use std::io;
 mod cuts;
 mod entry;
 mod frame;
+mod hop;
 mod records;
 #[cfg(test)]
 mod tests;
@@ -23,6 +24,7 @@ mod walker;
 pub use cuts::{batch_cuts, BatchCutter, Cuts};
 pub use entry::{BatchInfo, LogEntry};
 pub use frame::{frame_crc_valid, FrameProblem, LARGE_FRAME};
+pub use hop::{HeaderHop, Hop};
 pub use records::{
     for_each_record, legacy_wrapper_extent, v2_record_bytes, LegacyChecksum, LogRecord,
     RecordScratch,
