@@ -180,9 +180,9 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
         let work = |kept: &mut Kept, part: &Part, out: parallel::Chunks<DumpNote>| {
             let notes = out.notes();
             let mut printer: Box<dyn DumpPrinter> = if args.json {
-                Box::new(JsonDump::new(out, args.encoding.into()))
+                Box::new(JsonDump::handing_off(out, args.encoding.into()))
             } else {
-                Box::new(TextDump::new(out, style))
+                Box::new(TextDump::handing_off(out, style))
             };
             let file = files[part.file];
             let mut seam = |first| parallel::note(&notes, DumpNote::Seam(first));

@@ -298,6 +298,19 @@ impl<N> Write for Chunks<N> {
     }
 }
 
+/// A printer's full line buffer goes down the channel as it is: the spare it gets back is a
+/// buffer the main thread has written out.
+impl<N> print::TakesBuffers for Chunks<N> {
+    fn take_buffer(&mut self, full: Vec<u8>) -> io::Result<Vec<u8>> {
+        // What was written through `Write` comes first.
+        if !self.buf.is_empty() {
+            self.send()?;
+        }
+        self.tx.send(Piece::Out(full)).map_err(|_| closed())?;
+        Ok(self.spares.take())
+    }
+}
+
 /// Sends `note` to the writer through a part's channel (its output must be flushed first).
 pub fn note<N>(to: &SyncSender<Piece<N>>, note: N) -> io::Result<()> {
     to.send(Piece::Note(note)).map_err(|_| closed())

@@ -29,8 +29,21 @@ pub struct JsonDump<W: Write> {
 
 impl<W: Write> JsonDump<W> {
     pub fn new(out: W, encoding: Encoding) -> Self {
+        Self::over(LineOut::new(out), encoding)
+    }
+
+    /// Over a writer that takes whole buffers ([`crate::TakesBuffers`]): the output is not
+    /// copied a second time.
+    pub fn handing_off(out: W, encoding: Encoding) -> Self
+    where
+        W: crate::TakesBuffers,
+    {
+        Self::over(LineOut::handing_off(out), encoding)
+    }
+
+    fn over(out: LineOut<W>, encoding: Encoding) -> Self {
         JsonDump {
-            out: LineOut::new(out),
+            out,
             encoding,
             file: PathBuf::new(),
             file_json: b"\"\"".to_vec(),

@@ -46,8 +46,21 @@ pub const PROBLEMS_PER_FILE: usize = 10_000;
 
 impl<W: Write> TextDump<W> {
     pub fn new(out: W, style: TextStyle) -> Self {
+        Self::over(LineOut::new(out), style)
+    }
+
+    /// Over a writer that takes whole buffers ([`crate::TakesBuffers`]): the output is not
+    /// copied a second time.
+    pub fn handing_off(out: W, style: TextStyle) -> Self
+    where
+        W: crate::TakesBuffers,
+    {
+        Self::over(LineOut::handing_off(out), style)
+    }
+
+    fn over(out: LineOut<W>, style: TextStyle) -> Self {
         TextDump {
-            out: LineOut::new(out),
+            out,
             style,
             file: PathBuf::new(),
             deferred: TextDeferred::default(),

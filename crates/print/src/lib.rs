@@ -41,6 +41,18 @@ use kseg_storage::layout::FileKind;
 pub struct LineOut<W: std::io::Write> {
     pub buf: Vec<u8>,
     inner: W,
+    /// Set for a writer that takes whole buffers ([`TakesBuffers`]): the full buffer is handed
+    /// over, not copied.
+    hand_off: Option<HandOff<W>>,
+}
+
+type HandOff<W> = fn(&mut W, Vec<u8>) -> io::Result<Vec<u8>>;
+
+/// A writer that takes a full buffer without copying it and gives an empty one back (the
+/// parallel engine's channel of output chunks, which would otherwise copy every byte a second
+/// time).
+pub trait TakesBuffers: std::io::Write {
+    fn take_buffer(&mut self, full: Vec<u8>) -> io::Result<Vec<u8>>;
 }
 
 impl<W: std::io::Write> LineOut<W> {
@@ -50,7 +62,18 @@ impl<W: std::io::Write> LineOut<W> {
         LineOut {
             buf: Vec::with_capacity(Self::FLUSH_AT + 4096),
             inner,
+            hand_off: None,
         }
+    }
+
+    /// Over a writer that takes whole buffers: each full buffer is handed to it.
+    pub fn handing_off(inner: W) -> Self
+    where
+        W: TakesBuffers,
+    {
+        let mut out = LineOut::new(inner);
+        out.hand_off = Some(<W as TakesBuffers>::take_buffer);
+        out
     }
 
     /// Call after each line: writes the buffer out once it is large enough.
@@ -69,9 +92,19 @@ impl<W: std::io::Write> LineOut<W> {
     }
 
     fn drain(&mut self) -> io::Result<()> {
-        if !self.buf.is_empty() {
-            self.inner.write_all(&self.buf)?;
-            self.buf.clear();
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        match self.hand_off {
+            Some(hand_off) => {
+                let full = std::mem::take(&mut self.buf);
+                self.buf = hand_off(&mut self.inner, full)?;
+                self.buf.clear();
+            }
+            None => {
+                self.inner.write_all(&self.buf)?;
+                self.buf.clear();
+            }
         }
         Ok(())
     }
