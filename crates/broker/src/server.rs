@@ -16,7 +16,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
-use super::core::Broker;
+use super::core::{Broker, CheckpointFiles, DueDeletions};
 use super::dispatch::{self, RequestError};
 use super::frame;
 use super::metadata::PublishedFeatures;
@@ -51,6 +51,10 @@ pub(super) struct Shared {
     pub(super) port: i32,
     pub(super) node_id: i32,
     pub(super) cluster_id: String,
+    /// Holds requests' disk work at its start, for the tests that answer another request
+    /// meanwhile ([`crate::testing::IoGate`]).
+    #[cfg(test)]
+    pub(super) io_gate: Mutex<Option<Arc<crate::testing::IoGate>>>,
     /// `KSEG_BROKER_DEBUG=1`: log every request.
     pub(super) debug: bool,
     /// [`REQUEST_BUDGET`] in permits of one byte.
@@ -70,6 +74,8 @@ impl Shared {
             broker: Mutex::new(broker),
             host,
             port,
+            #[cfg(test)]
+            io_gate: Mutex::new(None),
             debug,
             budget: Semaphore::new(REQUEST_BUDGET),
             responses: Semaphore::new(RESPONSE_BUDGET),
@@ -79,6 +85,36 @@ impl Shared {
     /// The broker, handed back when no connection is left.
     pub(super) fn into_broker(self) -> Broker {
         self.broker.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `work` (disk work a request or the ticker decided under the broker lock) on a
+    /// blocking thread, without the lock, so that other connections' requests are answered
+    /// meanwhile; a runtime shutting down closes the request's connection.
+    pub(super) async fn off_lock<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, RequestError> {
+        #[cfg(test)]
+        let gate = self
+            .io_gate
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let joined = tokio::task::spawn_blocking(move || {
+            #[cfg(test)]
+            {
+                if let Some(gate) = gate {
+                    gate.pass();
+                }
+            }
+            work()
+        })
+        .await;
+        match joined {
+            Ok(done) => Ok(done),
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(_) => Err(RequestError::ShuttingDown),
+        }
     }
 
     /// The broker, unless it is shut down (then the request closes its connection).
@@ -130,13 +166,6 @@ async fn serve(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
             let mut last_offsets_checkpoint = Instant::now();
             loop {
                 interval.tick().await;
-                let Ok(mut b) = shared.broker() else { return };
-                if let Err(e) = b.tick() {
-                    eprintln!(
-                        "kseg mini-broker: periodic work failed: {}",
-                        kseg_escape::escaped(&e.to_string())
-                    );
-                }
                 // Kafka's cadences: high watermarks every 5 s, recovery points and log start
                 // offsets every 60 s.
                 let hw = last_hw_checkpoint.elapsed() >= Duration::from_secs(5);
@@ -147,12 +176,33 @@ async fn serve(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
                 if offsets {
                     last_offsets_checkpoint = Instant::now();
                 }
-                if hw || offsets {
-                    if let Err(e) = b.write_some_checkpoints(offsets, hw) {
-                        eprintln!("kseg mini-broker: writing checkpoints failed: {e}");
-                    }
+                // The state's part under the lock; the files' part after it, on a blocking
+                // thread, as Kafka's scheduler threads do it beside the request handlers.
+                let (due, checkpoints) = {
+                    let Ok(mut b) = shared.broker() else { return };
+                    let due = b.tick().unwrap_or_else(|e| {
+                        eprintln!(
+                            "kseg mini-broker: periodic work failed: {}",
+                            kseg_escape::escaped(&e.to_string())
+                        );
+                        DueDeletions::default()
+                    });
+                    let checkpoints = (hw || offsets).then(|| b.checkpoint_files(offsets, hw));
+                    (due, checkpoints)
+                };
+                if due.is_empty() && checkpoints.is_none() {
+                    continue;
                 }
-                drop(b);
+                let done = shared
+                    .off_lock(move || (due.remove(), checkpoints.map(CheckpointFiles::write)))
+                    .await;
+                let Ok((removed, written)) = done else { return };
+                if let Err(e) = removed {
+                    eprintln!("kseg mini-broker: removing deleted files failed: {e}");
+                }
+                if let Some(Err(e)) = written {
+                    eprintln!("kseg mini-broker: writing checkpoints failed: {e}");
+                }
             }
         })
     };

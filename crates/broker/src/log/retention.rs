@@ -91,7 +91,9 @@ impl PartitionLog {
                     start_offset: offset,
                 },
             );
-            self.write_epochs()?;
+            // Written by the flush thread, as Kafka's truncateFromStartAsyncFlush does: until
+            // then (or after a crash before it) the file still lists the entries cut here.
+            self.write_epochs_later();
         }
         Ok(true)
     }
@@ -204,16 +206,20 @@ impl PartitionLog {
 
     /// Removes the `.deleted` files whose delay is over (all of them with `force`).
     pub fn remove_deleted_files(&mut self, now: i64, force: bool) -> io::Result<()> {
-        let mut keep = Vec::new();
-        for (due, path) in std::mem::take(&mut self.pending_deletes) {
-            if force || due <= now {
-                remove_if_exists(&path)?;
-            } else {
-                keep.push((due, path));
-            }
+        for path in self.take_due_deletes(now, force) {
+            remove_if_exists(&path)?;
         }
-        self.pending_deletes = keep;
         Ok(())
+    }
+
+    /// The `.deleted` files whose delay is over (all of them with `force`), forgotten here: the
+    /// caller removes them, without the broker lock (Kafka's "delete-file" task).
+    pub fn take_due_deletes(&mut self, now: i64, force: bool) -> Vec<PathBuf> {
+        let (due, keep): (Vec<(i64, PathBuf)>, _) = std::mem::take(&mut self.pending_deletes)
+            .into_iter()
+            .partition(|(at, _)| force || *at <= now);
+        self.pending_deletes = keep;
+        due.into_iter().map(|(_, path)| path).collect()
     }
 }
 
