@@ -1,4 +1,4 @@
-//! The mini-broker's network side over tokio: the listener, the periodic ticker, clean
+//! The mini-broker's network side over tokio: the listener, the periodic work's thread, clean
 //! shutdown, and one task per connection that reads frames (`frame`) and answers them
 //! (`dispatch`).
 //!
@@ -7,6 +7,7 @@
 //! time, as Kafka does.
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -87,7 +88,7 @@ impl Shared {
         self.broker.into_inner().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Runs `work` (disk work a request or the ticker decided under the broker lock) on a
+    /// Runs `work` (disk work a request decided under the broker lock) on a
     /// blocking thread, without the lock, so that other connections' requests are answered
     /// meanwhile; a runtime shutting down closes the request's connection.
     pub(super) async fn off_lock<T: Send + 'static>(
@@ -158,54 +159,8 @@ async fn serve(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
         )?;
         out.flush()?;
     }
-    let ticker = {
-        let shared = shared.clone();
-        tokio::spawn(async move {
-            let mut interval = tokio::time::interval(Duration::from_millis(100));
-            let mut last_hw_checkpoint = Instant::now();
-            let mut last_offsets_checkpoint = Instant::now();
-            loop {
-                interval.tick().await;
-                // Kafka's cadences: high watermarks every 5 s, recovery points and log start
-                // offsets every 60 s.
-                let hw = last_hw_checkpoint.elapsed() >= Duration::from_secs(5);
-                let offsets = last_offsets_checkpoint.elapsed() >= Duration::from_secs(60);
-                if hw {
-                    last_hw_checkpoint = Instant::now();
-                }
-                if offsets {
-                    last_offsets_checkpoint = Instant::now();
-                }
-                // The state's part under the lock; the files' part after it, on a blocking
-                // thread, as Kafka's scheduler threads do it beside the request handlers.
-                let (due, checkpoints) = {
-                    let Ok(mut b) = shared.broker() else { return };
-                    let due = b.tick().unwrap_or_else(|e| {
-                        eprintln!(
-                            "kseg mini-broker: periodic work failed: {}",
-                            kseg_escape::escaped(&e.to_string())
-                        );
-                        DueDeletions::default()
-                    });
-                    let checkpoints = (hw || offsets).then(|| b.checkpoint_files(offsets, hw));
-                    (due, checkpoints)
-                };
-                if due.is_empty() && checkpoints.is_none() {
-                    continue;
-                }
-                let done = shared
-                    .off_lock(move || (due.remove(), checkpoints.map(CheckpointFiles::write)))
-                    .await;
-                let Ok((removed, written)) = done else { return };
-                if let Err(e) = removed {
-                    eprintln!("kseg mini-broker: removing deleted files failed: {e}");
-                }
-                if let Some(Err(e)) = written {
-                    eprintln!("kseg mini-broker: writing checkpoints failed: {e}");
-                }
-            }
-        })
-    };
+    let stop_scheduler = Arc::new(AtomicBool::new(false));
+    let scheduler = start_scheduler(shared.clone(), stop_scheduler.clone())?;
     let mut last_accept_log: Option<Instant> = None;
     loop {
         tokio::select! {
@@ -231,11 +186,72 @@ async fn serve(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
             _ = sigterm.recv() => break,
         }
     }
-    ticker.abort();
+    stop_scheduler.store(true, Ordering::SeqCst);
+    scheduler.thread().unpark();
+    // Its removals and checkpoint writes under way finish first.
+    let _ = scheduler.join();
     let mut b = shared.broker.lock().unwrap_or_else(|e| e.into_inner());
     b.shutdown()?;
     eprintln!("kseg mini-broker: stopped cleanly ({})", dir.display());
     Ok(())
+}
+
+/// The periodic work, every 100 ms, on a thread of its own, as Kafka's scheduler threads
+/// (`KafkaScheduler`) run beside its request handlers: waiting for the broker lock never holds a
+/// runtime worker that other connections' requests need. The state's part runs under the lock;
+/// the files' part (removals whose delay is over, the checkpoint writes) after it.
+fn start_scheduler(
+    shared: Arc<Shared>,
+    stop: Arc<AtomicBool>,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    const PERIOD: Duration = Duration::from_millis(100);
+    std::thread::Builder::new()
+        .name("kseg-scheduler".into())
+        .spawn(move || {
+            let mut next = Instant::now() + PERIOD;
+            let mut last_hw_checkpoint = Instant::now();
+            let mut last_offsets_checkpoint = Instant::now();
+            loop {
+                if stop.load(Ordering::SeqCst) {
+                    return;
+                }
+                let now = Instant::now();
+                if now < next {
+                    std::thread::park_timeout(next - now);
+                    continue;
+                }
+                // A late round is not made up for.
+                next = (next + PERIOD).max(now);
+                // Kafka's cadences: high watermarks every 5 s, recovery points and log start
+                // offsets every 60 s.
+                let hw = last_hw_checkpoint.elapsed() >= Duration::from_secs(5);
+                let offsets = last_offsets_checkpoint.elapsed() >= Duration::from_secs(60);
+                if hw {
+                    last_hw_checkpoint = Instant::now();
+                }
+                if offsets {
+                    last_offsets_checkpoint = Instant::now();
+                }
+                let (due, checkpoints) = {
+                    let Ok(mut b) = shared.broker() else { return };
+                    let due = b.tick().unwrap_or_else(|e| {
+                        eprintln!(
+                            "kseg mini-broker: periodic work failed: {}",
+                            kseg_escape::escaped(&e.to_string())
+                        );
+                        DueDeletions::default()
+                    });
+                    let checkpoints = (hw || offsets).then(|| b.checkpoint_files(offsets, hw));
+                    (due, checkpoints)
+                };
+                if let Err(e) = due.remove() {
+                    eprintln!("kseg mini-broker: removing deleted files failed: {e}");
+                }
+                if let Some(Err(e)) = checkpoints.map(CheckpointFiles::write) {
+                    eprintln!("kseg mini-broker: writing checkpoints failed: {e}");
+                }
+            }
+        })
 }
 
 async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
