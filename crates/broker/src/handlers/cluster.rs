@@ -71,6 +71,7 @@ pub(crate) async fn metadata(
         ),
     };
     let auto_create = version < 4 || req.allow_auto_topic_creation;
+    let all_topics = requested.is_none();
     let mut topics = Vec::new();
     let (names, to_create) = {
         let b = shared.broker()?;
@@ -118,6 +119,10 @@ pub(crate) async fn metadata(
                 }
             },
         };
+        // All topics were listed under the lock taken before: one deleted since is left out.
+        if all_topics && b.topic(&name).is_none() {
+            continue;
+        }
         let internal = name == OFFSETS_TOPIC || name == TRANSACTION_TOPIC;
         let found = if b.topic(&name).is_some() {
             Ok(())

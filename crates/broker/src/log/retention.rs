@@ -350,4 +350,27 @@ mod tests {
         );
         assert_eq!(log.log_start_offset, 2);
     }
+
+    /// A moved log start offset cuts the leader epoch cache at once and has the flush thread
+    /// rewrite `leader-epoch-checkpoint` (`truncateFromStartAsyncFlush`); a clean close waits
+    /// for that write.
+    #[test]
+    fn the_epoch_checkpoint_cut_from_the_start_is_written_by_the_flush_thread() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut log = log_with_segments(dir.path(), config(), &[NOW; 3]);
+        assert!(log.increment_log_start_offset(2).unwrap());
+        assert_eq!(
+            log.epochs(),
+            [EpochEntry {
+                epoch: 0,
+                start_offset: 2
+            }]
+        );
+        log.close().unwrap();
+        let path = dir
+            .path()
+            .join("t-0")
+            .join(crate::files::LEADER_EPOCH_CHECKPOINT);
+        assert_eq!(fs::read_to_string(path).unwrap(), "0\n1\n0 2\n");
+    }
 }
