@@ -21,10 +21,12 @@ use kseg_format::batch::BatchHeader;
 mod admin;
 mod configs;
 mod coordinators;
+mod deferred;
 mod lifecycle;
 mod limits;
 
 pub use configs::ConfigChange;
+pub use deferred::{CheckpointFiles, DeletedPartitions, DueDeletions};
 pub use limits::{
     open_file_limit, raise_open_file_limit, volume_space, PartitionBudget, FILES_PER_PARTITION,
     MAX_PARTITIONS_PER_REQUEST,
@@ -125,6 +127,8 @@ pub struct Broker {
     /// Topics whose new partitions are being made outside the lock ([`NewPartitions`]), with
     /// how many: their names are taken and their files counted against the open-file limit.
     creating: BTreeMap<String, i32>,
+    /// Writes the log-dir checkpoints, under the lock or without it, one at a time.
+    checkpoints: std::sync::Arc<deferred::CheckpointWriter>,
 }
 
 /// New partitions of one topic, checked and reserved under the broker lock, whose dirs and
@@ -370,25 +374,48 @@ impl Broker {
 
     /// The topic, created with the default partition count when auto-creation allows it.
     pub fn topic_or_create(&mut self, name: &str) -> BrokerResult<&Topic> {
-        if !self.topics.contains_key(name) {
-            // Kafka creates its internal topics whatever auto.create.topics.enable says.
-            let internal = name == OFFSETS_TOPIC || name == TRANSACTION_TOPIC;
-            if !self.config.auto_create_topics && !internal {
-                return Err(BrokerError::new(
-                    ResponseError::UnknownTopicOrPartition,
-                    format!("unknown topic {name}"),
-                ));
-            }
-            let n = if name == OFFSETS_TOPIC {
-                self.config.offsets_topic_partitions as i32
-            } else if name == TRANSACTION_TOPIC {
-                self.config.transaction_topic_partitions as i32
+        if self.creating.contains_key(name) {
+            // Its files are being made outside the lock: retriable, as Kafka answers a topic
+            // whose creation is under way.
+            let error = if name == OFFSETS_TOPIC || name == TRANSACTION_TOPIC {
+                ResponseError::CoordinatorNotAvailable
             } else {
-                self.config.num_partitions
+                ResponseError::LeaderNotAvailable
             };
-            self.create_topic(name, n)?;
+            return Err(BrokerError::new(error, format!("{name} is being created")));
+        }
+        if !self.topics.contains_key(name) {
+            let plan = self.prepare_auto_create(name)?;
+            let made = plan.make();
+            self.publish(plan, made)?;
         }
         Ok(&self.topics[name])
+    }
+
+    /// The checks and the plan of an auto-created topic (`AutoTopicCreationManager`): the
+    /// default partition count, or an internal topic's with its coordinator's configs, which
+    /// Kafka creates whatever auto.create.topics.enable says. The server makes its files
+    /// outside the broker lock, as CreateTopics does.
+    pub(crate) fn prepare_auto_create(&mut self, name: &str) -> BrokerResult<NewPartitions> {
+        let internal = name == OFFSETS_TOPIC || name == TRANSACTION_TOPIC;
+        if !self.config.auto_create_topics && !internal {
+            return Err(BrokerError::new(
+                ResponseError::UnknownTopicOrPartition,
+                format!("unknown topic {name}"),
+            ));
+        }
+        let n = if name == OFFSETS_TOPIC {
+            self.config.offsets_topic_partitions as i32
+        } else if name == TRANSACTION_TOPIC {
+            self.config.transaction_topic_partitions as i32
+        } else {
+            self.config.num_partitions
+        };
+        let overrides: Vec<(String, String)> = internal_topic_configs(name)
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        self.prepare_topic(name, n, &overrides)
     }
 
     pub fn partition(&self, topic: &str, partition: i32) -> BrokerResult<&PartitionLog> {

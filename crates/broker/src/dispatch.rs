@@ -194,7 +194,7 @@ pub(super) async fn request<'s>(
             let resp = with_features(api_versions_response(0), &features, version);
             h.answer(&resp)
         }
-        ApiKey::Metadata => h.answer(&cluster::metadata(shared, h.decode(b)?, version)?),
+        ApiKey::Metadata => h.answer(&cluster::metadata(shared, h.decode(b)?, version).await?),
         ApiKey::DescribeCluster => h.answer(&cluster::describe_cluster(shared, h.decode(b)?)),
         ApiKey::UpdateFeatures => {
             h.answer(&cluster::update_features(shared, h.decode(b)?, version)?)
@@ -204,10 +204,12 @@ pub(super) async fn request<'s>(
             h.answer(&cluster::describe_quorum(shared, h.decode(b)?, version)?)
         }
         ApiKey::FindCoordinator => {
-            h.answer(&cluster::find_coordinator(shared, h.decode(b)?, version)?)
+            h.answer(&cluster::find_coordinator(shared, h.decode(b)?, version).await?)
         }
         ApiKey::CreateTopics => h.answer(&topics::create_topics(shared, h.decode(b)?).await?),
-        ApiKey::DeleteTopics => h.answer(&topics::delete_topics(shared, h.decode(b)?, version)?),
+        ApiKey::DeleteTopics => {
+            h.answer(&topics::delete_topics(shared, h.decode(b)?, version).await?)
+        }
         ApiKey::CreatePartitions => {
             h.answer(&topics::create_partitions(shared, h.decode(b)?).await?)
         }

@@ -1,4 +1,4 @@
-//! The mini-broker's network side over tokio: the listener, the periodic ticker, clean
+//! The mini-broker's network side over tokio: the listener, the periodic work's thread, clean
 //! shutdown, and one task per connection that reads frames (`frame`) and answers them
 //! (`dispatch`).
 //!
@@ -7,6 +7,7 @@
 //! time, as Kafka does.
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -16,7 +17,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
-use super::core::Broker;
+use super::core::{Broker, CheckpointFiles, DueDeletions};
 use super::dispatch::{self, RequestError};
 use super::frame;
 use super::metadata::PublishedFeatures;
@@ -51,6 +52,10 @@ pub(super) struct Shared {
     pub(super) port: i32,
     pub(super) node_id: i32,
     pub(super) cluster_id: String,
+    /// Holds requests' disk work at its start, for the tests that answer another request
+    /// meanwhile ([`crate::testing::IoGate`]).
+    #[cfg(test)]
+    pub(super) io_gate: Mutex<Option<Arc<crate::testing::IoGate>>>,
     /// `KSEG_BROKER_DEBUG=1`: log every request.
     pub(super) debug: bool,
     /// [`REQUEST_BUDGET`] in permits of one byte.
@@ -70,6 +75,8 @@ impl Shared {
             broker: Mutex::new(broker),
             host,
             port,
+            #[cfg(test)]
+            io_gate: Mutex::new(None),
             debug,
             budget: Semaphore::new(REQUEST_BUDGET),
             responses: Semaphore::new(RESPONSE_BUDGET),
@@ -79,6 +86,36 @@ impl Shared {
     /// The broker, handed back when no connection is left.
     pub(super) fn into_broker(self) -> Broker {
         self.broker.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `work` (disk work a request decided under the broker lock) on a
+    /// blocking thread, without the lock, so that other connections' requests are answered
+    /// meanwhile; a runtime shutting down closes the request's connection.
+    pub(super) async fn off_lock<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, RequestError> {
+        #[cfg(test)]
+        let gate = self
+            .io_gate
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let joined = tokio::task::spawn_blocking(move || {
+            #[cfg(test)]
+            {
+                if let Some(gate) = gate {
+                    gate.pass();
+                }
+            }
+            work()
+        })
+        .await;
+        match joined {
+            Ok(done) => Ok(done),
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(_) => Err(RequestError::ShuttingDown),
+        }
     }
 
     /// The broker, unless it is shut down (then the request closes its connection).
@@ -122,40 +159,8 @@ async fn serve(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
         )?;
         out.flush()?;
     }
-    let ticker = {
-        let shared = shared.clone();
-        tokio::spawn(async move {
-            let mut interval = tokio::time::interval(Duration::from_millis(100));
-            let mut last_hw_checkpoint = Instant::now();
-            let mut last_offsets_checkpoint = Instant::now();
-            loop {
-                interval.tick().await;
-                let Ok(mut b) = shared.broker() else { return };
-                if let Err(e) = b.tick() {
-                    eprintln!(
-                        "kseg mini-broker: periodic work failed: {}",
-                        kseg_escape::escaped(&e.to_string())
-                    );
-                }
-                // Kafka's cadences: high watermarks every 5 s, recovery points and log start
-                // offsets every 60 s.
-                let hw = last_hw_checkpoint.elapsed() >= Duration::from_secs(5);
-                let offsets = last_offsets_checkpoint.elapsed() >= Duration::from_secs(60);
-                if hw {
-                    last_hw_checkpoint = Instant::now();
-                }
-                if offsets {
-                    last_offsets_checkpoint = Instant::now();
-                }
-                if hw || offsets {
-                    if let Err(e) = b.write_some_checkpoints(offsets, hw) {
-                        eprintln!("kseg mini-broker: writing checkpoints failed: {e}");
-                    }
-                }
-                drop(b);
-            }
-        })
-    };
+    let stop_scheduler = Arc::new(AtomicBool::new(false));
+    let scheduler = start_scheduler(shared.clone(), stop_scheduler.clone())?;
     let mut last_accept_log: Option<Instant> = None;
     loop {
         tokio::select! {
@@ -181,11 +186,72 @@ async fn serve(broker: Broker, opts: ServerOptions) -> anyhow::Result<()> {
             _ = sigterm.recv() => break,
         }
     }
-    ticker.abort();
+    stop_scheduler.store(true, Ordering::SeqCst);
+    scheduler.thread().unpark();
+    // Its removals and checkpoint writes under way finish first.
+    let _ = scheduler.join();
     let mut b = shared.broker.lock().unwrap_or_else(|e| e.into_inner());
     b.shutdown()?;
     eprintln!("kseg mini-broker: stopped cleanly ({})", dir.display());
     Ok(())
+}
+
+/// The periodic work, every 100 ms, on a thread of its own, as Kafka's scheduler threads
+/// (`KafkaScheduler`) run beside its request handlers: waiting for the broker lock never holds a
+/// runtime worker that other connections' requests need. The state's part runs under the lock;
+/// the files' part (removals whose delay is over, the checkpoint writes) after it.
+fn start_scheduler(
+    shared: Arc<Shared>,
+    stop: Arc<AtomicBool>,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    const PERIOD: Duration = Duration::from_millis(100);
+    std::thread::Builder::new()
+        .name("kseg-scheduler".into())
+        .spawn(move || {
+            let mut next = Instant::now() + PERIOD;
+            let mut last_hw_checkpoint = Instant::now();
+            let mut last_offsets_checkpoint = Instant::now();
+            loop {
+                if stop.load(Ordering::SeqCst) {
+                    return;
+                }
+                let now = Instant::now();
+                if now < next {
+                    std::thread::park_timeout(next - now);
+                    continue;
+                }
+                // A late round is not made up for.
+                next = (next + PERIOD).max(now);
+                // Kafka's cadences: high watermarks every 5 s, recovery points and log start
+                // offsets every 60 s.
+                let hw = last_hw_checkpoint.elapsed() >= Duration::from_secs(5);
+                let offsets = last_offsets_checkpoint.elapsed() >= Duration::from_secs(60);
+                if hw {
+                    last_hw_checkpoint = Instant::now();
+                }
+                if offsets {
+                    last_offsets_checkpoint = Instant::now();
+                }
+                let (due, checkpoints) = {
+                    let Ok(mut b) = shared.broker() else { return };
+                    let due = b.tick().unwrap_or_else(|e| {
+                        eprintln!(
+                            "kseg mini-broker: periodic work failed: {}",
+                            kseg_escape::escaped(&e.to_string())
+                        );
+                        DueDeletions::default()
+                    });
+                    let checkpoints = (hw || offsets).then(|| b.checkpoint_files(offsets, hw));
+                    (due, checkpoints)
+                };
+                if let Err(e) = due.remove() {
+                    eprintln!("kseg mini-broker: removing deleted files failed: {e}");
+                }
+                if let Some(Err(e)) = checkpoints.map(CheckpointFiles::write) {
+                    eprintln!("kseg mini-broker: writing checkpoints failed: {e}");
+                }
+            }
+        })
 }
 
 async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {

@@ -5,10 +5,12 @@
 //!
 //! [`TestBroker::restart`] stops the broker cleanly and opens the same dir again (what was kept
 //! on disk), [`TestBroker::restart_after_crash`] without the clean stop; [`TestBroker::broker`]
-//! hands the broker itself to a test that wants to look inside or set a state up directly.
+//! hands the broker itself to a test that wants to look inside or set a state up directly;
+//! [`TestBroker::ask_during`] answers a request while another's disk work is held ([`IoGate`]).
 
 use std::net::SocketAddr;
-use std::sync::MutexGuard;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Duration;
 
 use bytes::{Buf, Bytes, BytesMut};
 use kafka_protocol::messages::{ApiKey, RequestHeader, ResponseHeader};
@@ -117,6 +119,22 @@ impl TestBroker {
         body_version: i16,
         request: &R,
     ) -> Outcome {
+        let frame = self.frame(key, header_version, body_version, request);
+        let shared = self.shared.as_ref().expect("the broker is open");
+        let answer = self
+            .runtime
+            .block_on(dispatch::request(shared, frame, peer()));
+        outcome(answer)
+    }
+
+    /// `request` framed with the next correlation id.
+    fn frame<R: Encodable + HeaderVersion>(
+        &mut self,
+        key: ApiKey,
+        header_version: i16,
+        body_version: i16,
+        request: &R,
+    ) -> Bytes {
         self.correlation += 1;
         let header = RequestHeader::default()
             .with_request_api_key(key as i16)
@@ -130,16 +148,59 @@ impl TestBroker {
         request
             .encode(&mut frame, body_version)
             .expect("a request body");
-        let peer: SocketAddr = "127.0.0.1:1".parse().expect("an address");
+        frame.freeze()
+    }
+
+    /// Sends `first`; once its disk work is on a blocking thread, held there by an [`IoGate`]
+    /// (the broker lock free), sends `second`, whose answer must come while the first waits;
+    /// then lets the first's work through. Both answers, decoded.
+    pub(crate) fn ask_during<A: Request, B: Request>(
+        &mut self,
+        first_version: i16,
+        first: &A,
+        second_version: i16,
+        second: &B,
+    ) -> (A::Response, B::Response) {
+        let first_key = ApiKey::try_from(A::KEY).expect("a known api key");
+        let second_key = ApiKey::try_from(B::KEY).expect("a known api key");
+        let first_frame = self.frame(first_key, first_version, first_version, first);
+        let first_correlation = self.correlation;
+        let second_frame = self.frame(second_key, second_version, second_version, second);
+        let second_correlation = self.correlation;
+        let gate = Arc::new(IoGate::default());
         let shared = self.shared.as_ref().expect("the broker is open");
-        let answer = self
-            .runtime
-            .block_on(dispatch::request(shared, frame.freeze(), peer));
-        match answer {
-            Ok(Some(reply)) => Outcome::Answer(Bytes::from(reply.pieces.concat())),
-            Ok(None) => Outcome::NoAnswer,
-            Err(e) => Outcome::Closed(e.to_string()),
-        }
+        *shared.io_gate.lock().unwrap() = Some(gate.clone());
+        let (first_answer, second_answer) = self.runtime.block_on(async {
+            let first = dispatch::request(shared, first_frame, peer());
+            tokio::pin!(first);
+            tokio::select! {
+                biased;
+                done = &mut first => panic!(
+                    "{first_key:?} was answered without disk work to hold: {:?}",
+                    done.map(|r| r.is_some())
+                ),
+                () = gate.arrived.notified() => {}
+            }
+            let second = tokio::time::timeout(
+                Duration::from_secs(10),
+                dispatch::request(shared, second_frame, peer()),
+            )
+            .await
+            .unwrap_or_else(|_| panic!("{second_key:?} waited for {first_key:?}'s disk work"));
+            gate.open();
+            (first.await, second)
+        });
+        *shared.io_gate.lock().unwrap() = None;
+        let answer = |outcome: Outcome, key: ApiKey| match outcome {
+            Outcome::Answer(bytes) => bytes,
+            other => panic!("{key:?}: no answer: {other:?}"),
+        };
+        let second_bytes = answer(outcome(second_answer), second_key);
+        let first_bytes = answer(outcome(first_answer), first_key);
+        (
+            decode_answer(first_key, first_version, first_bytes, first_correlation),
+            decode_answer(second_key, second_version, second_bytes, second_correlation),
+        )
     }
 
     /// A framed answer to the request sent last, decoded as `T` at `version`.
@@ -147,19 +208,64 @@ impl TestBroker {
         &self,
         key: ApiKey,
         version: i16,
-        mut bytes: Bytes,
+        bytes: Bytes,
     ) -> T {
-        let length = bytes.get_i32();
-        assert_eq!(length as usize, bytes.remaining(), "{key:?}: frame length");
-        let header =
-            ResponseHeader::decode(&mut bytes, T::header_version(version)).expect("a header");
-        assert_eq!(
-            header.correlation_id, self.correlation,
-            "{key:?}: correlation"
-        );
-        let response = T::decode(&mut bytes, version).expect("a response");
-        assert_eq!(bytes.remaining(), 0, "{key:?} v{version}: bytes left over");
-        response
+        decode_answer(key, version, bytes, self.correlation)
+    }
+}
+
+/// A framed answer to the request with `correlation`, decoded as `T` at `version`.
+fn decode_answer<T: Decodable + HeaderVersion>(
+    key: ApiKey,
+    version: i16,
+    mut bytes: Bytes,
+    correlation: i32,
+) -> T {
+    let length = bytes.get_i32();
+    assert_eq!(length as usize, bytes.remaining(), "{key:?}: frame length");
+    let header = ResponseHeader::decode(&mut bytes, T::header_version(version)).expect("a header");
+    assert_eq!(header.correlation_id, correlation, "{key:?}: correlation");
+    let response = T::decode(&mut bytes, version).expect("a response");
+    assert_eq!(bytes.remaining(), 0, "{key:?} v{version}: bytes left over");
+    response
+}
+
+fn peer() -> SocketAddr {
+    "127.0.0.1:1".parse().expect("an address")
+}
+
+fn outcome(answer: dispatch::Handled<Option<dispatch::Reply<'_>>>) -> Outcome {
+    match answer {
+        Ok(Some(reply)) => Outcome::Answer(Bytes::from(reply.pieces.concat())),
+        Ok(None) => Outcome::NoAnswer,
+        Err(e) => Outcome::Closed(e.to_string()),
+    }
+}
+
+/// Holds the disk work requests hand to blocking threads (`Shared::off_lock`) at its start,
+/// until [`Self::open`]: what lets a test answer a request while another's I/O is pending,
+/// deterministically.
+#[derive(Default)]
+pub(crate) struct IoGate {
+    open: Mutex<bool>,
+    opened: Condvar,
+    /// Told when a piece of disk work reaches the gate.
+    arrived: tokio::sync::Notify,
+}
+
+impl IoGate {
+    /// On the blocking thread: reports the work, and waits for the gate to open.
+    pub(crate) fn pass(&self) {
+        self.arrived.notify_one();
+        let mut open = self.open.lock().unwrap();
+        while !*open {
+            open = self.opened.wait(open).unwrap();
+        }
+    }
+
+    fn open(&self) {
+        *self.open.lock().unwrap() = true;
+        self.opened.notify_all();
     }
 }
 

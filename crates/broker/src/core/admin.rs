@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 use kafka_protocol::ResponseError;
 
+use super::deferred::{CheckpointFiles, DeletedPartitions, DueDeletions};
 use super::{
     topic_log_config, unknown_partition, Broker, NewPartitions, PartitionBudget, Topic,
     OFFSETS_TOPIC, TRANSACTION_TOPIC,
@@ -108,39 +109,64 @@ impl Broker {
 
     /// DeleteTopics: the topic's partition dirs are renamed as `LocalLog.logDeleteDirName` does
     /// and removed after `file.delete.delay.ms`; every group's offsets for the topic get
-    /// tombstones (the group coordinator's `onPartitionsDeleted`). Returns the topic id.
+    /// tombstones (the group coordinator's `onPartitionsDeleted`). Returns the topic id. The
+    /// three steps in one call; DeleteTopics runs the renames outside the broker lock
+    /// ([`Self::remove_topic`], [`DeletedPartitions::rename`], [`Self::finish_topic_deletion`]).
     pub fn delete_topic(&mut self, name: &str, now: i64) -> BrokerResult<[u8; 16]> {
+        let (id, deleted) = self.remove_topic(name, now)?;
+        let (renamed, result) = deleted.rename();
+        let checkpoints = self.finish_topic_deletion(renamed, now);
+        result?;
+        checkpoints.write()?;
+        Ok(id)
+    }
+
+    /// The part of a topic deletion that needs the broker: the checks, the topic gone from the
+    /// served ones, its RemoveTopicRecord in the metadata log and the group offset tombstones.
+    /// Its partition logs are handed back for their dirs to be renamed.
+    pub(crate) fn remove_topic(
+        &mut self,
+        name: &str,
+        now: i64,
+    ) -> BrokerResult<([u8; 16], DeletedPartitions)> {
         if internal(name) {
             return Err(BrokerError::new(
                 ResponseError::InvalidTopicException,
                 format!("kseg mini-broker does not delete the internal topic {name}"),
             ));
         }
-        let Some(topic) = self.topics.remove(name) else {
+        let Some(id) = self.topics.get(name).map(|t| t.id) else {
             return Err(BrokerError::new(
                 ResponseError::UnknownTopicOrPartition,
                 "This server does not host this topic-partition.",
             ));
         };
-        let delay = self.config.log.file_delete_delay_ms.max(0);
-        for log in topic.partitions {
-            let dir = log.dir.clone();
-            let unique = hex::encode(crate::files::random_uuid());
-            let mut base = format!("{}-{}", log.topic, log.partition);
-            // logDirNameWithSuffixCappedLength: the whole name stays within 255 bytes.
-            let suffix = format!(".{unique}-delete");
-            base.truncate(255 - suffix.len());
-            let to = dir.with_file_name(format!("{base}{suffix}"));
-            drop(log);
-            fs::rename(&dir, &to)?;
-            self.deleting_dirs.push((now + delay, to));
-        }
-        self.metadata.remove_topic(topic.id, now)?;
+        // The record first: a topic it cannot remove stays served.
+        self.metadata.remove_topic(id, now)?;
+        let topic = self.topics.remove(name).expect("checked above");
         for (group, records) in self.groups.delete_topic_offsets(name) {
             self.write_group_records(&group, &records)?;
         }
-        self.write_checkpoints()?;
-        Ok(topic.id)
+        Ok((
+            id,
+            DeletedPartitions {
+                logs: topic.partitions,
+            },
+        ))
+    }
+
+    /// After [`DeletedPartitions::rename`]: the renamed dirs go after `file.delete.delay.ms`
+    /// (`LogManager.addLogToBeDeleted`), and the checkpoints no longer list the topic
+    /// (`asyncDelete`'s `checkpointRecoveryOffsetsInDir`, `checkpointLogStartOffsetsInDir`).
+    pub(crate) fn finish_topic_deletion(
+        &mut self,
+        renamed: Vec<PathBuf>,
+        now: i64,
+    ) -> CheckpointFiles {
+        let due = now + self.config.log.file_delete_delay_ms.max(0);
+        self.deleting_dirs
+            .extend(renamed.into_iter().map(|dir| (due, dir)));
+        self.checkpoint_files(true, true)
     }
 
     /// The partitions a CreatePartitions request would add (`validateTotalNumberOfPartitions`:
@@ -281,31 +307,15 @@ impl Broker {
         Ok(())
     }
 
-    /// Retention (`LogManager.cleanupLogs` every `log.retention.check.interval.ms`) and the
-    /// removal of files and dirs whose deletion delay is over.
-    pub(super) fn retention_tick(&mut self, now: i64) -> BrokerResult<()> {
-        let mut due: Vec<PathBuf> = Vec::new();
-        self.deleting_dirs.retain(|(at, path)| {
-            if *at <= now {
-                due.push(path.clone());
-                false
-            } else {
-                true
-            }
-        });
-        for dir in due {
-            match fs::remove_dir_all(&dir) {
-                Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e.into()),
-                _ => {}
-            }
-        }
+    /// Retention (`LogManager.cleanupLogs` every `log.retention.check.interval.ms`): segments
+    /// renamed `.deleted`; and the files and dirs whose deletion delay is over, handed back for
+    /// their removal without the broker lock.
+    pub(super) fn retention_tick(&mut self, now: i64) -> BrokerResult<DueDeletions> {
         let check = now >= self.next_retention_check;
         if check {
             self.next_retention_check = now + self.config.retention_check_interval_ms.max(1);
-        }
-        for t in self.topics.values_mut() {
-            for log in &mut t.partitions {
-                if check {
+            for t in self.topics.values_mut() {
+                for log in &mut t.partitions {
                     for (base, why) in log.delete_old_segments(now)? {
                         eprintln!(
                             "kseg mini-broker: {}-{}: deleted segment {base} ({}); log start offset {}",
@@ -316,10 +326,24 @@ impl Broker {
                         );
                     }
                 }
-                log.remove_deleted_files(now, false)?;
             }
         }
-        Ok(())
+        // Taken after the fallible part: a failed check loses none of them.
+        let mut due = DueDeletions::default();
+        self.deleting_dirs.retain(|(at, path)| {
+            if *at <= now {
+                due.dirs.push(path.clone());
+                false
+            } else {
+                true
+            }
+        });
+        for t in self.topics.values_mut() {
+            for log in &mut t.partitions {
+                due.files.extend(log.take_due_deletes(now, false));
+            }
+        }
+        Ok(due)
     }
 }
 
@@ -391,7 +415,10 @@ mod tests {
         assert_eq!(b.topic("t").unwrap().partitions.len(), 3);
         assert!(b.topic("gone").is_none());
         // The leftover -delete dir goes once file.delete.delay.ms has passed.
-        b.retention_tick(crate::now_ms() + 60_000).unwrap();
+        b.retention_tick(crate::now_ms() + 60_000)
+            .unwrap()
+            .remove()
+            .unwrap();
         assert!(!fs::read_dir(&config.log_dir).unwrap().any(|e| e
             .unwrap()
             .file_name()

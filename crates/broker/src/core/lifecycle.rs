@@ -7,6 +7,7 @@ use std::fs;
 use std::io;
 use std::path::PathBuf;
 
+use super::deferred::{CheckpointFiles, DueDeletions};
 use super::{
     internal_topic_configs, topic_log_config, topic_meta, Broker, BrokerConfig, OpenReport, Topic,
     OFFSETS_TOPIC, TRANSACTION_TOPIC,
@@ -235,6 +236,7 @@ impl Broker {
             // LogManager schedules its first retention check 30 s after start.
             next_retention_check: now_ms() + 30_000i64.min(config_retention_interval),
             creating: BTreeMap::new(),
+            checkpoints: Default::default(),
         };
         broker.load_coordinators()?;
         broker.schedule_leftover_deletes(now_ms())?;
@@ -364,10 +366,10 @@ impl Broker {
     }
 
     /// Periodic work: group session expiry and rebalance deadlines, transaction timeouts, the
-    /// retention check and delayed file deletion.
-    pub fn tick(&mut self) -> BrokerResult<()> {
+    /// retention check; the files and dirs whose deletion delay is over are handed back, for
+    /// the caller to remove without the broker lock ([`DueDeletions::remove`]).
+    pub fn tick(&mut self) -> BrokerResult<DueDeletions> {
         let now = now_ms();
-        self.retention_tick(now)?;
         let mut records = Vec::new();
         self.groups.tick(now, &mut records);
         let topics = &self.topics;
@@ -405,7 +407,7 @@ impl Broker {
             self.write_txn_records(&plan.transactional_id, &mine)?;
             self.complete_transaction(&plan, now)?;
         }
-        Ok(())
+        self.retention_tick(now)
     }
 
     /// Writes the three log-dir checkpoints: recovery points, log start offsets (only those
@@ -418,12 +420,18 @@ impl Broker {
     /// but recovery points and log start offsets every 60 s
     /// (`log.flush.offset.checkpoint.interval.ms`, `log.flush.start.offset.checkpoint.interval.ms`).
     pub fn write_some_checkpoints(&self, offsets: bool, high_watermarks: bool) -> io::Result<()> {
+        self.checkpoint_files(offsets, high_watermarks).write()
+    }
+
+    /// The contents of [`Self::write_some_checkpoints`]' files as the state is now, to be
+    /// written without the broker lock.
+    pub fn checkpoint_files(&self, offsets: bool, high_watermarks: bool) -> CheckpointFiles {
         let mut recovery = Vec::new();
         let mut start = Vec::new();
         let mut hw = Vec::new();
         for t in self.topics.values() {
             for log in &t.partitions {
-                recovery.push((t.name.clone(), log.partition, log.recovery_point));
+                recovery.push((t.name.clone(), log.partition, log.flushed_recovery_point()));
                 hw.push((t.name.clone(), log.partition, log.high_watermark()));
                 if log.log_start_offset > log.segment_bases()[0] {
                     start.push((t.name.clone(), log.partition, log.log_start_offset));
@@ -431,23 +439,24 @@ impl Broker {
             }
         }
         let dir = &self.config.log_dir;
+        let mut files = Vec::new();
         if offsets {
-            write_atomically(
-                &dir.join(RECOVERY_POINT_CHECKPOINT),
-                offset_checkpoint_text(&recovery).as_bytes(),
-            )?;
-            write_atomically(
-                &dir.join(LOG_START_CHECKPOINT),
-                offset_checkpoint_text(&start).as_bytes(),
-            )?;
+            files.push((
+                dir.join(RECOVERY_POINT_CHECKPOINT),
+                offset_checkpoint_text(&recovery),
+            ));
+            files.push((
+                dir.join(LOG_START_CHECKPOINT),
+                offset_checkpoint_text(&start),
+            ));
         }
         if high_watermarks {
-            write_atomically(
-                &dir.join(REPLICATION_CHECKPOINT),
-                offset_checkpoint_text(&hw).as_bytes(),
-            )?;
+            files.push((
+                dir.join(REPLICATION_CHECKPOINT),
+                offset_checkpoint_text(&hw),
+            ));
         }
-        Ok(())
+        CheckpointFiles::new(&self.checkpoints, files)
     }
 
     /// Clean shutdown: closes every log (final index entries, trimmed indexes, producer

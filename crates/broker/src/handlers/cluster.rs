@@ -48,12 +48,13 @@ pub(crate) fn describe_cluster(
         })
 }
 
-pub(crate) fn metadata(
+/// Metadata. Topics to auto-create are made first, each through CreateTopics' path (its files
+/// outside the broker lock); the answer is then built under the lock.
+pub(crate) async fn metadata(
     shared: &Shared,
     req: MetadataRequest,
     version: i16,
 ) -> Handled<MetadataResponse> {
-    let mut b = shared.broker()?;
     // v0: an empty list means all topics; v1+: null means all.
     let requested: Option<Vec<(Option<String>, [u8; 16])>> = match req.topics {
         None => None,
@@ -70,16 +71,39 @@ pub(crate) fn metadata(
         ),
     };
     let auto_create = version < 4 || req.allow_auto_topic_creation;
+    let all_topics = requested.is_none();
     let mut topics = Vec::new();
-    let names: Vec<(Option<String>, [u8; 16])> = match requested {
-        None => b.topics().map(|t| (Some(t.name.clone()), t.id)).collect(),
-        // KafkaApis.handleTopicMetadataRequest asks for a set of topics: a topic named (or an
-        // id given) many times is answered once.
-        Some(r) => {
-            let mut seen = std::collections::HashSet::new();
-            r.into_iter().filter(|t| seen.insert(t.clone())).collect()
-        }
+    let (names, to_create) = {
+        let b = shared.broker()?;
+        let names: Vec<(Option<String>, [u8; 16])> = match requested {
+            None => b.topics().map(|t| (Some(t.name.clone()), t.id)).collect(),
+            // KafkaApis.handleTopicMetadataRequest asks for a set of topics: a topic named (or
+            // an id given) many times is answered once.
+            Some(r) => {
+                let mut seen = std::collections::HashSet::new();
+                r.into_iter().filter(|t| seen.insert(t.clone())).collect()
+            }
+        };
+        // AutoTopicCreationManager creates an internal topic too (with its coordinator's
+        // partitions and configs), when auto.create.topics.enable allows it.
+        let creatable = |name: &str| {
+            let internal = name == OFFSETS_TOPIC || name == TRANSACTION_TOPIC;
+            auto_create && (!internal || b.config.auto_create_topics) && b.topic(name).is_none()
+        };
+        let to_create: Vec<String> = names
+            .iter()
+            .filter_map(|(name, _)| name.clone())
+            .filter(|name| creatable(name))
+            .collect();
+        (names, to_create)
     };
+    let mut created: std::collections::HashMap<String, crate::BrokerResult<()>> =
+        std::collections::HashMap::new();
+    for name in to_create {
+        let result = super::topics::auto_create(shared, &name).await?;
+        created.insert(name, result);
+    }
+    let b = shared.broker()?;
     for (name, id) in names {
         let name = match name {
             Some(n) => n,
@@ -95,13 +119,15 @@ pub(crate) fn metadata(
                 }
             },
         };
+        // All topics were listed under the lock taken before: one deleted since is left out.
+        if all_topics && b.topic(&name).is_none() {
+            continue;
+        }
         let internal = name == OFFSETS_TOPIC || name == TRANSACTION_TOPIC;
         let found = if b.topic(&name).is_some() {
             Ok(())
-        } else if auto_create && (!internal || b.config.auto_create_topics) {
-            // AutoTopicCreationManager creates an internal topic too (with its coordinator's
-            // partitions and configs), when auto.create.topics.enable allows it.
-            b.topic_or_create(&name).map(|_| ())
+        } else if let Some(Err(e)) = created.remove(&name) {
+            Err(e)
         } else if let Err(e) = crate::core::validate_topic_name(&name) {
             // KafkaApis.getTopicMetadata: an illegal name, auto-creation or not.
             Err(e)
@@ -156,12 +182,14 @@ pub(crate) fn metadata(
         .with_topics(topics))
 }
 
-pub(crate) fn find_coordinator(
+/// FindCoordinator. The coordinator's topic, when it does not exist yet, is created first
+/// through CreateTopics' path (its files outside the broker lock), as Kafka's
+/// `AutoTopicCreationManager` does it for this request.
+pub(crate) async fn find_coordinator(
     shared: &Shared,
     req: FindCoordinatorRequest,
     version: i16,
 ) -> Handled<FindCoordinatorResponse> {
-    let mut b = shared.broker()?;
     let keys: Vec<String> = if version >= 4 {
         req.coordinator_keys
             .iter()
@@ -170,11 +198,29 @@ pub(crate) fn find_coordinator(
     } else {
         vec![req.key.as_str().to_string()]
     };
+    let internal_topic = match req.key_type {
+        0 => Some(OFFSETS_TOPIC),
+        1 => Some(TRANSACTION_TOPIC),
+        _ => None,
+    };
+    // Its error, when the topic could not be made: every key answers it.
+    let not_made = match internal_topic.filter(|_| !keys.is_empty()) {
+        Some(topic) => super::topics::auto_create(shared, topic)
+            .await?
+            .err()
+            .map(|e| (e.code(), e.to_string())),
+        None => None,
+    };
+    let mut b = shared.broker()?;
     let mut answers = Vec::new();
     for key in keys {
-        let result = match req.key_type {
-            0 => b.group_partition(&key).map(|_| ()),
-            1 => b.transaction_partition(&key).map(|_| ()),
+        let result = match (req.key_type, &not_made) {
+            (0 | 1, Some((code, message))) => Err(BrokerError::Kafka {
+                code: *code,
+                message: message.clone(),
+            }),
+            (0, None) => b.group_partition(&key).map(|_| ()),
+            (1, None) => b.transaction_partition(&key).map(|_| ()),
             // CoordinatorType.forId throws: FindCoordinatorRequest.getErrorResponse answers
             // the error's default message.
             _ => Err(BrokerError::new(

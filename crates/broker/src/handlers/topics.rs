@@ -7,19 +7,25 @@ use std::collections::{BTreeSet, HashSet};
 
 use super::{coded, str_bytes, topic_name, uuid};
 use crate::core::{Broker, NewPartitions, PartitionBudget, MAX_PARTITIONS_PER_REQUEST};
-use crate::dispatch::{Handled, RequestError};
+use crate::dispatch::Handled;
 use crate::server::Shared;
 use crate::{now_ms, BrokerError, BrokerResult};
 
 /// The metadata log's topic (`Topic.CLUSTER_METADATA_TOPIC_NAME`): never a client's to create.
 const CLUSTER_METADATA_TOPIC: &str = "__cluster_metadata";
 
-pub(crate) fn delete_topics(
+/// DeleteTopics: each topic is removed from the served ones under the broker lock (its
+/// RemoveTopicRecord, the group offset tombstones), then its partition dirs are renamed
+/// `-delete` and the checkpoints written without it, as Kafka's brokers do when they apply the
+/// record (`LogManager.asyncDelete`), not on a request handler's thread.
+pub(crate) async fn delete_topics(
     shared: &Shared,
     req: DeleteTopicsRequest,
     version: i16,
 ) -> Handled<DeleteTopicsResponse> {
-    let mut b = shared.broker()?;
+    // Admin requests run one at a time: a topic created again under the same name (CreateTopics,
+    // auto-creation) makes its dirs only after these are renamed.
+    let _admin = shared.admin.lock().await;
     // v6 names topics by name or id; earlier versions by name only.
     let wanted: Vec<(Option<String>, [u8; 16])> = if version >= 6 {
         req.topics
@@ -39,27 +45,81 @@ pub(crate) fn delete_topics(
     };
     let now = now_ms();
     let mut responses = Vec::new();
-    for (name, id) in wanted {
-        let mut r = delete_topics_response::DeletableTopicResult::default();
-        let name = match name {
-            Some(n) => Some(n),
-            None => b.topic_by_id(&id).map(|t| t.name.clone()),
-        };
-        let Some(name) = name else {
-            r.topic_id = uuid(id);
-            r.error_code = ResponseError::UnknownTopicId.code();
-            r.error_message = Some(str_bytes("This server does not host this topic ID."));
+    // (answer index, the topic's partitions to rename)
+    let mut deleted = Vec::new();
+    {
+        let mut b = shared.broker()?;
+        for (name, id) in wanted {
+            let mut r = delete_topics_response::DeletableTopicResult::default();
+            let name = match name {
+                Some(n) => Some(n),
+                None => b.topic_by_id(&id).map(|t| t.name.clone()),
+            };
+            let Some(name) = name else {
+                r.topic_id = uuid(id);
+                r.error_code = ResponseError::UnknownTopicId.code();
+                r.error_message = Some(str_bytes("This server does not host this topic ID."));
+                responses.push(r);
+                continue;
+            };
+            r.name = Some(TopicName(str_bytes(&name)));
+            match b.remove_topic(&name, now) {
+                Ok((id, partitions)) => {
+                    r.topic_id = uuid(id);
+                    deleted.push((responses.len(), partitions));
+                }
+                Err(e) => (r.error_code, r.error_message) = coded(&e),
+            }
             responses.push(r);
-            continue;
-        };
-        r.name = Some(TopicName(str_bytes(&name)));
-        match b.delete_topic(&name, now) {
-            Ok(id) => r.topic_id = uuid(id),
-            Err(e) => (r.error_code, r.error_message) = coded(&e),
         }
-        responses.push(r);
+    }
+    if deleted.is_empty() {
+        return Ok(DeleteTopicsResponse::default().with_responses(responses));
+    }
+    let (renamed, failed) = shared
+        .off_lock(move || {
+            let mut renamed = Vec::new();
+            let mut failed = Vec::new();
+            for (answer, partitions) in deleted {
+                let (dirs, result) = partitions.rename();
+                renamed.extend(dirs);
+                if let Err(e) = result {
+                    failed.push((answer, BrokerError::from(e)));
+                }
+            }
+            (renamed, failed)
+        })
+        .await?;
+    for (answer, e) in &failed {
+        let r = &mut responses[*answer];
+        (r.error_code, r.error_message) = coded(e);
+    }
+    let checkpoints = shared.broker()?.finish_topic_deletion(renamed, now);
+    if let Err(e) = shared.off_lock(move || checkpoints.write()).await? {
+        eprintln!("kseg mini-broker: writing checkpoints failed: {e}");
     }
     Ok(DeleteTopicsResponse::default().with_responses(responses))
+}
+
+/// A topic auto-created (Metadata, FindCoordinator) through CreateTopics' path: checked and
+/// reserved under the broker lock, its files made without it ([`make_and_publish`]). A topic
+/// that exists already is `Ok` at once, without waiting for the admin requests.
+pub(crate) async fn auto_create(shared: &Shared, name: &str) -> Handled<BrokerResult<()>> {
+    if shared.broker()?.topic(name).is_some() {
+        return Ok(Ok(()));
+    }
+    let _admin = shared.admin.lock().await;
+    let plan = {
+        let mut b = shared.broker()?;
+        if b.topic(name).is_some() {
+            return Ok(Ok(()));
+        }
+        b.prepare_auto_create(name)
+    };
+    match plan {
+        Ok(plan) => make_and_publish(shared, plan).await,
+        Err(e) => Ok(Err(e)),
+    }
 }
 
 /// CreatePartitions as Kafka 4.4's `ControllerApis.createPartitions` and
@@ -289,16 +349,12 @@ pub(crate) async fn create_topics(
 /// Makes `plan`'s files on a blocking thread, without the broker lock, then publishes them
 /// under it (a broker shut down meanwhile: the made dirs go with the plan).
 async fn make_and_publish(shared: &Shared, plan: NewPartitions) -> Handled<BrokerResult<()>> {
-    let made = tokio::task::spawn_blocking(move || {
-        let made = plan.make();
-        (plan, made)
-    })
-    .await;
-    let (plan, made) = match made {
-        Ok(done) => done,
-        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-        Err(_) => return Err(RequestError::ShuttingDown),
-    };
+    let (plan, made) = shared
+        .off_lock(move || {
+            let made = plan.make();
+            (plan, made)
+        })
+        .await?;
     Ok(shared.broker()?.publish(plan, made))
 }
 

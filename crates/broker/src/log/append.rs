@@ -374,7 +374,8 @@ impl PartitionLog {
     }
 
     /// Seals the active segment, starts a new one at the log end offset and takes a producer
-    /// snapshot named by it.
+    /// snapshot named by it, as `UnifiedLog.roll` does: the fsyncs of the sealed segments and of
+    /// the snapshot, and the recovery point they move, are a background task ([`super::flush`]).
     pub fn roll(&mut self) -> io::Result<()> {
         let new_base = self.log_end_offset();
         let active = self.segments.last_mut().expect("active segment");
@@ -382,18 +383,40 @@ impl PartitionLog {
             return Ok(());
         }
         active.seal()?;
-        active.sync()?;
+        // LocalLog.flush(offset): every segment from the last flushed one up to the new base.
+        let mut files = Vec::new();
+        for seg in &self.segments {
+            if seg.next_offset > self.flush_queued_upto {
+                files.extend(seg.flush_handles()?);
+            }
+        }
         let seg = Segment::create(&self.dir, new_base, &self.config)?;
         self.segments.push(seg);
-        self.write_snapshot(new_base)?;
-        self.recovery_point = new_base;
+        let snapshot = self.write_snapshot_unsynced(new_base)?;
+        self.flush_queued_upto = new_base;
+        super::flush::schedule(super::flush::FlushJob {
+            files,
+            snapshot,
+            upto: new_base,
+            epochs: None,
+            progress: self.flushes.clone(),
+            name: format!("{}-{}", self.topic, self.partition),
+        });
         Ok(())
     }
 
     /// Clean close: final time-index entry, trimmed indexes, a producer snapshot at the log end,
-    /// everything flushed.
+    /// everything flushed (the rolls' background flushes first).
     pub fn close(&mut self) -> io::Result<()> {
+        self.flushes.wait_idle();
         let leo = self.log_end_offset();
+        let unflushed = self.flushed_recovery_point();
+        for seg in &mut self.segments {
+            // A roll whose background flush failed left its segments unflushed: synced here.
+            if seg.next_offset > unflushed && seg.next_offset <= self.flush_queued_upto {
+                seg.sync()?;
+            }
+        }
         let active = self.segments.last_mut().expect("active segment");
         active.seal()?;
         active.sync()?;

@@ -91,6 +91,10 @@ impl<K: WrittenKind> IndexWriter<K> {
         self.file.sync_data()
     }
 
+    pub(super) fn file(&self) -> &File {
+        &self.file
+    }
+
     /// The entry with the largest key (offset or timestamp) ≤ target, or the kind's default
     /// (`(base, 0)`, `(-1, base)`) as Kafka's lookup answers.
     pub(super) fn lookup(&self, target: i64) -> K::Entry {

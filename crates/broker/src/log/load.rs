@@ -151,8 +151,14 @@ impl PartitionLog {
             aborted,
             last_snapshot_offset: -1,
             pending_deletes: Vec::new(),
+            flushes: super::flush::FlushProgress::new(0),
+            flush_queued_upto: 0,
+            epoch_file: Default::default(),
+            epoch_generation: 0,
             waiters: super::Waiters::default(),
         };
+        // Segments below the recovery point are on disk; recovered ones were rewritten here.
+        log.flush_queued_upto = log.recovery_point;
         log.load_producer_state(first_recovered)?;
         // Cut what the log no longer holds: snapshots and epochs past the end.
         log.remove_snapshots_after(leo)?;
@@ -321,16 +327,24 @@ impl PartitionLog {
     }
 
     pub(super) fn write_snapshot(&mut self, offset: i64) -> io::Result<()> {
+        if let Some(f) = self.write_snapshot_unsynced(offset)? {
+            f.sync_all()?;
+        }
+        Ok(())
+    }
+
+    /// The producer snapshot named `offset`, written and not yet fsynced (`takeSnapshot(false)`
+    /// at a roll, whose flush task syncs it); `None` when one at or after it exists.
+    pub(super) fn write_snapshot_unsynced(&mut self, offset: i64) -> io::Result<Option<fs::File>> {
         if offset <= self.last_snapshot_offset {
-            return Ok(());
+            return Ok(None);
         }
         let path = self.dir.join(offset_file_name(offset, "snapshot"));
         let f = open_rw(&path, true)?;
         let bytes = self.producers.snapshot_bytes().map_err(io::Error::other)?;
         f.write_all_at(&bytes, 0)?;
-        f.sync_all()?;
         self.last_snapshot_offset = offset;
-        Ok(())
+        Ok(Some(f))
     }
 }
 

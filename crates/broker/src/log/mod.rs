@@ -38,6 +38,7 @@ use kseg_analysis::lookup::end_offset_for;
 use kseg_format::text_files::EpochEntry;
 
 mod append;
+mod flush;
 mod index_writer;
 mod load;
 mod read;
@@ -204,6 +205,13 @@ pub struct PartitionLog {
     last_snapshot_offset: i64,
     /// Files renamed to `.deleted`, with when they may go (`file.delete.delay.ms`).
     pending_deletes: Vec<(i64, PathBuf)>,
+    /// The background flushes of rolled segments ([`flush`]) and how far they reached.
+    flushes: std::sync::Arc<flush::FlushProgress>,
+    /// Segments below this offset have had their flush queued (or were on disk when loaded).
+    flush_queued_upto: i64,
+    /// `leader-epoch-checkpoint`'s writes, and the generation of the cache's contents.
+    epoch_file: std::sync::Arc<flush::EpochFile>,
+    epoch_generation: u64,
     /// Fetches waiting for this partition to grow (their long poll), woken by its next append
     /// and by nothing else.
     pub waiters: Waiters,
@@ -241,6 +249,14 @@ impl Waiters {
     }
 }
 
+/// A log goes once its background flushes are done, so that none writes after it (a topic
+/// deleted then created again, a test's broker opened again on the same dir).
+impl Drop for PartitionLog {
+    fn drop(&mut self) {
+        self.flushes.wait_idle();
+    }
+}
+
 impl PartitionLog {
     /// Creates a new, empty partition: its directory, `partition.metadata`, the first segment
     /// with preallocated indexes, and the leader epoch checkpoint for `leader_epoch` at 0.
@@ -274,17 +290,43 @@ impl PartitionLog {
             aborted: Vec::new(),
             last_snapshot_offset: -1,
             pending_deletes: Vec::new(),
+            flushes: flush::FlushProgress::new(0),
+            flush_queued_upto: 0,
+            epoch_file: Default::default(),
+            epoch_generation: 0,
             waiters: Waiters::default(),
         };
         log.assign_epoch(leader_epoch, 0)?;
         Ok(log)
     }
 
-    fn write_epochs(&self) -> io::Result<()> {
-        write_atomically(
+    /// Writes `leader-epoch-checkpoint` now (`LeaderEpochFileCache.assign` flushes in place).
+    fn write_epochs(&mut self) -> io::Result<()> {
+        self.epoch_generation += 1;
+        self.epoch_file.write(
             &self.dir.join(LEADER_EPOCH_CHECKPOINT),
-            epoch_checkpoint_text(&self.epochs).as_bytes(),
+            &epoch_checkpoint_text(&self.epochs),
+            self.epoch_generation,
         )
+    }
+
+    /// Has the flush thread write `leader-epoch-checkpoint` as the cache is now
+    /// (`truncateFromStartAsyncFlush`).
+    fn write_epochs_later(&mut self) {
+        self.epoch_generation += 1;
+        flush::schedule(flush::FlushJob {
+            files: Vec::new(),
+            snapshot: None,
+            upto: i64::MIN,
+            epochs: Some(flush::EpochWrite {
+                file: self.epoch_file.clone(),
+                path: self.dir.join(LEADER_EPOCH_CHECKPOINT),
+                text: epoch_checkpoint_text(&self.epochs),
+                generation: self.epoch_generation,
+            }),
+            progress: self.flushes.clone(),
+            name: format!("{}-{}", self.topic, self.partition),
+        });
     }
 
     /// `LeaderEpochFileCache.assign`.
@@ -308,6 +350,12 @@ impl PartitionLog {
             start_offset: start,
         });
         self.write_epochs()
+    }
+
+    /// The recovery point a checkpoint records: every offset below it is on disk (the rolls'
+    /// background flushes included, as Kafka's `markFlushed` moves it).
+    pub fn flushed_recovery_point(&self) -> i64 {
+        self.recovery_point.max(self.flushes.flushed_upto())
     }
 
     pub fn log_end_offset(&self) -> i64 {

@@ -91,7 +91,9 @@ impl PartitionLog {
                     start_offset: offset,
                 },
             );
-            self.write_epochs()?;
+            // Written by the flush thread, as Kafka's truncateFromStartAsyncFlush does: until
+            // then (or after a crash before it) the file still lists the entries cut here.
+            self.write_epochs_later();
         }
         Ok(true)
     }
@@ -204,16 +206,20 @@ impl PartitionLog {
 
     /// Removes the `.deleted` files whose delay is over (all of them with `force`).
     pub fn remove_deleted_files(&mut self, now: i64, force: bool) -> io::Result<()> {
-        let mut keep = Vec::new();
-        for (due, path) in std::mem::take(&mut self.pending_deletes) {
-            if force || due <= now {
-                remove_if_exists(&path)?;
-            } else {
-                keep.push((due, path));
-            }
+        for path in self.take_due_deletes(now, force) {
+            remove_if_exists(&path)?;
         }
-        self.pending_deletes = keep;
         Ok(())
+    }
+
+    /// The `.deleted` files whose delay is over (all of them with `force`), forgotten here: the
+    /// caller removes them, without the broker lock (Kafka's "delete-file" task).
+    pub fn take_due_deletes(&mut self, now: i64, force: bool) -> Vec<PathBuf> {
+        let (due, keep): (Vec<(i64, PathBuf)>, _) = std::mem::take(&mut self.pending_deletes)
+            .into_iter()
+            .partition(|(at, _)| force || *at <= now);
+        self.pending_deletes = keep;
+        due.into_iter().map(|(_, path)| path).collect()
     }
 }
 
@@ -343,5 +349,28 @@ mod tests {
             ]
         );
         assert_eq!(log.log_start_offset, 2);
+    }
+
+    /// A moved log start offset cuts the leader epoch cache at once and has the flush thread
+    /// rewrite `leader-epoch-checkpoint` (`truncateFromStartAsyncFlush`); a clean close waits
+    /// for that write.
+    #[test]
+    fn the_epoch_checkpoint_cut_from_the_start_is_written_by_the_flush_thread() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut log = log_with_segments(dir.path(), config(), &[NOW; 3]);
+        assert!(log.increment_log_start_offset(2).unwrap());
+        assert_eq!(
+            log.epochs(),
+            [EpochEntry {
+                epoch: 0,
+                start_offset: 2
+            }]
+        );
+        log.close().unwrap();
+        let path = dir
+            .path()
+            .join("t-0")
+            .join(crate::files::LEADER_EPOCH_CHECKPOINT);
+        assert_eq!(fs::read_to_string(path).unwrap(), "0\n1\n0 2\n");
     }
 }

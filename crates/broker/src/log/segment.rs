@@ -228,6 +228,20 @@ impl Segment {
         self.time_index.sync()
     }
 
+    /// Handles of the segment's files for a background flush (`LogSegment.flush`: log, offset
+    /// and time indexes, transaction index).
+    pub(super) fn flush_handles(&self) -> io::Result<Vec<File>> {
+        let mut files = vec![
+            self.log.try_clone()?,
+            self.index.file().try_clone()?,
+            self.time_index.file().try_clone()?,
+        ];
+        if let Some(f) = &self.txn_index {
+            files.push(f.try_clone()?);
+        }
+        Ok(files)
+    }
+
     pub(super) fn append_txn_index(&mut self, t: &AbortedTxn) -> io::Result<()> {
         if self.txn_index.is_none() {
             self.txn_index = Some(open_rw(&self.path("txnindex"), false)?);

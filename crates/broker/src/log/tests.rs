@@ -384,3 +384,41 @@ fn an_append_wakes_only_the_fetches_waiting_on_its_partition() {
     a.waiters.remove(1);
     assert!(a.waiters.is_empty());
 }
+
+/// A roll leaves the fsyncs of the sealed segment and of its producer snapshot to the flush
+/// thread (`UnifiedLog.roll`'s "flush-log" task): the recovery point moves once they are done,
+/// and a clean close waits for them before flushing the rest.
+#[test]
+fn a_roll_flushes_in_the_background_then_moves_the_recovery_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = LogConfig {
+        segment_bytes: 1000,
+        ..Default::default()
+    };
+    let mut log = PartitionLog::create(dir.path(), "t", 0, [1; 16], config, 0).unwrap();
+    let now = now_ms();
+    // One ~600-byte batch per 1000-byte segment.
+    for _ in 0..3 {
+        log.append_client(client_batch(1, 600, now), now).unwrap();
+    }
+    assert_eq!(log.segment_bases(), vec![0, 1, 2]);
+    for base in [1, 2] {
+        let snapshot = dir
+            .path()
+            .join("t-0")
+            .join(offset_file_name(base, "snapshot"));
+        assert!(snapshot.is_file(), "{}", snapshot.display());
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while log.flushed_recovery_point() < 2 {
+        assert!(std::time::Instant::now() < deadline, "no flush in 30 s");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert_eq!(
+        log.flushed_recovery_point(),
+        2,
+        "never past the sealed segments"
+    );
+    log.close().unwrap();
+    assert_eq!(log.flushed_recovery_point(), 3);
+}

@@ -7,6 +7,7 @@ mod configs;
 mod consumer_group;
 mod fetch;
 mod groups;
+mod off_lock;
 mod offsets;
 mod produce;
 mod topics;
