@@ -445,6 +445,7 @@ fn write_copy(
                 load_recovered,
                 recovered: false,
                 deleted: true,
+                batches: None,
             });
             report.push(json!({"segment": name, "action": "deleted",
                 "reason": "a previous segment was truncated; Kafka deletes the later unflushed segments",
@@ -458,6 +459,7 @@ fn write_copy(
             load_recovered,
             recovered,
             deleted: false,
+            batches: None,
         });
         if !recovered && !load_recovered {
             // Kafka uses this segment as it is: copy the log and its indexes unchanged.

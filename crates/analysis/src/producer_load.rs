@@ -23,7 +23,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io;
 use std::ops::Bound::{Excluded, Unbounded};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use kseg_format::control::{decode_control, ControlType};
 use kseg_format::log::{BatchInfo, ByteSource, HeaderHop, Hop, LogEntry, RecordScratch};
@@ -51,6 +51,71 @@ pub struct SegmentView {
     pub recovered: bool,
     /// Deleted by `recoverLog` after an earlier segment was truncated.
     pub deleted: bool,
+    /// The segment's producer batches, kept by the pass that read it ([`ProducerBatches`]), so
+    /// that the rebuild does not read the segment again; `None`: read it.
+    pub batches: Option<ProducerBatches>,
+}
+
+/// The batches of a segment as the producer-state rebuild reads them, with where each ends,
+/// gathered by a pass that reads the segment anyway (verify's), within a budget of entries
+/// shared by a partition's segments.
+#[derive(Debug, Clone, Default)]
+pub struct ProducerBatches {
+    batches: Vec<(u64, Batch)>,
+}
+
+/// Gathers [`ProducerBatches`] from a scan of a segment (its `LogSink::batch` calls).
+pub struct BatchCollector {
+    batches: Vec<(u64, Batch)>,
+    scratch: RecordScratch,
+    /// Entries left in the budget; the segment is read again once it runs out.
+    budget: usize,
+    over: bool,
+}
+
+/// At most this many batches are kept per partition (~72 bytes each, 18 MiB): beyond, the
+/// rebuild reads the segments again (a 1 GiB segment of 16 KiB batches has 65,536).
+pub const PRODUCER_BATCH_BUDGET: usize = 1 << 18;
+
+impl BatchCollector {
+    pub fn new(budget: usize) -> Self {
+        BatchCollector {
+            batches: Vec::new(),
+            scratch: RecordScratch::with_cap(1 << 20),
+            budget,
+            over: false,
+        }
+    }
+
+    /// One entry of the scan, as the walk without checksums yields them to [`each_batch`] (every
+    /// one: a segment's replay moves the state's end past batches without a producer too).
+    pub fn batch(&mut self, position: u64, entry: &LogEntry<'_>, b: &BatchInfo) {
+        if self.over {
+            return;
+        }
+        if self.batches.len() >= self.budget {
+            self.over = true;
+            self.batches = Vec::new();
+            return;
+        }
+        let control = b.is_control.then(|| first_marker(entry, &mut self.scratch));
+        self.batches
+            .push((position + b.size as u64, batch_of(b, control)));
+    }
+
+    /// The segment's batches (`None` when the budget ran out), and what is left of the budget.
+    pub fn finish(self) -> (Option<ProducerBatches>, usize) {
+        if self.over {
+            return (None, 0);
+        }
+        let left = self.budget - self.batches.len();
+        (
+            Some(ProducerBatches {
+                batches: self.batches,
+            }),
+            left,
+        )
+    }
 }
 
 /// What the load needs besides the segments.
@@ -325,6 +390,48 @@ impl State {
     }
 }
 
+/// A scan's sink that also gathers the segment's batches into a [`BatchCollector`].
+pub struct Gathering<'a, S: LogSink + ?Sized> {
+    pub sink: &'a mut S,
+    pub collector: &'a mut BatchCollector,
+}
+
+impl<S: LogSink + ?Sized> LogSink for Gathering<'_, S> {
+    fn batch(&mut self, position: u64, entry: &LogEntry<'_>, info: &BatchInfo) -> io::Result<Flow> {
+        self.collector.batch(position, entry, info);
+        self.sink.batch(position, entry, info)
+    }
+    fn records_may_match(&mut self, position: u64, info: &BatchInfo, records: &[u8]) -> bool {
+        self.sink.records_may_match(position, info, records)
+    }
+    fn record(
+        &mut self,
+        position: u64,
+        info: &BatchInfo,
+        record: &kseg_format::log::LogRecord<'_>,
+    ) -> io::Result<Flow> {
+        self.sink.record(position, info, record)
+    }
+    fn control_record(
+        &mut self,
+        position: u64,
+        info: &BatchInfo,
+        record: &kseg_format::log::LogRecord<'_>,
+        control: &kseg_format::reader::DecodeResult<kseg_format::control::ControlRecord>,
+    ) -> io::Result<Flow> {
+        self.sink.control_record(position, info, record, control)
+    }
+    fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<Flow> {
+        self.sink.problem(problem)
+    }
+    fn batch_done(&mut self, position: u64, info: &BatchInfo) -> io::Result<Flow> {
+        self.sink.batch_done(position, info)
+    }
+    fn filtered(&mut self, last_offset: i64) {
+        self.sink.filtered(last_offset)
+    }
+}
+
 /// A control batch's first record: its marker, coordinator epoch and timestamp (`None`: no
 /// record, the transaction cleaned away).
 fn first_marker(entry: &LogEntry<'_>, scratch: &mut RecordScratch) -> Option<(Marker, i32, i64)> {
@@ -349,20 +456,24 @@ fn first_marker(entry: &LogEntry<'_>, scratch: &mut RecordScratch) -> Option<(Ma
 /// Walks the batches of a view with a closure.
 struct Each<F>(F, RecordScratch);
 
+fn batch_of(b: &BatchInfo, control: Option<Option<(Marker, i32, i64)>>) -> Batch {
+    Batch {
+        producer_id: b.producer_id,
+        epoch: b.producer_epoch,
+        base_offset: b.base_offset,
+        last_offset: b.last_offset,
+        last_sequence: b.last_sequence,
+        max_timestamp: b.max_timestamp,
+        transactional: b.is_transactional,
+        v2: b.magic >= 2,
+        control,
+    }
+}
+
 impl<F: FnMut(&Batch) -> Flow> LogSink for Each<F> {
     fn batch(&mut self, _: u64, entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
         let control = b.is_control.then(|| first_marker(entry, &mut self.1));
-        Ok((self.0)(&Batch {
-            producer_id: b.producer_id,
-            epoch: b.producer_epoch,
-            base_offset: b.base_offset,
-            last_offset: b.last_offset,
-            last_sequence: b.last_sequence,
-            max_timestamp: b.max_timestamp,
-            transactional: b.is_transactional,
-            v2: b.magic >= 2,
-            control,
-        }))
+        Ok((self.0)(&batch_of(b, control)))
     }
 
     fn problem(&mut self, _: &LogProblem<'_>) -> io::Result<Flow> {
@@ -379,11 +490,21 @@ const HOP_READ: usize = 4 << 10;
 /// second time after the verify pass read them; from the first frame the hop does not judge,
 /// the walk takes over.
 fn each_batch(
-    path: &Path,
-    len: u64,
+    seg: &SegmentView,
     scratch: &mut RecordScratch,
     mut f: impl FnMut(&Batch) -> Flow,
 ) -> io::Result<()> {
+    let (path, len) = (seg.path.as_path(), seg.len);
+    if let Some(kept) = &seg.batches {
+        // Gathered by the pass that read the whole file: the walk over its first `len` bytes
+        // yields those that end within them.
+        for (end, batch) in &kept.batches {
+            if *end > len || f(batch) == Flow::Stop {
+                break;
+            }
+        }
+        return Ok(());
+    }
     let mut src = FileSource::with_chunk(path, HOP_READ)?;
     let mut hop = HeaderHop::new(0, len);
     let mut control_scratch = RecordScratch::with_cap(1 << 20);
@@ -573,7 +694,7 @@ fn rebuild(
             let mut new_pids = Vec::new();
             let mut completed = Vec::new();
             let mut started = false;
-            each_batch(&seg.path, seg.len, scratch, |b| {
+            each_batch(seg, scratch, |b| {
                 if !started {
                     if b.last_offset < start {
                         return Flow::Continue;
@@ -645,7 +766,7 @@ fn recover_segment(
     // Every ABORT marker with Kafka's first offset for it: (marker, producer, first).
     let mut aborts = Vec::new();
     let mut new_pids = Vec::new();
-    each_batch(&seg.path, seg.len, scratch, |b| {
+    each_batch(seg, scratch, |b| {
         if !b.v2 {
             return Flow::Continue;
         }
@@ -805,7 +926,7 @@ fn stale_aborts(
     let last_replayed = replayed.keys().next_back().copied().unwrap_or(i64::MIN);
     for seg in kept.iter().filter(|s| s.base <= last_replayed) {
         let in_replayed = replayed.contains_key(&seg.base);
-        each_batch(&seg.path, seg.len, scratch, |b| {
+        each_batch(seg, scratch, |b| {
             if !b.v2 || b.producer_id < 0 {
                 return Flow::Continue;
             }
@@ -909,7 +1030,7 @@ mod tests {
         out
     }
 
-    fn view(dir: &Path, base: i64, bytes: &[u8]) -> SegmentView {
+    fn view(dir: &std::path::Path, base: i64, bytes: &[u8]) -> SegmentView {
         let path = dir.join(format!("{base:020}.log"));
         std::fs::write(&path, bytes).unwrap();
         SegmentView {
@@ -919,6 +1040,7 @@ mod tests {
             load_recovered: false,
             recovered: false,
             deleted: false,
+            batches: None,
         }
     }
 
@@ -942,6 +1064,89 @@ mod tests {
                     .entries
             }
         }
+    }
+
+    /// The view with its batches gathered by a scan (as verify's pass gathers them), within
+    /// `budget` entries.
+    fn gathered(mut v: SegmentView, budget: usize) -> SegmentView {
+        struct Nothing;
+        impl LogSink for Nothing {
+            fn batch(&mut self, _: u64, _: &LogEntry<'_>, _: &BatchInfo) -> io::Result<Flow> {
+                Ok(Flow::Continue)
+            }
+            fn problem(&mut self, _: &LogProblem<'_>) -> io::Result<Flow> {
+                Ok(Flow::Continue)
+            }
+        }
+        let mut collector = BatchCollector::new(budget);
+        let mut src = open_log(&v.path, false).unwrap();
+        scan_log(
+            src.as_mut(),
+            &ScanOptions::default(),
+            &mut RecordScratch::default(),
+            &mut Gathering {
+                sink: &mut Nothing,
+                collector: &mut collector,
+            },
+        )
+        .unwrap();
+        v.batches = collector.finish().0;
+        v
+    }
+
+    /// Everything a load says, comparable.
+    fn outcome(load: &ProducerLoad) -> String {
+        let snaps: Vec<(i64, Vec<ProducerEntry>)> = load
+            .snapshots
+            .iter()
+            .map(|(o, f)| (*o, entries(f)))
+            .collect();
+        format!(
+            "{snaps:?} {:?} {:?} {:?} {:?}",
+            load.txn_indexes, load.deleted, load.written, load.stale
+        )
+    }
+
+    #[test]
+    fn gathered_batches_load_as_the_files_read_again() {
+        let tmp = tempfile::tempdir().unwrap();
+        // Transactions of two producers, a non-idempotent batch last in each segment (it still
+        // moves the replay's end), a segment cut short by recovery (`len`).
+        let mut seg0 = data(0, 2, 7, true, 100);
+        seg0.extend(data(2, 2, 8, true, 101));
+        seg0.extend(data(4, 3, -1, false, 101));
+        let mut seg1 = marker(7, 7, true, 102);
+        seg1.extend(data(8, 2, 9, false, 103));
+        seg1.extend(data(10, 1, -1, false, 104));
+        let cut_at = seg1.len() as u64;
+        seg1.extend(marker(11, 8, false, 105));
+        let views = || {
+            let a = view(tmp.path(), 0, &seg0);
+            let mut b = view(tmp.path(), 7, &seg1);
+            b.recovered = true;
+            b.len = cut_at;
+            vec![a, b]
+        };
+        let want = simulate(
+            &views(),
+            &[],
+            &params(false, 11),
+            &mut RecordScratch::default(),
+        )
+        .unwrap();
+        for budget in [PRODUCER_BATCH_BUDGET, 2] {
+            let kept: Vec<SegmentView> = views().into_iter().map(|v| gathered(v, budget)).collect();
+            assert_eq!(kept[0].batches.is_some(), budget > 3, "budget {budget}");
+            let got = simulate(
+                &kept,
+                &[],
+                &params(false, 11),
+                &mut RecordScratch::default(),
+            )
+            .unwrap();
+            assert_eq!(outcome(&got), outcome(&want), "budget {budget}");
+        }
+        assert_eq!(want.txn_indexes[&7], vec![AbortedTxn::new(7, 0, 7, 2)]);
     }
 
     #[test]

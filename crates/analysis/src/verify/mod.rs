@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::producer_load::{
-    self, LoadParams, SegmentView, SnapshotFile, DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+    self, BatchCollector, Gathering, LoadParams, SegmentView, SnapshotFile,
+    DEFAULT_PRODUCER_ID_EXPIRATION_MS, PRODUCER_BATCH_BUDGET,
 };
 use crate::summary::{Checkpoints, LogDirFacts};
 use crate::topic_configs::{LogConfigs, TopicLogConfig};
@@ -490,6 +491,8 @@ pub fn verify_partition(
     let mut log_end: Option<i64> = None;
     // The segments as the load leaves them, and the log end after it, for the producer state.
     let mut views: Vec<SegmentView> = Vec::new();
+    // Entries the segments' gathered batches may still take (`ProducerBatches`).
+    let mut batch_budget = PRODUCER_BATCH_BUDGET;
     let mut end_after_load: Option<i64> = None;
     let mut log_start: Option<i64> = None;
     let mut truncated = false;
@@ -559,7 +562,19 @@ pub fn verify_partition(
             check_crc: !opts.index_only,
             ..Default::default()
         };
-        let scanned = scan_log(src.as_mut(), &scan_opts, &mut scratch, &mut pass);
+        // The producer-state preview reads the batches gathered here, not the file again.
+        let mut collector = BatchCollector::new(batch_budget);
+        let scanned = scan_log(
+            src.as_mut(),
+            &scan_opts,
+            &mut scratch,
+            &mut Gathering {
+                sink: &mut pass,
+                collector: &mut collector,
+            },
+        );
+        let (gathered, left) = collector.finish();
+        batch_budget = left;
         let seg_facts = pass.finish();
         if let Err(e) = scanned {
             ctx.unreadable(&seg.path, &e);
@@ -627,6 +642,7 @@ pub fn verify_partition(
             load_recovered,
             recovered: recovered && !deleted,
             deleted,
+            batches: gathered,
         });
         if !deleted {
             let seg_end = match seg_facts.cut.as_ref().filter(|_| rebuilt) {
