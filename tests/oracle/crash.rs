@@ -396,8 +396,25 @@ fn crash_round(version: &str, name: &str, overrides: &[&str], run_for: Duration)
     let _ = fs::remove_dir_all(&root);
     let mut broker = Broker::format_and_start(version, &root.join("broker"), overrides);
     let acks = root.join("acked.txt");
-    let mut flood =
-        workload_command(&["flood", &broker.bootstrap(), "600", acks.to_str().unwrap()]);
+    let mut child = start_flood(&broker.bootstrap(), &acks, 1);
+    thread::sleep(run_for);
+    broker.kill9();
+    let _ = child.kill();
+    let _ = child.wait();
+    after_sigkill(version, name, &root, &broker.data, &acks, overrides)
+}
+
+/// Starts the flood workload (topics replicated `replicas` times, every acks=all offset
+/// recorded in `acks`) for ten minutes, returning once it says it is writing; the caller
+/// SIGKILLs the brokers under it.
+fn start_flood(bootstrap: &str, acks: &Path, replicas: u32) -> std::process::Child {
+    let mut flood = workload_command(&[
+        "flood",
+        bootstrap,
+        "600",
+        acks.to_str().unwrap(),
+        &replicas.to_string(),
+    ]);
     flood.stdout(Stdio::piped()).stderr(Stdio::null());
     let mut child = flood.spawn().expect("starting the flood workload");
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
@@ -406,11 +423,7 @@ fn crash_round(version: &str, name: &str, overrides: &[&str], run_for: Duration)
         matches!(&ready, Some(Ok(l)) if l == "flooding"),
         "the workload did not start writing: {ready:?}"
     );
-    thread::sleep(run_for);
-    broker.kill9();
-    let _ = child.kill();
-    let _ = child.wait();
-    after_sigkill(version, name, &root, &broker.data, &acks, overrides)
+    child
 }
 
 /// The SIGKILLed log dir `data`, damaged where recovery truncates ([`damage_acked`]), against
@@ -450,21 +463,7 @@ fn cluster_crash_round(version: &str, run_for: Duration) -> Vec<String> {
     let overrides = ["replica.high.watermark.checkpoint.interval.ms=1000"];
     let mut cluster = Cluster::format_and_start(version, &root.join("cluster"), 3, &overrides);
     let acks = root.join("acked.txt");
-    let mut flood = workload_command(&[
-        "flood",
-        &cluster.bootstrap(),
-        "600",
-        acks.to_str().unwrap(),
-        "3",
-    ]);
-    flood.stdout(Stdio::piped()).stderr(Stdio::null());
-    let mut child = flood.spawn().expect("starting the flood workload");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let ready = lines.next();
-    assert!(
-        matches!(&ready, Some(Ok(l)) if l == "flooding"),
-        "the workload did not start writing: {ready:?}"
-    );
+    let mut child = start_flood(&cluster.bootstrap(), &acks, 3);
     thread::sleep(run_for);
     for id in 1..=3 {
         cluster.broker(id).kill9();
