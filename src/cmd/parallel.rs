@@ -18,22 +18,24 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Condvar, Mutex};
 
 use anyhow::Result;
 
-use crate::format::log::{batch_cuts, BatchCutter};
+use crate::format::log::{batch_cuts, BatchCutter, ByteSource};
 use crate::print;
 use crate::storage::source::open_sparse;
 
 /// Output is handed over in chunks of about this size.
-pub const CHUNK: usize = 256 * 1024;
+pub const CHUNK: usize = 2048 * 1024;
 /// Chunks a worker may render ahead of the writer, per part: 8 MiB, so that the worker on the
 /// next part can usually render all of a part of a few MiB while the writer is still on the
-/// current one (with 4 chunks it stalled after 1 MiB and two threads gave ~1.5x, not ~2x).
-const DEPTH: usize = 32;
+/// current one (with 1 MiB it stalled and two threads gave ~1.5x, not ~2x). Few, large chunks:
+/// each may wake the writer (with 128 KiB ones it switched in ~22,000 times over a 2.8 GB
+/// dump, and preempted a worker about as often).
+const DEPTH: usize = 4;
 /// Parts a worker may take past the one being written (so parts in flight ≤ threads × AHEAD).
 const AHEAD: usize = 2;
 
@@ -94,6 +96,9 @@ pub struct LazyPieces<'a> {
     path: &'a Path,
     split: u64,
     cutter: BatchCutter,
+    /// The file, opened at the first cut and kept to the last (a map made and unmade for every
+    /// piece cost as much as the cutting).
+    source: Option<io::Result<Box<dyn ByteSource + Send>>>,
     /// The next piece's start, and whether it is the file's first; `None` after the last.
     next: Option<(u64, bool)>,
 }
@@ -105,6 +110,7 @@ impl<'a> LazyPieces<'a> {
             path,
             split,
             cutter: BatchCutter::new(0),
+            source: None,
             next: Some((0, true)),
         }
     }
@@ -115,11 +121,19 @@ impl Iterator for LazyPieces<'_> {
 
     fn next(&mut self) -> Option<Part> {
         let (start, first) = self.next?;
-        // Opened per piece: a source is not `Send`, and the plan moves between workers. A file
-        // that cannot be read is one part (its reader reports why).
-        let end = open_sparse(self.path)
-            .and_then(|mut src| self.cutter.next_cut(src.as_mut(), self.split))
-            .unwrap_or(None);
+        // A file that cannot be read is one part (its reader reports why).
+        let source = self.source.get_or_insert_with(|| open_sparse(self.path));
+        let end = match source {
+            Ok(src) => self
+                .cutter
+                .next_cut(src.as_mut(), self.split)
+                .unwrap_or(None),
+            Err(_) => None,
+        };
+        if end.is_none() {
+            // Unmapped as soon as the cutting is over.
+            self.source = None;
+        }
         self.next = end.map(|e| (e, false));
         Some(Part {
             file: self.file,
@@ -235,22 +249,36 @@ impl<P, N> InFlight<P, N> {
     }
 }
 
-/// Chunk buffers written out by the main thread, for the workers to fill again (fresh ones
-/// would be fresh pages to fault in, chunk after chunk).
-#[derive(Default)]
-struct Spares(Mutex<Vec<Vec<u8>>>);
+/// Chunk buffers written out by the main thread, and printers' last buffers, for the workers
+/// to fill again (fresh ones would be fresh pages to fault in, chunk after chunk: a buffer
+/// dropped at each part's end was a tenth of the kernel's time in `--threads 2`).
+struct Spares {
+    kept: Mutex<Vec<Vec<u8>>>,
+    /// At most this many kept.
+    limit: usize,
+    /// Buffers made because none was kept.
+    made: AtomicUsize,
+}
 
 impl Spares {
     fn take(&self) -> Vec<u8> {
-        let spare = self.0.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        spare.unwrap_or_else(|| Vec::with_capacity(CHUNK + CHUNK / 2))
+        let spare = self.kept.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        spare.unwrap_or_else(|| {
+            self.made.fetch_add(1, Ordering::Relaxed);
+            // Small at first: many small parts keep small buffers, and a large part's grow
+            // once, to a chunk, and stay so in the spares.
+            Vec::with_capacity(CHUNK / 16)
+        })
     }
 
-    fn give(&self, mut b: Vec<u8>, limit: usize) {
+    fn give(&self, mut b: Vec<u8>) {
+        if b.capacity() == 0 {
+            return;
+        }
         b.clear();
-        let mut spares = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if spares.len() < limit {
-            spares.push(b);
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.len() < self.limit {
+            kept.push(b);
         }
     }
 }
@@ -268,7 +296,7 @@ fn closed() -> io::Error {
 
 impl<N> Chunks<N> {
     fn send(&mut self) -> io::Result<()> {
-        let full = std::mem::replace(&mut self.buf, self.spares.take());
+        let full = std::mem::take(&mut self.buf);
         self.tx.send(Piece::Out(full)).map_err(|_| closed())
     }
 
@@ -280,6 +308,9 @@ impl<N> Chunks<N> {
 
 impl<N> Write for Chunks<N> {
     fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        if self.buf.capacity() == 0 {
+            self.buf = self.spares.take();
+        }
         self.buf.extend_from_slice(b);
         if self.buf.len() >= CHUNK {
             self.send()?;
@@ -308,6 +339,21 @@ impl<N> print::TakesBuffers for Chunks<N> {
         }
         self.tx.send(Piece::Out(full)).map_err(|_| closed())?;
         Ok(self.spares.take())
+    }
+
+    fn spare(&mut self) -> Vec<u8> {
+        self.spares.take()
+    }
+
+    fn give_back(&mut self, empty: Vec<u8>) {
+        self.spares.give(empty);
+    }
+}
+
+/// The buffer goes back to the spares (what is in it was flushed, or is dropped with the part).
+impl<N> Drop for Chunks<N> {
+    fn drop(&mut self) {
+        self.spares.give(std::mem::take(&mut self.buf));
     }
 }
 
@@ -350,9 +396,14 @@ where
     });
     let window = threads.saturating_mul(AHEAD);
     let stop = AtomicBool::new(false);
-    let spares = Arc::new(Spares::default());
-    // Enough for every chunk in flight: DEPTH per worker, plus the ones being filled.
-    let keep = threads * (DEPTH + 2);
+    // Room for every buffer that can be in flight: each part from the one being written to the
+    // window's end has DEPTH in its channel, and two being filled (its printer's and its
+    // `Chunks`').
+    let spares = Arc::new(Spares {
+        kept: Mutex::new(Vec::new()),
+        limit: (window + 1) * (DEPTH + 2),
+        made: AtomicUsize::new(0),
+    });
     std::thread::scope(|s| -> Result<()> {
         for _ in 0..threads {
             s.spawn(|| {
@@ -387,9 +438,11 @@ where
                     let _capture = print::capture_errors(Box::new(move |line| {
                         let _ = errors.send(Piece::Err(line));
                     }));
+                    // Its buffer is taken at the first write: a printer handing off its own
+                    // buffers never writes through it.
                     let out = Chunks {
                         tx: tx.clone(),
-                        buf: spares.take(),
+                        buf: Vec::new(),
                         spares: spares.clone(),
                     };
                     let result = work(&mut kept, &part, out);
@@ -404,7 +457,7 @@ where
                     match rx.recv() {
                         Ok(Piece::Out(b)) => {
                             take(&part, Received::Out(&b))?;
-                            spares.give(b, keep);
+                            spares.give(b);
                         }
                         Ok(Piece::Err(line)) => take(&part, Received::Err(line))?,
                         Ok(Piece::Note(n)) => take(&part, Received::Note(n))?,
@@ -428,7 +481,47 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::AtomicUsize;
+
+    /// Part after part, a printer's buffers come back to the spares (its first one, its full
+    /// ones once written, its last one when it is dropped): no fresh buffer after the first
+    /// part, whose pages would be faulted in again.
+    #[test]
+    fn buffers_go_round_part_after_part() {
+        let spares = Arc::new(Spares {
+            kept: Mutex::new(Vec::new()),
+            limit: 64,
+            made: AtomicUsize::new(0),
+        });
+        let mut made_by_first = 0;
+        for part in 0..50 {
+            let (tx, rx) = sync_channel::<Piece<()>>(64);
+            let chunks = Chunks {
+                tx,
+                buf: Vec::new(),
+                spares: spares.clone(),
+            };
+            let mut out = print::LineOut::handing_off(chunks);
+            // Three and a half hand-offs' worth of lines.
+            let line = [b'x'; 1000];
+            for _ in 0..(7 * print::LineOut::<Chunks<()>>::HAND_OFF_AT / 2) / line.len() {
+                out.buf.extend_from_slice(&line);
+                out.line_done().unwrap();
+            }
+            drop(out);
+            let mut got = 0;
+            while let Ok(piece) = rx.try_recv() {
+                if let Piece::Out(b) = piece {
+                    got += b.len();
+                    spares.give(b);
+                }
+            }
+            assert!(got >= 3 * print::LineOut::<Chunks<()>>::HAND_OFF_AT);
+            if part == 0 {
+                made_by_first = spares.made.load(Ordering::Relaxed);
+            }
+        }
+        assert_eq!(spares.made.load(Ordering::Relaxed), made_by_first);
+    }
 
     /// Parts come back in plan order, each part's output, notes and result in the order it
     /// made them, with a bounded number of parts taken ahead of the writer.
