@@ -203,11 +203,21 @@ pub fn kseg(args: &[&str]) -> Output {
     run(c, Duration::from_secs(300))
 }
 
+/// An ephemeral port no other call in this process has been given: the kernel may hand out a
+/// just-released port again at once (CI19 got one port for both a broker's PLAINTEXT and
+/// CONTROLLER listeners, three tests in one run, and Kafka refused to start).
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("binding an ephemeral port")
-        .port()
+    static GIVEN: std::sync::Mutex<std::collections::BTreeSet<u16>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    loop {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("binding an ephemeral port")
+            .port();
+        if GIVEN.lock().unwrap_or_else(|e| e.into_inner()).insert(port) {
+            return port;
+        }
+    }
 }
 
 /// A real Kafka broker+controller on 127.0.0.1, its log dir `data`.
