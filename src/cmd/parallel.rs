@@ -28,13 +28,17 @@ use crate::format::log::{batch_cuts, BatchCutter, ByteSource};
 use crate::print;
 use crate::storage::source::open_sparse;
 
-/// Output is handed over in chunks of about this size.
-pub const CHUNK: usize = 2048 * 1024;
-/// Chunks a worker may render ahead of the writer, per part: 8 MiB, so that the worker on the
+/// Output is handed over in chunks of about this size: a printer's hand-off size, so that the
+/// two kinds of buffer are one kind in the spares (why it is large: [`print::LineOut::HAND_OFF_AT`]).
+pub const CHUNK: usize = print::LineOut::<Vec<u8>>::HAND_OFF_AT;
+/// A new buffer's capacity: doubled as it fills, it settles at 2 MiB, a chunk and room for the
+/// line that crosses the chunk's end (so the pool's buffers stop growing).
+const FIRST_CAPACITY: usize = 128 * 1024;
+/// A buffer larger than this (grown by a huge line) is dropped, not kept.
+const KEEP_UP_TO: usize = 4 * 1024 * 1024;
+/// Chunks a worker may render ahead of the writer, per part: ~8 MiB, so that the worker on the
 /// next part can usually render all of a part of a few MiB while the writer is still on the
-/// current one (with 1 MiB it stalled and two threads gave ~1.5x, not ~2x). Few, large chunks:
-/// each may wake the writer (with 128 KiB ones it switched in ~22,000 times over a 2.8 GB
-/// dump, and preempted a worker about as often).
+/// current one (with 1 MiB it stalled and two threads gave ~1.5x, not ~2x).
 const DEPTH: usize = 4;
 /// Parts a worker may take past the one being written (so parts in flight ≤ threads × AHEAD).
 const AHEAD: usize = 2;
@@ -65,11 +69,16 @@ impl Part {
     }
 
     /// `path` from `start` to its end, in pieces of about `split` bytes cut at batch boundaries
-    /// where one walk of the file steps too ([`batch_cuts`]), and the header bytes read to find
-    /// the cuts. One part when the file is smaller, or cannot be read (its reader reports why).
+    /// where one walk of the file steps too ([`batch_cuts`]), and the bytes read to find the
+    /// cuts. One part when the file is smaller, or cannot be read (its reader reports why).
     pub fn pieces(file: usize, path: &Path, start: u64, split: u64) -> (Vec<Part>, u64) {
         let cuts = open_sparse(path)
-            .and_then(|mut src| batch_cuts(src.as_mut(), start, split))
+            .and_then(|mut src| {
+                let mut cuts = batch_cuts(src.as_mut(), start, split)?;
+                // What the source read (a block where frames are small), not only the headers.
+                cuts.bytes_read = src.bytes_read().unwrap_or(cuts.bytes_read);
+                Ok(cuts)
+            })
             .unwrap_or_default();
         let mut starts = Vec::with_capacity(cuts.at.len() + 1);
         starts.push(start);
@@ -96,8 +105,8 @@ pub struct LazyPieces<'a> {
     path: &'a Path,
     split: u64,
     cutter: BatchCutter,
-    /// The file, opened at the first cut and kept to the last (a map made and unmade for every
-    /// piece cost as much as the cutting).
+    /// The file, opened at the first cut and kept to the last (opened and mapped anew for every
+    /// piece, it cost as much as the cutting).
     source: Option<io::Result<Box<dyn ByteSource + Send>>>,
     /// The next piece's start, and whether it is the file's first; `None` after the last.
     next: Option<(u64, bool)>,
@@ -131,7 +140,7 @@ impl Iterator for LazyPieces<'_> {
             Err(_) => None,
         };
         if end.is_none() {
-            // Unmapped as soon as the cutting is over.
+            // Closed as soon as the cutting is over.
             self.source = None;
         }
         self.next = end.map(|e| (e, false));
@@ -261,18 +270,26 @@ struct Spares {
 }
 
 impl Spares {
+    fn new(limit: usize) -> Spares {
+        Spares {
+            kept: Mutex::new(Vec::new()),
+            limit,
+            made: AtomicUsize::new(0),
+        }
+    }
+
     fn take(&self) -> Vec<u8> {
         let spare = self.kept.lock().unwrap_or_else(|e| e.into_inner()).pop();
         spare.unwrap_or_else(|| {
             self.made.fetch_add(1, Ordering::Relaxed);
-            // Small at first: many small parts keep small buffers, and a large part's grow
-            // once, to a chunk, and stay so in the spares.
-            Vec::with_capacity(CHUNK / 16)
+            // Small at first: many small parts keep small buffers, and a large part's grow to
+            // 2 MiB and stay so in the spares.
+            Vec::with_capacity(FIRST_CAPACITY)
         })
     }
 
     fn give(&self, mut b: Vec<u8>) {
-        if b.capacity() == 0 {
+        if b.capacity() == 0 || b.capacity() > KEEP_UP_TO {
             return;
         }
         b.clear();
@@ -350,9 +367,13 @@ impl<N> print::TakesBuffers for Chunks<N> {
     }
 }
 
-/// The buffer goes back to the spares (what is in it was flushed, or is dropped with the part).
+/// What is still buffered is sent, as `BufWriter` writes it when dropped (before the part's
+/// result, which its worker sends after), and the buffer goes back to the spares.
 impl<N> Drop for Chunks<N> {
     fn drop(&mut self) {
+        if !self.buf.is_empty() {
+            let _ = self.send();
+        }
         self.spares.give(std::mem::take(&mut self.buf));
     }
 }
@@ -399,11 +420,7 @@ where
     // Room for every buffer that can be in flight: each part from the one being written to the
     // window's end has DEPTH in its channel, and two being filled (its printer's and its
     // `Chunks`').
-    let spares = Arc::new(Spares {
-        kept: Mutex::new(Vec::new()),
-        limit: (window + 1) * (DEPTH + 2),
-        made: AtomicUsize::new(0),
-    });
+    let spares = Arc::new(Spares::new((window + 1) * (DEPTH + 2)));
     std::thread::scope(|s| -> Result<()> {
         for _ in 0..threads {
             s.spawn(|| {
@@ -487,11 +504,7 @@ mod tests {
     /// part, whose pages would be faulted in again.
     #[test]
     fn buffers_go_round_part_after_part() {
-        let spares = Arc::new(Spares {
-            kept: Mutex::new(Vec::new()),
-            limit: 64,
-            made: AtomicUsize::new(0),
-        });
+        let spares = Arc::new(Spares::new(64));
         let mut made_by_first = 0;
         for part in 0..50 {
             let (tx, rx) = sync_channel::<Piece<()>>(64);

@@ -36,8 +36,8 @@ use kseg_storage::discover::Unrecognised;
 use kseg_storage::layout::FileKind;
 
 /// A printer's output: lines are appended straight to `buf` (no `core::fmt`, no copy into a
-/// second buffer) and `buf` goes to the writer whenever it holds [`LineOut::FLUSH_AT`] bytes ([`LineOut::HAND_OFF_AT`]
-/// when handed off).
+/// second buffer) and `buf` goes to the writer whenever it holds [`LineOut::FLUSH_AT`] bytes
+/// ([`LineOut::HAND_OFF_AT`] when handed off).
 /// It is also a [`std::io::Write`] for the rare lines still written with `write!`.
 pub struct LineOut<W: std::io::Write> {
     pub buf: Vec<u8>,
@@ -71,8 +71,9 @@ impl<W: std::io::Write> LineOut<W> {
     pub const FLUSH_AT: usize = 128 * 1024;
     /// A handed-off buffer is a message to another thread, and each one may wake it: fewer,
     /// larger ones (with 128 KiB, the writer thread of `--threads 2` switched in ~22,000 times
-    /// over a 2.8 GB dump, and the switches cost a tenth of the workers' time).
-    pub const HAND_OFF_AT: usize = 2048 * 1024;
+    /// over a 2.8 GB dump, and the switches cost a tenth of the workers' time). 128 KiB short
+    /// of 2 MiB: room in a 2 MiB buffer for the line that crosses it.
+    pub const HAND_OFF_AT: usize = 2048 * 1024 - 128 * 1024;
 
     pub fn new(inner: W) -> Self {
         LineOut {

@@ -83,7 +83,8 @@ pub struct FileSource {
     len: u64,
     buf: Vec<u8>,
     buf_start: u64,
-    /// Smallest read issued to the file (a caller asking for more gets what it asks for).
+    /// Smallest read issued to the file (a caller asking for more gets what it asks for); a
+    /// sparse source chooses per read instead.
     chunk: usize,
     /// Bytes read from the file so far (for benchmarks and `--explain`-style reports).
     pub bytes_read: u64,
