@@ -1,6 +1,6 @@
 //! `--threads N` for the commands that print (`dump-log`, `grep`): the work split into ordered
 //! parts — whole files, and pieces of large `.log` files cut at batch boundaries
-//! ([`Part::pieces`], [`LazyPieces`], over `format::log::batch_cuts`) — each rendered on one of N worker
+//! ([`LazyPieces`], over `format::log::BatchCutter`) — each rendered on one of N worker
 //! threads into its own printer, and written to stdout in part order by the calling thread:
 //! the same bytes as one thread.
 //!
@@ -24,7 +24,7 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use anyhow::Result;
 
-use crate::format::log::{batch_cuts, BatchCutter, ByteSource};
+use crate::format::log::{BatchCutter, ByteSource};
 use crate::print;
 use crate::storage::source::open_sparse;
 
@@ -67,35 +67,6 @@ impl Part {
             last: true,
         }
     }
-
-    /// `path` from `start` to its end, in pieces of about `split` bytes cut at batch boundaries
-    /// where one walk of the file steps too ([`batch_cuts`]), and the bytes read to find the
-    /// cuts. One part when the file is smaller, or cannot be read (its reader reports why).
-    pub fn pieces(file: usize, path: &Path, start: u64, split: u64) -> (Vec<Part>, u64) {
-        let cuts = open_sparse(path)
-            .and_then(|mut src| {
-                let mut cuts = batch_cuts(src.as_mut(), start, split)?;
-                // What the source read (a block where frames are small), not only the headers.
-                cuts.bytes_read = src.bytes_read().unwrap_or(cuts.bytes_read);
-                Ok(cuts)
-            })
-            .unwrap_or_default();
-        let mut starts = Vec::with_capacity(cuts.at.len() + 1);
-        starts.push(start);
-        starts.extend(&cuts.at);
-        let parts = starts
-            .iter()
-            .enumerate()
-            .map(|(j, &at)| Part {
-                file,
-                start: at,
-                end: starts.get(j + 1).copied(),
-                first: j == 0,
-                last: j + 1 == starts.len(),
-            })
-            .collect();
-        (parts, cuts.bytes_read)
-    }
 }
 
 /// A file's parts from `start`, cut as the plan is pulled ([`BatchCutter`]): the first pieces
@@ -110,18 +81,35 @@ pub struct LazyPieces<'a> {
     source: Option<io::Result<Box<dyn ByteSource + Send>>>,
     /// The next piece's start, and whether it is the file's first; `None` after the last.
     next: Option<(u64, bool)>,
+    /// Bytes read by sources already closed.
+    read_before: u64,
 }
 
 impl<'a> LazyPieces<'a> {
     pub fn new(file: usize, path: &'a Path, split: u64) -> Self {
+        LazyPieces::from(file, path, 0, split)
+    }
+
+    /// From `start` (a frame start: the file's, or where an index seek put it).
+    pub fn from(file: usize, path: &'a Path, start: u64, split: u64) -> Self {
         LazyPieces {
             file,
             path,
             split,
-            cutter: BatchCutter::new(0),
+            cutter: BatchCutter::new(start),
             source: None,
-            next: Some((0, true)),
+            next: Some((start, true)),
+            read_before: 0,
         }
+    }
+
+    /// The bytes read to cut the pieces given so far.
+    pub fn bytes_read(&self) -> u64 {
+        let open = match &self.source {
+            Some(Ok(src)) => src.bytes_read().unwrap_or(0),
+            _ => 0,
+        };
+        self.read_before + open
     }
 }
 
@@ -141,6 +129,7 @@ impl Iterator for LazyPieces<'_> {
         };
         if end.is_none() {
             // Closed as soon as the cutting is over.
+            self.read_before = self.bytes_read();
             self.source = None;
         }
         self.next = end.map(|e| (e, false));
