@@ -83,13 +83,19 @@ pub struct FileSource {
     len: u64,
     buf: Vec<u8>,
     buf_start: u64,
-    /// Smallest read issued to the file (a caller asking for more gets what it asks for); a
-    /// sparse source chooses per read instead.
-    chunk: usize,
+    /// How large a read a miss issues.
+    refill: Refill,
     /// Bytes read from the file so far (for benchmarks and `--explain`-style reports).
     pub bytes_read: u64,
-    /// Reads here and there ([`FileSource::sparse`]): where the last one asked.
-    sparse_last: Option<u64>,
+}
+
+/// How a [`FileSource`] refills its buffer on a miss.
+#[derive(Debug, Clone, Copy)]
+enum Refill {
+    /// At least this many bytes (a caller asking for more gets what it asks for).
+    Chunk(usize),
+    /// [`FileSource::sparse`]: by how far this ask is from the last one, `last`.
+    Sparse { last: u64 },
 }
 
 /// [`FileSource::sparse`]: a miss within this many bytes of the last ask reads a block of
@@ -112,9 +118,8 @@ impl FileSource {
             len,
             buf: Vec::new(),
             buf_start: 0,
-            chunk: chunk.max(1),
+            refill: Refill::Chunk(chunk.max(1)),
             bytes_read: 0,
-            sparse_last: None,
         })
     }
 
@@ -124,7 +129,7 @@ impl FileSource {
     /// (small frames, many to a page).
     pub fn sparse(path: &Path) -> io::Result<FileSource> {
         let mut src = FileSource::with_chunk(path, 1)?;
-        src.sparse_last = Some(0);
+        src.refill = Refill::Sparse { last: 0 };
         Ok(src)
     }
 }
@@ -139,13 +144,14 @@ impl ByteSource for FileSource {
     }
 
     fn read_at(&mut self, pos: u64, len: usize) -> io::Result<&[u8]> {
-        // For a sparse source: whether this ask is near the last one.
-        let near = self
-            .sparse_last
-            .map(|last| pos.abs_diff(last) <= SPARSE_NEAR);
-        if near.is_some() {
-            self.sparse_last = Some(pos);
-        }
+        // The least a miss reads, and the buffer size usual for this source.
+        let (chunk, usual) = match &mut self.refill {
+            Refill::Chunk(chunk) => (*chunk, *chunk),
+            Refill::Sparse { last } => {
+                let near = pos.abs_diff(std::mem::replace(last, pos)) <= SPARSE_NEAR;
+                (if near { SPARSE_BLOCK } else { 1 }, SPARSE_BLOCK)
+            }
+        };
         let buf_end = self.buf_start + self.buf.len() as u64;
         let wanted_end = pos.saturating_add(len as u64).min(self.len);
         if pos >= self.buf_start && wanted_end <= buf_end && pos <= wanted_end {
@@ -156,11 +162,6 @@ impl ByteSource for FileSource {
         if pos >= self.len {
             return Ok(&[]);
         }
-        let (chunk, usual) = match near {
-            Some(true) => (SPARSE_BLOCK, SPARSE_BLOCK),
-            Some(false) => (1, SPARSE_BLOCK),
-            None => (self.chunk, self.chunk),
-        };
         let want = (len.max(chunk) as u64).min(self.len - pos) as usize;
         // A large frame read once must not pin its buffer for the rest of the file.
         if want <= usual && self.buf.capacity() > 4 * usual {
