@@ -94,6 +94,7 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
         timestamps: (from_time.unwrap_or(i64::MIN), to_time.unwrap_or(i64::MAX)),
         start_position: 0,
         check_crc: true,
+        stop_at: None,
     };
     // What discovery found unrecognised is named once here, never again as a dump error; a
     // file among them that starts with a batch is read as log data instead.
@@ -115,6 +116,7 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
         forced_decoder,
         range: (0, None),
         last_offset: None,
+        ran_past_cut: false,
         open_log: None,
     };
     let mut dumper = new_dumper();
@@ -178,6 +180,16 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
         });
         // Each part on a worker, into a printer of the same kind; written here in order.
         let work = |kept: &mut Kept, part: &Part, out: parallel::Chunks<DumpNote>| {
+            if part.is_void() {
+                // Walked by an earlier piece that ran past its cut.
+                return DumpNote::Done(Box::new(PartDone {
+                    summary: DumpSummary::default(),
+                    deferred: TextDeferred::default(),
+                    last_offset: None,
+                    ran_past_cut: false,
+                    result: Ok(()),
+                }));
+            }
             let notes = out.notes();
             let mut printer: Box<dyn DumpPrinter> = if args.json {
                 Box::new(JsonDump::handing_off(out, args.encoding.into()))
@@ -192,6 +204,9 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
             let mut result = d.dump_part(printer.as_mut(), file, part, &mut seam);
             kept.scratch = std::mem::take(&mut d.scratch);
             kept.open_log = d.open_log.take();
+            if d.ran_past_cut {
+                part.ran_past_cut();
+            }
             if result.is_ok() {
                 result = printer.flush_out().map_err(Into::into);
             }
@@ -199,6 +214,7 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
                 summary: d.summary,
                 deferred: printer.take_deferred(),
                 last_offset: d.last_offset,
+                ran_past_cut: d.ran_past_cut,
                 result,
             }))
         };
@@ -209,6 +225,9 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
             open_log: None,
         };
         parallel::run(plan, threads, init, work, |part, received| {
+            if part.is_void() {
+                return Ok(());
+            }
             match received {
                 Received::Out(bytes) => printer.write_raw(bytes)?,
                 Received::Err(line) => {
@@ -235,7 +254,7 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
                         }
                         None => {}
                     }
-                    if part.last {
+                    if part.last || done.ran_past_cut {
                         progress.file_done(&files[part.file].path);
                     }
                     done.result?;
@@ -336,6 +355,8 @@ struct PartDone {
     deferred: TextDeferred,
     /// Where the part's records end ([`DumpFeed::last_offset`]).
     last_offset: Option<i64>,
+    /// The piece's walk went on to the end of the file ([`Part::ran_past_cut`]).
+    ran_past_cut: bool,
     result: Result<()>,
 }
 
@@ -382,6 +403,8 @@ struct Dumper<'a> {
     range: (u64, Option<u64>),
     /// Where the last log's records ended ([`DumpFeed::last_offset`]).
     last_offset: Option<i64>,
+    /// The last piece's walk did not land on its end and went on to the end of the file.
+    ran_past_cut: bool,
     /// The last log read, kept open for its next piece (its read buffer reused).
     open_log: Option<(PathBuf, Box<dyn ByteSource>)>,
 }
@@ -590,12 +613,10 @@ impl Dumper<'_> {
                     Some(seam) => DumpFeed::mid_file(printer, decoder, seam),
                 };
                 let mut scan = self.scan.clone();
-                // A piece's walk ends where the next piece's begins: a batch boundary of the
-                // one walk over the file (`format::log::batch_cuts`), so no tail is cut there.
+                // A piece's walk ends where the next piece's begins, if it lands there (else it
+                // goes on to the end of the file, as one walk over the file does from here).
                 scan.start_position = self.range.0;
-                if let Some(end) = self.range.1 {
-                    scan.max_bytes = end;
-                }
+                scan.stop_at = self.range.1;
                 let mut sink = Budgeted {
                     inner: feed,
                     budget: &mut self.budget,
@@ -606,7 +627,8 @@ impl Dumper<'_> {
                 };
                 let stats = scan_log(src.as_mut(), &scan, &mut self.scratch, &mut sink)?;
                 self.last_offset = sink.inner.last_offset();
-                if self.range.1.is_some() {
+                self.ran_past_cut = stats.ran_past_cut;
+                if self.range.1.is_some() && !stats.ran_past_cut {
                     // More pieces of this log follow.
                     self.open_log = Some((path.to_path_buf(), src));
                 }

@@ -464,11 +464,11 @@ impl Ctx<'_> {
         txns: &mut TxnView,
         printer: &mut GrepPrinter<W>,
         scratch: &mut RecordScratch,
-    ) -> (SearchStats, Option<io::Error>) {
+    ) -> (SearchStats, Option<io::Error>, bool) {
         let (start, end, first_piece, last_piece) = part;
         let file = &g.files[k];
         if let Err(e) = printer.set_file(file) {
-            return (SearchStats::default(), Some(e));
+            return (SearchStats::default(), Some(e), false);
         }
         let mut search = Search::new(filter, printer);
         search.txns = Some(txns);
@@ -483,6 +483,7 @@ impl Ctx<'_> {
         let opts = ScanOptions {
             deep: true,
             start_position: start,
+            stop_at: end,
             ..ScanOptions::default()
         };
         if first_piece {
@@ -493,21 +494,22 @@ impl Ctx<'_> {
             search: &mut search,
             progress: self.progress,
             reported: start,
-            end: end.unwrap_or(u64::MAX),
         };
+        let mut ran_past_cut = false;
         let result = open_log(file, self.args.read.mmap).and_then(|mut src| {
-            scan_log(src.as_mut(), &opts, scratch, &mut moving)?;
+            let scanned = scan_log(src.as_mut(), &opts, scratch, &mut moving)?;
+            ran_past_cut = scanned.ran_past_cut;
             Ok(src.bytes_read().unwrap_or(0))
         });
         let reported = moving.reported;
-        if last_piece {
+        if last_piece || ran_past_cut {
             self.progress.file_done_after(file, reported);
         } else if let Some(end) = end {
             self.progress.advance(end.saturating_sub(reported));
         }
         let mut stats = search.stats;
         stats.bytes_read += result.as_ref().map_or(0, |b| *b);
-        (stats, result.err())
+        (stats, result.err(), ran_past_cut)
     }
 }
 
@@ -686,7 +688,7 @@ fn search_in_order<W: io::Write>(
             if seek.position > 0 {
                 txns.resume();
             }
-            let (mut stats, error) = ctx.search(
+            let (mut stats, error, _) = ctx.search(
                 ctx.filter,
                 g,
                 k,
@@ -887,6 +889,15 @@ fn search_parallel<W: io::Write>(
             )
         },
         |(scratch, filter), gp: &GrepPart, out| {
+            if gp.part.is_void() {
+                // Searched by an earlier piece that ran past its cut.
+                return PartDone {
+                    stats: SearchStats::default(),
+                    unindexed_aborts: Vec::new(),
+                    unended: Vec::new(),
+                    error: None,
+                };
+            }
             let g = &ctx.groups[gp.group];
             let part = &gp.part;
             let mut txns = inputs[gp.group].0.view();
@@ -895,7 +906,7 @@ fn search_parallel<W: io::Write>(
             }
             let mut p = GrepPrinter::new(out, args.json, args.encoding.into(), ctx.mode);
             p.set_partition(g.topic.as_deref(), g.partition, &g.name);
-            let (mut stats, error) = ctx.search(
+            let (mut stats, error, ran_past_cut) = ctx.search(
                 filter,
                 g,
                 part.file,
@@ -906,6 +917,9 @@ fn search_parallel<W: io::Write>(
                 scratch,
             );
             stats.bytes_read += gp.index_bytes;
+            if ran_past_cut {
+                part.ran_past_cut();
+            }
             let flushed = p.flush();
             PartDone {
                 stats,
@@ -915,6 +929,9 @@ fn search_parallel<W: io::Write>(
             }
         },
         |gp, received| {
+            if gp.part.is_void() {
+                return Ok(());
+            }
             move_to(gp.group, &mut current, printer, total, outcome)?;
             match received {
                 Received::Out(bytes) => printer.write_through(bytes)?,
@@ -948,8 +965,6 @@ struct Moving<'s, 'a> {
     progress: &'s Progress,
     /// Byte position reported so far.
     reported: u64,
-    /// Where the part ends: the batch starting there is the next part's.
-    end: u64,
 }
 
 /// How far into a file the bar is moved at a time.
@@ -957,9 +972,6 @@ const PROGRESS_STEP: u64 = 4 << 20;
 
 impl LogSink for Moving<'_, '_> {
     fn batch(&mut self, position: u64, entry: &LogEntry<'_>, info: &BatchInfo) -> io::Result<Flow> {
-        if position >= self.end {
-            return Ok(Flow::Stop);
-        }
         if position >= self.reported + PROGRESS_STEP {
             self.progress.advance(position - self.reported);
             self.reported = position;
@@ -984,9 +996,6 @@ impl LogSink for Moving<'_, '_> {
         self.search.control_record(position, info, r, control)
     }
     fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<Flow> {
-        if problem.position() >= self.end {
-            return Ok(Flow::Stop);
-        }
         self.search.problem(problem)
     }
     fn batch_done(&mut self, position: u64, info: &BatchInfo) -> io::Result<Flow> {

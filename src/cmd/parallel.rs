@@ -1,6 +1,6 @@
 //! `--threads N` for the commands that print (`dump-log`, `grep`): the work split into ordered
 //! parts — whole files, and pieces of large `.log` files cut at batch boundaries
-//! ([`LazyPieces`], over `format::log::BatchCutter`) — each rendered on one of N worker
+//! ([`LazyPieces`], over `format::log::PieceCutter`) — each rendered on one of N worker
 //! threads into its own printer, and written to stdout in part order by the calling thread:
 //! the same bytes as one thread.
 //!
@@ -18,15 +18,15 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Condvar, Mutex};
 
 use anyhow::Result;
 
-use crate::format::log::{BatchCutter, ByteSource};
+use crate::format::log::{ByteSource, PieceCutter};
 use crate::print;
-use crate::storage::source::open_sparse;
+use crate::storage::source::{open_offset_index_of, open_sparse};
 
 /// Output is handed over in chunks of about this size: a printer's hand-off size, so that the
 /// two kinds of buffer are one kind in the spares (why it is large: [`print::LineOut::HAND_OFF_AT`]).
@@ -44,17 +44,27 @@ const DEPTH: usize = 4;
 const AHEAD: usize = 2;
 
 /// A byte range of one input file: the whole file, or one piece of a large `.log`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Part {
     /// The file's index in the command's list.
     pub file: usize,
     pub start: u64,
-    /// `None`: to the end of the file.
+    /// `None`: to the end of the file. Else a cut the piece's walk must land on (the scan's
+    /// `stop_at`): one that does not goes on to the end of the file ([`Part::ran_past_cut`]).
     pub end: Option<u64>,
     /// The first piece of its file (the file's header lines, its seek, are this piece's).
     pub first: bool,
-    /// The last piece of its file (its tail, and its end of file, are this piece's).
+    /// The last piece of its file as cut (its tail, and its end of file, are this piece's).
     pub last: bool,
+    /// Shared by the pieces of one file.
+    fate: Option<Arc<Fate>>,
+}
+
+/// Where the first piece of a file that ran past its cut starts (`u64::MAX`: none yet): the
+/// pieces after it are void, their bytes walked by it.
+#[derive(Debug)]
+struct Fate {
+    ran_past_from: AtomicU64,
 }
 
 impl Part {
@@ -65,24 +75,58 @@ impl Part {
             end: None,
             first: true,
             last: true,
+            fate: None,
         }
+    }
+
+    /// This piece's walk did not land on its cut and went on to the end of the file: it was
+    /// the file's last, and the pieces after it are void. Called by its worker before its
+    /// result is sent, so that the writer, which reaches later pieces only after this one's
+    /// result, sees it.
+    pub fn ran_past_cut(&self) {
+        if let Some(fate) = &self.fate {
+            fate.ran_past_from.fetch_min(self.start, Ordering::SeqCst);
+        }
+    }
+
+    /// A piece an earlier piece of its file walked past its cut, and so walked itself: its
+    /// worker skips it, the writer drops what it made. (Stable once the writer reaches it:
+    /// only earlier pieces void it, and they are done.)
+    pub fn is_void(&self) -> bool {
+        self.fate
+            .as_ref()
+            .is_some_and(|f| f.ran_past_from.load(Ordering::SeqCst) < self.start)
     }
 }
 
-/// A file's parts from `start`, cut as the plan is pulled ([`BatchCutter`]): the first pieces
-/// are read while the rest of the file is still being cut, not after a walk of all of it.
+/// A file's parts from `start`, cut as the plan is pulled ([`PieceCutter`]: at its offset
+/// index's positions, checked by the pieces' walks, else where its frames step): the first
+/// pieces are read while the rest of the file is still being cut.
 pub struct LazyPieces<'a> {
     file: usize,
     path: &'a Path,
     split: u64,
-    cutter: BatchCutter,
+    cutter: PieceCutter,
     /// The file, opened at the first cut and kept to the last (opened and mapped anew for every
-    /// piece, it cost as much as the cutting).
-    source: Option<io::Result<Box<dyn ByteSource + Send>>>,
+    /// piece, it cost as much as the cutting), and its offset index.
+    sources: Option<io::Result<CutSources>>,
     /// The next piece's start, and whether it is the file's first; `None` after the last.
     next: Option<(u64, bool)>,
     /// Bytes read by sources already closed.
     read_before: u64,
+    fate: Arc<Fate>,
+}
+
+struct CutSources {
+    log: Box<dyn ByteSource + Send>,
+    index: Option<Box<dyn ByteSource + Send>>,
+}
+
+impl CutSources {
+    fn bytes_read(&self) -> u64 {
+        let index = self.index.as_ref().and_then(|i| i.bytes_read());
+        self.log.bytes_read().unwrap_or(0) + index.unwrap_or(0)
+    }
 }
 
 impl<'a> LazyPieces<'a> {
@@ -96,17 +140,21 @@ impl<'a> LazyPieces<'a> {
             file,
             path,
             split,
-            cutter: BatchCutter::new(start),
-            source: None,
+            // Without an index (none opens), it walks the frames.
+            cutter: PieceCutter::new(start, true),
+            sources: None,
             next: Some((start, true)),
             read_before: 0,
+            fate: Arc::new(Fate {
+                ran_past_from: AtomicU64::new(u64::MAX),
+            }),
         }
     }
 
     /// The bytes read to cut the pieces given so far.
     pub fn bytes_read(&self) -> u64 {
-        let open = match &self.source {
-            Some(Ok(src)) => src.bytes_read().unwrap_or(0),
+        let open = match &self.sources {
+            Some(Ok(sources)) => sources.bytes_read(),
             _ => 0,
         };
         self.read_before + open
@@ -118,19 +166,30 @@ impl Iterator for LazyPieces<'_> {
 
     fn next(&mut self) -> Option<Part> {
         let (start, first) = self.next?;
-        // A file that cannot be read is one part (its reader reports why).
-        let source = self.source.get_or_insert_with(|| open_sparse(self.path));
-        let end = match source {
-            Ok(src) => self
-                .cutter
-                .next_cut(src.as_mut(), self.split)
-                .unwrap_or(None),
-            Err(_) => None,
+        // A piece walked past: nothing more to cut (the pieces given are void).
+        let end = if self.fate.ran_past_from.load(Ordering::SeqCst) < start {
+            None
+        } else {
+            // A file that cannot be read is one part (its reader reports why).
+            let path = self.path;
+            let sources = self.sources.get_or_insert_with(|| {
+                Ok(CutSources {
+                    log: open_sparse(path)?,
+                    index: open_offset_index_of(path),
+                })
+            });
+            match sources {
+                Ok(CutSources { log, index }) => self
+                    .cutter
+                    .next_cut(log.as_mut(), index.as_deref_mut(), self.split)
+                    .unwrap_or(None),
+                Err(_) => None,
+            }
         };
         if end.is_none() {
             // Closed as soon as the cutting is over.
             self.read_before = self.bytes_read();
-            self.source = None;
+            self.sources = None;
         }
         self.next = end.map(|e| (e, false));
         Some(Part {
@@ -139,6 +198,7 @@ impl Iterator for LazyPieces<'_> {
             end,
             first,
             last: end.is_none(),
+            fate: Some(self.fate.clone()),
         })
     }
 }

@@ -24,6 +24,7 @@ mod live_broker;
 mod lookup;
 mod lookup_fds;
 mod odd_input;
+mod pieces;
 mod progress;
 mod read_once;
 mod recover;

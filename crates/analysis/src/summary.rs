@@ -4,18 +4,19 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::fault::{read_checkpoint, FileFault};
 use crate::recovery::always_recovered;
 use crate::severity::{log_damage, LogDamage, Nature, Severity};
-use kseg_format::log::{BatchCutter, BatchInfo, ByteSource, LogEntry, RecordScratch};
+use kseg_format::log::{BatchInfo, ByteSource, LogEntry, PieceCutter, RecordScratch};
 use kseg_format::reader::DecodeError;
 use kseg_format::text_files::CheckpointEntry;
 use kseg_scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions, ScanStats};
 use kseg_storage::discover::{LogDir, PartitionDir};
 use kseg_storage::layout::{base_offset_of, FileKind, PartitionState};
-use kseg_storage::source::{open_log, open_sparse, vanished};
+use kseg_storage::source::{open_log, open_offset_index_of, open_sparse, vanished};
 
 /// The offsets a log dir's checkpoint files record for one partition.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -280,8 +281,10 @@ fn min_some(a: Option<i64>, b: Option<i64>) -> Option<i64> {
 pub const SPLIT_BYTES: u64 = 32 << 20;
 
 /// Scans one segment into `s`: its scan counts, last offset and bad entries. A large one is cut
-/// where one walk of it steps too (`format::log::BatchCutter`), its pieces scanned on the pool
-/// and added in order: the same sums, extremes and listed notes as one walk.
+/// into pieces (`format::log::PieceCutter`: at its offset index's positions, else where its
+/// frames step), scanned on the pool and added in order up to the first whose walk did not land
+/// on its end and went on to the end of the file (the pieces after it are void): the same sums,
+/// extremes and listed notes as one walk.
 fn scan_segment(
     src: &mut dyn ByteSource,
     (file, mmap): (&Path, bool),
@@ -305,7 +308,7 @@ fn scan_segment(
         };
         let opts = ScanOptions {
             start_position: start,
-            max_bytes: end.unwrap_or(u64::MAX),
+            stop_at: end,
             ..ScanOptions::default()
         };
         let stats = scan_log(src, &opts, scratch, &mut sink)?;
@@ -318,25 +321,37 @@ fn scan_segment(
     type Scanned = io::Result<(PartitionSummary, (ScanStats, Option<i64>, u64))>;
     let slots: Mutex<Vec<Option<Scanned>>> = Mutex::new(Vec::new());
     let cap = scratch.decompressor.max_output;
-    let mut cutter = BatchCutter::new(0);
+    let mut cutter = PieceCutter::new(0, true);
+    // Where the first piece that went on past its end starts: the pieces after it are skipped.
+    let ran_past_from = AtomicU64::new(u64::MAX);
     rayon::scope(|pool| -> io::Result<()> {
         // Opened here: a source is not `Send`.
         let mut sparse = open_sparse(file)?;
+        let mut index = open_offset_index_of(file);
         let mut start = 0;
         loop {
-            let end = cutter.next_cut(sparse.as_mut(), split)?;
+            if ran_past_from.load(Ordering::SeqCst) < start {
+                return Ok(());
+            }
+            let end = cutter.next_cut(sparse.as_mut(), index.as_deref_mut(), split)?;
             let j = {
                 let mut slots = slots.lock().unwrap_or_else(|e| e.into_inner());
                 slots.push(None);
                 slots.len() - 1
             };
-            let (slots, piece) = (&slots, &piece);
+            let (slots, piece, ran_past_from) = (&slots, &piece, &ran_past_from);
             pool.spawn(move |_| {
+                if ran_past_from.load(Ordering::SeqCst) < start {
+                    return;
+                }
                 let scanned = (|| {
                     let mut part = PartitionSummary::default();
                     let mut src = open_log(file, mmap)?;
                     let mut scratch = RecordScratch::with_cap(cap);
                     let scanned = piece(&mut part, src.as_mut(), (start, end), &mut scratch)?;
+                    if scanned.0.ran_past_cut {
+                        ran_past_from.fetch_min(start, Ordering::SeqCst);
+                    }
                     Ok((part, scanned))
                 })();
                 slots.lock().unwrap_or_else(|e| e.into_inner())[j] = Some(scanned);
@@ -351,19 +366,25 @@ fn scan_segment(
         .into_inner()
         .unwrap_or_else(|e| e.into_inner())
         .into_iter()
-        .map(|slot| slot.expect("every spawned piece fills its slot"));
+        // Only a piece after one that ran past its end is left empty.
+        .map_while(|slot| slot);
     let mut total = ScanStats::default();
     let mut last = None;
     let mut bad = 0;
     let mut bad_listed = 0;
     for result in pieces {
         let (part, (stats, piece_last, piece_bad)) = result?;
+        let ran_past_cut = stats.ran_past_cut;
         s.add_piece(part, &mut bad_listed);
         total.crc_errors += stats.crc_errors;
         total.invalid_bytes += stats.invalid_bytes;
         total.problems += stats.problems;
         last = last.max(piece_last);
         bad += piece_bad;
+        if ran_past_cut {
+            // It walked the later pieces' bytes itself.
+            break;
+        }
     }
     Ok((total, last, bad))
 }
@@ -624,6 +645,14 @@ mod tests {
             .join("../../testdata/example-datadir/orders-0/00000000000000000000.log");
         let mut log = std::fs::read(src).unwrap();
         let n = log.len();
+        // Every frame's start, for an offset index that guesses the cuts.
+        let mut starts = Vec::new();
+        let mut at = 0;
+        while at + 12 <= n {
+            starts.push(at);
+            at += 12 + i32::from_be_bytes(log[at + 8..at + 12].try_into().unwrap()) as usize;
+        }
+        assert!(starts.len() > 4);
         log[n / 2] ^= 0x40;
         log.truncate(n - 9);
         std::fs::write(t.path().join("00000000000000000000.log"), &log).unwrap();
@@ -642,6 +671,28 @@ mod tests {
         assert!(one.contains("crc_errors: 1"), "{one}");
         for split in [1, 300, 2000] {
             assert_eq!(summary(2, split), one, "split {split}");
+        }
+        // Cut at an offset index's positions: every frame's start, and one inside a frame.
+        // Then with the second batch's size too small, a corrupt stretch before later cuts.
+        let mut index = Vec::new();
+        for (i, &start) in starts.iter().enumerate().skip(1) {
+            index.extend((i as u32).to_be_bytes());
+            index.extend((start as u32).to_be_bytes());
+            if i == 2 {
+                index.extend((i as u32).to_be_bytes());
+                index.extend((start as u32 + 20).to_be_bytes());
+            }
+        }
+        std::fs::write(t.path().join("00000000000000000000.index"), &index).unwrap();
+        for split in [1, 300, 2000] {
+            assert_eq!(summary(2, split), one, "indexed, split {split}");
+        }
+        log[starts[1] + 8..starts[1] + 12].copy_from_slice(&5i32.to_be_bytes());
+        std::fs::write(t.path().join("00000000000000000000.log"), &log).unwrap();
+        let one = summary(1, 1);
+        assert!(one.contains("problems: 2"), "{one}");
+        for split in [1, 300, 2000] {
+            assert_eq!(summary(2, split), one, "indexed, damaged, split {split}");
         }
     }
 }

@@ -204,6 +204,11 @@ pub struct ScanOptions {
     pub start_position: u64,
     /// Verify every batch's checksum (`verify-index --index-only` turns it off).
     pub check_crc: bool,
+    /// A cut: the next piece of the file starts here (`--threads`). The scan stops on reaching
+    /// it through entries alone, each ending at or before it; an entry crossing it, damage or
+    /// the file's end before it, and the scan goes on to the end of the file instead, as one
+    /// walk over the whole file goes on from `start_position` ([`ScanStats::ran_past_cut`]).
+    pub stop_at: Option<u64>,
 }
 
 impl Default for ScanOptions {
@@ -215,6 +220,7 @@ impl Default for ScanOptions {
             timestamps: (i64::MIN, i64::MAX),
             start_position: 0,
             check_crc: true,
+            stop_at: None,
         }
     }
 }
@@ -229,6 +235,8 @@ pub struct ScanStats {
     pub crc_errors: u64,
     pub problems: u64,
     pub stopped: bool,
+    /// [`ScanOptions::stop_at`] was not landed on: the scan went on to the end of the file.
+    pub ran_past_cut: bool,
 }
 
 impl ScanStats {
@@ -262,7 +270,28 @@ pub fn scan_log<S: ByteSource + ?Sized>(
     let (from, to) = opts.offsets;
     let (from_time, to_time) = opts.timestamps;
     let timed = opts.timestamps != (i64::MIN, i64::MAX);
+    let mut cut = opts.stop_at;
     while let Some(event) = walker.next(src)? {
+        if let Some(at) = cut {
+            // Where this event starts, and where it ends when it is an entry: a corrupt stretch
+            // or a tail before the cut may be judged otherwise by a walk that began earlier
+            // (its resynchronisation budget), so the cut is not trusted past one.
+            let (position, entry_end) = match &event {
+                WalkEvent::Entry { position, bytes } => {
+                    (*position, Some(position + bytes.len() as u64))
+                }
+                WalkEvent::Corrupt { position, .. } | WalkEvent::Tail { position, .. } => {
+                    (*position, None)
+                }
+            };
+            if position == at {
+                break;
+            }
+            if entry_end.is_none_or(|end| end > at) {
+                cut = None;
+                stats.ran_past_cut = true;
+            }
+        }
         let flow = match event {
             WalkEvent::Entry { position, bytes } => {
                 stats.valid_bytes += bytes.len() as u64;
@@ -425,8 +454,12 @@ pub fn scan_log<S: ByteSource + ?Sized>(
         };
         if flow == Flow::Stop {
             stats.stopped = true;
-            break;
+            return Ok(stats);
         }
+    }
+    // The file ended before the cut (it is past the end: a file cut shorter since).
+    if cut.is_some_and(|at| walker.position() < at) {
+        stats.ran_past_cut = true;
     }
     Ok(stats)
 }
@@ -539,6 +572,148 @@ mod tests {
         );
         let (seen, _) = events(&data, &ScanOptions::default(), &[0, 2, 4], None);
         assert_eq!(seen, ["batch 0", "batch 2", "batch 4"]);
+    }
+
+    /// Every event a scan shows its sink, by position.
+    #[derive(Default)]
+    struct Everything(Vec<String>);
+
+    impl LogSink for Everything {
+        fn batch(&mut self, at: u64, _: &LogEntry<'_>, info: &BatchInfo) -> io::Result<Flow> {
+            self.0.push(format!(
+                "batch@{at} {} crc {}",
+                info.base_offset, info.crc_valid
+            ));
+            Ok(Flow::Continue)
+        }
+        fn record(&mut self, at: u64, _: &BatchInfo, r: &LogRecord<'_>) -> io::Result<Flow> {
+            self.0.push(format!("record@{at} {}", r.offset));
+            Ok(Flow::Continue)
+        }
+        fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<Flow> {
+            self.0
+                .push(format!("problem@{} {}", p.position(), p.message()));
+            Ok(Flow::Continue)
+        }
+    }
+
+    /// `n` batches of one to three records with values of the lengths given, one in three
+    /// compressed.
+    fn batches(lengths: &[usize]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut scratch = Vec::new();
+        let value = vec![b'v'; lengths.iter().copied().max().unwrap_or(0)];
+        for (i, &len) in lengths.iter().enumerate() {
+            let r = NewRecord {
+                timestamp: 1_000 + i as i64,
+                key: None,
+                value: Some(&value[..len]),
+                headers: &[],
+            };
+            let batch = NewBatch {
+                base_offset: 3 * i as i64,
+                codec: if i % 3 == 2 { Codec::Gzip } else { Codec::None },
+                ..NewBatch::default()
+            };
+            encode_batch(&mut out, &batch, &vec![r; 1 + i % 3], &mut scratch);
+        }
+        out
+    }
+
+    /// Pieces walked one after the other, each from the last one's cut to its own, as
+    /// `--threads` runs them: up to the first that did not land on its cut, which went on to
+    /// the end (the pieces after it void).
+    fn pieces(data: &[u8], cuts: &[u64], deep: bool) -> Vec<String> {
+        let mut seen = Everything::default();
+        let mut start = 0;
+        for end in cuts.iter().map(|&c| Some(c)).chain([None]) {
+            let opts = ScanOptions {
+                deep,
+                start_position: start,
+                stop_at: end,
+                ..ScanOptions::default()
+            };
+            let mut src = SliceSource(data);
+            let stats =
+                scan_log(&mut src, &opts, &mut RecordScratch::default(), &mut seen).unwrap();
+            match end {
+                Some(end) if !stats.ran_past_cut => start = end,
+                _ => break,
+            }
+        }
+        seen.0
+    }
+
+    proptest::proptest! {
+        /// Cuts anywhere (a stale or damaged offset index points anywhere): the pieces' scans,
+        /// put together, are one scan over the whole file, on clean and damaged data.
+        #[test]
+        fn cuts_anywhere_scan_as_the_whole(
+            lengths in proptest::collection::vec(0usize..300, 1..8),
+            flips in proptest::collection::vec((proptest::prelude::any::<proptest::sample::Index>(), proptest::prelude::any::<u8>()), 0..3),
+            cut_tail in 0usize..60,
+            cuts in proptest::collection::vec(proptest::prelude::any::<proptest::sample::Index>(), 0..6),
+            on_frames in proptest::prelude::any::<bool>(),
+            deep in proptest::prelude::any::<bool>(),
+        ) {
+            let clean = batches(&lengths);
+            let mut data = clean.clone();
+            for (at, byte) in flips {
+                let i = at.index(data.len());
+                data[i] = byte;
+            }
+            data.truncate(data.len().saturating_sub(cut_tail));
+            let len = data.len().max(1);
+            // Half the time at frame starts of the clean file (an index that was right once).
+            let starts: Vec<u64> = {
+                let mut all = Vec::new();
+                let mut pos = 0usize;
+                while pos + 12 <= clean.len() {
+                    all.push(pos as u64);
+                    let size = i32::from_be_bytes(clean[pos + 8..pos + 12].try_into().unwrap());
+                    pos += 12 + size as usize;
+                }
+                all
+            };
+            let mut cuts: Vec<u64> = cuts
+                .iter()
+                .map(|c| if on_frames { starts[c.index(starts.len())] } else { c.index(len) as u64 })
+                .filter(|&c| c > 0)
+                .collect();
+            cuts.sort_unstable();
+            cuts.dedup();
+            let deep_opts = ScanOptions { deep, ..ScanOptions::default() };
+            let mut whole = Everything::default();
+            scan_log(&mut SliceSource(&data), &deep_opts, &mut RecordScratch::default(), &mut whole).unwrap();
+            proptest::prop_assert_eq!(pieces(&data, &cuts, deep), whole.0, "cuts {:?}", cuts);
+        }
+    }
+
+    /// A cut off the frame chain is not landed on: the piece goes on to the end.
+    #[test]
+    fn a_cut_inside_a_batch_is_run_past() {
+        let data = three_batches();
+        let third = (data.len() / 3) as u64;
+        let opts = |start, stop_at| ScanOptions {
+            start_position: start,
+            stop_at: Some(stop_at),
+            ..ScanOptions::default()
+        };
+        let scan = |o: &ScanOptions| {
+            let mut seen = Everything::default();
+            let stats = scan_log(
+                &mut SliceSource(&data),
+                o,
+                &mut RecordScratch::default(),
+                &mut seen,
+            )
+            .unwrap();
+            (stats.ran_past_cut, seen.0.len())
+        };
+        assert_eq!(scan(&opts(0, third)), (false, 1));
+        assert_eq!(scan(&opts(0, third + 5)), (true, 3));
+        // Past the end of the file: run past.
+        assert_eq!(scan(&opts(third, 10 * third)), (true, 2));
     }
 
     /// A walk from a batch's position (an index entry) starts there: no adapter shifting the

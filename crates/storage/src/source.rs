@@ -267,6 +267,17 @@ pub fn open_sparse(path: &Path) -> io::Result<Box<dyn ByteSource + Send>> {
     Ok(Box::new(FileSource::sparse(path)?))
 }
 
+/// A segment's offset index, beside its `.log`, read through in order for the positions it
+/// gives (cutting the log into pieces): `None` when the log is not named `*.log` or the index
+/// cannot be opened.
+pub fn open_offset_index_of(log: &Path) -> Option<Box<dyn ByteSource + Send>> {
+    if log.extension()? != "log" {
+        return None;
+    }
+    let index = log.with_extension("index");
+    Some(Box::new(FileSource::with_chunk(&index, 64 * 1024).ok()?))
+}
+
 /// Whether a file's first bytes frame a batch or message whose checksum is valid.
 pub fn starts_with_a_batch(path: &Path) -> bool {
     let Ok(mut src) = FileSource::open(path) else {

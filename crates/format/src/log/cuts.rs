@@ -98,6 +98,109 @@ impl BatchCutter {
     }
 }
 
+/// Cuts for pieces of a large `.log` whose walks confirm them: at the offset index's positions
+/// when the segment has an index (one 17-byte read per cut instead of a read of every frame
+/// header: a tenth of a headers-only pass), else, and once the index has no more, where the
+/// frame chain from the last cut steps ([`BatchCutter`]).
+///
+/// An index position is a guess: a stale or damaged index may point off the frame chain. A
+/// piece is therefore walked with its end as a cut it must land on (the scan's `stop_at`); a
+/// piece whose walk does not land there goes on to the end of the file, as one walk over the
+/// whole file does from there, and the file's later pieces are void.
+#[derive(Debug, Clone)]
+pub struct PieceCutter {
+    /// The last cut (or the start).
+    last: u64,
+    /// The next offset-index entry to read, and the position the one before it gave; `None`
+    /// without an index, or once it gives no more (its end, or positions that stop increasing:
+    /// a preallocated tail of zeros, or damage).
+    index: Option<IndexCursor>,
+    /// The frame walk, from the last cut, once the index is done.
+    walk: Option<BatchCutter>,
+    /// Index and log bytes read to find the cuts.
+    pub bytes_read: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct IndexCursor {
+    at: u64,
+    previous: Option<u64>,
+}
+
+/// An offset index entry: a 4-byte relative offset, then a 4-byte position.
+const INDEX_ENTRY: u64 = 8;
+
+impl PieceCutter {
+    /// Cuts after `start` (a frame start), guessed from an offset index when `indexed`.
+    pub fn new(start: u64, indexed: bool) -> Self {
+        PieceCutter {
+            last: start,
+            index: indexed.then_some(IndexCursor {
+                at: 0,
+                previous: None,
+            }),
+            walk: None,
+            bytes_read: 0,
+        }
+    }
+
+    /// The next cut, at least `split` bytes past the last one; `None` when there is none left.
+    /// `index` is the segment's offset index (when [`PieceCutter::new`] was told it has one).
+    pub fn next_cut<L, I>(
+        &mut self,
+        log: &mut L,
+        index: Option<&mut I>,
+        split: u64,
+    ) -> io::Result<Option<u64>>
+    where
+        L: ByteSource + ?Sized,
+        I: ByteSource + ?Sized,
+    {
+        let len = log.len();
+        let target = self.last.saturating_add(split.max(1));
+        if let (Some(cursor), Some(index)) = (self.index.as_mut(), index) {
+            loop {
+                let entry = index.read_at(cursor.at, INDEX_ENTRY as usize)?;
+                let Ok(entry) = <[u8; INDEX_ENTRY as usize]>::try_from(entry) else {
+                    break;
+                };
+                cursor.at += INDEX_ENTRY;
+                self.bytes_read += INDEX_ENTRY;
+                let position =
+                    u64::from(u32::from_be_bytes([entry[4], entry[5], entry[6], entry[7]]));
+                if cursor.previous.is_some_and(|p| position <= p) {
+                    break;
+                }
+                cursor.previous = Some(position);
+                if position < target {
+                    continue;
+                }
+                // The last cut must leave more than a header's bytes after it.
+                if position + HEADER_SIZE_UP_TO_MAGIC >= len {
+                    break;
+                }
+                let header = log.read_at(position, HEADER_SIZE_UP_TO_MAGIC as usize)?;
+                self.bytes_read += HEADER_SIZE_UP_TO_MAGIC;
+                // A position that frames nothing is no cut; a later entry may be.
+                if matches!(frame_problem(header), Ok(total) if position + total <= len) {
+                    self.last = position;
+                    return Ok(Some(position));
+                }
+            }
+            self.index = None;
+        }
+        let last = self.last;
+        let walk = self.walk.get_or_insert_with(|| BatchCutter::new(last));
+        let before = walk.bytes_read;
+        let cut = walk.next_cut(log, split)?;
+        self.bytes_read += walk.bytes_read - before;
+        if let Some(cut) = cut {
+            self.last = cut;
+        }
+        Ok(cut)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,7 +21,7 @@ mod records;
 mod tests;
 mod walker;
 
-pub use cuts::{batch_cuts, BatchCutter, Cuts};
+pub use cuts::{batch_cuts, BatchCutter, Cuts, PieceCutter};
 pub use entry::{BatchInfo, LogEntry};
 pub use frame::{frame_crc_valid, FrameProblem, LARGE_FRAME};
 pub use hop::{HeaderHop, Hop};
