@@ -23,8 +23,17 @@ def kafka_python(a):
     p = a.prefix
     out = {}
     admin = KafkaAdminClient(bootstrap_servers=a.bootstrap)
+
+    def known(topic):
+        # Kafka answers CreateTopics when its controller has the topic; the broker answering
+        # the next request learns it a moment later (UNKNOWN_TOPIC_OR_PARTITION until then).
+        # (kafka-python leaves out the configs at their defaults: a topic's answer may be empty.)
+        wait_for(f"{topic} known to the broker", lambda: topic in admin.describe_configs(
+            [ConfigResource(ConfigResourceType.TOPIC, topic)])["topic"], limit=30)
+
     topic = f"{p}-cfg"
     admin.create_topics([NewTopic(topic, 1, 1)])
+    known(topic)
     # IncrementalAlterConfigs (the client's default when the broker has it).
     r = admin.alter_configs([ConfigResource(ConfigResourceType.TOPIC, topic,
                                             configs={"retention.ms": "60000", "segment.bytes": "1048576"})])
@@ -71,6 +80,7 @@ def kafka_python(a):
         return out
     # segment.bytes altered to 1 MiB takes effect: 1.5 MiB of records make two segments.
     admin.create_topics([NewTopic(f"{p}-roll", 1, 1)])
+    known(f"{p}-roll")
     r = admin.alter_configs([ConfigResource(ConfigResourceType.TOPIC, f"{p}-roll",
                                             configs={"segment.bytes": "1048576"})])
     check(r == {"topic": {f"{p}-roll": "OK"}}, f"alter roll: {r}")
@@ -81,6 +91,7 @@ def kafka_python(a):
     # their segments (the broker rolls small segments and checks often in this test).
     ret = f"{p}-ret"
     admin.create_topics([NewTopic(ret, 1, 1)])
+    known(ret)
     prod.flush()
     prod.close()
     # One record per batch: a batch over the broker's 1 KiB segments would be refused.
@@ -116,7 +127,10 @@ def confluent(a):
 
     topic = f"{p}-cfg"
     result(admin.create_topics([NewTopic(topic, 1, 1)]))
-    initial = list(result(admin.describe_configs([ConfigResource(ResourceType.TOPIC, topic)])).values())[0]
+    # Kafka answers CreateTopics when its controller has the topic; the broker answering the
+    # next request learns it a moment later (UNKNOWN_TOPIC_OR_PART until then).
+    initial = wait_for(f"{topic} known to the broker", lambda: list(
+        result(admin.describe_configs([ConfigResource(ResourceType.TOPIC, topic)])).values())[0], limit=30)
     res = ConfigResource(ResourceType.TOPIC, topic, incremental_configs=[
         ConfigEntry("retention.ms", "1000", incremental_operation=AlterConfigOpType.SET),
         ConfigEntry("cleanup.policy", "compact", incremental_operation=AlterConfigOpType.APPEND),
