@@ -1281,7 +1281,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__verify__subcmd__index)
-            opts="-v -h --index-only --sanity --index-interval-bytes --json --format --verbose --mmap --max-decompressed-bytes --threads --no-progress --help"
+            opts="-v -h --index-only --sanity --index-interval-bytes --json --format --verbose --mmap --max-decompressed-bytes --threads --split-bytes --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1300,6 +1300,10 @@ _kseg() {
                     return 0
                     ;;
                 --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --split-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -87,6 +87,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l format -d 'Ta
 tsv\t'Tab-separated values: a header line, then one line per row; no other text'"
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l threads -d 'Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) [default: the number of cores]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l split-bytes -d 'With --threads above 1, segments larger than this are read in pieces of about this size on the threads, replayed in order' -r
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l index-only -d 'Skip per-batch CRC checks (like kafka-dump-log --verify-index-only)'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l sanity -d 'Only Kafka\'s own index sanity checks (like --index-sanity-check)'
 complete -c kseg -n "__fish_kseg_using_subcommand verify-index" -l json -d 'NDJSON: "finding" objects, "recovery" objects, then one "summary"'

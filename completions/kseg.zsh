@@ -88,6 +88,7 @@ _arguments "${_arguments_options[@]}" : \
 tsv\:"Tab-separated values\: a header line, then one line per row; no other text"))' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
 '--threads=[Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) \[default\: the number of cores\]]:N:_default' \
+'--split-bytes=[With --threads above 1, segments larger than this are read in pieces of about this size on the threads, replayed in order]:BYTES:_default' \
 '--index-only[Skip per-batch CRC checks (like kafka-dump-log --verify-index-only)]' \
 '--sanity[Only Kafka'\''s own index sanity checks (like --index-sanity-check)]' \
 '--json[NDJSON\: "finding" objects, "recovery" objects, then one "summary"]' \

@@ -586,6 +586,11 @@ pub struct VerifyIndexArgs {
 
     #[command(flatten)]
     pub threads: ThreadsArg,
+
+    /// With --threads above 1, segments larger than this are read in pieces of about this
+    /// size on the threads, replayed in order
+    #[arg(long, value_name = "BYTES", default_value_t = crate::analysis::verify::SPLIT_BYTES, hide = true)]
+    pub split_bytes: u64,
 }
 
 const RECOVER_HELP: &str = "Examples:

@@ -30,6 +30,7 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
         sanity_only: args.sanity,
         mmap: args.read.mmap,
         index_interval: args.index_interval_bytes,
+        split_bytes: args.split_bytes.max(1),
     };
     let mut facts: Vec<LogDirFacts> = set.log_dirs.iter().map(log_dir_facts).collect();
     // Topic configs from any `__cluster_metadata` partition given: compacted topics have gaps,

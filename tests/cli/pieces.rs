@@ -93,3 +93,42 @@ fn cuts_from_a_lying_index_give_one_threads_bytes() {
         }
     }
 }
+
+/// `verify-index --threads 2` reads a segment in pieces (`--split-bytes`, a batch or two here)
+/// on both threads and replays their entries in order into its one pass: its findings, recovery
+/// preview and exit code are one thread's, on clean, damaged, transactional, internal and
+/// lying-index data.
+#[test]
+fn verify_index_in_pieces_gives_one_threads_bytes() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let damaged = tempfile::tempdir().unwrap();
+    crate::golden::damaged_dir(damaged.path());
+    let lying = tempfile::tempdir().unwrap();
+    segment(lying.path(), true, true);
+    let real = format!("{root}/testdata/real/ItumelengMogase__Real-Time-Data-Pipeline-for-Patient-Admissions/kafka-data");
+    let inputs = [
+        format!("{root}/testdata/example-datadir"),
+        format!("{root}/testdata/lookup"),
+        format!("{real}/__consumer_offsets-29"),
+        format!("{real}/__transaction_state-44"),
+        damaged.path().to_str().unwrap().to_string(),
+        lying.path().join("t-0").to_str().unwrap().to_string(),
+    ];
+    for input in &inputs {
+        for flags in [&[][..], &["--json"], &["--index-only", "--json"]] {
+            let run = |threads: &str| {
+                let mut all = vec!["verify-index", "--threads", threads, "--split-bytes", "1"];
+                all.extend_from_slice(flags);
+                all.push(input);
+                kseg(&all)
+            };
+            let (one, two) = (run("1"), run("2"));
+            assert!(!one.stdout.is_empty(), "{flags:?} {input}");
+            assert_eq!(
+                (one.code, &one.stdout, &one.stderr),
+                (two.code, &two.stdout, &two.stderr),
+                "{flags:?} {input}"
+            );
+        }
+    }
+}

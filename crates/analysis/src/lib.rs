@@ -16,6 +16,7 @@ pub mod log_dir_load;
 pub mod lookup;
 pub mod partition_for;
 pub mod partitioner;
+pub mod pieces;
 pub mod producer_load;
 pub mod rebalances;
 pub mod recovery;

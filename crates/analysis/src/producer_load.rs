@@ -25,6 +25,7 @@ use std::io;
 use std::ops::Bound::{Excluded, Unbounded};
 use std::path::PathBuf;
 
+use crate::pieces::EntrySink;
 use kseg_format::control::{decode_control, ControlType};
 use kseg_format::log::{BatchInfo, ByteSource, HeaderHop, Hop, LogEntry, RecordScratch};
 use kseg_format::producer_snapshot::{
@@ -89,7 +90,7 @@ impl BatchCollector {
 
     /// One entry of the scan, as the walk without checksums yields them to [`each_batch`] (every
     /// one: a segment's replay moves the state's end past batches without a producer too).
-    pub fn batch(&mut self, position: u64, entry: &LogEntry<'_>, b: &BatchInfo) {
+    pub fn batch(&mut self, position: u64, b: &BatchInfo, control: Option<&LogEntry<'_>>) {
         if self.over {
             return;
         }
@@ -98,7 +99,9 @@ impl BatchCollector {
             self.batches = Vec::new();
             return;
         }
-        let control = b.is_control.then(|| first_marker(entry, &mut self.scratch));
+        let control = b
+            .is_control
+            .then(|| control.and_then(|entry| first_marker(entry, &mut self.scratch)));
         self.batches
             .push((position + b.size as u64, batch_of(b, control)));
     }
@@ -391,44 +394,18 @@ impl State {
 }
 
 /// A scan's sink that also gathers the segment's batches into a [`BatchCollector`].
-pub struct Gathering<'a, S: LogSink + ?Sized> {
+pub struct Gathering<'a, S: EntrySink + ?Sized> {
     pub sink: &'a mut S,
     pub collector: &'a mut BatchCollector,
 }
 
-impl<S: LogSink + ?Sized> LogSink for Gathering<'_, S> {
-    fn batch(&mut self, position: u64, entry: &LogEntry<'_>, info: &BatchInfo) -> io::Result<Flow> {
-        self.collector.batch(position, entry, info);
-        self.sink.batch(position, entry, info)
+impl<S: EntrySink + ?Sized> EntrySink for Gathering<'_, S> {
+    fn entry(&mut self, position: u64, info: &BatchInfo, control: Option<&LogEntry<'_>>) {
+        self.collector.batch(position, info, control);
+        self.sink.entry(position, info, control)
     }
-    fn records_may_match(&mut self, position: u64, info: &BatchInfo, records: &[u8]) -> bool {
-        self.sink.records_may_match(position, info, records)
-    }
-    fn record(
-        &mut self,
-        position: u64,
-        info: &BatchInfo,
-        record: &kseg_format::log::LogRecord<'_>,
-    ) -> io::Result<Flow> {
-        self.sink.record(position, info, record)
-    }
-    fn control_record(
-        &mut self,
-        position: u64,
-        info: &BatchInfo,
-        record: &kseg_format::log::LogRecord<'_>,
-        control: &kseg_format::reader::DecodeResult<kseg_format::control::ControlRecord>,
-    ) -> io::Result<Flow> {
-        self.sink.control_record(position, info, record, control)
-    }
-    fn problem(&mut self, problem: &LogProblem<'_>) -> io::Result<Flow> {
+    fn problem(&mut self, problem: &LogProblem<'_>) {
         self.sink.problem(problem)
-    }
-    fn batch_done(&mut self, position: u64, info: &BatchInfo) -> io::Result<Flow> {
-        self.sink.batch_done(position, info)
-    }
-    fn filtered(&mut self, last_offset: i64) {
-        self.sink.filtered(last_offset)
     }
 }
 
@@ -977,6 +954,7 @@ fn stale_aborts(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pieces::scan_entries_in_pieces;
     use kseg_format::encode::{encode_batch, NewBatch, NewRecord};
 
     fn data(base: i64, n: usize, pid: i64, txn: bool, ts: i64) -> Vec<u8> {
@@ -1070,19 +1048,17 @@ mod tests {
     /// `budget` entries.
     fn gathered(mut v: SegmentView, budget: usize) -> SegmentView {
         struct Nothing;
-        impl LogSink for Nothing {
-            fn batch(&mut self, _: u64, _: &LogEntry<'_>, _: &BatchInfo) -> io::Result<Flow> {
-                Ok(Flow::Continue)
-            }
-            fn problem(&mut self, _: &LogProblem<'_>) -> io::Result<Flow> {
-                Ok(Flow::Continue)
-            }
+        impl EntrySink for Nothing {
+            fn entry(&mut self, _: u64, _: &BatchInfo, _: Option<&LogEntry<'_>>) {}
+            fn problem(&mut self, _: &LogProblem<'_>) {}
         }
         let mut collector = BatchCollector::new(budget);
         let mut src = open_log(&v.path, false).unwrap();
-        scan_log(
+        scan_entries_in_pieces(
             src.as_mut(),
+            (&v.path, false),
             &ScanOptions::default(),
+            u64::MAX,
             &mut RecordScratch::default(),
             &mut Gathering {
                 sink: &mut Nothing,

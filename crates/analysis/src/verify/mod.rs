@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::pieces::scan_entries_in_pieces;
 use crate::producer_load::{
     self, BatchCollector, Gathering, LoadParams, SegmentView, SnapshotFile,
     DEFAULT_PRODUCER_ID_EXPIRATION_MS, PRODUCER_BATCH_BUDGET,
@@ -16,7 +17,7 @@ use crate::producer_load::{
 use crate::summary::{Checkpoints, LogDirFacts};
 use crate::topic_configs::{LogConfigs, TopicLogConfig};
 use kseg_format::log::RecordScratch;
-use kseg_scan::{scan_log, ScanOptions};
+use kseg_scan::ScanOptions;
 use kseg_storage::discover::{DataFile, PartitionDir, Siblings};
 use kseg_storage::layout::{base_offset_of, parse_partition_dir, FileKind};
 use kseg_storage::source::{open_log, read_small, vanished};
@@ -253,7 +254,7 @@ impl LossTally {
     }
 }
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct VerifyOptions {
     /// Skip per-batch CRC work (`--index-only`).
     pub index_only: bool,
@@ -263,7 +264,26 @@ pub struct VerifyOptions {
     /// `--index-interval-bytes`: where recovery rebuilds index entries, for every partition
     /// (`None`: each topic's `index.interval.bytes` from `__cluster_metadata`, else 4096).
     pub index_interval: Option<u64>,
+    /// Segments larger than this are read in pieces on the pool's threads
+    /// ([`SPLIT_BYTES`] by default; `--split-bytes`, hidden, for tests).
+    pub split_bytes: u64,
 }
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        VerifyOptions {
+            index_only: false,
+            sanity_only: false,
+            mmap: false,
+            index_interval: None,
+            split_bytes: SPLIT_BYTES,
+        }
+    }
+}
+
+/// Pieces of a large segment: small enough that the entries of the few taken ahead stay small
+/// in memory even for the smallest batches (~8 MiB of 70-byte batches: ~15 MB of entries).
+pub const SPLIT_BYTES: u64 = 8 << 20;
 
 #[derive(Debug, Default)]
 pub struct PartitionReport {
@@ -564,9 +584,12 @@ pub fn verify_partition(
         };
         // The producer-state preview reads the batches gathered here, not the file again.
         let mut collector = BatchCollector::new(batch_budget);
-        let scanned = scan_log(
+        // A large segment is read in pieces on the pool's threads, replayed here in order.
+        let scanned = scan_entries_in_pieces(
             src.as_mut(),
+            (&seg.path, opts.mmap),
             &scan_opts,
+            opts.split_bytes,
             &mut scratch,
             &mut Gathering {
                 sink: &mut pass,

@@ -3,15 +3,15 @@
 //! number of batches in a segment.
 
 use std::collections::HashSet;
-use std::io;
 use std::path::{Path, PathBuf};
 
 use super::indexes::{OffsetIndexPass, TimeIndexPass};
 use super::{log_damage, Findings, LogDamage, Message, Nature};
+use crate::pieces::EntrySink;
 use crate::recovery::{IndexRebuild, IndexedBatch, InvalidIndexOffset};
 use kseg_format::control::{decode_control, ControlType};
 use kseg_format::log::{for_each_record, BatchInfo, LogEntry, RecordScratch, TailKind};
-use kseg_scan::{Flow, LogProblem, LogSink};
+use kseg_scan::LogProblem;
 
 /// A batch that starts a larger leader epoch than every batch before it in the partition (the
 /// rule `LogSegment.recover` assigns epochs by).
@@ -303,7 +303,7 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
     }
 
     /// ABORT markers, and whether the producer's data precedes them in this segment.
-    fn track_transactions(&mut self, entry: &LogEntry<'_>, b: &BatchInfo) {
+    fn track_transactions(&mut self, control: Option<&LogEntry<'_>>, b: &BatchInfo) {
         if b.is_transactional && !b.is_control {
             self.txn_open.insert(b.producer_id);
         }
@@ -312,6 +312,9 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
             // whose data is in an earlier segment, may legitimately have no entry here).
             let had_data = self.txn_open.remove(&b.producer_id);
             let aborts = &mut self.facts.aborts;
+            let Some(entry) = control else {
+                return;
+            };
             let _ = for_each_record(entry, &mut self.control_scratch, |r| {
                 if let Ok(c) = decode_control(r.key, r.value) {
                     if c.kind == ControlType::Abort {
@@ -386,8 +389,8 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
     }
 }
 
-impl LogSink for SegmentPass<'_, '_, '_> {
-    fn batch(&mut self, position: u64, entry: &LogEntry<'_>, b: &BatchInfo) -> io::Result<Flow> {
+impl EntrySink for SegmentPass<'_, '_, '_> {
+    fn entry(&mut self, position: u64, b: &BatchInfo, control: Option<&LogEntry<'_>>) {
         let path = self.seg.path;
         let records = b.count.unwrap_or(1).max(0) as u64;
         if self.seg.check_crc && !b.crc_valid {
@@ -450,7 +453,7 @@ impl LogSink for SegmentPass<'_, '_, '_> {
         if let Some(pass) = &mut self.time_index {
             pass.batch(self.ctx, b.base_offset, b.last_offset, b.max_timestamp);
         }
-        self.track_transactions(entry, b);
+        self.track_transactions(control, b);
         self.epochs.batch(&self.seg, position, b);
         if self.snapshot_wanted.contains(&b.last_offset) {
             self.snapshot_found.insert(b.last_offset);
@@ -468,10 +471,9 @@ impl LogSink for SegmentPass<'_, '_, '_> {
         if self.seg.high_watermark.is_some_and(|hw| b.last_offset < hw) {
             f.acknowledged_records += records;
         }
-        Ok(Flow::Continue)
     }
 
-    fn problem(&mut self, p: &LogProblem<'_>) -> io::Result<Flow> {
+    fn problem(&mut self, p: &LogProblem<'_>) {
         let (position, length) = (p.position(), p.length());
         self.mark_invalid(position);
         if !matches!(p, LogProblem::BadEntry { .. }) && self.facts.first_frame_problem.is_none() {
@@ -486,7 +488,7 @@ impl LogSink for SegmentPass<'_, '_, '_> {
                 );
         }
         if !self.seg.log_checks {
-            return Ok(Flow::Continue);
+            return;
         }
         let (active, recovered) = (
             self.seg.active,
@@ -523,6 +525,5 @@ impl LogSink for SegmentPass<'_, '_, '_> {
         };
         self.ctx
             .add(check, severity, self.seg.path, Some(position), None, text);
-        Ok(Flow::Continue)
     }
 }
