@@ -159,9 +159,15 @@ fn replay(recorded: &[Recorded], sink: &mut (impl EntrySink + ?Sized)) {
 /// Pieces each thread may have taken ahead of the one replayed next.
 pub const WINDOW_PER_THREAD: usize = 2;
 
+/// A file is read in pieces only when it makes more than this many: a few pieces' fixed costs
+/// (the cutting's sources, a scope, a helper task) were a tenth of verify-index over 40
+/// partitions of two 8 MiB pieces each, whose partitions kept both threads busy already.
+const MIN_PIECES: u64 = 4;
+
 /// A header-level scan of `src` (`path`, opened with `mmap` for the pieces) into `sink`, in
 /// pieces of about `split` bytes on the pool's threads when it has more than one and the file
-/// is larger than `split`: the same entries and problems, in the same order, as one scan.
+/// makes more than [`MIN_PIECES`] of them: the same entries and problems, in the same order, as
+/// one scan.
 pub fn scan_entries_in_pieces(
     src: &mut dyn ByteSource,
     (path, mmap): (&Path, bool),
@@ -171,7 +177,8 @@ pub fn scan_entries_in_pieces(
     sink: &mut dyn EntrySink,
 ) -> io::Result<ScanStats> {
     let threads = rayon::current_num_threads();
-    if threads <= 1 || src.len() <= split || opts.deep || opts.start_position != 0 {
+    let large = src.len() > split.saturating_mul(MIN_PIECES);
+    if threads <= 1 || !large || opts.deep || opts.start_position != 0 {
         return scan_log(src, opts, scratch, &mut Entries(sink));
     }
     let cap = scratch.decompressor.max_output;
