@@ -31,7 +31,7 @@ use crate::print::dump_json::JsonDump;
 use crate::print::dump_text::{preallocated_note, TextDump, TextStyle};
 use crate::print::progress::{self, Progress};
 use crate::print::{self, DumpPrinter, DumpSummary, TextDeferred};
-use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
+use crate::scan::{scan_log, Flow, LogProblem, LogSink, PastCut, ScanOptions};
 use crate::storage::discover::DataFile;
 use crate::storage::layout::{base_offset_of, later_segment_exists, FileKind};
 use crate::storage::source::{
@@ -95,6 +95,7 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
         start_position: 0,
         check_crc: true,
         stop_at: None,
+        past_cut: PastCut::GoOn,
     };
     // What discovery found unrecognised is named once here, never again as a dump error; a
     // file among them that starts with a batch is read as log data instead.
@@ -598,6 +599,9 @@ impl Dumper<'_> {
             base_offset_of(&path.file_name().unwrap_or_default().to_string_lossy()).unwrap_or(0);
         match kind {
             k if k.is_log_data() => {
+                // A piece that fails to read ends its file, as one walk's failure does: the
+                // pieces after it are void (else they would print what follows the failure).
+                self.ran_past_cut = true;
                 let mut src = match self.open_log.take() {
                     Some((open, src)) if open == path => src,
                     _ => open_log(path, self.args.read.mmap)?,

@@ -502,6 +502,8 @@ impl Ctx<'_> {
             Ok(src.bytes_read().unwrap_or(0))
         });
         let reported = moving.reported;
+        // A piece that fails to read ends its file, as one walk's failure does.
+        let ran_past_cut = ran_past_cut || result.is_err();
         if last_piece || ran_past_cut {
             self.progress.file_done_after(file, reported);
         } else if let Some(end) = end {

@@ -21,7 +21,7 @@ use kseg_format::log::{
 use kseg_format::reader::DecodeError;
 use kseg_storage::source::{open_log, open_offset_index_of, open_sparse};
 
-use kseg_scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions, ScanStats};
+use kseg_scan::{scan_log, Flow, LogProblem, LogSink, PastCut, ScanOptions, ScanStats};
 
 /// What a header-level pass takes of each entry: its facts, and a control batch itself (whose
 /// markers it reads); and the problems, in file order.
@@ -201,9 +201,12 @@ pub fn scan_entries_in_pieces(
         let mut src = open_log(path, mmap)?;
         let mut scratch = RecordScratch::with_cap(cap);
         let mut recorder = Recorder::default();
+        // A piece that does not land on its cut stops there: the caller goes on from there
+        // itself, rather than this piece holding the entries of the rest of the file.
         let piece_opts = ScanOptions {
             start_position: start,
             stop_at: end,
+            past_cut: PastCut::Stop,
             ..opts.clone()
         };
         let stats = scan_log(
@@ -215,39 +218,81 @@ pub fn scan_entries_in_pieces(
         Ok((recorder.0, stats))
     };
     let mut total = ScanStats::default();
+    let add = |total: &mut ScanStats, stats: &ScanStats| {
+        total.batches += stats.batches;
+        total.records += stats.records;
+        total.valid_bytes += stats.valid_bytes;
+        total.invalid_bytes += stats.invalid_bytes;
+        total.crc_errors += stats.crc_errors;
+        total.problems += stats.problems;
+    };
     rayon::in_place_scope(|pool| -> io::Result<()> {
         for _ in 1..threads {
             pool.spawn(|_| {
+                let mut scanning = Scanning {
+                    shared: &shared,
+                    piece: None,
+                };
                 while let Some((k, range)) = shared.take(true) {
-                    shared.scanned(k, scan_piece(range));
+                    scanning.piece = Some(k);
+                    let scanned = scan_piece(range);
+                    scanning.piece = None;
+                    shared.scanned(k, scanned);
                 }
             });
         }
-        let outcome = (|| -> io::Result<()> {
-            loop {
-                match shared.next_for_caller() {
-                    Next::Replay(scanned) => {
-                        let (recorded, stats) = scanned?;
-                        replay(&recorded, sink);
-                        total.batches += stats.batches;
-                        total.records += stats.records;
-                        total.valid_bytes += stats.valid_bytes;
-                        total.invalid_bytes += stats.invalid_bytes;
-                        total.crc_errors += stats.crc_errors;
-                        total.problems += stats.problems;
-                        if shared.replayed(stats.ran_past_cut) {
-                            return Ok(());
+        // However the caller leaves (a panic included), the helpers stop taking pieces, so the
+        // scope can end.
+        let _stop = StopOnDrop(&shared);
+        loop {
+            match shared.next_for_caller() {
+                Next::Replay(scanned) => {
+                    let (recorded, stats) = scanned?;
+                    replay(&recorded, sink);
+                    add(&mut total, &stats);
+                    if shared.replayed(stats.ran_past_cut) {
+                        // The pieces after it are void: one walk goes on from where it stopped.
+                        if let Some(resume) = stats.resume_at {
+                            let rest = ScanOptions {
+                                start_position: resume,
+                                ..opts.clone()
+                            };
+                            let stats = scan_log(src, &rest, scratch, &mut Entries(&mut *sink))?;
+                            add(&mut total, &stats);
                         }
+                        return Ok(());
                     }
-                    Next::Scan(k, range) => shared.scanned(k, scan_piece(range)),
-                    Next::Done => return Ok(()),
                 }
+                Next::Scan(k, range) => shared.scanned(k, scan_piece(range)),
+                Next::Done => return Ok(()),
             }
-        })();
-        shared.stop();
-        outcome
+        }
     })?;
     Ok(total)
+}
+
+/// A helper's piece in progress: if the helper panics, the caller is told (an error where the
+/// piece's entries would be) rather than waiting for it for ever.
+struct Scanning<'s> {
+    shared: &'s Shared,
+    piece: Option<usize>,
+}
+
+impl Drop for Scanning<'_> {
+    fn drop(&mut self) {
+        if let Some(k) = self.piece {
+            let stopped = io::Error::other("a thread reading a piece of the segment stopped");
+            self.shared.scanned(k, Err(stopped));
+        }
+    }
+}
+
+struct StopOnDrop<'s>(&'s Shared);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.stop();
+    }
 }
 
 struct Shared {
@@ -430,6 +475,7 @@ mod tests {
             cut_tail in 0usize..50,
             index in proptest::collection::vec(any::<prop::sample::Index>(), 0..30),
             split in 1u64..3000,
+            sorted in any::<bool>(),
         ) {
             let mut data = log(&lengths);
             for (at, byte) in flips {
@@ -438,7 +484,9 @@ mod tests {
             }
             data.truncate(data.len().saturating_sub(cut_tail).max(1));
             let mut positions: Vec<u32> = index.iter().map(|i| i.index(data.len()) as u32).collect();
-            positions.sort_unstable();
+            if sorted {
+                positions.sort_unstable();
+            }
             let t = tempfile::tempdir().unwrap();
             let path = t.path().join("00000000000000000000.log");
             std::fs::write(&path, &data).unwrap();

@@ -209,6 +209,20 @@ pub struct ScanOptions {
     /// the file's end before it, and the scan goes on to the end of the file instead, as one
     /// walk over the whole file goes on from `start_position` ([`ScanStats::ran_past_cut`]).
     pub stop_at: Option<u64>,
+    /// What a scan that does not land on `stop_at` does.
+    pub past_cut: PastCut,
+}
+
+/// What a scan that does not land on its cut ([`ScanOptions::stop_at`]) does.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PastCut {
+    /// Goes on to the end of the file (a piece whose output is printed as it is made).
+    #[default]
+    GoOn,
+    /// Stops before the event that crossed the cut or came before it, at
+    /// [`ScanStats::resume_at`]: a walk from there is the whole file's (a piece replayed by
+    /// the caller, which goes on itself without holding the rest of the file's entries).
+    Stop,
 }
 
 impl Default for ScanOptions {
@@ -221,6 +235,7 @@ impl Default for ScanOptions {
             start_position: 0,
             check_crc: true,
             stop_at: None,
+            past_cut: PastCut::GoOn,
         }
     }
 }
@@ -235,8 +250,12 @@ pub struct ScanStats {
     pub crc_errors: u64,
     pub problems: u64,
     pub stopped: bool,
-    /// [`ScanOptions::stop_at`] was not landed on: the scan went on to the end of the file.
+    /// [`ScanOptions::stop_at`] was not landed on: the scan went on to the end of the file
+    /// ([`PastCut::GoOn`]), or stopped at [`ScanStats::resume_at`] ([`PastCut::Stop`]).
     pub ran_past_cut: bool,
+    /// With [`PastCut::Stop`], where the scan stopped instead of landing on its cut (`None`
+    /// when the file ended before the cut).
+    pub resume_at: Option<u64>,
 }
 
 impl ScanStats {
@@ -290,6 +309,10 @@ pub fn scan_log<S: ByteSource + ?Sized>(
             if entry_end.is_none_or(|end| end > at) {
                 cut = None;
                 stats.ran_past_cut = true;
+                if opts.past_cut == PastCut::Stop {
+                    stats.resume_at = Some(position);
+                    return Ok(stats);
+                }
             }
         }
         let flow = match event {
@@ -623,7 +646,9 @@ mod tests {
     /// Pieces walked one after the other, each from the last one's cut to its own, as
     /// `--threads` runs them: up to the first that did not land on its cut, which went on to
     /// the end (the pieces after it void).
-    fn pieces(data: &[u8], cuts: &[u64], deep: bool) -> Vec<String> {
+    /// With [`PastCut::Stop`], the piece that did not land stops, and a walk from where it
+    /// stopped goes on to the end.
+    fn pieces(data: &[u8], cuts: &[u64], deep: bool, past_cut: PastCut) -> Vec<String> {
         let mut seen = Everything::default();
         let mut start = 0;
         for end in cuts.iter().map(|&c| Some(c)).chain([None]) {
@@ -631,11 +656,20 @@ mod tests {
                 deep,
                 start_position: start,
                 stop_at: end,
+                past_cut,
                 ..ScanOptions::default()
             };
             let mut src = SliceSource(data);
             let stats =
                 scan_log(&mut src, &opts, &mut RecordScratch::default(), &mut seen).unwrap();
+            if let Some(resume) = stats.resume_at {
+                let rest = ScanOptions {
+                    deep,
+                    start_position: resume,
+                    ..ScanOptions::default()
+                };
+                scan_log(&mut src, &rest, &mut RecordScratch::default(), &mut seen).unwrap();
+            }
             match end {
                 Some(end) if !stats.ran_past_cut => start = end,
                 _ => break,
@@ -685,7 +719,8 @@ mod tests {
             let deep_opts = ScanOptions { deep, ..ScanOptions::default() };
             let mut whole = Everything::default();
             scan_log(&mut SliceSource(&data), &deep_opts, &mut RecordScratch::default(), &mut whole).unwrap();
-            proptest::prop_assert_eq!(pieces(&data, &cuts, deep), whole.0, "cuts {:?}", cuts);
+            proptest::prop_assert_eq!(&pieces(&data, &cuts, deep, PastCut::GoOn), &whole.0, "cuts {:?}", cuts);
+            proptest::prop_assert_eq!(&pieces(&data, &cuts, deep, PastCut::Stop), &whole.0, "stop, cuts {:?}", cuts);
         }
     }
 

@@ -181,6 +181,10 @@ impl PieceCutter {
                 }
                 let header = log.read_at(position, HEADER_SIZE_UP_TO_MAGIC as usize)?;
                 self.bytes_read += HEADER_SIZE_UP_TO_MAGIC;
+                // A file cut shorter since it was opened: no cut there, nor after.
+                if (header.len() as u64) < HEADER_SIZE_UP_TO_MAGIC {
+                    break;
+                }
                 // A position that frames nothing is no cut; a later entry may be.
                 if matches!(frame_problem(header), Ok(total) if position + total <= len) {
                     self.last = position;
@@ -261,6 +265,103 @@ mod tests {
         data[v2 + v1 + 16] = 9;
         let cuts = pieces_walk_as_the_whole(&data, 1);
         assert_eq!(cuts, [v2 as u64]);
+    }
+
+    /// An offset index of these positions.
+    fn index_of(positions: &[u32]) -> Vec<u8> {
+        positions
+            .iter()
+            .flat_map(|p| [0u32.to_be_bytes(), p.to_be_bytes()].concat())
+            .collect()
+    }
+
+    fn piece_cuts(data: &[u8], index: Option<&[u8]>, split: u64) -> Vec<u64> {
+        let mut cutter = PieceCutter::new(0, index.is_some());
+        let mut index = index.map(SliceSource);
+        let mut cuts = Vec::new();
+        while let Some(c) = cutter
+            .next_cut(&mut SliceSource(data), index.as_mut(), split)
+            .unwrap()
+        {
+            cuts.push(c);
+        }
+        cuts
+    }
+
+    #[test]
+    fn index_positions_are_cuts_when_they_frame_a_batch() {
+        let data = batches(12);
+        let v2 = hex::decode(V2_BATCH).unwrap().len() as u32;
+        let v1 = hex::decode(V1_BATCH).unwrap().len() as u32;
+        let (second, third) = (v2, v2 + v1);
+        // Right positions are cuts, then the frame walk goes on from the last (every frame
+        // start, with pieces of a byte).
+        let walked = piece_cuts(&data, None, 1);
+        let from_second: Vec<u64> = walked
+            .iter()
+            .copied()
+            .filter(|&c| c >= second as u64)
+            .collect();
+        assert_eq!(
+            piece_cuts(&data, Some(&index_of(&[second, third])), 1),
+            from_second
+        );
+        // One inside a batch is skipped, the next entry taken.
+        assert_eq!(
+            piece_cuts(&data, Some(&index_of(&[second + 3, third])), 1)[0],
+            third as u64
+        );
+        // Positions that stop increasing (a preallocated tail of zeros) end the index: the
+        // frame walk goes on from the last cut.
+        assert_eq!(
+            piece_cuts(&data, Some(&index_of(&[second, 0, 0])), 1),
+            walked
+        );
+        // Past the end, or too near it to leave a header: no cut from the index.
+        let len = data.len() as u32;
+        assert_eq!(piece_cuts(&data, Some(&index_of(&[len + 100])), 1), walked);
+        // A file shorter than its index says (cut since): no panic, no cut past its end.
+        let short = &data[..(third as usize + 10)];
+        let cuts = piece_cuts(short, Some(&index_of(&[second, third])), 1);
+        assert!(
+            cuts.iter().all(|&c| c + 17 < short.len() as u64),
+            "{cuts:?}"
+        );
+    }
+
+    /// A source whose length is what it was when opened, with fewer bytes now (a file cut
+    /// shorter since): reads come back short.
+    struct Shrunk<'a> {
+        data: &'a [u8],
+        len: u64,
+    }
+
+    impl ByteSource for Shrunk<'_> {
+        fn len(&self) -> u64 {
+            self.len
+        }
+        fn read_at(&mut self, pos: u64, len: usize) -> io::Result<&[u8]> {
+            let start = (pos as usize).min(self.data.len());
+            let end = (pos as usize).saturating_add(len).min(self.data.len());
+            Ok(&self.data[start..end])
+        }
+    }
+
+    #[test]
+    fn a_log_cut_shorter_since_it_was_opened_is_no_panic() {
+        let data = batches(12);
+        let v2 = hex::decode(V2_BATCH).unwrap().len() as u32;
+        let mut log = Shrunk {
+            data: &data[..v2 as usize + 5],
+            len: data.len() as u64,
+        };
+        let mut cutter = PieceCutter::new(0, true);
+        let mut index = SliceSource(&index_of(&[v2, 3 * v2]));
+        let mut cuts = Vec::new();
+        while let Some(c) = cutter.next_cut(&mut log, Some(&mut index), 1).unwrap() {
+            cuts.push(c);
+        }
+        assert!(cuts.iter().all(|&c| c <= v2 as u64), "{cuts:?}");
     }
 
     proptest! {
