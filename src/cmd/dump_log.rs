@@ -118,6 +118,7 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
         range: (0, None),
         last_offset: None,
         ran_past_cut: false,
+        piece: None,
         open_log: None,
     };
     let mut dumper = new_dumper();
@@ -202,6 +203,7 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
             let mut d = new_dumper();
             d.scratch = std::mem::take(&mut kept.scratch);
             d.open_log = kept.open_log.take();
+            d.piece = Some(part.clone());
             let mut result = d.dump_part(printer.as_mut(), file, part, &mut seam);
             kept.scratch = std::mem::take(&mut d.scratch);
             kept.open_log = d.open_log.take();
@@ -406,6 +408,8 @@ struct Dumper<'a> {
     last_offset: Option<i64>,
     /// The last piece's walk did not land on its end and went on to the end of the file.
     ran_past_cut: bool,
+    /// The piece being dumped, with `--threads`.
+    piece: Option<Part>,
     /// The last log read, kept open for its next piece (its read buffer reused).
     open_log: Option<(PathBuf, Box<dyn ByteSource>)>,
 }
@@ -426,6 +430,9 @@ struct Budgeted<'p, S: LogSink> {
     severity: &'p mut Option<Severity>,
     active: bool,
     recovered: bool,
+    /// The piece being dumped: once an earlier piece walked past its cut (and so through this
+    /// one), this one stops, its output dropped anyway.
+    piece: Option<&'p Part>,
 }
 
 impl<S: LogSink> Budgeted<'_, S> {
@@ -447,7 +454,7 @@ impl<S: LogSink> Budgeted<'_, S> {
 
 impl<S: LogSink> LogSink for Budgeted<'_, S> {
     fn batch(&mut self, position: u64, entry: &LogEntry<'_>, info: &BatchInfo) -> io::Result<Flow> {
-        if *self.budget == Some(0) {
+        if *self.budget == Some(0) || self.piece.is_some_and(Part::is_void) {
             return Ok(Flow::Stop);
         }
         self.inner.batch(position, entry, info)?;
@@ -628,6 +635,7 @@ impl Dumper<'_> {
                     severity: &mut self.summary.log_severity,
                     active,
                     recovered,
+                    piece: self.piece.as_ref(),
                 };
                 let stats = scan_log(src.as_mut(), &scan, &mut self.scratch, &mut sink)?;
                 self.last_offset = sink.inner.last_offset();

@@ -460,6 +460,7 @@ impl Ctx<'_> {
         g: &Group,
         k: usize,
         part: (u64, Option<u64>, bool, bool),
+        piece: Option<&Part>,
         budget: Option<u64>,
         txns: &mut TxnView,
         printer: &mut GrepPrinter<W>,
@@ -494,6 +495,7 @@ impl Ctx<'_> {
             search: &mut search,
             progress: self.progress,
             reported: start,
+            piece,
         };
         let mut ran_past_cut = false;
         let result = open_log(file, self.args.read.mmap).and_then(|mut src| {
@@ -504,10 +506,13 @@ impl Ctx<'_> {
         let reported = moving.reported;
         // A piece that fails to read ends its file, as one walk's failure does.
         let ran_past_cut = ran_past_cut || result.is_err();
-        if last_piece || ran_past_cut {
-            self.progress.file_done_after(file, reported);
-        } else if let Some(end) = end {
-            self.progress.advance(end.saturating_sub(reported));
+        // A void piece's bytes were walked by the earlier piece that ran past its cut.
+        if !piece.is_some_and(Part::is_void) {
+            if last_piece || ran_past_cut {
+                self.progress.file_done_after(file, reported);
+            } else if let Some(end) = end {
+                self.progress.advance(end.saturating_sub(reported));
+            }
         }
         let mut stats = search.stats;
         stats.bytes_read += result.as_ref().map_or(0, |b| *b);
@@ -695,6 +700,7 @@ fn search_in_order<W: io::Write>(
                 g,
                 k,
                 (seek.position, None, true, true),
+                None,
                 budget,
                 &mut txns,
                 printer,
@@ -913,6 +919,7 @@ fn search_parallel<W: io::Write>(
                 g,
                 part.file,
                 (part.start, part.end, part.first, part.last),
+                Some(part),
                 None,
                 &mut txns,
                 &mut p,
@@ -967,6 +974,9 @@ struct Moving<'s, 'a> {
     progress: &'s Progress,
     /// Byte position reported so far.
     reported: u64,
+    /// The piece searched: once an earlier piece walked past its cut (and so through this
+    /// one), this one stops, its output dropped anyway.
+    piece: Option<&'s Part>,
 }
 
 /// How far into a file the bar is moved at a time.
@@ -974,6 +984,9 @@ const PROGRESS_STEP: u64 = 4 << 20;
 
 impl LogSink for Moving<'_, '_> {
     fn batch(&mut self, position: u64, entry: &LogEntry<'_>, info: &BatchInfo) -> io::Result<Flow> {
+        if self.piece.is_some_and(Part::is_void) {
+            return Ok(Flow::Stop);
+        }
         if position >= self.reported + PROGRESS_STEP {
             self.progress.advance(position - self.reported);
             self.reported = position;
