@@ -115,7 +115,12 @@ fn verify_index_in_pieces_gives_one_threads_bytes() {
         lying.path().join("t-0").to_str().unwrap().to_string(),
     ];
     for input in &inputs {
-        for flags in [&[][..], &["--json"], &["--index-only", "--json"]] {
+        for flags in [
+            &[][..],
+            &["--json"],
+            &["--index-only", "--json"],
+            &["--mmap", "--json"],
+        ] {
             let run = |threads: &str| {
                 let mut all = vec!["verify-index", "--threads", threads, "--split-bytes", "1"];
                 all.extend_from_slice(flags);

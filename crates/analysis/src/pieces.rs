@@ -19,7 +19,7 @@ use kseg_format::log::{
     BatchInfo, ByteSource, FrameProblem, LogEntry, PieceCutter, RecordScratch, TailKind,
 };
 use kseg_format::reader::DecodeError;
-use kseg_storage::source::{open_log, open_offset_index_of, open_sparse};
+use kseg_storage::source::{open_offset_index_of, open_sparse};
 
 use kseg_scan::{scan_log, Flow, LogProblem, LogSink, PastCut, ScanOptions, ScanStats};
 
@@ -164,13 +164,15 @@ pub const WINDOW_PER_THREAD: usize = 2;
 /// partitions of two 8 MiB pieces each, whose partitions kept both threads busy already.
 const MIN_PIECES: u64 = 4;
 
-/// A header-level scan of `src` (`path`, opened with `mmap` for the pieces) into `sink`, in
-/// pieces of about `split` bytes on the pool's threads when it has more than one and the file
-/// makes more than [`MIN_PIECES`] of them: the same entries and problems, in the same order, as
-/// one scan.
+/// A header-level scan of `src` (the log at `path`) into `sink`, in pieces of about `split`
+/// bytes on the pool's threads when it has more than one and the file makes more than
+/// [`MIN_PIECES`] of them: the same entries and problems, in the same order, as one scan. The
+/// pieces are read through readers of `src`'s open file ([`ByteSource::another`]), not the
+/// path, which a live broker may rename or delete meanwhile; only the cutting opens the path
+/// (and without it, the scan is one walk).
 pub fn scan_entries_in_pieces(
     src: &mut dyn ByteSource,
-    (path, mmap): (&Path, bool),
+    path: &Path,
     opts: &ScanOptions,
     split: u64,
     scratch: &mut RecordScratch,
@@ -181,11 +183,22 @@ pub fn scan_entries_in_pieces(
     if threads <= 1 || !large || opts.deep || opts.start_position != 0 {
         return scan_log(src, opts, scratch, &mut Entries(sink));
     }
+    // A reader per thread, and one for the cutting.
+    let mut readers = Vec::with_capacity(threads);
+    for _ in 0..threads {
+        match src.another() {
+            Some(Ok(reader)) => readers.push(reader),
+            _ => return scan_log(src, opts, scratch, &mut Entries(sink)),
+        }
+    }
+    let Ok(cutting) = open_sparse(path) else {
+        return scan_log(src, opts, scratch, &mut Entries(sink));
+    };
     let cap = scratch.decompressor.max_output;
     let shared = Shared {
         state: Mutex::new(State {
             cutter: PieceCutter::new(0, true),
-            log: open_sparse(path)?,
+            log: cutting,
             index: open_offset_index_of(path),
             next_start: Some(0),
             taken: 0,
@@ -197,8 +210,9 @@ pub fn scan_entries_in_pieces(
         window: threads * WINDOW_PER_THREAD,
         split,
     };
-    let scan_piece = |(start, end): (u64, Option<u64>)| -> io::Result<(Vec<Recorded>, ScanStats)> {
-        let mut src = open_log(path, mmap)?;
+    let scan_piece = |src: &mut dyn ByteSource,
+                      (start, end): (u64, Option<u64>)|
+     -> io::Result<(Vec<Recorded>, ScanStats)> {
         let mut scratch = RecordScratch::with_cap(cap);
         let mut recorder = Recorder::default();
         // A piece that does not land on its cut stops there: the caller goes on from there
@@ -209,12 +223,7 @@ pub fn scan_entries_in_pieces(
             past_cut: PastCut::Stop,
             ..opts.clone()
         };
-        let stats = scan_log(
-            src.as_mut(),
-            &piece_opts,
-            &mut scratch,
-            &mut Entries(&mut recorder),
-        )?;
+        let stats = scan_log(src, &piece_opts, &mut scratch, &mut Entries(&mut recorder))?;
         Ok((recorder.0, stats))
     };
     let mut total = ScanStats::default();
@@ -226,16 +235,18 @@ pub fn scan_entries_in_pieces(
         total.crc_errors += stats.crc_errors;
         total.problems += stats.problems;
     };
+    let (shared, scan_piece) = (&shared, &scan_piece);
     rayon::in_place_scope(|pool| -> io::Result<()> {
-        for _ in 1..threads {
-            pool.spawn(|_| {
+        let mut own = readers.pop().expect("a reader per thread");
+        for mut reader in readers {
+            pool.spawn(move |_| {
                 let mut scanning = Scanning {
-                    shared: &shared,
+                    shared,
                     piece: None,
                 };
                 while let Some((k, range)) = shared.take(true) {
                     scanning.piece = Some(k);
-                    let scanned = scan_piece(range);
+                    let scanned = scan_piece(reader.as_mut(), range);
                     scanning.piece = None;
                     shared.scanned(k, scanned);
                 }
@@ -243,7 +254,7 @@ pub fn scan_entries_in_pieces(
         }
         // However the caller leaves (a panic included), the helpers stop taking pieces, so the
         // scope can end.
-        let _stop = StopOnDrop(&shared);
+        let _stop = StopOnDrop(shared);
         loop {
             match shared.next_for_caller() {
                 Next::Replay(scanned) => {
@@ -263,7 +274,7 @@ pub fn scan_entries_in_pieces(
                         return Ok(());
                     }
                 }
-                Next::Scan(k, range) => shared.scanned(k, scan_piece(range)),
+                Next::Scan(k, range) => shared.scanned(k, scan_piece(own.as_mut(), range)),
                 Next::Done => return Ok(()),
             }
         }
@@ -499,11 +510,11 @@ mod tests {
             let scan = |threads: usize, split: u64| {
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
                 pool.install(|| {
-                    let mut src = open_log(&path, false).unwrap();
+                    let mut src = kseg_storage::source::open_log(&path, false).unwrap();
                     let mut seen = Seen::default();
                     let stats = scan_entries_in_pieces(
                         src.as_mut(),
-                        (&path, false),
+                        &path,
                         &opts,
                         split,
                         &mut RecordScratch::default(),

@@ -1056,7 +1056,7 @@ mod tests {
         let mut src = open_log(&v.path, false).unwrap();
         scan_entries_in_pieces(
             src.as_mut(),
-            (&v.path, false),
+            &v.path,
             &ScanOptions::default(),
             u64::MAX,
             &mut RecordScratch::default(),

@@ -139,6 +139,19 @@ impl ByteSource for FileSource {
         self.len
     }
 
+    fn another(&self) -> Option<io::Result<Box<dyn ByteSource + Send>>> {
+        Some(self.file.try_clone().map(|file| {
+            Box::new(FileSource {
+                file,
+                len: self.len,
+                buf: Vec::new(),
+                buf_start: 0,
+                refill: Refill::Chunk(READ_CHUNK),
+                bytes_read: 0,
+            }) as Box<dyn ByteSource + Send>
+        }))
+    }
+
     fn bytes_read(&self) -> Option<u64> {
         Some(self.bytes_read)
     }
@@ -193,7 +206,8 @@ impl ByteSource for FileSource {
 
 /// A read-only memory map (`--mmap`), for data that no broker is writing.
 pub struct MmapSource {
-    map: Option<memmap2::Mmap>,
+    /// Shared by the sources [`ByteSource::another`] gives.
+    map: Option<std::sync::Arc<memmap2::Mmap>>,
 }
 
 impl MmapSource {
@@ -206,7 +220,9 @@ impl MmapSource {
         // process truncating the file (SIGBUS), which is why mapping is opt-in (`--mmap`) and
         // documented as unsafe for a live broker's data dir.
         let map = unsafe { memmap2::Mmap::map(&file)? };
-        Ok(MmapSource { map: Some(map) })
+        Ok(MmapSource {
+            map: Some(std::sync::Arc::new(map)),
+        })
     }
 }
 
@@ -214,8 +230,13 @@ impl ByteSource for MmapSource {
     fn len(&self) -> u64 {
         self.map.as_ref().map_or(0, |m| m.len() as u64)
     }
+    fn another(&self) -> Option<io::Result<Box<dyn ByteSource + Send>>> {
+        Some(Ok(Box::new(MmapSource {
+            map: self.map.clone(),
+        })))
+    }
     fn read_at(&mut self, pos: u64, len: usize) -> io::Result<&[u8]> {
-        let data: &[u8] = self.map.as_deref().unwrap_or(&[]);
+        let data: &[u8] = self.map.as_deref().map_or(&[], |m| &m[..]);
         let start = (pos as usize).min(data.len());
         let end = start.saturating_add(len).min(data.len());
         Ok(&data[start..end])
@@ -385,6 +406,29 @@ mod tests {
         let end = data.len() as u64 - 10;
         assert_eq!(src.read_at(end, 17).unwrap(), &data[end as usize..]);
         assert_eq!(src.read_at(5, 100_000).unwrap(), &data[5..100_005]);
+    }
+
+    /// Another reader reads the file first opened, renamed or deleted since (a live broker's
+    /// segment going `.deleted`), not whatever the path names now.
+    #[test]
+    fn another_reader_reads_the_open_file_not_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("00000000000000000000.log");
+        std::fs::write(&path, b"first file's bytes").unwrap();
+        for mmap in [false, true] {
+            let src: Box<dyn ByteSource> = if mmap {
+                Box::new(MmapSource::open(&path).unwrap())
+            } else {
+                Box::new(FileSource::open(&path).unwrap())
+            };
+            std::fs::rename(&path, dir.path().join("gone.deleted")).unwrap();
+            std::fs::write(&path, b"another file").unwrap();
+            let mut other = src.another().unwrap().unwrap();
+            assert_eq!(other.len(), 18);
+            assert_eq!(other.read_at(0, 64).unwrap(), b"first file's bytes");
+            std::fs::remove_file(&path).unwrap();
+            std::fs::rename(dir.path().join("gone.deleted"), &path).unwrap();
+        }
     }
 
     #[test]

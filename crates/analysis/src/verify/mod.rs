@@ -587,7 +587,7 @@ pub fn verify_partition(
         // A large segment is read in pieces on the pool's threads, replayed here in order.
         let scanned = scan_entries_in_pieces(
             src.as_mut(),
-            (&seg.path, opts.mmap),
+            &seg.path,
             &scan_opts,
             opts.split_bytes,
             &mut scratch,

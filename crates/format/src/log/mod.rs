@@ -47,6 +47,12 @@ pub trait ByteSource {
     fn bytes_read(&self) -> Option<u64> {
         None
     }
+    /// Another reader of the same bytes, for another thread: the same open file (not the
+    /// path, which a live broker may have renamed or deleted since), its length as this one
+    /// has it. `None` when the source cannot give one.
+    fn another(&self) -> Option<io::Result<Box<dyn ByteSource + Send>>> {
+        None
+    }
 }
 
 /// A [`ByteSource`] over bytes already in memory.
