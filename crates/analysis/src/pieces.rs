@@ -15,13 +15,10 @@ use std::io;
 use std::path::Path;
 use std::sync::{Condvar, Mutex};
 
-use kseg_format::log::{
-    BatchInfo, ByteSource, FrameProblem, LogEntry, PieceCutter, RecordScratch, TailKind,
-};
-use kseg_format::reader::DecodeError;
+use kseg_format::log::{BatchInfo, ByteSource, LogEntry, PieceCutter, RecordScratch};
 use kseg_storage::source::{open_offset_index_of, open_sparse};
 
-use kseg_scan::{scan_log, Flow, LogProblem, LogSink, PastCut, ScanOptions, ScanStats};
+use kseg_scan::{scan_log, Flow, LogFault, LogProblem, LogSink, PastCut, ScanOptions, ScanStats};
 
 /// What a header-level pass takes of each entry: its facts, and a control batch itself (whose
 /// markers it reads); and the problems, in file order.
@@ -53,20 +50,7 @@ enum Recorded {
         /// A control batch's bytes.
         control: Option<Box<[u8]>>,
     },
-    Corrupt {
-        position: u64,
-        length: u64,
-        reason: FrameProblem,
-    },
-    Tail {
-        position: u64,
-        length: u64,
-        kind: TailKind,
-    },
-    BadEntry {
-        batch_position: u64,
-        error: DecodeError,
-    },
+    Problem(LogFault),
 }
 
 #[derive(Default)]
@@ -85,33 +69,7 @@ impl EntrySink for Recorder {
         });
     }
     fn problem(&mut self, problem: &LogProblem<'_>) {
-        self.0.push(match *problem {
-            LogProblem::Corrupt {
-                position,
-                length,
-                reason,
-            } => Recorded::Corrupt {
-                position,
-                length,
-                reason: *reason,
-            },
-            LogProblem::Tail {
-                position,
-                length,
-                kind,
-            } => Recorded::Tail {
-                position,
-                length,
-                kind: kind.clone(),
-            },
-            LogProblem::BadEntry {
-                batch_position,
-                error,
-            } => Recorded::BadEntry {
-                batch_position,
-                error: error.clone(),
-            },
-        });
+        self.0.push(Recorded::Problem(problem.to_fault()));
     }
 }
 
@@ -127,31 +85,7 @@ fn replay(recorded: &[Recorded], sink: &mut (impl EntrySink + ?Sized)) {
                 let entry = control.as_deref().and_then(|b| LogEntry::parse(b).ok());
                 sink.entry(*position, info, entry.as_ref());
             }
-            Recorded::Corrupt {
-                position,
-                length,
-                reason,
-            } => sink.problem(&LogProblem::Corrupt {
-                position: *position,
-                length: *length,
-                reason,
-            }),
-            Recorded::Tail {
-                position,
-                length,
-                kind,
-            } => sink.problem(&LogProblem::Tail {
-                position: *position,
-                length: *length,
-                kind,
-            }),
-            Recorded::BadEntry {
-                batch_position,
-                error,
-            } => sink.problem(&LogProblem::BadEntry {
-                batch_position: *batch_position,
-                error,
-            }),
+            Recorded::Problem(fault) => sink.problem(&fault.as_problem()),
         }
     }
 }
@@ -227,14 +161,6 @@ pub fn scan_entries_in_pieces(
         Ok((recorder.0, stats))
     };
     let mut total = ScanStats::default();
-    let add = |total: &mut ScanStats, stats: &ScanStats| {
-        total.batches += stats.batches;
-        total.records += stats.records;
-        total.valid_bytes += stats.valid_bytes;
-        total.invalid_bytes += stats.invalid_bytes;
-        total.crc_errors += stats.crc_errors;
-        total.problems += stats.problems;
-    };
     let (shared, scan_piece) = (&shared, &scan_piece);
     rayon::in_place_scope(|pool| -> io::Result<()> {
         let mut own = readers.pop().expect("a reader per thread");
@@ -260,7 +186,7 @@ pub fn scan_entries_in_pieces(
                 Next::Replay(scanned) => {
                     let (recorded, stats) = scanned?;
                     replay(&recorded, sink);
-                    add(&mut total, &stats);
+                    total.add(&stats);
                     if shared.replayed(stats.ran_past_cut) {
                         // The pieces after it are void: one walk goes on from where it stopped.
                         if let Some(resume) = stats.resume_at {
@@ -269,7 +195,7 @@ pub fn scan_entries_in_pieces(
                                 ..opts.clone()
                             };
                             let stats = scan_log(src, &rest, scratch, &mut Entries(&mut *sink))?;
-                            add(&mut total, &stats);
+                            total.add(&stats);
                         }
                         return Ok(());
                     }

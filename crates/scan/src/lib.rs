@@ -115,6 +115,37 @@ pub enum LogFault {
 }
 
 impl LogFault {
+    /// The problem borrowed again, to hand to a sink (a problem kept, then replayed).
+    pub fn as_problem(&self) -> LogProblem<'_> {
+        match self {
+            LogFault::Corrupt {
+                position,
+                length,
+                reason,
+            } => LogProblem::Corrupt {
+                position: *position,
+                length: *length,
+                reason,
+            },
+            LogFault::Tail {
+                position,
+                length,
+                kind,
+            } => LogProblem::Tail {
+                position: *position,
+                length: *length,
+                kind,
+            },
+            LogFault::BadEntry {
+                batch_position,
+                error,
+            } => LogProblem::BadEntry {
+                batch_position: *batch_position,
+                error,
+            },
+        }
+    }
+
     pub fn position(&self) -> u64 {
         match self {
             LogFault::Corrupt { position, .. } | LogFault::Tail { position, .. } => *position,
@@ -259,6 +290,16 @@ pub struct ScanStats {
 }
 
 impl ScanStats {
+    /// Adds the counts of a scan of a later piece of the same file.
+    pub fn add(&mut self, o: &ScanStats) {
+        self.batches += o.batches;
+        self.records += o.records;
+        self.valid_bytes += o.valid_bytes;
+        self.invalid_bytes += o.invalid_bytes;
+        self.crc_errors += o.crc_errors;
+        self.problems += o.problems;
+    }
+
     pub fn has_problems(&self) -> bool {
         self.problems > 0 || self.crc_errors > 0
     }
