@@ -199,7 +199,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__dump__subcmd__log)
-            opts="-h --files --deep-iteration --print-data-log --skip-record-metadata --max-bytes --max-messages --from-offset --to-offset --from-timestamp --to-timestamp --all-files --json --encoding --verify-index-only --index-sanity-check --offsets-decoder --transaction-log-decoder --cluster-metadata-decoder --share-group-state-decoder --remote-log-metadata-decoder --raw --key-decoder-class --value-decoder-class --mmap --max-decompressed-bytes --threads --split-bytes --no-progress --help"
+            opts="-h --files --deep-iteration --print-data-log --skip-record-metadata --max-bytes --max-messages --from-offset --to-offset --from-timestamp --to-timestamp --tz --all-files --json --encoding --verify-index-only --index-sanity-check --offsets-decoder --transaction-log-decoder --cluster-metadata-decoder --share-group-state-decoder --remote-log-metadata-decoder --raw --key-decoder-class --value-decoder-class --mmap --max-decompressed-bytes --threads --split-bytes --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -230,6 +230,10 @@ _kseg() {
                     return 0
                     ;;
                 --to-timestamp)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tz)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -287,7 +291,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__grep)
-            opts="-e -F -c -m -l -h --regexp --fixed-strings --key --key-regex --header --json-field --topic --partition --from-time --to-time --from-offset --to-offset --producer-id --producer-epoch --committed --txn-state --control --no-control --partitions --all-partitions --count --max-count --files-with-matches --print-batch --json --encoding --no-prune --stats --threads --split-bytes --mmap --max-decompressed-bytes --no-progress --help"
+            opts="-e -F -c -m -l -h --regexp --fixed-strings --value-hex --key --key-hex --key-regex --header --header-hex --json-field --topic --partition --from-time --to-time --tz --from-offset --to-offset --producer-id --producer-epoch --committed --txn-state --control --no-control --partitioner --partitions --count --include-zero --max-count --files-with-matches --print-batch --json --encoding --no-prune --stats --threads --split-bytes --mmap --max-decompressed-bytes --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -301,7 +305,15 @@ _kseg() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --value-hex)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-hex)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -310,6 +322,10 @@ _kseg() {
                     return 0
                     ;;
                 --header)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --header-hex)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -333,6 +349,10 @@ _kseg() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --tz)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --from-offset)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -351,6 +371,10 @@ _kseg() {
                     ;;
                 --txn-state)
                     COMPREPLY=($(compgen -W "committed aborted open non-transactional" -- "${cur}"))
+                    return 0
+                    ;;
+                --partitioner)
+                    COMPREPLY=($(compgen -W "murmur2 crc32 fnv1a" -- "${cur}"))
                     return 0
                     ;;
                 --partitions)
@@ -389,7 +413,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__groups)
-            opts="-h --group --history --rebalances --offsets-retention-minutes --at --json --format --mmap --max-decompressed-bytes --threads --no-progress --help"
+            opts="-h --group --history --rebalances --offsets-retention-minutes --at --tz --json --format --mmap --max-decompressed-bytes --threads --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -404,6 +428,10 @@ _kseg() {
                     return 0
                     ;;
                 --at)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tz)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -679,7 +707,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__lookup)
-            opts="-h --offset --timestamp --earliest --latest --max-timestamp --end-offset-for-epoch --topic --json --explain --scan --print-data-log --max-decompressed-bytes --no-progress --help"
+            opts="-h --offset --timestamp --tz --earliest --latest --max-timestamp --end-offset-for-epoch --topic --json --explain --scan --print-data-log --max-decompressed-bytes --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -690,6 +718,10 @@ _kseg() {
                     return 0
                     ;;
                 --timestamp)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tz)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1119,7 +1151,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__rescue)
-            opts="-h --bootstrap --topic-map --partitioner --from-offset --to-offset --from-timestamp --to-timestamp --state --dry-run --create-topics --topic-config --skip-topic-config --offset-map --groups --allow-retention-delete --verify --batch-bytes --linger-ms --compression --max-records-per-second --delivery-timeout-ms --security-protocol --sasl-mechanism --sasl-username --sasl-password-file --ssl-ca --ssl-certificate --ssl-key --client-config --format --json --mmap --max-decompressed-bytes --no-progress --help"
+            opts="-h --bootstrap --topic-map --partitioner --from-offset --to-offset --from-timestamp --to-timestamp --tz --state --dry-run --create-topics --topic-config --skip-topic-config --offset-map --groups --allow-retention-delete --verify --batch-bytes --linger-ms --compression --max-records-per-second --delivery-timeout-ms --security-protocol --sasl-mechanism --sasl-username --sasl-password-file --ssl-ca --ssl-certificate --ssl-key --client-config --format --json --mmap --max-decompressed-bytes --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1150,6 +1182,10 @@ _kseg() {
                     return 0
                     ;;
                 --to-timestamp)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tz)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

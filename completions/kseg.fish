@@ -47,8 +47,9 @@ complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l max-bytes -d 'Onl
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l max-messages -d 'Stop after N records (with --deep-iteration) or N batches of each log file' -r
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l from-offset -d 'Only batches and records with offsets >= N' -r
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l to-offset -d 'Only batches and records with offsets <= N' -r
-complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l from-timestamp -d 'Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone); v2 batches whose maxTimestamp is below T are skipped from their header' -r
-complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l to-timestamp -d 'Only records whose timestamp is at or before T (epoch ms, or RFC 3339 with a zone)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l from-timestamp -d 'Only records whose timestamp is at or after T (epoch ms, or RFC 3339: with an offset, or in the zone of --tz); v2 batches whose maxTimestamp is below T are skipped from their header' -r
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l to-timestamp -d 'Only records whose timestamp is at or before T (epoch ms, or RFC 3339: with an offset, or in the zone of --tz)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l tz -d 'The zone a time given without an offset is read in (2024-03-09T14:00:00 --tz Asia/Shanghai): local (the machine\'s), UTC, an offset (+08:00) or a zone name; grep also shows the records\' times in it [default: none: such a time is refused; times shown in UTC]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l encoding -d 'How --json shows keys, values and header values: auto is a string when valid UTF-8 and {"base64": ...} otherwise (lossless)' -r -f -a "auto\t'A JSON string when the bytes are valid UTF-8, else `{"base64":"..."}`: lossless'
 utf8\t'Always a string; invalid UTF-8 is replaced by U+FFFD (lossy)'
 hex\t'Lowercase hex string'
@@ -110,8 +111,9 @@ complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l partitioner -d 'Whe
 murmur2\t''"
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l from-offset -d 'First source offset to send (inclusive)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l to-offset -d 'Last source offset to send (inclusive)' -r
-complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l from-timestamp -d 'Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)' -r
-complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l to-timestamp -d 'Only records whose timestamp is at or before T (epoch ms, or RFC 3339 with a zone)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l from-timestamp -d 'Only records whose timestamp is at or after T (epoch ms, or RFC 3339: with an offset, or in the zone of --tz)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l to-timestamp -d 'Only records whose timestamp is at or before T (epoch ms, or RFC 3339: with an offset, or in the zone of --tz)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l tz -d 'The zone a time given without an offset is read in (2024-03-09T14:00:00 --tz Asia/Shanghai): local (the machine\'s), UTC, an offset (+08:00) or a zone name; grep also shows the records\' times in it [default: none: such a time is refused; times shown in UTC]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l state -d 'Resume file: per source partition, the last offset the target acknowledged. A rerun with the same file goes on where the last one stopped, without duplicates' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l topic-config -d 'With --create-topics: set KEY=VALUE on the topics created, over the source\'s (repeatable)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l skip-topic-config -d 'With --create-topics: leave KEY out of the configs taken from the source (repeatable)' -r
@@ -147,7 +149,8 @@ complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l no-progress -d 'Nev
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l group -d 'Only these groups' -r
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l offsets-retention-minutes -d 'The broker\'s offsets.retention.minutes, for EXPIRES-AT' -r
-complete -c kseg -n "__fish_kseg_using_subcommand groups" -l at -d 'The instant the expired/expires-in-1d flags are computed for (RFC 3339 with a zone, or epoch milliseconds) [default: now]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand groups" -l at -d 'The instant the expired/expires-in-1d flags are computed for (epoch milliseconds, or RFC 3339: with an offset, or in the zone of --tz) [default: now]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand groups" -l tz -d 'The zone a time given without an offset is read in (2024-03-09T14:00:00 --tz Asia/Shanghai): local (the machine\'s), UTC, an offset (+08:00) or a zone name; grep also shows the records\' times in it [default: none: such a time is refused; times shown in UTC]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l format -d 'Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)' -r -f -a "table\t'Box-drawn tables, fitted to the terminal when stdout is one'
 tsv\t'Tab-separated values: a header line, then one line per row; no other text'"
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
@@ -184,7 +187,8 @@ complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l json 
 complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand find-group-partition" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l offset -d 'Where a fetch from offset O starts: segment, index entry, batch' -r
-complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l timestamp -d 'The first offset whose timestamp is >= T (offsetsForTimes): epoch milliseconds, or RFC 3339 with a zone (2024-03-09T14:00:00+08:00); -1/-2/-3 = latest/earliest/max timestamp. Several (T1,T2,... or the option repeated): one answer per partition and timestamp' -r
+complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l timestamp -d 'The first offset whose timestamp is >= T (offsetsForTimes): epoch milliseconds, or RFC 3339 with an offset (2024-03-09T14:00:00+08:00) or in the zone of --tz; -1/-2/-3 = latest/earliest/max timestamp. Several (T1,T2,... or the option repeated): one answer per partition and timestamp' -r
+complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l tz -d 'The zone a time given without an offset is read in (2024-03-09T14:00:00 --tz Asia/Shanghai): local (the machine\'s), UTC, an offset (+08:00) or a zone name; grep also shows the records\' times in it [default: none: such a time is refused; times shown in UTC]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l end-offset-for-epoch -d 'The end offset of leader epoch E (OffsetForLeaderEpoch), from leader-epoch-checkpoint checked against the batches\' partition leader epochs' -r
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l topic -d 'With a log dir as TARGET: the topic whose partitions to answer for' -r
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch' -r
@@ -198,14 +202,18 @@ complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l print-data-log -d '
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -l no-progress -d 'Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)'
 complete -c kseg -n "__fish_kseg_using_subcommand lookup" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -s e -l regexp -d 'The value pattern (for a pattern starting with \'-\', or to give only paths)' -r
-complete -c kseg -n "__fish_kseg_using_subcommand grep" -l key -d 'Only records whose key is exactly K (the bytes of its UTF-8 text)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l value-hex -d 'The value contains these bytes, given in hex (`-F` for binary: "1b5b33316d"; blanks, \':\' and a leading 0x are ignored)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l key -d 'Only records whose key is exactly K (the bytes of its UTF-8 text). Every partition is searched unless --partitioner names the partitioner that placed the key' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l key-hex -d 'Only records whose key is exactly these bytes, given in hex (a binary key: "00000000002a"; blanks, \':\' and a leading 0x are ignored)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l key-regex -d 'Only records whose key matches the regex R' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l header -d 'Only records with a header NAME, or NAME with exactly VALUE (repeatable: all must hold)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l header-hex -d 'Only records with a header NAME whose value is exactly these bytes, given in hex (repeatable: all must hold)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l json-field -d 'Only records whose value is a JSON document with the field PATH (names and array indexes separated by \'.\') equal to VALUE: a string equal to its text, or VALUE read as JSON (repeatable: all must hold)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l topic -d 'Only topics matching the glob (\'*\', \'?\', \'[a-z]\'; repeatable: any of them)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l partition -d 'Only these partition numbers (comma-separated or repeated)' -r
-complete -c kseg -n "__fish_kseg_using_subcommand grep" -l from-time -d 'Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l from-time -d 'Only records whose timestamp is at or after T (epoch ms, or RFC 3339: with an offset, or in the zone of --tz)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l to-time -d 'Only records whose timestamp is before T (half-open: [--from-time, --to-time))' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l tz -d 'The zone a time given without an offset is read in (2024-03-09T14:00:00 --tz Asia/Shanghai): local (the machine\'s), UTC, an offset (+08:00) or a zone name; grep also shows the records\' times in it [default: none: such a time is refused; times shown in UTC]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l from-offset -d 'Only records with offsets >= N' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l to-offset -d 'Only records with offsets <= N' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l producer-id -d 'Only records of batches written by this producer id (-1: without one)' -r
@@ -214,7 +222,10 @@ complete -c kseg -n "__fish_kseg_using_subcommand grep" -l txn-state -d 'Only re
 aborted\t'In a transaction Kafka\'s fetch reports aborted (the .txnindex)'
 open\t'In a transaction with no COMMIT or ABORT marker after it'
 non-transactional\t'Not in a transaction'"
-complete -c kseg -n "__fish_kseg_using_subcommand grep" -l partitions -d 'The partition count of the topics searched, for --key: only the partition Kafka\'s default partitioner (murmur2) maps the key to is searched [default: the count in the log dir\'s __cluster_metadata; without one, every partition]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l partitioner -d 'With --key or --key-hex: search only the partition this partitioner maps the key to, over the topic\'s partition count (--partitions, else the log dir\'s __cluster_metadata). Records placed by another partitioner, an explicit partition or an older partition count are then missed [default: every partition is searched]' -r -f -a "murmur2\t'murmur2: the Java producer\'s default (and librdkafka\'s murmur2_random)'
+crc32\t'CRC-32: librdkafka\'s default, consistent_random (confluent-kafka, kcat, and the other librdkafka clients)'
+fnv1a\t'FNV-1a: sarama\'s default hash partitioner (and librdkafka\'s fnv1a_random)'"
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l partitions -d 'The partition count --partitioner maps the key over, for every topic searched [default: each topic\'s count in the log dir\'s __cluster_metadata]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -s m -l max-count -d 'Stop after N matches per partition' -r
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l encoding -d 'How --json shows keys, values and header values' -r -f -a "auto\t'A JSON string when the bytes are valid UTF-8, else `{"base64":"..."}`: lossless'
 utf8\t'Always a string; invalid UTF-8 is replaced by U+FFFD (lossy)'
@@ -227,8 +238,8 @@ complete -c kseg -n "__fish_kseg_using_subcommand grep" -s F -l fixed-strings -d
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l committed -d 'Only what a read_committed consumer is given: no aborted or open transaction, no control record, nothing at or after the last stable offset (the first open transaction)'
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l control -d 'Only control records (transaction markers, KRaft control messages)'
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l no-control -d 'No control records'
-complete -c kseg -n "__fish_kseg_using_subcommand grep" -l all-partitions -d 'With --key, search every partition, not only the one the key maps to (records placed by a custom partitioner or an explicit partition); a match elsewhere is reported'
-complete -c kseg -n "__fish_kseg_using_subcommand grep" -s c -l count -d 'Print only a count of matches per partition'
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -s c -l count -d 'Print only a count of matches per partition, for the partitions with a match'
+complete -c kseg -n "__fish_kseg_using_subcommand grep" -l include-zero -d 'With -c, also the partitions searched without a match (a count of 0)'
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -s l -l files-with-matches -d 'Print only the segment files holding a match'
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l print-batch -d 'Print the batch line (dump-log\'s) before the first match of each batch'
 complete -c kseg -n "__fish_kseg_using_subcommand grep" -l json -d 'NDJSON: dump-log\'s "record" objects plus "topic" and "partition", then a "summary"'

@@ -36,8 +36,9 @@ _arguments "${_arguments_options[@]}" : \
 '--max-messages=[Stop after N records (with --deep-iteration) or N batches of each log file]:N:_default' \
 '--from-offset=[Only batches and records with offsets >= N]:N:_default' \
 '--to-offset=[Only batches and records with offsets <= N]:N:_default' \
-'--from-timestamp=[Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone); v2 batches whose maxTimestamp is below T are skipped from their header]:T:_default' \
-'--to-timestamp=[Only records whose timestamp is at or before T (epoch ms, or RFC 3339 with a zone)]:T:_default' \
+'--from-timestamp=[Only records whose timestamp is at or after T (epoch ms, or RFC 3339\: with an offset, or in the zone of --tz); v2 batches whose maxTimestamp is below T are skipped from their header]:T:_default' \
+'--to-timestamp=[Only records whose timestamp is at or before T (epoch ms, or RFC 3339\: with an offset, or in the zone of --tz)]:T:_default' \
+'--tz=[The zone a time given without an offset is read in (2024-03-09T14\:00\:00 --tz Asia/Shanghai)\: local (the machine'\''s), UTC, an offset (+08\:00) or a zone name; grep also shows the records'\'' times in it \[default\: none\: such a time is refused; times shown in UTC\]]:ZONE:_default' \
 '--encoding=[How --json shows keys, values and header values\: auto is a string when valid UTF-8 and {"base64"\: ...} otherwise (lossless)]:ENCODING:((auto\:"A JSON string when the bytes are valid UTF-8, else \`{"base64"\:"..."}\`\: lossless"
 utf8\:"Always a string; invalid UTF-8 is replaced by U+FFFD (lossy)"
 hex\:"Lowercase hex string"
@@ -123,8 +124,9 @@ _arguments "${_arguments_options[@]}" : \
 '--partitioner=[Where each record goes\: the source'\''s partition number, or murmur2 of the key as the Java client'\''s default partitioner does (records without a key keep their partition)]:PARTITIONER:(same murmur2)' \
 '--from-offset=[First source offset to send (inclusive)]:OFFSET:_default' \
 '--to-offset=[Last source offset to send (inclusive)]:OFFSET:_default' \
-'--from-timestamp=[Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)]:T:_default' \
-'--to-timestamp=[Only records whose timestamp is at or before T (epoch ms, or RFC 3339 with a zone)]:T:_default' \
+'--from-timestamp=[Only records whose timestamp is at or after T (epoch ms, or RFC 3339\: with an offset, or in the zone of --tz)]:T:_default' \
+'--to-timestamp=[Only records whose timestamp is at or before T (epoch ms, or RFC 3339\: with an offset, or in the zone of --tz)]:T:_default' \
+'--tz=[The zone a time given without an offset is read in (2024-03-09T14\:00\:00 --tz Asia/Shanghai)\: local (the machine'\''s), UTC, an offset (+08\:00) or a zone name; grep also shows the records'\'' times in it \[default\: none\: such a time is refused; times shown in UTC\]]:ZONE:_default' \
 '--state=[Resume file\: per source partition, the last offset the target acknowledged. A rerun with the same file goes on where the last one stopped, without duplicates]:FILE:_files' \
 '*--topic-config=[With --create-topics\: set KEY=VALUE on the topics created, over the source'\''s (repeatable)]:KEY=VALUE:_default' \
 '*--skip-topic-config=[With --create-topics\: leave KEY out of the configs taken from the source (repeatable)]:KEY:_default' \
@@ -162,7 +164,8 @@ tsv\:"Tab-separated values\: a header line, then one line per row; no other text
 _arguments "${_arguments_options[@]}" : \
 '*--group=[Only these groups]:GROUP:_default' \
 '--offsets-retention-minutes=[The broker'\''s offsets.retention.minutes, for EXPIRES-AT]:MINUTES:_default' \
-'--at=[The instant the expired/expires-in-1d flags are computed for (RFC 3339 with a zone, or epoch milliseconds) \[default\: now\]]:TIME:_default' \
+'--at=[The instant the expired/expires-in-1d flags are computed for (epoch milliseconds, or RFC 3339\: with an offset, or in the zone of --tz) \[default\: now\]]:TIME:_default' \
+'--tz=[The zone a time given without an offset is read in (2024-03-09T14\:00\:00 --tz Asia/Shanghai)\: local (the machine'\''s), UTC, an offset (+08\:00) or a zone name; grep also shows the records'\'' times in it \[default\: none\: such a time is refused; times shown in UTC\]]:ZONE:_default' \
 '(--json)--format=[Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)]:FORMAT:((table\:"Box-drawn tables, fitted to the terminal when stdout is one"
 tsv\:"Tab-separated values\: a header line, then one line per row; no other text"))' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
@@ -223,7 +226,8 @@ _arguments "${_arguments_options[@]}" : \
 (lookup)
 _arguments "${_arguments_options[@]}" : \
 '--offset=[Where a fetch from offset O starts\: segment, index entry, batch]:O:_default' \
-'*--timestamp=[The first offset whose timestamp is >= T (offsetsForTimes)\: epoch milliseconds, or RFC 3339 with a zone (2024-03-09T14\:00\:00+08\:00); -1/-2/-3 = latest/earliest/max timestamp. Several (T1,T2,... or the option repeated)\: one answer per partition and timestamp]:T:_default' \
+'*--timestamp=[The first offset whose timestamp is >= T (offsetsForTimes)\: epoch milliseconds, or RFC 3339 with an offset (2024-03-09T14\:00\:00+08\:00) or in the zone of --tz; -1/-2/-3 = latest/earliest/max timestamp. Several (T1,T2,... or the option repeated)\: one answer per partition and timestamp]:T:_default' \
+'--tz=[The zone a time given without an offset is read in (2024-03-09T14\:00\:00 --tz Asia/Shanghai)\: local (the machine'\''s), UTC, an offset (+08\:00) or a zone name; grep also shows the records'\'' times in it \[default\: none\: such a time is refused; times shown in UTC\]]:ZONE:_default' \
 '--end-offset-for-epoch=[The end offset of leader epoch E (OffsetForLeaderEpoch), from leader-epoch-checkpoint checked against the batches'\'' partition leader epochs]:E:_default' \
 '--topic=[With a log dir as TARGET\: the topic whose partitions to answer for]:NAME:_default' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch]:BYTES:_default' \
@@ -244,14 +248,18 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 '-e+[The value pattern (for a pattern starting with '\''-'\'', or to give only paths)]:PATTERN:_default' \
 '--regexp=[The value pattern (for a pattern starting with '\''-'\'', or to give only paths)]:PATTERN:_default' \
-'--key=[Only records whose key is exactly K (the bytes of its UTF-8 text)]:K:_default' \
+'(-e --regexp)--value-hex=[The value contains these bytes, given in hex (\`-F\` for binary\: "1b5b33316d"; blanks, '\''\:'\'' and a leading 0x are ignored)]:HEX:_default' \
+'--key=[Only records whose key is exactly K (the bytes of its UTF-8 text). Every partition is searched unless --partitioner names the partitioner that placed the key]:K:_default' \
+'(--key)--key-hex=[Only records whose key is exactly these bytes, given in hex (a binary key\: "00000000002a"; blanks, '\''\:'\'' and a leading 0x are ignored)]:HEX:_default' \
 '--key-regex=[Only records whose key matches the regex R]:R:_default' \
 '*--header=[Only records with a header NAME, or NAME with exactly VALUE (repeatable\: all must hold)]:NAME[=VALUE]:_default' \
+'*--header-hex=[Only records with a header NAME whose value is exactly these bytes, given in hex (repeatable\: all must hold)]:NAME=HEX:_default' \
 '*--json-field=[Only records whose value is a JSON document with the field PATH (names and array indexes separated by '\''.'\'') equal to VALUE\: a string equal to its text, or VALUE read as JSON (repeatable\: all must hold)]:PATH=VALUE:_default' \
 '*--topic=[Only topics matching the glob ('\''*'\'', '\''?'\'', '\''\[a-z\]'\''; repeatable\: any of them)]:GLOB:_default' \
 '*--partition=[Only these partition numbers (comma-separated or repeated)]:N,...:_default' \
-'--from-time=[Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)]:T:_default' \
+'--from-time=[Only records whose timestamp is at or after T (epoch ms, or RFC 3339\: with an offset, or in the zone of --tz)]:T:_default' \
 '--to-time=[Only records whose timestamp is before T (half-open\: \[--from-time, --to-time))]:T:_default' \
+'--tz=[The zone a time given without an offset is read in (2024-03-09T14\:00\:00 --tz Asia/Shanghai)\: local (the machine'\''s), UTC, an offset (+08\:00) or a zone name; grep also shows the records'\'' times in it \[default\: none\: such a time is refused; times shown in UTC\]]:ZONE:_default' \
 '--from-offset=[Only records with offsets >= N]:N:_default' \
 '--to-offset=[Only records with offsets <= N]:N:_default' \
 '--producer-id=[Only records of batches written by this producer id (-1\: without one)]:N:_default' \
@@ -260,7 +268,10 @@ _arguments "${_arguments_options[@]}" : \
 aborted\:"In a transaction Kafka'\''s fetch reports aborted (the .txnindex)"
 open\:"In a transaction with no COMMIT or ABORT marker after it"
 non-transactional\:"Not in a transaction"))' \
-'--partitions=[The partition count of the topics searched, for --key\: only the partition Kafka'\''s default partitioner (murmur2) maps the key to is searched \[default\: the count in the log dir'\''s __cluster_metadata; without one, every partition\]]:N:_default' \
+'--partitioner=[With --key or --key-hex\: search only the partition this partitioner maps the key to, over the topic'\''s partition count (--partitions, else the log dir'\''s __cluster_metadata). Records placed by another partitioner, an explicit partition or an older partition count are then missed \[default\: every partition is searched\]]:NAME:((murmur2\:"murmur2\: the Java producer'\''s default (and librdkafka'\''s murmur2_random)"
+crc32\:"CRC-32\: librdkafka'\''s default, consistent_random (confluent-kafka, kcat, and the other librdkafka clients)"
+fnv1a\:"FNV-1a\: sarama'\''s default hash partitioner (and librdkafka'\''s fnv1a_random)"))' \
+'--partitions=[The partition count --partitioner maps the key over, for every topic searched \[default\: each topic'\''s count in the log dir'\''s __cluster_metadata\]]:N:_default' \
 '-m+[Stop after N matches per partition]:N:_default' \
 '--max-count=[Stop after N matches per partition]:N:_default' \
 '--encoding=[How --json shows keys, values and header values]:ENCODING:((auto\:"A JSON string when the bytes are valid UTF-8, else \`{"base64"\:"..."}\`\: lossless"
@@ -275,9 +286,9 @@ base64\:"Standard Base64 with padding"))' \
 '(--control)--committed[Only what a read_committed consumer is given\: no aborted or open transaction, no control record, nothing at or after the last stable offset (the first open transaction)]' \
 '(--no-control)--control[Only control records (transaction markers, KRaft control messages)]' \
 '--no-control[No control records]' \
-'--all-partitions[With --key, search every partition, not only the one the key maps to (records placed by a custom partitioner or an explicit partition); a match elsewhere is reported]' \
-'-c[Print only a count of matches per partition]' \
-'--count[Print only a count of matches per partition]' \
+'-c[Print only a count of matches per partition, for the partitions with a match]' \
+'--count[Print only a count of matches per partition, for the partitions with a match]' \
+'--include-zero[With -c, also the partitions searched without a match (a count of 0)]' \
 '(-c --count)-l[Print only the segment files holding a match]' \
 '(-c --count)--files-with-matches[Print only the segment files holding a match]' \
 '--print-batch[Print the batch line (dump-log'\''s) before the first match of each batch]' \
@@ -288,7 +299,7 @@ base64\:"Standard Base64 with padding"))' \
 '--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
-'*::args -- \[PATTERN\] PATH...\: a regex over record values, then files, partition dirs or log dirs (as dump-log takes them). With -e, or another filter and a single argument, every argument is a PATH:_default' \
+'*::args -- \[PATTERN\] PATH...\: a regex over record values, then files, partition dirs or log dirs (as dump-log takes them). With -e or --value-hex every argument is a PATH; with another filter, so is a first argument that names an existing file or dir:_default' \
 && ret=0
 ;;
 (mini-broker)

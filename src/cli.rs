@@ -35,6 +35,19 @@ pub enum TxnStateArg {
     NonTransactional,
 }
 
+/// `kseg grep --partitioner`: the producer's partitioner that placed keyed records; `cmd` maps
+/// it to `analysis::partitioner::Partitioner`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum KeyPartitioner {
+    /// murmur2: the Java producer's default (and librdkafka's murmur2_random)
+    Murmur2,
+    /// CRC-32: librdkafka's default, consistent_random (confluent-kafka, kcat, and the other
+    /// librdkafka clients)
+    Crc32,
+    /// FNV-1a: sarama's default hash partitioner (and librdkafka's fnv1a_random)
+    Fnv1a,
+}
+
 /// `--format`: how tables are written (`--json` is separate); `cmd` maps it to
 /// `print::table::Format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -121,6 +134,17 @@ pub struct ReadArgs {
     pub max_decompressed_bytes: usize,
 }
 
+/// `--tz`, on every command that takes a time; `cmd` reads it with `time::Zone::parse`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct TzArg {
+    /// The zone a time given without an offset is read in (2024-03-09T14:00:00 --tz
+    /// Asia/Shanghai): local (the machine's), UTC, an offset (+08:00) or a zone name; grep also
+    /// shows the records' times in it [default: none: such a time is refused; times shown in
+    /// UTC]
+    #[arg(long, value_name = "ZONE")]
+    pub tz: Option<String>,
+}
+
 const DUMP_LOG_HELP: &str = "Examples:
   kseg dump-log /var/lib/kafka/data/orders-0/00000000000000023801.log
   kseg dump-log --print-data-log --from-offset 23801 --to-offset 23810 orders-0
@@ -170,14 +194,19 @@ pub struct DumpLogArgs {
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub to_offset: Option<i64>,
 
-    /// Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone); v2
-    /// batches whose maxTimestamp is below T are skipped from their header
+    /// Only records whose timestamp is at or after T (epoch ms, or RFC 3339: with an offset,
+    /// or in the zone of --tz); v2 batches whose maxTimestamp is below T are skipped from their
+    /// header
     #[arg(long, value_name = "T")]
     pub from_timestamp: Option<String>,
 
-    /// Only records whose timestamp is at or before T (epoch ms, or RFC 3339 with a zone)
+    /// Only records whose timestamp is at or before T (epoch ms, or RFC 3339: with an offset, or
+    /// in the zone of --tz)
     #[arg(long, value_name = "T")]
     pub to_timestamp: Option<String>,
+
+    #[command(flatten)]
+    pub tz: TzArg,
 
     /// With an offset or time range on a dir: dump every file of it (indexes, snapshots,
     /// checkpoints, segments outside the range), not only the segments that can hold the range
@@ -246,25 +275,28 @@ pub struct DumpLogArgs {
 
 /// `kseg grep`'s examples, for `--help`.
 const GREP_EXAMPLES: &str = "Examples:
-  kseg grep -F customer-4711 /var/lib/kafka/data         value contains the text
-  kseg grep --key customer-4711 /var/lib/kafka/data      key is exactly customer-4711
-  kseg grep 'trace-id\\W+[0-9a-f]{32}' orders-3               value matches a regex (regex::bytes)
-  kseg grep --header traceparent=00-4bf9-01 DIR           a header with that value
-  kseg grep --producer-id 1042 --from-time 2024-03-09T09:00:00Z --to-time 2024-03-09T09:05:00Z DIR
-  kseg grep -c -F ERROR DIR                              matches per partition
-  kseg grep --json -m 1 --key k DIR | jq .               dump-log's record object plus topic, partition
+  kseg grep -F customer-4711 /var/lib/kafka/data       value contains the text
+  kseg grep --key customer-4711 /var/lib/kafka/data    key is exactly customer-4711
+  kseg grep --key-hex 00000000002a DIR                 a binary key, in hex
+  kseg grep --key k --partitioner crc32 DIR            only where librdkafka puts k
+  kseg grep --header traceparent=00-4bf9-01 DIR        a header with that value
+  kseg grep --from-time 2024-03-09T09:00 --tz local DIR
+  kseg grep -c -F ERROR DIR                            matches per partition
 
-Each match is a line `topic-partition:offset` followed by the record as `kseg dump-log
---print-data-log --raw` prints it (keys and values escaped the same way). Filters combine with
-AND. Exit status: 0 something matched, 1 nothing matched, 2 trouble (an unreadable path, a bad
+Each match is a line `topic-partition:offset`, the record's time (RFC 3339, in UTC or the zone
+of --tz), then the record as `kseg dump-log --print-data-log --raw` prints it, with its
+headers' values (keys, values and headers escaped the same way). Filters combine with AND.
+A first argument that names an existing file or dir is a PATH when a filter (--key, --header,
+--from-time, ...) is given; give a pattern that is also a path with -e.
+Exit status: 0 something matched, 1 nothing matched, 2 trouble (an unreadable path, a bad
 pattern, or data problems, reported on stderr as dump-log reports them).";
 
 #[derive(Debug, Args)]
 #[command(after_help = GREP_EXAMPLES)]
 pub struct GrepArgs {
     /// [PATTERN] PATH...: a regex over record values, then files, partition dirs or log dirs
-    /// (as dump-log takes them). With -e, or another filter and a single argument, every
-    /// argument is a PATH
+    /// (as dump-log takes them). With -e or --value-hex every argument is a PATH; with another
+    /// filter, so is a first argument that names an existing file or dir
     #[arg(value_name = "PATTERN|PATH", required = true)]
     pub args: Vec<std::ffi::OsString>,
 
@@ -281,9 +313,20 @@ pub struct GrepArgs {
     #[arg(short = 'F', long)]
     pub fixed_strings: bool,
 
-    /// Only records whose key is exactly K (the bytes of its UTF-8 text)
+    /// The value contains these bytes, given in hex (`-F` for binary: "1b5b33316d"; blanks,
+    /// ':' and a leading 0x are ignored)
+    #[arg(long, value_name = "HEX", conflicts_with = "regexp")]
+    pub value_hex: Option<String>,
+
+    /// Only records whose key is exactly K (the bytes of its UTF-8 text). Every partition is
+    /// searched unless --partitioner names the partitioner that placed the key
     #[arg(long, value_name = "K", allow_hyphen_values = true)]
     pub key: Option<String>,
+
+    /// Only records whose key is exactly these bytes, given in hex (a binary key:
+    /// "00000000002a"; blanks, ':' and a leading 0x are ignored)
+    #[arg(long, value_name = "HEX", conflicts_with = "key")]
+    pub key_hex: Option<String>,
 
     /// Only records whose key matches the regex R
     #[arg(long, value_name = "R", allow_hyphen_values = true)]
@@ -292,6 +335,11 @@ pub struct GrepArgs {
     /// Only records with a header NAME, or NAME with exactly VALUE (repeatable: all must hold)
     #[arg(long, value_name = "NAME[=VALUE]", allow_hyphen_values = true)]
     pub header: Vec<String>,
+
+    /// Only records with a header NAME whose value is exactly these bytes, given in hex
+    /// (repeatable: all must hold)
+    #[arg(long, value_name = "NAME=HEX", allow_hyphen_values = true)]
+    pub header_hex: Vec<String>,
 
     /// Only records whose value is a JSON document with the field PATH (names and array
     /// indexes separated by '.') equal to VALUE: a string equal to its text, or VALUE read as
@@ -307,13 +355,17 @@ pub struct GrepArgs {
     #[arg(long, value_delimiter = ',', value_name = "N,...")]
     pub partition: Vec<i32>,
 
-    /// Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)
+    /// Only records whose timestamp is at or after T (epoch ms, or RFC 3339: with an offset,
+    /// or in the zone of --tz)
     #[arg(long, value_name = "T", allow_hyphen_values = true)]
     pub from_time: Option<String>,
 
     /// Only records whose timestamp is before T (half-open: [--from-time, --to-time))
     #[arg(long, value_name = "T", allow_hyphen_values = true)]
     pub to_time: Option<String>,
+
+    #[command(flatten)]
+    pub tz: TzArg,
 
     /// Only records with offsets >= N
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
@@ -348,20 +400,26 @@ pub struct GrepArgs {
     #[arg(long)]
     pub no_control: bool,
 
-    /// The partition count of the topics searched, for --key: only the partition Kafka's
-    /// default partitioner (murmur2) maps the key to is searched [default: the count in the
-    /// log dir's __cluster_metadata; without one, every partition]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    /// With --key or --key-hex: search only the partition this partitioner maps the key to,
+    /// over the topic's partition count (--partitions, else the log dir's __cluster_metadata).
+    /// Records placed by another partitioner, an explicit partition or an older partition count
+    /// are then missed [default: every partition is searched]
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub partitioner: Option<KeyPartitioner>,
+
+    /// The partition count --partitioner maps the key over, for every topic searched
+    /// [default: each topic's count in the log dir's __cluster_metadata]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
+          requires = "partitioner")]
     pub partitions: Option<u32>,
 
-    /// With --key, search every partition, not only the one the key maps to (records placed by
-    /// a custom partitioner or an explicit partition); a match elsewhere is reported
-    #[arg(long)]
-    pub all_partitions: bool,
-
-    /// Print only a count of matches per partition
+    /// Print only a count of matches per partition, for the partitions with a match
     #[arg(short = 'c', long)]
     pub count: bool,
+
+    /// With -c, also the partitions searched without a match (a count of 0)
+    #[arg(long, requires = "count")]
+    pub include_zero: bool,
 
     /// Stop after N matches per partition
     #[arg(short = 'm', long, value_name = "N")]
@@ -688,13 +746,18 @@ pub struct RescueArgs {
     #[arg(long, value_name = "OFFSET")]
     pub to_offset: Option<i64>,
 
-    /// Only records whose timestamp is at or after T (epoch ms, or RFC 3339 with a zone)
+    /// Only records whose timestamp is at or after T (epoch ms, or RFC 3339: with an offset,
+    /// or in the zone of --tz)
     #[arg(long, value_name = "T")]
     pub from_timestamp: Option<String>,
 
-    /// Only records whose timestamp is at or before T (epoch ms, or RFC 3339 with a zone)
+    /// Only records whose timestamp is at or before T (epoch ms, or RFC 3339: with an offset,
+    /// or in the zone of --tz)
     #[arg(long, value_name = "T")]
     pub to_timestamp: Option<String>,
+
+    #[command(flatten)]
+    pub tz: TzArg,
 
     /// Resume file: per source partition, the last offset the target acknowledged. A rerun with
     /// the same file goes on where the last one stopped, without duplicates
@@ -849,8 +912,9 @@ pub struct LookupArgs {
     pub offset: Option<i64>,
 
     /// The first offset whose timestamp is >= T (offsetsForTimes): epoch milliseconds, or RFC
-    /// 3339 with a zone (2024-03-09T14:00:00+08:00); -1/-2/-3 = latest/earliest/max timestamp.
-    /// Several (T1,T2,... or the option repeated): one answer per partition and timestamp
+    /// 3339 with an offset (2024-03-09T14:00:00+08:00) or in the zone of --tz; -1/-2/-3 =
+    /// latest/earliest/max timestamp. Several (T1,T2,... or the option repeated): one answer
+    /// per partition and timestamp
     #[arg(
         long,
         value_name = "T",
@@ -858,6 +922,9 @@ pub struct LookupArgs {
         value_delimiter = ','
     )]
     pub timestamp: Vec<String>,
+
+    #[command(flatten)]
+    pub tz: TzArg,
 
     /// The log start offset (ListOffsets EARLIEST)
     #[arg(long)]
@@ -938,10 +1005,13 @@ pub struct GroupsArgs {
           value_parser = clap::value_parser!(i64).range(1..))]
     pub offsets_retention_minutes: i64,
 
-    /// The instant the expired/expires-in-1d flags are computed for (RFC 3339 with a zone, or
-    /// epoch milliseconds) [default: now]
+    /// The instant the expired/expires-in-1d flags are computed for (epoch milliseconds, or RFC
+    /// 3339: with an offset, or in the zone of --tz) [default: now]
     #[arg(long, value_name = "TIME")]
     pub at: Option<String>,
+
+    #[command(flatten)]
+    pub tz: TzArg,
 
     /// NDJSON: "offset" and "group" objects ("commit" with --history, "generation" and
     /// "rebalanceSummary" with --rebalances), then a "summary"

@@ -48,8 +48,9 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
     if paths.is_empty() {
         anyhow::bail!("no input: give files, partition dirs or log dirs (or --files a,b)");
     }
-    let from_time = super::grep::time_arg("--from-timestamp", &args.from_timestamp)?;
-    let to_time = super::grep::time_arg("--to-timestamp", &args.to_timestamp)?;
+    let times = super::TimeFlags::new(&args.tz)?;
+    let from_time = times.read("--from-timestamp", args.from_timestamp.as_deref())?;
+    let to_time = times.read("--to-timestamp", args.to_timestamp.as_deref())?;
     let (set, mut outcome) = discover_inputs(&paths, "dump-log", Reads::AnyKafkaFile)?;
     let stdout = io::stdout();
     let out = stdout.lock();

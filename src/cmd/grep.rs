@@ -17,22 +17,23 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use super::lookup::instant_refused;
 use super::parallel::{self, LazyPieces, Part, Received};
-use super::{discover_inputs, Outcome, Reads};
+use super::{discover_inputs, Outcome, Reads, TimeFlags};
 use crate::analysis::grep::{
-    key_placements, seek_in_segment, Filter, Glob, HeaderFilter, JsonField, KeyPlacement, Pattern,
-    Search, SearchStats, Seek,
+    key_placements, parse_hex, partition_count, placed_by_partitioner, placed_there,
+    seek_in_segment, Filter, Glob, GrepNote, HeaderFilter, JsonField, KeyPlacement, Pattern, Place,
+    Search, SearchStats, Seek, StaleTimeEntry,
 };
+use crate::analysis::partitioner::Partitioner;
 use crate::analysis::topic_configs::partition_counts;
 use crate::analysis::transactions::{open_transaction_starts, TxnState, TxnView};
-use crate::cli::{GrepArgs, TxnStateArg};
+use crate::cli::{GrepArgs, KeyPartitioner, TxnStateArg};
 use crate::format::control::ControlRecord;
 use crate::format::log::RecordScratch;
 use crate::format::log::{BatchInfo, LogEntry, LogRecord};
 use crate::format::reader::DecodeResult;
 use crate::format::txn_index::{parse_txn_index, AbortedTxn};
-use crate::print::grep::{GrepPrinter, Mode};
+use crate::print::grep::{GrepPrinter, GrepStyle, Mode};
 use crate::print::progress::{self, Progress};
 use crate::print::{report_error, write_stderr};
 use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
@@ -41,7 +42,6 @@ use crate::storage::layout::{base_offset_of, offset_file_name};
 use crate::storage::layout::{parse_partition_dir, FileKind};
 use crate::storage::source::open_log;
 use crate::storage::source::read_small;
-use crate::time::parse_instant;
 
 /// The segments of one partition (or one file given outside a partition dir), in offset order.
 struct Group {
@@ -52,11 +52,14 @@ struct Group {
     files: Vec<PathBuf>,
 }
 
-/// Whether a filter other than the value pattern was given: then a single argument is a PATH.
+/// Whether a filter other than the value pattern was given: then a first argument naming an
+/// existing file or dir is a PATH.
 fn has_record_filter(a: &GrepArgs) -> bool {
     a.key.is_some()
+        || a.key_hex.is_some()
         || a.key_regex.is_some()
         || !a.header.is_empty()
+        || !a.header_hex.is_empty()
         || !a.json_field.is_empty()
         || !a.topic.is_empty()
         || !a.partition.is_empty()
@@ -72,60 +75,99 @@ fn has_record_filter(a: &GrepArgs) -> bool {
         || a.no_control
 }
 
-/// The value pattern (if any) and the paths, from the positional arguments.
-fn pattern_and_paths(a: &GrepArgs) -> Result<(Option<String>, Vec<PathBuf>)> {
+/// The value pattern (if any), the paths, and the note saying a first argument was read as the
+/// pattern while filters were given. The pattern is `-e`'s (or `--value-hex`: then every
+/// argument is a path); else, of two or more arguments, the first — unless a filter is given
+/// and it names an existing file or dir, when it is a path. An argument that could be a path is
+/// never taken as a pattern without a word: without a filter, a first argument naming a file or
+/// dir is refused (give the pattern with -e, or a filter).
+fn pattern_and_paths(a: &GrepArgs) -> Result<(Option<String>, Vec<PathBuf>, Option<GrepNote>)> {
     let mut args = a.args.clone();
-    let pattern = if a.regexp.is_some() {
-        a.regexp.clone()
-    } else if args.len() == 1 && has_record_filter(a) {
-        None
-    } else if args.len() >= 2 {
-        let p: OsString = args.remove(0);
-        Some(
-            p.into_string()
-                .map_err(|p| anyhow::anyhow!("the pattern {p:?} is not UTF-8"))?,
-        )
-    } else {
+    if a.regexp.is_some() || a.value_hex.is_some() {
+        return Ok((
+            a.regexp.clone(),
+            args.into_iter().map(PathBuf::from).collect(),
+            None,
+        ));
+    }
+    let filtered = has_record_filter(a);
+    let names_a_path = args
+        .first()
+        .is_some_and(|p| std::fs::symlink_metadata(p).is_ok());
+    if filtered && (args.len() == 1 || names_a_path) {
+        return Ok((None, args.into_iter().map(PathBuf::from).collect(), None));
+    }
+    if args.len() < 2 {
         bail!(
             "give a PATTERN and a PATH (or a filter such as --key, --header or --from-time, \
              and a PATH)"
         );
-    };
-    Ok((pattern, args.into_iter().map(PathBuf::from).collect()))
+    }
+    let first: OsString = args.remove(0);
+    if names_a_path {
+        bail!(
+            "{:?} names a file or dir, and would be read as the value PATTERN: give the pattern \
+             with -e (kseg grep -e PATTERN PATH...), or a filter (--key, --header, ...) to search \
+             every argument as a PATH",
+            first
+        );
+    }
+    let pattern = first
+        .into_string()
+        .map_err(|p| anyhow::anyhow!("the pattern {p:?} is not UTF-8"))?;
+    let note = filtered.then(|| GrepNote::PatternNotAPath {
+        pattern: pattern.clone(),
+    });
+    Ok((
+        Some(pattern),
+        args.into_iter().map(PathBuf::from).collect(),
+        note,
+    ))
 }
 
-/// A time flag's instant, with the zone rule lookup uses (shared by dump-log).
-pub(super) fn time_arg(flag: &str, t: &Option<String>) -> Result<Option<i64>> {
-    t.as_deref()
-        .map(|t| parse_instant(t).map_err(|e| anyhow::anyhow!(instant_refused(flag, t.trim(), e))))
-        .transpose()
+/// `--key` or `--key-hex`: the key's bytes.
+fn key_of(a: &GrepArgs) -> Result<Option<Vec<u8>>> {
+    Ok(match (&a.key, &a.key_hex) {
+        (Some(k), _) => Some(k.as_bytes().to_vec()),
+        (None, Some(h)) => Some(parse_hex(h).map_err(|e| anyhow::anyhow!("--key-hex: {e}"))?),
+        (None, None) => None,
+    })
 }
 
 /// The filter the arguments describe.
-pub fn filter_of(a: &GrepArgs, pattern: Option<&str>) -> Result<Filter> {
-    let value = pattern
-        .map(|p| Pattern::new(p, a.fixed_strings))
-        .transpose()
-        .context("PATTERN")?;
+pub fn filter_of(a: &GrepArgs, pattern: Option<&str>, times: &TimeFlags) -> Result<Filter> {
+    let value = match &a.value_hex {
+        Some(h) => Some(Pattern::fixed_bytes(
+            &parse_hex(h).map_err(|e| anyhow::anyhow!("--value-hex: {e}"))?,
+        )),
+        None => pattern
+            .map(|p| Pattern::new(p, a.fixed_strings))
+            .transpose()
+            .context("PATTERN")?,
+    };
     let key_regex = a
         .key_regex
         .as_deref()
         .map(regex::bytes::Regex::new)
         .transpose()
         .context("--key-regex")?;
+    let mut headers: Vec<HeaderFilter> = a.header.iter().map(|h| HeaderFilter::parse(h)).collect();
+    for h in &a.header_hex {
+        headers.push(HeaderFilter::parse_hex(h).map_err(anyhow::Error::msg)?);
+    }
     Ok(Filter {
         value,
-        key: a.key.as_ref().map(|k| k.as_bytes().to_vec()),
+        key: key_of(a)?,
         key_regex,
-        headers: a.header.iter().map(|h| HeaderFilter::parse(h)).collect(),
+        headers,
         json_fields: a
             .json_field
             .iter()
             .map(|f| JsonField::parse(f))
             .collect::<Result<_, _>>()
             .map_err(|e| anyhow::anyhow!(e))?,
-        from_time: time_arg("--from-time", &a.from_time)?,
-        to_time: time_arg("--to-time", &a.to_time)?,
+        from_time: times.read("--from-time", a.from_time.as_deref())?,
+        to_time: times.read("--to-time", a.to_time.as_deref())?,
         from_offset: a.from_offset,
         to_offset: a.to_offset,
         producer_id: a.producer_id,
@@ -226,38 +268,101 @@ impl TxnInputs {
     }
 }
 
-/// The note `--committed` gives when an open transaction holds the last stable offset.
-fn last_stable_note(view: &TxnView) -> Option<String> {
-    let (producer, first) = view.first_open()?;
-    Some(format!(
-        "--committed: the transaction of producer {producer} from offset {first} has no COMMIT \
-         or ABORT marker: the last stable offset is {first}, and a read_committed consumer is \
-         given nothing at or after it (--txn-state open shows the open transactions)"
-    ))
+/// What the notes of a run gather from its partitions, said once at its end
+/// ([`Notes::finish`]), each kind listing its partitions.
+#[derive(Default)]
+struct Notes {
+    unindexed: Vec<(Place, i64, i64)>,
+    unended: Vec<(Place, i64, i64)>,
+    last_stable: Vec<(Place, i64, i64)>,
+    /// `--key` found (without `--partitioner`): where, and what places it there.
+    key_found: Vec<(String, i32, u32, Vec<Partitioner>)>,
+    /// Any match at all where the key was placed by `--partitioner`.
+    matched: bool,
 }
 
-/// What the index and the markers disagree on, once the partition was searched.
-fn txn_index_notes<W: io::Write>(
-    unindexed_aborts: &[(i64, i64)],
-    mut unended: Vec<(i64, i64)>,
-    printer: &mut GrepPrinter<W>,
-) -> io::Result<()> {
-    for &(offset, producer) in unindexed_aborts {
-        printer.note(&format!(
-            "the ABORT marker at offset {offset} (producer {producer}) ends a transaction no \
-             .txnindex lists: Kafka's fetch gives its records to read_committed consumers, so \
-             kseg does not count them aborted (a missing or stale .txnindex)"
-        ))?;
+impl Group {
+    fn place(&self) -> Place {
+        Place {
+            topic: self.topic.clone(),
+            partition: self.partition,
+            name: self.name.clone(),
+        }
     }
-    unended.sort_by_key(|&(p, last)| (last, p));
-    for (producer, last) in unended {
-        printer.note(&format!(
-            "a .txnindex lists an aborted transaction of producer {producer} ending at offset \
-             {last}, but no ABORT marker of that producer is there: Kafka's consumer counts \
-             that producer's transactional records aborted until one comes"
-        ))?;
+}
+
+impl Notes {
+    /// A partition's transaction findings, and its `--key` matches.
+    fn partition_done(
+        &mut self,
+        g: &Group,
+        matches: u64,
+        unindexed: &[(i64, i64)],
+        mut unended: Vec<(i64, i64)>,
+        ctx: &Ctx<'_>,
+    ) {
+        let here = g.place();
+        for &(offset, producer) in unindexed {
+            self.unindexed.push((here.clone(), offset, producer));
+        }
+        unended.sort_by_key(|&(p, last)| (last, p));
+        for (producer, last) in unended {
+            self.unended.push((here.clone(), producer, last));
+        }
+        self.matched |= matches > 0;
+        let (Some(key), Some(topic), Some(partition)) = (&ctx.filter.key, &g.topic, g.partition)
+        else {
+            return;
+        };
+        if matches == 0 || ctx.partitioner.is_some() || !placed_by_partitioner(topic) {
+            return;
+        }
+        if let Some((n, _)) = partition_count(topic, ctx.args.partitions, &ctx.recorded) {
+            let by = placed_there(key, partition, n);
+            self.key_found.push((topic.clone(), partition, n, by));
+        }
     }
-    Ok(())
+
+    /// The notes of the run's end, in a fixed order: `stale`, the `.timeindex` entries the
+    /// seeks found lying; `partitioner` and `pruned`, `--partitioner` and whether it left
+    /// partitions out.
+    fn finish<W: io::Write>(
+        self,
+        mut stale: Vec<(PathBuf, StaleTimeEntry)>,
+        (partitioner, pruned): (Option<Partitioner>, bool),
+        total: &SearchStats,
+        printer: &mut GrepPrinter<W>,
+    ) -> io::Result<()> {
+        if !self.last_stable.is_empty() {
+            printer.note(&GrepNote::LastStable(self.last_stable))?;
+        }
+        if !self.unindexed.is_empty() {
+            printer.note(&GrepNote::UnindexedAborts(self.unindexed))?;
+        }
+        if !self.unended.is_empty() {
+            printer.note(&GrepNote::UnendedIndexEntries(self.unended))?;
+        }
+        stale.sort_by(|a, b| a.0.cmp(&b.0));
+        if !stale.is_empty() {
+            printer.note(&GrepNote::StaleTimeIndex(stale))?;
+        }
+        if total.uncompared > 0 {
+            printer.note(&GrepNote::Uncompared {
+                records: total.uncompared,
+            })?;
+        }
+        if !self.key_found.is_empty() {
+            printer.note(&GrepNote::KeyFound {
+                places: self.key_found,
+            })?;
+        }
+        if let Some(partitioner) = partitioner {
+            if !self.matched && pruned {
+                printer.note(&GrepNote::PrunedNothingFound { partitioner })?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The partitions and files to search, in input order. In dirs, live `.log` segments; a file
@@ -334,67 +439,58 @@ fn recorded_partition_counts(set: &DataSet) -> HashMap<String, u32> {
     counts
 }
 
-/// `--key`'s placement per topic searched, with a note for each; without `--all-partitions`
-/// only the partition the key maps to stays in `groups`.
+/// `--partitioner`: the key's placement in each topic searched, said in one note (with one
+/// for a `--partitions` that differs from `__cluster_metadata`), and only the partition it maps
+/// to kept in `groups` (every partition of a topic whose count is not known, or where the
+/// partitioner places the key at random). Whether anything was pruned.
 fn place_key<W: io::Write>(
     args: &GrepArgs,
-    set: &DataSet,
+    key: &[u8],
+    partitioner: Partitioner,
+    recorded: &HashMap<String, u32>,
     groups: &mut Vec<Group>,
     printer: &mut GrepPrinter<W>,
-) -> Result<Vec<KeyPlacement>> {
-    let Some(key) = &args.key else {
-        return Ok(Vec::new());
-    };
-    let recorded = recorded_partition_counts(set);
+) -> Result<bool> {
     let topics: BTreeSet<&str> = groups
         .iter()
         .filter(|g| g.partition.is_some())
         .filter_map(|g| g.topic.as_deref())
         .collect();
-    let placements = key_placements(key.as_bytes(), topics, args.partitions, &recorded);
-    for p in &placements {
-        let held = groups
+    let placements = key_placements(key, partitioner, topics, args.partitions, recorded);
+    if let Some(given) = args.partitions {
+        let differ: Vec<(String, u32)> = placements
             .iter()
-            .any(|g| g.topic.as_deref() == Some(&p.topic) && g.partition == Some(p.partition));
-        printer.set_partition(Some(&p.topic), Some(p.partition), &p.topic);
-        if let (Some(n), Some(&m)) = (args.partitions, recorded.get(&p.topic)) {
-            if n != m {
-                printer.note(&format!(
-                    "--partitions {n}, but __cluster_metadata records {m} partitions of {}; \
-                     using {n}",
-                    p.topic
-                ))?;
-            }
+            .filter_map(|p| Some((p.topic.clone(), *recorded.get(&p.topic)?)))
+            .filter(|&(_, m)| m != given)
+            .collect();
+        if !differ.is_empty() {
+            printer.note(&GrepNote::PartitionsDiffer {
+                given,
+                recorded: differ,
+            })?;
         }
-        let mapped = format!(
-            "--key maps to partition {} of {} (the default partitioner: murmur2 over {} \
-             partitions, counted by {})",
-            p.partition, p.topic, p.partitions, p.counted_by
-        );
-        let message = match (args.all_partitions, held) {
-            (true, _) => format!("{mapped}; --all-partitions: every partition is searched"),
-            (false, true) => format!(
-                "{mapped}: only {}-{} is searched; --all-partitions searches the others too \
-                 (records placed by a custom partitioner or an explicit partition)",
-                p.topic, p.partition
-            ),
-            (false, false) => format!(
-                "{mapped}, which is not in the input: nothing of {} is searched; \
-                 --all-partitions searches the partitions given",
-                p.topic
-            ),
-        };
-        printer.note(&message)?;
     }
-    if !args.all_partitions {
-        groups.retain(|g| {
-            let placed = placements
-                .iter()
-                .find(|p| g.partition.is_some() && g.topic.as_deref() == Some(&p.topic));
-            placed.is_none_or(|p| g.partition == Some(p.partition))
-        });
-    }
-    Ok(placements)
+    let held = |p: &KeyPlacement| {
+        groups
+            .iter()
+            .any(|g| g.topic.as_deref() == Some(&p.topic) && g.partition == p.partition)
+    };
+    let topics: Vec<(KeyPlacement, bool)> = placements
+        .iter()
+        .map(|p| (p.clone(), p.partition.is_some() && held(p)))
+        .collect();
+    printer.note(&GrepNote::KeyPruned {
+        partitioner,
+        topics,
+    })?;
+    let before = groups.len();
+    groups.retain(|g| {
+        let placed = placements
+            .iter()
+            .find(|p| g.partition.is_some() && g.topic.as_deref() == Some(&p.topic));
+        placed.is_none_or(|p| p.partition.is_none_or(|m| g.partition == Some(m)))
+    });
+    Ok(groups.len() < before)
 }
 
 /// `--topic` and `--partition`: the partitions kept (a file outside a partition dir has neither,
@@ -421,9 +517,18 @@ struct Ctx<'a> {
     args: &'a GrepArgs,
     filter: &'a Filter,
     groups: &'a [Group],
+    style: GrepStyle,
     mode: Mode,
     progress: &'a Progress,
     seeking: bool,
+    /// `--partitioner`, and whether it left partitions out.
+    partitioner: Option<Partitioner>,
+    pruned: bool,
+    /// The partition counts `__cluster_metadata` records.
+    recorded: HashMap<String, u32>,
+    /// `.timeindex` entries a seek found below the records they cover (the plan seeks on
+    /// whichever thread pulls it).
+    stale: std::sync::Mutex<Vec<(PathBuf, StaleTimeEntry)>>,
 }
 
 impl Ctx<'_> {
@@ -444,11 +549,14 @@ impl Ctx<'_> {
         {
             return None;
         }
-        Some(seek_in_segment(
-            &g.files[k],
-            self.filter.from_time,
-            self.filter.from_offset,
-        ))
+        let seek = seek_in_segment(&g.files[k], self.filter.from_time, self.filter.from_offset);
+        if let Some(stale) = seek.stale {
+            self.stale
+                .lock()
+                .expect("not poisoned")
+                .push((g.files[k].clone(), stale));
+        }
+        Some(seek)
     }
 
     /// Searches `[start, end)` of segment `k` of `g` into `printer` with `filter` (the
@@ -520,31 +628,19 @@ impl Ctx<'_> {
     }
 }
 
-/// What is printed after a partition was searched: the index notes, `-c`'s count, and a
-/// `--key` match outside the partition the key maps to.
+/// What is printed after a partition was searched (`-c`'s count), and what its notes gather.
 fn close_group<W: io::Write>(
     g: &Group,
     matches: u64,
     unindexed: &[(i64, i64)],
     unended: Vec<(i64, i64)>,
     ctx: &Ctx<'_>,
-    placements: &[KeyPlacement],
+    notes: &mut Notes,
     printer: &mut GrepPrinter<W>,
 ) -> io::Result<()> {
-    txn_index_notes(unindexed, unended, printer)?;
+    notes.partition_done(g, matches, unindexed, unended, ctx);
     if ctx.mode == Mode::Count {
         printer.count(matches)?;
-    }
-    let misplaced = placements.iter().find(|p| {
-        matches > 0 && g.topic.as_deref() == Some(&p.topic) && g.partition != Some(p.partition)
-    });
-    if let (Some(p), Some(here)) = (misplaced, g.partition) {
-        printer.note(&format!(
-            "--key found in {}-{here}, but the default partitioner maps it to partition {} \
-             (murmur2 over {} partitions): a custom partitioner, an explicit partition or a \
-             changed partition count placed it here",
-            p.topic, p.partition, p.partitions
-        ))?;
     }
     Ok(())
 }
@@ -571,11 +667,13 @@ fn group_inputs(
 }
 
 /// Opens a partition's output: the partition, its error lines and the `--committed` note.
+#[allow(clippy::too_many_arguments)]
 fn open_group<W: io::Write>(
     g: &Group,
     inputs: &TxnInputs,
     lines: &[String],
     filter: &Filter,
+    notes: &mut Notes,
     printer: &mut GrepPrinter<W>,
     total: &mut SearchStats,
     outcome: &mut Outcome,
@@ -592,16 +690,25 @@ fn open_group<W: io::Write>(
         *outcome = Outcome::Failed;
     }
     if filter.committed {
-        if let Some(note) = last_stable_note(&inputs.view()) {
-            printer.note(&note)?;
+        if let Some((producer, first)) = inputs.view().first_open() {
+            notes.last_stable.push((g.place(), producer, first));
         }
     }
     Ok(())
 }
 
 pub fn run(args: GrepArgs) -> Result<Outcome> {
-    let (pattern, paths) = pattern_and_paths(&args)?;
-    let filter = filter_of(&args, pattern.as_deref())?;
+    let (pattern, paths, pattern_note) = pattern_and_paths(&args)?;
+    let times = TimeFlags::new(&args.tz)?;
+    let filter = filter_of(&args, pattern.as_deref(), &times)?;
+    let partitioner = args.partitioner.map(|p| match p {
+        KeyPartitioner::Murmur2 => Partitioner::Murmur2,
+        KeyPartitioner::Crc32 => Partitioner::Crc32,
+        KeyPartitioner::Fnv1a => Partitioner::Fnv1a,
+    });
+    if partitioner.is_some() && filter.key.is_none() {
+        bail!("--partitioner places a key: give --key or --key-hex");
+    }
     let (set, mut outcome) = discover_inputs(&paths, "grep", Reads::LogData)?;
     let mut groups = groups_of(&set);
     select_partitions(&args, &mut groups)?;
@@ -612,9 +719,29 @@ pub fn run(args: GrepArgs) -> Result<Outcome> {
     } else {
         Mode::Records
     };
+    let style = GrepStyle {
+        json: args.json,
+        encoding: args.encoding.into(),
+        mode,
+        zone: times.shown_in(),
+        include_zero: args.include_zero,
+        annotate: true,
+    };
     let stdout = io::stdout();
-    let mut printer = GrepPrinter::new(stdout.lock(), args.json, args.encoding.into(), mode);
-    let placements = place_key(&args, &set, &mut groups, &mut printer)?;
+    let mut printer = GrepPrinter::new(stdout.lock(), &style);
+    if let Some(note) = &pattern_note {
+        printer.note(note)?;
+    }
+    // The counts only a key's notes and --partitioner need (a read of __cluster_metadata).
+    let recorded = if filter.key.is_some() {
+        recorded_partition_counts(&set)
+    } else {
+        HashMap::new()
+    };
+    let pruned = match (partitioner, &filter.key) {
+        (Some(p), Some(key)) => place_key(&args, key, p, &recorded, &mut groups, &mut printer)?,
+        _ => false,
+    };
     let progress = Progress::over_files(
         progress::wanted(true, true),
         groups
@@ -625,26 +752,40 @@ pub fn run(args: GrepArgs) -> Result<Outcome> {
         args: &args,
         filter: &filter,
         groups: &groups,
+        style,
         mode,
         progress: &progress,
         seeking: !args.no_prune && (filter.from_time.is_some() || filter.from_offset.is_some()),
+        partitioner,
+        pruned,
+        recorded,
+        stale: Default::default(),
     };
     let mut total = SearchStats::default();
+    let mut notes = Notes::default();
     // A match budget (-m, -l) runs through a partition's segments in order: one thread.
     let threads = args.threads.count();
     if threads > 1 && args.max_count.is_none() && mode != Mode::Files {
         search_parallel(
             &ctx,
             threads,
-            &placements,
+            &mut notes,
             &mut printer,
             &mut total,
             &mut outcome,
         )?;
     } else {
-        search_in_order(&ctx, &placements, &mut printer, &mut total, &mut outcome)?;
+        search_in_order(&ctx, &mut notes, &mut printer, &mut total, &mut outcome)?;
     }
+    let Ctx {
+        stale,
+        partitioner,
+        pruned,
+        ..
+    } = ctx;
     progress.finish();
+    let stale = stale.into_inner().expect("not poisoned");
+    notes.finish(stale, (partitioner, pruned), &total, &mut printer)?;
     printer.finish(&total, args.stats)?;
     if total.problems > 0 {
         outcome = Outcome::Failed;
@@ -671,7 +812,7 @@ fn read_failed(file: &Path, e: io::Error, outcome: &mut Outcome) -> Result<()> {
 /// One thread: partition after partition, segment after segment.
 fn search_in_order<W: io::Write>(
     ctx: &Ctx<'_>,
-    placements: &[KeyPlacement],
+    notes: &mut Notes,
     printer: &mut GrepPrinter<W>,
     total: &mut SearchStats,
     outcome: &mut Outcome,
@@ -679,7 +820,9 @@ fn search_in_order<W: io::Write>(
     let mut scratch = RecordScratch::with_cap(ctx.args.read.max_decompressed_bytes);
     for g in ctx.groups {
         let (inputs, lines) = group_inputs(ctx.filter, g, &mut scratch);
-        open_group(g, &inputs, &lines, ctx.filter, printer, total, outcome)?;
+        open_group(
+            g, &inputs, &lines, ctx.filter, notes, printer, total, outcome,
+        )?;
         let mut txns = inputs.view();
         let mut matches = 0u64;
         let mut budget = ctx.args.max_count;
@@ -723,7 +866,7 @@ fn search_in_order<W: io::Write>(
             &unindexed,
             txns.unended_index_entries(),
             ctx,
-            placements,
+            notes,
             printer,
         )?;
     }
@@ -814,7 +957,7 @@ struct PartDone {
 fn search_parallel<W: io::Write>(
     ctx: &Ctx<'_>,
     threads: usize,
-    placements: &[KeyPlacement],
+    notes: &mut Notes,
     printer: &mut GrepPrinter<W>,
     total: &mut SearchStats,
     outcome: &mut Outcome,
@@ -844,6 +987,7 @@ fn search_parallel<W: io::Write>(
     // Closes the partition open now and opens (and closes) every one up to `to`.
     let mut move_to = |to: usize,
                        current: &mut Option<Open>,
+                       notes: &mut Notes,
                        printer: &mut GrepPrinter<W>,
                        total: &mut SearchStats,
                        outcome: &mut Outcome|
@@ -854,24 +998,16 @@ fn search_parallel<W: io::Write>(
         if let Some(c) = current.take() {
             let g = &ctx.groups[c.group];
             printer.set_partition(g.topic.as_deref(), g.partition, &g.name);
-            close_group(
-                g,
-                c.matches,
-                &c.unindexed,
-                c.unended,
-                ctx,
-                placements,
-                printer,
-            )?;
+            close_group(g, c.matches, &c.unindexed, c.unended, ctx, notes, printer)?;
         }
         while next_group <= to && next_group < ctx.groups.len() {
             let gi = next_group;
             next_group += 1;
             let g = &ctx.groups[gi];
             let (inp, lines) = &inputs[gi];
-            open_group(g, inp, lines, ctx.filter, printer, total, outcome)?;
+            open_group(g, inp, lines, ctx.filter, notes, printer, total, outcome)?;
             if gi < to {
-                close_group(g, 0, &[], Vec::new(), ctx, placements, printer)?;
+                close_group(g, 0, &[], Vec::new(), ctx, notes, printer)?;
             } else {
                 *current = Some(Open {
                     group: gi,
@@ -912,7 +1048,7 @@ fn search_parallel<W: io::Write>(
             if gp.resume {
                 txns.resume();
             }
-            let mut p = GrepPrinter::new(out, args.json, args.encoding.into(), ctx.mode);
+            let mut p = GrepPrinter::new(out, &ctx.style);
             p.set_partition(g.topic.as_deref(), g.partition, &g.name);
             let (mut stats, error, ran_past_cut) = ctx.search(
                 filter,
@@ -941,7 +1077,7 @@ fn search_parallel<W: io::Write>(
             if gp.part.is_void() {
                 return Ok(());
             }
-            move_to(gp.group, &mut current, printer, total, outcome)?;
+            move_to(gp.group, &mut current, notes, printer, total, outcome)?;
             match received {
                 Received::Out(bytes) => printer.write_through(bytes)?,
                 Received::Err(line) => {
@@ -963,7 +1099,7 @@ fn search_parallel<W: io::Write>(
             Ok(())
         },
     )?;
-    move_to(usize::MAX, &mut current, printer, total, outcome)?;
+    move_to(usize::MAX, &mut current, notes, printer, total, outcome)?;
     Ok(())
 }
 

@@ -11,19 +11,10 @@ use crate::analysis::group_report::{coordinator_partitions, report, GroupsQuery}
 use crate::cli::GroupsArgs;
 use crate::print::groups as printer;
 use crate::print::table::Layout;
-use crate::time::{parse_instant, InstantError};
 
 pub fn run(args: GroupsArgs) -> Result<Outcome> {
-    let now = match &args.at {
-        Some(t) => parse_instant(t).map_err(|e| match e {
-            InstantError::NoZone { civil, .. } => anyhow::anyhow!(
-                "--at {t:?} has no time zone, so it names a different instant on each machine: \
-                 say {civil}Z, {civil}+02:00 or epoch milliseconds"
-            ),
-            InstantError::Unrecognised => {
-                anyhow::anyhow!("--at {t:?} is neither RFC 3339 with a zone nor epoch milliseconds")
-            }
-        })?,
+    let now = match super::TimeFlags::new(&args.tz)?.read("--at", args.at.as_deref())? {
+        Some(t) => t,
         None => jiff::Timestamp::now().as_millisecond(),
     };
     let (set, inputs) = discover_inputs(&args.paths, "groups", Reads::DirsOnly)?;

@@ -10,8 +10,7 @@ use crate::analysis::grep::{Filter, Search};
 use crate::analysis::lookup::{lookup, LookupReport, PartitionTarget, Query};
 use crate::cli::LookupArgs;
 use crate::format::log::RecordScratch;
-use crate::print::escape::Encoding;
-use crate::print::grep::{GrepPrinter, Mode};
+use crate::print::grep::{GrepPrinter, GrepStyle};
 use crate::print::lookup as printer;
 use crate::print::progress::{self, Progress};
 use crate::print::report_error;
@@ -19,54 +18,32 @@ use crate::scan::{scan_log, ScanOptions};
 use crate::storage::discover::discover;
 use crate::storage::layout::PartitionState;
 use crate::storage::source::open_log;
-use crate::time::{parse_instant, InstantError};
+use crate::time::{parse_time, Zone};
 
 /// Parses `--timestamp`: epoch milliseconds, ListOffsets' special values (-1 latest, -2
-/// earliest, -3 max timestamp, as `kafka-get-offsets.sh --time` takes them), or RFC 3339 with a
-/// zone. A time without a zone is refused: its meaning depends on the machine that reads it.
-pub fn parse_timestamp(s: &str) -> Result<Query, String> {
-    let t = s.trim();
-    match parse_instant(t) {
-        Ok(-1) => Ok(Query::Latest),
-        Ok(-2) => Ok(Query::Earliest),
-        Ok(-3) => Ok(Query::MaxTimestamp),
-        Ok(ms) if ms < 0 => Err(format!(
+/// earliest, -3 max timestamp, as `kafka-get-offsets.sh --time` takes them), or a time as
+/// `time::parse_time` reads it (a civil time only with `--tz`).
+pub fn parse_timestamp(s: &str, zone: Option<&Zone>) -> Result<Query> {
+    match parse_time("--timestamp", s, zone)? {
+        -1 => Ok(Query::Latest),
+        -2 => Ok(Query::Earliest),
+        -3 => Ok(Query::MaxTimestamp),
+        ms if ms < 0 => bail!(
             "--timestamp {ms}: a negative timestamp is not a time; ListOffsets takes -1 \
              (latest), -2 (earliest) and -3 (max timestamp)"
-        )),
-        Ok(ms) => Ok(Query::Timestamp(ms)),
-        Err(e) => Err(instant_refused("--timestamp", t, e)),
-    }
-}
-
-/// Why the time `t` given to `flag` is refused: the zone rule (a time without a zone names a
-/// different instant on each machine), worded once for lookup and grep.
-pub fn instant_refused(flag: &str, t: &str, e: InstantError) -> String {
-    match e {
-        InstantError::NoZone { civil, as_utc_ms } => format!(
-            "{flag} {t:?} has no time zone. kafka-consumer-groups.sh --to-datetime reads \
-             such a time in the JVM's default zone, so the same text names a different \
-             instant on every machine whose zone differs (a reset meant for 14:00 in \
-             Shanghai lands 8 hours later on a broker host in UTC). Say which instant you \
-             mean: {civil}Z, {civil}+08:00, or epoch milliseconds{}",
-            as_utc_ms
-                .map(|u| format!(" (read as UTC it would be {u})"))
-                .unwrap_or_default()
         ),
-        InstantError::Unrecognised => format!(
-            "{flag} {t:?} is neither epoch milliseconds nor an RFC 3339 time with a zone \
-             (2024-03-09T14:00:00+08:00, 2024-03-09T06:00:00Z)"
-        ),
+        ms => Ok(Query::Timestamp(ms)),
     }
 }
 
 /// The questions asked: one, or one per `--timestamp` value.
 fn queries_of(args: &LookupArgs) -> Result<Vec<Query>> {
     if !args.timestamp.is_empty() {
+        let zone = super::TimeFlags::new(&args.tz)?.zone;
         return args
             .timestamp
             .iter()
-            .map(|t| parse_timestamp(t).map_err(anyhow::Error::msg))
+            .map(|t| parse_timestamp(t, zone.as_ref()))
             .collect();
     }
     Ok(vec![if let Some(o) = args.offset {
@@ -218,7 +195,7 @@ fn print_record_found(
         to_offset: Some(offset),
         ..Filter::default()
     };
-    let mut printer = GrepPrinter::new(&mut *out, args.json, Encoding::Auto, Mode::Records);
+    let mut printer = GrepPrinter::new(&mut *out, &GrepStyle::dump_log(args.json));
     let name = report.path.display().to_string();
     printer.set_partition(Some(&report.topic), Some(report.partition), &name);
     printer.set_file(segment)?;
@@ -236,7 +213,7 @@ fn print_record_found(
     let found = search.stats.matches;
     printer.flush()?;
     if found == 0 {
-        printer.note(&format!(
+        printer.partition_note(&format!(
             "no record at offset {offset} in the batch at byte {position} of {}: the offset \
              answered is past the batch's records (the log end, or a gap compaction left)",
             segment.display()
@@ -251,33 +228,34 @@ mod tests {
 
     #[test]
     fn timestamps_need_a_zone() {
+        let p = |t: &str| parse_timestamp(t, None);
         assert_eq!(
-            parse_timestamp("1717000000000").unwrap(),
+            p("1717000000000").unwrap(),
             Query::Timestamp(1_717_000_000_000)
         );
         assert_eq!(
-            parse_timestamp("2024-03-09T14:00:00+08:00").unwrap(),
+            p("2024-03-09T14:00:00+08:00").unwrap(),
             Query::Timestamp(1_709_964_000_000)
         );
-        assert_eq!(
-            parse_timestamp("2024-03-09T06:00:00.250Z").unwrap(),
-            Query::Timestamp(1_709_964_000_250)
-        );
-        assert_eq!(parse_timestamp("-1").unwrap(), Query::Latest);
-        assert_eq!(parse_timestamp("-2").unwrap(), Query::Earliest);
-        assert_eq!(parse_timestamp("-3").unwrap(), Query::MaxTimestamp);
-        let e = parse_timestamp("2024-03-09T14:00:00").unwrap_err();
+        assert_eq!(p("-1").unwrap(), Query::Latest);
+        assert_eq!(p("-2").unwrap(), Query::Earliest);
+        assert_eq!(p("-3").unwrap(), Query::MaxTimestamp);
+        let e = p("2024-03-09T14:00:00").unwrap_err().to_string();
         assert!(e.contains("no time zone"), "{e}");
         assert!(e.contains("2024-03-09T14:00:00Z"), "{e}");
-        assert!(e.contains("(read as UTC it would be 1709992800000)"), "{e}");
-        assert!(parse_timestamp("2024-03-09")
+        assert!(p("yesterday")
             .unwrap_err()
-            .contains("no time zone"));
-        assert!(parse_timestamp("yesterday")
+            .to_string()
+            .contains("is not a time"));
+        assert!(p("-7")
             .unwrap_err()
-            .contains("is neither epoch milliseconds"));
-        assert!(parse_timestamp("-7")
-            .unwrap_err()
+            .to_string()
             .contains("a negative timestamp is not a time"));
+        // With --tz the civil time is read in that zone.
+        let shanghai = Zone::parse("Asia/Shanghai").unwrap();
+        assert_eq!(
+            parse_timestamp("2024-03-09T14:00:00", Some(&shanghai)).unwrap(),
+            Query::Timestamp(1_709_964_000_000)
+        );
     }
 }

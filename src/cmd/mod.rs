@@ -285,6 +285,38 @@ pub fn with_threads<T: Send>(threads: &crate::cli::ThreadsArg, f: impl FnOnce() 
     }
 }
 
+/// The times of a command's flags, read in the zone of `--tz` (the one rule is
+/// `time::parse_time`'s: epoch ms, RFC 3339 with an offset, or a civil time in that zone).
+pub struct TimeFlags {
+    pub zone: Option<crate::time::Zone>,
+}
+
+impl TimeFlags {
+    /// `--tz`, refused when it names no zone.
+    pub fn new(tz: &cli::TzArg) -> anyhow::Result<TimeFlags> {
+        let zone = tz
+            .tz
+            .as_deref()
+            .map(crate::time::Zone::parse)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("--tz: {e}"))?;
+        Ok(TimeFlags { zone })
+    }
+
+    /// The instant of `flag`'s value, if given.
+    pub fn read(&self, flag: &str, value: Option<&str>) -> anyhow::Result<Option<i64>> {
+        value
+            .map(|t| crate::time::parse_time(flag, t, self.zone.as_ref()))
+            .transpose()
+            .map_err(anyhow::Error::new)
+    }
+
+    /// The zone times are shown in: `--tz`'s, else UTC.
+    pub fn shown_in(&self) -> crate::time::Zone {
+        self.zone.clone().unwrap_or_default()
+    }
+}
+
 /// `path` made absolute through its nearest existing ancestor (canonicalised), with the rest of
 /// its components appended.
 pub(crate) fn resolved_path(path: &Path) -> io::Result<PathBuf> {

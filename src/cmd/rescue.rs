@@ -10,11 +10,9 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use serde_json::json;
 
-use super::lookup::parse_timestamp;
 use super::rescue_groups::{self, internal_partitions, GroupsRun};
 use super::{discover_inputs, Outcome, Reads};
 use crate::analysis::groups::{partition_facts, PartitionFacts, Replay};
-use crate::analysis::lookup::Query;
 use crate::analysis::rescue::{
     content_digest, internal_target, parse_topic_map, record_bytes, record_digest, sent_timestamp,
     Partitioning, ResumeState, Selection, Source, Tail, Tally, TargetProgress, Ticket, Tracker,
@@ -53,14 +51,16 @@ fn esc(s: &str) -> String {
     String::from_utf8_lossy(&v).into_owned()
 }
 
-fn timestamp_arg(flag: &str, v: &Option<String>, default: i64) -> Result<i64> {
-    match v {
+fn timestamp_arg(
+    times: &super::TimeFlags,
+    flag: &str,
+    v: &Option<String>,
+    default: i64,
+) -> Result<i64> {
+    match times.read(flag, v.as_deref())? {
         None => Ok(default),
-        Some(s) => match parse_timestamp(s) {
-            Ok(Query::Timestamp(ms)) => Ok(ms),
-            Ok(_) => bail!("{flag} {s}: give a time (epoch ms or RFC 3339), not a special value"),
-            Err(e) => bail!("{flag}: {e}"),
-        },
+        Some(ms) if ms < 0 => bail!("{flag} {ms}: a negative timestamp is not a time"),
+        Some(ms) => Ok(ms),
     }
 }
 
@@ -266,14 +266,15 @@ pub fn run(args: RescueArgs) -> Result<Outcome> {
     for d in &dirs {
         internal_target(&target_topic(&d.name.topic)).map_err(anyhow::Error::msg)?;
     }
+    let times = super::TimeFlags::new(&args.tz)?;
     let sel = Selection {
         offsets: (
             args.from_offset.unwrap_or(i64::MIN),
             args.to_offset.unwrap_or(i64::MAX),
         ),
         timestamps: (
-            timestamp_arg("--from-timestamp", &args.from_timestamp, i64::MIN)?,
-            timestamp_arg("--to-timestamp", &args.to_timestamp, i64::MAX)?,
+            timestamp_arg(&times, "--from-timestamp", &args.from_timestamp, i64::MIN)?,
+            timestamp_arg(&times, "--to-timestamp", &args.to_timestamp, i64::MAX)?,
         ),
     };
     let partitioning = match args.partitioner {

@@ -12,6 +12,7 @@ use std::io;
 use memchr::memmem;
 use regex::bytes::Regex;
 
+pub use crate::json_field::{JsonField, JsonMatch};
 use crate::transactions::{TxnState, TxnView};
 use kseg_format::batch::TimestampType;
 use kseg_format::control::ControlRecord;
@@ -34,6 +35,11 @@ impl Pattern {
         } else {
             Pattern::Regex(Regex::new(text)?)
         })
+    }
+
+    /// A fixed run of bytes (`--value-hex`).
+    pub fn fixed_bytes(needle: &[u8]) -> Pattern {
+        Pattern::Fixed(Box::new(memmem::Finder::new(needle).into_owned()))
     }
 
     #[inline]
@@ -66,94 +72,44 @@ impl HeaderFilter {
             },
         }
     }
-}
 
-/// `--json-field PATH=VALUE`: the record value is a JSON document whose field at PATH (names
-/// and array indexes separated by `.`) equals VALUE: a string field equal to VALUE's text, or
-/// any field equal to VALUE read as JSON (numbers by value: `1` equals `1.0`).
-#[derive(Debug, Clone)]
-pub struct JsonField {
-    pub path: Vec<String>,
-    pub text: String,
-    json: Option<serde_json::Value>,
-    /// `"name"` of the last path segment that is not an index: without a backslash in the
-    /// value (no escaped key) it must appear as it is, or the field cannot be there.
-    key: Option<memmem::Finder<'static>>,
-}
-
-impl JsonField {
-    /// `PATH=VALUE`, split at the first `=`.
-    pub fn parse(spec: &str) -> Result<JsonField, String> {
-        let Some((path, text)) = spec.split_once('=') else {
-            return Err(format!("--json-field {spec:?}: give PATH=VALUE"));
+    /// `--header-hex NAME=HEX`: the value's bytes given in hex ([`parse_hex`]).
+    pub fn parse_hex(text: &str) -> Result<HeaderFilter, String> {
+        let Some((name, hex)) = text.split_once('=') else {
+            return Err(format!("--header-hex {text:?}: give NAME=HEX"));
         };
-        if path.is_empty() || path.split('.').any(str::is_empty) {
-            return Err(format!(
-                "--json-field {spec:?}: PATH is field names and array indexes separated by '.'"
-            ));
-        }
-        let path: Vec<String> = path.split('.').map(str::to_string).collect();
-        let key = path
-            .iter()
-            .rev()
-            .find(|p| !p.bytes().all(|b| b.is_ascii_digit()))
-            .map(|p| memmem::Finder::new(format!("\"{p}\"").as_bytes()).into_owned());
-        Ok(JsonField {
-            json: serde_json::from_str(text).ok(),
-            text: text.to_string(),
-            path,
-            key,
+        Ok(HeaderFilter {
+            name: name.as_bytes().to_vec(),
+            value: Some(parse_hex(hex).map_err(|e| format!("--header-hex {text:?}: {e}"))?),
         })
     }
-
-    /// Whether `value` is a JSON document with the field.
-    pub fn matches(&self, value: &[u8]) -> bool {
-        if let Some(k) = &self.key {
-            if k.find(value).is_none() && memchr::memchr(b'\\', value).is_none() {
-                return false;
-            }
-        }
-        let Ok(doc) = serde_json::from_slice::<serde_json::Value>(value) else {
-            return false;
-        };
-        let mut at = &doc;
-        for p in &self.path {
-            let next = match at {
-                serde_json::Value::Object(m) => m.get(p),
-                serde_json::Value::Array(a) => p.parse::<usize>().ok().and_then(|i| a.get(i)),
-                _ => None,
-            };
-            match next {
-                Some(n) => at = n,
-                None => return false,
-            }
-        }
-        match at {
-            serde_json::Value::String(s) if *s == self.text => true,
-            _ => self.json.as_ref().is_some_and(|j| json_equal(at, j)),
-        }
-    }
 }
 
-/// JSON equality with numbers compared by value (`1` = `1.0`).
-fn json_equal(a: &serde_json::Value, b: &serde_json::Value) -> bool {
-    use serde_json::Value::*;
-    match (a, b) {
-        (Number(x), Number(y)) => match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
-            (Some(i), Some(j), _, _) => i == j,
-            (_, _, Some(i), Some(j)) => i == j,
-            _ => x.as_f64() == y.as_f64(),
-        },
-        (Array(x), Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b))
-        }
-        (Object(x), Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
-        }
-        _ => a == b,
+/// Bytes given in hex on the command line (`--key-hex`, `--value-hex`, `--header-hex`): pairs
+/// of hex digits; blanks, `:` and `-` between them and a leading `0x` are ignored.
+pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
+    let t = text.trim();
+    let t = t
+        .strip_prefix("0x")
+        .or_else(|| t.strip_prefix("0X"))
+        .unwrap_or(t);
+    let digits: Vec<u8> = t
+        .bytes()
+        .filter(|b| !matches!(b, b' ' | b'\t' | b':' | b'-'))
+        .collect();
+    if let Some(bad) = digits.iter().find(|b| !b.is_ascii_hexdigit()) {
+        return Err(format!("{:?} is not a hex digit", *bad as char));
     }
+    if digits.len() % 2 == 1 {
+        return Err(format!("{} hex digits: bytes take two each", digits.len()));
+    }
+    Ok(digits
+        .chunks(2)
+        .map(|p| {
+            let d = |c: u8| (c as char).to_digit(16).expect("checked") as u8;
+            d(p[0]) << 4 | d(p[1])
+        })
+        .collect())
 }
 
 /// A shell-style glob over a name (`--topic`): `*` any run of characters, `?` one, `[abc]`,
@@ -335,6 +291,14 @@ impl Filter {
     /// Whether the record matches every filter but the transactional state (the search's).
     #[inline]
     pub fn record_matches(&self, b: &BatchInfo, r: &LogRecord<'_>) -> bool {
+        self.record_test(b, r) == JsonMatch::Yes
+    }
+
+    /// [`Filter::record_matches`], telling a value `--json-field` could not compare
+    /// ([`JsonMatch::Uncomparable`]: every other filter holds) from one that does not match.
+    #[inline]
+    pub fn record_test(&self, b: &BatchInfo, r: &LogRecord<'_>) -> JsonMatch {
+        use JsonMatch::No;
         if self.from_offset.is_some_and(|f| r.offset < f)
             || self.to_offset.is_some_and(|t| r.offset > t)
             || self.producer_id.is_some_and(|p| b.producer_id != p)
@@ -343,16 +307,16 @@ impl Filter {
             || self.from_time.is_some_and(|f| r.timestamp < f)
             || self.to_time.is_some_and(|t| r.timestamp >= t)
         {
-            return false;
+            return No;
         }
         if let Some(k) = &self.key {
             if r.key != Some(k.as_slice()) {
-                return false;
+                return No;
             }
         }
         if let Some(re) = &self.key_regex {
             if !r.key.is_some_and(|k| re.is_match(k)) {
-                return false;
+                return No;
             }
         }
         for h in &self.headers {
@@ -363,23 +327,28 @@ impl Filter {
                         .is_none_or(|v| x.value == Some(v.as_slice()))
             });
             if !found {
-                return false;
+                return No;
             }
         }
         if let Some(p) = &self.value {
             if !r.value.is_some_and(|v| p.is_match(v)) {
-                return false;
+                return No;
             }
         }
+        let mut answer = JsonMatch::Yes;
         if !self.json_fields.is_empty() {
             let Some(v) = r.value else {
-                return false;
+                return No;
             };
-            if !self.json_fields.iter().all(|f| f.matches(v)) {
-                return false;
+            for f in &self.json_fields {
+                match f.test(v) {
+                    JsonMatch::No => return No,
+                    JsonMatch::Uncomparable => answer = JsonMatch::Uncomparable,
+                    JsonMatch::Yes => {}
+                }
             }
         }
-        true
+        answer
     }
 }
 
@@ -418,6 +387,8 @@ pub struct SearchStats {
     pub problems: u64,
     /// Bytes read from segment files and their indexes (not counted with `--mmap`).
     pub bytes_read: u64,
+    /// Records every other filter matched whose value `--json-field` could not compare.
+    pub uncompared: u64,
 }
 
 impl SearchStats {
@@ -428,6 +399,7 @@ impl SearchStats {
         self.records_searched += o.records_searched;
         self.problems += o.problems;
         self.bytes_read += o.bytes_read;
+        self.uncompared += o.uncompared;
     }
 }
 
@@ -474,10 +446,12 @@ impl<'a> Search<'a> {
         control: Option<&DecodeResult<ControlRecord>>,
     ) -> io::Result<Flow> {
         self.stats.records_searched += 1;
-        if !self.filter.record_matches(info, r)
-            || !self.state_may_match()
-            || self.beyond_last_stable(r.offset)
-        {
+        let test = self.filter.record_test(info, r);
+        if test == JsonMatch::No || !self.state_may_match() || self.beyond_last_stable(r.offset) {
+            return Ok(Flow::Continue);
+        }
+        if test == JsonMatch::Uncomparable {
+            self.stats.uncompared += 1;
             return Ok(Flow::Continue);
         }
         if self.print_batch && !self.batch_sent {
@@ -1149,23 +1123,7 @@ mod tests {
     }
 
     #[test]
-    fn json_fields_and_globs() {
-        let m = |spec: &str, doc: &str| JsonField::parse(spec).unwrap().matches(doc.as_bytes());
-        assert!(m("customer.id=4711", r#"{"customer":{"id":4711}}"#));
-        assert!(m("customer.id=4711", r#"{"customer":{"id":"4711"}}"#));
-        assert!(m("customer.id=4711", r#"{"customer":{"id":4.711e3}}"#));
-        assert!(!m("customer.id=4711", r#"{"customer":{"id":47110}}"#));
-        assert!(m(
-            "items.1.sku=B-2",
-            r#"{"items":[{"sku":"A"},{"sku":"B-2"}]}"#
-        ));
-        assert!(m("ok=true", r#"{"ok":true}"#) && !m("ok=true", r#"{"ok":"yes"}"#));
-        assert!(m(r#"s="quoted""#, r#"{"s":"quoted"}"#));
-        // An escaped key is still found; a value that is not JSON matches nothing.
-        assert!(m("id=1", r#"{"\u0069d":1}"#));
-        assert!(!m("id=1", r#"{"id":1"#) && !m("id=1", "id=1"));
-        assert!(JsonField::parse("id").is_err() && JsonField::parse("a..b=1").is_err());
-
+    fn globs() {
         let g = |glob: &str, name: &str| Glob::new(glob).unwrap().is_match(name);
         assert!(g("orders-*", "orders-eu") && !g("orders-*", "xorders-eu"));
         assert!(g("ord?rs", "orders") && !g("ord?rs", "ordrs"));
@@ -1256,8 +1214,27 @@ mod tests {
 pub struct Seek {
     /// Byte position of the first batch to read (0: the whole segment).
     pub position: u64,
-    /// Bytes of the `.index` and `.timeindex` read to find it.
+    /// Bytes of the `.index` and `.timeindex` read to find it, and of the batch headers read
+    /// to check what the `.timeindex` said.
     pub index_bytes: u64,
+    /// The `.timeindex` said the records before its entry are all earlier than `--from-time`,
+    /// and a batch there says otherwise: the search starts at that batch.
+    pub stale: Option<StaleTimeEntry>,
+}
+
+/// A `.timeindex` entry below the records it covers (issue 45): Kafka writes each entry as the
+/// largest timestamp appended so far with its offset (`LogSegment.append`), so no batch up to
+/// the entry's offset can carry a later `maxTimestamp`; this one does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StaleTimeEntry {
+    /// The entry: no record up to `offset` later than `timestamp`, it says.
+    pub timestamp: i64,
+    pub offset: i64,
+    /// The batch that contradicts it: its byte position, offsets and `maxTimestamp`.
+    pub batch_position: u64,
+    pub base_offset: i64,
+    pub last_offset: i64,
+    pub max_timestamp: i64,
 }
 
 /// The start of the search of the segment `log` (named `<base offset>.log`, its indexes beside
@@ -1267,6 +1244,13 @@ pub struct Seek {
 /// offset `O + 1`, found through the `.index` floor. With `from_offset` the floor of that
 /// offset. The position is used only when the batch there frames and ends at the entry's
 /// offset, as the index says (else the whole segment is read); missing indexes give 0.
+///
+/// A time index can lie (a stale entry, a copy from another generation of the segment), and a
+/// search must not lose a record by believing it: what a time seek skips is checked batch by
+/// batch from the headers alone (each v2 header's `maxTimestamp`, 43 bytes read per batch, no
+/// record decoded), and the search starts at the first batch that may hold a match — with a
+/// [`StaleTimeEntry`] when the index said otherwise — or where the headers stop being v2
+/// batches framed one after the other.
 pub fn seek_in_segment(
     log: &std::path::Path,
     from_time: Option<i64>,
@@ -1281,6 +1265,7 @@ pub fn seek_in_segment(
         return seek;
     };
     let mut target = from_offset.filter(|&o| o > base);
+    let mut time_entry = None;
     if let Some(t) = from_time.filter(|&t| t > i64::MIN) {
         if let Ok(mut times) = PagedIndex::<Times>::open(
             &log.with_file_name(offset_file_name(base, "timeindex")),
@@ -1291,7 +1276,10 @@ pub fn seek_in_segment(
             if let Ok((entry, Some(_))) = found {
                 if entry.timestamp < t {
                     let after = entry.offset.saturating_add(1);
-                    target = Some(target.map_or(after, |o| o.max(after)));
+                    if target.is_none_or(|o| o < after) {
+                        target = Some(after);
+                        time_entry = Some((entry, t));
+                    }
                 }
             }
         }
@@ -1312,27 +1300,156 @@ pub fn seek_in_segment(
     // Verified by framing: the batch at the position ends at the entry's offset.
     let position = entry.position as u64;
     let mut head = [0u8; kseg_format::batch::LAST_OFFSET_PREFIX];
-    let framed = kseg_storage::source::open_read_only(log).is_ok_and(|f| {
-        use std::os::unix::fs::FileExt;
-        f.read_exact_at(&mut head, position).is_ok()
-            && kseg_format::batch::entry_last_offset(&head) == Some(entry.offset)
-    });
-    if framed {
-        seek.position = position;
+    let Ok(file) = kseg_storage::source::open_read_only(log) else {
+        return seek;
+    };
+    use std::os::unix::fs::FileExt;
+    let framed = file.read_exact_at(&mut head, position).is_ok()
+        && kseg_format::batch::entry_last_offset(&head) == Some(entry.offset);
+    if !framed {
+        return seek;
+    }
+    seek.position = position;
+    if let Some((entry, from_time)) = time_entry {
+        let (start, stale, read) = check_time_skip(&file, position, from_time, from_offset);
+        seek.index_bytes += read;
+        seek.position = start;
+        seek.stale = stale.map(|(batch_position, (base, last, max))| StaleTimeEntry {
+            timestamp: entry.timestamp,
+            offset: entry.offset,
+            batch_position,
+            base_offset: base,
+            last_offset: last,
+            max_timestamp: max,
+        });
     }
     seek
 }
 
-/// Where `--key` can be found in one topic when its records were placed by Kafka's default
-/// partitioner (`BuiltInPartitioner.partitionForKey`: murmur2 of the key bytes, modulo the
-/// partition count).
+/// The first bytes of a v2 batch header that say what a time seek must check, up to the end of
+/// `maxTimestamp` (`DefaultRecordBatch`: baseOffset 0, length 8, magic 16, lastOffsetDelta 23,
+/// maxTimestamp 35).
+const TIME_CHECK_PREFIX: usize = 43;
+
+/// A v2 batch's facts for a time check, from [`TIME_CHECK_PREFIX`] bytes: base offset, frame
+/// length, last offset, `maxTimestamp`; `None` for another magic or an impossible length.
+fn time_check_facts(h: &[u8; TIME_CHECK_PREFIX]) -> Option<(i64, u64, i64, i64)> {
+    use kseg_format::batch::{LOG_OVERHEAD, V2_HEADER_SIZE};
+    let i64_at = |at: usize| i64::from_be_bytes(h[at..at + 8].try_into().expect("8 bytes"));
+    let i32_at = |at: usize| i32::from_be_bytes(h[at..at + 4].try_into().expect("4 bytes"));
+    let length = u64::try_from(i32_at(8)).ok()?;
+    if h[16] != 2 || length < (V2_HEADER_SIZE - LOG_OVERHEAD) as u64 {
+        return None;
+    }
+    let base = i64_at(0);
+    let last = base.checked_add(i64::from(i32_at(23)))?;
+    Some((base, LOG_OVERHEAD as u64 + length, last, i64_at(35)))
+}
+
+/// Walks the batch headers of `[0, position)` of a segment: the position of the first batch
+/// that may hold a record at or after `from_time` (and at or after `from_offset`), with its
+/// facts when the time index should have ruled it out, else `position`; and the bytes read (43
+/// per batch). A header that is not a v2 batch's, or frames that do not lead to `position`,
+/// stop the walk there: the search starts at that byte and reads on as the scan does.
+#[allow(clippy::type_complexity)]
+fn check_time_skip(
+    file: &std::fs::File,
+    position: u64,
+    from_time: i64,
+    from_offset: Option<i64>,
+) -> (u64, Option<(u64, (i64, i64, i64))>, u64) {
+    use std::os::unix::fs::FileExt;
+    let mut head = [0u8; TIME_CHECK_PREFIX];
+    let (mut at, mut last) = (0u64, 0u64);
+    let mut read = 0u64;
+    while at < position {
+        last = at;
+        if file.read_exact_at(&mut head, at).is_err() {
+            return (at, None, read);
+        }
+        read += TIME_CHECK_PREFIX as u64;
+        let Some((base, size, last_offset, max_timestamp)) = time_check_facts(&head) else {
+            return (at, None, read);
+        };
+        if max_timestamp >= from_time && from_offset.is_none_or(|f| last_offset >= f) {
+            return (at, Some((at, (base, last_offset, max_timestamp))), read);
+        }
+        at += size;
+    }
+    // Frames that step over `position` do not lead to it: from the batch that crosses it.
+    (if at == position { at } else { last }, None, read)
+}
+
+/// A partition as grep names it: topic and number, or (a file outside a partition dir) the
+/// file's path in `name`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Place {
+    pub topic: Option<String>,
+    pub partition: Option<i32>,
+    pub name: String,
+}
+
+/// What a search says besides its matches: typed here, worded by `print::grep` (stderr in text,
+/// once per run, each kind gathering its partitions; `note` objects in JSON).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GrepNote {
+    /// With a filter given, the first argument was read as the value pattern: no file or dir
+    /// has that name.
+    PatternNotAPath { pattern: String },
+    /// `--partitioner`: where the key is searched in each topic (`held`: the partition it maps
+    /// to is among the inputs).
+    KeyPruned {
+        partitioner: Partitioner,
+        topics: Vec<(KeyPlacement, bool)>,
+    },
+    /// `--partitions` differs from the counts `__cluster_metadata` records.
+    PartitionsDiffer {
+        given: u32,
+        recorded: Vec<(String, u32)>,
+    },
+    /// A search pruned by `--partitioner` found nothing.
+    PrunedNothingFound { partitioner: Partitioner },
+    /// Without `--partitioner`: the partitions the key was found in, with their partition count
+    /// and the partitioners that place the key there.
+    KeyFound {
+        places: Vec<(String, i32, u32, Vec<Partitioner>)>,
+    },
+    /// ABORT markers no `.txnindex` lists: (partition, marker offset, producer).
+    UnindexedAborts(Vec<(Place, i64, i64)>),
+    /// `.txnindex` entries no ABORT marker of their producer ended: (partition, producer,
+    /// last offset).
+    UnendedIndexEntries(Vec<(Place, i64, i64)>),
+    /// `--committed`: the open transactions holding each partition's last stable offset:
+    /// (partition, producer, first offset).
+    LastStable(Vec<(Place, i64, i64)>),
+    /// `.timeindex` entries below the records they cover, each with its segment.
+    StaleTimeIndex(Vec<(std::path::PathBuf, StaleTimeEntry)>),
+    /// Records whose value `--json-field` could not compare (a number with an exponent beyond
+    /// 64 bits): not counted as matches.
+    Uncompared { records: u64 },
+}
+
+/// Where a partition count came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CountedBy {
+    /// `--partitions`.
+    Flag,
+    /// The topic's partition records in `__cluster_metadata`.
+    Metadata,
+}
+
+/// Where `--key` is searched in one topic when `--partitioner` names the partitioner that placed
+/// it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyPlacement {
     pub topic: String,
-    pub partition: i32,
-    pub partitions: u32,
-    /// Where the partition count came from: `--partitions` or `__cluster_metadata`.
-    pub counted_by: &'static str,
+    /// The topic's partition count, and where it came from; `None`: not known, and every
+    /// partition of the topic is searched.
+    pub count: Option<(u32, CountedBy)>,
+    /// The partition the partitioner gives the key; `None` (with a count): it places this key
+    /// at random (librdkafka's `consistent_random` with an empty key), every partition is
+    /// searched.
+    pub partition: Option<i32>,
 }
 
 /// Whether a topic's records are placed by the producer's partitioner: Kafka's internal
@@ -1342,10 +1459,24 @@ pub fn placed_by_partitioner(topic: &str) -> bool {
     !topic.starts_with("__")
 }
 
-/// The placement of `key` in each of `topics` whose partition count is known: `given` (the
-/// `--partitions` flag) for all of them, else the count `recorded` (from `__cluster_metadata`).
+/// The partition count of `topic`: `given` (the `--partitions` flag) for every topic, else the
+/// count `recorded` in `__cluster_metadata`.
+pub fn partition_count(
+    topic: &str,
+    given: Option<u32>,
+    recorded: &std::collections::HashMap<String, u32>,
+) -> Option<(u32, CountedBy)> {
+    match (given, recorded.get(topic)) {
+        (Some(n), _) => Some((n, CountedBy::Flag)),
+        (None, Some(&m)) => Some((m, CountedBy::Metadata)),
+        (None, None) => None,
+    }
+}
+
+/// The placement of `key` by `partitioner` in each of `topics` its producer places.
 pub fn key_placements<'t>(
     key: &[u8],
+    partitioner: Partitioner,
     topics: impl IntoIterator<Item = &'t str>,
     given: Option<u32>,
     recorded: &std::collections::HashMap<String, u32>,
@@ -1353,55 +1484,84 @@ pub fn key_placements<'t>(
     topics
         .into_iter()
         .filter(|t| placed_by_partitioner(t))
-        .filter_map(|topic| {
-            let (partitions, counted_by) = match (given, recorded.get(topic)) {
-                (Some(n), _) => (n, "--partitions"),
-                (None, Some(&m)) => (m, "__cluster_metadata"),
-                (None, None) => return None,
-            };
-            Some(KeyPlacement {
+        .map(|topic| {
+            let count = partition_count(topic, given, recorded);
+            KeyPlacement {
                 topic: topic.to_string(),
-                partition: super::partitioner::partition_for_key(key, partitions) as i32,
-                partitions,
-                counted_by,
-            })
+                count,
+                partition: count
+                    .and_then(|(n, _)| partitioner.partition(key, n))
+                    .map(|p| p as i32),
+            }
         })
         .collect()
 }
+
+/// Which of the built-in partitioners give `key` partition `partition` of `partitions`: what
+/// may have placed a record found there.
+pub fn placed_there(key: &[u8], partition: i32, partitions: u32) -> Vec<Partitioner> {
+    Partitioner::ALL
+        .into_iter()
+        .filter(|p| p.partition(key, partitions) == Some(partition as u32))
+        .collect()
+}
+
+use crate::partitioner::Partitioner;
 
 #[cfg(test)]
 mod placement_tests {
     use super::*;
 
     #[test]
-    fn a_key_is_placed_as_the_default_partitioner_places_it() {
+    fn a_key_is_placed_as_the_partitioner_named_places_it() {
         let recorded = [
             ("orders".to_string(), 3u32),
             ("__consumer_offsets".to_string(), 50),
         ]
         .into_iter()
         .collect();
-        // The seed scenario: book-1 lands in partition 0 of 3 (see partitioner.rs).
         let p = key_placements(
             b"book-1",
+            Partitioner::Murmur2,
             ["orders", "__consumer_offsets", "unknown"],
             None,
             &recorded,
         );
         assert_eq!(
             p,
-            vec![KeyPlacement {
-                topic: "orders".into(),
-                partition: super::super::partitioner::partition_for_key(b"book-1", 3) as i32,
-                partitions: 3,
-                counted_by: "__cluster_metadata",
-            }]
+            vec![
+                KeyPlacement {
+                    topic: "orders".into(),
+                    count: Some((3, CountedBy::Metadata)),
+                    partition: Some(crate::partitioner::partition_for_key(b"book-1", 3) as i32),
+                },
+                KeyPlacement {
+                    topic: "unknown".into(),
+                    count: None,
+                    partition: None,
+                }
+            ]
         );
         // --partitions applies to every topic the partitioner places, known or not.
-        let p = key_placements(b"book-1", ["orders", "unknown"], Some(7), &recorded);
-        assert_eq!(p.len(), 2);
-        assert!(p
-            .iter()
-            .all(|p| p.partitions == 7 && p.counted_by == "--partitions"));
+        let p = key_placements(
+            b"book-1",
+            Partitioner::Crc32,
+            ["orders", "unknown"],
+            Some(7),
+            &recorded,
+        );
+        assert!(p.iter().all(|p| p.count == Some((7, CountedBy::Flag))
+            && p.partition == Some((crc32fast::hash(b"book-1") % 7) as i32)));
+        // librdkafka places an empty key at random: no partition to prune to.
+        let p = key_placements(b"", Partitioner::Crc32, ["orders"], None, &recorded);
+        assert_eq!(p[0].partition, None);
+        assert_eq!(
+            placed_there(b"book-1", p_of(b"book-1", 3), 3)[0],
+            Partitioner::Murmur2
+        );
+    }
+
+    fn p_of(key: &[u8], n: u32) -> i32 {
+        crate::partitioner::partition_for_key(key, n) as i32
     }
 }

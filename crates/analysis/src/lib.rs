@@ -11,6 +11,7 @@ pub mod group_records;
 pub mod group_report;
 pub mod groups;
 pub mod index_check;
+pub mod json_field;
 pub mod load;
 pub mod log_dir_load;
 pub mod lookup;

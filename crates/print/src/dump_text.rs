@@ -186,6 +186,18 @@ pub fn write_record_line(
     decoded: &mut Vec<u8>,
     view: &RecordView<'_>,
 ) -> io::Result<()> {
+    write_record_line_with(o, style, false, decoded, view)
+}
+
+/// [`write_record_line`]; with `header_values`, `headers: [name=value,...]` (escaped; a null
+/// value as the name alone) in place of kafka-dump-log's `headerKeys: [name,...]` (grep's line).
+pub fn write_record_line_with(
+    o: &mut Vec<u8>,
+    style: TextStyle,
+    header_values: bool,
+    decoded: &mut Vec<u8>,
+    view: &RecordView<'_>,
+) -> io::Result<()> {
     let (b, r) = (view.batch, view.record);
     if !style.skip_record_metadata {
         o.extend_from_slice(b"| offset: ");
@@ -201,12 +213,20 @@ pub fn write_record_line(
         if b.magic >= 2 {
             o.extend_from_slice(b" sequence: ");
             num(o, r.sequence.unwrap_or(-1));
-            o.extend_from_slice(b" headerKeys: [");
+            o.extend_from_slice(if header_values {
+                b" headers: ["
+            } else {
+                b" headerKeys: ["
+            });
             for (i, h) in r.headers.iter().enumerate() {
                 if i > 0 {
                     o.push(b',');
                 }
                 push_escaped(o, h.key);
+                if let (true, Some(v)) = (header_values, h.value) {
+                    o.push(b'=');
+                    push_escaped(o, v);
+                }
             }
             o.push(b']');
         }

@@ -82,6 +82,37 @@ impl Layout {
     }
 }
 
+/// The width of the terminal stderr is shown on (`COLUMNS` first, as shells export it), for
+/// notes wrapped to it; `None` when stderr is not a terminal.
+pub fn stderr_width() -> Option<usize> {
+    if !io::stderr().is_terminal() {
+        return None;
+    }
+    let columns = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0);
+    columns
+        .or_else(|| {
+            Table::new()
+                .use_stderr()
+                .width()
+                .map(usize::from)
+                .filter(|&w| w > 0)
+        })
+        .map(|w| w.max(MIN_WIDTH))
+}
+
+/// `text` broken at word boundaries into lines of at most `width` characters, the lines after
+/// the first indented by two spaces more than its own indent (a note on a terminal).
+pub fn wrapped(text: &str, width: usize) -> String {
+    let mut out = Layout::Fit(width).writer(Vec::new());
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.write_all(b"\n");
+    let _ = out.flush();
+    String::from_utf8_lossy(&out.inner).into_owned()
+}
+
 /// Narrower terminals are treated as this wide.
 const MIN_WIDTH: usize = 40;
 /// Ids are never cut below this many characters (unless their header is narrower).
