@@ -141,7 +141,7 @@ pub struct TzArg {
     /// Asia/Shanghai): local (the machine's), UTC, an offset (+08:00) or a zone name; grep also
     /// shows the records' times in it [default: none: such a time is refused; times shown in
     /// UTC]
-    #[arg(long, value_name = "ZONE")]
+    #[arg(long, value_name = "ZONE", allow_hyphen_values = true)]
     pub tz: Option<String>,
 }
 

@@ -32,5 +32,6 @@ mod rescue_inputs;
 mod shipping;
 mod summary_cli;
 mod terminal_width;
+mod times;
 mod transactions;
 mod verify_index;
