@@ -5,6 +5,7 @@ mod admin_apis;
 mod configs;
 mod crash;
 mod diff;
+mod grep_keys;
 mod group_history;
 mod harness;
 mod kip848;
