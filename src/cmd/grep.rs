@@ -2,9 +2,12 @@
 //! inputs as dump-log does, and run a [`Search`] over each partition's segments with the one
 //! scan loop, printing with [`GrepPrinter`]. Each partition's transactions are walked with it
 //! ([`TxnView`]: the `.txnindex` aborts, and the open transactions when the filter needs them);
-//! `--from-time`/`--from-offset` start each segment where its indexes allow
-//! ([`seek_in_segment`]); `--threads N` searches the parts in parallel
-//! ([`parallel`](super::parallel), as dump-log's), written in order.
+//! `--from-time`/`--from-offset` start each segment where its indexes allow, what a time seek
+//! skips checked from the batch headers ([`seek_in_segment`]); `--key` searches every partition
+//! unless `--partitioner` names the producer's partitioner (`place_key`); `--threads N`
+//! searches the parts in parallel (`parallel`, as dump-log's), written in order. What the run
+//! has to say besides its matches is gathered as typed notes (`Notes`, [`GrepNote`]) and said
+//! once, at its end.
 //!
 //! Exit status as grep's: 0 something matched, 1 nothing matched, 2 trouble (a path that could
 //! not be read, or data problems). `main` turns an [`Outcome`] into the exit code, so "nothing

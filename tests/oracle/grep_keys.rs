@@ -20,8 +20,12 @@ const TOPIC: &str = "keyed";
 const PARTITIONS: u32 = 6;
 const KEYS: usize = 16;
 
-/// `kseg grep --json ARGS... DATA`: exit code, records (partition, key), notes (kind, message).
-fn grep(data: &str, args: &[&str]) -> (i32, Vec<(i64, String)>, Vec<(String, String)>) {
+/// What `kseg grep --json` answered: exit code, records (partition, key), notes (kind,
+/// message).
+type Answer = (i32, Vec<(i64, String)>, Vec<(String, String)>);
+
+/// `kseg grep --json ARGS... DATA`.
+fn grep(data: &str, args: &[&str]) -> Answer {
     let mut all = vec!["grep", "--json"];
     all.extend_from_slice(args);
     all.push(data);

@@ -683,6 +683,34 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Hostile bytes (and valid documents cut or flipped anywhere) never panic; a document
+        /// serde_json refuses is never a match.
+        #[test]
+        fn hostile_documents_never_panic(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200),
+            cut in 0usize..60,
+            flip in (0usize..60, proptest::prelude::any::<u8>()),
+        ) {
+            let fields = ["a=1", "a.b=\"x\"", "0.a=[1,{}]", "a={\"b\":null}", "a=1e400"];
+            let valid = br#"{"a":{"b":"x","c":[1,2.5e3,{"\u0041":true}]},"z":null}"#;
+            let mut cut_doc = valid[..cut.min(valid.len())].to_vec();
+            let mut flipped = valid.to_vec();
+            let at = flip.0 % flipped.len();
+            flipped[at] = flip.1;
+            cut_doc.extend_from_slice(&bytes[..bytes.len().min(8)]);
+            for spec in fields {
+                let f = JsonField::parse(spec).unwrap();
+                for doc in [&bytes[..], &cut_doc[..], &flipped[..]] {
+                    let got = f.test(doc);
+                    if serde_json::from_slice::<serde_json::Value>(doc).is_err()
+                        && std::str::from_utf8(doc).is_ok()
+                    {
+                        prop_assert_ne!(got, JsonMatch::Yes, "{} {:?}", spec, doc);
+                    }
+                }
+            }
+        }
+
         /// Over documents serde_json reads, the field found is serde_json's (its depth limit
         /// is not reached here), and a value equals itself in any spelling serde gives it.
         #[test]
