@@ -109,10 +109,8 @@ fn pattern_and_paths(a: &GrepArgs) -> Result<(Option<String>, Vec<PathBuf>, Opti
     let first: OsString = args.remove(0);
     if names_a_path {
         bail!(
-            "{:?} names a file or dir, and would be read as the value PATTERN: give the pattern \
-             with -e (kseg grep -e PATTERN PATH...), or a filter (--key, --header, ...) to search \
-             every argument as a PATH",
-            first
+            "{first:?} names a file or dir: is it the PATTERN or a PATH?\n  give a pattern with \
+             -e PATTERN; with a filter (--key, --header, ...) every argument is a PATH"
         );
     }
     let pattern = first

@@ -492,8 +492,8 @@ fn a_key_is_searched_in_every_partition_unless_a_partitioner_is_named() {
     assert_eq!(
         r.stderr,
         "kseg: note: the key was found in orders-0 (where murmur2 (the Java producer's \
-         default) and crc32 (librdkafka's default: confluent-kafka, kcat) places it over 3) and \
-         orders-1 (where fnv1a (sarama's default) places it over 3)\n"
+         default) and crc32 (librdkafka's default: confluent-kafka, kcat) place it over 3 \
+         partitions) and orders-1 (where fnv1a (sarama's default) places it over 3 partitions)\n"
     );
     let r = grep(&["--key", "customer-1", "--partitioner", "fnv1a", &d]);
     assert_eq!(hits(&r), ["orders-1:1"]);

@@ -473,7 +473,11 @@ pub fn note_text(note: &GrepNote) -> String {
                         )
                     } else {
                         let names: Vec<String> = by.iter().map(|p| partitioner_words(*p)).collect();
-                        format!("{here} (where {} places it over {n})", listed(&names))
+                        let verb = if names.len() == 1 { "places" } else { "place" };
+                        format!(
+                            "{here} (where {} {verb} it over {n} partitions)",
+                            listed(&names)
+                        )
                     }
                 })
                 .collect();
