@@ -1040,8 +1040,9 @@ fn a_pattern_never_swallows_a_path() {
     let r = grep(&[&a, &b]);
     assert_eq!((r.code, r.stdout.as_str()), (2, ""));
     assert!(
-        r.stderr.contains(
-            "names a file or dir, and would be read as the value PATTERN: give the pattern with -e"
+        r.stderr.ends_with(
+            "names a file or dir: is it the PATTERN or a PATH?\n  give a pattern with -e \
+             PATTERN; with a filter (--key, --header, ...) every argument is a PATH\n"
         ),
         "{}",
         r.stderr
