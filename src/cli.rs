@@ -675,6 +675,14 @@ pub struct RescueArgs {
     #[arg(long, value_name = "OLD:NEW")]
     pub topic_map: Vec<String>,
 
+    /// Only source topics matching GLOB (`*`, `?`, `[a-z]`; repeatable: any of them)
+    #[arg(long = "topic", value_name = "GLOB")]
+    pub topics: Vec<String>,
+
+    /// Leave out source topics matching GLOB (repeatable)
+    #[arg(long = "exclude-topic", value_name = "GLOB")]
+    pub exclude_topics: Vec<String>,
+
     /// Where each record goes: the source's partition number, or murmur2 of the key as the Java
     /// client's default partitioner does (records without a key keep their partition)
     #[arg(long, value_enum, default_value_t = RescuePartitioner::Same)]
@@ -701,7 +709,15 @@ pub struct RescueArgs {
     #[arg(long, value_name = "FILE")]
     pub state: Option<PathBuf>,
 
-    /// Print what would be sent (counts, ranges, target partitions); send nothing
+    /// With --state: when the file does not describe the target (another cluster, a target
+    /// topic deleted and created again, a partition ending before what was written), send
+    /// every record again into the target as it is now instead of refusing; the file starts
+    /// anew
+    #[arg(long, requires = "state")]
+    pub resend: bool,
+
+    /// Print what would be sent (counts, ranges, target partitions) and, when the cluster is
+    /// reachable, what its topics would refuse or delete; send nothing
     #[arg(long)]
     pub dry_run: bool,
 
