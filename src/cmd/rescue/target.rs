@@ -247,5 +247,14 @@ pub fn create_topics(
     if let Ok(ids) = reader.topic_ids(&topics, first_wait(false)) {
         survey.topic_ids = ids;
     }
+    // What they were given, as the cluster says it (the send sends alone a record one of them
+    // may refuse).
+    for t in &survey.new_topics {
+        if let Ok(c) = admin.topic_configs(&t.name) {
+            survey
+                .limits
+                .insert(t.name.clone(), TopicLimits::of_topic(&c));
+        }
+    }
     Ok(())
 }
