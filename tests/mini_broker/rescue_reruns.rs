@@ -50,3 +50,59 @@ fn group_offsets_are_checked_against_the_map_and_the_target() {
     groups_check_the_map_against_the_target(&Target::new(&broker.bootstrap()), t.path());
     broker.stop();
 }
+
+/// A record stamped two hours ahead: Kafka 4's `message.timestamp.after.max.ms` (one hour)
+/// refuses it (INVALID_TIMESTAMP). The run says so before sending (with the records stamped in
+/// the future), sends the record alone, and its partition stops there: the record before it
+/// is in the target, the one after is not (issue 44 item 16, issue 45 item 7).
+#[test]
+fn a_record_stamped_too_far_ahead_stops_its_partition() {
+    use crate::common::{batch, rec, write, BatchSpec};
+    let t = tempfile::tempdir().unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let at = |offset: i64, ts: i64, v: &str| {
+        let spec = BatchSpec {
+            base_offset: offset,
+            base_timestamp: ts,
+            ..Default::default()
+        };
+        batch(spec, &[rec("k", v)])
+    };
+    let src = t.path().join("dead-broker");
+    write(
+        &src.join("clock-0/00000000000000000000.log"),
+        &[
+            &at(0, now - 60_000, "before"),
+            &at(1, now + 2 * 3_600_000, "ahead"),
+            &at(2, now - 30_000, "after"),
+        ],
+    );
+    let broker = BrokerProcess::start(&t.path().join("target"), &[]);
+    let target = Target::new(&broker.bootstrap());
+    let o = rescue(&[
+        src.to_str().unwrap(),
+        "--bootstrap",
+        &broker.bootstrap(),
+        "--create-topics",
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("1 records of clock-0 are stamped in the future")
+            && err.contains("clock-0 offset 1: its timestamp 20")
+            && err.contains(
+                "is more than target topic clock's message.timestamp.after.max.ms=3600000 ahead \
+                 (INVALID_TIMESTAMP): the target will refuse it, and clock-0 stops there"
+            )
+            && err.contains("clock-0 stopped at offset 1: the target refused the record"),
+        "{err}"
+    );
+    assert_eq!(
+        target.records("clock", 0),
+        [("k".to_string(), "before".to_string())]
+    );
+    broker.stop();
+}

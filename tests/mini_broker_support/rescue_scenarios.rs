@@ -374,6 +374,21 @@ pub fn refused_record_stops_its_partition(target: &Target, work: &Path) {
         "--state",
         state.to_str().unwrap(),
     ];
+    // The dry run, the cluster reachable, checks the batches (issue 44 item 16): exit 1.
+    let mut dry = args.to_vec();
+    dry.push("--dry-run");
+    let o = rescue(&dry);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "batches of at most 10000 bytes (target topic prices-small's max.message.bytes=10000"
+        ) && err.contains(&format!(
+            "prices-{big} offset {big_offset}: a batch of this record alone is"
+        )) && err.contains(&format!("prices-{big} would stop there")),
+        "{err}"
+    );
+
     let first = rescue(&args);
     let err = stderr(&first);
     assert_eq!(first.status.code(), Some(2), "{err}");
@@ -420,6 +435,11 @@ pub fn refused_record_stops_its_partition(target: &Target, work: &Path) {
     let err = stderr(&second);
     assert_eq!(second.status.code(), Some(0), "{err}");
     let l = lines(&second);
+    // The rate is a whole number.
+    assert!(
+        of_type(&l, "summary")[0]["recordsPerSecond"].is_u64(),
+        "{l:?}"
+    );
     assert_eq!(
         sent(&l),
         (partitions[big as usize].len() - big_at) as u64,

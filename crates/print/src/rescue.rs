@@ -585,36 +585,35 @@ pub fn refused_in_run(
     landed_after: &[(String, i64)],
     state: Option<&str>,
 ) -> String {
-    let landed = match (landed_after.first(), landed_after.last()) {
+    let after = match (landed_after.first(), landed_after.last()) {
         (Some(first), Some(last)) => format!(
-            "; {} records after it were already on their way and landed ({} offset {} to {} \
-             offset {}): a rerun sends them again after it, in order, so the target holds them \
-             twice",
+            "nothing after it was sent from {} but {} records already on their way, which \
+             landed ({} offset {} to {} offset {}): a rerun sends them again after it, in \
+             order, so the target holds them twice",
+            esc(source),
             landed_after.len(),
             esc(&first.0),
             first.1,
             esc(&last.0),
             last.1
         ),
-        _ => String::new(),
+        _ => format!("nothing after it was sent from {}", esc(source)),
     };
     let resume = match state {
         Some(f) => format!(
-            "; once the target takes it, rerun with the same --state {}: it resumes there",
+            "once the target takes it, rerun with the same --state {}: it resumes there",
             esc(f)
         ),
         None => format!(
-            "; once the target takes it, rerun for {} with --from-offset {offset} (or use \
+            "once the target takes it, rerun for {} with --from-offset {offset} (or use \
              --state to resume)",
             esc(source)
         ),
     };
     format!(
-        "{} stopped at offset {offset}: the target refused the record ({}); nothing after it \
-         was sent from {}{landed}{resume}",
+        "{} stopped at offset {offset}: the target refused the record ({}); {after}; {resume}",
         esc(source),
-        esc(error),
-        esc(source)
+        esc(error)
     )
 }
 
@@ -926,5 +925,76 @@ pub fn map_fault(f: &MapFault) -> String {
             range(r),
             r.target_last()
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kseg_analysis::rescue::check::LimitConfig;
+
+    #[test]
+    fn a_state_that_does_not_describe_the_target_is_said_with_the_way_on() {
+        let m = [
+            StateMismatch::TopicId {
+                topic: "orders".into(),
+                recorded: "AAA".into(),
+                now: "BBB".into(),
+            },
+            StateMismatch::LogEnd {
+                partition: "orders-0".into(),
+                written_to: 539,
+                now: 0,
+            },
+        ];
+        let s = state_refusal("rescue.state", &m);
+        assert!(s.starts_with(
+            "rescue.state does not describe this target: target topic orders was deleted and \
+             created again since (topic id AAA then, BBB now); target partition orders-0 ends \
+             at offset 0, before offset 539"
+        ));
+        assert!(s.contains("Pass --resend"), "{s}");
+    }
+
+    #[test]
+    fn a_refusal_names_the_record_the_reason_and_the_fix() {
+        let c = SourceCheck {
+            refused: Some(RefusedAhead {
+                offset: 17,
+                why: Refusal::TooLarge {
+                    batch_bytes: 20_094,
+                    limit: 10_000,
+                    config: LimitConfig::MaxMessageBytes,
+                },
+                certain: true,
+            }),
+            ..Default::default()
+        };
+        let lines = source_check("prices-1", "prices", &c, true);
+        assert_eq!(
+            lines,
+            [
+                "prices-1 offset 17: a batch of this record alone is 20094 bytes, over target \
+              topic prices's max.message.bytes=10000 (MESSAGE_TOO_LARGE): the target will \
+              refuse it, and prices-1 stops there (the other partitions go on); to take it, \
+              raise the limit first (kafka-configs.sh --alter --entity-type topics \
+              --entity-name prices --add-config max.message.bytes=20094)"
+            ]
+        );
+        let s = refused_in_run(
+            "prices-1",
+            17,
+            "Broker: Message size too large",
+            &[("prices-1".into(), 14), ("prices-1".into(), 20)],
+            Some("r.state"),
+        );
+        assert_eq!(
+            s,
+            "prices-1 stopped at offset 17: the target refused the record (Broker: Message size \
+             too large); nothing after it was sent from prices-1 but 2 records already on \
+             their way, which landed (prices-1 offset 14 to prices-1 offset 20): a rerun sends \
+             them again after it, in order, so the target holds them twice; once the target \
+             takes it, rerun with the same --state r.state: it resumes there"
+        );
     }
 }

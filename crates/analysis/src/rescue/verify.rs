@@ -140,3 +140,105 @@ pub fn verify_through_maps(
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grep::Glob;
+    use crate::rescue::PlanRequest;
+    use std::path::Path;
+
+    /// payments-0 of the example data dir sends 0..=4 and 10..=13. In the target another
+    /// producer's record sits between them: compared through the map, every record matches and
+    /// the foreign one is extra (a comparison by position would call the last four different).
+    #[test]
+    fn records_are_compared_where_the_map_puts_them() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/example-datadir");
+        let set = kseg_storage::discover::discover(&[dir]).unwrap();
+        let req = PlanRequest {
+            include: vec![Glob::new("payments").unwrap()],
+            ..Default::default()
+        };
+        let plan = Plan::new(&set, req).unwrap();
+        let mut scratch = RecordScratch::default();
+        let source = Source::open(plan.sources[0], &mut scratch).unwrap();
+        let mut sent = Vec::new();
+        source
+            .select(plan.selection, None, &mut scratch, |r| {
+                sent.push((r.offset, record_digest(r), sent_timestamp(r)));
+                Ok(Flow::Continue)
+            })
+            .unwrap();
+        assert_eq!(sent.len(), 9);
+        let mut map = RescueMap::default();
+        let mut read = Vec::new();
+        let mut at = 100;
+        for (offset, digest, ts) in &sent {
+            if *offset == 10 {
+                read.push(TargetRecord {
+                    offset: at,
+                    digest: 7,
+                    create_time: None,
+                });
+                at += 1;
+            }
+            map.push(*offset, 0, at);
+            read.push(TargetRecord {
+                offset: at,
+                digest: *digest,
+                create_time: *ts,
+            });
+            at += 1;
+        }
+        let targets = plan.target_partitions(|_| 1);
+        let sources = [source];
+        let check = |read: &[TargetRecord], map: &RescueMap, scratch: &mut RecordScratch| {
+            verify_through_maps(&plan, &sources, &[map], &targets, &[read.to_vec()], scratch)
+                .unwrap()
+                .remove(0)
+        };
+        let v = check(&read, &map, &mut scratch);
+        assert_eq!((v.matched, v.mismatched, v.missing, v.extra), (9, 0, 0, 1));
+        assert_eq!(v.first, Some(Difference::Extra { at: 105 }));
+        assert_eq!(v.target, "payments-0");
+
+        // A record changed in the target.
+        let mut changed = read.clone();
+        changed[7].digest ^= 1;
+        let v = check(&changed, &map, &mut scratch);
+        assert_eq!((v.matched, v.mismatched), (8, 1));
+        assert!(matches!(
+            v.first,
+            Some(Difference::Differs {
+                offset: 11,
+                at: 107,
+                timestamp: false,
+                ..
+            })
+        ));
+
+        // A map that puts 10..=13 where the target has nothing.
+        let mut wrong = RescueMap::default();
+        for (i, (offset, _, _)) in sent.iter().enumerate() {
+            wrong.push(
+                *offset,
+                0,
+                if *offset < 10 {
+                    100 + i as i64
+                } else {
+                    1000 + i as i64
+                },
+            );
+        }
+        let v = check(&read, &wrong, &mut scratch);
+        assert_eq!((v.matched, v.missing, v.extra), (5, 4, 5));
+        assert!(matches!(
+            v.first,
+            Some(Difference::Missing {
+                offset: 10,
+                at: Some(1005),
+                ..
+            })
+        ));
+    }
+}
