@@ -255,11 +255,18 @@ impl ProducerContext for Reports {
                 ticket,
                 offset: m.offset(),
             },
-            Err((e, _)) => Delivery::Failed {
-                ticket,
-                error: e.to_string(),
-                refused: e.rdkafka_error_code().is_some_and(refuses_the_record),
-            },
+            Err((e, _)) => {
+                let refused = e.rdkafka_error_code().is_some_and(refuses_the_record);
+                Delivery::Failed {
+                    ticket,
+                    // A refusal in the broker's words ("Broker: Message size too large").
+                    error: match e.rdkafka_error_code() {
+                        Some(code) if refused => code.to_string(),
+                        _ => e.to_string(),
+                    },
+                    refused,
+                }
+            }
         };
         self.deliveries
             .lock()
@@ -364,8 +371,7 @@ impl RescueProducer {
                 }
                 Err((KafkaError::MessageProduction(code), _)) if refuses_the_record(code) => {
                     return Ok(Queued::Refused(format!(
-                        "{} (the producer's message.max.bytes is {})",
-                        KafkaError::MessageProduction(code),
+                        "{code}: the producer's message.max.bytes is {}",
                         self.max_record_bytes
                     )));
                 }

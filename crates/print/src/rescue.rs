@@ -214,7 +214,8 @@ pub fn report(
         serde_json::to_writer(
             &mut *out,
             &json!({"type": "summary", "sent": r.sent, "bytes": r.bytes,
-                "acknowledged": r.acknowledged, "unacknowledged": r.unacknowledged,
+                "acknowledged": r.acknowledged, "refused": r.refused,
+                "unacknowledged": r.unacknowledged,
                 "resumeMatched": r.resume_matched, "foreignRecords": r.foreign,
                 "seconds": r.seconds, "recordsPerSecond": r.rate(),
                 "error": r.error}),
@@ -224,12 +225,17 @@ pub fn report(
         writeln!(
             out,
             "{} records sent ({} bytes of keys, values and headers) in {:.1} s, {} records/s; {} \
-             acknowledged",
+             acknowledged{}",
             r.sent,
             r.bytes,
             r.seconds,
             r.rate(),
-            r.acknowledged
+            r.acknowledged,
+            if r.refused > 0 {
+                format!(", {} refused by the target", r.refused)
+            } else {
+                String::new()
+            }
         )?;
     }
     Ok(())

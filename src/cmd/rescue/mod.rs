@@ -709,8 +709,13 @@ fn stop_unless_complete(args: &RescueArgs, plan: &Plan<'_>, report: &SendReport)
     if refused > 0 {
         bail!(
             "{refused} of {} source partitions stopped at a record the target refused (said \
-             above); the others were sent whole",
-            report.sources.len()
+             above); the others were sent whole{}",
+            report.sources.len(),
+            if args.groups {
+                "; no group offset was committed"
+            } else {
+                ""
+            }
         );
     }
     Ok(())

@@ -389,6 +389,11 @@ pub fn send(
     report.sent = sent_total;
     report.bytes = bytes_total;
     report.acknowledged = service.acknowledged;
+    report.refused = report
+        .sources
+        .iter()
+        .filter(|s| s.refused.is_some())
+        .count() as u64;
     report.unacknowledged = tracker.in_flight();
     report.resume_matched = tail_records - leftover;
     report.foreign = leftover;

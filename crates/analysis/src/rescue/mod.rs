@@ -246,6 +246,8 @@ pub struct SendReport {
     /// Key, value and header bytes sent.
     pub bytes: u64,
     pub acknowledged: u64,
+    /// Records the target refused (each stopped its source).
+    pub refused: u64,
     pub unacknowledged: usize,
     /// Records a resume found delivered by the run before, and records past the resume point
     /// that are no record of this rescue (another producer's, or copies out of order).
