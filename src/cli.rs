@@ -653,11 +653,14 @@ const RESCUE_HELP: &str = "Examples:
   kseg rescue /mnt/dead-broker/data/orders-0 --bootstrap kafka-1:9092 --state rescue.json
   kseg rescue --verify --topic-map orders:orders-restored orders-0 --bootstrap kafka-1:9092
   kseg rescue --groups --dry-run /mnt/dead-broker/data --bootstrap kafka-1:9092 --state rescue.json
+  kseg rescue --topic 'orders*' --exclude-topic orders-audit /mnt/dead-broker/data --bootstrap kafka-1:9092
 
 Exit codes: 0 everything was acknowledged (and verified, and the groups committed); 1
-damaged source data or a verification mismatch; 2 could not run (no connection, a refused
-login, an undeliverable record: the --state file holds what was acknowledged; a group active
-in the target).";
+damaged source data, a verification mismatch, a group offset not translated, or (--dry-run)
+something a run would refuse or stop at; 2 could not run (no connection, a refused login, an
+undeliverable record or one the target refused: the --state file holds what was
+acknowledged; a --state file that does not describe the target; a group active in the
+target).";
 
 #[derive(Debug, Args)]
 #[command(after_help = RESCUE_HELP)]
