@@ -470,7 +470,9 @@ impl Tracker {
             let resume = resume_from[i]
                 .or(self.target_end[i])
                 .unwrap_or(progress.resume_from);
-            let before = progress.end.unwrap_or(progress.start);
+            // A file of an older kseg has no end: where its uncovered records began is past
+            // everything it wrote and saw acknowledged.
+            let before = progress.end.unwrap_or(progress.resume_from);
             state.targets.insert(
                 name.clone(),
                 TargetProgress {
