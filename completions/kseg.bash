@@ -1151,7 +1151,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__rescue)
-            opts="-h --bootstrap --topic-map --partitioner --from-offset --to-offset --from-timestamp --to-timestamp --tz --state --dry-run --create-topics --topic-config --skip-topic-config --offset-map --groups --allow-retention-delete --verify --batch-bytes --linger-ms --compression --max-records-per-second --delivery-timeout-ms --security-protocol --sasl-mechanism --sasl-username --sasl-password-file --ssl-ca --ssl-certificate --ssl-key --client-config --format --json --mmap --max-decompressed-bytes --no-progress --help"
+            opts="-h --bootstrap --topic-map --topic --exclude-topic --partitioner --from-offset --to-offset --from-timestamp --to-timestamp --tz --state --resend --dry-run --create-topics --topic-config --skip-topic-config --offset-map --groups --allow-retention-delete --verify --batch-bytes --linger-ms --compression --max-records-per-second --delivery-timeout-ms --security-protocol --sasl-mechanism --sasl-username --sasl-password-file --ssl-ca --ssl-certificate --ssl-key --client-config --format --json --mmap --max-decompressed-bytes --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1162,6 +1162,14 @@ _kseg() {
                     return 0
                     ;;
                 --topic-map)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topic)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exclude-topic)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -107,6 +107,8 @@ complete -c kseg -n "__fish_kseg_using_subcommand recover" -l no-progress -d 'Ne
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l bootstrap -d 'A broker of the target cluster (HOST:PORT; several comma-separated)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l topic-map -d 'Produce topic OLD as NEW (repeatable)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l topic -d 'Only source topics matching GLOB (`*`, `?`, `[a-z]`; repeatable: any of them)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l exclude-topic -d 'Leave out source topics matching GLOB (repeatable)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l partitioner -d 'Where each record goes: the source\'s partition number, or murmur2 of the key as the Java client\'s default partitioner does (records without a key keep their partition)' -r -f -a "same\t''
 murmur2\t''"
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l from-offset -d 'First source offset to send (inclusive)' -r
@@ -138,7 +140,8 @@ complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l client-config -d 'A
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l format -d 'Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)' -r -f -a "table\t'Box-drawn tables, fitted to the terminal when stdout is one'
 tsv\t'Tab-separated values: a header line, then one line per row; no other text'"
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
-complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l dry-run -d 'Print what would be sent (counts, ranges, target partitions); send nothing'
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l resend -d 'With --state: when the file does not describe the target (another cluster, a target topic deleted and created again, a partition ending before what was written), send every record again into the target as it is now instead of refusing; the file starts anew'
+complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l dry-run -d 'Print what would be sent (counts, ranges, target partitions) and, when the cluster is reachable, what its topics would refuse or delete; send nothing'
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l create-topics -d 'Create missing target topics with the source\'s partition count and the source topic\'s own configs (retention.ms, cleanup.policy, ...: its ConfigRecords in the __cluster_metadata of the source\'s log dir)'
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l groups -d 'Translate every consumer group\'s committed offsets on the rescued partitions (replayed from the source\'s __consumer_offsets) through the offset map and commit them in the target after the records; with --dry-run print the translation only. A group with members in the target is refused, as Kafka refuses it'
 complete -c kseg -n "__fish_kseg_using_subcommand rescue" -l allow-retention-delete -d 'Send records although the target topic\'s retention.ms would delete them (their timestamps are older than it allows): without it such a rescue is refused'

@@ -121,6 +121,8 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 '--bootstrap=[A broker of the target cluster (HOST\:PORT; several comma-separated)]:HOST:PORT:_default' \
 '*--topic-map=[Produce topic OLD as NEW (repeatable)]:OLD:NEW:_default' \
+'*--topic=[Only source topics matching GLOB (\`*\`, \`?\`, \`\[a-z\]\`; repeatable\: any of them)]:GLOB:_default' \
+'*--exclude-topic=[Leave out source topics matching GLOB (repeatable)]:GLOB:_default' \
 '--partitioner=[Where each record goes\: the source'\''s partition number, or murmur2 of the key as the Java client'\''s default partitioner does (records without a key keep their partition)]:PARTITIONER:(same murmur2)' \
 '--from-offset=[First source offset to send (inclusive)]:OFFSET:_default' \
 '--to-offset=[Last source offset to send (inclusive)]:OFFSET:_default' \
@@ -147,7 +149,8 @@ _arguments "${_arguments_options[@]}" : \
 '(--json)--format=[Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)]:FORMAT:((table\:"Box-drawn tables, fitted to the terminal when stdout is one"
 tsv\:"Tab-separated values\: a header line, then one line per row; no other text"))' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
-'--dry-run[Print what would be sent (counts, ranges, target partitions); send nothing]' \
+'--resend[With --state\: when the file does not describe the target (another cluster, a target topic deleted and created again, a partition ending before what was written), send every record again into the target as it is now instead of refusing; the file starts anew]' \
+'--dry-run[Print what would be sent (counts, ranges, target partitions) and, when the cluster is reachable, what its topics would refuse or delete; send nothing]' \
 '--create-topics[Create missing target topics with the source'\''s partition count and the source topic'\''s own configs (retention.ms, cleanup.policy, ...\: its ConfigRecords in the __cluster_metadata of the source'\''s log dir)]' \
 '--groups[Translate every consumer group'\''s committed offsets on the rescued partitions (replayed from the source'\''s __consumer_offsets) through the offset map and commit them in the target after the records; with --dry-run print the translation only. A group with members in the target is refused, as Kafka refuses it]' \
 '--allow-retention-delete[Send records although the target topic'\''s retention.ms would delete them (their timestamps are older than it allows)\: without it such a rescue is refused]' \

@@ -711,11 +711,14 @@ const RESCUE_HELP: &str = "Examples:
   kseg rescue /mnt/dead-broker/data/orders-0 --bootstrap kafka-1:9092 --state rescue.json
   kseg rescue --verify --topic-map orders:orders-restored orders-0 --bootstrap kafka-1:9092
   kseg rescue --groups --dry-run /mnt/dead-broker/data --bootstrap kafka-1:9092 --state rescue.json
+  kseg rescue --topic 'orders*' --exclude-topic orders-audit /mnt/dead-broker/data --bootstrap kafka-1:9092
 
 Exit codes: 0 everything was acknowledged (and verified, and the groups committed); 1
-damaged source data or a verification mismatch; 2 could not run (no connection, a refused
-login, an undeliverable record: the --state file holds what was acknowledged; a group active
-in the target).";
+damaged source data, a verification mismatch, a group offset not translated, or (--dry-run)
+something a run would refuse or stop at; 2 could not run (no connection, a refused login, an
+undeliverable record or one the target refused: the --state file holds what was
+acknowledged; a --state file that does not describe the target; a group active in the
+target).";
 
 #[derive(Debug, Args)]
 #[command(after_help = RESCUE_HELP)]
@@ -732,6 +735,14 @@ pub struct RescueArgs {
     /// Produce topic OLD as NEW (repeatable)
     #[arg(long, value_name = "OLD:NEW")]
     pub topic_map: Vec<String>,
+
+    /// Only source topics matching GLOB (`*`, `?`, `[a-z]`; repeatable: any of them)
+    #[arg(long = "topic", value_name = "GLOB")]
+    pub topics: Vec<String>,
+
+    /// Leave out source topics matching GLOB (repeatable)
+    #[arg(long = "exclude-topic", value_name = "GLOB")]
+    pub exclude_topics: Vec<String>,
 
     /// Where each record goes: the source's partition number, or murmur2 of the key as the Java
     /// client's default partitioner does (records without a key keep their partition)
@@ -764,7 +775,15 @@ pub struct RescueArgs {
     #[arg(long, value_name = "FILE")]
     pub state: Option<PathBuf>,
 
-    /// Print what would be sent (counts, ranges, target partitions); send nothing
+    /// With --state: when the file does not describe the target (another cluster, a target
+    /// topic deleted and created again, a partition ending before what was written), send
+    /// every record again into the target as it is now instead of refusing; the file starts
+    /// anew
+    #[arg(long, requires = "state")]
+    pub resend: bool,
+
+    /// Print what would be sent (counts, ranges, target partitions) and, when the cluster is
+    /// reachable, what its topics would refuse or delete; send nothing
     #[arg(long)]
     pub dry_run: bool,
 

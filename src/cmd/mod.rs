@@ -12,8 +12,6 @@ mod parallel;
 pub mod recover;
 #[cfg(feature = "rescue")]
 pub mod rescue;
-#[cfg(feature = "rescue")]
-mod rescue_groups;
 /// `kseg rescue` in a build without its producer (`--no-default-features`): the command is still
 /// listed, and says how to get it.
 #[cfg(not(feature = "rescue"))]

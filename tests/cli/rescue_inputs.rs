@@ -213,3 +213,91 @@ fn an_internal_topic_is_refused_as_a_target() {
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("internal topic"), "{}", run.stderr);
 }
+
+/// `--topic GLOB` / `--exclude-topic GLOB` choose the source topics (issue 44 item 16); a
+/// choice leaving none is refused naming the topics there are.
+#[test]
+fn topic_globs_choose_the_source_topics() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = source(t.path());
+    let b = batch(BatchSpec::default(), &[rec("k", "v")]);
+    for topic in ["payments", "audit"] {
+        write(
+            &dir.join(format!("{topic}-0/00000000000000000000.log")),
+            &[&b],
+        );
+    }
+    let addr = closed_port();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "rescue",
+            "--dry-run",
+            dir.to_str().unwrap(),
+            "--bootstrap",
+            &addr,
+        ];
+        args.extend_from_slice(extra);
+        kseg_within(&args)
+    };
+    let r = run(&[
+        "--topic",
+        "o*",
+        "--topic",
+        "pay[a-z]*",
+        "--exclude-topic",
+        "payments",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("orders-0"), "{}", r.stdout);
+    assert!(
+        !r.stdout.contains("payments-0") && !r.stdout.contains("audit-0"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("dry run: 1 records would be sent"),
+        "{}",
+        r.stdout
+    );
+    let r = run(&["--topic", "nothing-*"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(
+            "no partition to rescue: --topic/--exclude-topic leave none of the source topics \
+             (audit, orders, payments)"
+        ),
+        "{}",
+        r.stderr
+    );
+}
+
+/// Records stamped in the future are said before anything is sent, also by a dry run without
+/// a cluster: the target keeps their segments until then, whatever its retention.
+#[test]
+fn records_stamped_in_the_future_are_said() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("logs");
+    let spec = BatchSpec {
+        base_timestamp: 4_102_444_800_000, // 2100-01-01
+        ..Default::default()
+    };
+    let b = batch(spec, &[rec("k", "v"), rec("k2", "v2")]);
+    write(&dir.join("orders-0/00000000000000000000.log"), &[&b]);
+    let r = kseg_within(&[
+        "rescue",
+        "--dry-run",
+        dir.to_str().unwrap(),
+        "--bootstrap",
+        &closed_port(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(
+            "kseg: 2 records of orders-0 are stamped in the future (the latest \
+             2100-01-01T00:00:00.000Z): target topic orders keeps the segments holding them \
+             until then whatever its retention.ms"
+        ),
+        "{}",
+        r.stderr
+    );
+}

@@ -20,4 +20,5 @@ mod python;
 mod refusals;
 mod rescue;
 mod rescue_groups;
+mod rescue_reruns;
 mod stall;

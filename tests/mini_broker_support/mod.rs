@@ -3,6 +3,8 @@
 //! limit, and say clearly when a client is not installed.
 #![allow(dead_code)]
 
+#[cfg(feature = "rescue")]
+pub mod rescue_scenarios;
 pub mod wire;
 
 use std::io::{BufRead, BufReader, Read};

@@ -271,7 +271,36 @@ fn rescue_into_kafka_is_exact_and_resumes_after_a_kill() {
     rescue_and_compare(&broker.bootstrap(), &src.root.join("to-kafka"));
     groups_into_kafka(&broker, &src.root.join("to-kafka"));
     configs_and_retention_refusal(&broker);
+    reruns_into_kafka(&broker.bootstrap(), &src.root.join("reruns"));
     broker.stop();
+}
+
+/// Issue 45 items 6-8 on the same broker: the scenarios the mini-broker's tests run too
+/// (tests/mini_broker_support/rescue_scenarios.rs), Kafka 4.4 deleting and re-creating a topic
+/// (a new topic id), refusing a record over `max.message.bytes` (MESSAGE_TOO_LARGE) until
+/// AlterConfigs raises it, and holding the group offsets kseg commits.
+fn reruns_into_kafka(bootstrap: &str, work: &Path) {
+    use crate::harness::mini_broker_support::rescue_scenarios::*;
+    let _ = fs::remove_dir_all(work);
+    let target = Target::new(bootstrap);
+    for (name, scenario) in [
+        (
+            "recreated",
+            state_reused_after_the_topic_was_recreated as fn(&Target, &Path) -> PathBuf,
+        ),
+        ("refused", |t, w| {
+            refused_record_stops_its_partition(t, w);
+            w.to_path_buf()
+        }),
+        ("groups", |t, w| {
+            groups_check_the_map_against_the_target(t, w);
+            w.to_path_buf()
+        }),
+    ] {
+        let dir = work.join(name);
+        fs::create_dir_all(&dir).unwrap();
+        scenario(&target, &dir);
+    }
 }
 
 /// `kseg grep --committed` over the source's data dir (issue 24) gives exactly the records the
@@ -472,35 +501,66 @@ fn groups_into_kafka(broker: &Broker, work: &Path) {
     drop(member);
 }
 
-/// `--create-topics` with `--topic-config retention.ms=86400000`: the topic is created with
-/// the source topic's own configs under it (Kafka's kafka-configs --describe lists them), and
-/// the rescue is refused because that retention would delete the records (from 2026-01-01).
+/// `--create-topics` with `--topic-config retention.ms=86400000` (issue 44 item 16): the dry
+/// run, the cluster reachable, says a run would refuse (that retention would delete the
+/// records, from 2026-01-01) and what it would create (exit 1); the run refuses before it
+/// creates any topic (Kafka's kafka-topics --list has no rs-short); with
+/// `--allow-retention-delete` the topic is created with the source topic's own configs under
+/// the one given (Kafka's kafka-configs --describe lists them).
 fn configs_and_retention_refusal(broker: &Broker) {
     let src = source();
     let bootstrap = broker.bootstrap();
-    let mut c = Command::new(kseg_bin());
-    c.arg("rescue")
-        .arg(src.data.join("rs-0"))
-        .args(["--bootstrap", &bootstrap, "--topic-map", "rs:rs-short"])
-        .args(["--create-topics", "--topic-config", "retention.ms=86400000"])
-        .args(["--json", "--no-progress"]);
-    let out = run(c, Duration::from_secs(120));
+    let rescue = |extra: &[&str]| {
+        let mut c = Command::new(kseg_bin());
+        c.arg("rescue")
+            .arg(src.data.join("rs-0"))
+            .args(["--bootstrap", &bootstrap, "--topic-map", "rs:rs-short"])
+            .args(["--create-topics", "--topic-config", "retention.ms=86400000"])
+            .args(["--json", "--no-progress"])
+            .args(extra);
+        run(c, Duration::from_secs(120))
+    };
+    let out = rescue(&["--dry-run"]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("created rs-short (1 partitions) with source topic rs's configs")
-            && err.contains("max.message.bytes=2000000")
-            && err.contains("--topic-config retention.ms=86400000"),
+        err.contains("a run would refuse: 1280 records of rs-0")
+            && err.contains("older than target topic rs-short's retention.ms=86400000")
+            && err.contains("--create-topics would create rs-short with source topic rs's configs")
+            && err.contains("max.message.bytes=2000000"),
         "{err}"
     );
+
+    let out = rescue(&[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
         err.contains("older than target topic rs-short's retention.ms=86400000")
             && err.contains("--allow-retention-delete"),
         "{err}"
     );
+    assert!(!err.contains("created rs-short"), "{err}");
     assert!(
         !String::from_utf8_lossy(&out.stdout).contains("\"summary\""),
         "nothing was sent"
+    );
+    let mut list = kafka_tool(&broker.version, "org.apache.kafka.tools.TopicCommand");
+    list.args(["--bootstrap-server", &bootstrap, "--list"]);
+    let topics = run_ok(list, Duration::from_secs(120));
+    assert!(
+        !topics.lines().any(|t| t.trim() == "rs-short"),
+        "no topic is created before the check: {topics}"
+    );
+
+    let out = rescue(&["--allow-retention-delete"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("created rs-short (1 partitions) with source topic rs's configs")
+            && err.contains("max.message.bytes=2000000")
+            && err.contains("--topic-config retention.ms=86400000")
+            && err.contains("sent anyway (--allow-retention-delete)"),
+        "{err}"
     );
     let mut describe = kafka_tool(&broker.version, "org.apache.kafka.tools.ConfigCommand");
     describe.args([

@@ -158,6 +158,84 @@ impl RescueMap {
     pub fn last(&self) -> Option<&MapRange> {
         self.ranges.last()
     }
+
+    /// Whether this map can describe what a rescue keeping partition numbers wrote to target
+    /// partition `w.partition`: every range there, target offsets rising with source offsets
+    /// (a partition is written in order), inside what the rescue wrote (from `w.start` to
+    /// `w.end`), no source offset past the acknowledged one, and nothing past the target
+    /// partition's log end now. The first fault found, if any.
+    pub fn fault(&self, w: &Written) -> Option<MapFault> {
+        let mut previous: Option<&MapRange> = None;
+        for r in &self.ranges {
+            let fault = if r.partition != w.partition {
+                Some(MapFault::OtherPartition {
+                    range: *r,
+                    expected: w.partition,
+                })
+            } else if let Some(p) = previous.filter(|p| r.target <= p.target_last()) {
+                Some(MapFault::Backwards {
+                    range: *r,
+                    after: p.target_last(),
+                })
+            } else if let Some(start) = w.start.filter(|s| r.target < *s) {
+                Some(MapFault::BeforeStart { range: *r, start })
+            } else if let Some(end) = w.end.filter(|e| r.target_last() >= *e) {
+                Some(MapFault::PastWritten { range: *r, end })
+            } else if w.acknowledged.is_none_or(|a| r.last > a) {
+                Some(MapFault::PastAcknowledged {
+                    range: *r,
+                    acknowledged: w.acknowledged,
+                })
+            } else {
+                w.log_end
+                    .filter(|e| r.target_last() >= *e)
+                    .map(|end| MapFault::PastLogEnd {
+                        range: *r,
+                        log_end: end,
+                    })
+            };
+            if fault.is_some() {
+                return fault;
+            }
+            previous = Some(r);
+        }
+        None
+    }
+}
+
+/// What a map is checked against ([`RescueMap::fault`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Written {
+    /// The target partition the source's records go to.
+    pub partition: i32,
+    /// Where the rescue began writing it, and one past the last offset it wrote (the
+    /// `--state` file's), when known.
+    pub start: Option<i64>,
+    pub end: Option<i64>,
+    /// The last source offset acknowledged.
+    pub acknowledged: Option<i64>,
+    /// The target partition's log end offset now (none: not asked).
+    pub log_end: Option<i64>,
+}
+
+/// Why an offset map does not describe the target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapFault {
+    /// A range in another target partition than the source's.
+    OtherPartition { range: MapRange, expected: i32 },
+    /// A range whose target offsets are not after the previous range's.
+    Backwards { range: MapRange, after: i64 },
+    /// Target offsets before where the rescue began writing.
+    BeforeStart { range: MapRange, start: i64 },
+    /// Target offsets at or past the end of what the rescue wrote.
+    PastWritten { range: MapRange, end: i64 },
+    /// Source offsets past the last one acknowledged.
+    PastAcknowledged {
+        range: MapRange,
+        acknowledged: Option<i64>,
+    },
+    /// Target offsets at or past the target partition's log end now.
+    PastLogEnd { range: MapRange, log_end: i64 },
 }
 
 /// Why a source offset was not sent.
@@ -204,6 +282,11 @@ pub struct SourceView<'a> {
     pub predicted_from: Option<i64>,
     /// Why the offsets that need it were not sent ([`offsets_needing_reasons`]).
     pub reasons: BTreeMap<i64, NotSent>,
+    /// Why the map cannot be trusted ([`RescueMap::fault`]): nothing is translated through it.
+    pub fault: Option<MapFault>,
+    /// The target partition's log start and end offsets now, when asked: a translation outside
+    /// them is not committed (a predicted one may be past the end).
+    pub target_log: Option<(i64, i64)>,
 }
 
 impl SourceView<'_> {
@@ -248,8 +331,32 @@ impl SourceView<'_> {
             .collect()
     }
 
-    /// Translates committed offset `c`.
+    /// Translates committed offset `c`, and checks the answer against the target partition's
+    /// log now.
     pub fn translate(&self, c: i64) -> Translated {
+        if let Some(f) = self.fault {
+            return Translated::NotTranslated(Untranslatable::MapFault(f));
+        }
+        let t = self.translate_through_map(c);
+        let (Some(target), Some((start, end))) = (t.target(), self.target_log) else {
+            return t;
+        };
+        if target > end && !t.predicted() {
+            Translated::NotTranslated(Untranslatable::BeyondTargetEnd {
+                target,
+                log_end: end,
+            })
+        } else if target < start {
+            Translated::NotTranslated(Untranslatable::BelowTargetStart {
+                target,
+                log_start: start,
+            })
+        } else {
+            t
+        }
+    }
+
+    fn translate_through_map(&self, c: i64) -> Translated {
         if let Some(s) = self.log_start.filter(|&s| c < s) {
             return Translated::NotTranslated(Untranslatable::BelowLogStart(s));
         }
@@ -301,6 +408,12 @@ pub enum Untranslatable {
     NoTargetPosition,
     /// The group has offsets on two source partitions that go to one target partition (named).
     SharedTarget(String),
+    /// The offset map does not describe the target.
+    MapFault(MapFault),
+    /// The translation (`target`) is past the target partition's log end.
+    BeyondTargetEnd { target: i64, log_end: i64 },
+    /// The translation is below the target partition's log start (deleted there).
+    BelowTargetStart { target: i64, log_start: i64 },
 }
 
 /// A committed offset translated (or not).
@@ -515,6 +628,8 @@ mod tests {
             offsets: (i64::MIN, i64::MAX),
             predicted_from: None,
             reasons: BTreeMap::new(),
+            fault: None,
+            target_log: None,
         }
     }
 
@@ -613,5 +728,101 @@ mod tests {
             v.translate(3),
             Translated::NotTranslated(Untranslatable::NoTargetPosition)
         );
+    }
+
+    #[test]
+    fn a_map_that_does_not_describe_the_target_translates_nothing() {
+        let sent: Vec<(i64, i64)> = (0..5).chain(10..14).zip(0..).collect();
+        let m = map(&sent);
+        let w = Written {
+            partition: 0,
+            start: Some(0),
+            end: Some(9),
+            acknowledged: Some(13),
+            log_end: Some(9),
+        };
+        assert_eq!(m.fault(&w), None);
+        assert!(matches!(
+            m.fault(&Written { partition: 1, ..w }),
+            Some(MapFault::OtherPartition { expected: 1, .. })
+        ));
+        assert!(matches!(
+            m.fault(&Written {
+                log_end: Some(5),
+                ..w
+            }),
+            Some(MapFault::PastLogEnd { log_end: 5, .. })
+        ));
+        assert!(matches!(
+            m.fault(&Written {
+                acknowledged: Some(4),
+                ..w
+            }),
+            Some(MapFault::PastAcknowledged { .. })
+        ));
+        assert!(matches!(
+            m.fault(&Written {
+                start: Some(3),
+                ..w
+            }),
+            Some(MapFault::BeforeStart { start: 3, .. })
+        ));
+        // 10^15 on a partition of 9 records: past what was written.
+        let mut huge = map(&[(0, 0)]);
+        huge.push(1, 0, 1_000_000_000_000_000);
+        assert!(matches!(
+            huge.fault(&Written {
+                acknowledged: Some(1),
+                ..w
+            }),
+            Some(MapFault::PastWritten { end: 9, .. })
+        ));
+        let back: RescueMap = serde_json::from_str("[[0,4,0,5],[5,6,0,2]]").unwrap();
+        assert!(matches!(
+            back.fault(&Written {
+                end: None,
+                log_end: None,
+                ..w
+            }),
+            Some(MapFault::Backwards { after: 9, .. })
+        ));
+        let mut v = view(&huge);
+        v.fault = huge.fault(&Written {
+            acknowledged: Some(1),
+            ..w
+        });
+        assert!(matches!(
+            v.translate(1),
+            Translated::NotTranslated(Untranslatable::MapFault(_))
+        ));
+    }
+
+    #[test]
+    fn translations_are_checked_against_the_target_log() {
+        let sent: Vec<(i64, i64)> = (0..5).chain(10..14).zip(0..).collect();
+        let m = map(&sent);
+        let mut v = view(&m);
+        v.target_log = Some((0, 9));
+        assert_eq!(v.translate(16).target(), Some(9));
+        v.target_log = Some((0, 7));
+        assert_eq!(
+            v.translate(16),
+            Translated::NotTranslated(Untranslatable::BeyondTargetEnd {
+                target: 9,
+                log_end: 7
+            })
+        );
+        v.target_log = Some((4, 9));
+        assert_eq!(
+            v.translate(2),
+            Translated::NotTranslated(Untranslatable::BelowTargetStart {
+                target: 2,
+                log_start: 4
+            })
+        );
+        // A prediction (a dry run) may lie past today's end.
+        v.target_log = Some((0, 0));
+        v.predicted_from = Some(0);
+        assert_eq!(v.translate(16).target(), Some(9));
     }
 }

@@ -67,8 +67,35 @@ impl Connection {
 /// One partition's delivery report.
 #[derive(Debug)]
 pub enum Delivery {
-    Acknowledged { ticket: usize, offset: i64 },
-    Failed { ticket: usize, error: String },
+    Acknowledged {
+        ticket: usize,
+        offset: i64,
+    },
+    Failed {
+        ticket: usize,
+        error: String,
+        /// The broker refused this record for what it is (too large, a timestamp out of range,
+        /// no key on a compacted topic, a policy): sending it again changes nothing until the
+        /// target's config does. Otherwise the run failed (a timeout, the cluster, a login).
+        refused: bool,
+    },
+}
+
+/// Errors with which a broker refuses one record (or its batch) for its content
+/// (`Errors.MESSAGE_TOO_LARGE`, `RECORD_LIST_TOO_LARGE`, `INVALID_TIMESTAMP`, `INVALID_RECORD`,
+/// `CORRUPT_MESSAGE`, `POLICY_VIOLATION`); librdkafka reports a record over its own
+/// `message.max.bytes` as MSG_SIZE_TOO_LARGE too.
+fn refuses_the_record(code: RDKafkaErrorCode) -> bool {
+    matches!(
+        code,
+        RDKafkaErrorCode::MessageSizeTooLarge
+            | RDKafkaErrorCode::MessageBatchTooLarge
+            | RDKafkaErrorCode::InvalidTimestamp
+            | RDKafkaErrorCode::InvalidRecord
+            | RDKafkaErrorCode::InvalidMessage
+            | RDKafkaErrorCode::InvalidMessageSize
+            | RDKafkaErrorCode::PolicyViolation
+    )
 }
 
 /// Collects delivery reports; they are handed out by [`RescueProducer::poll`].
@@ -228,10 +255,18 @@ impl ProducerContext for Reports {
                 ticket,
                 offset: m.offset(),
             },
-            Err((e, _)) => Delivery::Failed {
-                ticket,
-                error: e.to_string(),
-            },
+            Err((e, _)) => {
+                let refused = e.rdkafka_error_code().is_some_and(refuses_the_record);
+                Delivery::Failed {
+                    ticket,
+                    // A refusal in the broker's words ("Broker: Message size too large").
+                    error: match e.rdkafka_error_code() {
+                        Some(code) if refused => code.to_string(),
+                        _ => e.to_string(),
+                    },
+                    refused,
+                }
+            }
         };
         self.deliveries
             .lock()
@@ -248,6 +283,17 @@ pub struct ProducerSettings {
     pub compression: String,
     /// How long a record may take to be delivered, retries included.
     pub delivery_timeout_ms: u64,
+    /// The largest record the library lets through itself (librdkafka's `message.max.bytes`,
+    /// also its largest request): the target's brokers decide about the records below it.
+    pub max_record_bytes: usize,
+}
+
+/// Whether [`RescueProducer::send`] queued a record.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Queued {
+    Yes,
+    /// The library refused it for what it is (larger than `message.max.bytes`).
+    Refused(String),
 }
 
 /// An idempotent producer with acks=all: no record duplicated or reordered within a run, retries
@@ -255,6 +301,7 @@ pub struct ProducerSettings {
 pub struct RescueProducer {
     inner: BaseProducer<Reports>,
     taken: Vec<Delivery>,
+    max_record_bytes: usize,
 }
 
 /// A record to send, borrowed from the source.
@@ -283,10 +330,7 @@ impl RescueProducer {
             .set("message.timeout.ms", s.delivery_timeout_ms.to_string())
             // Records as large as Kafka's largest default message, and batches up to the asked
             // size, fit.
-            .set(
-                "message.max.bytes",
-                (s.batch_bytes.max(1 << 20) + (1 << 20)).to_string(),
-            )
+            .set("message.max.bytes", s.max_record_bytes.to_string())
             .set("queue.buffering.max.kbytes", "262144");
         let inner: BaseProducer<Reports> = c
             .create_with_context(Reports::default())
@@ -294,11 +338,12 @@ impl RescueProducer {
         Ok(RescueProducer {
             inner,
             taken: Vec::new(),
+            max_record_bytes: s.max_record_bytes,
         })
     }
 
     /// Queues one record; waits (serving delivery reports) while the local queue is full.
-    pub fn send(&mut self, r: &Outgoing<'_>) -> Result<()> {
+    pub fn send(&mut self, r: &Outgoing<'_>) -> Result<Queued> {
         loop {
             let mut rec: BaseRecord<'_, [u8], [u8], usize> =
                 BaseRecord::with_opaque_to(r.topic, r.ticket).partition(r.partition);
@@ -319,10 +364,16 @@ impl RescueProducer {
                 rec = rec.timestamp(ts);
             }
             match self.inner.send(rec) {
-                Ok(()) => return Ok(()),
+                Ok(()) => return Ok(Queued::Yes),
                 Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), _)) => {
                     self.inner.poll(Duration::from_millis(20));
                     self.check()?;
+                }
+                Err((KafkaError::MessageProduction(code), _)) if refuses_the_record(code) => {
+                    return Ok(Queued::Refused(format!(
+                        "{code}: the producer's message.max.bytes is {}",
+                        self.max_record_bytes
+                    )));
                 }
                 Err((e, _)) => {
                     bail!(
@@ -460,6 +511,117 @@ impl Reader {
                 Some(_) => None,
             });
             out.insert(t.to_string(), count);
+        }
+        Ok(out)
+    }
+
+    /// The cluster's id (Metadata's `ClusterId`), if it answers one.
+    pub fn cluster_id(&self, wait: Duration) -> Option<String> {
+        self.consumer.client().fetch_cluster_id(wait)
+    }
+
+    /// The id of a broker of the cluster (the one answering Metadata for `topic`).
+    pub fn some_broker(&self, topic: &str, wait: Duration) -> Result<i32> {
+        let md = self
+            .consumer
+            .fetch_metadata(Some(topic), wait)
+            .map_err(|e| self.explain(e, format!("metadata of topic {topic}")))?;
+        Ok(md.brokers().first().map_or(md.orig_broker_id(), |b| b.id()))
+    }
+
+    /// Each topic's id (Metadata v10+; `None`: the topic does not exist, or the cluster keeps no
+    /// topic ids). Asked with librdkafka's DescribeTopics, which the `rdkafka` crate does not
+    /// wrap.
+    pub fn topic_ids(
+        &self,
+        topics: &[&str],
+        wait: Duration,
+    ) -> Result<BTreeMap<String, Option<String>>> {
+        use rdkafka::bindings as rd;
+        use std::ffi::{CStr, CString};
+        let mut out: BTreeMap<String, Option<String>> =
+            topics.iter().map(|t| (t.to_string(), None)).collect();
+        if topics.is_empty() {
+            return Ok(out);
+        }
+        let names: Vec<CString> = topics
+            .iter()
+            .map(|t| CString::new(*t))
+            .collect::<Result<_, _>>()
+            .context("a topic name holds a NUL byte")?;
+        let mut ptrs: Vec<*const std::os::raw::c_char> = names.iter().map(|n| n.as_ptr()).collect();
+        let rk = self.consumer.client().native_ptr();
+        // SAFETY: every handle made here is destroyed here; `rk` outlives the call (the
+        // consumer is borrowed); the C strings outlive the collection made of them, and the
+        // strings read back are copied before the event holding them is destroyed.
+        unsafe {
+            let queue = rd::rd_kafka_queue_new(rk);
+            let options = rd::rd_kafka_AdminOptions_new(
+                rk,
+                rd::rd_kafka_admin_op_t::RD_KAFKA_ADMIN_OP_DESCRIBETOPICS,
+            );
+            let mut errstr = [0 as std::os::raw::c_char; 256];
+            rd::rd_kafka_AdminOptions_set_request_timeout(
+                options,
+                wait.as_millis().min(i32::MAX as u128) as i32,
+                errstr.as_mut_ptr(),
+                errstr.len(),
+            );
+            let collection =
+                rd::rd_kafka_TopicCollection_of_topic_names(ptrs.as_mut_ptr(), ptrs.len());
+            rd::rd_kafka_DescribeTopics(rk, collection, options, queue);
+            let event = rd::rd_kafka_queue_poll(
+                queue,
+                (wait.as_millis() + 5000).min(i32::MAX as u128) as i32,
+            );
+            let answer = if event.is_null() {
+                Err(anyhow!(
+                    "describing topics {}: no answer in time",
+                    topics.join(", ")
+                ))
+            } else if rd::rd_kafka_event_error(event)
+                != rd::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR
+            {
+                let why = CStr::from_ptr(rd::rd_kafka_event_error_string(event))
+                    .to_string_lossy()
+                    .into_owned();
+                Err(anyhow!("describing topics {}: {why}", topics.join(", ")))
+            } else {
+                let result = rd::rd_kafka_event_DescribeTopics_result(event);
+                let mut n = 0usize;
+                let descs = rd::rd_kafka_DescribeTopics_result_topics(result, &mut n);
+                for i in 0..n {
+                    let d = *descs.add(i);
+                    let err = rd::rd_kafka_TopicDescription_error(d);
+                    if !err.is_null()
+                        && rd::rd_kafka_error_code(err)
+                            != rd::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR
+                    {
+                        continue;
+                    }
+                    let name = CStr::from_ptr(rd::rd_kafka_TopicDescription_name(d))
+                        .to_string_lossy()
+                        .into_owned();
+                    let uuid = rd::rd_kafka_TopicDescription_topic_id(d);
+                    let zero = uuid.is_null()
+                        || (rd::rd_kafka_Uuid_most_significant_bits(uuid) == 0
+                            && rd::rd_kafka_Uuid_least_significant_bits(uuid) == 0);
+                    if !zero {
+                        let id = CStr::from_ptr(rd::rd_kafka_Uuid_base64str(uuid))
+                            .to_string_lossy()
+                            .into_owned();
+                        out.insert(name, Some(id));
+                    }
+                }
+                Ok(())
+            };
+            if !event.is_null() {
+                rd::rd_kafka_event_destroy(event);
+            }
+            rd::rd_kafka_TopicCollection_destroy(collection);
+            rd::rd_kafka_AdminOptions_destroy(options);
+            rd::rd_kafka_queue_destroy(queue);
+            answer?;
         }
         Ok(out)
     }
@@ -615,8 +777,35 @@ impl Admin {
             .collect())
     }
 
+    /// A broker's configs as DescribeConfigs answers them (what a new topic's configs default
+    /// to, under their broker names).
+    pub fn broker_configs(&self, broker: i32) -> Result<BTreeMap<String, String>> {
+        let opts = AdminOptions::new().request_timeout(Some(Duration::from_secs(30)));
+        let spec = [ResourceSpecifier::Broker(broker)];
+        let res = self
+            .runtime
+            .block_on(self.admin.describe_configs(&spec, &opts))
+            .with_context(|| format!("configs of broker {broker}"))?;
+        Ok(res
+            .into_iter()
+            .flatten()
+            .flat_map(|r| r.entries)
+            .filter_map(|e| Some((e.name, e.value?)))
+            .collect())
+    }
+
+    /// Asks the cluster whether it would create `topics` (CreateTopics with validateOnly): a
+    /// config or a name it refuses is known before any topic is made.
+    pub fn validate_topics(&self, topics: &[NewTopicSpec]) -> Result<()> {
+        self.create(topics, true)
+    }
+
     /// Creates topics (name, partitions, configs) with the cluster's default replication.
     pub fn create_topics(&self, topics: &[NewTopicSpec]) -> Result<()> {
+        self.create(topics, false)
+    }
+
+    fn create(&self, topics: &[NewTopicSpec], validate_only: bool) -> Result<()> {
         let new: Vec<NewTopic<'_>> = topics
             .iter()
             .map(|t| {
@@ -627,19 +816,31 @@ impl Admin {
                 n
             })
             .collect();
-        let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(60)));
+        let opts = AdminOptions::new()
+            .operation_timeout(Some(Duration::from_secs(60)))
+            .validate_only(validate_only);
         let res = self
             .runtime
             .block_on(self.admin.create_topics(&new, &opts))
-            .context("creating topics")?;
-        for r in res {
-            if let Err((t, e)) = r {
-                if e != RDKafkaErrorCode::TopicAlreadyExists {
-                    bail!("creating topic {t}: {e}");
-                }
-            }
+            .context(if validate_only {
+                "checking the topics to create"
+            } else {
+                "creating topics"
+            })?;
+        let refused: Vec<String> = res
+            .into_iter()
+            .filter_map(|r| r.err())
+            .filter(|(_, e)| *e != RDKafkaErrorCode::TopicAlreadyExists)
+            .map(|(t, e)| format!("topic {t}: {e}"))
+            .collect();
+        match refused.first() {
+            None => Ok(()),
+            Some(_) if validate_only => bail!(
+                "the target would not create {} (CreateTopics, validateOnly)",
+                refused.join("; ")
+            ),
+            Some(first) => bail!("creating {first}"),
         }
-        Ok(())
     }
 }
 

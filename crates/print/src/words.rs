@@ -252,6 +252,19 @@ pub fn translation_why(t: &Translated, committed: i64) -> Option<String> {
                 "the group also has an offset on {other}, which goes to the same target \
                  partition: one offset there cannot stand for both; not committed"
             ),
+            Untranslatable::MapFault(f) => format!(
+                "{}: the map does not describe the target; not committed",
+                crate::rescue::map_fault(f)
+            ),
+            Untranslatable::BeyondTargetEnd { target, log_end } => format!(
+                "the translation, target offset {target}, is past the target partition's log \
+                 end {log_end}: the offset map does not describe the target; not committed"
+            ),
+            Untranslatable::BelowTargetStart { target, log_start } => format!(
+                "the translation, target offset {target}, is below the target partition's log \
+                 start {log_start} (deleted there by its retention or DeleteRecords): a consumer \
+                 resets it by its auto.offset.reset; not committed"
+            ),
         }),
     }
 }

@@ -6,22 +6,33 @@
 //! Which transactional records were committed comes from [`transaction_outcomes`]; the records
 //! themselves from the one scan loop ([`scan_log`]).
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::fs;
+pub mod check;
+pub mod plan;
+mod state;
+pub mod topics;
+pub mod verify;
+
+pub use plan::{Plan, PlanError, PlanRequest, TargetPartitions};
+pub use state::{
+    RefusedRecord, ResumeState, StateCheck, StateMismatch, Tail, TargetNow, TargetProgress, Ticket,
+    Tracker, STATE_FILE_LIMIT,
+};
+
+use std::collections::{BTreeMap, BTreeSet};
 use std::hash::Hasher;
-use std::io::{self, Write};
+use std::io;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::partitioner::partition_for_key;
-use crate::rescue_map::{NotSent, RescueMap};
+use crate::rescue_map::NotSent;
 use crate::transactions::{transaction_outcomes, TxnOutcomes};
 use kseg_format::log::{BatchInfo, LogEntry, LogRecord, RecordScratch};
 use kseg_scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use kseg_storage::discover::PartitionDir;
 use kseg_storage::layout::FileKind;
-use kseg_storage::source::{open_log, read_small};
+use kseg_storage::source::open_log;
 
 /// What to take from each source partition (`--from-offset`, `--to-offset`, `--from-timestamp`,
 /// `--to-timestamp`; all inclusive).
@@ -48,9 +59,10 @@ impl Default for Selection {
 }
 
 /// How a record's target partition is chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Partitioning {
     /// The source partition's number.
+    #[default]
     Same,
     /// The Java client's default for keyed records, `toPositive(murmur2(key)) % partitions`;
     /// records without a key keep their partition number (modulo the count).
@@ -208,6 +220,48 @@ impl<F: FnMut(&LogRecord<'_>) -> io::Result<Flow>> LogSink for SelectSink<'_, F>
             .problems
             .push(format!("{}: {}", self.file.display(), p.message()));
         Ok(Flow::Continue)
+    }
+}
+
+/// What the send did with one source partition: the send's hand-off to the report.
+#[derive(Debug, Clone, Default)]
+pub struct Sent {
+    pub tally: Tally,
+    /// Records found already in the target by a resume, not sent again.
+    pub resumed: u64,
+    /// Target partition -> records sent there.
+    pub to: BTreeMap<i32, u64>,
+    /// The record the target refused: where this source stopped.
+    pub refused: Option<RefusedRecord>,
+    /// Records after the refused one the target took anyway (they were on their way):
+    /// (target "topic-partition", offset).
+    pub landed_after: Vec<(String, i64)>,
+}
+
+/// The whole send.
+#[derive(Debug, Clone, Default)]
+pub struct SendReport {
+    pub sources: Vec<Sent>,
+    pub sent: u64,
+    /// Key, value and header bytes sent.
+    pub bytes: u64,
+    pub acknowledged: u64,
+    /// Records the target refused (each stopped its source).
+    pub refused: u64,
+    pub unacknowledged: usize,
+    /// Records a resume found delivered by the run before, and records past the resume point
+    /// that are no record of this rescue (another producer's, or copies out of order).
+    pub resume_matched: u64,
+    pub foreign: u64,
+    pub seconds: f64,
+    /// Why the run stopped, when it is not one record's refusal.
+    pub error: Option<String>,
+}
+
+impl SendReport {
+    /// Records per second, whole.
+    pub fn rate(&self) -> u64 {
+        (self.sent as f64 / self.seconds.max(1e-9)).round() as u64
     }
 }
 
@@ -405,344 +459,9 @@ pub fn sent_timestamp(r: &LogRecord<'_>) -> Option<i64> {
     (r.timestamp > 0).then_some(r.timestamp)
 }
 
-// ---- the resume file ---------------------------------------------------------------------------
-
-/// `--state FILE`: per source partition the last source offset the target acknowledged with
-/// every record before it, and per target partition where the records not yet covered by that
-/// begin (a rerun reads the target from there to find what landed after the last save).
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct ResumeState {
-    /// What was asked (sources, targets, ranges); a rerun must ask the same.
-    pub plan: String,
-    /// Source "topic-partition" -> last source offset acknowledged (all before it too).
-    pub acknowledged: BTreeMap<String, i64>,
-    /// Target "topic-partition" -> progress there.
-    pub targets: BTreeMap<String, TargetProgress>,
-    /// Source "topic-partition" -> where its acknowledged records are in the target: the
-    /// source→target offset map (see [`crate::rescue_map`]). Every source with an
-    /// acknowledged offset has an entry (empty when nothing of it was sent).
-    #[serde(default)]
-    pub offset_map: BTreeMap<String, RescueMap>,
-}
-
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
-pub struct TargetProgress {
-    /// The partition's end offset before the first record of the rescue was sent.
-    pub start: i64,
-    /// Every record at or after this offset came from source records past the acknowledged
-    /// ones (or from someone else).
-    pub resume_from: i64,
-}
-
-/// The largest `--state` file read (the offset map of a rescue with `--partitioner murmur2` may
-/// hold a range per record).
-pub const STATE_FILE_LIMIT: u64 = 1 << 30;
-
-impl ResumeState {
-    /// The state file, if there is one: a regular file of at most [`STATE_FILE_LIMIT`] bytes
-    /// (a FIFO or a device given by mistake is refused, not read forever).
-    pub fn load(path: &Path) -> io::Result<Option<ResumeState>> {
-        match read_small(path, STATE_FILE_LIMIT) {
-            Ok(bytes) => {
-                let bad = |e: String| {
-                    io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        format!("{}: not a kseg rescue state file: {e}", path.display()),
-                    )
-                };
-                let state: ResumeState =
-                    serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?;
-                if let Some((name, _)) = state.offset_map.iter().find(|(_, m)| !m.is_ordered()) {
-                    return Err(bad(format!(
-                        "the offset map of {name} is not in source-offset order"
-                    )));
-                }
-                Ok(Some(state))
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
-        }
-    }
-
-    /// Writes the file whole or not at all (a temporary file renamed over it, synced).
-    pub fn save(&self, path: &Path) -> io::Result<()> {
-        let tmp = path.with_extension("kseg-tmp");
-        {
-            let mut f = fs::File::create(&tmp)?;
-            let mut w = io::BufWriter::new(&mut f);
-            serde_json::to_writer(&mut w, self)?;
-            w.write_all(b"\n")?;
-            w.flush()?;
-            drop(w);
-            f.sync_all()?;
-        }
-        fs::rename(&tmp, path)?;
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            if let Ok(d) = fs::File::open(dir) {
-                let _ = d.sync_all();
-            }
-        }
-        Ok(())
-    }
-}
-
-// ---- acknowledgements --------------------------------------------------------------------------
-
-/// One record sent (or found already delivered) and not yet covered by its source's
-/// acknowledged offset.
-#[derive(Debug, Clone, Copy)]
-struct Pending {
-    offset: i64,
-    target: u32,
-    /// Where the target put it, once acknowledged.
-    at: Option<i64>,
-}
-
-#[derive(Debug, Default)]
-struct SourceTrack {
-    acknowledged: Option<i64>,
-    /// Where the acknowledged records are in the target.
-    map: RescueMap,
-    /// Sequence number of `pending[0]`.
-    front: u64,
-    next: u64,
-    pending: VecDeque<Pending>,
-}
-
-/// Acknowledgements of records sent out of order across partitions, folded into the resume
-/// state: per source, the offset up to which everything is acknowledged; per target, the first
-/// offset of a record not covered by that.
-#[derive(Debug, Default)]
-pub struct Tracker {
-    sources: Vec<SourceTrack>,
-    source_names: Vec<String>,
-    targets: Vec<(String, TargetProgress)>,
-    /// The partition number of each target.
-    target_partitions: Vec<i32>,
-    /// One past the highest offset acknowledged per target.
-    target_end: Vec<Option<i64>>,
-}
-
-/// A record's ticket through the producer: source index and sequence number.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Ticket {
-    pub source: u32,
-    pub seq: u64,
-}
-
-impl Ticket {
-    pub fn pack(self) -> usize {
-        ((self.source as usize) << 40) | (self.seq as usize & ((1 << 40) - 1))
-    }
-    pub fn unpack(v: usize) -> Ticket {
-        Ticket {
-            source: (v >> 40) as u32,
-            seq: (v & ((1 << 40) - 1)) as u64,
-        }
-    }
-}
-
-impl Tracker {
-    /// A source, with what a previous run acknowledged of it and where that is in the target.
-    pub fn add_source(&mut self, name: String, acknowledged: Option<i64>, map: RescueMap) -> u32 {
-        self.sources.push(SourceTrack {
-            acknowledged,
-            map,
-            ..Default::default()
-        });
-        self.source_names.push(name);
-        (self.sources.len() - 1) as u32
-    }
-
-    pub fn add_target(&mut self, name: String, partition: i32, progress: TargetProgress) -> u32 {
-        self.targets.push((name, progress));
-        self.target_partitions.push(partition);
-        self.target_end.push(None);
-        (self.targets.len() - 1) as u32
-    }
-
-    /// A record about to be sent to target `target`.
-    pub fn sent(&mut self, source: u32, offset: i64, target: u32) -> Ticket {
-        let s = &mut self.sources[source as usize];
-        s.pending.push_back(Pending {
-            offset,
-            target,
-            at: None,
-        });
-        s.next += 1;
-        Ticket {
-            source,
-            seq: s.next - 1,
-        }
-    }
-
-    /// A record found already in the target (at offset `at`) by a resume.
-    pub fn delivered_before(&mut self, source: u32, offset: i64, target: u32, at: i64) {
-        let t = self.sent(source, offset, target);
-        self.acknowledged(t, at);
-    }
-
-    /// The target acknowledged a record at offset `at`.
-    pub fn acknowledged(&mut self, ticket: Ticket, at: i64) {
-        let s = &mut self.sources[ticket.source as usize];
-        let Some(i) = ticket.seq.checked_sub(s.front) else {
-            return;
-        };
-        let Some(p) = s.pending.get_mut(i as usize) else {
-            return;
-        };
-        p.at = Some(at);
-        let end = &mut self.target_end[p.target as usize];
-        *end = Some(end.map_or(at + 1, |e| e.max(at + 1)));
-        while let Some(Pending {
-            offset,
-            target,
-            at: Some(at),
-        }) = s.pending.front().copied()
-        {
-            s.pending.pop_front();
-            s.front += 1;
-            s.acknowledged = Some(offset);
-            s.map
-                .push(offset, self.target_partitions[target as usize], at);
-        }
-    }
-
-    /// The offset map of source `source` so far.
-    pub fn map(&self, source: u32) -> &RescueMap {
-        &self.sources[source as usize].map
-    }
-
-    /// The last offset of source `source` acknowledged with every one before it.
-    pub fn acknowledged_through(&self, source: u32) -> Option<i64> {
-        self.sources[source as usize].acknowledged
-    }
-
-    /// Records sent and not acknowledged yet.
-    pub fn in_flight(&self) -> usize {
-        self.sources
-            .iter()
-            .map(|s| s.pending.iter().filter(|p| p.at.is_none()).count())
-            .sum()
-    }
-
-    /// The resume state as of now.
-    pub fn state(&self, plan: &str) -> ResumeState {
-        let mut resume_from: Vec<Option<i64>> = vec![None; self.targets.len()];
-        for s in &self.sources {
-            for p in &s.pending {
-                if let Some(at) = p.at {
-                    let r = &mut resume_from[p.target as usize];
-                    *r = Some(r.map_or(at, |v| v.min(at)));
-                }
-            }
-        }
-        let mut state = ResumeState {
-            plan: plan.to_string(),
-            ..Default::default()
-        };
-        for (i, s) in self.sources.iter().enumerate() {
-            if let Some(a) = s.acknowledged {
-                state.acknowledged.insert(self.source_names[i].clone(), a);
-                state
-                    .offset_map
-                    .insert(self.source_names[i].clone(), s.map.clone());
-            }
-        }
-        for (i, (name, progress)) in self.targets.iter().enumerate() {
-            let resume = resume_from[i]
-                .or(self.target_end[i])
-                .unwrap_or(progress.resume_from);
-            state.targets.insert(
-                name.clone(),
-                TargetProgress {
-                    start: progress.start,
-                    resume_from: resume,
-                },
-            );
-        }
-        state
-    }
-}
-
-/// The records a target partition holds past a resume point, matched in order against the
-/// records the source would send there: a record that matches was delivered before the stop.
-#[derive(Debug, Default)]
-pub struct Tail {
-    /// (offset, content digest, CreateTime timestamp if the target kept one).
-    pub records: VecDeque<(i64, u64, Option<i64>)>,
-}
-
-impl Tail {
-    /// Whether the next record of the tail is this one (then it is taken off): returns its
-    /// target offset.
-    pub fn take_if(&mut self, digest: u64, timestamp: Option<i64>) -> Option<i64> {
-        let &(at, d, ts) = self.records.front()?;
-        let ts_matches = match (ts, timestamp) {
-            (Some(a), Some(b)) => a == b,
-            _ => true,
-        };
-        if d == digest && ts_matches {
-            self.records.pop_front();
-            Some(at)
-        } else {
-            None
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tracker_acknowledges_in_source_order_and_resumes_before_gaps() {
-        let mut t = Tracker::default();
-        let s = t.add_source("a-0".into(), None, RescueMap::default());
-        let t0 = t.add_target(
-            "b-0".into(),
-            0,
-            TargetProgress {
-                start: 100,
-                resume_from: 100,
-            },
-        );
-        let t1 = t.add_target(
-            "b-1".into(),
-            1,
-            TargetProgress {
-                start: 7,
-                resume_from: 7,
-            },
-        );
-        let k0 = t.sent(s, 10, t0);
-        let k1 = t.sent(s, 11, t1);
-        let k2 = t.sent(s, 12, t0);
-        assert_eq!(Ticket::unpack(k2.pack()), k2);
-        // 12 acknowledged before 11: the source is acknowledged to 10 only.
-        t.acknowledged(k0, 100);
-        t.acknowledged(k2, 101);
-        let st = t.state("p");
-        assert_eq!(st.acknowledged["a-0"], 10);
-        // 12 sits at b-0 101 and is not covered: a resume reads b-0 from 101.
-        assert_eq!(st.targets["b-0"].resume_from, 101);
-        assert_eq!(st.targets["b-1"].resume_from, 7);
-        assert_eq!(t.in_flight(), 1);
-        t.acknowledged(k1, 7);
-        let st = t.state("p");
-        assert_eq!(st.acknowledged["a-0"], 12);
-        assert_eq!(st.targets["b-0"].resume_from, 102);
-        assert_eq!(st.targets["b-1"].resume_from, 8);
-        assert_eq!(t.in_flight(), 0);
-        // The map: 10 at b-0 100, 11 at b-1 7, 12 at b-0 101; kept in the state.
-        let ranges: Vec<[i64; 4]> = st.offset_map["a-0"]
-            .ranges()
-            .iter()
-            .map(|r| (*r).into())
-            .collect();
-        assert_eq!(ranges, [[10, 10, 0, 100], [11, 11, 1, 7], [12, 12, 0, 101]]);
-        assert_eq!(t.map(s).get(11), Some((1, 7)));
-    }
 
     #[test]
     fn digests_tell_null_from_empty_and_headers_apart() {
@@ -756,18 +475,6 @@ mod tests {
             h1,
             content_digest(None, None, [(&b"a"[..], None)].into_iter())
         );
-    }
-
-    #[test]
-    fn tails_match_in_order_and_skip_timestamps_the_target_replaced() {
-        let mut tail = Tail::default();
-        tail.records.push_back((5, 1, Some(10)));
-        tail.records.push_back((6, 2, None));
-        assert_eq!(tail.take_if(2, Some(11)), None);
-        assert_eq!(tail.take_if(1, Some(11)), None);
-        assert_eq!(tail.take_if(1, Some(10)), Some(5));
-        assert_eq!(tail.take_if(2, Some(99)), Some(6));
-        assert_eq!(tail.take_if(2, None), None);
     }
 
     #[test]
@@ -803,7 +510,7 @@ mod tests {
         assert_eq!((tally.aborted_records, tally.open_records), (3, 0));
         assert_eq!(tally.control_batches, 2);
         // Kafka's own record of the abort agrees.
-        let txn = fs::read(p.path.join("00000000000000000000.txnindex")).unwrap();
+        let txn = std::fs::read(p.path.join("00000000000000000000.txnindex")).unwrap();
         let (entries, _) = kseg_format::txn_index::parse_txn_index(&txn);
         let aborted = entries[0].as_ref().unwrap();
         assert!(offsets
