@@ -421,6 +421,27 @@ impl ThreadsArg {
     }
 }
 
+/// `--config` and `--topic-config`: the log configs a command assumes where the log dir does not
+/// record them (a ZooKeeper-era dir keeps them in ZooKeeper, a broker's static config is in its
+/// server.properties). `cmd::log_config_flags` checks them against Kafka 4.4's definitions
+/// (`analysis::topic_configs::ConfigFlags`).
+#[derive(Debug, Args, Clone, Default)]
+pub struct LogConfigArgs {
+    /// A broker config as server.properties sets it (log.retention.hours=72,
+    /// log.retention.bytes=..., log.cleaner.enable=false, log.cleaner.dedupe.buffer.size=...,
+    /// producer.id.expiration.ms=...), or a topic config meaning its broker-wide default
+    /// (min.cleanable.dirty.ratio=0.1). Repeatable. A dynamic broker config in
+    /// __cluster_metadata wins over it, as in Kafka
+    #[arg(long = "config", value_name = "KEY=VALUE")]
+    pub config: Vec<String>,
+
+    /// One topic's own config (retention.ms, retention.bytes, cleanup.policy, segment.bytes,
+    /// delete.retention.ms, min.cleanable.dirty.ratio, min.compaction.lag.ms, ...). Repeatable.
+    /// Wins over the topic's config in __cluster_metadata
+    #[arg(long = "topic-config", value_name = "TOPIC:KEY=VALUE")]
+    pub topic_config: Vec<String>,
+}
+
 const SUMMARY_HELP: &str = "Examples:
   kseg summary /var/lib/kafka/data
   kseg summary --format tsv /var/lib/kafka/data | sort -k7 -n

@@ -274,6 +274,17 @@ pub fn report_unreadable(set: &DataSet) -> Outcome {
     }
 }
 
+/// `--config` and `--topic-config`, checked against Kafka 4.4's config definitions (one parser
+/// for every command taking them).
+pub fn log_config_flags(
+    args: &cli::LogConfigArgs,
+) -> anyhow::Result<crate::analysis::topic_configs::ConfigFlags> {
+    Ok(crate::analysis::topic_configs::ConfigFlags::parse(
+        &args.config,
+        &args.topic_config,
+    )?)
+}
+
 /// Runs `f` (which uses rayon) on a pool of `--threads` workers.
 pub fn with_threads<T: Send>(threads: &crate::cli::ThreadsArg, f: impl FnOnce() -> T + Send) -> T {
     match rayon::ThreadPoolBuilder::new()

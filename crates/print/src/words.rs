@@ -263,6 +263,10 @@ pub fn config_source(source: ConfigSource) -> &'static str {
         ConfigSource::ClusterDefault => "cluster default in __cluster_metadata",
         ConfigSource::Topic => "topic config in __cluster_metadata",
         ConfigSource::Flag => "command line",
+        ConfigSource::BrokerDefault => "broker config in __cluster_metadata",
+        ConfigSource::InternalTopic => "the internal topic's creation config",
+        ConfigSource::ConfigFlag => "--config",
+        ConfigSource::TopicConfigFlag => "--topic-config",
     }
 }
 
