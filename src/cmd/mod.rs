@@ -14,6 +14,7 @@ pub mod recover;
 pub mod rescue;
 #[cfg(feature = "rescue")]
 mod rescue_groups;
+pub mod retention;
 /// `kseg rescue` in a build without its producer (`--no-default-features`): the command is still
 /// listed, and says how to get it.
 #[cfg(not(feature = "rescue"))]

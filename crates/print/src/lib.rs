@@ -14,6 +14,7 @@ pub mod groups;
 pub mod lookup;
 pub mod ndjson;
 pub mod progress;
+pub mod retention;
 pub mod summary;
 pub mod table;
 pub mod transactions;
