@@ -126,14 +126,16 @@ fn classpath(version: &str) -> String {
     format!("{}/*", libs(version).display())
 }
 
-/// The workload's classpath: its classes and the newest clients.
+/// The workload's classpath: its classes and the newest clients. `KSEG_ORACLE_CLASSES` (never
+/// under CI) names another build of oracle/src, for working on the workload without oracle/setup.
 fn client_classpath() -> String {
     let newest = &versions()[0];
-    format!(
-        "{}:{}",
-        oracle_dir().join("target/classes").display(),
-        classpath(newest)
-    )
+    let classes = std::env::var("KSEG_ORACLE_CLASSES")
+        .ok()
+        .filter(|_| !in_ci())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| oracle_dir().join("target/classes"));
+    format!("{}:{}", classes.display(), classpath(newest))
 }
 
 pub fn java(classpath: &str) -> Command {
@@ -234,6 +236,8 @@ pub struct Broker {
     /// A second listener, `EXTERNAL`, with this security protocol (SASL_PLAINTEXT, SSL, ...).
     pub external_protocol: Option<String>,
     pub external_port: u16,
+    /// Loggers logged at DEBUG (log4j2 versions), for the lines a test waits on.
+    pub debug_loggers: Vec<String>,
 }
 
 /// A node of a multi-node KRaft cluster ([`Cluster`]).
@@ -294,6 +298,7 @@ impl Broker {
             node: None,
             external_protocol: None,
             external_port: 0,
+            debug_loggers: Vec::new(),
         }
     }
 
@@ -398,8 +403,15 @@ impl Broker {
                  appender.file.append=true\n\
                  appender.file.layout.type=PatternLayout\n\
                  appender.file.layout.pattern=[%d] %p %m (%c)%n\n\
-                 rootLogger.level=INFO\nrootLogger.appenderRef.file.ref=file\n",
-                log.display()
+                 rootLogger.level=INFO\nrootLogger.appenderRef.file.ref=file\n{}",
+                log.display(),
+                self.debug_loggers
+                    .iter()
+                    .enumerate()
+                    .map(|(i, l)| format!(
+                        "logger.debug{i}.name={l}\nlogger.debug{i}.level=DEBUG\n"
+                    ))
+                    .collect::<String>()
             ),
         )
         .expect("writing log4j2.properties");

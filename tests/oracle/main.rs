@@ -11,4 +11,5 @@ mod kip848;
 mod mini_broker;
 mod parity;
 mod rescue;
+mod retention;
 mod shape;

@@ -31,11 +31,19 @@ pub(super) struct SegmentFiles {
     pub base: i64,
     pub log: PathBuf,
     pub log_bytes: u64,
-    /// The `.log`, its indexes and its producer snapshot: what deleting the segment frees.
+    /// The `.log`, its indexes and its producer snapshot as stored (holes of sparse files left
+    /// out): what deleting the segment frees.
     pub all_bytes: u64,
     pub mtime_ms: i64,
     pub offset_index: Option<PathBuf>,
     pub time_index: Option<PathBuf>,
+}
+
+/// The bytes a file holds on disk: its length, less the holes of a sparse file (a preallocated
+/// index is 10 MiB long and holds a few pages).
+fn stored(meta: &std::fs::Metadata) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    meta.len().min(meta.blocks().saturating_mul(512))
 }
 
 /// `File.lastModified`: milliseconds, 0 when unknown.
@@ -59,7 +67,7 @@ pub(super) fn segment_files(
     let mut extra: Vec<(i64, u64)> = Vec::new();
     let mut pending = 0u64;
     for f in &p.files {
-        let len = || std::fs::metadata(&f.path).map(|m| m.len()).unwrap_or(0);
+        let len = || std::fs::metadata(&f.path).map(|m| stored(&m)).unwrap_or(0);
         let base = f
             .path
             .file_name()
@@ -73,7 +81,7 @@ pub(super) fn segment_files(
                             base,
                             log: f.path.clone(),
                             log_bytes: m.len(),
-                            all_bytes: m.len(),
+                            all_bytes: stored(&m),
                             mtime_ms: mtime_ms(&m),
                             offset_index: None,
                             time_index: None,
