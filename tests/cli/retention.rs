@@ -304,3 +304,29 @@ fn retention_reads_indexes_and_metadata_not_the_logs() {
     let (_, after, _) = retention_json(&[root.to_str().unwrap()]);
     assert_eq!(before, after);
 }
+
+/// `summary` says when retention is blocked, at the wall clock's now.
+#[test]
+fn summary_notes_a_blocked_retention() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().join("data");
+    let p = root.join("t-0");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let old = now - 9 * DAY;
+    let mut next = segment(&p, 0, &[&[old]]);
+    next = segment(&p, next, &[&[now + 3 * 365 * DAY]]);
+    next = segment(&p, next, &[&[old]]);
+    next = segment(&p, next, &[&[now]]);
+    log_dir(&root, &[("t-0", next)]);
+    let r = kseg(&["summary", "--json", root.to_str().unwrap()]);
+    let lines = json_lines(&r.stdout);
+    let row = of_type(&lines, "partition")[0];
+    let notes = row["warnings"].to_string();
+    assert!(
+        notes.contains("PROBLEM: retention blocked by a future timestamp (segment 1, offset 1"),
+        "{notes}"
+    );
+}

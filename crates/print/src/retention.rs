@@ -205,6 +205,48 @@ fn blocker_text(p: &PartitionRetention, b: &Blocker, now: i64) -> String {
     }
 }
 
+/// A blocker in one short note (`kseg summary`'s NOTES).
+pub fn blocker_note(b: &Blocker) -> String {
+    let at = |what: &str| {
+        let mut parts = Vec::new();
+        if let Some(s) = b.segment {
+            parts.push(format!("segment {s}"));
+        }
+        if let Some(o) = b.offset {
+            parts.push(format!("{what} {o}"));
+        }
+        if let Some(t) = b.timestamp {
+            parts.push(rfc3339_ms(t));
+        }
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", parts.join(", "))
+        }
+    };
+    let held = if b.bytes > 0 {
+        format!(", holding back {}", human_bytes(b.bytes))
+    } else {
+        String::new()
+    };
+    let what = match b.reason {
+        BlockReason::FutureTimestamp => format!("a future timestamp{}", at("offset")),
+        BlockReason::HighWatermark => format!("the high watermark{}", at("at")),
+        BlockReason::ModifiedTime => format!("a segment judged by its .log mtime{}", at("offset")),
+        BlockReason::NotExpired => format!("an older segment inside retention.ms{}", at("offset")),
+        BlockReason::CleanerDisabled => {
+            format!(
+                "log.cleaner.enable=false on a compacted topic{}",
+                at("offset")
+            )
+        }
+    };
+    format!(
+        "{}retention blocked by {what}{held} (kseg retention)",
+        if b.problem { "PROBLEM: " } else { "" }
+    )
+}
+
 fn state_words(s: DirState) -> &'static str {
     match s {
         DirState::Clean => "shut down cleanly",
