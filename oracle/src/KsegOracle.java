@@ -31,6 +31,9 @@
 //                                           records stamped days old, recent, and one five years ahead;
 //                                           compact and compact,delete; DeleteRecords; retention.bytes;
 //                                           a cluster-wide dynamic log.retention.ms. Facts to OUT
+//   KsegOracle retention-hw BOOTSTRAP create|more   rt-hw on brokers 1 and 2 (leader 1), records ten
+//                                           days old: 30 with acks=all (create), 60 more with acks=1
+//                                           while broker 2 is stopped (more): the high watermark stays
 //
 // Everything sent is fixed by the code (keys, values, headers, CreateTime timestamps, partitions,
 // batch boundaries by flush), except what the broker stamps itself (LogAppendTime) and the few
@@ -88,6 +91,7 @@ public class KsegOracle {
             case "kip848-consume" -> kip848Consume(bootstrap, args[2]);
             case "bench-produce" -> benchProduce(bootstrap, args[2], Integer.parseInt(args[3]));
             case "retention" -> retention(bootstrap, Path.of(args[2]));
+            case "retention-hw" -> retentionHw(bootstrap, args[2]);
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
         // The open transaction's producer is never closed: exit without waiting for its threads.
@@ -1292,5 +1296,24 @@ public class KsegOracle {
         }
         Files.writeString(out, "{\"now\":" + now + ",\"futureOffset\":" + futureOffset
                 + ",\"futureTimestamp\":" + future + "}\n");
+    }
+
+    /** The high-watermark topic of tests/oracle/retention.rs on a two-broker cluster. */
+    static void retentionHw(String bootstrap, String phase) throws Exception {
+        long old = System.currentTimeMillis() - 10 * DAY_MS;
+        if (phase.equals("create")) {
+            try (Admin admin = Admin.create(common(bootstrap))) {
+                createTopic(admin, Map.of("retention.ms", Long.toString(7 * DAY_MS)),
+                        c -> new NewTopic("rt-hw", Map.of(0, List.of(1, 2))).configs(c));
+            }
+            try (KafkaProducer<byte[], byte[]> p = producer(bootstrap, Map.of())) {
+                sendEach(p, "rt-hw", 0, 30, old);
+            }
+        } else {
+            try (KafkaProducer<byte[], byte[]> p = producer(bootstrap,
+                    Map.of("acks", "1", "enable.idempotence", "false"))) {
+                sendEach(p, "rt-hw", 30, 60, old);
+            }
+        }
     }
 }

@@ -544,6 +544,24 @@ impl Broker {
         );
     }
 
+    /// SIGSTOP: the process stays, frozen (its sessions and timers stop with it).
+    pub fn freeze(&self) {
+        self.send(libc::SIGSTOP);
+    }
+
+    /// SIGCONT after [`Broker::freeze`].
+    pub fn thaw(&self) {
+        self.send(libc::SIGCONT);
+    }
+
+    fn send(&self, signal: i32) {
+        let pid = self.child.as_ref().expect("the broker is not running").id() as i32;
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe {
+            libc::kill(pid, signal);
+        }
+    }
+
     /// A crash: SIGKILL, nothing flushed or closed.
     pub fn kill9(&mut self) {
         self.signal(libc::SIGKILL, Duration::from_secs(30));
@@ -573,6 +591,13 @@ pub struct Cluster {
 impl Cluster {
     /// Formats every node (in parallel) and starts them (≤ 120 s each).
     pub fn format_and_start(version: &str, root: &Path, n: u32, overrides: &[&str]) -> Cluster {
+        let mut c = Cluster::format(version, root, n, overrides);
+        c.start();
+        c
+    }
+
+    /// Formats every node (in parallel); nothing started.
+    pub fn format(version: &str, root: &Path, n: u32, overrides: &[&str]) -> Cluster {
         let controller_port = free_port();
         let voters = format!("100@127.0.0.1:{controller_port}");
         let node = |node_id: u32, controller: bool| ClusterNode {
@@ -581,7 +606,7 @@ impl Cluster {
             voters: voters.clone(),
             controller_port,
         };
-        let (mut controller, mut brokers) = thread::scope(|s| {
+        let (controller, brokers) = thread::scope(|s| {
             let c = s.spawn(|| {
                 Broker::format_node(
                     version,
@@ -610,16 +635,20 @@ impl Cluster {
                     .collect::<Vec<_>>(),
             )
         });
-        controller.start();
-        let lines: Vec<usize> = brokers.iter_mut().map(Broker::spawn).collect();
-        for (b, l) in brokers.iter_mut().zip(lines) {
-            if let Err(why) = b.wait_started(l) {
-                panic!("{why}");
-            }
-        }
         Cluster {
             controller,
             brokers,
+        }
+    }
+
+    /// Starts the controller, then every broker (≤ 120 s each).
+    pub fn start(&mut self) {
+        self.controller.start();
+        let lines: Vec<usize> = self.brokers.iter_mut().map(Broker::spawn).collect();
+        for (b, l) in self.brokers.iter_mut().zip(lines) {
+            if let Err(why) = b.wait_started(l) {
+                panic!("{why}");
+            }
         }
     }
 

@@ -7,7 +7,9 @@
 //! after the logs load, is the one compared. kseg reads a copy taken before the restart, at the
 //! instants before the restart and after the check, and must name the segments Kafka's check
 //! deleted (its "Deleting segment" lines, and the `.deleted` files it leaves) with the rule,
-//! the log start offset after, and what blocked the rest.
+//! the log start offset after, and what blocked the rest. A second test holds the high
+//! watermark back on a two-broker cluster and compares kseg on frozen copies of the leader's
+//! live dir with the leader's next checks.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -304,4 +306,147 @@ fn kseg_names_the_segments_kafkas_retention_check_deletes() {
     assert_eq!(cd["configs"]["retention.ms"]["value"], 2 * DAY);
     assert!(!kafka["rt-cluster-default-0"].is_empty());
     broker.stop();
+}
+
+/// "Log cleanup completed" lines of a broker's log from line `from` on.
+fn checks_done(b: &Broker, from: usize) -> usize {
+    b.server_log()
+        .lines()
+        .skip(from)
+        .filter(|l| l.contains("Log cleanup completed"))
+        .count()
+}
+
+/// Waits until two retention checks have ended after line `from` (the first may have begun
+/// before it).
+fn two_checks_after(b: &Broker, from: usize) {
+    wait_for("two retention checks", Duration::from_secs(60), || {
+        checks_done(b, from) >= 2
+    });
+}
+
+/// Freezes `b`, copies its log dir to `to`, thaws it: (the copy's instant, the log line the
+/// broker's later lines start at).
+fn frozen_copy(b: &Broker, to: &Path) -> (i64, usize) {
+    b.freeze();
+    let line = b.server_log().lines().count();
+    copy_dir(&b.data, to);
+    let at = now_ms();
+    b.thaw();
+    (at, line)
+}
+
+/// The deletions Kafka's checks made after line `from`, of one partition.
+fn deleted_after(b: &Broker, from: usize, partition: &str) -> BTreeSet<i64> {
+    let log: Vec<String> = b
+        .server_log()
+        .lines()
+        .skip(from)
+        .map(str::to_string)
+        .collect();
+    kafka_deletions(&log.join("\n"))
+        .get(partition)
+        .map(|m| m.keys().copied().collect())
+        .unwrap_or_default()
+}
+
+fn delete_segments(v: &serde_json::Value) -> BTreeSet<i64> {
+    v["deleteSegments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b.as_i64().unwrap())
+        .collect()
+}
+
+/// The high watermark behind the log end (issue 40, incident 2): a follower that stopped
+/// fetching (SIGSTOP, still in the ISR and unfenced) holds it, and no segment past it goes
+/// whatever its age. kseg names it on a frozen copy of the leader's live dir; the leader's next
+/// checks delete what kseg said, before and after the follower catches up.
+#[test]
+#[ignore = "needs Kafka: run oracle/setup (a JDK 17+ and Maven)"]
+fn kseg_names_the_high_watermark_that_holds_retention_back() {
+    if skip() {
+        return;
+    }
+    let version = versions()
+        .into_iter()
+        .find(|v| v.starts_with("4.4"))
+        .expect("Kafka 4.4 among oracle/versions");
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("oracle-retention-hw");
+    let _ = fs::remove_dir_all(&root);
+    let mut c = Cluster::format(
+        &version,
+        &root,
+        2,
+        &[
+            "replica.lag.time.max.ms=600000",
+            "broker.session.timeout.ms=600000",
+            "log.retention.check.interval.ms=3000",
+            "replica.high.watermark.checkpoint.interval.ms=100",
+        ],
+    );
+    c.brokers[0].debug_loggers = vec!["org.apache.kafka.storage.internals.log.LogManager".into()];
+    c.start();
+    c.broker(1)
+        .workload(&["retention-hw", "create"], Duration::from_secs(180));
+    c.broker(2).freeze();
+    let more_from = c.broker(1).server_log().lines().count();
+    c.broker(1)
+        .workload(&["retention-hw", "more"], Duration::from_secs(180));
+    let leader = &c.brokers[0];
+    two_checks_after(leader, more_from);
+
+    // The follower stopped at 30: the leader's high watermark stays there.
+    let (at, from) = frozen_copy(leader, &root.join("copy-a"));
+    let (code, a) = kseg_retention(&root.join("copy-a"), at);
+    assert_eq!(code, 0);
+    let v = &a["rt-hw-0"];
+    assert_eq!(v["highWatermark"], 30, "{v:#}");
+    let holding = *bases(&root.join("copy-a/rt-hw-0"), ".log")
+        .iter()
+        .filter(|b| **b <= 30)
+        .next_back()
+        .unwrap();
+    let b = &v["blockedBy"][0];
+    assert_eq!(
+        (&b["reason"], &b["segment"], &b["offset"]),
+        (&"highWatermark".into(), &holding.into(), &30.into()),
+        "{v:#}"
+    );
+    two_checks_after(leader, from);
+    assert_eq!(
+        deleted_after(leader, from, "rt-hw-0"),
+        delete_segments(v),
+        "what Kafka's checks deleted after the copy"
+    );
+
+    // The follower catches up: the high watermark reaches the log end (90).
+    c.broker(2).thaw();
+    let leader = &c.brokers[0];
+    wait_for(
+        "the leader's high watermark checkpoint at 90",
+        Duration::from_secs(60),
+        || {
+            fs::read_to_string(leader.data.join("replication-offset-checkpoint"))
+                .is_ok_and(|t| t.lines().any(|l| l == "rt-hw 0 90"))
+        },
+    );
+    let (at, from) = frozen_copy(leader, &root.join("copy-b"));
+    let (_, after) = kseg_retention(&root.join("copy-b"), at);
+    let v = &after["rt-hw-0"];
+    two_checks_after(leader, from);
+    assert_eq!(
+        deleted_after(leader, from, "rt-hw-0"),
+        delete_segments(v),
+        "what Kafka's checks deleted after the second copy\n{v:#}"
+    );
+    // Between them, every expired segment went: the segment the high watermark held included.
+    let left = bases(&leader.data.join("rt-hw-0"), ".log");
+    assert_eq!(
+        left,
+        BTreeSet::from([90]),
+        "only the segment rolled at the log end"
+    );
+    c.broker(2).thaw();
 }
