@@ -405,8 +405,7 @@ fn kseg_names_the_high_watermark_that_holds_retention_back() {
     assert_eq!(v["highWatermark"], 30, "{v:#}");
     let holding = *bases(&root.join("copy-a/rt-hw-0"), ".log")
         .iter()
-        .filter(|b| **b <= 30)
-        .next_back()
+        .rfind(|b| **b <= 30)
         .unwrap();
     let b = &v["blockedBy"][0];
     assert_eq!(
