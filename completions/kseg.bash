@@ -52,6 +52,9 @@ _kseg() {
             kseg,rescue)
                 cmd="kseg__subcmd__rescue"
                 ;;
+            kseg,retention)
+                cmd="kseg__subcmd__retention"
+                ;;
             kseg,summary)
                 cmd="kseg__subcmd__summary"
                 ;;
@@ -97,6 +100,9 @@ _kseg() {
             kseg__subcmd__help,rescue)
                 cmd="kseg__subcmd__help__subcmd__rescue"
                 ;;
+            kseg__subcmd__help,retention)
+                cmd="kseg__subcmd__help__subcmd__retention"
+                ;;
             kseg__subcmd__help,summary)
                 cmd="kseg__subcmd__help__subcmd__summary"
                 ;;
@@ -137,7 +143,7 @@ _kseg() {
 
     case "${cmd}" in
         kseg)
-            opts="-h -V --no-progress --help --version dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup grep mini-broker completions man help"
+            opts="-h -V --no-progress --help --version dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup retention grep mini-broker completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -455,7 +461,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help)
-            opts="dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup grep mini-broker completions man help"
+            opts="dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup retention grep mini-broker completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -651,6 +657,20 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help__subcmd__rescue)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__help__subcmd__retention)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1270,6 +1290,44 @@ _kseg() {
                     return 0
                     ;;
                 --max-decompressed-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__retention)
+            opts="-h --now --tz --config --topic-config --json --format --threads --no-progress --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tz)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topic-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table tsv" -- "${cur}"))
+                    return 0
+                    ;;
+                --threads)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -247,6 +247,22 @@ _arguments "${_arguments_options[@]}" : \
 ':target -- A partition dir, or a log dir with --topic (one answer per partition):_files' \
 && ret=0
 ;;
+(retention)
+_arguments "${_arguments_options[@]}" : \
+'--now=[The instant of the check\: epoch milliseconds, or RFC 3339 (with an offset, or in the zone of --tz) \[default\: now\]]:T:_default' \
+'--tz=[The zone a time given without an offset is read in (2024-03-09T14\:00\:00 --tz Asia/Shanghai)\: local (the machine'\''s), UTC, an offset (+08\:00) or a zone name; grep also shows the records'\'' times in it \[default\: none\: such a time is refused; times shown in UTC\]]:ZONE:_default' \
+'*--config=[A broker config as server.properties sets it (log.retention.hours=72, log.retention.bytes=..., log.cleaner.enable=false, log.cleaner.dedupe.buffer.size=..., producer.id.expiration.ms=...), or a topic config meaning its broker-wide default (min.cleanable.dirty.ratio=0.1). Repeatable. A dynamic broker config in __cluster_metadata wins over it, as in Kafka]:KEY=VALUE:_default' \
+'*--topic-config=[One topic'\''s own config (retention.ms, retention.bytes, cleanup.policy, segment.bytes, delete.retention.ms, min.cleanable.dirty.ratio, min.compaction.lag.ms, ...). Repeatable. Wins over the topic'\''s config in __cluster_metadata]:TOPIC:KEY=VALUE:_default' \
+'(--json)--format=[Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, one row per segment (tsv)]:FORMAT:((table\:"Box-drawn tables, fitted to the terminal when stdout is one"
+tsv\:"Tab-separated values\: a header line, then one line per row; no other text"))' \
+'--threads=[Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) \[default\: the number of cores\]]:N:_default' \
+'--json[NDJSON\: one "logDir" object per log dir, one "retention" object per partition, then a "summary"]' \
+'--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'*::paths -- Log dirs or partition dirs (a partition dir is judged with its log dir'\''s checkpoints):_files' \
+&& ret=0
+;;
 (grep)
 _arguments "${_arguments_options[@]}" : \
 '-e+[The value pattern (for a pattern starting with '\''-'\'', or to give only paths)]:PATTERN:_default' \
@@ -508,6 +524,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(retention)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (grep)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -570,6 +590,7 @@ _kseg_commands() {
 'diff:Replicas of the same partitions side by side\: common prefix, divergence point, the records only one broker holds (what an unclean leader election lost)' \
 'find-group-partition:Which __consumer_offsets (or __transaction_state) partition an id lives in' \
 'lookup:Offsets by timestamp, offset, earliest/latest or leader epoch, as the broker answers them' \
+'retention:What Kafka'\''s next retention check deletes, and what blocks retention (a future timestamp, the high watermark, a disabled cleaner, fresh mtimes), from indexes alone' \
 'grep:Find records by value, key, header, time, offset or producer, pruning batches from their headers before anything is decompressed' \
 'mini-broker:Run an embedded single-node Kafka broker writing real segment files (or script one with \`produce\` and \`commit\`, no client needed)' \
 'completions:Print a shell completion script' \
@@ -621,6 +642,7 @@ _kseg__subcmd__help_commands() {
 'diff:Replicas of the same partitions side by side\: common prefix, divergence point, the records only one broker holds (what an unclean leader election lost)' \
 'find-group-partition:Which __consumer_offsets (or __transaction_state) partition an id lives in' \
 'lookup:Offsets by timestamp, offset, earliest/latest or leader epoch, as the broker answers them' \
+'retention:What Kafka'\''s next retention check deletes, and what blocks retention (a future timestamp, the high watermark, a disabled cleaner, fresh mtimes), from indexes alone' \
 'grep:Find records by value, key, header, time, offset or producer, pruning batches from their headers before anything is decompressed' \
 'mini-broker:Run an embedded single-node Kafka broker writing real segment files (or script one with \`produce\` and \`commit\`, no client needed)' \
 'completions:Print a shell completion script' \
@@ -702,6 +724,11 @@ _kseg__subcmd__help__subcmd__rescue_commands() {
     local commands; commands=()
     _describe -t commands 'kseg help rescue commands' commands "$@"
 }
+(( $+functions[_kseg__subcmd__help__subcmd__retention_commands] )) ||
+_kseg__subcmd__help__subcmd__retention_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg help retention commands' commands "$@"
+}
 (( $+functions[_kseg__subcmd__help__subcmd__summary_commands] )) ||
 _kseg__subcmd__help__subcmd__summary_commands() {
     local commands; commands=()
@@ -779,6 +806,11 @@ _kseg__subcmd__recover_commands() {
 _kseg__subcmd__rescue_commands() {
     local commands; commands=()
     _describe -t commands 'kseg rescue commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__retention_commands] )) ||
+_kseg__subcmd__retention_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg retention commands' commands "$@"
 }
 (( $+functions[_kseg__subcmd__summary_commands] )) ||
 _kseg__subcmd__summary_commands() {

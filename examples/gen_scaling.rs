@@ -6,6 +6,8 @@
 //!                                  of N members over two generations (every assignment moves)
 //!   gen_scaling kip848 DIR N       the same with a KIP-848 group: N members' metadata, the
 //!                                  group epoch, then each member's current assignment
+//!   gen_scaling retention DIR N    a clean log dir of N segments in 100 partitions, 30% of each
+//!                                  expired at 2026-01-01T00:00:00Z (`bench/retention.sh`)
 
 use std::path::Path;
 
@@ -21,7 +23,7 @@ fn main() {
             n.parse::<usize>().expect("N"),
         ),
         _ => {
-            eprintln!("usage: gen_scaling segments|partitions|members|kip848 DIR N");
+            eprintln!("usage: gen_scaling segments|partitions|members|kip848|retention DIR N");
             std::process::exit(2);
         }
     };
@@ -30,6 +32,7 @@ fn main() {
         "partitions" => scaling_data::empty_partitions(dir, n),
         "members" => scaling_data::classic_group(dir, n),
         "kip848" => scaling_data::kip848_group(dir, n),
+        "retention" => scaling_data::retention_log_dir(dir, n),
         other => {
             eprintln!("unknown mode {other:?}");
             std::process::exit(2);

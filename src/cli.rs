@@ -110,6 +110,9 @@ pub enum Command {
     FindGroupPartition(FindGroupPartitionArgs),
     /// Offsets by timestamp, offset, earliest/latest or leader epoch, as the broker answers them
     Lookup(LookupArgs),
+    /// What Kafka's next retention check deletes, and what blocks retention (a future
+    /// timestamp, the high watermark, a disabled cleaner, fresh mtimes), from indexes alone
+    Retention(RetentionArgs),
     /// Find records by value, key, header, time, offset or producer, pruning batches from their
     /// headers before anything is decompressed
     Grep(Box<GrepArgs>),
@@ -477,6 +480,74 @@ impl ThreadsArg {
             None => std::thread::available_parallelism().map_or(1, |n| n.get().min(256)),
         }
     }
+}
+
+/// `--config` and `--topic-config`: the log configs a command assumes where the log dir does not
+/// record them (a ZooKeeper-era dir keeps them in ZooKeeper, a broker's static config is in its
+/// server.properties). `cmd::log_config_flags` checks them against Kafka 4.4's definitions
+/// (`analysis::topic_configs::ConfigFlags`).
+#[derive(Debug, Args, Clone, Default)]
+pub struct LogConfigArgs {
+    /// A broker config as server.properties sets it (log.retention.hours=72,
+    /// log.retention.bytes=..., log.cleaner.enable=false, log.cleaner.dedupe.buffer.size=...,
+    /// producer.id.expiration.ms=...), or a topic config meaning its broker-wide default
+    /// (min.cleanable.dirty.ratio=0.1). Repeatable. A dynamic broker config in
+    /// __cluster_metadata wins over it, as in Kafka
+    #[arg(long = "config", value_name = "KEY=VALUE")]
+    pub config: Vec<String>,
+
+    /// One topic's own config (retention.ms, retention.bytes, cleanup.policy, segment.bytes,
+    /// delete.retention.ms, min.cleanable.dirty.ratio, min.compaction.lag.ms, ...). Repeatable.
+    /// Wins over the topic's config in __cluster_metadata
+    #[arg(long = "topic-config", value_name = "TOPIC:KEY=VALUE")]
+    pub topic_config: Vec<String>,
+}
+
+const RETENTION_HELP: &str = "Examples:
+  kseg retention /var/lib/kafka/data                what the next check deletes, what blocks it
+  kseg retention --now 2024-06-01T00:00:00Z orders-3
+  kseg retention --config log.retention.hours=72 --topic-config orders:retention.ms=3600000 DIR
+  kseg retention --json DIR | jq 'select(.type==\"retention\") | .blockedBy'
+
+The rules are Kafka 4.4's UnifiedLog.deleteOldSegments: segments below the log start offset,
+then (cleanup.policy with delete) whole segments while the log exceeds retention.bytes, then
+segments whose largest timestamp (the time index's last entry, else the .log mtime) is older
+than retention.ms, each walk stopping at the first segment that does not qualify or that
+reaches past the high watermark. Topics with compact in their policy are checked only by the
+log cleaner, and by nobody with log.cleaner.enable=false. Configs come from __cluster_metadata,
+else --config/--topic-config, else Kafka 4.4's defaults; the output says which.
+Exit codes: 0 answered; 1 the answer is a problem (a future timestamp holds back expired
+segments, or lies further ahead than message.timestamp.after.max.ms); 2 could not run.";
+
+#[derive(Debug, Args)]
+#[command(after_help = RETENTION_HELP)]
+pub struct RetentionArgs {
+    /// Log dirs or partition dirs (a partition dir is judged with its log dir's checkpoints)
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<PathBuf>,
+
+    /// The instant of the check: epoch milliseconds, or RFC 3339 (with an offset, or in the zone
+    /// of --tz) [default: now]
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
+    pub now: Option<String>,
+    #[command(flatten)]
+    pub tz: TzArg,
+
+    #[command(flatten)]
+    pub configs: LogConfigArgs,
+
+    /// NDJSON: one "logDir" object per log dir, one "retention" object per partition, then a
+    /// "summary"
+    #[arg(long)]
+    pub json: bool,
+
+    /// Tables fitted to the terminal (table), or tab-separated values with a header line and no
+    /// other text, one row per segment (tsv)
+    #[arg(long, value_enum, default_value_t = Format::Table, conflicts_with = "json")]
+    pub format: Format,
+
+    #[command(flatten)]
+    pub threads: ThreadsArg,
 }
 
 const SUMMARY_HELP: &str = "Examples:

@@ -27,6 +27,13 @@
 //                                           record was read exactly once; then deleteConsumerGroups
 //   KsegOracle bench-produce BOOTSTRAP TOPIC N  N records of the data workload into 3 partitions, as fast
 //                                           as the idempotent producer goes (acks=all); prints the time
+//   KsegOracle retention BOOTSTRAP OUT.ndjson   the retention topics of tests/oracle/retention.rs (rt-*):
+//                                           records stamped days old, recent, and one five years ahead;
+//                                           compact and compact,delete; DeleteRecords; retention.bytes;
+//                                           a cluster-wide dynamic log.retention.ms. Facts to OUT
+//   KsegOracle retention-hw BOOTSTRAP create|more   rt-hw on brokers 1 and 2 (leader 1), records ten
+//                                           days old: 30 with acks=all (create), 60 more with acks=1
+//                                           while broker 2 is stopped (more): the high watermark stays
 //
 // Everything sent is fixed by the code (keys, values, headers, CreateTime timestamps, partitions,
 // batch boundaries by flush), except what the broker stamps itself (LogAppendTime) and the few
@@ -83,6 +90,8 @@ public class KsegOracle {
             case "consume" -> consume(bootstrap, args[2], Path.of(args[3]));
             case "kip848-consume" -> kip848Consume(bootstrap, args[2]);
             case "bench-produce" -> benchProduce(bootstrap, args[2], Integer.parseInt(args[3]));
+            case "retention" -> retention(bootstrap, Path.of(args[2]));
+            case "retention-hw" -> retentionHw(bootstrap, args[2]);
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
         // The open transaction's producer is never closed: exit without waiting for its threads.
@@ -1224,6 +1233,87 @@ public class KsegOracle {
             out.println("{\"type\":\"transaction\",\"transactionalId\":" + json(id) + ",\"state\":" + json(d.state().toString())
                     + ",\"producerId\":" + d.producerId() + ",\"producerEpoch\":" + d.producerEpoch()
                     + ",\"timeoutMs\":" + d.transactionTimeoutMs() + ",\"partitions\":[" + String.join(",", parts) + "]}");
+        }
+    }
+
+    static final long HOUR_MS = 3_600_000L;
+    static final long DAY_MS = 24 * HOUR_MS;
+
+    /** Sends each record as a batch of its own (one time-index entry each) and returns the
+     *  offset of the last one. */
+    static long sendEach(KafkaProducer<byte[], byte[]> p, String topic, int from, int count, long ts) throws Exception {
+        long last = -1;
+        for (int i = from; i < from + count; i++) {
+            byte[] value = utf8("r" + i + "-" + "x".repeat(600));
+            var f = p.send(new ProducerRecord<>(topic, 0, ts, utf8("k" + (i % 10)), value));
+            p.flush();
+            last = f.get().offset();
+        }
+        return last;
+    }
+
+    /** The topics of the retention oracle (tests/oracle/retention.rs), stamped against the wall
+     *  clock: 10 days old, an hour old, and one record five years ahead. */
+    static void retention(String bootstrap, Path out) throws Exception {
+        long now = System.currentTimeMillis();
+        long old = now - 10 * DAY_MS, recent = now - HOUR_MS, future = now + 5 * 365 * DAY_MS;
+        String week = Long.toString(7 * DAY_MS);
+        try (Admin admin = Admin.create(common(bootstrap))) {
+            // Topics without their own retention.ms take this cluster-wide default: 2 days.
+            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.BROKER, ""),
+                    List.of(new AlterConfigOp(new ConfigEntry("log.retention.ms", Long.toString(2 * DAY_MS)),
+                            AlterConfigOp.OpType.SET)))).all().get();
+            createTopic(admin, "rt-future", 1, Map.of("retention.ms", week,
+                    "message.timestamp.after.max.ms", Long.toString(Long.MAX_VALUE)));
+            createTopic(admin, "rt-compact-delete", 1, Map.of("cleanup.policy", "compact,delete", "retention.ms", week));
+            createTopic(admin, "rt-compact", 1, Map.of("cleanup.policy", "compact", "retention.ms", week));
+            createTopic(admin, "rt-restored", 1, Map.of("retention.ms", week));
+            createTopic(admin, "rt-active", 1, Map.of("retention.ms", week));
+            createTopic(admin, "rt-size", 1, Map.of("retention.ms", "-1", "retention.bytes", "40000"));
+            createTopic(admin, "rt-start", 1, Map.of("retention.ms", week));
+            createTopic(admin, "rt-cluster-default", 1, Map.of());
+        }
+        long futureOffset;
+        try (KafkaProducer<byte[], byte[]> p = producer(bootstrap, Map.of())) {
+            sendEach(p, "rt-future", 0, 60, old);
+            futureOffset = sendEach(p, "rt-future", 60, 1, future);
+            sendEach(p, "rt-future", 61, 60, old);
+            sendEach(p, "rt-future", 121, 5, recent);
+            for (String t : List.of("rt-compact-delete", "rt-compact")) {
+                sendEach(p, t, 0, 80, old);
+                sendEach(p, t, 80, 3, recent);
+            }
+            sendEach(p, "rt-restored", 0, 120, old);
+            sendEach(p, "rt-restored", 120, 3, recent);
+            sendEach(p, "rt-active", 0, 80, old);
+            sendEach(p, "rt-size", 0, 120, recent);
+            sendEach(p, "rt-start", 0, 100, recent);
+            sendEach(p, "rt-cluster-default", 0, 60, now - 3 * DAY_MS);
+            sendEach(p, "rt-cluster-default", 60, 3, recent);
+        }
+        try (Admin admin = Admin.create(common(bootstrap))) {
+            admin.deleteRecords(Map.of(new TopicPartition("rt-start", 0), RecordsToDelete.beforeOffset(60))).all().get();
+        }
+        Files.writeString(out, "{\"now\":" + now + ",\"futureOffset\":" + futureOffset
+                + ",\"futureTimestamp\":" + future + "}\n");
+    }
+
+    /** The high-watermark topic of tests/oracle/retention.rs on a two-broker cluster. */
+    static void retentionHw(String bootstrap, String phase) throws Exception {
+        long old = System.currentTimeMillis() - 10 * DAY_MS;
+        if (phase.equals("create")) {
+            try (Admin admin = Admin.create(common(bootstrap))) {
+                createTopic(admin, Map.of("retention.ms", Long.toString(7 * DAY_MS)),
+                        c -> new NewTopic("rt-hw", Map.of(0, List.of(1, 2))).configs(c));
+            }
+            try (KafkaProducer<byte[], byte[]> p = producer(bootstrap, Map.of())) {
+                sendEach(p, "rt-hw", 0, 30, old);
+            }
+        } else {
+            try (KafkaProducer<byte[], byte[]> p = producer(bootstrap,
+                    Map.of("acks", "1", "enable.idempotence", "false"))) {
+                sendEach(p, "rt-hw", 30, 60, old);
+            }
         }
     }
 }

@@ -12,6 +12,7 @@ mod parallel;
 pub mod recover;
 #[cfg(feature = "rescue")]
 pub mod rescue;
+pub mod retention;
 /// `kseg rescue` in a build without its producer (`--no-default-features`): the command is still
 /// listed, and says how to get it.
 #[cfg(not(feature = "rescue"))]
@@ -270,6 +271,17 @@ pub fn report_unreadable(set: &DataSet) -> Outcome {
     } else {
         Outcome::Failed
     }
+}
+
+/// `--config` and `--topic-config`, checked against Kafka 4.4's config definitions (one parser
+/// for every command taking them).
+pub fn log_config_flags(
+    args: &cli::LogConfigArgs,
+) -> anyhow::Result<crate::analysis::topic_configs::ConfigFlags> {
+    Ok(crate::analysis::topic_configs::ConfigFlags::parse(
+        &args.config,
+        &args.topic_config,
+    )?)
 }
 
 /// Runs `f` (which uses rayon) on a pool of `--threads` workers.

@@ -81,6 +81,16 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
         rows
     });
     progress.finish();
+    // What blocks Kafka's next retention check, from the indexes (kseg retention in full).
+    let retention = super::with_threads(&args.threads, || {
+        crate::analysis::retention::plan(
+            &set,
+            &crate::analysis::topic_configs::ConfigFlags::default(),
+            jiff::Timestamp::now().as_millisecond(),
+        )
+    });
+    let mut rows = rows;
+    crate::analysis::summary::note_retention(&mut rows, &retention);
     let problems = rows
         .iter()
         .filter(|r| r.crc_errors > 0 || r.problems > 0)

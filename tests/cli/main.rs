@@ -29,6 +29,7 @@ mod progress;
 mod read_once;
 mod recover;
 mod rescue_inputs;
+mod retention;
 mod shipping;
 mod summary_cli;
 mod terminal_width;

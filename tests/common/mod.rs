@@ -234,8 +234,14 @@ fn partition_record(partition: i32, id: [u8; 16], node: i32) -> Vec<u8> {
 
 /// KRaft ConfigRecord v0 (frame 1, type 4) of a topic (resource type 2): `value` None deletes.
 fn config_record(topic: &str, name: &str, value: Option<&str>) -> Vec<u8> {
-    let mut v = vec![1u8, 4, 0, 2];
-    for s in [Some(topic), Some(name), value] {
+    resource_config_record(2, topic, name, value)
+}
+
+/// KRaft ConfigRecord v0 of any resource: 2 a topic, 4 a broker (`resource` its id, or empty
+/// for the cluster-wide default).
+fn resource_config_record(kind: u8, resource: &str, name: &str, value: Option<&str>) -> Vec<u8> {
+    let mut v = vec![1u8, 4, 0, kind];
+    for s in [Some(resource), Some(name), value] {
         match s {
             Some(s) => {
                 uvarint(&mut v, s.len() as u64 + 1);
@@ -254,6 +260,28 @@ pub fn config_log(root: &Path, configs: &[(&str, &str, Option<&str>)]) {
     let values: Vec<Vec<u8>> = configs
         .iter()
         .map(|(t, k, v)| config_record(t, k, *v))
+        .collect();
+    let records: Vec<Rec> = values
+        .iter()
+        .map(|v| Rec {
+            key: None,
+            value: Some(v),
+            headers: vec![],
+            ts_delta: 0,
+        })
+        .collect();
+    write(
+        &root.join("__cluster_metadata-0/00000000000000000000.log"),
+        &[&batch(BatchSpec::default(), &records)],
+    );
+}
+
+/// `root/__cluster_metadata-0` with one batch of ConfigRecords of any resource: (resource type:
+/// 2 topic, 4 broker; resource name; config; value), in order.
+pub fn resource_config_log(root: &Path, configs: &[(u8, &str, &str, Option<&str>)]) {
+    let values: Vec<Vec<u8>> = configs
+        .iter()
+        .map(|(kind, r, k, v)| resource_config_record(*kind, r, k, *v))
         .collect();
     let records: Vec<Rec> = values
         .iter()

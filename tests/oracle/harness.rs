@@ -126,14 +126,16 @@ fn classpath(version: &str) -> String {
     format!("{}/*", libs(version).display())
 }
 
-/// The workload's classpath: its classes and the newest clients.
+/// The workload's classpath: its classes and the newest clients. `KSEG_ORACLE_CLASSES` (never
+/// under CI) names another build of oracle/src, for working on the workload without oracle/setup.
 fn client_classpath() -> String {
     let newest = &versions()[0];
-    format!(
-        "{}:{}",
-        oracle_dir().join("target/classes").display(),
-        classpath(newest)
-    )
+    let classes = std::env::var("KSEG_ORACLE_CLASSES")
+        .ok()
+        .filter(|_| !in_ci())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| oracle_dir().join("target/classes"));
+    format!("{}:{}", classes.display(), classpath(newest))
 }
 
 pub fn java(classpath: &str) -> Command {
@@ -234,6 +236,8 @@ pub struct Broker {
     /// A second listener, `EXTERNAL`, with this security protocol (SASL_PLAINTEXT, SSL, ...).
     pub external_protocol: Option<String>,
     pub external_port: u16,
+    /// Loggers logged at DEBUG (log4j2 versions), for the lines a test waits on.
+    pub debug_loggers: Vec<String>,
 }
 
 /// A node of a multi-node KRaft cluster ([`Cluster`]).
@@ -294,6 +298,7 @@ impl Broker {
             node: None,
             external_protocol: None,
             external_port: 0,
+            debug_loggers: Vec::new(),
         }
     }
 
@@ -398,8 +403,15 @@ impl Broker {
                  appender.file.append=true\n\
                  appender.file.layout.type=PatternLayout\n\
                  appender.file.layout.pattern=[%d] %p %m (%c)%n\n\
-                 rootLogger.level=INFO\nrootLogger.appenderRef.file.ref=file\n",
-                log.display()
+                 rootLogger.level=INFO\nrootLogger.appenderRef.file.ref=file\n{}",
+                log.display(),
+                self.debug_loggers
+                    .iter()
+                    .enumerate()
+                    .map(|(i, l)| format!(
+                        "logger.debug{i}.name={l}\nlogger.debug{i}.level=DEBUG\n"
+                    ))
+                    .collect::<String>()
             ),
         )
         .expect("writing log4j2.properties");
@@ -532,6 +544,24 @@ impl Broker {
         );
     }
 
+    /// SIGSTOP: the process stays, frozen (its sessions and timers stop with it).
+    pub fn freeze(&self) {
+        self.send(libc::SIGSTOP);
+    }
+
+    /// SIGCONT after [`Broker::freeze`].
+    pub fn thaw(&self) {
+        self.send(libc::SIGCONT);
+    }
+
+    fn send(&self, signal: i32) {
+        let pid = self.child.as_ref().expect("the broker is not running").id() as i32;
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe {
+            libc::kill(pid, signal);
+        }
+    }
+
     /// A crash: SIGKILL, nothing flushed or closed.
     pub fn kill9(&mut self) {
         self.signal(libc::SIGKILL, Duration::from_secs(30));
@@ -561,6 +591,13 @@ pub struct Cluster {
 impl Cluster {
     /// Formats every node (in parallel) and starts them (≤ 120 s each).
     pub fn format_and_start(version: &str, root: &Path, n: u32, overrides: &[&str]) -> Cluster {
+        let mut c = Cluster::format(version, root, n, overrides);
+        c.start();
+        c
+    }
+
+    /// Formats every node (in parallel); nothing started.
+    pub fn format(version: &str, root: &Path, n: u32, overrides: &[&str]) -> Cluster {
         let controller_port = free_port();
         let voters = format!("100@127.0.0.1:{controller_port}");
         let node = |node_id: u32, controller: bool| ClusterNode {
@@ -569,7 +606,7 @@ impl Cluster {
             voters: voters.clone(),
             controller_port,
         };
-        let (mut controller, mut brokers) = thread::scope(|s| {
+        let (controller, brokers) = thread::scope(|s| {
             let c = s.spawn(|| {
                 Broker::format_node(
                     version,
@@ -598,16 +635,20 @@ impl Cluster {
                     .collect::<Vec<_>>(),
             )
         });
-        controller.start();
-        let lines: Vec<usize> = brokers.iter_mut().map(Broker::spawn).collect();
-        for (b, l) in brokers.iter_mut().zip(lines) {
-            if let Err(why) = b.wait_started(l) {
-                panic!("{why}");
-            }
-        }
         Cluster {
             controller,
             brokers,
+        }
+    }
+
+    /// Starts the controller, then every broker (≤ 120 s each).
+    pub fn start(&mut self) {
+        self.controller.start();
+        let lines: Vec<usize> = self.brokers.iter_mut().map(Broker::spawn).collect();
+        for (b, l) in self.brokers.iter_mut().zip(lines) {
+            if let Err(why) = b.wait_started(l) {
+                panic!("{why}");
+            }
         }
     }
 

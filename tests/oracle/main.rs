@@ -12,4 +12,5 @@ mod kip848;
 mod mini_broker;
 mod parity;
 mod rescue;
+mod retention;
 mod shape;

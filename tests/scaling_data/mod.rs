@@ -223,3 +223,56 @@ pub fn offset_commits(log_dir: &Path, n: usize) {
         1_717_000_000_000,
     );
 }
+
+/// `kseg retention`'s benchmark and scaling data: a log dir shut down cleanly, of `n` segments
+/// in 100 partitions (fewer when `n` is small), each segment one batch of four 256-byte records
+/// with its time index's entry; the first 30% of each partition's segments stamped ten days
+/// before [`RETENTION_NOW`], the rest an hour before, so that the check at it deletes those and
+/// stops inside the partition (no log end offset needed).
+pub fn retention_log_dir(log_dir: &Path, n: usize) {
+    let partitions = n.clamp(1, 100);
+    let per = n / partitions;
+    let value = [b'v'; 256];
+    let mut hw = String::new();
+    for p in 0..partitions {
+        let dir = log_dir.join(format!("orders{p}-0"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for j in 0..per as i64 {
+            let base = j * 4;
+            let ts = if j < per as i64 * 3 / 10 {
+                RETENTION_NOW - 10 * 86_400_000 + j
+            } else {
+                RETENTION_NOW - 3_600_000 + j
+            };
+            let records: Vec<NewRecord> = (0..4)
+                .map(|_| NewRecord {
+                    timestamp: ts,
+                    key: Some(b"k"),
+                    value: Some(&value),
+                    headers: &[],
+                })
+                .collect();
+            let name = format!("{base:020}");
+            std::fs::write(dir.join(format!("{name}.log")), batch(base, &records)).unwrap();
+            std::fs::write(dir.join(format!("{name}.index")), b"").unwrap();
+            let mut t = ts.to_be_bytes().to_vec();
+            t.extend_from_slice(&3i32.to_be_bytes());
+            std::fs::write(dir.join(format!("{name}.timeindex")), t).unwrap();
+        }
+        hw.push_str(&format!("orders{p} 0 {}\n", per * 4));
+    }
+    std::fs::write(
+        log_dir.join("replication-offset-checkpoint"),
+        format!("0\n{partitions}\n{hw}"),
+    )
+    .unwrap();
+    std::fs::write(
+        log_dir.join(".kafka_cleanshutdown"),
+        "{\"version\":0,\"brokerEpoch\":1}",
+    )
+    .unwrap();
+    std::fs::write(log_dir.join("meta.properties"), "version=1\nnode.id=1\n").unwrap();
+}
+
+/// The instant [`retention_log_dir`]'s data is judged at: 2026-01-01T00:00:00Z.
+pub const RETENTION_NOW: i64 = 1_767_225_600_000;

@@ -23,6 +23,7 @@ pub mod rebalances;
 pub mod recovery;
 pub mod rescue;
 pub mod rescue_map;
+pub mod retention;
 pub mod severity;
 pub mod summary;
 pub mod topic_configs;

@@ -165,6 +165,21 @@ pub enum SummaryNote {
     CrcErrors(u64),
     /// Bytes that frame no batch (a torn tail or corruption).
     InvalidBytes(u64),
+    /// Kafka's next retention check is held back (`kseg retention` says why in full).
+    RetentionBlocked(crate::retention::Blocker),
+}
+
+/// Notes on the rows whose partitions' retention is blocked (by path), from a retention plan
+/// over the same inputs.
+pub fn note_retention(rows: &mut [PartitionSummary], plan: &crate::retention::RetentionReport) {
+    for p in &plan.partitions {
+        let Some(row) = rows.iter_mut().find(|r| r.path == p.path) else {
+            continue;
+        };
+        for b in &p.blocked_by {
+            row.warnings.push(SummaryNote::RetentionBlocked(b.clone()));
+        }
+    }
 }
 
 /// Undecodable entries named one by one per segment; more are counted in one line.

@@ -10,6 +10,14 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io;
 
+pub mod defs;
+pub mod effective;
+
+pub use effective::{
+    BrokerLogConfig, CleanupPolicy, ConfigEntry, ConfigFlagError, ConfigFlags, ConfigValue,
+    EffectiveLogConfig,
+};
+
 use serde::Serialize;
 
 use kseg_format::coordinator::{decode_metadata_record, MetadataRecord, Value};
@@ -47,6 +55,15 @@ pub enum ConfigSource {
     Topic,
     /// The command line.
     Flag,
+    /// This broker's own dynamic config (resource `node.id`) in `__cluster_metadata`.
+    BrokerDefault,
+    /// The config Kafka's coordinator creates its internal topic with (no record of the topic's
+    /// configs was read).
+    InternalTopic,
+    /// `--config`: the broker's static config (server.properties), as the user gives it.
+    ConfigFlag,
+    /// `--topic-config`.
+    TopicConfigFlag,
 }
 
 /// A config value and where it comes from.
@@ -54,6 +71,10 @@ pub enum ConfigSource {
 pub struct Setting<T> {
     pub value: T,
     pub source: ConfigSource,
+    /// The broker config the value came from when it is not the topic config itself
+    /// (`log.retention.hours` for `retention.ms`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<&'static str>,
 }
 
 /// The log configs one topic's partitions are judged with.
@@ -72,6 +93,7 @@ impl TopicLogConfig {
         let d = |v| Setting {
             value: v,
             source: ConfigSource::Default,
+            via: None,
         };
         TopicLogConfig {
             index_interval_bytes: d(4096),
@@ -79,10 +101,12 @@ impl TopicLogConfig {
             message_timestamp_type: Setting {
                 value: "CreateTime".into(),
                 source: ConfigSource::Default,
+                via: None,
             },
             preallocate: Setting {
                 value: false,
                 source: ConfigSource::Default,
+                via: None,
             },
         }
     }
@@ -107,6 +131,8 @@ pub struct LogConfigs {
     topics: HashMap<String, BTreeMap<String, String>>,
     /// Broker config name (`log.*`) → value, cluster-wide.
     cluster: HashMap<String, String>,
+    /// Broker id → broker config name → value: one broker's own dynamic configs.
+    brokers: HashMap<i32, HashMap<String, String>>,
 }
 
 impl LogConfigs {
@@ -116,6 +142,9 @@ impl LogConfigs {
             self.topics.entry(topic).or_default().extend(configs);
         }
         self.cluster.extend(other.cluster);
+        for (broker, configs) in other.brokers {
+            self.brokers.entry(broker).or_default().extend(configs);
+        }
     }
 
     /// A topic config, else its cluster default.
@@ -153,34 +182,66 @@ impl LogConfigs {
                 .and_then(|(v, s)| Some((v.trim().parse::<u64>().ok()?, s)))
         };
         if let Some((v, source)) = number("index.interval.bytes") {
-            c.index_interval_bytes = Setting { value: v, source };
+            c.index_interval_bytes = Setting {
+                value: v,
+                source,
+                via: None,
+            };
         }
         if let Some(v) = index_interval_flag {
             c.index_interval_bytes = Setting {
                 value: v,
                 source: ConfigSource::Flag,
+                via: None,
             };
         }
         // LogConfig.segmentSize: internal.segment.bytes, when set, wins.
         if let Some((v, source)) =
             number("internal.segment.bytes").or_else(|| number("segment.bytes"))
         {
-            c.segment_bytes = Setting { value: v, source };
+            c.segment_bytes = Setting {
+                value: v,
+                source,
+                via: None,
+            };
         }
         if let Some((v, source)) = self.get(topic, "message.timestamp.type") {
             c.message_timestamp_type = Setting {
                 value: v.to_string(),
                 source,
+                via: None,
             };
         }
         if let Some((v, source)) = self.get(topic, "preallocate") {
             c.preallocate = Setting {
                 value: v.trim().eq_ignore_ascii_case("true"),
                 source,
+                via: None,
             };
         }
         c
     }
+}
+
+/// Whether a broker config bears on logs (kept from the metadata's broker ConfigRecords).
+fn is_broker_log_config(name: &str) -> bool {
+    TOPIC_CONFIGS.iter().any(|(_, b)| *b == name) || defs::broker_config_type(name).is_some()
+}
+
+/// The broker a log dir belongs to: `node.id` (KRaft) or `broker.id` (ZooKeeper) in its
+/// meta.properties.
+pub fn node_id(dir: &kseg_storage::discover::LogDir) -> Option<i32> {
+    let meta = dir
+        .files
+        .iter()
+        .find(|f| f.kind == FileKind::MetaProperties)?;
+    let text = kseg_storage::source::read_small(&meta.path, 1 << 20).ok()?;
+    let props = kseg_format::text_files::parse_properties(&String::from_utf8_lossy(&text));
+    props
+        .iter()
+        .find(|(k, _)| k == "node.id")
+        .or_else(|| props.iter().find(|(k, _)| k == "broker.id"))
+        .and_then(|(_, v)| v.trim().parse().ok())
 }
 
 #[derive(Debug, Default)]
@@ -259,10 +320,15 @@ impl Replay {
                             None => slot.remove(name.as_ref()),
                         };
                     }
-                    BROKER_RESOURCE
-                        if resource.is_empty() && TOPIC_CONFIGS.iter().any(|(_, b)| *b == name) =>
-                    {
-                        let slot = &mut self.configs.cluster;
+                    BROKER_RESOURCE if is_broker_log_config(&name) => {
+                        // The cluster-wide default has the empty name, a broker's own its id.
+                        let slot = if resource.is_empty() {
+                            &mut self.configs.cluster
+                        } else if let Ok(id) = resource.parse::<i32>() {
+                            self.configs.brokers.entry(id).or_default()
+                        } else {
+                            return;
+                        };
                         match data.str("value") {
                             Some(v) => slot.insert(name.into_owned(), v.into_owned()),
                             None => slot.remove(name.as_ref()),

@@ -15,6 +15,7 @@ pub mod lookup;
 pub mod ndjson;
 pub mod progress;
 pub mod rescue;
+pub mod retention;
 pub mod summary;
 pub mod table;
 pub mod transactions;

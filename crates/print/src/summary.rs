@@ -71,6 +71,7 @@ impl fmt::Display for Note<'_> {
             SummaryNote::InvalidBytes(n) => {
                 write!(f, "{n} invalid bytes (torn tail or corruption)")
             }
+            SummaryNote::RetentionBlocked(b) => f.write_str(&super::retention::blocker_note(b)),
         }
     }
 }

@@ -32,6 +32,31 @@ pub fn human_span(ms: i64) -> String {
     }
 }
 
+/// A span of milliseconds that may be long: [`human_span`] below two days, else `12d5h`.
+pub fn long_span(ms: i64) -> String {
+    let h = ms / 3_600_000;
+    if h < 48 {
+        human_span(ms)
+    } else {
+        format!("{}d{}h", h / 24, h % 24)
+    }
+}
+
+/// Bytes for people: `512 B`, `1.5 KiB`, `3.2 GiB` (binary units, one decimal).
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut v = n as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    format!("{v:.1} {}", UNITS[unit])
+}
+
 /// What loading a leader-epoch cache changed, in words: `--explain` shows it among lookup's
 /// steps, `verify-index` in its findings.
 pub struct EpochCacheWords<'a>(pub &'a EpochCacheChange);
@@ -276,6 +301,10 @@ pub fn config_source(source: ConfigSource) -> &'static str {
         ConfigSource::ClusterDefault => "cluster default in __cluster_metadata",
         ConfigSource::Topic => "topic config in __cluster_metadata",
         ConfigSource::Flag => "command line",
+        ConfigSource::BrokerDefault => "broker config in __cluster_metadata",
+        ConfigSource::InternalTopic => "the internal topic's creation config",
+        ConfigSource::ConfigFlag => "--config",
+        ConfigSource::TopicConfigFlag => "--topic-config",
     }
 }
 
