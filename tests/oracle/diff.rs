@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::harness::{copy_dir, kseg, ndjson, skip, versions, Cluster};
+use crate::harness::{copy_dir, kseg, ndjson, skip, versions, Cluster, Scratch};
 
 const TOPIC: &str = "lost";
 
@@ -69,8 +69,7 @@ fn diff_names_the_records_an_unclean_election_lost() {
         return;
     }
     let version = &versions()[0];
-    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("oracle-diff");
-    let _ = fs::remove_dir_all(&root);
+    let root = Scratch::new(PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("oracle-diff"));
     let mut c = Cluster::format_and_start(
         version,
         &root.join("cluster"),

@@ -9,7 +9,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::harness::{copy_dir, kseg, ndjson, skip, versions, wait_for, Broker};
+use crate::harness::{copy_dir, kseg, ndjson, skip, versions, wait_for, Broker, Scratch};
 
 const CHECK_INTERVAL_MS: i64 = 1000;
 /// Scheduling slack of the broker's periodic cleanup (its timer and the coordinator's event loop).
@@ -36,8 +36,8 @@ fn expiry_predictions_and_rebalance_history_match_the_broker() {
         return;
     }
     let version = &versions()[0];
-    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("oracle-group-history");
-    let _ = fs::remove_dir_all(&root);
+    let root =
+        Scratch::new(PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("oracle-group-history"));
     let mut broker = Broker::format_and_start(
         version,
         &root.join("broker"),

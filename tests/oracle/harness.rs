@@ -709,8 +709,9 @@ pub fn copy_dir(from: &Path, to: &Path) {
     if let Some(parent) = to.parent() {
         fs::create_dir_all(parent).expect("creating the copy's parent");
     }
+    // Sparse: a broker's preallocated index files are mostly holes; CI's disk is small.
     let status = Command::new("cp")
-        .arg("-a")
+        .args(["-a", "--sparse=always"])
         .arg(from)
         .arg(to)
         .status()
@@ -818,6 +819,58 @@ pub fn scenario(version: &str) -> &'static Scenario {
     match guard.as_ref().unwrap() {
         Ok(s) => s,
         Err(why) => panic!("the Kafka {version} scenario failed: {why}"),
+    }
+}
+
+/// A test's working dir: emptied when made, removed when dropped unless the test is failing
+/// (a panic) or [`Scratch::keep`] was asked for, so that a failure's files stay to look at.
+/// The crash rounds copy whole log dirs four times a case, and CI's disk is small.
+pub struct Scratch {
+    path: PathBuf,
+    keep: std::cell::Cell<bool>,
+}
+
+impl Scratch {
+    pub fn new(path: PathBuf) -> Scratch {
+        let _ = fs::remove_dir_all(&path);
+        Scratch {
+            path,
+            keep: std::cell::Cell::new(false),
+        }
+    }
+
+    /// Keeps the dir when `differences` is not empty: a round that found differences returns
+    /// them to a caller that fails later.
+    pub fn keep_if_any(&self, differences: &[String]) {
+        if !differences.is_empty() {
+            self.keep.set(true);
+        }
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !self.keep.get()
+            && !std::thread::panicking()
+            && std::env::var_os("KSEG_ORACLE_KEEP").is_none()
+        {
+            let _ = fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+/// Removes one case's dir of a test of many cases when the case found nothing, so that the
+/// cases' copies do not pile up on the disk.
+pub fn discard_case(case_root: &Path, differences_before: usize, differences: &[String]) {
+    if differences.len() == differences_before && std::env::var_os("KSEG_ORACLE_KEEP").is_none() {
+        let _ = fs::remove_dir_all(case_root);
     }
 }
 

@@ -25,9 +25,8 @@ fn kafka_dump_log_reads_what_the_java_clients_wrote_through_the_mini_broker() {
         return;
     }
     let version = &versions()[0];
-    let root = work_root(version).join("mini-broker");
-    let _ = std::fs::remove_dir_all(&root);
-    std::fs::create_dir_all(&root).unwrap();
+    let root = Scratch::new(work_root(version).join("mini-broker"));
+    std::fs::create_dir_all(&*root).unwrap();
     let data = root.join("data");
     let broker = BrokerProcess::start(&data, &["--segment-bytes", "16384"]);
     let mut flood = workload_command(&["flood", &broker.bootstrap(), "3"]);

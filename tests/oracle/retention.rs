@@ -156,8 +156,7 @@ fn kseg_names_the_segments_kafkas_retention_check_deletes() {
         .into_iter()
         .find(|v| v.starts_with("4.4"))
         .expect("Kafka 4.4 among oracle/versions");
-    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("oracle-retention");
-    let _ = fs::remove_dir_all(&root);
+    let root = Scratch::new(PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("oracle-retention"));
     let overrides = [
         "log.cleaner.enable=false",
         // Only the check at startup runs in each life of the broker (it is held off while
@@ -373,8 +372,7 @@ fn kseg_names_the_high_watermark_that_holds_retention_back() {
         .into_iter()
         .find(|v| v.starts_with("4.4"))
         .expect("Kafka 4.4 among oracle/versions");
-    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("oracle-retention-hw");
-    let _ = fs::remove_dir_all(&root);
+    let root = Scratch::new(PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("oracle-retention-hw"));
     let mut c = Cluster::format(
         &version,
         &root,
