@@ -174,12 +174,24 @@ fn blocker_text(p: &PartitionRetention, b: &Blocker, now: i64) -> String {
                 })
                 .map(|t| format!(", until {t}"))
                 .unwrap_or_default();
-            format!(
-                "a record stamped {} ({} ahead; offset {}, {segment}) {held}{until}",
-                rfc3339_ms(t),
-                long_span(t.saturating_sub(now)),
-                b.offset.map_or("?".into(), |o| o.to_string()),
-            )
+            let from_mtime = p.kept.iter().any(|k| {
+                Some(k.segment) == b.segment && k.largest.source == TimestampSource::ModifiedTime
+            });
+            if from_mtime {
+                // No timestamp in the segment: Kafka's largest timestamp is the .log's mtime.
+                format!(
+                    "the .log of {segment} has no timestamp and was modified at {} ({} ahead) {held}{until}",
+                    rfc3339_ms(t),
+                    long_span(t.saturating_sub(now)),
+                )
+            } else {
+                format!(
+                    "a record stamped {} ({} ahead; offset {}, {segment}) {held}{until}",
+                    rfc3339_ms(t),
+                    long_span(t.saturating_sub(now)),
+                    b.offset.map_or("?".into(), |o| o.to_string()),
+                )
+            }
         }
         BlockReason::HighWatermark => format!(
             "the high watermark {} is below the end of {segment}: it {held} until replication \

@@ -103,7 +103,11 @@ impl<V: SegmentView> Walk<'_, V> {
                 count += 1;
                 continue;
             }
-            let cause = if !hw_ok {
+            // An empty last segment is never deleted, whatever its mtime says: it holds nothing
+            // and shields nothing, so its (mtime) timestamp is no blocker.
+            let cause = if last_and_empty {
+                StopCause::LastAndEmpty
+            } else if !hw_ok {
                 let upper = match next {
                     Some(j) => Some(self.view.base(j)),
                     None if self.params.high_watermark >= Some(self.view.base(i)) => {
@@ -112,10 +116,8 @@ impl<V: SegmentView> Walk<'_, V> {
                     None => None,
                 };
                 StopCause::HighWatermark { upper }
-            } else if !holds {
-                StopCause::Rule
             } else {
-                StopCause::LastAndEmpty
+                StopCause::Rule
             };
             return (count, Some(Stop { at: i, cause }));
         }

@@ -398,3 +398,31 @@ fn internal_and_special_dirs_are_said_not_checked() {
     assert!(p.deletions.is_empty());
     assert!(p.notes.contains(&RetentionNote::HighWatermarkAssumed));
 }
+
+/// A partition retention emptied keeps only an empty active segment; a copy of the dir gives it
+/// a fresh mtime, after an earlier `--now`. Kafka never deletes that segment and it shields
+/// nothing: no blocker, no problem (kseg said "a record stamped … holds nothing expired back"
+/// and exited 1 on the real corpus's emptied `user-0`).
+#[test]
+fn an_empty_active_segment_with_a_future_mtime_blocks_nothing() {
+    let d = clean_dir();
+    let leo = write_partition(d.path(), "emptied", &[seg(2, &[])]);
+    checkpoint(
+        d.path(),
+        "replication-offset-checkpoint",
+        &[("emptied-0", leo)],
+    );
+    let log = d.path().join("emptied-0/00000000000000000002.log");
+    fs::File::options()
+        .write(true)
+        .open(&log)
+        .unwrap()
+        .set_modified(UNIX_EPOCH + Duration::from_millis((NOW + 400 * DAY) as u64))
+        .unwrap();
+    let r = plan_of(d.path(), &[], &[]);
+    let p = part(&r, "emptied");
+    assert!(p.deletions.is_empty());
+    assert_eq!(p.kept[0].reason, KeptReason::EmptyActive);
+    assert!(p.blocked_by.is_empty(), "{:?}", p.blocked_by);
+    assert!(!r.problem());
+}
