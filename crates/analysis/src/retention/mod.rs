@@ -505,10 +505,13 @@ fn partition(
     };
     // UnifiedLog.updateHighWatermark: never below the log start.
     let high_watermark = checkpoints.high_watermark.map(|h| h.max(log_start_offset));
-    if high_watermark.is_none() && !files.is_empty() {
+    let checked_by = checked_by(p, &config, broker);
+    // Only where a retention check runs does the high watermark matter (the metadata log has
+    // no replication-offset-checkpoint entry, and needs none).
+    if high_watermark.is_none() && !files.is_empty() && !matches!(checked_by, CheckedBy::Nobody(_))
+    {
         notes.push(RetentionNote::HighWatermarkAssumed);
     }
-    let checked_by = checked_by(p, &config, broker);
     let state = ctx.map_or(DirState::Unknown, |c| c.state);
     let mut view = Segments::new(&files, state, checkpoints.recovery_point);
     let mut out = PartitionRetention {
@@ -617,7 +620,15 @@ fn finish(out: &mut PartitionRetention, view: Segments<'_>) {
     let mtimes: Vec<i64> = out
         .kept
         .iter()
-        .filter(|k| k.largest.source == TimestampSource::ModifiedTime)
+        // Only where the time rule judges the segment: a compact-only topic's mtimes decide
+        // nothing.
+        .filter(|k| {
+            k.largest.source == TimestampSource::ModifiedTime
+                && !matches!(
+                    k.reason,
+                    KeptReason::NotChecked | KeptReason::NoDeletePolicy | KeptReason::EmptyActive
+                )
+        })
         .map(|k| k.largest.timestamp)
         .collect();
     if let Some(newest) = mtimes.iter().max() {

@@ -426,3 +426,29 @@ fn an_empty_active_segment_with_a_future_mtime_blocks_nothing() {
     assert!(p.blocked_by.is_empty(), "{:?}", p.blocked_by);
     assert!(!r.problem());
 }
+
+/// A compact-only topic's segments are never judged by time: their mtimes are no note.
+#[test]
+fn a_compact_only_topics_mtimes_are_no_note() {
+    let d = clean_dir();
+    let old = NOW - 30 * DAY;
+    let mut no_index = seg(0, &[&[old]]);
+    no_index.time_index = false;
+    let leo = write_partition(d.path(), "c", &[no_index, seg(1, &[&[old]])]);
+    checkpoint(d.path(), "replication-offset-checkpoint", &[("c-0", leo)]);
+    let r = plan_of(d.path(), &[], &["c:cleanup.policy=compact"]);
+    let p = part(&r, "c");
+    assert!(
+        !p.notes
+            .iter()
+            .any(|n| matches!(n, RetentionNote::ModifiedTimes { .. })),
+        "{:?}",
+        p.notes
+    );
+    // With delete, the same mtime is what the time rule reads: said.
+    let r = plan_of(d.path(), &[], &[]);
+    assert!(part(&r, "c")
+        .notes
+        .iter()
+        .any(|n| matches!(n, RetentionNote::ModifiedTimes { .. })));
+}
