@@ -218,8 +218,43 @@ impl Producer<'_> {
     }
 }
 
+/// Runs a scripted session's `work` on `broker`, then shuts it down cleanly whether the work
+/// succeeded or not: a refused request (an unknown partition, an invalid topic name) leaves
+/// the dir as a broker's clean stop does, `.kafka_cleanshutdown` included, not as a crash
+/// the next start would refuse.
+fn session<T>(
+    mut broker: Broker,
+    work: impl FnOnce(&mut Broker) -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
+    let done = work(&mut broker);
+    let closed = broker.shutdown();
+    match (done, closed) {
+        (Ok(v), Ok(())) => Ok(v),
+        (Ok(_), Err(e)) => Err(anyhow::Error::new(e).context("closing the log dir")),
+        (Err(e), Ok(())) => Err(e),
+        (Err(e), Err(c)) => Err(e.context(format!("(closing the log dir failed too: {c})"))),
+    }
+}
+
 fn produce(a: MiniBrokerProduceArgs) -> anyhow::Result<Outcome> {
-    let mut broker = open(&a.broker, Some(SCRIPTED_LISTENER))?;
+    let broker = open(&a.broker, Some(SCRIPTED_LISTENER))?;
+    let counts = session(broker, |broker| produce_stdin(broker, &a))?;
+    let total: u64 = counts.iter().sum();
+    let per: Vec<String> = counts
+        .iter()
+        .enumerate()
+        .map(|(i, c)| format!("{}-{i}: {c}", a.topic))
+        .collect();
+    writeln!(
+        io::stdout().lock(),
+        "produced {total} records ({})",
+        per.join(", ")
+    )?;
+    Ok(Outcome::Clean)
+}
+
+/// Appends stdin's lines to `a.topic` (created if missing): the records per partition.
+fn produce_stdin(broker: &mut Broker, a: &MiniBrokerProduceArgs) -> anyhow::Result<Vec<u64>> {
     let partitions = match broker.topic(&a.topic) {
         Some(t) => t.partitions.len(),
         None => {
@@ -237,7 +272,7 @@ fn produce(a: MiniBrokerProduceArgs) -> anyhow::Result<Outcome> {
         broker.allocate_producer_id().map_err(broker_error)?
     };
     let mut p = Producer {
-        broker: &mut broker,
+        broker,
         topic: a.topic.clone(),
         codec: codec(a.compression),
         producer_id,
@@ -298,24 +333,34 @@ fn produce(a: MiniBrokerProduceArgs) -> anyhow::Result<Outcome> {
     for i in 0..partitions {
         p.flush(i)?;
     }
-    let counts = p.counts.clone();
-    broker.shutdown().context("closing the log dir")?;
-    let total: u64 = counts.iter().sum();
-    let per: Vec<String> = counts
-        .iter()
-        .enumerate()
-        .map(|(i, c)| format!("{}-{i}: {c}", a.topic))
-        .collect();
+    Ok(p.counts)
+}
+
+fn commit(a: MiniBrokerCommitArgs) -> anyhow::Result<Outcome> {
+    let broker = open(&a.broker, Some(SCRIPTED_LISTENER))?;
+    let (partitions, codes, coordinator) = session(broker, |broker| commit_offsets(broker, &a))?;
+    let mut out = io::stdout().lock();
+    for (p, code) in partitions.iter().zip(codes) {
+        if code != 0 {
+            writeln!(out, "{}-{}: error code {code}", p.topic, p.partition)?;
+        }
+    }
     writeln!(
-        io::stdout().lock(),
-        "produced {total} records ({})",
-        per.join(", ")
+        out,
+        "committed {} offsets of group {} to __consumer_offsets-{coordinator}",
+        partitions.len(),
+        a.group
     )?;
     Ok(Outcome::Clean)
 }
 
-fn commit(a: MiniBrokerCommitArgs) -> anyhow::Result<Outcome> {
-    let mut broker = open(&a.broker, Some(SCRIPTED_LISTENER))?;
+/// Commits `a.offsets` for `a.group`: what was committed, each partition's error code and the
+/// group's coordinator partition.
+#[allow(clippy::type_complexity)]
+fn commit_offsets(
+    broker: &mut Broker,
+    a: &MiniBrokerCommitArgs,
+) -> anyhow::Result<(Vec<CommitPartition>, Vec<i16>, i32)> {
     let topic = broker
         .topic(&a.topic)
         .with_context(|| format!("topic {} does not exist in the log dir", a.topic))?;
@@ -356,18 +401,5 @@ fn commit(a: MiniBrokerCommitArgs) -> anyhow::Result<Outcome> {
         .commit_offsets(&a.group, "", -1, &partitions, None, 9)
         .map_err(broker_error)?;
     let coordinator = broker.group_partition(&a.group).map_err(broker_error)?;
-    broker.shutdown().context("closing the log dir")?;
-    let mut out = io::stdout().lock();
-    for (p, code) in partitions.iter().zip(codes) {
-        if code != 0 {
-            writeln!(out, "{}-{}: error code {code}", p.topic, p.partition)?;
-        }
-    }
-    writeln!(
-        out,
-        "committed {} offsets of group {} to __consumer_offsets-{coordinator}",
-        partitions.len(),
-        a.group
-    )?;
-    Ok(Outcome::Clean)
+    Ok((partitions, codes, coordinator))
 }

@@ -308,3 +308,56 @@ fn produce_writes_batches_before_stdin_closes() {
     assert!(written > 0, "nothing was written while stdin was open");
     assert_eq!(records(&dir.join("stream-0")).len(), 50);
 }
+
+/// Issue 45: a scripted session that fails (a commit to a partition the topic does not have, a
+/// produce to an invalid topic name) still stops the broker cleanly: `.kafka_cleanshutdown` is
+/// there after it, and the next session opens the dir without `--recover-in-place` (it was
+/// deleted, and the next start refused the dir as a crashed broker's).
+#[test]
+fn a_failing_session_leaves_a_clean_shutdown() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("data");
+    produce(&dir, &["--topic", "orders", "--partitions", "1"], "a\nb\n");
+    let marker = dir.join(".kafka_cleanshutdown");
+    assert!(marker.exists());
+    let d = dir.to_str().unwrap();
+    let commit = kseg(&[
+        "mini-broker",
+        "commit",
+        "--log-dir",
+        d,
+        "--group",
+        "g",
+        "--topic",
+        "orders",
+        "9=1",
+    ]);
+    assert!(!commit.status.success());
+    assert!(marker.exists(), "a failed commit removed the marker");
+    let mut child = Command::new(kseg_bin())
+        .args([
+            "mini-broker",
+            "produce",
+            "--log-dir",
+            d,
+            "--topic",
+            "bad name!",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawning kseg");
+    child.stdin.take().unwrap().write_all(b"x\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("bad name!"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(marker.exists(), "a failed produce removed the marker");
+    let out = produce(&dir, &["--topic", "orders"], "c\n");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("produced 1 records"));
+    assert_eq!(records(&dir.join("orders-0")).len(), 3);
+}

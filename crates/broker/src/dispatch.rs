@@ -269,12 +269,16 @@ pub(super) async fn request<'s>(
             h.answer(&txn::add_offsets_to_txn(shared, h.decode(b)?, version)?)
         }
         ApiKey::TxnOffsetCommit => h.answer(&txn::txn_offset_commit(shared, h.decode(b)?)?),
-        ApiKey::DescribeProducers => {
-            h.answer(&txn_admin::describe_producers(shared, h.decode(b)?)?)
-        }
-        ApiKey::DescribeTransactions => {
-            h.answer(&txn_admin::describe_transactions(shared, h.decode(b)?)?)
-        }
+        ApiKey::DescribeProducers => h.answer_repeated(txn_admin::describe_producers(
+            shared,
+            h.decode(b)?,
+            version,
+        )?),
+        ApiKey::DescribeTransactions => h.answer_repeated(txn_admin::describe_transactions(
+            shared,
+            h.decode(b)?,
+            version,
+        )?),
         ApiKey::ListTransactions => h.answer(&txn_admin::list_transactions(shared, h.decode(b)?)?),
         ApiKey::EndTxn => h.answer(&txn::end_txn(shared, h.decode(b)?, version)?),
         other => Err(RequestError::UnsupportedApi(other)),

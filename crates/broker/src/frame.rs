@@ -169,16 +169,28 @@ pub(super) fn encode<R: Encodable>(
     Ok(buf)
 }
 
-/// An answer whose fields are the throttle time and then one array, as OffsetFetch v8+ and
-/// DescribeConfigs are: its elements encoded once each, in answer order (a request that names
-/// the same thing many times gets the same encoded element many times, built once: the
-/// `Bytes` are shared).
+/// An answer whose fields are the throttle time and then one array, as OffsetFetch v8+,
+/// DescribeConfigs, DescribeProducers and DescribeTransactions are: its `count` elements as
+/// encoded pieces, in answer order (a request that names the same thing many times gets the
+/// same encoded piece many times, built once: the `Bytes` are shared). An element is one piece,
+/// or several where it holds an array of its own whose elements repeat (DescribeProducers'
+/// partitions within a topic).
 pub(super) struct Repeated {
     pub(super) flexible: bool,
+    pub(super) count: usize,
     pub(super) elements: Vec<bytes::Bytes>,
 }
 
 impl Repeated {
+    /// An answer of one piece per element.
+    pub(super) fn of(flexible: bool, elements: Vec<bytes::Bytes>) -> Self {
+        Repeated {
+            flexible,
+            count: elements.len(),
+            elements,
+        }
+    }
+
     /// Encodes `element` at `version`, or repeats the bytes of an equal `key` seen before.
     pub(super) fn element<K, E>(
         cache: &mut std::collections::HashMap<K, bytes::Bytes>,
@@ -201,6 +213,16 @@ impl Repeated {
     }
 }
 
+/// Kafka's unsigned varint (`ByteUtils.writeUnsignedVarint`): a compact array's or string's
+/// length plus one.
+pub(super) fn put_unsigned_varint(buf: &mut BytesMut, mut v: u64) {
+    while v >= 0x80 {
+        buf.put_u8((v as u8 & 0x7f) | 0x80);
+        v >>= 7;
+    }
+    buf.put_u8(v as u8);
+}
+
 /// A [`Repeated`] answer's frame: length, header, throttle time 0, the array's length, its
 /// elements (pieces shared between repeats), the (empty) tagged fields of a flexible version.
 pub(super) fn encode_repeated<'s>(
@@ -216,14 +238,9 @@ pub(super) fn encode_repeated<'s>(
         .encode(&mut head, key.response_header_version(version))
         .map_err(RequestError::EncodeHeader)?;
     head.put_i32(0); // throttle_time_ms
-    let n = answer.elements.len();
+    let n = answer.count;
     if answer.flexible {
-        let mut v = n as u64 + 1;
-        while v >= 0x80 {
-            head.put_u8((v as u8 & 0x7f) | 0x80);
-            v >>= 7;
-        }
-        head.put_u8(v as u8);
+        put_unsigned_varint(&mut head, n as u64 + 1);
     } else {
         head.put_i32(n as i32);
     }
@@ -238,7 +255,7 @@ pub(super) fn encode_repeated<'s>(
         });
     };
     head[0..4].copy_from_slice(&total.to_be_bytes());
-    let mut pieces = Vec::with_capacity(n + 2);
+    let mut pieces = Vec::with_capacity(answer.elements.len() + 2);
     pieces.push(head.freeze());
     pieces.extend(answer.elements);
     if !tail.is_empty() {

@@ -110,6 +110,35 @@ impl TestBroker {
         }
     }
 
+    /// Sends `request` at `version`: the answer decoded, the bytes its pieces hold (a piece
+    /// shared between repeats counted once) and the answer's length on the wire.
+    pub(crate) fn ask_held<R: Request>(
+        &mut self,
+        version: i16,
+        request: &R,
+    ) -> (R::Response, usize, usize) {
+        let key = ApiKey::try_from(R::KEY).expect("a known api key");
+        let frame = self.frame(key, version, version, request);
+        let shared = self.shared.as_ref().expect("the broker is open");
+        let reply = match self
+            .runtime
+            .block_on(dispatch::request(shared, frame, peer()))
+        {
+            Ok(Some(reply)) => reply,
+            _ => panic!("{key:?} v{version}: no answer"),
+        };
+        let mut seen = std::collections::HashSet::new();
+        let held = reply
+            .pieces
+            .iter()
+            .filter(|p| seen.insert((p.as_ptr(), p.len())))
+            .map(|p| p.len())
+            .sum();
+        let bytes = Bytes::from(reply.pieces.concat());
+        let length = bytes.len();
+        (self.decode(key, version, bytes), held, length)
+    }
+
     /// Sends `request`, encoded at `body_version`, in a header saying `header_version`: what
     /// became of it, undecoded.
     pub(crate) fn send<R: Encodable + HeaderVersion>(

@@ -707,6 +707,16 @@ pub fn preallocated_note(
     )
 }
 
+/// A partial entry at the end of the active segment's index: one being appended when the file
+/// was read (a live broker's), not damage.
+pub fn partial_active_entry_note(partial_bytes: usize, entry_size: usize) -> String {
+    format!(
+        "{partial_bytes} bytes of a {entry_size}-byte entry at the end of the active segment's \
+         index: an entry being written (normal while the broker runs; Kafka rebuilds or trims \
+         the active segment's indexes when it next loads the log)"
+    )
+}
+
 /// A control message's JSON for the text dump (`null` when there is none).
 fn data_json(d: Option<&kseg_format::control::ControlData>) -> serde_json::Value {
     d.map_or(serde_json::Value::Null, super::control::data_json)

@@ -260,7 +260,7 @@ pub(crate) fn update_features(
     req: UpdateFeaturesRequest,
     version: i16,
 ) -> Handled<UpdateFeaturesResponse> {
-    let mut b = shared.broker()?;
+    let b = shared.broker()?;
     let updates: Vec<(String, i16, i8)> = req
         .feature_updates
         .iter()
@@ -279,28 +279,23 @@ pub(crate) fn update_features(
         })
         .collect();
     let resp = UpdateFeaturesResponse::default();
-    Ok(
-        match b
-            .metadata
-            .update_features(&updates, req.validate_only, crate::now_ms())
-        {
-            Err(e) => resp
-                .with_error_code(e.code())
-                .with_error_message(Some(str_bytes(&format!(
+    Ok(match b.metadata.update_features(&updates) {
+        Err(e) => resp
+            .with_error_code(e.code())
+            .with_error_message(Some(str_bytes(&format!(
                 "The update failed for all features since the following feature had an error: {e}"
             )))),
-            Ok(()) if version <= 1 => resp.with_results(
-                req.feature_updates
-                    .iter()
-                    .map(|u| {
-                        update_features_response::UpdatableFeatureResult::default()
-                            .with_feature(u.feature.clone())
-                    })
-                    .collect(),
-            ),
-            Ok(()) => resp,
-        },
-    )
+        Ok(()) if version <= 1 => resp.with_results(
+            req.feature_updates
+                .iter()
+                .map(|u| {
+                    update_features_response::UpdatableFeatureResult::default()
+                        .with_feature(u.feature.clone())
+                })
+                .collect(),
+        ),
+        Ok(()) => resp,
+    })
 }
 
 /// DescribeLogDirs (`ReplicaManager.describeLogDirs`): the one log dir, by its absolute path,

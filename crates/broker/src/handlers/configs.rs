@@ -176,10 +176,7 @@ pub(crate) fn describe_configs(
         })?;
         elements.push(element);
     }
-    Ok(Repeated {
-        flexible: version >= 4,
-        elements,
-    })
+    Ok(Repeated::of(version >= 4, elements))
 }
 
 pub(crate) fn incremental_alter_configs(

@@ -292,10 +292,7 @@ pub(crate) fn offset_fetch(
             })?;
             elements.push(element);
         }
-        return Ok(Err(Repeated {
-            flexible: true,
-            elements,
-        }));
+        return Ok(Err(Repeated::of(true, elements)));
     }
     let topics = req.topics.map(|ts| {
         ts.into_iter()

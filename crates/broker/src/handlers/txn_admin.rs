@@ -3,12 +3,16 @@
 //! and DescribeTransactions (`TransactionCoordinator` / `TransactionStateManager`: the
 //! coordinator's transactional ids).
 
+use std::collections::HashMap;
+
+use bytes::{Bytes, BytesMut};
 use kafka_protocol::messages::*;
 use kafka_protocol::ResponseError;
 
 use super::{str_bytes, topic_name};
 use crate::core::topic_name_problem;
-use crate::dispatch::Handled;
+use crate::dispatch::{Handled, RequestError};
+use crate::frame::{put_unsigned_varint, Repeated};
 use crate::now_ms;
 use crate::server::Shared;
 use kseg_format::coordinator::TransactionState;
@@ -16,81 +20,105 @@ use kseg_format::coordinator::TransactionState;
 /// `Errors.UNKNOWN_TOPIC_OR_PARTITION.message()`.
 const UNKNOWN_TOPIC_MESSAGE: &str = "This server does not host this topic-partition.";
 
+/// DescribeProducers. Kafka answers every partition asked, a repeated one each time
+/// (`KafkaApis.handleDescribeProducersRequest` walks the request's lists): so does this, but a
+/// partition asked many times is described and encoded once and its bytes repeated
+/// ([`Repeated`]), so a small request naming one busy partition thousands of times costs the
+/// broker one description, not thousands.
 pub(crate) fn describe_producers(
     shared: &Shared,
     req: DescribeProducersRequest,
-) -> Handled<DescribeProducersResponse> {
+    version: i16,
+) -> Handled<Repeated> {
+    let encode_error = |source| RequestError::Encode {
+        key: ApiKey::DescribeProducers,
+        version,
+        source,
+    };
     let b = shared.broker()?;
-    let topics = req
-        .topics
-        .into_iter()
-        .map(|t| {
-            let name = t.name.as_str();
-            // KafkaApis.handleDescribeProducersRequest: an illegal name, then an unknown topic,
-            // fail every partition asked with the message `ApiError` carries; an unknown
-            // partition of a known topic has no message (ReplicaManager.getPartitionOrError).
-            let topic_error: Option<(i16, String)> = match topic_name_problem(name) {
-                Some(why) => Some((
-                    ResponseError::InvalidTopicException.code(),
-                    format!("Topic name is invalid: {why}"),
-                )),
-                None if b.topic(name).is_none() => Some((
-                    ResponseError::UnknownTopicOrPartition.code(),
-                    UNKNOWN_TOPIC_MESSAGE.into(),
-                )),
-                None => None,
-            };
-            let partitions = t
-                .partition_indexes
-                .iter()
-                .map(|&p| {
-                    let mut r = describe_producers_response::PartitionResponse::default()
-                        .with_partition_index(p);
-                    if let Some((code, message)) = &topic_error {
-                        r.error_code = *code;
-                        r.error_message = Some(str_bytes(message));
-                        return r;
+    let mut cache: HashMap<(String, i32), Bytes> = HashMap::new();
+    let mut pieces = Vec::new();
+    for t in &req.topics {
+        let name = t.name.as_str();
+        // KafkaApis.handleDescribeProducersRequest: an illegal name, then an unknown topic,
+        // fail every partition asked with the message `ApiError` carries; an unknown
+        // partition of a known topic has no message (ReplicaManager.getPartitionOrError).
+        let topic_error: Option<(i16, String)> = match topic_name_problem(name) {
+            Some(why) => Some((
+                ResponseError::InvalidTopicException.code(),
+                format!("Topic name is invalid: {why}"),
+            )),
+            None if b.topic(name).is_none() => Some((
+                ResponseError::UnknownTopicOrPartition.code(),
+                UNKNOWN_TOPIC_MESSAGE.into(),
+            )),
+            None => None,
+        };
+        // A TopicResponse, written out: its name, its partitions' count, each partition's
+        // (shared) bytes, its (empty) tagged fields.
+        let mut head = BytesMut::new();
+        put_unsigned_varint(&mut head, name.len() as u64 + 1);
+        head.extend_from_slice(name.as_bytes());
+        put_unsigned_varint(&mut head, t.partition_indexes.len() as u64 + 1);
+        pieces.push(head.freeze());
+        for &p in &t.partition_indexes {
+            let key = (name.to_string(), p);
+            let piece = Repeated::element(&mut cache, key, version, || {
+                let mut r = describe_producers_response::PartitionResponse::default()
+                    .with_partition_index(p);
+                if let Some((code, message)) = &topic_error {
+                    r.error_code = *code;
+                    r.error_message = Some(str_bytes(message));
+                    return r;
+                }
+                match b.partition(name, p) {
+                    Err(_) => r.error_code = ResponseError::UnknownTopicOrPartition.code(),
+                    Ok(log) => {
+                        r.active_producers = log
+                            .producers
+                            .producers()
+                            .map(|e| {
+                                describe_producers_response::ProducerState::default()
+                                    .with_producer_id(e.producer_id.into())
+                                    .with_producer_epoch(e.epoch as i32)
+                                    .with_last_sequence(e.last_seq())
+                                    .with_last_timestamp(e.last_timestamp)
+                                    .with_coordinator_epoch(e.coordinator_epoch)
+                                    .with_current_txn_start_offset(
+                                        e.current_txn_first_offset.unwrap_or(-1),
+                                    )
+                            })
+                            .collect();
                     }
-                    match b.partition(name, p) {
-                        Err(_) => r.error_code = ResponseError::UnknownTopicOrPartition.code(),
-                        Ok(log) => {
-                            r.active_producers = log
-                                .producers
-                                .producers()
-                                .map(|e| {
-                                    describe_producers_response::ProducerState::default()
-                                        .with_producer_id(e.producer_id.into())
-                                        .with_producer_epoch(e.epoch as i32)
-                                        .with_last_sequence(e.last_seq())
-                                        .with_last_timestamp(e.last_timestamp)
-                                        .with_coordinator_epoch(e.coordinator_epoch)
-                                        .with_current_txn_start_offset(
-                                            e.current_txn_first_offset.unwrap_or(-1),
-                                        )
-                                })
-                                .collect();
-                        }
-                    }
-                    r
-                })
-                .collect();
-            describe_producers_response::TopicResponse::default()
-                .with_name(t.name)
-                .with_partitions(partitions)
-        })
-        .collect();
-    Ok(DescribeProducersResponse::default().with_topics(topics))
+                }
+                r
+            })
+            .map_err(encode_error)?;
+            pieces.push(piece);
+        }
+        pieces.push(Bytes::from_static(&[0]));
+    }
+    Ok(Repeated {
+        flexible: true,
+        count: req.topics.len(),
+        elements: pieces,
+    })
 }
 
+/// DescribeTransactions. Each id asked is answered, a repeated one each time, as
+/// `TransactionCoordinator.handleDescribeTransactions` does; a repeated id's answer is built
+/// and encoded once and its bytes repeated ([`Repeated`]).
 pub(crate) fn describe_transactions(
     shared: &Shared,
     req: DescribeTransactionsRequest,
-) -> Handled<DescribeTransactionsResponse> {
+    version: i16,
+) -> Handled<Repeated> {
     let b = shared.broker()?;
-    let states = req
-        .transactional_ids
-        .into_iter()
-        .map(|id| {
+    let mut cache: HashMap<String, Bytes> = HashMap::new();
+    let mut elements = Vec::with_capacity(req.transactional_ids.len());
+    for id in req.transactional_ids {
+        let key = id.as_str().to_string();
+        let element = Repeated::element(&mut cache, key, version, || {
             let mut s = describe_transactions_response::TransactionState::default()
                 .with_transactional_id(id.clone());
             // TransactionCoordinator.handleDescribeTransactions.
@@ -122,8 +150,14 @@ pub(crate) fn describe_transactions(
             }
             s
         })
-        .collect();
-    Ok(DescribeTransactionsResponse::default().with_transaction_states(states))
+        .map_err(|source| RequestError::Encode {
+            key: ApiKey::DescribeTransactions,
+            version,
+            source,
+        })?;
+        elements.push(element);
+    }
+    Ok(Repeated::of(true, elements))
 }
 
 /// `TransactionState.fromName`.

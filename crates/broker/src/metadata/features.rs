@@ -2,11 +2,8 @@
 
 use kafka_protocol::ResponseError;
 
-use super::{int, record, ClusterMetadata};
+use super::ClusterMetadata;
 use crate::BrokerError;
-use kseg_format::coordinator::encode::StructBuilder;
-use kseg_format::coordinator::tables::FEATURE_LEVEL_RECORD;
-use kseg_format::coordinator::Value;
 
 /// One feature: its name, the level a fresh mini-broker dir finalizes, and the range Kafka
 /// 4.4.0 supports (`ApiVersions`' supported features, RegisterBrokerRecord's features).
@@ -81,14 +78,10 @@ impl ClusterMetadata {
     /// UpdateFeatures (`FeatureControlManager.updateFeatures`): each update checked as Kafka
     /// checks it (upgrade type, Kafka 4.4's supported range, downgrade needs a downgrade type,
     /// no metadata.version downgrade), then, as the mini-broker implements one level of each
-    /// feature, a change to another level is refused; the FeatureLevelRecords of the updates
-    /// in one batch. `Err` is the message of the first update refused (INVALID_UPDATE_VERSION).
-    pub fn update_features(
-        &mut self,
-        updates: &[(String, i16, i8)],
-        validate_only: bool,
-        now: i64,
-    ) -> Result<(), BrokerError> {
+    /// feature, a change to another level is refused, and an update to the level in force
+    /// changes nothing and appends nothing, as in Kafka. `Err` is the message of the first
+    /// update refused (INVALID_UPDATE_VERSION).
+    pub fn update_features(&self, updates: &[(String, i16, i8)]) -> Result<(), BrokerError> {
         let node = self.node_id;
         let refuse = |feature: &str, version: i16, why: String| {
             BrokerError::new(
@@ -96,7 +89,6 @@ impl ClusterMetadata {
                 format!("Invalid update version {version} for feature {feature}. {why}"),
             )
         };
-        let mut records = Vec::new();
         for (feature, version, upgrade_type) in updates {
             let (feature, version) = (feature.as_str(), *version);
             if !(1..=3).contains(upgrade_type) {
@@ -171,17 +163,8 @@ impl ClusterMetadata {
                     format!("kseg mini-broker implements {feature} at level {current} only."),
                 ));
             }
-            records.push(record(
-                12,
-                0,
-                StructBuilder::new(&FEATURE_LEVEL_RECORD)
-                    .set("name", Value::Str(feature.as_bytes()))
-                    .set("featureLevel", int(version))
-                    .build(),
-            ));
-        }
-        if !validate_only {
-            self.append(&records, now)?;
+            // An update to the level in force: FeatureControlManager.updateFeature writes no
+            // FeatureLevelRecord for it, so the metadata log does not grow with its repeats.
         }
         Ok(())
     }

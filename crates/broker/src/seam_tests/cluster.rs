@@ -213,6 +213,35 @@ fn update_features_errors() {
     }
 }
 
+/// Issue 45: an update to the level a feature is at already changes nothing, and Kafka's
+/// `FeatureControlManager` writes nothing for it: the metadata log does not grow however often
+/// it is asked (it appended a FeatureLevelRecord each time).
+#[test]
+fn update_features_at_the_current_level_appends_nothing() {
+    use kafka_protocol::messages::update_features_request::FeatureUpdateKey;
+    let mut broker = TestBroker::start();
+    let (level, end) = {
+        let b = broker.broker();
+        let level = b.metadata.image.features["metadata.version"];
+        (level, b.metadata.log_end_offset())
+    };
+    let request = UpdateFeaturesRequest::default()
+        .with_timeout_ms(30_000)
+        .with_feature_updates(vec![FeatureUpdateKey::default()
+            .with_feature(text("metadata.version"))
+            .with_max_version_level(level)
+            .with_upgrade_type(1)]);
+    for _ in 0..20 {
+        let answer = broker.ask(1, &request);
+        assert_eq!(answer.error_code, 0, "{answer:?}");
+    }
+    assert_eq!(broker.broker().metadata.log_end_offset(), end);
+    assert_eq!(
+        broker.broker().metadata.image.features["metadata.version"],
+        level
+    );
+}
+
 #[test]
 fn describe_quorum_of_another_partition() {
     use kafka_protocol::messages::describe_quorum_request::{PartitionData, TopicData};
