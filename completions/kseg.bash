@@ -25,6 +25,9 @@ _kseg() {
             kseg,dump-log)
                 cmd="kseg__subcmd__dump__subcmd__log"
                 ;;
+            kseg,export)
+                cmd="kseg__subcmd__export"
+                ;;
             kseg,find-group-partition)
                 cmd="kseg__subcmd__find__subcmd__group__subcmd__partition"
                 ;;
@@ -72,6 +75,9 @@ _kseg() {
                 ;;
             kseg__subcmd__help,dump-log)
                 cmd="kseg__subcmd__help__subcmd__dump__subcmd__log"
+                ;;
+            kseg__subcmd__help,export)
+                cmd="kseg__subcmd__help__subcmd__export"
                 ;;
             kseg__subcmd__help,find-group-partition)
                 cmd="kseg__subcmd__help__subcmd__find__subcmd__group__subcmd__partition"
@@ -143,7 +149,7 @@ _kseg() {
 
     case "${cmd}" in
         kseg)
-            opts="-h -V --no-progress --help --version dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup retention grep mini-broker completions man help"
+            opts="-h -V --no-progress --help --version dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup retention grep export mini-broker completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -264,6 +270,128 @@ _kseg() {
                     return 0
                     ;;
                 --split-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__export)
+            opts="-o -e -F -h --out --format --compression --tables --row-group-rows --row-group-mib --regexp --fixed-strings --value-hex --key --key-hex --key-regex --header --header-hex --json-field --topic --partition --from-time --to-time --tz --from-offset --to-offset --producer-id --producer-epoch --committed --txn-state --control --no-control --no-prune --mmap --max-decompressed-bytes --no-progress --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "parquet arrow ndjson" -- "${cur}"))
+                    return 0
+                    ;;
+                --compression)
+                    COMPREPLY=($(compgen -W "none snappy zstd" -- "${cur}"))
+                    return 0
+                    ;;
+                --tables)
+                    COMPREPLY=($(compgen -W "records batches" -- "${cur}"))
+                    return 0
+                    ;;
+                --row-group-rows)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --row-group-mib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --regexp)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -e)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --value-hex)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-hex)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-regex)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --header)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --header-hex)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --json-field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topic)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --partition)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from-time)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to-time)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tz)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from-offset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to-offset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --producer-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --producer-epoch)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --txn-state)
+                    COMPREPLY=($(compgen -W "committed aborted open non-transactional" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-decompressed-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -461,7 +589,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help)
-            opts="dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup retention grep mini-broker completions man help"
+            opts="dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup retention grep export mini-broker completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -503,6 +631,20 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help__subcmd__dump__subcmd__log)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__help__subcmd__export)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -268,7 +268,7 @@ _arguments "${_arguments_options[@]}" : \
 '-e+[The value pattern (for a pattern starting with '\''-'\'', or to give only paths)]:PATTERN:_default' \
 '--regexp=[The value pattern (for a pattern starting with '\''-'\'', or to give only paths)]:PATTERN:_default' \
 '(-e --regexp)--value-hex=[The value contains these bytes, given in hex (\`-F\` for binary\: "1b5b33316d"; blanks, '\''\:'\'' and a leading 0x are ignored)]:HEX:_default' \
-'--key=[Only records whose key is exactly K (the bytes of its UTF-8 text). Every partition is searched unless --partitioner names the partitioner that placed the key]:K:_default' \
+'--key=[Only records whose key is exactly K (the bytes of its UTF-8 text)]:K:_default' \
 '(--key)--key-hex=[Only records whose key is exactly these bytes, given in hex (a binary key\: "00000000002a"; blanks, '\''\:'\'' and a leading 0x are ignored)]:HEX:_default' \
 '--key-regex=[Only records whose key matches the regex R]:R:_default' \
 '*--header=[Only records with a header NAME, or NAME with exactly VALUE (repeatable\: all must hold)]:NAME[=VALUE]:_default' \
@@ -319,6 +319,54 @@ base64\:"Standard Base64 with padding"))' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '*::args -- \[PATTERN\] PATH...\: a regex over record values, then files, partition dirs or log dirs (as dump-log takes them). With -e or --value-hex every argument is a PATH; with another filter, so is a first argument that names an existing file or dir:_default' \
+&& ret=0
+;;
+(export)
+_arguments "${_arguments_options[@]}" : \
+'-o+[The dataset'\''s directory\: created, or empty (never inside an input)]:DIR:_files' \
+'--out=[The dataset'\''s directory\: created, or empty (never inside an input)]:DIR:_files' \
+'--format=[The tables'\'' file format]:FORMAT:((parquet\:"Apache Parquet files"
+arrow\:"Arrow IPC files (Feather v2)"
+ndjson\:"One JSON object per line (binary columns in base64)"))' \
+'--compression=[Parquet page compression]:COMPRESSION:(none snappy zstd)' \
+'*--tables=[The tables written (comma-separated or repeated)]:TABLE,...:((records\:"One row per record"
+batches\:"One row per batch"))' \
+'--row-group-rows=[Largest row group (Parquet) or record batch (Arrow), in rows]:N:_default' \
+'--row-group-mib=[Largest row group, in MiB of buffered data\: what bounds the memory an export takes]:MIB:_default' \
+'-e+[The value pattern (for a pattern starting with '\''-'\'', or to give only paths)]:PATTERN:_default' \
+'--regexp=[The value pattern (for a pattern starting with '\''-'\'', or to give only paths)]:PATTERN:_default' \
+'(-e --regexp)--value-hex=[The value contains these bytes, given in hex (\`-F\` for binary\: "1b5b33316d"; blanks, '\''\:'\'' and a leading 0x are ignored)]:HEX:_default' \
+'--key=[Only records whose key is exactly K (the bytes of its UTF-8 text)]:K:_default' \
+'(--key)--key-hex=[Only records whose key is exactly these bytes, given in hex (a binary key\: "00000000002a"; blanks, '\''\:'\'' and a leading 0x are ignored)]:HEX:_default' \
+'--key-regex=[Only records whose key matches the regex R]:R:_default' \
+'*--header=[Only records with a header NAME, or NAME with exactly VALUE (repeatable\: all must hold)]:NAME[=VALUE]:_default' \
+'*--header-hex=[Only records with a header NAME whose value is exactly these bytes, given in hex (repeatable\: all must hold)]:NAME=HEX:_default' \
+'*--json-field=[Only records whose value is a JSON document with the field PATH (names and array indexes separated by '\''.'\'') equal to VALUE\: a string equal to its text, or VALUE read as JSON (repeatable\: all must hold)]:PATH=VALUE:_default' \
+'*--topic=[Only topics matching the glob ('\''*'\'', '\''?'\'', '\''\[a-z\]'\''; repeatable\: any of them)]:GLOB:_default' \
+'*--partition=[Only these partition numbers (comma-separated or repeated)]:N,...:_default' \
+'--from-time=[Only records whose timestamp is at or after T (epoch ms, or RFC 3339\: with an offset, or in the zone of --tz)]:T:_default' \
+'--to-time=[Only records whose timestamp is before T (half-open\: \[--from-time, --to-time))]:T:_default' \
+'--tz=[The zone a time given without an offset is read in (2024-03-09T14\:00\:00 --tz Asia/Shanghai)\: local (the machine'\''s), UTC, an offset (+08\:00) or a zone name; grep also shows the records'\'' times in it \[default\: none\: such a time is refused; times shown in UTC\]]:ZONE:_default' \
+'--from-offset=[Only records with offsets >= N]:N:_default' \
+'--to-offset=[Only records with offsets <= N]:N:_default' \
+'--producer-id=[Only records of batches written by this producer id (-1\: without one)]:N:_default' \
+'--producer-epoch=[Only records of batches with this producer epoch (-1\: without a producer id)]:N:_default' \
+'*--txn-state=[Only records in these transactional states (comma-separated or repeated)]:STATE,...:((committed\:"In a transaction its COMMIT marker ended"
+aborted\:"In a transaction Kafka'\''s fetch reports aborted (the .txnindex)"
+open\:"In a transaction with no COMMIT or ABORT marker after it"
+non-transactional\:"Not in a transaction"))' \
+'--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
+'-F[The value pattern is a fixed string (memchr\:\:memmem), not a regex]' \
+'--fixed-strings[The value pattern is a fixed string (memchr\:\:memmem), not a regex]' \
+'(--control)--committed[Only what a read_committed consumer is given\: no aborted or open transaction, no control record, nothing at or after the last stable offset (the first open transaction)]' \
+'(--no-control)--control[Only control records (transaction markers, KRaft control messages)]' \
+'--no-control[No control records]' \
+'--no-prune[Decode every batch instead of skipping those whose header rules out a match]' \
+'--mmap[Memory-map log files instead of reading them. Faster on offline copies; never use it on a live broker'\''s data dir (a concurrent truncation kills kseg with SIGBUS)]' \
+'--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'*::paths -- Segment files, partition dirs or log dirs (as dump-log takes them); never written:_files' \
 && ret=0
 ;;
 (mini-broker)
@@ -532,6 +580,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(export)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (mini-broker)
 _arguments "${_arguments_options[@]}" : \
 ":: :_kseg__subcmd__help__subcmd__mini-broker_commands" \
@@ -592,6 +644,7 @@ _kseg_commands() {
 'lookup:Offsets by timestamp, offset, earliest/latest or leader epoch, as the broker answers them' \
 'retention:What Kafka'\''s next retention check deletes, and what blocks retention (a future timestamp, the high watermark, a disabled cleaner, fresh mtimes), from indexes alone' \
 'grep:Find records by value, key, header, time, offset or producer, pruning batches from their headers before anything is decompressed' \
+'export:Write records, batches and consumer-group offsets as a Parquet, Arrow or NDJSON dataset (Spark'\''s Kafka source schema) that DuckDB, Spark, Polars and Trino read' \
 'mini-broker:Run an embedded single-node Kafka broker writing real segment files (or script one with \`produce\` and \`commit\`, no client needed)' \
 'completions:Print a shell completion script' \
 'man:Print the man page (roff)' \
@@ -613,6 +666,11 @@ _kseg__subcmd__diff_commands() {
 _kseg__subcmd__dump-log_commands() {
     local commands; commands=()
     _describe -t commands 'kseg dump-log commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__export_commands] )) ||
+_kseg__subcmd__export_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg export commands' commands "$@"
 }
 (( $+functions[_kseg__subcmd__find-group-partition_commands] )) ||
 _kseg__subcmd__find-group-partition_commands() {
@@ -644,6 +702,7 @@ _kseg__subcmd__help_commands() {
 'lookup:Offsets by timestamp, offset, earliest/latest or leader epoch, as the broker answers them' \
 'retention:What Kafka'\''s next retention check deletes, and what blocks retention (a future timestamp, the high watermark, a disabled cleaner, fresh mtimes), from indexes alone' \
 'grep:Find records by value, key, header, time, offset or producer, pruning batches from their headers before anything is decompressed' \
+'export:Write records, batches and consumer-group offsets as a Parquet, Arrow or NDJSON dataset (Spark'\''s Kafka source schema) that DuckDB, Spark, Polars and Trino read' \
 'mini-broker:Run an embedded single-node Kafka broker writing real segment files (or script one with \`produce\` and \`commit\`, no client needed)' \
 'completions:Print a shell completion script' \
 'man:Print the man page (roff)' \
@@ -665,6 +724,11 @@ _kseg__subcmd__help__subcmd__diff_commands() {
 _kseg__subcmd__help__subcmd__dump-log_commands() {
     local commands; commands=()
     _describe -t commands 'kseg help dump-log commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__help__subcmd__export_commands] )) ||
+_kseg__subcmd__help__subcmd__export_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg help export commands' commands "$@"
 }
 (( $+functions[_kseg__subcmd__help__subcmd__find-group-partition_commands] )) ||
 _kseg__subcmd__help__subcmd__find-group-partition_commands() {

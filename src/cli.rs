@@ -116,6 +116,9 @@ pub enum Command {
     /// Find records by value, key, header, time, offset or producer, pruning batches from their
     /// headers before anything is decompressed
     Grep(Box<GrepArgs>),
+    /// Write records, batches and consumer-group offsets as a Parquet, Arrow or NDJSON dataset
+    /// (Spark's Kafka source schema) that DuckDB, Spark, Polars and Trino read
+    Export(Box<ExportArgs>),
     /// Run an embedded single-node Kafka broker writing real segment files (or script one with
     /// `produce` and `commit`, no client needed)
     MiniBroker(Box<MiniBrokerArgs>),
@@ -303,6 +306,161 @@ pub struct GrepArgs {
     #[arg(value_name = "PATTERN|PATH", required = true)]
     pub args: Vec<std::ffi::OsString>,
 
+    #[command(flatten)]
+    pub filter: RecordFilterArgs,
+
+    /// With --key or --key-hex: search only the partition this partitioner maps the key to,
+    /// over the topic's partition count (--partitions, else the log dir's __cluster_metadata).
+    /// Records placed by another partitioner, an explicit partition or an older partition count
+    /// are then missed [default: every partition is searched]
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub partitioner: Option<KeyPartitioner>,
+
+    /// The partition count --partitioner maps the key over, for every topic searched
+    /// [default: each topic's count in the log dir's __cluster_metadata]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
+          requires = "partitioner")]
+    pub partitions: Option<u32>,
+
+    /// Print only a count of matches per partition, for the partitions with a match
+    #[arg(short = 'c', long)]
+    pub count: bool,
+
+    /// With -c, also the partitions searched without a match (a count of 0)
+    #[arg(long, requires = "count")]
+    pub include_zero: bool,
+
+    /// Stop after N matches per partition
+    #[arg(short = 'm', long, value_name = "N")]
+    pub max_count: Option<u64>,
+
+    /// Print only the segment files holding a match
+    #[arg(short = 'l', long, conflicts_with = "count")]
+    pub files_with_matches: bool,
+
+    /// Print the batch line (dump-log's) before the first match of each batch
+    #[arg(long)]
+    pub print_batch: bool,
+
+    /// NDJSON: dump-log's "record" objects plus "topic" and "partition", then a "summary"
+    #[arg(long)]
+    pub json: bool,
+
+    /// How --json shows keys, values and header values
+    #[arg(long, value_enum, default_value_t = Encoding::Auto)]
+    pub encoding: Encoding,
+
+    /// Decode every batch instead of skipping those whose header rules out a match
+    #[arg(long)]
+    pub no_prune: bool,
+
+    /// Counts on stderr at the end: matches, batches searched and pruned, records searched
+    #[arg(long)]
+    pub stats: bool,
+
+    #[command(flatten)]
+    pub threads: ThreadsArg,
+
+    /// With --threads above 1, segments larger than this are searched in pieces of about this
+    /// size, cut at batch boundaries
+    #[arg(long, value_name = "BYTES", default_value_t = 32 << 20, hide = true)]
+    pub split_bytes: u64,
+
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+const EXPORT_HELP: &str = "Examples:
+  kseg export /var/lib/kafka/data --out /tmp/broker1
+  kseg export --topic orders --from-time 2024-03-09T02:00:00Z --to-time 2024-03-09T02:30:00Z \\
+      --committed /var/lib/kafka/data --out /tmp/orders
+  duckdb -c \"SELECT topic, count(*) FROM read_parquet('/tmp/broker1/records/**/*.parquet',
+      hive_partitioning = true) GROUP BY topic\"
+
+The dataset: DIR/records, DIR/batches and DIR/offsets, each laid out as
+<table>/topic=<topic>/partition=<partition>/part-<n>.<format>, and DIR/_kseg_export.json (the
+inputs, broker ids from meta.properties, the filters, counts and the damaged ranges skipped).
+The records table has the columns of Spark's Kafka source (key, value, topic, partition,
+offset, timestamp, timestampType, headers), then `kafka` (batch offsets, producer id and epoch,
+sequences, leader epoch, transactional and control flags, the transaction's outcome, codec,
+magic, checksum validity, delete horizon, segment file and byte position) and `broker`.
+The filters are grep's. Exit codes: 0 everything read cleanly; 1 the data has problems
+(reported on stderr as dump-log reports them, the rest exported); 2 could not run.";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// Apache Parquet files
+    Parquet,
+    /// Arrow IPC files (Feather v2)
+    Arrow,
+    /// One JSON object per line (binary columns in base64)
+    Ndjson,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportCompression {
+    None,
+    Snappy,
+    Zstd,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportTable {
+    /// One row per record
+    Records,
+    /// One row per batch
+    Batches,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = EXPORT_HELP)]
+pub struct ExportArgs {
+    /// Segment files, partition dirs or log dirs (as dump-log takes them); never written
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<PathBuf>,
+
+    /// The dataset's directory: created, or empty (never inside an input)
+    #[arg(short = 'o', long, value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// The tables' file format
+    #[arg(long, value_enum, default_value_t = ExportFormat::Parquet)]
+    pub format: ExportFormat,
+
+    /// Parquet page compression
+    #[arg(long, value_enum, default_value_t = ExportCompression::Snappy)]
+    pub compression: ExportCompression,
+
+    /// The tables written (comma-separated or repeated)
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "TABLE,...",
+          default_values_t = [ExportTable::Records, ExportTable::Batches])]
+    pub tables: Vec<ExportTable>,
+
+    /// Largest row group (Parquet) or record batch (Arrow), in rows
+    #[arg(long, value_name = "N", default_value_t = 1 << 20,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub row_group_rows: u64,
+
+    /// Largest row group, in MiB of buffered data: what bounds the memory an export takes
+    #[arg(long, value_name = "MIB", default_value_t = 128,
+          value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub row_group_mib: u64,
+
+    #[command(flatten)]
+    pub filter: RecordFilterArgs,
+
+    /// Decode every batch instead of skipping those whose header rules out a match
+    #[arg(long)]
+    pub no_prune: bool,
+
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+/// The record filters of `kseg grep` and `kseg export` (`cmd::grep::filter_of` reads them into
+/// an `analysis::grep::Filter`).
+#[derive(Debug, Args, Clone, Default)]
+pub struct RecordFilterArgs {
     /// The value pattern (for a pattern starting with '-', or to give only paths)
     #[arg(
         short = 'e',
@@ -321,8 +479,7 @@ pub struct GrepArgs {
     #[arg(long, value_name = "HEX", conflicts_with = "regexp")]
     pub value_hex: Option<String>,
 
-    /// Only records whose key is exactly K (the bytes of its UTF-8 text). Every partition is
-    /// searched unless --partitioner names the partitioner that placed the key
+    /// Only records whose key is exactly K (the bytes of its UTF-8 text)
     #[arg(long, value_name = "K", allow_hyphen_values = true)]
     pub key: Option<String>,
 
@@ -402,66 +559,6 @@ pub struct GrepArgs {
     /// No control records
     #[arg(long)]
     pub no_control: bool,
-
-    /// With --key or --key-hex: search only the partition this partitioner maps the key to,
-    /// over the topic's partition count (--partitions, else the log dir's __cluster_metadata).
-    /// Records placed by another partitioner, an explicit partition or an older partition count
-    /// are then missed [default: every partition is searched]
-    #[arg(long, value_enum, value_name = "NAME")]
-    pub partitioner: Option<KeyPartitioner>,
-
-    /// The partition count --partitioner maps the key over, for every topic searched
-    /// [default: each topic's count in the log dir's __cluster_metadata]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
-          requires = "partitioner")]
-    pub partitions: Option<u32>,
-
-    /// Print only a count of matches per partition, for the partitions with a match
-    #[arg(short = 'c', long)]
-    pub count: bool,
-
-    /// With -c, also the partitions searched without a match (a count of 0)
-    #[arg(long, requires = "count")]
-    pub include_zero: bool,
-
-    /// Stop after N matches per partition
-    #[arg(short = 'm', long, value_name = "N")]
-    pub max_count: Option<u64>,
-
-    /// Print only the segment files holding a match
-    #[arg(short = 'l', long, conflicts_with = "count")]
-    pub files_with_matches: bool,
-
-    /// Print the batch line (dump-log's) before the first match of each batch
-    #[arg(long)]
-    pub print_batch: bool,
-
-    /// NDJSON: dump-log's "record" objects plus "topic" and "partition", then a "summary"
-    #[arg(long)]
-    pub json: bool,
-
-    /// How --json shows keys, values and header values
-    #[arg(long, value_enum, default_value_t = Encoding::Auto)]
-    pub encoding: Encoding,
-
-    /// Decode every batch instead of skipping those whose header rules out a match
-    #[arg(long)]
-    pub no_prune: bool,
-
-    /// Counts on stderr at the end: matches, batches searched and pruned, records searched
-    #[arg(long)]
-    pub stats: bool,
-
-    #[command(flatten)]
-    pub threads: ThreadsArg,
-
-    /// With --threads above 1, segments larger than this are searched in pieces of about this
-    /// size, cut at batch boundaries
-    #[arg(long, value_name = "BYTES", default_value_t = 32 << 20, hide = true)]
-    pub split_bytes: u64,
-
-    #[command(flatten)]
-    pub read: ReadArgs,
 }
 
 /// `--threads N`.

@@ -23,6 +23,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Lookup(args) => cmd::lookup::run(args),
         Command::Retention(args) => cmd::retention::run(args),
         Command::Grep(args) => cmd::grep::run(*args),
+        Command::Export(args) => cmd::export::run(*args),
         Command::MiniBroker(args) => cmd::mini_broker::run(*args),
         Command::Completions(args) => {
             cmd::completions::completions(args.shell, &mut io::stdout().lock())?;

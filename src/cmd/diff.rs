@@ -61,7 +61,7 @@ fn cleaner_checkpoint(dir: &Path) -> HashMap<(String, i32), i64> {
     out
 }
 
-fn node_id(dir: &Path) -> Option<i32> {
+pub(super) fn node_id(dir: &Path) -> Option<i32> {
     let text = read_small(&dir.join("meta.properties"), 1 << 16).ok()?;
     let text = String::from_utf8(text).ok()?;
     parse_properties(&text)

@@ -30,7 +30,7 @@ use crate::analysis::grep::{
 use crate::analysis::partitioner::Partitioner;
 use crate::analysis::topic_configs::partition_counts;
 use crate::analysis::transactions::{open_transaction_starts, TxnState, TxnView};
-use crate::cli::{GrepArgs, KeyPartitioner, TxnStateArg};
+use crate::cli::{GrepArgs, KeyPartitioner, RecordFilterArgs, TxnStateArg};
 use crate::format::control::ControlRecord;
 use crate::format::log::RecordScratch;
 use crate::format::log::{BatchInfo, LogEntry, LogRecord};
@@ -47,35 +47,35 @@ use crate::storage::source::open_log;
 use crate::storage::source::read_small;
 
 /// The segments of one partition (or one file given outside a partition dir), in offset order.
-struct Group {
-    topic: Option<String>,
-    partition: Option<i32>,
+pub(super) struct Group {
+    pub(super) topic: Option<String>,
+    pub(super) partition: Option<i32>,
     /// What stands for the partition when it has no name: the file's path.
-    name: String,
-    files: Vec<PathBuf>,
+    pub(super) name: String,
+    pub(super) files: Vec<PathBuf>,
 }
 
 /// Whether a filter other than the value pattern was given: then a first argument naming an
 /// existing file or dir is a PATH.
 fn has_record_filter(a: &GrepArgs) -> bool {
-    a.key.is_some()
-        || a.key_hex.is_some()
-        || a.key_regex.is_some()
-        || !a.header.is_empty()
-        || !a.header_hex.is_empty()
-        || !a.json_field.is_empty()
-        || !a.topic.is_empty()
-        || !a.partition.is_empty()
-        || a.from_time.is_some()
-        || a.to_time.is_some()
-        || a.from_offset.is_some()
-        || a.to_offset.is_some()
-        || a.producer_id.is_some()
-        || a.producer_epoch.is_some()
-        || a.committed
-        || !a.txn_state.is_empty()
-        || a.control
-        || a.no_control
+    a.filter.key.is_some()
+        || a.filter.key_hex.is_some()
+        || a.filter.key_regex.is_some()
+        || !a.filter.header.is_empty()
+        || !a.filter.header_hex.is_empty()
+        || !a.filter.json_field.is_empty()
+        || !a.filter.topic.is_empty()
+        || !a.filter.partition.is_empty()
+        || a.filter.from_time.is_some()
+        || a.filter.to_time.is_some()
+        || a.filter.from_offset.is_some()
+        || a.filter.to_offset.is_some()
+        || a.filter.producer_id.is_some()
+        || a.filter.producer_epoch.is_some()
+        || a.filter.committed
+        || !a.filter.txn_state.is_empty()
+        || a.filter.control
+        || a.filter.no_control
 }
 
 /// The value pattern (if any), the paths, and the note saying a first argument was read as the
@@ -86,9 +86,9 @@ fn has_record_filter(a: &GrepArgs) -> bool {
 /// dir is refused (give the pattern with -e, or a filter).
 fn pattern_and_paths(a: &GrepArgs) -> Result<(Option<String>, Vec<PathBuf>, Option<GrepNote>)> {
     let mut args = a.args.clone();
-    if a.regexp.is_some() || a.value_hex.is_some() {
+    if a.filter.regexp.is_some() || a.filter.value_hex.is_some() {
         return Ok((
-            a.regexp.clone(),
+            a.filter.regexp.clone(),
             args.into_iter().map(PathBuf::from).collect(),
             None,
         ));
@@ -127,7 +127,7 @@ fn pattern_and_paths(a: &GrepArgs) -> Result<(Option<String>, Vec<PathBuf>, Opti
 }
 
 /// `--key` or `--key-hex`: the key's bytes.
-fn key_of(a: &GrepArgs) -> Result<Option<Vec<u8>>> {
+fn key_of(a: &RecordFilterArgs) -> Result<Option<Vec<u8>>> {
     Ok(match (&a.key, &a.key_hex) {
         (Some(k), _) => Some(k.as_bytes().to_vec()),
         (None, Some(h)) => Some(parse_hex(h).map_err(|e| anyhow::anyhow!("--key-hex: {e}"))?),
@@ -136,7 +136,7 @@ fn key_of(a: &GrepArgs) -> Result<Option<Vec<u8>>> {
 }
 
 /// The filter the arguments describe.
-pub fn filter_of(a: &GrepArgs, pattern: Option<&str>, times: &TimeFlags) -> Result<Filter> {
+pub fn filter_of(a: &RecordFilterArgs, pattern: Option<&str>, times: &TimeFlags) -> Result<Filter> {
     let value = match &a.value_hex {
         Some(h) => Some(Pattern::fixed_bytes(
             &parse_hex(h).map_err(|e| anyhow::anyhow!("--value-hex: {e}"))?,
@@ -194,7 +194,7 @@ pub fn filter_of(a: &GrepArgs, pattern: Option<&str>, times: &TimeFlags) -> Resu
 
 /// The aborted transactions listed by the `.txnindex` beside each segment of `files` (what
 /// Kafka's fetch reads); an unreadable or damaged index is reported and its whole entries kept.
-fn indexed_aborts(files: &[PathBuf]) -> (Vec<AbortedTxn>, bool) {
+pub(super) fn indexed_aborts(files: &[PathBuf]) -> (Vec<AbortedTxn>, bool) {
     let mut out = Vec::new();
     let mut trouble = false;
     for f in files {
@@ -368,7 +368,7 @@ impl Notes {
 
 /// The partitions and files to search, in input order. In dirs, live `.log` segments; a file
 /// given on its own is searched whatever its log-data kind (a `.deleted` segment, a snapshot).
-fn groups_of(set: &DataSet) -> Vec<Group> {
+pub(super) fn groups_of(set: &DataSet) -> Vec<Group> {
     let mut out = Vec::new();
     for f in &set.files {
         let effective = match &f.kind {
@@ -496,7 +496,7 @@ fn place_key<W: io::Write>(
 
 /// `--topic` and `--partition`: the partitions kept (a file outside a partition dir has neither,
 /// and is left out by either).
-fn select_partitions(args: &GrepArgs, groups: &mut Vec<Group>) -> Result<()> {
+pub(super) fn select_partitions(args: &RecordFilterArgs, groups: &mut Vec<Group>) -> Result<()> {
     let globs = args
         .topic
         .iter()
@@ -700,8 +700,8 @@ fn open_group<W: io::Write>(
 
 pub fn run(args: GrepArgs) -> Result<Outcome> {
     let (pattern, paths, pattern_note) = pattern_and_paths(&args)?;
-    let times = TimeFlags::new(&args.tz)?;
-    let filter = filter_of(&args, pattern.as_deref(), &times)?;
+    let times = TimeFlags::new(&args.filter.tz)?;
+    let filter = filter_of(&args.filter, pattern.as_deref(), &times)?;
     let partitioner = args.partitioner.map(|p| match p {
         KeyPartitioner::Murmur2 => Partitioner::Murmur2,
         KeyPartitioner::Crc32 => Partitioner::Crc32,
@@ -712,7 +712,7 @@ pub fn run(args: GrepArgs) -> Result<Outcome> {
     }
     let (set, mut outcome) = discover_inputs(&paths, "grep", Reads::LogData)?;
     let mut groups = groups_of(&set);
-    select_partitions(&args, &mut groups)?;
+    select_partitions(&args.filter, &mut groups)?;
     let mode = if args.count {
         Mode::Count
     } else if args.files_with_matches {

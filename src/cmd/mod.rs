@@ -3,6 +3,7 @@
 pub mod completions;
 pub mod diff;
 pub mod dump_log;
+pub mod export;
 pub mod find_group_partition;
 pub mod grep;
 pub mod groups;

@@ -475,6 +475,20 @@ impl<'a> Search<'a> {
 }
 
 impl Search<'_> {
+    /// The transactional state of the batch last shown to [`LogSink::batch`] (when the
+    /// partition's transactions are walked).
+    pub fn batch_state(&self) -> Option<TxnState> {
+        self.state
+    }
+
+    /// Whether the batch last shown to [`LogSink::batch`] may hold a match from its header and
+    /// transactional state alone (what `kseg export` lists in its batches table).
+    pub fn header_may_match(&self, info: &BatchInfo) -> bool {
+        self.filter.batch_may_match(info)
+            && self.state_may_match()
+            && !self.beyond_last_stable(info.base_offset)
+    }
+
     /// `--committed`: at or after the last stable offset, where a read_committed fetch ends.
     #[inline]
     fn beyond_last_stable(&self, offset: i64) -> bool {

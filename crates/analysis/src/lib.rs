@@ -5,6 +5,7 @@ pub mod cleaner;
 pub mod diff;
 pub mod dump;
 pub mod expiry;
+pub mod export;
 pub mod fault;
 pub mod gaps;
 pub mod grep;

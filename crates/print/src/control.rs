@@ -50,17 +50,23 @@ pub fn data_json(d: &ControlData) -> Value {
     }
 }
 
+/// A control record's type as the JSON dump and the export name it (`UNKNOWN` for an id Kafka
+/// does not define).
+pub fn type_name(c: &ControlRecord) -> &'static str {
+    match c.kind {
+        ControlType::Unknown(_) => "UNKNOWN",
+        k => k.name(),
+    }
+}
+
 /// The `control` object of a control record in `dump-log --json`.
 pub fn record_json(c: &ControlRecord) -> Value {
-    let mut v = json!({"type": c.kind.name(), "typeId": c.type_id});
+    let mut v = json!({"type": type_name(c), "typeId": c.type_id});
     if let Some(e) = c.coordinator_epoch {
         v["coordinatorEpoch"] = e.into();
     }
     if let Some(d) = &c.data {
         v["data"] = data_json(d);
-    }
-    if let ControlType::Unknown(_) = c.kind {
-        v["type"] = "UNKNOWN".into();
     }
     v
 }

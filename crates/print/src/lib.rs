@@ -9,6 +9,7 @@ pub mod diff;
 pub mod dump_json;
 pub mod dump_text;
 pub use kseg_escape as escape;
+pub mod export;
 pub mod grep;
 pub mod groups;
 pub mod lookup;

@@ -1,0 +1,338 @@
+//! `kseg export`: tables as analytical engines read a dataset — Parquet (arrow-rs), Arrow IPC
+//! files or NDJSON, laid out Hive-style (`DIR/<table>/topic=T/partition=P/part-NNNNN.<ext>`)
+//! with a `_kseg_export.json` manifest. Rows arrive decoded (the scan's records, the analysis'
+//! transaction states and offset commits); nothing here decodes.
+//!
+//! Memory is bounded: rows are gathered in Arrow batches of at most `batch_rows` rows or
+//! `row_group_bytes / 4` bytes of keys, values and headers, and a Parquet row group is closed
+//! once its buffered size reaches `row_group_bytes`.
+
+pub mod batches;
+pub mod manifest;
+mod ndjson;
+pub mod records;
+mod sink;
+
+pub use sink::{BatchesOut, RecordsOut};
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::schema::types::ColumnPath;
+
+/// The file format of every table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableFormat {
+    Parquet,
+    /// Arrow IPC files (Feather v2).
+    Arrow,
+    Ndjson,
+}
+
+impl TableFormat {
+    pub fn extension(self) -> &'static str {
+        match self {
+            TableFormat::Parquet => "parquet",
+            TableFormat::Arrow => "arrow",
+            TableFormat::Ndjson => "ndjson",
+        }
+    }
+}
+
+/// The Parquet codec of the pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageCodec {
+    None,
+    Snappy,
+    Zstd,
+}
+
+impl PageCodec {
+    pub fn name(self) -> &'static str {
+        match self {
+            PageCodec::None => "none",
+            PageCodec::Snappy => "snappy",
+            PageCodec::Zstd => "zstd",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct WriteOptions {
+    pub format: TableFormat,
+    pub codec: PageCodec,
+    /// Largest row group (Parquet) or record batch (Arrow IPC), in rows.
+    pub batch_rows: usize,
+    /// Largest row group, in buffered bytes: what bounds the memory of a Parquet file.
+    pub row_group_bytes: usize,
+}
+
+impl WriteOptions {
+    /// The bytes of keys, values and headers a builder gathers before handing a batch over.
+    pub fn builder_bytes(&self) -> usize {
+        (self.row_group_bytes / 4).clamp(1 << 20, 256 << 20)
+    }
+}
+
+/// A table's columns as the writer tunes them: which are dictionary-encoded and which carry
+/// statistics (min/max per page and row group, what engines prune with).
+pub struct ColumnPlan {
+    pub dictionary: &'static [&'static [&'static str]],
+    pub statistics: &'static [&'static [&'static str]],
+}
+
+/// `name` as a Hive partition value: `FileUtils.escapePathName`'s characters as `%XX` (a Kafka
+/// topic name never needs it; a partition dir made by hand might).
+pub fn hive_escape(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        if c.is_control() || "\"#%'*/:=?\\\x7f{[]^".contains(c) {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Hive's name for a null partition value (Spark and pyarrow read it as null).
+pub const HIVE_NULL: &str = "__HIVE_DEFAULT_PARTITION__";
+
+/// The directory of one topic-partition's files of `table`.
+pub fn partition_dir(
+    root: &Path,
+    table: &str,
+    topic: Option<&str>,
+    partition: Option<i32>,
+) -> PathBuf {
+    let topic = topic.map_or_else(|| HIVE_NULL.to_string(), hive_escape);
+    let partition = partition.map_or_else(|| HIVE_NULL.to_string(), |p| p.to_string());
+    root.join(table)
+        .join(format!("topic={topic}"))
+        .join(format!("partition={partition}"))
+}
+
+/// What one written file holds.
+#[derive(Debug, Clone)]
+pub struct PartSummary {
+    pub path: PathBuf,
+    pub rows: u64,
+    pub row_groups: u64,
+    pub bytes: u64,
+}
+
+enum PartWriter {
+    Parquet(Box<ArrowWriter<File>>),
+    Arrow(Box<arrow_ipc::writer::FileWriter<BufWriter<File>>>),
+    Ndjson(BufWriter<File>, Vec<u8>),
+}
+
+/// One file of a table being written: under a `.tmp` name that engines' globs skip, renamed
+/// when complete, so an interrupted export leaves no truncated part that reads as whole.
+pub struct PartFile {
+    tmp: PathBuf,
+    path: PathBuf,
+    writer: PartWriter,
+    rows: u64,
+    batches: u64,
+    row_group_bytes: usize,
+}
+
+fn to_io(e: impl std::error::Error + Send + Sync + 'static) -> io::Error {
+    io::Error::other(e)
+}
+
+impl PartFile {
+    pub fn create(
+        path: PathBuf,
+        schema: &SchemaRef,
+        plan: &ColumnPlan,
+        opts: &WriteOptions,
+    ) -> io::Result<PartFile> {
+        let mut tmp = path.clone().into_os_string();
+        tmp.push(".tmp");
+        let tmp = PathBuf::from(tmp);
+        let file = File::create_new(&tmp)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", tmp.display())))?;
+        let writer = match opts.format {
+            TableFormat::Parquet => PartWriter::Parquet(Box::new(
+                ArrowWriter::try_new(file, schema.clone(), Some(parquet_properties(plan, opts)))
+                    .map_err(to_io)?,
+            )),
+            TableFormat::Arrow => PartWriter::Arrow(Box::new(
+                arrow_ipc::writer::FileWriter::try_new(BufWriter::new(file), schema)
+                    .map_err(to_io)?,
+            )),
+            TableFormat::Ndjson => {
+                PartWriter::Ndjson(BufWriter::with_capacity(1 << 20, file), Vec::new())
+            }
+        };
+        Ok(PartFile {
+            tmp,
+            path,
+            writer,
+            rows: 0,
+            batches: 0,
+            row_group_bytes: opts.row_group_bytes,
+        })
+    }
+
+    pub fn write(&mut self, batch: &RecordBatch) -> io::Result<()> {
+        if batch.num_rows() == 0 {
+            return Ok(());
+        }
+        self.rows += batch.num_rows() as u64;
+        match &mut self.writer {
+            PartWriter::Parquet(w) => {
+                w.write(batch).map_err(to_io)?;
+                // Pages buffered for the open row group: closing it here bounds the memory
+                // whatever the row sizes (the row cap alone would not).
+                if w.memory_size() >= self.row_group_bytes {
+                    w.flush().map_err(to_io)?;
+                }
+            }
+            PartWriter::Arrow(w) => {
+                w.write(batch).map_err(to_io)?;
+                self.batches += 1;
+            }
+            PartWriter::Ndjson(w, buf) => {
+                ndjson::write_rows(batch, buf);
+                w.write_all(buf)?;
+                buf.clear();
+            }
+        }
+        Ok(())
+    }
+
+    /// Completes the file and gives it its name.
+    pub fn close(self) -> io::Result<PartSummary> {
+        let row_groups = match self.writer {
+            PartWriter::Parquet(w) => w.close().map_err(to_io)?.num_row_groups() as u64,
+            PartWriter::Arrow(mut w) => {
+                w.finish().map_err(to_io)?;
+                w.into_inner().map_err(to_io)?.flush()?;
+                self.batches
+            }
+            PartWriter::Ndjson(mut w, _) => {
+                w.flush()?;
+                0
+            }
+        };
+        std::fs::rename(&self.tmp, &self.path)?;
+        let bytes = std::fs::metadata(&self.path).map_or(0, |m| m.len());
+        Ok(PartSummary {
+            path: self.path,
+            rows: self.rows,
+            row_groups,
+            bytes,
+        })
+    }
+}
+
+fn parquet_properties(plan: &ColumnPlan, opts: &WriteOptions) -> WriterProperties {
+    let codec = match opts.codec {
+        PageCodec::None => Compression::UNCOMPRESSED,
+        PageCodec::Snappy => Compression::SNAPPY,
+        PageCodec::Zstd => Compression::ZSTD(ZstdLevel::try_new(1).expect("level 1 is valid")),
+    };
+    // Keys and values are neither dictionary-encoded (a hash table of every distinct value per
+    // row group) nor given statistics (min/max of binary blobs prune nothing).
+    let mut b = WriterProperties::builder()
+        .set_created_by(format!("kseg {}", env!("CARGO_PKG_VERSION")))
+        .set_compression(codec)
+        .set_max_row_group_row_count(Some(opts.batch_rows.max(1)))
+        .set_max_row_group_bytes(Some(opts.row_group_bytes.max(1)))
+        .set_dictionary_enabled(false)
+        .set_statistics_enabled(EnabledStatistics::None);
+    let path = |p: &[&str]| ColumnPath::new(p.iter().map(|s| s.to_string()).collect());
+    for p in plan.dictionary {
+        b = b.set_column_dictionary_enabled(path(p), true);
+    }
+    for p in plan.statistics {
+        b = b.set_column_statistics_enabled(path(p), EnabledStatistics::Page);
+    }
+    b.build()
+}
+
+/// The files of one table: one part per topic-partition and input (a partition met twice, a
+/// `-future` replica beside its current one, gets the next number).
+pub struct TableOut {
+    pub table: &'static str,
+    root: PathBuf,
+    schema: SchemaRef,
+    plan: ColumnPlan,
+    opts: WriteOptions,
+    next_part: HashMap<PathBuf, u32>,
+    current: Option<PartFile>,
+    pub written: Vec<PartSummary>,
+}
+
+impl TableOut {
+    pub fn new(
+        table: &'static str,
+        root: &Path,
+        schema: SchemaRef,
+        plan: ColumnPlan,
+        opts: &WriteOptions,
+    ) -> TableOut {
+        TableOut {
+            table,
+            root: root.to_path_buf(),
+            schema,
+            plan,
+            opts: opts.clone(),
+            next_part: HashMap::new(),
+            current: None,
+            written: Vec::new(),
+        }
+    }
+
+    /// Writes `batch` into the part of `topic`/`partition`, opening it on the first rows.
+    pub fn write(
+        &mut self,
+        topic: Option<&str>,
+        partition: Option<i32>,
+        batch: &RecordBatch,
+    ) -> io::Result<()> {
+        if batch.num_rows() == 0 {
+            return Ok(());
+        }
+        if self.current.is_none() {
+            let dir = partition_dir(&self.root, self.table, topic, partition);
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?;
+            let n = self.next_part.entry(dir.clone()).or_insert(0);
+            let name = format!("part-{:05}.{}", *n, self.opts.format.extension());
+            *n += 1;
+            self.current = Some(PartFile::create(
+                dir.join(name),
+                &self.schema,
+                &self.plan,
+                &self.opts,
+            )?);
+        }
+        self.current.as_mut().expect("opened").write(batch)
+    }
+
+    /// Closes the open part (the topic-partition is done).
+    pub fn close_part(&mut self) -> io::Result<()> {
+        if let Some(p) = self.current.take() {
+            self.written.push(p.close()?);
+        }
+        Ok(())
+    }
+
+    pub fn rows(&self) -> u64 {
+        self.written.iter().map(|p| p.rows).sum()
+    }
+}
