@@ -163,7 +163,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__compact)
-            opts="-h --now --tz --config --topic-config --json --threads --no-progress --help"
+            opts="-h --now --tz --config --topic-config --json --out --threads --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -182,6 +182,10 @@ _kseg() {
                     return 0
                     ;;
                 --topic-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

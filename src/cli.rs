@@ -556,6 +556,8 @@ pub struct RetentionArgs {
 const COMPACT_HELP: &str = "Examples:
   kseg compact /var/lib/kafka/data                  what the cleaner does next, and why not more
   kseg compact --now 2024-06-01T00:00:00Z orders-3
+  kseg compact --out /tmp/after DIR                 the dir as the pass leaves it (run again on it
+                                                    for the pass after)
   kseg compact --config log.cleaner.dedupe.buffer.size=33554432 --config log.cleaner.threads=2 DIR
   kseg compact --json DIR | jq 'select(.type==\"compaction\") | {topic, partition, willClean, dirtyRatio}'
 
@@ -590,6 +592,12 @@ pub struct CompactArgs {
     /// NDJSON: one "compaction" object per compacted partition
     #[arg(long)]
     pub json: bool,
+
+    /// Write the log dir (one log dir given) as Kafka leaves it after each partition's next
+    /// pass into NEWDIR (new or empty): cleaned segments, indexes, mtimes, the
+    /// cleaner-offset-checkpoint; the rest copied. The input is only read
+    #[arg(long, value_name = "NEWDIR")]
+    pub out: Option<PathBuf>,
 
     #[command(flatten)]
     pub threads: ThreadsArg,

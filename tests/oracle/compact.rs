@@ -64,6 +64,58 @@ fn kafka_cleanings(log: &str) -> Vec<(String, Cleaned)> {
     out
 }
 
+/// Gives every file of `to` the mtime of the same file in `from` (the cleaner stamps cleaned
+/// segments with their sources' mtimes).
+fn keep_mtimes(from: &Path, to: &Path) {
+    for e in fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        if src.is_dir() {
+            keep_mtimes(&src, &dst);
+        } else if dst.is_file() {
+            let t = fs::metadata(&src).unwrap().modified().unwrap();
+            fs::File::options()
+                .write(true)
+                .open(&dst)
+                .unwrap()
+                .set_modified(t)
+                .unwrap();
+        }
+    }
+}
+
+/// The instant of the pass that stamped a delete horizon in `dir` (the horizon less
+/// delete.retention.ms, one day).
+fn pass_instant(dir: &Path) -> Option<i64> {
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "log") {
+            continue;
+        }
+        let bytes = fs::read(&p).unwrap();
+        for b in batch_slices(&bytes) {
+            if b.len() >= 61 && i16::from_be_bytes([b[21], b[22]]) & 0x40 != 0 {
+                let base = i64::from_be_bytes(b[27..35].try_into().unwrap());
+                return Some(base - 86_400_000);
+            }
+        }
+    }
+    None
+}
+
+/// The batches of a `.log`, by their length fields.
+fn batch_slices(bytes: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at + 12 <= bytes.len() {
+        let len = i32::from_be_bytes(bytes[at + 8..at + 12].try_into().unwrap()) as usize;
+        let end = (at + 12 + len).min(bytes.len());
+        out.push(&bytes[at..end]);
+        at = end;
+    }
+    out
+}
+
 fn log_bytes(dir: &Path) -> u64 {
     fs::read_dir(dir)
         .unwrap()
@@ -97,6 +149,7 @@ fn kseg_previews_the_passes_kafkas_log_cleaner_makes() {
     let data = broker.data.clone();
     let before = root.join("before");
     copy_dir(&data, &before);
+    keep_mtimes(&data, &before);
 
     let mut broker = Broker::reopen(&version, &root.join("broker"), &[]);
     let t0 = SystemTime::now()
@@ -222,6 +275,107 @@ fn kseg_previews_the_passes_kafkas_log_cleaner_makes() {
     let low = &said["cp-lowratio-0"];
     assert_eq!(low["notCleanedBecause"], "ratioBelowMinimum", "{low:#}");
     broker.stop();
+
+    // kseg compact --out of the dir before the pass against Kafka's dir after it, file by file,
+    // each partition at the instant of its pass (read back from the delete horizon Kafka
+    // stamped: now + delete.retention.ms).
+    let out_at = |name: &str| -> PathBuf {
+        let at = pass_instant(&data.join(name)).unwrap_or(t0).to_string();
+        let out = root.join(format!("out-{name}"));
+        let _ = fs::remove_dir_all(&out);
+        let o = kseg(&[
+            "compact",
+            "--now",
+            &at,
+            "--out",
+            out.to_str().unwrap(),
+            before.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        out
+    };
+    let out = out_at("cp-none-0");
+    let mut notes = Vec::new();
+    for name in first.keys() {
+        let own = out_at(name);
+        let (ours, theirs) = (own.join(name), data.join(name));
+        let files = |d: &Path| -> Vec<String> {
+            let mut v: Vec<String> = fs::read_dir(d)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| {
+                    [".log", ".index", ".timeindex", ".txnindex", ".snapshot"]
+                        .iter()
+                        .any(|x| n.ends_with(x))
+                })
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(
+            files(&ours),
+            files(&theirs),
+            "{name}: the files after the pass"
+        );
+        let compressed = ["cp-gzip", "cp-snappy", "cp-lz4", "cp-zstd"]
+            .iter()
+            .any(|c| name.starts_with(c));
+        let (mut same, mut batches) = (0, 0);
+        for f in files(&theirs) {
+            let (a, b) = (
+                fs::read(ours.join(&f)).unwrap(),
+                fs::read(theirs.join(&f)).unwrap(),
+            );
+            if f.ends_with(".log") {
+                let (x, y) = (batch_slices(&a), batch_slices(&b));
+                assert_eq!(x.len(), y.len(), "{name}/{f}: batches");
+                batches += y.len();
+                same += x.iter().zip(&y).filter(|(p, q)| p == q).count();
+                let mt = |p: &Path| fs::metadata(p).unwrap().modified().unwrap();
+                assert_eq!(
+                    mt(&ours.join(&f)),
+                    mt(&theirs.join(&f)),
+                    "{name}/{f}: mtime"
+                );
+            }
+            if !compressed {
+                assert!(
+                    a == b,
+                    "{name}/{f}: {} bytes against Kafka's {}",
+                    a.len(),
+                    b.len()
+                );
+            } else if f.ends_with(".txnindex") {
+                assert!(a == b, "{name}/{f}");
+            }
+        }
+        notes.push(format!(
+            "{name}: {same} of {batches} batches byte-identical"
+        ));
+    }
+    let checkpoint = |d: &Path| {
+        let mut l: Vec<String> = fs::read_to_string(d.join("cleaner-offset-checkpoint"))
+            .unwrap()
+            .lines()
+            .skip(2)
+            .map(str::to_string)
+            .collect();
+        l.sort();
+        l
+    };
+    assert_eq!(
+        checkpoint(&out),
+        checkpoint(&data),
+        "cleaner-offset-checkpoint entries"
+    );
+    for n in &notes {
+        eprintln!("{n}");
+    }
     for (name, kseg_bytes, kafka_bytes) in &sizes {
         eprintln!(
             "{name}: after the pass kseg {kseg_bytes} bytes, Kafka {kafka_bytes} bytes{}",

@@ -16,6 +16,7 @@
 pub mod facts;
 pub mod offset_map;
 pub mod pass;
+pub mod write;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
