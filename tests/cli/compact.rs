@@ -177,3 +177,79 @@ fn a_partition_below_the_ratio_says_why_and_a_missing_path_exits_2() {
     let r = kseg(&["compact", "/nonexistent/kseg-compact"]);
     assert_eq!(r.code, 2);
 }
+
+#[test]
+fn out_writes_the_pass_leaves_the_input_alone_and_runs_again_on_its_output() {
+    let d = tempfile::tempdir().unwrap();
+    let input = d.path().join("in");
+    let p = input.join("orders-0");
+    let next = segment(
+        &p,
+        0,
+        &[("a", Some("1")), ("b", Some("1")), ("a", Some("2"))],
+    );
+    let next = segment(&p, next, &[("b", None), ("c", Some("1"))]);
+    segment(&p, next, &[("z", Some("1"))]);
+    let snapshot = |dir: &Path| -> Vec<(String, Vec<u8>)> {
+        let mut v: Vec<_> = fs::read_dir(dir.join("orders-0"))
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let before = snapshot(&input);
+    let out = d.path().join("out");
+    let now = NOW.to_string();
+    let args = |dir: &Path| {
+        vec![
+            "compact".to_string(),
+            "--now".into(),
+            now.clone(),
+            "--topic-config".into(),
+            "orders:cleanup.policy=compact".into(),
+            dir.to_str().unwrap().to_string(),
+        ]
+    };
+    let mut a = args(&input);
+    a.extend(["--out".to_string(), out.to_str().unwrap().to_string()]);
+    let r = kseg(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("1 partition cleaned"), "{}", r.stderr);
+    assert_eq!(snapshot(&input), before, "the input is only read");
+    // The checkpoint takes the pass's end offset.
+    assert_eq!(
+        fs::read_to_string(out.join("cleaner-offset-checkpoint")).unwrap(),
+        "0\n1\norders 0 5\n"
+    );
+    let after = snapshot(&out);
+    // Both sealed segments are one group: one cleaned segment at 0, segment 3 merged away.
+    let names: Vec<&str> = after.iter().map(|(n, _)| n.as_str()).collect();
+    assert!(names.contains(&"00000000000000000000.log"), "{names:?}");
+    assert!(!names.contains(&"00000000000000000003.log"), "{names:?}");
+    let logs = |v: &[(String, Vec<u8>)]| -> usize {
+        v.iter()
+            .filter(|(n, _)| n.ends_with(".log"))
+            .map(|(_, b)| b.len())
+            .sum()
+    };
+    assert!(logs(&after) < logs(&before));
+    // Run again on its output: the next pass starts at the checkpoint, nothing dirty is left.
+    let mut again = args(&out);
+    again.insert(1, "--json".into());
+    let r = kseg(&again.iter().map(String::as_str).collect::<Vec<_>>());
+    let o: serde_json::Value = serde_json::from_str(r.stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(o["firstDirtyOffset"], 5);
+    assert_eq!(o["firstDirtyFrom"], "checkpoint");
+    assert_eq!(o["willClean"], false);
+    // A second --out into a dir that is not empty is refused.
+    let r = kseg(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("not empty"), "{}", r.stderr);
+}
