@@ -263,6 +263,21 @@ tsv\:"Tab-separated values\: a header line, then one line per row; no other text
 '*::paths -- Log dirs or partition dirs (a partition dir is judged with its log dir'\''s checkpoints):_files' \
 && ret=0
 ;;
+(compact)
+_arguments "${_arguments_options[@]}" : \
+'--now=[The instant of the pass\: epoch milliseconds, or RFC 3339 (with an offset, or in the zone of --tz) \[default\: now\]]:T:_default' \
+'--tz=[The zone a time given without an offset is read in (2024-03-09T14\:00\:00 --tz Asia/Shanghai)\: local (the machine'\''s), UTC, an offset (+08\:00) or a zone name; grep also shows the records'\'' times in it \[default\: none\: such a time is refused; times shown in UTC\]]:ZONE:_default' \
+'*--config=[A broker config as server.properties sets it (log.retention.hours=72, log.retention.bytes=..., log.cleaner.enable=false, log.cleaner.dedupe.buffer.size=..., producer.id.expiration.ms=...), or a topic config meaning its broker-wide default (min.cleanable.dirty.ratio=0.1). Repeatable. A dynamic broker config in __cluster_metadata wins over it, as in Kafka]:KEY=VALUE:_default' \
+'*--topic-config=[One topic'\''s own config (retention.ms, retention.bytes, cleanup.policy, segment.bytes, delete.retention.ms, min.cleanable.dirty.ratio, min.compaction.lag.ms, ...). Repeatable. Wins over the topic'\''s config in __cluster_metadata]:TOPIC:KEY=VALUE:_default' \
+'--out=[Write the log dir (one log dir given) as Kafka leaves it after each partition'\''s next pass into NEWDIR (new or empty)\: cleaned segments, indexes, mtimes, the cleaner-offset-checkpoint; the rest copied. The input is only read]:NEWDIR:_files' \
+'--threads=[Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) \[default\: the number of cores\]]:N:_default' \
+'--json[NDJSON\: one "compaction" object per compacted partition]' \
+'--no-progress[Never draw a progress bar (it is drawn on stderr only when stderr is a terminal)]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'*::paths -- Log dirs or partition dirs (a partition dir is judged with its log dir'\''s checkpoints):_files' \
+&& ret=0
+;;
 (grep)
 _arguments "${_arguments_options[@]}" : \
 '-e+[The value pattern (for a pattern starting with '\''-'\'', or to give only paths)]:PATTERN:_default' \
@@ -576,6 +591,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(compact)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (grep)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -643,6 +662,7 @@ _kseg_commands() {
 'find-group-partition:Which __consumer_offsets (or __transaction_state) partition an id lives in' \
 'lookup:Offsets by timestamp, offset, earliest/latest or leader epoch, as the broker answers them' \
 'retention:What Kafka'\''s next retention check deletes, and what blocks retention (a future timestamp, the high watermark, a disabled cleaner, fresh mtimes), from indexes alone' \
+'compact:The log cleaner'\''s next pass over compacted partitions, previewed as Kafka 4.4 chooses and performs it\: range, bound, dirty ratio, order, offset map end, what is removed' \
 'grep:Find records by value, key, header, time, offset or producer, pruning batches from their headers before anything is decompressed' \
 'export:Write records, batches and consumer-group offsets as a Parquet, Arrow or NDJSON dataset (Spark'\''s Kafka source schema) that DuckDB, Spark, Polars and Trino read' \
 'mini-broker:Run an embedded single-node Kafka broker writing real segment files (or script one with \`produce\` and \`commit\`, no client needed)' \
@@ -651,6 +671,11 @@ _kseg_commands() {
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'kseg commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__compact_commands] )) ||
+_kseg__subcmd__compact_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg compact commands' commands "$@"
 }
 (( $+functions[_kseg__subcmd__completions_commands] )) ||
 _kseg__subcmd__completions_commands() {
@@ -701,6 +726,7 @@ _kseg__subcmd__help_commands() {
 'find-group-partition:Which __consumer_offsets (or __transaction_state) partition an id lives in' \
 'lookup:Offsets by timestamp, offset, earliest/latest or leader epoch, as the broker answers them' \
 'retention:What Kafka'\''s next retention check deletes, and what blocks retention (a future timestamp, the high watermark, a disabled cleaner, fresh mtimes), from indexes alone' \
+'compact:The log cleaner'\''s next pass over compacted partitions, previewed as Kafka 4.4 chooses and performs it\: range, bound, dirty ratio, order, offset map end, what is removed' \
 'grep:Find records by value, key, header, time, offset or producer, pruning batches from their headers before anything is decompressed' \
 'export:Write records, batches and consumer-group offsets as a Parquet, Arrow or NDJSON dataset (Spark'\''s Kafka source schema) that DuckDB, Spark, Polars and Trino read' \
 'mini-broker:Run an embedded single-node Kafka broker writing real segment files (or script one with \`produce\` and \`commit\`, no client needed)' \
@@ -709,6 +735,11 @@ _kseg__subcmd__help_commands() {
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'kseg help commands' commands "$@"
+}
+(( $+functions[_kseg__subcmd__help__subcmd__compact_commands] )) ||
+_kseg__subcmd__help__subcmd__compact_commands() {
+    local commands; commands=()
+    _describe -t commands 'kseg help compact commands' commands "$@"
 }
 (( $+functions[_kseg__subcmd__help__subcmd__completions_commands] )) ||
 _kseg__subcmd__help__subcmd__completions_commands() {

@@ -113,6 +113,9 @@ pub enum Command {
     /// What Kafka's next retention check deletes, and what blocks retention (a future
     /// timestamp, the high watermark, a disabled cleaner, fresh mtimes), from indexes alone
     Retention(RetentionArgs),
+    /// The log cleaner's next pass over compacted partitions, previewed as Kafka 4.4 chooses
+    /// and performs it: range, bound, dirty ratio, order, offset map end, what is removed
+    Compact(CompactArgs),
     /// Find records by value, key, header, time, offset or producer, pruning batches from their
     /// headers before anything is decompressed
     Grep(Box<GrepArgs>),
@@ -642,6 +645,56 @@ pub struct RetentionArgs {
     /// other text, one row per segment (tsv)
     #[arg(long, value_enum, default_value_t = Format::Table, conflicts_with = "json")]
     pub format: Format,
+
+    #[command(flatten)]
+    pub threads: ThreadsArg,
+}
+
+const COMPACT_HELP: &str = "Examples:
+  kseg compact /var/lib/kafka/data                  what the cleaner does next, and why not more
+  kseg compact --now 2024-06-01T00:00:00Z orders-3
+  kseg compact --out /tmp/after DIR                 the dir as the pass leaves it (run again on it
+                                                    for the pass after)
+  kseg compact --config log.cleaner.dedupe.buffer.size=33554432 --config log.cleaner.threads=2 DIR
+  kseg compact --json DIR | jq 'select(.type==\"compaction\") | {topic, partition, willClean, dirtyRatio}'
+
+The rules are Kafka 4.4's LogCleanerManager (cleanableOffsets, grabFilthiestCompactedLog) and
+Cleaner (buildOffsetMap, groupSegmentsBySize, cleanInto): the first dirty offset from the log
+dir's cleaner-offset-checkpoint, the first uncleanable offset from the last stable offset, the
+high watermark, the active segment and min.compaction.lag.ms, the dirty ratio against
+min.cleanable.dirty.ratio or max.compaction.lag.ms forcing the pass, the offset map of
+log.cleaner.dedupe.buffer.size / log.cleaner.threads bytes (24 per key, filled to the load
+factor), then what every batch becomes.
+
+Exit codes: 0 answered; 1 a partition the cleaner will give up on (a batch it cannot read in the
+range it cleans); 2 the input could not be read.";
+
+#[derive(Debug, Args)]
+#[command(after_help = COMPACT_HELP)]
+pub struct CompactArgs {
+    /// Log dirs or partition dirs (a partition dir is judged with its log dir's checkpoints)
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<PathBuf>,
+
+    /// The instant of the pass: epoch milliseconds, or RFC 3339 (with an offset, or in the zone
+    /// of --tz) [default: now]
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
+    pub now: Option<String>,
+    #[command(flatten)]
+    pub tz: TzArg,
+
+    #[command(flatten)]
+    pub configs: LogConfigArgs,
+
+    /// NDJSON: one "compaction" object per compacted partition
+    #[arg(long)]
+    pub json: bool,
+
+    /// Write the log dir (one log dir given) as Kafka leaves it after each partition's next
+    /// pass into NEWDIR (new or empty): cleaned segments, indexes, mtimes, the
+    /// cleaner-offset-checkpoint; the rest copied. The input is only read
+    #[arg(long, value_name = "NEWDIR")]
+    pub out: Option<PathBuf>,
 
     #[command(flatten)]
     pub threads: ThreadsArg,

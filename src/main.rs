@@ -22,6 +22,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::FindGroupPartition(args) => cmd::find_group_partition::run(args),
         Command::Lookup(args) => cmd::lookup::run(args),
         Command::Retention(args) => cmd::retention::run(args),
+        Command::Compact(args) => cmd::compact::run(args),
         Command::Grep(args) => cmd::grep::run(*args),
         Command::Export(args) => cmd::export::run(*args),
         Command::MiniBroker(args) => cmd::mini_broker::run(*args),

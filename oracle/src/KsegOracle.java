@@ -92,6 +92,7 @@ public class KsegOracle {
             case "bench-produce" -> benchProduce(bootstrap, args[2], Integer.parseInt(args[3]));
             case "retention" -> retention(bootstrap, Path.of(args[2]));
             case "retention-hw" -> retentionHw(bootstrap, args[2]);
+            case "compact" -> compact(bootstrap);
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
         // The open transaction's producer is never closed: exit without waiting for its threads.
@@ -1315,5 +1316,79 @@ public class KsegOracle {
                 sendEach(p, "rt-hw", 30, 60, old);
             }
         }
+    }
+    /** `count` records from `from` in batches of 20 (flushed): keys k0..k39, every 9th a
+     *  tombstone, every 13th keyless. */
+    static void keyed(KafkaProducer<byte[], byte[]> p, String topic, int from, int count, long ts) throws Exception {
+        List<Future<RecordMetadata>> pending = new ArrayList<>();
+        for (int i = from; i < from + count; i++) {
+            byte[] key = i % 13 == 6 ? null : utf8("k" + (i % 40));
+            // Bytes that do not compress, so that every codec's segments roll.
+            byte[] value = null;
+            if (i % 9 != 4) {
+                value = new byte[120];
+                new Random(i).nextBytes(value);
+            }
+            pending.add(p.send(new ProducerRecord<>(topic, 0, ts, key, value)));
+            if ((i - from) % 20 == 19) flush(p, pending);
+        }
+        flush(p, pending);
+    }
+
+    /** The topics of the log cleaner oracle (tests/oracle/compact.rs), written with the cleaner
+     *  off: per codec, an idempotent producer two days old (expired: its batches may all go), a
+     *  transactional one (committed, aborted, committed) and a recent idempotent one (active: its
+     *  last batch stays); a partition pinned by a transaction left open; one whose dirty ratio
+     *  (1.0: never cleaned) is not above its min.cleanable.dirty.ratio of 1. */
+    static void compact(String bootstrap) throws Exception {
+        long now = System.currentTimeMillis(), old = now - 2 * DAY_MS, recent = now - HOUR_MS;
+        try (Admin admin = Admin.create(common(bootstrap))) {
+            // Written under delete (a compacted topic refuses keyless records), compacted after.
+            for (String codec : CODECS) createTopic(admin, "cp-" + codec, 1, Map.of());
+            createTopic(admin, "cp-hanging", 1, Map.of());
+            createTopic(admin, "cp-lowratio", 1, Map.of("min.cleanable.dirty.ratio", "1"));
+        }
+        for (String codec : CODECS) {
+            String topic = "cp-" + codec;
+            try (var p = producer(bootstrap, Map.of("compression.type", codec))) {
+                keyed(p, topic, 0, 400, old);
+            }
+            try (var t = producer(bootstrap, Map.of("compression.type", codec, "transactional.id", "cp-txn-" + codec,
+                    "transaction.timeout.ms", "600000"))) {
+                t.initTransactions();
+                for (int n = 0; n < 3; n++) {
+                    t.beginTransaction();
+                    List<Future<RecordMetadata>> pending = new ArrayList<>();
+                    for (int k = 0; k < 20; k++) {
+                        pending.add(t.send(new ProducerRecord<>(topic, 0, recent, utf8("t" + (k % 7)), utf8("txn-" + n + "-" + k))));
+                    }
+                    flush(t, pending);
+                    if (n == 1) t.abortTransaction(); else t.commitTransaction();
+                }
+            }
+            try (var p = producer(bootstrap, Map.of("compression.type", codec))) {
+                keyed(p, topic, 400, 300, recent);
+            }
+        }
+        try (var p = producer(bootstrap, Map.of())) {
+            keyed(p, "cp-hanging", 0, 200, old);
+        }
+        var open = producer(bootstrap, Map.of("transactional.id", "cp-hanging-open", "transaction.timeout.ms", "900000"));
+        open.initTransactions();
+        open.beginTransaction();
+        for (int k = 0; k < 5; k++) open.send(new ProducerRecord<>("cp-hanging", 0, recent, utf8("k1"), utf8("open-" + k))).get();
+        try (var p = producer(bootstrap, Map.of())) {
+            keyed(p, "cp-hanging", 200, 300, old);
+            keyed(p, "cp-lowratio", 0, 400, old);
+        }
+        try (Admin admin = Admin.create(common(bootstrap))) {
+            Map<ConfigResource, Collection<AlterConfigOp>> compact = new HashMap<>();
+            for (String t : List.of("cp-none", "cp-gzip", "cp-snappy", "cp-lz4", "cp-zstd", "cp-hanging", "cp-lowratio")) {
+                compact.put(new ConfigResource(ConfigResource.Type.TOPIC, t), List.of(new AlterConfigOp(
+                        new ConfigEntry("cleanup.policy", "compact"), AlterConfigOp.OpType.SET)));
+            }
+            admin.incrementalAlterConfigs(compact).all().get();
+        }
+        // The open transaction's producer is not closed: the JVM exits with it open.
     }
 }

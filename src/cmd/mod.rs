@@ -1,5 +1,6 @@
 //! One module per subcommand, wiring storage, analyses and printers together.
 
+pub mod compact;
 pub mod completions;
 pub mod diff;
 pub mod dump_log;

@@ -3,6 +3,7 @@
 mod closed_pipe;
 #[path = "../common/mod.rs"]
 mod common;
+mod compact;
 mod completions;
 mod corpus;
 mod diff_unreadable;

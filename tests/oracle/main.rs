@@ -2,6 +2,7 @@
 //! against kseg. Helpers in harness.rs.
 
 mod admin_apis;
+mod compact;
 mod configs;
 mod crash;
 mod diff;

@@ -3,6 +3,7 @@
 //! `analysis::dump::DumpFeed` (the scan's sink) with control records and internal-topic keys
 //! and values decoded and offset gaps found (`DumpRecords`).
 
+pub mod compact;
 pub mod control;
 pub mod coordinator;
 pub mod diff;

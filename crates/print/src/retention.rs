@@ -18,7 +18,7 @@ use kseg_analysis::topic_configs::{
 };
 use kseg_time::rfc3339_ms;
 
-fn escape(s: &str) -> String {
+pub(crate) fn escape(s: &str) -> String {
     let mut v = Vec::new();
     let _ = kseg_escape::write_escaped(&mut v, s.as_bytes());
     String::from_utf8_lossy(&v).into_owned()
@@ -69,7 +69,7 @@ fn value_text(v: &ConfigValue) -> String {
 
 /// `retention.ms=604800000 (Kafka's default)`, `retention.ms=3600000 (--config
 /// log.retention.hours)`.
-fn entry_text(e: &ConfigEntry) -> String {
+pub(crate) fn entry_text(e: &ConfigEntry) -> String {
     let via = e.via.map(|v| format!(" {v}")).unwrap_or_default();
     format!(
         "{}={} ({}{via})",

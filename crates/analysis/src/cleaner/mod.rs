@@ -16,6 +16,7 @@
 pub mod facts;
 pub mod offset_map;
 pub mod pass;
+pub mod write;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -297,7 +298,8 @@ pub fn plan(set: &DataSet, flags: &ConfigFlags, now: i64) -> CompactionReport {
 }
 
 /// `grabFilthiestCompactedLog`, repeated: the partitions it would clean, highest dirty ratio
-/// first (ties in input order, as `Stream.max` keeps the first of equals).
+/// first. Among equal ratios `Stream.max` keeps the first in the iteration order of the log
+/// manager's ConcurrentHashMap, which is not modelled: ties are given in input order.
 fn order_filthiest(partitions: &mut [PartitionCompaction]) {
     let mut order: Vec<usize> = (0..partitions.len())
         .filter(|&i| partitions[i].will_clean())

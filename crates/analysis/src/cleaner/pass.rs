@@ -102,6 +102,10 @@ pub trait PassSink {
     fn batch(&mut self, _info: &BatchInfo, _bytes: &[u8]) -> io::Result<()> {
         Ok(())
     }
+    /// An entry for the cleaned segment's `.txnindex`.
+    fn aborted_txn(&mut self, _txn: &AbortedTxn) -> io::Result<()> {
+        Ok(())
+    }
     fn group_done(&mut self) -> io::Result<()> {
         Ok(())
     }
@@ -256,19 +260,25 @@ fn walk(
 /// `CleanedTransactionMetadata`: which batches belong to aborted transactions, and which
 /// markers may go.
 struct TxnMeta {
-    /// Aborted transactions not yet reached, by first offset (a min-heap).
-    pending: BinaryHeap<std::cmp::Reverse<(i64, i64, i64)>>,
+    /// Aborted transactions not yet reached, by first offset (a min-heap of (first offset,
+    /// arrival), each with its entry).
+    pending: BinaryHeap<std::cmp::Reverse<(i64, usize)>>,
+    entries: Vec<AbortedTxn>,
     /// Producer -> (the aborted transaction, the last batch of it seen).
-    ongoing_aborted: HashMap<i64, Option<i64>>,
+    ongoing_aborted: HashMap<i64, (AbortedTxn, Option<i64>)>,
     ongoing_committed: HashSet<i64>,
+    /// Entries the cleaned segment's `.txnindex` gets (an ABORT marker kept).
+    pub cleaned_index: Vec<AbortedTxn>,
 }
 
 impl TxnMeta {
     fn new(aborted: Vec<AbortedTxn>) -> TxnMeta {
         let mut m = TxnMeta {
             pending: BinaryHeap::new(),
+            entries: Vec::new(),
             ongoing_aborted: HashMap::new(),
             ongoing_committed: HashSet::new(),
+            cleaned_index: Vec::new(),
         };
         m.add(aborted);
         m
@@ -276,21 +286,22 @@ impl TxnMeta {
 
     fn add(&mut self, aborted: Vec<AbortedTxn>) {
         for t in aborted {
-            self.pending.push(std::cmp::Reverse((
-                t.first_offset,
-                t.producer_id,
-                t.last_offset,
-            )));
+            self.pending
+                .push(std::cmp::Reverse((t.first_offset, self.entries.len())));
+            self.entries.push(t);
         }
     }
 
     fn consume_up_to(&mut self, offset: i64) {
-        while let Some(std::cmp::Reverse((first, pid, _))) = self.pending.peek().copied() {
+        while let Some(std::cmp::Reverse((first, i))) = self.pending.peek().copied() {
             if first > offset {
                 break;
             }
             self.pending.pop();
-            self.ongoing_aborted.entry(pid).or_insert(None);
+            let t = self.entries[i];
+            self.ongoing_aborted
+                .entry(t.producer_id)
+                .or_insert((t, None));
         }
     }
 
@@ -300,7 +311,7 @@ impl TxnMeta {
         if !b.is_transactional {
             return false;
         }
-        if let Some(last) = self.ongoing_aborted.get_mut(&b.producer_id) {
+        if let Some((_, last)) = self.ongoing_aborted.get_mut(&b.producer_id) {
             *last = Some(b.last_offset);
             true
         } else {
@@ -321,8 +332,12 @@ impl TxnMeta {
             None => true,
             Some(ControlType::Abort) => {
                 match self.ongoing_aborted.remove(&b.producer_id) {
-                    // Kept until every batch of the transaction is gone.
-                    Some(Some(_)) => false,
+                    // Kept until every batch of the transaction is gone; the cleaned segment's
+                    // index keeps its entry.
+                    Some((t, Some(_))) => {
+                        self.cleaned_index.push(t);
+                        false
+                    }
                     _ => true,
                 }
             }
@@ -446,7 +461,6 @@ pub fn clean(
                 Some(n) => n.base,
                 None => seg.next_offset.unwrap_or(seg.base),
             };
-            let index = below.start + g.start + k;
             meta.add(collect_aborted(
                 &facts.segments,
                 txns,
@@ -471,13 +485,16 @@ pub fn clean(
                     &mut enc,
                 )
                 .map_err(|m| refusal(seg, position, &m))?;
+                for t in meta.cleaned_index.drain(..) {
+                    sink.aborted_txn(&t)
+                        .map_err(|e| refusal(seg, position, &e.to_string()))?;
+                }
                 if !out.is_empty() {
                     sink.batch(info, &out)
                         .map_err(|e| refusal(seg, position, &e.to_string()))?;
                 }
                 Ok(true)
             })?;
-            let _ = index;
         }
         sink.group_done()
             .map_err(|e| refusal(members[0], 0, &e.to_string()))?;
