@@ -432,3 +432,61 @@ fn hash_tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     }
     out
 }
+
+/// Spark's Kafka connector and the Kafka client its schema class links against, fetched from
+/// Maven Central (the local repository caches them).
+fn spark_kafka_jars(dir: &Path) -> String {
+    let mut jars = Vec::new();
+    for (artifact, file) in [
+        (
+            "org.apache.spark:spark-sql-kafka-0-10_2.13:4.2.0",
+            "spark-sql-kafka-0-10_2.13-4.2.0.jar",
+        ),
+        (
+            "org.apache.kafka:kafka-clients:3.9.1",
+            "kafka-clients-3.9.1.jar",
+        ),
+    ] {
+        let run = Command::new("mvn")
+            .args(["-q", "dependency:copy", &format!("-Dartifact={artifact}")])
+            .arg(format!("-DoutputDirectory={}", dir.display()))
+            .output()
+            .unwrap_or_else(|e| panic!("mvn is not installed ({e}): .ci/run needs Maven"));
+        assert!(
+            run.status.success(),
+            "mvn dependency:copy {artifact}: {}",
+            String::from_utf8_lossy(&run.stdout)
+        );
+        jars.push(dir.join(file).display().to_string());
+    }
+    jars.join(":")
+}
+
+#[test]
+#[ignore = "needs pyspark (pip install -r tests/clients/requirements.txt), a JDK and Maven"]
+fn spark_reads_the_records_table_with_its_kafka_source_schema() {
+    if !python_has("pyspark") {
+        crate::common::tool_missing("pyspark", "the Spark schema check");
+    }
+    let t = tempfile::tempdir().unwrap();
+    let jars = spark_kafka_jars(&t.path().join("jars"));
+    let out = t.path().join("out");
+    let run = export(&[&testdata("example-datadir"), "--out", out.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let check = Command::new("python3")
+        .arg(Path::new(ROOT).join("tests/clients/export_spark.py"))
+        .arg(&out)
+        .arg(&jars)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&check.stdout);
+    assert!(
+        check.status.success(),
+        "{}{said}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_str(said.lines().last().unwrap()).unwrap();
+    assert_eq!(v["rows"], v["manifestRows"], "{v}");
+    assert_eq!(v["rows"], 295);
+    assert_eq!(v["extra"], serde_json::json!(["kafka", "broker"]));
+}
