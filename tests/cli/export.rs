@@ -490,3 +490,48 @@ fn spark_reads_the_records_table_with_its_kafka_source_schema() {
     assert_eq!(v["rows"], 295);
     assert_eq!(v["extra"], serde_json::json!(["kafka", "broker"]));
 }
+
+#[test]
+fn the_offsets_table_is_what_groups_history_lists() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("out");
+    let data = testdata("example-datadir");
+    let run = export(&["--format", "ndjson", &data, "--out", out.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let history = json_lines(&kseg(&["groups", "--history", "--json", &data]).stdout);
+    let want: Vec<(String, String, i64, i64, i64, i64)> = history
+        .iter()
+        .filter(|v| v["type"] == "commit")
+        .map(|v| {
+            (
+                v["group"].as_str().unwrap().to_string(),
+                v["topic"].as_str().unwrap().to_string(),
+                v["partition"].as_i64().unwrap(),
+                v["offset"].as_i64().unwrap_or(-1),
+                v["commitTimestamp"].as_i64().unwrap_or(-1) * 1000,
+                v["recordOffset"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert!(want.len() >= 10, "{want:?}");
+    let micros = |v: &serde_json::Value| {
+        v.as_str().map_or(-1000, |s| {
+            s.parse::<jiff::Timestamp>().unwrap().as_microsecond()
+        })
+    };
+    let mut got: Vec<_> = rows(&out, "offsets")
+        .iter()
+        .map(|v| {
+            (
+                v["group"].as_str().unwrap().to_string(),
+                v["topic"].as_str().unwrap().to_string(),
+                v["partition"].as_i64().unwrap(),
+                v["offset"].as_i64().unwrap_or(-1),
+                micros(&v["commitTimestamp"]),
+                v["recordOffset"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    got.sort_by_key(|r| r.5);
+    assert_eq!(got, want);
+}

@@ -10,10 +10,11 @@
 pub mod batches;
 pub mod manifest;
 mod ndjson;
+pub mod offsets;
 pub mod records;
 mod sink;
 
-pub use sink::{BatchesOut, RecordsOut};
+pub use sink::{BatchesOut, OffsetsOut, RecordsOut};
 
 use std::collections::HashMap;
 use std::fs::File;
