@@ -304,7 +304,7 @@ _kseg() {
                     return 0
                     ;;
                 --tables)
-                    COMPREPLY=($(compgen -W "records batches" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "records batches offsets" -- "${cur}"))
                     return 0
                     ;;
                 --row-group-rows)

@@ -270,8 +270,9 @@ ndjson\t'One JSON object per line (binary columns in base64)'"
 complete -c kseg -n "__fish_kseg_using_subcommand export" -l compression -d 'Parquet page compression' -r -f -a "none\t''
 snappy\t''
 zstd\t''"
-complete -c kseg -n "__fish_kseg_using_subcommand export" -l tables -d 'The tables written (comma-separated or repeated)' -r -f -a "records\t'One row per record'
-batches\t'One row per batch'"
+complete -c kseg -n "__fish_kseg_using_subcommand export" -l tables -d 'The tables written (comma-separated or repeated). The offsets table takes --topic and --partition as the committed topic and partition, and no other filter' -r -f -a "records\t'One row per record'
+batches\t'One row per batch'
+offsets\t'Every __consumer_offsets offset commit and tombstone (as `groups --history` sees them)'"
 complete -c kseg -n "__fish_kseg_using_subcommand export" -l row-group-rows -d 'Largest row group (Parquet) or record batch (Arrow), in rows' -r
 complete -c kseg -n "__fish_kseg_using_subcommand export" -l row-group-mib -d 'Largest row group, in MiB of buffered data: what bounds the memory an export takes' -r
 complete -c kseg -n "__fish_kseg_using_subcommand export" -s e -l regexp -d 'The value pattern (for a pattern starting with \'-\', or to give only paths)' -r

@@ -344,8 +344,9 @@ _arguments "${_arguments_options[@]}" : \
 arrow\:"Arrow IPC files (Feather v2)"
 ndjson\:"One JSON object per line (binary columns in base64)"))' \
 '--compression=[Parquet page compression]:COMPRESSION:(none snappy zstd)' \
-'*--tables=[The tables written (comma-separated or repeated)]:TABLE,...:((records\:"One row per record"
-batches\:"One row per batch"))' \
+'*--tables=[The tables written (comma-separated or repeated). The offsets table takes --topic and --partition as the committed topic and partition, and no other filter]:TABLE,...:((records\:"One row per record"
+batches\:"One row per batch"
+offsets\:"Every __consumer_offsets offset commit and tombstone (as \`groups --history\` sees them)"))' \
 '--row-group-rows=[Largest row group (Parquet) or record batch (Arrow), in rows]:N:_default' \
 '--row-group-mib=[Largest row group, in MiB of buffered data\: what bounds the memory an export takes]:MIB:_default' \
 '-e+[The value pattern (for a pattern starting with '\''-'\'', or to give only paths)]:PATTERN:_default' \

@@ -413,6 +413,8 @@ pub enum ExportTable {
     Records,
     /// One row per batch
     Batches,
+    /// Every __consumer_offsets offset commit and tombstone (as `groups --history` sees them)
+    Offsets,
 }
 
 #[derive(Debug, Args)]
@@ -434,9 +436,10 @@ pub struct ExportArgs {
     #[arg(long, value_enum, default_value_t = ExportCompression::Snappy)]
     pub compression: ExportCompression,
 
-    /// The tables written (comma-separated or repeated)
+    /// The tables written (comma-separated or repeated). The offsets table takes --topic and
+    /// --partition as the committed topic and partition, and no other filter
     #[arg(long, value_enum, value_delimiter = ',', value_name = "TABLE,...",
-          default_values_t = [ExportTable::Records, ExportTable::Batches])]
+          default_values_t = [ExportTable::Records, ExportTable::Batches, ExportTable::Offsets])]
     pub tables: Vec<ExportTable>,
 
     /// Largest row group (Parquet) or record batch (Arrow), in rows

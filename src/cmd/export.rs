@@ -6,6 +6,7 @@
 //! Exit status as dump-log's: 0 everything read cleanly, 1 data problems (reported on stderr,
 //! listed in the manifest, the rest exported), 2 trouble (an unreadable path).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -14,15 +15,19 @@ use super::diff::node_id;
 use super::grep::{filter_of, groups_of, indexed_aborts, select_partitions, Group};
 use super::{discover_inputs, resolved_path, Outcome, Reads, TimeFlags};
 use crate::analysis::export::{BatchRows, ExportWalk};
-use crate::analysis::grep::{seek_in_segment, Filter, Search, SearchStats, Seek};
+use crate::analysis::grep::{seek_in_segment, Filter, Glob, Search, SearchStats, Seek};
+use crate::analysis::groups::{replay, CommitEvent, ReplayOptions};
 use crate::analysis::transactions::{open_transaction_starts, TxnView};
 use crate::cli::{ExportArgs, ExportCompression, ExportFormat, ExportTable, RecordFilterArgs};
 use crate::format::log::RecordScratch;
 use crate::print::export::manifest::{write_manifest, ManifestFacts, Source};
-use crate::print::export::{BatchesOut, PageCodec, RecordsOut, TableFormat, WriteOptions};
+use crate::print::export::{
+    BatchesOut, OffsetsOut, PageCodec, RecordsOut, TableFormat, WriteOptions,
+};
 use crate::print::progress::{self, Progress};
 use crate::print::{report_error, write_stderr};
 use crate::scan::{scan_log, ScanOptions};
+use crate::storage::discover::{DataSet, PartitionDir};
 use crate::storage::layout::base_offset_of;
 use crate::storage::source::open_log;
 
@@ -135,6 +140,66 @@ fn seek(filter: &Filter, g: &Group, k: usize) -> Option<Seek> {
     ))
 }
 
+/// The offsets table: the `__consumer_offsets` partitions among the inputs replayed as
+/// `kseg groups --history` replays them, each committed topic-partition's commits in log order,
+/// kept by `--topic` and `--partition` (the committed ones). Whether some record could not be
+/// decoded.
+fn export_offsets(set: &DataSet, args: &ExportArgs, out: &mut OffsetsOut) -> Result<bool> {
+    let coordinators: Vec<&PartitionDir> = set
+        .all_partitions()
+        .filter(|p| p.name.topic == "__consumer_offsets")
+        .collect();
+    if coordinators.is_empty() {
+        return Ok(false);
+    }
+    let brokers: HashMap<i32, Option<i32>> = coordinators
+        .iter()
+        .map(|p| (p.name.partition, p.path.parent().and_then(node_id)))
+        .collect();
+    let opts = ReplayOptions {
+        filter: &[],
+        history: true,
+        rebalances: None,
+        mmap: args.read.mmap,
+        parallel: false,
+    };
+    let (replay, _) = replay(&coordinators, &opts, &|_| {})?;
+    let globs = args
+        .filter
+        .topic
+        .iter()
+        .map(|g| Glob::new(g).with_context(|| format!("--topic {g:?}")))
+        .collect::<Result<Vec<_>>>()?;
+    let mut events: Vec<&CommitEvent> = replay
+        .history
+        .iter()
+        .filter(|e| globs.is_empty() || globs.iter().any(|g| g.is_match(&e.topic)))
+        .filter(|e| {
+            args.filter.partition.is_empty() || args.filter.partition.contains(&e.partition)
+        })
+        .collect();
+    // Stable: each topic-partition's commits stay in log order.
+    events.sort_by(|a, b| (&a.topic, a.partition).cmp(&(&b.topic, b.partition)));
+    for chunk in events.chunk_by(|a, b| a.topic == b.topic && a.partition == b.partition) {
+        let first = chunk[0];
+        out.write_partition(
+            &first.topic,
+            first.partition,
+            chunk
+                .iter()
+                .map(|e| (*e, brokers.get(&e.coordinator_partition).copied().flatten())),
+        )?;
+    }
+    if !replay.undecodable.is_empty() {
+        write_stderr(&format!(
+            "kseg: {} __consumer_offsets records or segments could not be read into the offsets \
+             table (kseg groups names them)\n",
+            replay.undecodable.len()
+        ));
+    }
+    Ok(!replay.undecodable.is_empty())
+}
+
 pub fn run(args: ExportArgs) -> Result<Outcome> {
     let times = TimeFlags::new(&args.filter.tz)?;
     let filter = filter_of(&args.filter, args.filter.regexp.as_deref(), &times)?;
@@ -240,6 +305,15 @@ pub fn run(args: ExportArgs) -> Result<Outcome> {
         }
     }
     progress.finish();
+    let mut offsets = args
+        .tables
+        .contains(&ExportTable::Offsets)
+        .then(|| OffsetsOut::new(&root, &opts));
+    if let Some(o) = offsets.as_mut() {
+        if export_offsets(&set, &args, o)? {
+            outcome = outcome.worst(Outcome::DataProblems);
+        }
+    }
     if total.problems > 0 {
         outcome = outcome.worst(Outcome::DataProblems);
     }
@@ -249,6 +323,9 @@ pub fn run(args: ExportArgs) -> Result<Outcome> {
     }
     if let Some(b) = &batches {
         tables.push(b.table());
+    }
+    if let Some(o) = &offsets {
+        tables.push(o.table());
     }
     let filters = filter_words(&args.filter);
     let facts = ManifestFacts {
@@ -276,7 +353,10 @@ pub fn run(args: ExportArgs) -> Result<Outcome> {
         }
     );
     if let Some(b) = &batches {
-        line.push_str(&format!(" and {} batches", b.table().rows()));
+        line.push_str(&format!(", {} batches", b.table().rows()));
+    }
+    if let Some(o) = &offsets {
+        line.push_str(&format!(", {} offset commits", o.table().rows()));
     }
     line.push_str(&format!(
         " of {} partitions to {}",

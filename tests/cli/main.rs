@@ -9,6 +9,7 @@ mod corpus;
 mod diff_unreadable;
 mod dump_log_cli;
 mod dump_log_evidence;
+mod export;
 mod find_group_partition;
 mod fuzz_replay;
 mod golden;

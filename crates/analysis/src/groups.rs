@@ -52,7 +52,11 @@ pub struct CommitEvent {
     pub partition: i32,
     /// `None` for a tombstone (offset deleted).
     pub offset: Option<i64>,
+    pub leader_epoch: Option<i32>,
+    pub metadata: Option<String>,
     pub commit_timestamp: Option<i64>,
+    /// OffsetCommitValue v1's expiry (later versions leave it to the broker's retention).
+    pub expire_timestamp: Option<i64>,
     pub record_timestamp: i64,
     pub coordinator_partition: i32,
     pub record_offset: i64,
@@ -319,28 +323,34 @@ impl ReplaySink<'_> {
         if !self.history {
             return None;
         }
-        let (group, topic, partition, offset, ts) = match value {
+        let (group, topic, partition, commit) = match value {
             Some(v) => {
                 let OffsetCommit { key: k, value: c } = parse_offset_commit(key, v).ok()?;
-                (
-                    k.group,
-                    k.topic,
-                    k.partition,
-                    Some(c.offset),
-                    Some(c.commit_timestamp),
-                )
+                (k.group, k.topic, k.partition, Some(c))
             }
             None => {
                 let k = kseg_format::coordinator::parse_offset_commit_key(key).ok()?;
-                (k.group, k.topic, k.partition, None, None)
+                (k.group, k.topic, k.partition, None)
             }
+        };
+        let (offset, leader_epoch, commit_timestamp, expire_timestamp) = match &commit {
+            Some(c) => (
+                Some(c.offset),
+                c.leader_epoch,
+                Some(c.commit_timestamp),
+                c.expire_timestamp,
+            ),
+            None => (None, None, None, None),
         };
         self.replay.history.push(CommitEvent {
             group,
             topic,
             partition,
             offset,
-            commit_timestamp: ts,
+            leader_epoch,
+            metadata: commit.map(|c| c.metadata),
+            commit_timestamp,
+            expire_timestamp,
             record_timestamp: r.timestamp,
             coordinator_partition: self.partition,
             record_offset: r.offset,

@@ -10,10 +10,11 @@
 pub mod batches;
 pub mod manifest;
 mod ndjson;
+pub mod offsets;
 pub mod records;
 mod sink;
 
-pub use sink::{BatchesOut, RecordsOut};
+pub use sink::{BatchesOut, OffsetsOut, RecordsOut};
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -334,5 +335,133 @@ impl TableOut {
 
     pub fn rows(&self) -> u64 {
         self.written.iter().map(|p| p.rows).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::records::{Place, RecordsBuilder};
+    use super::*;
+    use kseg_format::batch::{Headers, TimestampType};
+    use kseg_format::compression::Codec;
+    use kseg_format::log::{BatchInfo, LogRecord};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+    #[test]
+    fn hive_values_are_escaped_and_null_is_hives_default() {
+        assert_eq!(hive_escape("orders.v2-eu_1"), "orders.v2-eu_1");
+        assert_eq!(hive_escape("a/b=c%"), "a%2Fb%3Dc%25");
+        let d = partition_dir(Path::new("/x"), "records", None, Some(3));
+        assert_eq!(
+            d,
+            Path::new("/x/records/topic=__HIVE_DEFAULT_PARTITION__/partition=3")
+        );
+    }
+
+    fn info() -> BatchInfo {
+        BatchInfo {
+            base_offset: 0,
+            last_offset: 24,
+            count: Some(25),
+            magic: 2,
+            codec: Codec::Zstd,
+            timestamp_type: TimestampType::CreateTime,
+            max_timestamp: 1_000,
+            first_timestamp: 1_000,
+            producer_id: -1,
+            producer_epoch: -1,
+            base_sequence: -1,
+            last_sequence: -1,
+            partition_leader_epoch: 4,
+            is_transactional: false,
+            is_control: false,
+            delete_horizon_ms: None,
+            crc: 0,
+            crc_valid: true,
+            size: 100,
+        }
+    }
+
+    /// 25 rows with a row-group cap of 10: three row groups, every row back as written, the
+    /// timestamp in Spark's microseconds.
+    #[test]
+    fn parquet_row_groups_are_bounded_and_rows_read_back() {
+        let dir = std::env::temp_dir().join(format!("kseg-export-unit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let opts = WriteOptions {
+            format: TableFormat::Parquet,
+            codec: PageCodec::Zstd,
+            batch_rows: 10,
+            row_group_bytes: 1 << 20,
+        };
+        let mut rows = RecordsBuilder::new(opts.batch_rows, opts.builder_bytes());
+        let mut table = TableOut::new(
+            "records",
+            &dir,
+            rows.schema(),
+            ColumnPlan {
+                dictionary: &[&["topic"]],
+                statistics: &[&["offset"]],
+            },
+            &opts,
+        );
+        let place = Place {
+            topic: Some("t".into()),
+            partition: Some(0),
+            broker: Some(1),
+            segment: "s.log".into(),
+        };
+        let b = info();
+        for offset in 0..25i64 {
+            let value = offset.to_string();
+            let r = LogRecord {
+                offset,
+                timestamp: 1_000 + offset,
+                timestamp_type: TimestampType::CreateTime,
+                key: None,
+                value: Some(value.as_bytes()),
+                headers: Headers::empty(),
+                sequence: Some(offset as i32),
+                legacy: None,
+            };
+            rows.push(&place, 0, &b, &r, None, None);
+            if rows.is_full() {
+                table.write(Some("t"), Some(0), &rows.finish()).unwrap();
+            }
+        }
+        table.write(Some("t"), Some(0), &rows.finish()).unwrap();
+        table.close_part().unwrap();
+        let part = &table.written[0];
+        assert_eq!((part.rows, part.row_groups), (25, 3));
+        assert!(part
+            .path
+            .ends_with("records/topic=t/partition=0/part-00000.parquet"));
+        let reader =
+            ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&part.path).unwrap())
+                .unwrap();
+        let stats = reader
+            .metadata()
+            .row_group(0)
+            .column(4)
+            .statistics()
+            .cloned();
+        assert!(stats.is_some(), "offset carries statistics");
+        let mut n = 0;
+        for batch in reader.build().unwrap() {
+            let batch = batch.unwrap();
+            use arrow_array::cast::AsArray;
+            use arrow_array::types::{Int64Type, TimestampMicrosecondType};
+            use arrow_array::Array;
+            let offsets = batch.column(4).as_primitive::<Int64Type>();
+            let ts = batch.column(5).as_primitive::<TimestampMicrosecondType>();
+            for i in 0..batch.num_rows() {
+                assert_eq!(offsets.value(i), n);
+                assert_eq!(ts.value(i), (1_000 + n) * 1_000);
+                assert!(batch.column(7).is_null(i), "no headers: null");
+                n += 1;
+            }
+        }
+        assert_eq!(n, 25);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

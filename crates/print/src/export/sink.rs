@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use kseg_analysis::export::BatchRows;
 use kseg_analysis::grep::MatchSink;
+use kseg_analysis::groups::CommitEvent;
 use kseg_analysis::transactions::TxnState;
 use kseg_format::control::ControlRecord;
 use kseg_format::log::{BatchInfo, LogRecord};
@@ -13,6 +14,7 @@ use kseg_format::reader::DecodeResult;
 use kseg_scan::LogProblem;
 
 use super::batches::{batches_plan, BatchesBuilder};
+use super::offsets::{offsets_plan, OffsetsBuilder};
 use super::records::{records_schema, Place, RecordsBuilder};
 use super::{ColumnPlan, TableOut, WriteOptions};
 use crate::report_error;
@@ -247,5 +249,46 @@ impl BatchRows for BatchesOut {
             self.flush_rows()?;
         }
         Ok(())
+    }
+}
+
+/// The offsets table of an export.
+pub struct OffsetsOut {
+    table: TableOut,
+    rows: OffsetsBuilder,
+}
+
+impl OffsetsOut {
+    pub fn new(root: &Path, opts: &WriteOptions) -> OffsetsOut {
+        let rows = OffsetsBuilder::new(opts.batch_rows);
+        OffsetsOut {
+            table: TableOut::new("offsets", root, rows.schema(), offsets_plan(), opts),
+            rows,
+        }
+    }
+
+    /// Writes the commits of one committed topic-partition (`events` all of it), in log order.
+    pub fn write_partition<'e>(
+        &mut self,
+        topic: &str,
+        partition: i32,
+        events: impl IntoIterator<Item = (&'e CommitEvent, Option<i32>)>,
+    ) -> io::Result<()> {
+        for (e, broker) in events {
+            self.rows.push(e, broker);
+            if self.rows.is_full() {
+                let batch = self.rows.finish();
+                self.table.write(Some(topic), Some(partition), &batch)?;
+            }
+        }
+        if !self.rows.is_empty() {
+            let batch = self.rows.finish();
+            self.table.write(Some(topic), Some(partition), &batch)?;
+        }
+        self.table.close_part()
+    }
+
+    pub fn table(&self) -> &TableOut {
+        &self.table
     }
 }
