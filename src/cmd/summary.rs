@@ -91,6 +91,10 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
     });
     let mut rows = rows;
     crate::analysis::summary::note_retention(&mut rows, &retention);
+    crate::analysis::summary::note_future_timestamps(
+        &mut rows,
+        jiff::Timestamp::now().as_millisecond(),
+    );
     let problems = rows
         .iter()
         .filter(|r| r.crc_errors > 0 || r.problems > 0)
@@ -104,7 +108,7 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
         }
         let v = json!({"type": "summary", "logDirs": set.log_dirs.len(), "partitions": rows.len(),
             "records": rows.iter().map(|r| r.records).sum::<u64>(),
-            "bytes": rows.iter().map(|r| r.bytes).sum::<u64>(),
+            "bytes": rows.iter().map(|r| r.disk.total()).sum::<u64>(),
             "partitionsWithProblems": problems});
         serde_json::to_writer(&mut out, &v)?;
         out.write_all(b"\n")?;

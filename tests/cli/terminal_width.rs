@@ -182,7 +182,7 @@ fn every_table_keeps_the_columns_that_carry_the_answer_at_80_and_120_columns() {
                 "PART",
                 "END",
                 "FIRST TIMESTAMP",
-                "LAST TIMESTAMP",
+                "MAX TIMESTAMP",
                 "RECOVERY/HW",
             ],
             &["NOTES"],
@@ -304,7 +304,7 @@ fn every_table_keeps_the_columns_that_carry_the_answer_at_80_and_120_columns() {
     // A wider terminal gets more columns.
     let wide = on_terminal(&["summary", &dir, "--no-progress"], 200).unwrap();
     assert!(widest(&wide) <= 200 && widest(&wide) > 80, "{wide}");
-    assert!(wide.contains("LAST TIMESTAMP"), "{wide}");
+    assert!(wide.contains("MAX TIMESTAMP"), "{wide}");
 }
 
 #[test]
