@@ -46,7 +46,18 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
     for (dir, f) in set.log_dirs.iter().zip(&facts) {
         work.extend(dir.partitions.iter().map(|p| (p, Some(f))));
     }
-    work.extend(set.partitions.iter().map(|p| (p, None)));
+    // A partition dir given alone is judged with its log dir's checkpoints and marker.
+    let parents: Vec<Option<LogDirFacts>> = set
+        .partitions
+        .iter()
+        .map(|p| crate::storage::discover::parent_log_dir(p).map(|d| log_dir_facts(&d)))
+        .collect();
+    work.extend(
+        set.partitions
+            .iter()
+            .zip(&parents)
+            .map(|(p, f)| (p, f.as_ref())),
+    );
 
     let progress = Progress::over_files(
         progress::wanted(true, false),

@@ -202,3 +202,41 @@ fn bytes_count_what_occupies_the_disk_as_du_does() {
     let warnings = row["warnings"].to_string();
     assert!(warnings.contains("is in the future"), "{warnings}");
 }
+
+/// Issue 44: a partition dir given alone is judged with its log dir's checkpoints (RECOVERY/HW
+/// said `-/-`) and clean-shutdown marker.
+#[test]
+fn a_partition_dir_alone_is_judged_with_its_log_dirs_checkpoints() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    std::fs::write(root.join("meta.properties"), "version=1\nnode.id=1\n").unwrap();
+    std::fs::write(
+        root.join("recovery-point-offset-checkpoint"),
+        "0\n1\norders 0 2\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("replication-offset-checkpoint"),
+        "0\n1\norders 0 3\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join(".kafka_cleanshutdown"),
+        "{\"version\":0,\"brokerEpoch\":5}",
+    )
+    .unwrap();
+    let b = crate::common::three_batches();
+    crate::common::write(
+        &root.join("orders-0/00000000000000000000.log"),
+        &[&b[0], &b[1], &b[2]],
+    );
+    let part = root.join("orders-0");
+    let r = crate::common::kseg(&["summary", "--json", part.to_str().unwrap()]);
+    let lines = crate::common::json_lines(&r.stdout);
+    let row = crate::common::of_type(&lines, "partition")[0];
+    assert_eq!(row["checkpoints"]["recoveryPoint"], 2, "{row}");
+    assert_eq!(row["checkpoints"]["highWatermark"], 3, "{row}");
+    assert_eq!(row["cleanShutdown"], true, "{row}");
+    let r = crate::common::kseg(&["summary", part.to_str().unwrap()]);
+    assert!(r.stdout.contains("2/3"), "{}", r.stdout);
+}
