@@ -177,7 +177,7 @@ pub fn run(args: DumpLogArgs) -> Result<Outcome> {
                     && std::fs::metadata(&f.path).is_ok_and(|m| m.len() > s)
             });
             match large {
-                Some(s) => Either::Pieces(LazyPieces::new(i, &f.path, s)),
+                Some(s) => Either::Pieces(LazyPieces::new(i, &f.path, s).mapped(args.read.mmap)),
                 None => Either::Whole(std::iter::once(Part::whole(i))),
             }
         });
@@ -612,7 +612,11 @@ impl Dumper<'_> {
                 self.ran_past_cut = true;
                 let mut src = match self.open_log.take() {
                     Some((open, src)) if open == path => src,
-                    _ => open_log(path, self.args.read.mmap)?,
+                    // A piece reads the file opened when its pieces were planned.
+                    _ => match &self.piece {
+                        Some(piece) => piece.open(path, self.args.read.mmap)?,
+                        None => open_log(path, self.args.read.mmap)?,
+                    },
                 };
                 let deep = self.scan.deep;
                 // A file outside a partition dir is read as its own partition after a crash,

@@ -43,8 +43,8 @@ use crate::scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions};
 use crate::storage::discover::{discover, DataSet, PartitionDir};
 use crate::storage::layout::{base_offset_of, offset_file_name};
 use crate::storage::layout::{parse_partition_dir, FileKind};
-use crate::storage::source::open_log;
 use crate::storage::source::read_small;
+use crate::storage::source::{open_log, vanished, VANISHED};
 
 /// The segments of one partition (or one file given outside a partition dir), in offset order.
 pub(super) struct Group {
@@ -607,7 +607,13 @@ impl Ctx<'_> {
             piece,
         };
         let mut ran_past_cut = false;
-        let result = open_log(file, self.args.read.mmap).and_then(|mut src| {
+        // A piece reads the file opened when its pieces were planned (a live broker may have
+        // deleted or renamed it since); one thread opens it here.
+        let opened = match piece {
+            Some(p) => p.open(file, self.args.read.mmap),
+            None => open_log(file, self.args.read.mmap),
+        };
+        let result = opened.and_then(|mut src| {
             let scanned = scan_log(src.as_mut(), &opts, scratch, &mut moving)?;
             ran_past_cut = scanned.ran_past_cut;
             Ok(src.bytes_read().unwrap_or(0))
@@ -800,10 +806,16 @@ pub fn run(args: GrepArgs) -> Result<Outcome> {
     })
 }
 
-/// A read error of a segment: stdout closing ends the run, anything else is reported.
+/// A read error of a segment: stdout closing ends the run; a segment a live broker removed
+/// since it was listed is noted (the dir moved on: not a failure, as dump-log says it);
+/// anything else is reported.
 fn read_failed(file: &Path, e: io::Error, outcome: &mut Outcome) -> Result<()> {
     if e.kind() == io::ErrorKind::BrokenPipe {
         return Err(e.into());
+    }
+    if vanished(file, &e) {
+        write_stderr(&format!("kseg: {}: {VANISHED}\n", file.display()));
+        return Ok(());
     }
     report_error(file, None, &format!("cannot read: {e}"));
     *outcome = Outcome::Failed;
@@ -932,7 +944,8 @@ impl Iterator for GrepPlan<'_, '_> {
             match ctx.seek(g, self.file) {
                 Some(seek) => {
                     let split = ctx.args.split_bytes.max(1);
-                    let pieces = LazyPieces::from(self.file, path, seek.position, split);
+                    let pieces = LazyPieces::from(self.file, path, seek.position, split)
+                        .mapped(ctx.args.read.mmap);
                     self.pieces = Some((pieces, seek.index_bytes));
                 }
                 None => {

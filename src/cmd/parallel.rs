@@ -26,7 +26,7 @@ use anyhow::Result;
 
 use crate::format::log::{ByteSource, PieceCutter};
 use crate::print;
-use crate::storage::source::{open_offset_index_of, open_sparse};
+use crate::storage::source::{open_log, open_offset_index_of, open_sparse};
 
 /// Output is handed over in chunks of about this size: a printer's hand-off size, so that the
 /// two kinds of buffer are one kind in the spares (why it is large: [`print::LineOut::HAND_OFF_AT`]).
@@ -58,6 +58,28 @@ pub struct Part {
     pub last: bool,
     /// Shared by the pieces of one file.
     fate: Option<Arc<Fate>>,
+    /// The file, opened once for all its pieces (`None`: open it by name).
+    opened: Option<OpenFile>,
+}
+
+/// A file opened once, when its pieces are planned, and read by each piece through a reader of
+/// its own over the same open file ([`ByteSource::another`]), never reopened by name: a live
+/// broker may delete a segment, or rename it to `.deleted`, while its pieces are searched,
+/// and a piece that reopened it would miss it (and its matches) where the others read it.
+#[derive(Clone)]
+pub struct OpenFile(Arc<Mutex<Box<dyn ByteSource + Send>>>);
+
+impl std::fmt::Debug for OpenFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OpenFile")
+    }
+}
+
+impl OpenFile {
+    /// A reader of the open file, `None` when its source cannot give one.
+    fn reader(&self) -> Option<io::Result<Box<dyn ByteSource + Send>>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).another()
+    }
 }
 
 /// Where the first piece of a file that ran past its cut starts (`u64::MAX`: none yet): the
@@ -76,6 +98,16 @@ impl Part {
             first: true,
             last: true,
             fate: None,
+            opened: None,
+        }
+    }
+
+    /// A reader of the part's file: of the file opened when its pieces were planned, else
+    /// (a whole file, or one whose opening failed then) opened now by name.
+    pub fn open(&self, path: &Path, mmap: bool) -> io::Result<Box<dyn ByteSource + Send>> {
+        match self.opened.as_ref().and_then(OpenFile::reader) {
+            Some(reader) => reader,
+            None => open_log(path, mmap),
         }
     }
 
@@ -115,6 +147,9 @@ pub struct LazyPieces<'a> {
     /// Bytes read by sources already closed.
     read_before: u64,
     fate: Arc<Fate>,
+    /// The file its pieces read ([`OpenFile`]), opened with the first piece; `mmap`: mapped.
+    opened: Option<OpenFile>,
+    mmap: bool,
 }
 
 struct CutSources {
@@ -148,7 +183,15 @@ impl<'a> LazyPieces<'a> {
             fate: Arc::new(Fate {
                 ran_past_from: AtomicU64::new(u64::MAX),
             }),
+            opened: None,
+            mmap: false,
         }
+    }
+
+    /// Its pieces read the file mapped (`--mmap`).
+    pub fn mapped(mut self, mmap: bool) -> Self {
+        self.mmap = mmap;
+        self
     }
 
     /// The bytes read to cut the pieces given so far.
@@ -166,6 +209,13 @@ impl Iterator for LazyPieces<'_> {
 
     fn next(&mut self) -> Option<Part> {
         let (start, first) = self.next?;
+        if first {
+            // Opened before any piece is read (one that cannot be opened now is opened by name
+            // by its reader, which reports why).
+            self.opened = open_log(self.path, self.mmap)
+                .ok()
+                .map(|src| OpenFile(Arc::new(Mutex::new(src))));
+        }
         // A piece walked past: nothing more to cut (the pieces given are void).
         let end = if self.fate.ran_past_from.load(Ordering::SeqCst) < start {
             None
@@ -199,6 +249,7 @@ impl Iterator for LazyPieces<'_> {
             first,
             last: end.is_none(),
             fate: Some(self.fate.clone()),
+            opened: self.opened.clone(),
         })
     }
 }

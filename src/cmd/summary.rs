@@ -46,7 +46,18 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
     for (dir, f) in set.log_dirs.iter().zip(&facts) {
         work.extend(dir.partitions.iter().map(|p| (p, Some(f))));
     }
-    work.extend(set.partitions.iter().map(|p| (p, None)));
+    // A partition dir given alone is judged with its log dir's checkpoints and marker.
+    let parents: Vec<Option<LogDirFacts>> = set
+        .partitions
+        .iter()
+        .map(|p| crate::storage::discover::parent_log_dir(p).map(|d| log_dir_facts(&d)))
+        .collect();
+    work.extend(
+        set.partitions
+            .iter()
+            .zip(&parents)
+            .map(|(p, f)| (p, f.as_ref())),
+    );
 
     let progress = Progress::over_files(
         progress::wanted(true, false),
@@ -91,6 +102,10 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
     });
     let mut rows = rows;
     crate::analysis::summary::note_retention(&mut rows, &retention);
+    crate::analysis::summary::note_future_timestamps(
+        &mut rows,
+        jiff::Timestamp::now().as_millisecond(),
+    );
     let problems = rows
         .iter()
         .filter(|r| r.crc_errors > 0 || r.problems > 0)
@@ -104,7 +119,7 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
         }
         let v = json!({"type": "summary", "logDirs": set.log_dirs.len(), "partitions": rows.len(),
             "records": rows.iter().map(|r| r.records).sum::<u64>(),
-            "bytes": rows.iter().map(|r| r.bytes).sum::<u64>(),
+            "bytes": rows.iter().map(|r| r.disk.total()).sum::<u64>(),
             "partitionsWithProblems": problems});
         serde_json::to_writer(&mut out, &v)?;
         out.write_all(b"\n")?;

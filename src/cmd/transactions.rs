@@ -1,6 +1,7 @@
 //! `kseg transactions`: transactional ids from `__transaction_state`, and open or hanging
 //! transactions found in the data partitions themselves.
 
+use std::collections::HashSet;
 use std::io::{self, BufWriter, Write};
 
 use anyhow::Result;
@@ -9,8 +10,10 @@ use rayon::prelude::*;
 use crate::print::progress::{self, Progress};
 
 use super::{discover_inputs, Outcome, Reads};
+use crate::analysis::topic_configs::log_dir_configs;
 use crate::analysis::transactions::{
-    judge_open, open_transactions, transactional_ids, OpenTransaction, OpenVerdict,
+    judge_open, open_transactions, set_ages, transactional_ids, OpenScan, OpenTransaction,
+    OpenVerdict,
 };
 use crate::cli::TransactionsArgs;
 use crate::format::log::RecordScratch;
@@ -44,7 +47,7 @@ pub fn run(args: TransactionsArgs) -> Result<Outcome> {
         progress.partition_done(p);
     }
     let undecodable = &state.undecodable;
-    let scans: Vec<(&PartitionDir, std::io::Result<Vec<OpenTransaction>>)> = data
+    let scans: Vec<(&PartitionDir, std::io::Result<OpenScan>)> = data
         .par_iter()
         .map_init(RecordScratch::default, |scratch, p| {
             let scan = open_transactions(p, scratch);
@@ -55,9 +58,19 @@ pub fn run(args: TransactionsArgs) -> Result<Outcome> {
     progress.finish();
     let mut unreadable = 0usize;
     let mut open: Vec<OpenTransaction> = Vec::new();
+    // The newest write in the dir: of the data, and of the coordinator's records.
+    let mut newest = state
+        .ids
+        .values()
+        .map(|i| i.state.last_update_timestamp)
+        .filter(|&t| t >= 0)
+        .max();
     for (p, result) in scans {
         match result {
-            Ok(list) => open.extend(list),
+            Ok(scan) => {
+                newest = newest.max(scan.newest);
+                open.extend(scan.open);
+            }
             Err(e) => {
                 // A partition that cannot be read may hide an open transaction: say so.
                 unreadable += 1;
@@ -65,6 +78,14 @@ pub fn run(args: TransactionsArgs) -> Result<Outcome> {
             }
         }
     }
+    set_ages(&mut open, newest);
+    // The compacted topics (their cleaner stops at an open transaction), from each log dir's
+    // metadata.
+    let compacted: HashSet<String> = set
+        .log_dirs
+        .iter()
+        .flat_map(|d| log_dir_configs(d).compacted_topics())
+        .collect();
     let open: Vec<(OpenTransaction, OpenVerdict)> = open
         .into_iter()
         .map(|t| {
@@ -77,9 +98,9 @@ pub fn run(args: TransactionsArgs) -> Result<Outcome> {
     let layout = Layout::detect(args.format, args.json);
     let mut out = layout.writer(BufWriter::new(stdout.lock()));
     if args.json {
-        transactions::write_json(&mut out, &state, &open)?;
+        transactions::write_json(&mut out, &state, &open, &compacted)?;
     } else {
-        transactions::write_tables(&mut out, layout, &state, &open)?;
+        transactions::write_tables(&mut out, layout, &state, &open, &compacted)?;
     }
     out.flush()?;
     for (p, o, t) in &state.unknown_types {

@@ -1311,3 +1311,107 @@ fn json_fields_deep_and_beyond_f64() {
         r.stderr
     );
 }
+
+/// A partition whose first segment's matches fill stdout's pipe (kseg blocks writing them while
+/// the test does not read) and whose second segment, `later` (200 one-record batches whose
+/// values are `late-N`), the test can remove or rename meanwhile: (dir, later's path).
+fn live_partition(t: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let part = t.join("live-0");
+    // One batch: one piece, however small the pieces of the later segment are cut.
+    let value = "x".repeat(120);
+    let records: Vec<Rec<'_>> = (0..40_000).map(|_| rec("k", &value)).collect();
+    let first = batch(BatchSpec::default(), &records);
+    write(&part.join("00000000000000000000.log"), &[&first]);
+    let late: Vec<String> = (0..200).map(|i| format!("late-{i}")).collect();
+    let second: Vec<Vec<u8>> = late
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            batch(
+                BatchSpec {
+                    base_offset: 40_000 + i as i64,
+                    ..Default::default()
+                },
+                &[rec("k", v)],
+            )
+        })
+        .collect();
+    let refs: Vec<&[u8]> = second.iter().map(|b| b.as_slice()).collect();
+    let later = part.join("00000000000000040000.log");
+    write(&later, &refs);
+    (part, later)
+}
+
+/// Runs `kseg grep ARGS` with stdout unread until `meanwhile` has run (kseg, blocked writing the
+/// first segment's matches, has listed the dir by then): exit code, stdout, stderr.
+fn grep_while(args: &[&str], meanwhile: impl FnOnce()) -> (i32, String, String) {
+    use std::io::Read;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kseg"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    meanwhile();
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Issue 45: a segment a live broker's retention removes between kseg's listing and its
+/// reading is noted, as dump-log notes it, not a failure (grep exited 2).
+#[test]
+fn a_segment_removed_after_listing_is_noted() {
+    let t = tempfile::tempdir().unwrap();
+    let (part, later) = live_partition(t.path());
+    let (code, stdout, stderr) = grep_while(
+        &["grep", "--threads", "1", "x|late", part.to_str().unwrap()],
+        || std::fs::remove_file(&later).unwrap(),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("00000000000000040000.log: removed since it was listed"),
+        "{stderr}\n{}",
+        stdout.len()
+    );
+    assert_eq!(stdout.lines().filter(|l| l.contains("late-")).count(), 0);
+    assert_eq!(stdout.lines().count(), 40_000);
+}
+
+/// Issue 45: with --threads, a segment renamed to `.deleted` (Kafka's first step in deleting
+/// one) while its pieces are searched is read whole: every piece reads the file opened when
+/// the pieces were planned (each reopened it by name: a partial count, and exit 2).
+#[test]
+fn a_segment_renamed_mid_search_is_read_whole_by_its_pieces() {
+    let t = tempfile::tempdir().unwrap();
+    let (part, later) = live_partition(t.path());
+    let deleted = later.with_extension("log.deleted");
+    let args = [
+        "grep",
+        "--threads",
+        "2",
+        "--split-bytes",
+        "500",
+        "x|late",
+        part.to_str().unwrap(),
+    ];
+    let (code, stdout, stderr) = grep_while(&args, || std::fs::rename(&later, &deleted).unwrap());
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout.lines().filter(|l| l.contains("late-")).count(),
+        200,
+        "{stderr}"
+    );
+}

@@ -116,3 +116,127 @@ fn redpanda_dirs_are_named() {
     assert!(r.stderr.contains("Redpanda data directory"), "{}", r.stderr);
     assert_eq!(r.code, 2);
 }
+
+/// Issue 44: BYTES is what the partition occupies on disk, every file (segments, indexes,
+/// snapshots, `.deleted`, `.cleaned`, `.swap`) and the dir, as `du` counts it (it was the
+/// `.log` lengths alone: 2.7 MB where du said 5.3 MB), with the split in JSON; a largest
+/// timestamp after now is flagged.
+#[test]
+fn bytes_count_what_occupies_the_disk_as_du_does() {
+    let t = tempfile::tempdir().unwrap();
+    let part = t.path().join("orders-0");
+    let b = crate::common::three_batches();
+    crate::common::write(&part.join("00000000000000000000.log"), &[&b[0], &b[1]]);
+    crate::common::write(&part.join("00000000000000000000.index"), &[&[7u8; 8192]]);
+    crate::common::write(&part.join("00000000000000000000.timeindex"), &[&[7u8; 12]]);
+    crate::common::write(&part.join("00000000000000000002.snapshot"), &[&[1u8; 5000]]);
+    crate::common::write(
+        &part.join("00000000000000000100.log.deleted"),
+        &[&[3u8; 20_000]],
+    );
+    crate::common::write(
+        &part.join("00000000000000000100.index.deleted"),
+        &[&[3u8; 100]],
+    );
+    crate::common::write(
+        &part.join("00000000000000000000.log.cleaned"),
+        &[&[4u8; 9000]],
+    );
+    crate::common::write(
+        &part.join("00000000000000000000.log.swap"),
+        &[&[5u8; 12_000]],
+    );
+    // A preallocated index: 10 MiB long, nothing written (sparse): du counts no block of it.
+    let sparse = std::fs::File::create(part.join("00000000000000000002.index")).unwrap();
+    sparse.set_len(10 << 20).unwrap();
+    // A future record, stamped a year ahead.
+    let ahead = jiff::Timestamp::now().as_millisecond() + 365 * 86_400_000;
+    let future = crate::common::batch(
+        crate::common::BatchSpec {
+            base_offset: 2,
+            base_timestamp: ahead,
+            ..Default::default()
+        },
+        &[crate::common::rec("k", "v")],
+    );
+    crate::common::write(&part.join("00000000000000000002.log"), &[&future]);
+    let du = std::process::Command::new("du")
+        .args(["-s", "-B1"])
+        .arg(&part)
+        .output()
+        .unwrap();
+    let du: u64 = String::from_utf8_lossy(&du.stdout)
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let r = crate::common::kseg(&["summary", "--json", part.to_str().unwrap()]);
+    let lines = crate::common::json_lines(&r.stdout);
+    let row = crate::common::of_type(&lines, "partition")[0];
+    assert_eq!(row["bytes"].as_u64(), Some(du), "{row}");
+    let disk = &row["disk"];
+    let sum: u64 = [
+        "log",
+        "indexes",
+        "snapshots",
+        "deleted",
+        "cleaned",
+        "swap",
+        "other",
+    ]
+    .iter()
+    .map(|k| disk[k].as_u64().unwrap())
+    .sum();
+    assert_eq!(sum, du, "{disk}");
+    for k in ["log", "indexes", "snapshots", "deleted", "cleaned", "swap"] {
+        assert!(disk[k].as_u64().unwrap() > 0, "{k}: {disk}");
+    }
+    // 10 MiB long, but not on disk.
+    assert!(disk["indexes"].as_u64().unwrap() < 1 << 20, "{disk}");
+    assert_eq!(
+        row["logBytes"].as_u64(),
+        Some((b[0].len() + b[1].len() + future.len()) as u64)
+    );
+    assert_eq!(row["maxTimestamp"].as_i64(), Some(ahead));
+    let warnings = row["warnings"].to_string();
+    assert!(warnings.contains("is in the future"), "{warnings}");
+}
+
+/// Issue 44: a partition dir given alone is judged with its log dir's checkpoints (RECOVERY/HW
+/// said `-/-`) and clean-shutdown marker.
+#[test]
+fn a_partition_dir_alone_is_judged_with_its_log_dirs_checkpoints() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    std::fs::write(root.join("meta.properties"), "version=1\nnode.id=1\n").unwrap();
+    std::fs::write(
+        root.join("recovery-point-offset-checkpoint"),
+        "0\n1\norders 0 2\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("replication-offset-checkpoint"),
+        "0\n1\norders 0 3\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join(".kafka_cleanshutdown"),
+        "{\"version\":0,\"brokerEpoch\":5}",
+    )
+    .unwrap();
+    let b = crate::common::three_batches();
+    crate::common::write(
+        &root.join("orders-0/00000000000000000000.log"),
+        &[&b[0], &b[1], &b[2]],
+    );
+    let part = root.join("orders-0");
+    let r = crate::common::kseg(&["summary", "--json", part.to_str().unwrap()]);
+    let lines = crate::common::json_lines(&r.stdout);
+    let row = crate::common::of_type(&lines, "partition")[0];
+    assert_eq!(row["checkpoints"]["recoveryPoint"], 2, "{row}");
+    assert_eq!(row["checkpoints"]["highWatermark"], 3, "{row}");
+    assert_eq!(row["cleanShutdown"], true, "{row}");
+    let r = crate::common::kseg(&["summary", part.to_str().unwrap()]);
+    assert!(r.stdout.contains("2/3"), "{}", r.stdout);
+}

@@ -23,7 +23,7 @@ fn txn_value(status: i8, topic: &str) -> Vec<u8> {
     v
 }
 
-fn setup(status: i8) -> tempfile::TempDir {
+pub(crate) fn setup(status: i8) -> tempfile::TempDir {
     let t = tempfile::tempdir().unwrap();
     let root = t.path();
     std::fs::write(root.join("meta.properties"), "version=1\n").unwrap();
@@ -88,8 +88,19 @@ fn open_transaction_with_complete_coordinator_state_is_hanging() {
     assert_eq!(open[0]["producerId"], 42);
     assert_eq!(open[0]["firstOffset"], 2);
     assert_eq!(open[0]["lastOffset"], 3);
-    assert_eq!(open[0]["ageMs"], 60_000);
+    // Open from its first timestamp to the newest write in the dir (the coordinator's record
+    // at 100 s), not to its own partition's newest record (70 s).
+    assert_eq!(open[0]["ageMs"], 90_000);
     assert_eq!(open[0]["hanging"], true);
+    // What it blocks, and the command that ends it.
+    assert_eq!(open[0]["lastStableOffset"], 2);
+    assert_eq!(open[0]["recordsHeld"], 3);
+    assert_eq!(open[0]["logEndOffset"], 5);
+    assert_eq!(
+        open[0]["abortCommand"],
+        "kafka-transactions.sh --bootstrap-server BROKER:9092 abort --topic payments \
+         --partition 0 --start-offset 2"
+    );
 }
 
 #[test]

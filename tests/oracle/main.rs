@@ -11,6 +11,7 @@ mod group_history;
 mod harness;
 mod kip848;
 mod mini_broker;
+mod open_transaction;
 mod parity;
 mod rescue;
 mod retention;

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::fault::{read_checkpoint, FileFault};
-use crate::lookup::{end_offset_for, EpochEnd};
+use crate::lookup::{end_offset_for, load_cache, EpochEnd};
 use crate::summary::LogDirFacts;
 use kseg_format::log::{BatchInfo, LogEntry, LogRecord, RecordScratch};
 use kseg_format::text_files::EpochEntry;
@@ -197,10 +197,12 @@ pub fn load_replica(
         .max()
         .unwrap_or(0)
         .max(last_readable_base);
-    // As `LogLoader.load` does (`truncateFromEndAsyncFlush(nextOffset)`): entries starting at or
-    // past the log end go (a leader's epoch that never got a record).
-    let end = r.log_end;
-    r.epochs.retain(|e| e.start_offset < end);
+    // The cache as `LeaderEpochFileCache` and `LogLoader.load` leave it, the one model lookup and
+    // verify-index use: entries that conflict with a later one removed (a checkpoint written
+    // non-monotonic, "0@0 2@3222 1@4000 2@3222", is not read raw), entries at or past the log
+    // end dropped, entries at or before the log start folded into one there.
+    let (epochs, _) = load_cache(std::mem::take(&mut r.epochs), r.log_start, r.log_end);
+    r.epochs = epochs;
     extend_epochs(&mut r.epochs, &r.batches);
     r
 }

@@ -84,6 +84,62 @@ pub fn log_dir_facts(dir: &LogDir) -> LogDirFacts {
     facts
 }
 
+/// What a partition dir occupies on disk, as `du` counts it (allocated blocks: a preallocated,
+/// sparse index counts what it holds, not its length), by kind of file: a full disk is the
+/// segments and also their indexes, the producer snapshots, the files Kafka is about to delete
+/// (`.deleted`), the cleaner's output (`.cleaned`, `.swap`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiskBytes {
+    pub log: u64,
+    /// `.index`, `.timeindex`, `.txnindex`.
+    pub indexes: u64,
+    /// `.snapshot` (producer state).
+    pub snapshots: u64,
+    pub deleted: u64,
+    pub cleaned: u64,
+    pub swap: u64,
+    /// Everything else: checkpoints, `partition.metadata`, temporary files, the dir itself.
+    pub other: u64,
+}
+
+impl DiskBytes {
+    pub fn total(&self) -> u64 {
+        self.log
+            + self.indexes
+            + self.snapshots
+            + self.deleted
+            + self.cleaned
+            + self.swap
+            + self.other
+    }
+
+    /// The blocks `p`'s files and dir hold (files not followed through symlinks; a file gone
+    /// since it was listed counts nothing).
+    pub fn of(p: &PartitionDir) -> DiskBytes {
+        use std::os::unix::fs::MetadataExt;
+        let on_disk = |path: &Path| std::fs::symlink_metadata(path).map_or(0, |m| m.blocks() * 512);
+        let mut d = DiskBytes {
+            other: on_disk(&p.path),
+            ..DiskBytes::default()
+        };
+        for f in &p.files {
+            let n = on_disk(&f.path);
+            let slot = match &f.kind {
+                FileKind::Log => &mut d.log,
+                FileKind::OffsetIndex | FileKind::TimeIndex | FileKind::TxnIndex => &mut d.indexes,
+                FileKind::ProducerSnapshot => &mut d.snapshots,
+                FileKind::Deleted(_) => &mut d.deleted,
+                FileKind::Cleaned(_) => &mut d.cleaned,
+                FileKind::Swap(_) => &mut d.swap,
+                _ => &mut d.other,
+            };
+            *slot += n;
+        }
+        d
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct PartitionSummary {
     pub path: PathBuf,
@@ -92,7 +148,10 @@ pub struct PartitionSummary {
     pub partition: i32,
     pub state: Option<PartitionState>,
     pub segments: u64,
+    /// The `.log` segments' lengths.
     pub bytes: u64,
+    /// What the partition dir occupies on disk, every file and the dir itself, by kind.
+    pub disk: DiskBytes,
     pub log_start_offset: Option<i64>,
     pub log_end_offset: Option<i64>,
     pub batches: u64,
@@ -127,6 +186,8 @@ pub enum CheckpointKind {
 /// One thing `summary` notes about a partition.
 #[derive(Debug, Clone)]
 pub enum SummaryNote {
+    /// The largest timestamp is after the time of the run.
+    FutureTimestamp { max: i64, now: i64 },
     /// A framed entry of `file` that does not decode.
     BadEntry {
         file: PathBuf,
@@ -171,6 +232,17 @@ pub enum SummaryNote {
 
 /// Notes on the rows whose partitions' retention is blocked (by path), from a retention plan
 /// over the same inputs.
+/// Notes a partition whose largest timestamp is after `now`: time-based retention measures a
+/// segment's age from its largest timestamp, so nothing up to that record is deleted by age
+/// until then.
+pub fn note_future_timestamps(rows: &mut [PartitionSummary], now: i64) {
+    for r in rows {
+        if let Some(max) = r.last_timestamp.filter(|&m| m > now) {
+            r.warnings.push(SummaryNote::FutureTimestamp { max, now });
+        }
+    }
+}
+
 pub fn note_retention(rows: &mut [PartitionSummary], plan: &crate::retention::RetentionReport) {
     for p in &plan.partitions {
         let Some(row) = rows.iter_mut().find(|r| r.path == p.path) else {
@@ -429,6 +501,7 @@ fn summarize_in_pieces(
         partition: p.name.partition,
         state: Some(p.name.state),
         clean_shutdown: facts.map(|f| f.clean_shutdown),
+        disk: DiskBytes::of(p),
         ..Default::default()
     };
     if let Some(f) = facts {

@@ -147,8 +147,29 @@ pub struct OpenTransaction {
     pub first_offset: i64,
     pub last_offset: i64,
     pub first_timestamp: i64,
-    /// Newest timestamp in the partition minus the transaction's first timestamp.
+    /// How long it has been open up to the newest write in the dir: the newest timestamp of
+    /// the partitions read minus the transaction's first ([`set_ages`]).
     pub age_ms: Option<i64>,
+    /// What it blocks: the partition's last stable offset (the first offset of its earliest
+    /// open transaction), where read_committed consumers stop and the log cleaner cannot pass
+    /// (`UnifiedLog.lastStableOffset`, `LogCleanerManager`'s first unstable offset).
+    pub last_stable_offset: i64,
+    /// The data records at or after the last stable offset: invisible to read_committed
+    /// consumers until the transactions before them end.
+    pub records_held: u64,
+    /// The partition's log end offset.
+    pub log_end: i64,
+}
+
+/// Sets each open transaction's age: from its first timestamp to `newest`, the newest write in
+/// the dir (a transaction open two minutes in a dir written until now is two minutes old, even
+/// when its own partition got nothing after it).
+pub fn set_ages(open: &mut [OpenTransaction], newest: Option<i64>) {
+    for t in open {
+        t.age_ms = newest
+            .filter(|_| t.first_timestamp >= 0)
+            .map(|n| (n - t.first_timestamp).max(0));
+    }
 }
 
 /// What the coordinator state says of an open transaction.
@@ -156,6 +177,10 @@ pub struct OpenTransaction {
 pub struct OpenVerdict {
     /// The transactional id and coordinator state of its producer, when known here.
     pub coordinator: Option<(String, String)>,
+    /// An Ongoing transaction's end: its coordinator aborts it at its start plus
+    /// `transaction.timeout.ms` (`TransactionCoordinator.abortTimedOutTransactions`), once a
+    /// broker runs; (that time, the timeout).
+    pub aborted_at: Option<(i64, i32)>,
     pub status: OpenStatus,
     /// Open in the data while the coordinator has finished it: no marker will come, and
     /// read_committed consumers are blocked.
@@ -195,8 +220,18 @@ pub fn judge_open(t: &OpenTransaction, state: &TransactionState, have_state: boo
         None if !have_state => OpenStatus::NoCoordinatorState,
         None => OpenStatus::NoCoordinatorRecord,
     };
+    let aborted_at = id
+        .filter(|i| i.state.state() == Some(CoordinatorState::Ongoing))
+        .filter(|i| i.state.start_timestamp >= 0)
+        .map(|i| {
+            (
+                i.state.start_timestamp + i64::from(i.state.timeout_ms),
+                i.state.timeout_ms,
+            )
+        });
     OpenVerdict {
         coordinator: id.map(|i| (i.id.clone(), i.state_name())),
+        aborted_at,
         status,
         hanging: status == OpenStatus::Hanging,
     }
@@ -206,8 +241,13 @@ pub fn judge_open(t: &OpenTransaction, state: &TransactionState, have_state: boo
 /// marker of their producer after them.
 #[derive(Default)]
 pub struct OpenSink {
-    open: HashMap<i64, (i16, i64, i64, i64)>,
+    /// Producer id -> (epoch, first offset, last offset, first timestamp, data records before
+    /// its first batch).
+    open: HashMap<i64, (i16, i64, i64, i64, u64)>,
     newest: Option<i64>,
+    /// Data records walked so far, and the offset after the last batch.
+    data_records: u64,
+    log_end: i64,
 }
 
 impl LogSink for OpenSink {
@@ -217,6 +257,13 @@ impl LogSink for OpenSink {
                 self.newest
                     .map_or(b.max_timestamp, |n| n.max(b.max_timestamp)),
             );
+        }
+        self.log_end = self.log_end.max(b.last_offset + 1);
+        let before = self.data_records;
+        if !b.is_control {
+            // A legacy wrapper declares no count: its offsets say how many it holds.
+            let n = b.count.map_or(b.last_offset - b.base_offset + 1, i64::from);
+            self.data_records += n.max(0) as u64;
         }
         if !b.is_transactional || b.producer_id < 0 {
             return Ok(Flow::Continue);
@@ -230,6 +277,7 @@ impl LogSink for OpenSink {
                 b.base_offset,
                 b.last_offset,
                 b.first_timestamp,
+                before,
             ));
             e.0 = b.producer_epoch;
             e.2 = b.last_offset;
@@ -241,20 +289,27 @@ impl LogSink for OpenSink {
     }
 }
 
-/// Transactional batches of `p` with no later marker of their producer (headers only).
-pub fn open_transactions(
-    p: &PartitionDir,
-    scratch: &mut RecordScratch,
-) -> io::Result<Vec<OpenTransaction>> {
+/// The open transactions of one partition, and its newest timestamp.
+pub struct OpenScan {
+    pub open: Vec<OpenTransaction>,
+    pub newest: Option<i64>,
+}
+
+/// Transactional batches of `p` with no later marker of their producer (headers only): each
+/// one's ages are left to [`set_ages`], which needs the whole dir's newest write.
+pub fn open_transactions(p: &PartitionDir, scratch: &mut RecordScratch) -> io::Result<OpenScan> {
     let mut sink = OpenSink::default();
     for f in p.files.iter().filter(|f| f.kind == FileKind::Log) {
         let mut src = open_log(&f.path, false)?;
         scan_log(src.as_mut(), &ScanOptions::default(), scratch, &mut sink)?;
     }
+    // The earliest open transaction holds the last stable offset, and every record from there.
+    let held = sink.open.values().map(|e| (e.1, e.4)).min();
+    let (last_stable_offset, records_before) = held.unwrap_or((sink.log_end, sink.data_records));
     let mut out: Vec<OpenTransaction> = sink
         .open
         .into_iter()
-        .map(|(pid, (epoch, first, last, ts))| OpenTransaction {
+        .map(|(pid, (epoch, first, last, ts, _))| OpenTransaction {
             topic: p.name.topic.clone(),
             partition: p.name.partition,
             producer_id: pid,
@@ -262,11 +317,17 @@ pub fn open_transactions(
             first_offset: first,
             last_offset: last,
             first_timestamp: ts,
-            age_ms: sink.newest.filter(|_| ts >= 0).map(|n| n - ts),
+            age_ms: None,
+            last_stable_offset,
+            records_held: sink.data_records - records_before,
+            log_end: sink.log_end,
         })
         .collect();
     out.sort_by_key(|t| t.first_offset);
-    Ok(out)
+    Ok(OpenScan {
+        open: out,
+        newest: sink.newest,
+    })
 }
 
 /// How the transactional data batches of one partition ended, read from the COMMIT and ABORT
@@ -748,6 +809,9 @@ mod view_tests {
             last_offset: 0,
             first_timestamp: 0,
             age_ms: None,
+            last_stable_offset: 0,
+            records_held: 1,
+            log_end: 1,
         };
         let with = |status: i8| {
             let mut state = TransactionState::default();

@@ -26,7 +26,7 @@ fn opt(v: Option<i64>) -> String {
     v.map_or("-".into(), |x| x.to_string())
 }
 
-fn human_ms(ms: i64) -> String {
+pub(crate) fn human_ms(ms: i64) -> String {
     let s = ms / 1000;
     match s {
         s if s < 120 => format!("{}.{:03}s", ms / 1000, ms % 1000),

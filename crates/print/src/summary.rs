@@ -72,6 +72,13 @@ impl fmt::Display for Note<'_> {
                 write!(f, "{n} invalid bytes (torn tail or corruption)")
             }
             SummaryNote::RetentionBlocked(b) => f.write_str(&super::retention::blocker_note(b)),
+            SummaryNote::FutureTimestamp { max, now } => write!(
+                f,
+                "max timestamp {} is in the future ({} ahead of now): time-based retention \
+                 keeps the segment holding it until then",
+                rfc3339_ms(*max),
+                super::groups::human_ms(max - now)
+            ),
         }
     }
 }
@@ -98,7 +105,9 @@ const COLUMNS: [Column; 17] = [
     col("END", Col::Num, 0),
     col("RECORDS", Col::Num, 1),
     col("FIRST TIMESTAMP", Col::Time, 0),
-    col("LAST TIMESTAMP", Col::Time, 0),
+    // The largest timestamp (a record's CreateTime can be anything the producer chose), not
+    // the last one written.
+    col("MAX TIMESTAMP", Col::Time, 0),
     col("MAGIC", Col::Text, 6),
     col("CODECS", Col::Text, 6),
     col("PIDS", Col::Num, 7),
@@ -126,7 +135,7 @@ pub fn table(out: &mut impl Write, rows: &[PartitionSummary], layout: Layout) ->
                 "-".into()
             },
             r.segments.to_string(),
-            r.bytes.to_string(),
+            r.disk.total().to_string(),
             opt(r.log_start_offset),
             opt(r.log_end_offset),
             r.records.to_string(),
@@ -174,13 +183,16 @@ pub fn json_row(out: &mut impl Write, r: &PartitionSummary) -> io::Result<()> {
         "partition": (r.partition >= 0).then_some(r.partition),
         "state": state_name(r.state).unwrap_or("live"),
         "segments": r.segments,
-        "bytes": r.bytes,
+        "bytes": r.disk.total(),
+        "disk": r.disk,
+        "logBytes": r.bytes,
         "logStartOffset": r.log_start_offset,
         "logEndOffset": r.log_end_offset,
         "batches": r.batches,
         "records": r.records,
         "firstTimestamp": r.first_timestamp,
         "lastTimestamp": r.last_timestamp,
+        "maxTimestamp": r.last_timestamp,
         "magic": magic,
         "codecs": r.codecs,
         "producerIds": r.producer_ids.len(),

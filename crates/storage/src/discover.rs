@@ -170,6 +170,45 @@ pub fn discover(paths: &[PathBuf]) -> io::Result<DataSet> {
     Ok(set)
 }
 
+/// The log dir a partition dir given alone sits in: its parent's root-level files
+/// (checkpoints, clean-shutdown marker, `.lock`, `meta.properties`), without its partitions;
+/// `None` when the parent holds none of them (the partition dir is not in a log dir). A
+/// partition is judged with its log dir's checkpoints wherever it is named from.
+pub fn parent_log_dir(p: &PartitionDir) -> Option<LogDir> {
+    let parent = p.path.parent()?;
+    let mut files = Vec::new();
+    for entry in fs::read_dir(parent).ok()?.flatten() {
+        if !entry.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
+        let kind = classify_file(&entry.file_name().to_string_lossy());
+        if matches!(
+            kind,
+            FileKind::RecoveryPointCheckpoint
+                | FileKind::LogStartOffsetCheckpoint
+                | FileKind::ReplicationOffsetCheckpoint
+                | FileKind::CleanShutdown
+                | FileKind::Lock
+                | FileKind::MetaProperties
+        ) {
+            files.push(DataFile {
+                path: entry.path(),
+                kind,
+            });
+        }
+    }
+    // `.lock` alone (any dir may hold one) does not make a log dir.
+    if files.iter().all(|f| f.kind == FileKind::Lock) {
+        return None;
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Some(LogDir {
+        path: parent.to_path_buf(),
+        files,
+        partitions: Vec::new(),
+    })
+}
+
 fn file_name(path: &Path) -> String {
     path.file_name()
         .map(|n| n.to_string_lossy().into_owned())
