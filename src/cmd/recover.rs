@@ -111,6 +111,16 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
             return Err(e);
         }
     };
+    // The log dir holding the partition: a root checkpoint file Kafka cannot read stops it
+    // whatever this partition's files are.
+    let dir_failure = ctx.facts.as_ref().and_then(|f| f.stopping_failure());
+    let dir_failure_words = dir_failure.map(|d| {
+        format!(
+            "{}: {}",
+            d.path.display(),
+            crate::print::verify::CheckpointReadWords(d)
+        )
+    });
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     if args.json {
@@ -123,6 +133,7 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         let mut summary = copy.summary_json(args.salvage);
         summary["type"] = "summary".into();
         summary["out"] = target.display().to_string().into();
+        summary["logDirFailure"] = dir_failure_words.clone().into();
         serde_json::to_writer(&mut out, &summary)?;
         writeln!(out)?;
     } else {
@@ -141,6 +152,13 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         for d in &copy.still_damaged {
             writeln!(out, "still damaged: {d}")?;
         }
+        if let Some(w) = &dir_failure_words {
+            writeln!(
+                out,
+                "the log dir holding it: {}",
+                crate::print::escape::escaped(w)
+            )?;
+        }
     }
     out.flush()?;
     // The repair was written: the damage it repaired is in the report, not in the exit code
@@ -148,7 +166,8 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
     Ok(unreadable.worst(Outcome::of_findings(
         copy.still_damaged
             .iter()
-            .map(|_| Nature::DamagedData.severity()),
+            .map(|_| Nature::DamagedData.severity())
+            .chain(dir_failure.map(|_| Nature::BrokerWillNotStart.severity())),
     )))
 }
 
@@ -346,6 +365,64 @@ impl DirContext {
         }
         DirContext { facts, configs }
     }
+}
+
+/// `LogLoader.deleteSegmentsIfLogStartGreaterThanLogEnd`: after recovery, a log start offset
+/// checkpoint beyond the log end deletes every segment (and clears the epoch cache and the
+/// producer state), and the load opens an empty segment at the checkpoint's offset. Removes
+/// the segments written to `target`, writes that empty one, and says so per segment; `true`
+/// when it applied.
+fn log_start_beyond_end(
+    target: &Path,
+    log_start: i64,
+    log_end: &mut Option<i64>,
+    views: &mut Vec<SegmentView>,
+    report: &mut Vec<serde_json::Value>,
+) -> Result<bool> {
+    let Some(end) = *log_end else {
+        return Ok(false);
+    };
+    if end >= log_start || views.iter().all(|v| v.deleted) {
+        return Ok(false);
+    }
+    for v in views.iter_mut().filter(|v| !v.deleted) {
+        let stem = format!("{:020}", v.base);
+        for ext in ["log", "index", "timeindex", "txnindex"] {
+            let f = target.join(format!("{stem}.{ext}"));
+            if f.exists() {
+                fs::remove_file(&f).with_context(|| f.display().to_string())?;
+            }
+        }
+        // Whatever its recovery wrote (snapshots, a .txnindex) goes with it:
+        // ProducerStateManager.truncateFullyAndStartAt deletes every snapshot.
+        v.deleted = true;
+        v.recovered = false;
+        v.load_recovered = false;
+        let reason = format!("the log start offset checkpoint ({log_start}) is beyond the log end ({end}): Kafka's load deletes every segment of the partition and starts it empty at {log_start}");
+        let name = format!("{stem}.log");
+        match report.iter_mut().find(|r| r["segment"] == name.as_str()) {
+            Some(r) => {
+                r["action"] = "deleted".into();
+                r["reason"] = reason.into();
+            }
+            None => report.push(json!({"segment": name, "action": "deleted", "reason": reason})),
+        }
+    }
+    let stem = format!("{log_start:020}");
+    for ext in ["log", "index", "timeindex"] {
+        write_new(&target.join(format!("{stem}.{ext}")), b"")?;
+    }
+    views.push(SegmentView {
+        base: log_start,
+        path: target.join(format!("{stem}.log")),
+        len: 0,
+        load_recovered: false,
+        recovered: false,
+        deleted: false,
+        batches: None,
+    });
+    *log_end = Some(log_start);
+    Ok(true)
 }
 
 /// Writes the repaired copy of `part` into `target` (created, empty).
@@ -571,6 +648,11 @@ fn write_copy(
         }));
     }
     progress.finish();
+    let wiped = log_start_beyond_end(target, log_start, &mut log_end, &mut views, &mut report)?;
+    if wiped {
+        assigned_epochs.clear();
+        damaged = true;
+    }
     // Per-partition files: snapshots at or below the log end, the epoch cache truncated to it.
     let leo = log_end.unwrap_or(0);
     // The copied segments' lengths, now written.
@@ -681,7 +763,12 @@ fn write_copy(
     };
     // An unreadable checkpoint is left out (Kafka's load fails on it).
     if let Some(entries) = entries {
-        let (after, changed) = epoch_cache_after_load(entries, &assigned_epochs, leo, log_start);
+        let (after, changed) = if wiped {
+            // deleteSegmentsIfLogStartGreaterThanLogEnd: leaderEpochCache.clearAndFlush().
+            (Vec::new(), true)
+        } else {
+            epoch_cache_after_load(entries, &assigned_epochs, leo, log_start)
+        };
         let dst = target.join("leader-epoch-checkpoint");
         match (&epoch_file, changed) {
             (_, true) => write_new(&dst, epoch_checkpoint_text(&after).as_bytes())?,

@@ -130,7 +130,7 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
 
     // The operator's answer first: per log dir, will Kafka start, and what acknowledged data
     // the recovery loses. Reports are in `work`'s order.
-    let verdicts = verdicts(&work, &reports);
+    let verdicts = verdicts(&work, &reports, &facts);
     let stdout = io::stdout();
     let layout = Layout::detect(args.format, args.json);
     let mut out = layout.writer(BufWriter::new(stdout.lock()));
@@ -203,11 +203,22 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
 }
 
 /// Groups the reports by log dir.
+/// A log dir whose root checkpoint files stop Kafka gets its verdict even without partitions.
 fn verdicts<'r>(
-    work: &[(PartitionDir, Option<&LogDirFacts>)],
+    work: &[(PartitionDir, Option<&'r LogDirFacts>)],
     reports: &'r [PartitionReport],
+    log_dirs: &'r [LogDirFacts],
 ) -> Vec<printer::Verdict<'r>> {
-    let mut out: Vec<printer::Verdict<'r>> = Vec::new();
+    let mut out: Vec<printer::Verdict<'r>> = log_dirs
+        .iter()
+        .filter_map(|f| {
+            Some(printer::Verdict {
+                log_dir: f.path.clone(),
+                partitions: Vec::new(),
+                dir_failure: Some(f.stopping_failure()?),
+            })
+        })
+        .collect();
     for ((_, f), r) in work.iter().zip(reports) {
         // Loose segment files, and partition dirs outside any log dir, have no log dir to speak for.
         let Some(dir) = f.map(|f| f.path.clone()) else {
@@ -221,6 +232,7 @@ fn verdicts<'r>(
             None => out.push(printer::Verdict {
                 log_dir: dir,
                 partitions: vec![preview],
+                dir_failure: f.and_then(|f| f.stopping_failure()),
             }),
         }
     }

@@ -680,3 +680,168 @@ fn a_log_dir_kafka_would_not_start_on_is_not_written() {
         log
     );
 }
+
+/// Issue 45, item 1: root checkpoint files as Kafka 4.4's `CheckpointFile` reads them. A count
+/// that does not match the entries, or a blank line, fails the log dir (an IOException: the
+/// dir goes offline, the broker halts); a declared count of 2147483647 kills the broker
+/// (OutOfMemoryError); a bad number in the recovery points is reset with a warning. Measured
+/// against Kafka 4.4.0 by the oracle test `issue_45_checkpoint_reads_match_kafka`.
+#[test]
+fn root_checkpoints_are_read_as_kafka_reads_them() {
+    let cases: [(&str, &str, Option<&str>); 5] = [
+        (
+            "recovery-point-offset-checkpoint",
+            "0\n2\norders 0 0\n",
+            Some("Expected [2] entries in checkpoint file ["),
+        ),
+        (
+            "replication-offset-checkpoint",
+            "0\n1\norders 0 0\n\n",
+            Some("Malformed line in checkpoint file ["),
+        ),
+        (
+            "log-start-offset-checkpoint",
+            "0\n2147483647\norders 0 0\n",
+            Some("OutOfMemoryError: Requested array size exceeds VM limit"),
+        ),
+        (
+            "replication-offset-checkpoint",
+            "0\n1\norders 0 x\n",
+            Some("Unable to start fetching"),
+        ),
+        (
+            "recovery-point-offset-checkpoint",
+            "0\n1\norders 0 x\n",
+            None,
+        ),
+    ];
+    for (file, text, kafka_says) in cases {
+        let t = tempfile::tempdir().unwrap();
+        crashed_partition(t.path());
+        std::fs::write(t.path().join(file), text).unwrap();
+        let v = kseg(&["verify-index", "--json", t.path().to_str().unwrap()]);
+        let lines = json_lines(&v.stdout);
+        let verdict = &lines[0];
+        assert_eq!(verdict["type"], "verdict", "{}", v.stdout);
+        let o = tempfile::tempdir().unwrap();
+        let out = o.path().join("copy");
+        let r = kseg(&[
+            "recover",
+            "--json",
+            t.path().to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let summary = json_lines(&r.stdout).pop().unwrap();
+        match kafka_says {
+            Some(words) => {
+                assert_eq!(verdict["kafkaStarts"], false, "{file} {text:?}: {verdict}");
+                let reason = verdict["reason"].as_str().unwrap();
+                assert!(reason.contains(words), "{file} {text:?}: {reason}");
+                assert_eq!(verdict["file"], t.path().join(file).display().to_string());
+                assert_eq!(v.code, 1);
+                assert_eq!(r.code, 1, "{}", r.stdout);
+                assert_eq!(summary["written"], false, "{summary}");
+                assert!(!out.exists());
+                assert!(summary["fixes"][0]["fix"]
+                    .as_str()
+                    .unwrap()
+                    .contains("creates a missing checkpoint file empty"));
+            }
+            None => {
+                assert_eq!(verdict["kafkaStarts"], true, "{file} {text:?}: {verdict}");
+                let finding = lines
+                    .iter()
+                    .find(|l| l["check"] == "checkpoint-read")
+                    .unwrap_or_else(|| panic!("{}", v.stdout));
+                assert_eq!(finding["severity"], "warning");
+                assert!(finding["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("resets every recovery point of this log dir to 0"));
+                assert_eq!(r.code, 0, "{}", r.stdout);
+            }
+        }
+    }
+}
+
+/// Issue 45, item 2: a log start offset checkpoint beyond the log end. Kafka's load deletes
+/// every segment of the partition and starts it empty at the checkpoint's offset
+/// (`LogLoader.deleteSegmentsIfLogStartGreaterThanLogEnd`, measured against Kafka 4.4.0 by the
+/// oracle test `issue_45_log_start_beyond_end_matches_kafka`): the copy, lookup's answers and
+/// the preview are that log's.
+#[test]
+fn a_log_start_beyond_the_log_end_empties_the_partition() {
+    let t = tempfile::tempdir().unwrap();
+    let part = t.path().join("orders-0");
+    std::fs::create_dir_all(&part).unwrap();
+    std::fs::write(t.path().join("meta.properties"), "version=1\n").unwrap();
+    std::fs::write(
+        t.path().join(".kafka_cleanshutdown"),
+        r#"{"version":0,"brokerEpoch":3}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        t.path().join("log-start-offset-checkpoint"),
+        "0\n1\norders 0 999999\n",
+    )
+    .unwrap();
+    let batches: Vec<Vec<u8>> = (0..5)
+        .map(|i| {
+            batch(
+                BatchSpec {
+                    base_offset: i * 2,
+                    ..Default::default()
+                },
+                &[rec("k", "v"), rec("k", "w")],
+            )
+        })
+        .collect();
+    let refs: Vec<&[u8]> = batches.iter().map(|b| b.as_slice()).collect();
+    write(&part.join("00000000000000000000.log"), &refs);
+    std::fs::write(part.join("00000000000000000000.index"), b"").unwrap();
+    std::fs::write(part.join("00000000000000000000.timeindex"), b"").unwrap();
+    std::fs::write(part.join("leader-epoch-checkpoint"), "0\n1\n0 0\n").unwrap();
+    for (flag, want) in [("--earliest", 999_999), ("--latest", 999_999)] {
+        let r = kseg(&["lookup", "--json", flag, part.to_str().unwrap()]);
+        let answer = &json_lines(&r.stdout)[0];
+        assert_eq!(answer["offset"], want, "{flag}: {}", r.stdout);
+    }
+    let o = tempfile::tempdir().unwrap();
+    let out = o.path().join("copy");
+    let r = kseg(&[
+        "recover",
+        "--json",
+        t.path().to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let lines = json_lines(&r.stdout);
+    let seg = of_type(&lines, "segment")[0];
+    assert_eq!(seg["action"], "deleted", "{seg}");
+    let files: Vec<String> = tree(&out.join("orders-0")).into_keys().collect();
+    assert!(
+        files.contains(&"00000000000000999999.log".to_string())
+            && !files.contains(&"00000000000000000000.log".to_string()),
+        "{files:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("orders-0/leader-epoch-checkpoint")).unwrap(),
+        "0\n0\n"
+    );
+    let rp = std::fs::read_to_string(out.join("recovery-point-offset-checkpoint")).unwrap();
+    assert_eq!(rp, "0\n1\norders 0 999999\n");
+    // verify-index's preview on the input says the segments go.
+    let v = kseg(&["verify-index", "--json", t.path().to_str().unwrap()]);
+    let rec = json_lines(&v.stdout)
+        .into_iter()
+        .find(|l| l["type"] == "recovery")
+        .unwrap();
+    assert_eq!(
+        rec["deletedSegments"].as_array().map(Vec::len),
+        Some(1),
+        "{rec}"
+    );
+    assert_eq!(v.code, 1, "{}", v.stdout);
+}

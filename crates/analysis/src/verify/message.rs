@@ -51,6 +51,8 @@ pub enum Message {
     },
     NoCleanShutdown,
     UnreadableCheckpoint(FileFault),
+    /// A root checkpoint file Kafka's `CheckpointFile` fails to read.
+    CheckpointRead(crate::checkpoint_read::RootCheckpointFailure),
 
     // The partition.
     /// A kept batch's offset overflows the segment base while the last one fits.
@@ -91,6 +93,14 @@ pub enum Message {
         checkpoint: CheckpointKind,
         value: i64,
         log_start: i64,
+    },
+    /// The log start offset checkpoint beyond the log end after recovery: Kafka's load deletes
+    /// every segment (`records` records) and starts the partition empty at `log_start`.
+    LogStartBeyondEnd {
+        log_start: i64,
+        log_end: i64,
+        segments: usize,
+        records: u64,
     },
 
     // The transaction index.

@@ -514,6 +514,8 @@ pub fn verify_partition(
     // Entries the segments' gathered batches may still take (`ProducerBatches`).
     let mut batch_budget = PRODUCER_BATCH_BUDGET;
     let mut end_after_load: Option<i64> = None;
+    // The records, batches and bytes of the segments the load keeps.
+    let mut kept = (0u64, 0u64, 0u64);
     let mut log_start: Option<i64> = None;
     let mut truncated = false;
 
@@ -676,6 +678,10 @@ pub fn verify_partition(
                     .unwrap_or(base),
             };
             end_after_load = Some(seg_end.max(base));
+            let cut = seg_facts.cut.as_ref().filter(|_| rebuilt);
+            kept.0 += seg_facts.records - cut.map_or(0, |c| c.dropped_records);
+            kept.1 += seg_facts.batches - cut.map_or(0, |c| c.dropped_batches);
+            kept.2 += kept_len;
         }
         if let Some((position, reason)) = &seg_facts.load_failure {
             preview.load_failure.get_or_insert(LoadFailure {
@@ -843,6 +849,41 @@ pub fn verify_partition(
         }
     }
 
+    // LogLoader.deleteSegmentsIfLogStartGreaterThanLogEnd, after recoverLog: a log start offset
+    // checkpoint beyond the log end deletes every segment.
+    let wiped = match (checkpoints.log_start, end_after_load) {
+        (Some(start), Some(end)) if end < start && views.iter().any(|v| !v.deleted) => {
+            let mut segments = 0;
+            for v in views.iter_mut().filter(|v| !v.deleted) {
+                preview.deleted_segments.push(v.path.display().to_string());
+                // ProducerStateManager.truncateFullyAndStartAt deletes every snapshot, the
+                // ones its recovery wrote included.
+                v.deleted = true;
+                v.recovered = false;
+                v.load_recovered = false;
+                segments += 1;
+            }
+            preview.dropped_records += kept.0;
+            preview.dropped_batches += kept.1;
+            preview.dropped_bytes += kept.2;
+            ctx.add(
+                "log-start-beyond-end",
+                Nature::DamagedData,
+                &p.path,
+                None,
+                Some(start),
+                Message::LogStartBeyondEnd {
+                    log_start: start,
+                    log_end: end,
+                    segments,
+                    records: kept.0,
+                },
+            );
+            end_after_load = Some(start);
+            true
+        }
+        _ => false,
+    };
     let (certain, possible) = loss.runs(checkpoints.high_watermark);
     if let Some(c) = certain.filter(|_| !opts.sanity_only) {
         ctx.add(
@@ -928,6 +969,9 @@ pub fn verify_partition(
                 (CheckpointKind::HighWatermark, checkpoints.high_watermark),
             ] {
                 let Some(v) = value else { continue };
+                if wiped && checkpoint == CheckpointKind::LogStart {
+                    continue;
+                }
                 if v > end {
                     ctx.add(
                         "checkpoint-range",
@@ -1048,6 +1092,21 @@ pub fn verify_log_dir(facts: &LogDirFacts, findings: &mut Vec<Finding>) {
             position: None,
             offset: None,
             message: Message::UnreadableCheckpoint(fault.clone()),
+        });
+    }
+    for failure in &facts.checkpoint_failures {
+        let nature = if failure.outcome.stops_log_dir() {
+            Nature::BrokerWillNotStart
+        } else {
+            Nature::RepairedAtLoad
+        };
+        findings.push(Finding {
+            check: "checkpoint-read",
+            severity: nature.severity(),
+            file: failure.path.display().to_string(),
+            position: Some(failure.error.position as u64),
+            offset: None,
+            message: Message::CheckpointRead(failure.clone()),
         });
     }
 }
