@@ -103,7 +103,7 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
     let target = args.out.join(name_of(&part.path));
     prepare_target(&target, &input, "partition", Some(&args.out))?;
     let ctx = DirContext::of_parent(&part, args.ignore_clean_shutdown);
-    let copy = match write_copy(&args, &part, &target, &ctx) {
+    let mut copy = match write_copy(&args, &part, &target, &ctx) {
         Ok(c) => c,
         Err(e) => {
             // No partial copy is left behind: the dir was new or empty.
@@ -111,6 +111,21 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
             return Err(e);
         }
     };
+    // The report says what verify-index finds in the copy.
+    let after_stop = crate::analysis::summary::Checkpoints {
+        recovery_point: Some(copy.leo),
+        log_start: Some(copy.log_start),
+        high_watermark: None,
+    };
+    let key = (part.name.topic.clone(), part.name.partition);
+    for e in verify_written(
+        &target,
+        &ctx.configs,
+        args.index_interval_bytes,
+        Some((key, after_stop)),
+    )? {
+        copy.note_verified(e);
+    }
     // The log dir holding the partition: a root checkpoint file Kafka cannot read stops it
     // whatever this partition's files are.
     let dir_failure = ctx.facts.as_ref().and_then(|f| f.stopping_failure());
@@ -171,6 +186,60 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
     )))
 }
 
+/// verify-index's errors on the written copy: what the report must say the copy keeps, each
+/// "FILE: words", and whether Kafka would refuse it. A log dir's copy is judged with its own
+/// new files (marker, checkpoints); a partition's as the log dir's copy would hold it: the
+/// input's topic configs, a clean-shutdown marker and `checkpoints` (its recovery point its
+/// log end), as Kafka leaves them after its load and a clean stop.
+fn verify_written(
+    path: &Path,
+    configs: &LogConfigs,
+    index_interval: Option<u64>,
+    checkpoints: Option<((String, i32), crate::analysis::summary::Checkpoints)>,
+) -> Result<Vec<String>> {
+    use crate::analysis::verify::{verify_log_dir, verify_partition, Severity, VerifyOptions};
+    let set = discover(&[path.to_path_buf()])?;
+    let opts = VerifyOptions {
+        index_interval,
+        ..Default::default()
+    };
+    let mut out = Vec::new();
+    let mut judge = |p: &PartitionDir, facts: &LogDirFacts| {
+        let r = verify_partition(p, Some(facts), &opts);
+        for f in r.findings.iter().filter(|f| f.severity == Severity::Error) {
+            out.push(format!("{}: {}", f.file, crate::print::verify::message(f)));
+        }
+    };
+    let mut dir_errors = Vec::new();
+    for dir in &set.log_dirs {
+        let facts = DirContext::of(Some(dir), false)
+            .facts
+            .expect("a log dir has its facts");
+        verify_log_dir(&facts, &mut dir_errors);
+        for p in &dir.partitions {
+            judge(p, &facts);
+        }
+    }
+    let alone = LogDirFacts {
+        path: path.to_path_buf(),
+        clean_shutdown: true,
+        checkpoints: checkpoints.into_iter().collect(),
+        log_configs: configs.clone(),
+        compacted_topics: configs.compacted_topics(),
+        ..Default::default()
+    };
+    for p in &set.partitions {
+        judge(p, &alone);
+    }
+    out.extend(
+        dir_errors
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .map(|f| format!("{}: {}", f.file, crate::print::verify::message(f))),
+    );
+    Ok(out)
+}
+
 /// NEWDIR of a partition's copy: new, empty, or holding only partition dirs (earlier repairs
 /// written beside this one). Anything else — a broker's log dir, a home or temp dir — is
 /// refused: the repair must land where nothing else lives.
@@ -225,6 +294,24 @@ fn prepare_target(target: &Path, input: &Path, what: &str, newdir: Option<&Path>
 }
 
 impl Copy {
+    /// Adds verify-index's error on the copy ("PATH: words") to what the copy keeps, unless
+    /// the file is named there already (recover's own words for the same damage).
+    fn note_verified(&mut self, error: String) {
+        let file = error
+            .split_once(": ")
+            .map(|(path, _)| name_of(Path::new(path)))
+            .unwrap_or_default();
+        if file.is_empty()
+            || !self
+                .still_damaged
+                .iter()
+                .any(|d| d.starts_with(&format!("{file}:")))
+        {
+            self.still_damaged
+                .push(format!("verify-index finds in the copy: {error}"));
+        }
+    }
+
     /// The segments Kafka counts as recovered: those LogSegment.recover runs on (the later
     /// unflushed segments LogLoader.recoverLog deletes after a truncation are not), two
     /// indexes each.

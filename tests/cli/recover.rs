@@ -845,3 +845,91 @@ fn a_log_start_beyond_the_log_end_empties_the_partition() {
     );
     assert_eq!(v.code, 1, "{}", v.stdout);
 }
+
+/// Issue 45, item 3: recover's report says what verify-index finds in the copy. A segment below
+/// the recovery point is copied as it is, index included (Kafka does not rebuild it); its
+/// `.index` points past the log: the copy keeps that damage, and the report must not say the
+/// partition is whole, nor `stillDamaged: []`.
+#[test]
+fn the_report_says_what_verify_index_finds_in_the_copy() {
+    let t = tempfile::tempdir().unwrap();
+    let part = t.path().join("orders-0");
+    std::fs::create_dir_all(&part).unwrap();
+    std::fs::write(t.path().join("meta.properties"), "version=1\n").unwrap();
+    std::fs::write(
+        t.path().join("recovery-point-offset-checkpoint"),
+        "0\n1\norders 0 10\n",
+    )
+    .unwrap();
+    for seg in [0i64, 10] {
+        let batches: Vec<Vec<u8>> = (0..5)
+            .map(|i| {
+                batch(
+                    BatchSpec {
+                        base_offset: seg + i * 2,
+                        ..Default::default()
+                    },
+                    &[rec("k", "v"), rec("k", "w")],
+                )
+            })
+            .collect();
+        let refs: Vec<&[u8]> = batches.iter().map(|b| b.as_slice()).collect();
+        write(&part.join(format!("{seg:020}.log")), &refs);
+        std::fs::write(part.join(format!("{seg:020}.timeindex")), b"").unwrap();
+    }
+    // Relative offset 4 at byte 999999: past the end of the first segment.
+    let mut entry = 4u32.to_be_bytes().to_vec();
+    entry.extend(999_999u32.to_be_bytes());
+    std::fs::write(part.join("00000000000000000000.index"), &entry).unwrap();
+    std::fs::write(part.join("00000000000000000010.index"), b"").unwrap();
+    let o = tempfile::tempdir().unwrap();
+    let out = o.path().join("copy");
+    let r = kseg(&[
+        "recover",
+        "--json",
+        t.path().to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let summary = json_lines(&r.stdout).pop().unwrap();
+    let kept = summary["stillDamaged"].as_array().unwrap();
+    assert!(
+        kept.iter().any(|d| d
+            .as_str()
+            .unwrap()
+            .contains("verify-index finds in the copy")
+            && d.as_str().unwrap().contains("00000000000000000000.index")),
+        "{summary}"
+    );
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let v = kseg(&["verify-index", out.to_str().unwrap()]);
+    assert_eq!(v.code, 1, "{}", v.stdout);
+    let text = kseg(&[
+        "recover",
+        t.path().to_str().unwrap(),
+        "--out",
+        o.path().join("text").to_str().unwrap(),
+    ]);
+    assert!(!text.stdout.contains("recovered whole"), "{}", text.stdout);
+    assert!(
+        text.stdout
+            .contains("still damaged: orders-0: verify-index finds in the copy: "),
+        "{}",
+        text.stdout
+    );
+    // The partition's own copy says the same.
+    let single = o.path().join("single");
+    let r = kseg(&[
+        "recover",
+        part.to_str().unwrap(),
+        "--out",
+        single.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("still damaged: verify-index finds in the copy: "),
+        "{}",
+        r.stdout
+    );
+}

@@ -95,7 +95,7 @@ pub(super) fn run(args: &RecoverArgs, dir: &LogDir, unreadable: Outcome) -> Resu
     }
 
     prepare_target(&args.out, &input, "log dir", None)?;
-    let written = match write_log_dir(args, dir, &ctx, &loaded) {
+    let mut written = match write_log_dir(args, dir, &ctx, &loaded) {
         Ok(w) => w,
         Err(e) => {
             // No partial copy is left behind: the dir was new or empty.
@@ -103,7 +103,19 @@ pub(super) fn run(args: &RecoverArgs, dir: &LogDir, unreadable: Outcome) -> Resu
             return Err(e);
         }
     };
+    // The report says what verify-index finds in the copy, by partition.
     let mut still_damaged: Vec<String> = Vec::new();
+    for e in verify_written(&args.out, &ctx.configs, args.index_interval_bytes, None)? {
+        let owner = written.copies.iter_mut().find(|(name, _)| {
+            let dir = args.out.join(name);
+            e.starts_with(&format!("{}/", dir.display()))
+                || e.starts_with(&format!("{}: ", dir.display()))
+        });
+        match owner {
+            Some((_, copy)) => copy.note_verified(e),
+            None => still_damaged.push(format!("verify-index finds in the copy: {e}")),
+        }
+    }
     for (p, copy) in &written.copies {
         still_damaged.extend(copy.still_damaged.iter().map(|d| format!("{p}: {d}")));
     }
