@@ -29,7 +29,7 @@ use crate::print::words::{LoadWords, StaleWords};
 use crate::storage::discover::{discover, DataFile, LogDir, PartitionDir, Siblings};
 
 mod log_dir;
-use crate::storage::layout::{base_offset_of, FileKind};
+use crate::storage::layout::{base_offset_of, FileKind, PartitionState};
 use crate::storage::source::{read_small, FileSource};
 
 /// Copies `ranges` (position, length) of `src` one after the other into `dst`.
@@ -97,6 +97,27 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
             args.partition.display()
         );
     };
+    // LogManager.loadLogs loads a deleted topic's `-delete` dir only to delete it (after
+    // file.delete.delay.ms), and a `-stray` one likewise: a copy under that name would be
+    // deleted at Kafka's next start.
+    if matches!(
+        part.name.state,
+        PartitionState::PendingDelete | PartitionState::Stray
+    ) {
+        bail!(
+            "{} is a {} partition dir: Kafka's load deletes it (LogManager.loadLogs), so a copy \
+             under its name would be deleted too. To keep its records, copy its segments into a \
+             dir named {}-{} and recover that, or read them with dump-log",
+            part.path.display(),
+            if part.name.state == PartitionState::PendingDelete {
+                "deleted topic's (-delete)"
+            } else {
+                "stray (-stray)"
+            },
+            part.name.topic,
+            part.name.partition
+        );
+    }
     let input = fs::canonicalize(&part.path)?;
     // The copy keeps the partition dir's name under --out, so kseg and Kafka read it as the same
     // topic-partition (`--out restored` writes `restored/orders-0/`).

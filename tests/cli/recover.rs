@@ -933,3 +933,28 @@ fn the_report_says_what_verify_index_finds_in_the_copy() {
         r.stdout
     );
 }
+
+/// Issue 45, item 5: a deleted topic's `-delete` dir given to recover is refused: Kafka's load
+/// deletes a dir of that name, so the copy would go with it. The log dir's recover leaves it
+/// out and says so.
+#[test]
+fn a_delete_dir_is_refused_with_what_kafka_does_with_it() {
+    let t = tempfile::tempdir().unwrap();
+    let part = t
+        .path()
+        .join("orders-0.0f3a1c2b9d8e4f6a8b7c6d5e4f3a2b1c-delete");
+    std::fs::create_dir_all(&part).unwrap();
+    let b = batch(BatchSpec::default(), &[rec("k", "v")]);
+    write(&part.join("00000000000000000000.log"), &[&b]);
+    let o = tempfile::tempdir().unwrap();
+    let out = o.path().join("copy");
+    let r = kseg(&[
+        "recover",
+        part.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("Kafka's load deletes it"), "{}", r.stderr);
+    assert!(!out.exists());
+}
