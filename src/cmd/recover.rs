@@ -29,7 +29,7 @@ use crate::print::words::{LoadWords, StaleWords};
 use crate::storage::discover::{discover, DataFile, LogDir, PartitionDir, Siblings};
 
 mod log_dir;
-use crate::storage::layout::{base_offset_of, FileKind, PartitionState};
+use crate::storage::layout::{base_offset_of, FileKind, PartitionState, INCOMPLETE_COPY_MARKER};
 use crate::storage::source::{read_small, FileSource};
 
 /// Copies `ranges` (position, length) of `src` one after the other into `dst`.
@@ -132,6 +132,7 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
             return Err(e);
         }
     };
+    finish_copy(&target)?;
     // The report says what verify-index finds in the copy.
     let after_stop = crate::analysis::summary::Checkpoints {
         recovery_point: Some(copy.leo),
@@ -301,17 +302,43 @@ fn prepare_target(target: &Path, input: &Path, what: &str, newdir: Option<&Path>
         newdir_holds_only_partitions(newdir)?;
     }
     if target.exists() {
-        if fs::read_dir(target)?.next().is_some() {
+        if fs::canonicalize(target)?.starts_with(input) {
+            bail!("--out must not be inside the input {what}");
+        }
+        if target.join(INCOMPLETE_COPY_MARKER).is_file() {
+            // A copy an earlier run did not finish: redone from the start.
+            eprintln!(
+                "kseg: {} is a copy an earlier kseg recover did not finish ({} is still there): removing it and writing it again",
+                target.display(),
+                INCOMPLETE_COPY_MARKER
+            );
+            fs::remove_dir_all(target)
+                .with_context(|| format!("removing the incomplete copy {}", target.display()))?;
+        } else if fs::read_dir(target)?.next().is_some() {
             bail!(
                 "{} exists and is not empty; kseg never overwrites",
                 target.display()
             );
         }
-        if fs::canonicalize(target)?.starts_with(input) {
-            bail!("--out must not be inside the input {what}");
-        }
     }
-    fs::create_dir_all(target).with_context(|| format!("creating {}", target.display()))
+    fs::create_dir_all(target).with_context(|| format!("creating {}", target.display()))?;
+    // Written first, removed last (finish_copy): until then the dir says it is incomplete.
+    write_new(
+        &target.join(INCOMPLETE_COPY_MARKER),
+        format!(
+            "kseg recover of {} is writing this {what} copy. While this file exists the copy is \
+             incomplete: do not start Kafka on it; rerun the same kseg recover command to redo it.\n",
+            input.display()
+        )
+        .as_bytes(),
+    )
+    .with_context(|| format!("writing {}", target.join(INCOMPLETE_COPY_MARKER).display()))
+}
+
+/// The copy in `target` is whole: its incomplete-copy marker goes, last.
+fn finish_copy(target: &Path) -> Result<()> {
+    fs::remove_file(target.join(INCOMPLETE_COPY_MARKER))
+        .with_context(|| format!("removing {}", target.join(INCOMPLETE_COPY_MARKER).display()))
 }
 
 impl Copy {

@@ -958,3 +958,65 @@ fn a_delete_dir_is_refused_with_what_kafka_does_with_it() {
     assert!(r.stderr.contains("Kafka's load deletes it"), "{}", r.stderr);
     assert!(!out.exists());
 }
+
+/// Issue 45, item 4: a copy is marked incomplete from its first file to its last
+/// (`.kseg-recover-incomplete`, removed last). A run killed mid-write leaves that marker:
+/// verify-index says the dir is an incomplete copy (error, exit 1), and the same recover
+/// command run again removes it and writes the copy whole.
+#[test]
+fn an_interrupted_copy_is_recognisable_and_redone() {
+    let t = tempfile::tempdir().unwrap();
+    let (_, part) = crashed_partition(t.path());
+    let o = tempfile::tempdir().unwrap();
+    for (input, out) in [
+        (t.path().to_path_buf(), o.path().join("logdir")),
+        (part.clone(), o.path().join("single")),
+    ] {
+        let run = || {
+            kseg(&[
+                "recover",
+                input.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ])
+        };
+        let r = run();
+        assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+        let copy = if input == part {
+            out.join("orders-0")
+        } else {
+            out.clone()
+        };
+        assert!(!copy.join(".kseg-recover-incomplete").exists());
+        let whole = tree(&copy);
+        // What a run killed before its end leaves: the marker, and part of the files.
+        std::fs::write(
+            copy.join(".kseg-recover-incomplete"),
+            "kseg recover of ...\n",
+        )
+        .unwrap();
+        let log = if input == part {
+            copy.join("00000000000000000000.log")
+        } else {
+            copy.join("orders-0/00000000000000000000.log")
+        };
+        let bytes = std::fs::read(&log).unwrap();
+        std::fs::write(&log, &bytes[..bytes.len() / 2]).unwrap();
+        let v = kseg(&["verify-index", "--json", copy.to_str().unwrap()]);
+        assert_eq!(v.code, 1, "{}", v.stdout);
+        let said = json_lines(&v.stdout)
+            .into_iter()
+            .find(|l| l["check"] == "incomplete-copy")
+            .unwrap_or_else(|| panic!("{}", v.stdout));
+        assert_eq!(said["severity"], "error");
+        assert!(said["message"]
+            .as_str()
+            .unwrap()
+            .contains("an incomplete copy"));
+        // The rerun redoes it.
+        let r = run();
+        assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+        assert!(r.stderr.contains("did not finish"), "{}", r.stderr);
+        assert_eq!(tree(&copy), whole);
+    }
+}

@@ -38,6 +38,8 @@ pub struct LogDirFacts {
     pub problems: Vec<(PathBuf, FileFault)>,
     /// Root checkpoint files Kafka's `CheckpointFile` fails to read, and what Kafka then does.
     pub checkpoint_failures: Vec<RootCheckpointFailure>,
+    /// `kseg recover`'s incomplete-copy marker: the dir is a copy it did not finish.
+    pub incomplete_copy: Option<PathBuf>,
     /// Topics whose `cleanup.policy` includes `compact`, when a `__cluster_metadata` partition
     /// among the inputs says so.
     pub compacted_topics: std::collections::HashSet<String>,
@@ -61,6 +63,10 @@ pub fn log_dir_facts(dir: &LogDir) -> LogDirFacts {
             }
             FileKind::Lock => {
                 facts.lock_holders = kseg_storage::source::lock_holders(&f.path);
+                continue;
+            }
+            FileKind::IncompleteCopy => {
+                facts.incomplete_copy = Some(f.path.clone());
                 continue;
             }
             FileKind::RecoveryPointCheckpoint => (Kind::RecoveryPoint, |c| &mut c.recovery_point),

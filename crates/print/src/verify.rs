@@ -50,6 +50,12 @@ impl fmt::Display for Worded<'_> {
             ),
             Message::UnreadableCheckpoint(e) => write!(f, "unreadable checkpoint: {e}"),
             Message::CheckpointRead(c) => CheckpointReadWords(c).fmt(f),
+            Message::IncompleteCopy => f.write_str(
+                "an incomplete copy: kseg recover was writing this dir and did not finish \
+                 (killed, or failed), so its files are not what Kafka's load leaves; do not \
+                 start Kafka on it. Rerun the same kseg recover command: it removes this copy \
+                 and writes it again",
+            ),
             Message::OverflowUnsplittable {
                 offset,
                 position,

@@ -103,6 +103,7 @@ pub(super) fn run(args: &RecoverArgs, dir: &LogDir, unreadable: Outcome) -> Resu
             return Err(e);
         }
     };
+    finish_copy(&args.out)?;
     // The report says what verify-index finds in the copy, by partition.
     let mut still_damaged: Vec<String> = Vec::new();
     for e in verify_written(&args.out, &ctx.configs, args.index_interval_bytes, None)? {
@@ -432,6 +433,7 @@ fn write_log_dir(
                 | FileKind::ReplicationOffsetCheckpoint
                 | FileKind::CleanerOffsetCheckpoint
                 | FileKind::CleanShutdown
+                | FileKind::IncompleteCopy
         ) || CHECKPOINTS
             .iter()
             .any(|c| name.strip_suffix(".tmp") == Some(*c));

@@ -51,6 +51,8 @@ pub enum Message {
     },
     NoCleanShutdown,
     UnreadableCheckpoint(FileFault),
+    /// `kseg recover`'s marker: a copy it was writing and did not finish.
+    IncompleteCopy,
     /// A root checkpoint file Kafka's `CheckpointFile` fails to read.
     CheckpointRead(crate::checkpoint_read::RootCheckpointFailure),
 

@@ -452,6 +452,21 @@ pub fn verify_partition(
         );
     }
 
+    for f in p
+        .files
+        .iter()
+        .filter(|f| f.kind == FileKind::IncompleteCopy)
+    {
+        ctx.add(
+            "incomplete-copy",
+            Nature::DamagedData,
+            &f.path,
+            None,
+            None,
+            Message::IncompleteCopy,
+        );
+    }
+
     let segments: Vec<&DataFile> = loaded.iter().filter(|f| f.kind == FileKind::Log).collect();
     let bases: Vec<i64> = segments
         .iter()
@@ -1092,6 +1107,16 @@ pub fn verify_log_dir(facts: &LogDirFacts, findings: &mut Vec<Finding>) {
             position: None,
             offset: None,
             message: Message::UnreadableCheckpoint(fault.clone()),
+        });
+    }
+    if let Some(marker) = &facts.incomplete_copy {
+        findings.push(Finding {
+            check: "incomplete-copy",
+            severity: Nature::DamagedData.severity(),
+            file: marker.display().to_string(),
+            position: None,
+            offset: None,
+            message: Message::IncompleteCopy,
         });
     }
     for failure in &facts.checkpoint_failures {
