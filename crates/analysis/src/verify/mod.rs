@@ -646,8 +646,8 @@ pub fn verify_partition(
             );
             // A later segment starting at `base`: the offsets below it existed.
             loss.extend_end(base);
-            loss.open_end =
-                active && seg_facts.first_frame_problem.is_some() && !seg_facts.preallocated_tail;
+            // Only an unreadable end hides records past the last offset anything tells.
+            loss.open_end = active && seg_facts.unreadable_tail && !seg_facts.preallocated_tail;
         } else if let Some(cut) = seg_facts.cut {
             loss.add(
                 Some(cut.first_dropped_offset),
@@ -657,6 +657,7 @@ pub fn verify_partition(
             );
             loss.open_end = active
                 && !seg_facts.preallocated_tail
+                && seg_facts.unreadable_tail
                 && seg_facts
                     .first_frame_problem
                     .is_some_and(|at| at >= cut.position);
