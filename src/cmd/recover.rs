@@ -29,7 +29,7 @@ use crate::print::words::{LoadWords, StaleWords};
 use crate::storage::discover::{discover, DataFile, LogDir, PartitionDir, Siblings};
 
 mod log_dir;
-use crate::storage::layout::{base_offset_of, FileKind};
+use crate::storage::layout::{base_offset_of, FileKind, PartitionState, INCOMPLETE_COPY_MARKER};
 use crate::storage::source::{read_small, FileSource};
 
 /// Copies `ranges` (position, length) of `src` one after the other into `dst`.
@@ -97,13 +97,34 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
             args.partition.display()
         );
     };
+    // LogManager.loadLogs loads a deleted topic's `-delete` dir only to delete it (after
+    // file.delete.delay.ms), and a `-stray` one likewise: a copy under that name would be
+    // deleted at Kafka's next start.
+    if matches!(
+        part.name.state,
+        PartitionState::PendingDelete | PartitionState::Stray
+    ) {
+        bail!(
+            "{} is a {} partition dir: Kafka's load deletes it (LogManager.loadLogs), so a copy \
+             under its name would be deleted too. To keep its records, copy its segments into a \
+             dir named {}-{} and recover that, or read them with dump-log",
+            part.path.display(),
+            if part.name.state == PartitionState::PendingDelete {
+                "deleted topic's (-delete)"
+            } else {
+                "stray (-stray)"
+            },
+            part.name.topic,
+            part.name.partition
+        );
+    }
     let input = fs::canonicalize(&part.path)?;
     // The copy keeps the partition dir's name under --out, so kseg and Kafka read it as the same
     // topic-partition (`--out restored` writes `restored/orders-0/`).
     let target = args.out.join(name_of(&part.path));
     prepare_target(&target, &input, "partition", Some(&args.out))?;
     let ctx = DirContext::of_parent(&part, args.ignore_clean_shutdown);
-    let copy = match write_copy(&args, &part, &target, &ctx) {
+    let mut copy = match write_copy(&args, &part, &target, &ctx) {
         Ok(c) => c,
         Err(e) => {
             // No partial copy is left behind: the dir was new or empty.
@@ -111,6 +132,32 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
             return Err(e);
         }
     };
+    finish_copy(&target)?;
+    // The report says what verify-index finds in the copy.
+    let after_stop = crate::analysis::summary::Checkpoints {
+        recovery_point: Some(copy.leo),
+        log_start: Some(copy.log_start),
+        high_watermark: None,
+    };
+    let key = (part.name.topic.clone(), part.name.partition);
+    for e in verify_written(
+        &target,
+        &ctx.configs,
+        args.index_interval_bytes,
+        Some((key, after_stop)),
+    )? {
+        copy.note_verified(e);
+    }
+    // The log dir holding the partition: a root checkpoint file Kafka cannot read stops it
+    // whatever this partition's files are.
+    let dir_failure = ctx.facts.as_ref().and_then(|f| f.stopping_failure());
+    let dir_failure_words = dir_failure.map(|d| {
+        format!(
+            "{}: {}",
+            d.path.display(),
+            crate::print::verify::CheckpointReadWords(d)
+        )
+    });
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     if args.json {
@@ -123,6 +170,7 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         let mut summary = copy.summary_json(args.salvage);
         summary["type"] = "summary".into();
         summary["out"] = target.display().to_string().into();
+        summary["logDirFailure"] = dir_failure_words.clone().into();
         serde_json::to_writer(&mut out, &summary)?;
         writeln!(out)?;
     } else {
@@ -141,6 +189,13 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
         for d in &copy.still_damaged {
             writeln!(out, "still damaged: {d}")?;
         }
+        if let Some(w) = &dir_failure_words {
+            writeln!(
+                out,
+                "the log dir holding it: {}",
+                crate::print::escape::escaped(w)
+            )?;
+        }
     }
     out.flush()?;
     // The repair was written: the damage it repaired is in the report, not in the exit code
@@ -148,8 +203,63 @@ pub fn run(args: RecoverArgs) -> Result<Outcome> {
     Ok(unreadable.worst(Outcome::of_findings(
         copy.still_damaged
             .iter()
-            .map(|_| Nature::DamagedData.severity()),
+            .map(|_| Nature::DamagedData.severity())
+            .chain(dir_failure.map(|_| Nature::BrokerWillNotStart.severity())),
     )))
+}
+
+/// verify-index's errors on the written copy: what the report must say the copy keeps, each
+/// "FILE: words", and whether Kafka would refuse it. A log dir's copy is judged with its own
+/// new files (marker, checkpoints); a partition's as the log dir's copy would hold it: the
+/// input's topic configs, a clean-shutdown marker and `checkpoints` (its recovery point its
+/// log end), as Kafka leaves them after its load and a clean stop.
+fn verify_written(
+    path: &Path,
+    configs: &LogConfigs,
+    index_interval: Option<u64>,
+    checkpoints: Option<((String, i32), crate::analysis::summary::Checkpoints)>,
+) -> Result<Vec<String>> {
+    use crate::analysis::verify::{verify_log_dir, verify_partition, Severity, VerifyOptions};
+    let set = discover(&[path.to_path_buf()])?;
+    let opts = VerifyOptions {
+        index_interval,
+        ..Default::default()
+    };
+    let mut out = Vec::new();
+    let mut judge = |p: &PartitionDir, facts: &LogDirFacts| {
+        let r = verify_partition(p, Some(facts), &opts);
+        for f in r.findings.iter().filter(|f| f.severity == Severity::Error) {
+            out.push(format!("{}: {}", f.file, crate::print::verify::message(f)));
+        }
+    };
+    let mut dir_errors = Vec::new();
+    for dir in &set.log_dirs {
+        let facts = DirContext::of(Some(dir), false)
+            .facts
+            .expect("a log dir has its facts");
+        verify_log_dir(&facts, &mut dir_errors);
+        for p in &dir.partitions {
+            judge(p, &facts);
+        }
+    }
+    let alone = LogDirFacts {
+        path: path.to_path_buf(),
+        clean_shutdown: true,
+        checkpoints: checkpoints.into_iter().collect(),
+        log_configs: configs.clone(),
+        compacted_topics: configs.compacted_topics(),
+        ..Default::default()
+    };
+    for p in &set.partitions {
+        judge(p, &alone);
+    }
+    out.extend(
+        dir_errors
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .map(|f| format!("{}: {}", f.file, crate::print::verify::message(f))),
+    );
+    Ok(out)
 }
 
 /// NEWDIR of a partition's copy: new, empty, or holding only partition dirs (earlier repairs
@@ -192,20 +302,64 @@ fn prepare_target(target: &Path, input: &Path, what: &str, newdir: Option<&Path>
         newdir_holds_only_partitions(newdir)?;
     }
     if target.exists() {
-        if fs::read_dir(target)?.next().is_some() {
+        if fs::canonicalize(target)?.starts_with(input) {
+            bail!("--out must not be inside the input {what}");
+        }
+        if target.join(INCOMPLETE_COPY_MARKER).is_file() {
+            // A copy an earlier run did not finish: redone from the start.
+            eprintln!(
+                "kseg: {} is a copy an earlier kseg recover did not finish ({} is still there): removing it and writing it again",
+                target.display(),
+                INCOMPLETE_COPY_MARKER
+            );
+            fs::remove_dir_all(target)
+                .with_context(|| format!("removing the incomplete copy {}", target.display()))?;
+        } else if fs::read_dir(target)?.next().is_some() {
             bail!(
                 "{} exists and is not empty; kseg never overwrites",
                 target.display()
             );
         }
-        if fs::canonicalize(target)?.starts_with(input) {
-            bail!("--out must not be inside the input {what}");
-        }
     }
-    fs::create_dir_all(target).with_context(|| format!("creating {}", target.display()))
+    fs::create_dir_all(target).with_context(|| format!("creating {}", target.display()))?;
+    // Written first, removed last (finish_copy): until then the dir says it is incomplete.
+    write_new(
+        &target.join(INCOMPLETE_COPY_MARKER),
+        format!(
+            "kseg recover of {} is writing this {what} copy. While this file exists the copy is \
+             incomplete: do not start Kafka on it; rerun the same kseg recover command to redo it.\n",
+            input.display()
+        )
+        .as_bytes(),
+    )
+    .with_context(|| format!("writing {}", target.join(INCOMPLETE_COPY_MARKER).display()))
+}
+
+/// The copy in `target` is whole: its incomplete-copy marker goes, last.
+fn finish_copy(target: &Path) -> Result<()> {
+    fs::remove_file(target.join(INCOMPLETE_COPY_MARKER))
+        .with_context(|| format!("removing {}", target.join(INCOMPLETE_COPY_MARKER).display()))
 }
 
 impl Copy {
+    /// Adds verify-index's error on the copy ("PATH: words") to what the copy keeps, unless
+    /// the file is named there already (recover's own words for the same damage).
+    fn note_verified(&mut self, error: String) {
+        let file = error
+            .split_once(": ")
+            .map(|(path, _)| name_of(Path::new(path)))
+            .unwrap_or_default();
+        if file.is_empty()
+            || !self
+                .still_damaged
+                .iter()
+                .any(|d| d.starts_with(&format!("{file}:")))
+        {
+            self.still_damaged
+                .push(format!("verify-index finds in the copy: {error}"));
+        }
+    }
+
     /// The segments Kafka counts as recovered: those LogSegment.recover runs on (the later
     /// unflushed segments LogLoader.recoverLog deletes after a truncation are not), two
     /// indexes each.
@@ -343,9 +497,78 @@ impl DirContext {
             f.log_configs = configs.clone();
             f.compacted_topics = configs.compacted_topics();
             f.clean_shutdown &= !ignore_clean_shutdown;
+            for m in dir
+                .iter()
+                .flat_map(|d| d.partitions.iter())
+                .filter(|p| p.name.topic == "__cluster_metadata")
+            {
+                f.replicas.extend(
+                    crate::analysis::topic_configs::partition_replicas(m)
+                        .into_iter()
+                        .map(|(k, r)| (k, r.len())),
+                );
+            }
         }
         DirContext { facts, configs }
     }
+}
+
+/// `LogLoader.deleteSegmentsIfLogStartGreaterThanLogEnd`: after recovery, a log start offset
+/// checkpoint beyond the log end deletes every segment (and clears the epoch cache and the
+/// producer state), and the load opens an empty segment at the checkpoint's offset. Removes
+/// the segments written to `target`, writes that empty one, and says so per segment; `true`
+/// when it applied.
+fn log_start_beyond_end(
+    target: &Path,
+    log_start: i64,
+    log_end: &mut Option<i64>,
+    views: &mut Vec<SegmentView>,
+    report: &mut Vec<serde_json::Value>,
+) -> Result<bool> {
+    let Some(end) = *log_end else {
+        return Ok(false);
+    };
+    if end >= log_start || views.iter().all(|v| v.deleted) {
+        return Ok(false);
+    }
+    for v in views.iter_mut().filter(|v| !v.deleted) {
+        let stem = format!("{:020}", v.base);
+        for ext in ["log", "index", "timeindex", "txnindex"] {
+            let f = target.join(format!("{stem}.{ext}"));
+            if f.exists() {
+                fs::remove_file(&f).with_context(|| f.display().to_string())?;
+            }
+        }
+        // Whatever its recovery wrote (snapshots, a .txnindex) goes with it:
+        // ProducerStateManager.truncateFullyAndStartAt deletes every snapshot.
+        v.deleted = true;
+        v.recovered = false;
+        v.load_recovered = false;
+        let reason = format!("the log start offset checkpoint ({log_start}) is beyond the log end ({end}): Kafka's load deletes every segment of the partition and starts it empty at {log_start}");
+        let name = format!("{stem}.log");
+        match report.iter_mut().find(|r| r["segment"] == name.as_str()) {
+            Some(r) => {
+                r["action"] = "deleted".into();
+                r["reason"] = reason.into();
+            }
+            None => report.push(json!({"segment": name, "action": "deleted", "reason": reason})),
+        }
+    }
+    let stem = format!("{log_start:020}");
+    for ext in ["log", "index", "timeindex"] {
+        write_new(&target.join(format!("{stem}.{ext}")), b"")?;
+    }
+    views.push(SegmentView {
+        base: log_start,
+        path: target.join(format!("{stem}.log")),
+        len: 0,
+        load_recovered: false,
+        recovered: false,
+        deleted: false,
+        batches: None,
+    });
+    *log_end = Some(log_start);
+    Ok(true)
 }
 
 /// Writes the repaired copy of `part` into `target` (created, empty).
@@ -571,6 +794,11 @@ fn write_copy(
         }));
     }
     progress.finish();
+    let wiped = log_start_beyond_end(target, log_start, &mut log_end, &mut views, &mut report)?;
+    if wiped {
+        assigned_epochs.clear();
+        damaged = true;
+    }
     // Per-partition files: snapshots at or below the log end, the epoch cache truncated to it.
     let leo = log_end.unwrap_or(0);
     // The copied segments' lengths, now written.
@@ -681,7 +909,12 @@ fn write_copy(
     };
     // An unreadable checkpoint is left out (Kafka's load fails on it).
     if let Some(entries) = entries {
-        let (after, changed) = epoch_cache_after_load(entries, &assigned_epochs, leo, log_start);
+        let (after, changed) = if wiped {
+            // deleteSegmentsIfLogStartGreaterThanLogEnd: leaderEpochCache.clearAndFlush().
+            (Vec::new(), true)
+        } else {
+            epoch_cache_after_load(entries, &assigned_epochs, leo, log_start)
+        };
         let dst = target.join("leader-epoch-checkpoint");
         match (&epoch_file, changed) {
             (_, true) => write_new(&dst, epoch_checkpoint_text(&after).as_bytes())?,

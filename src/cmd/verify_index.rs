@@ -12,7 +12,9 @@ use crate::print::progress::{self, Progress};
 
 use super::{discover_inputs, Outcome, Reads};
 use crate::analysis::summary::{log_dir_facts, LogDirFacts};
-use crate::analysis::topic_configs::{log_configs, log_dir_configs, LogConfigs};
+use crate::analysis::topic_configs::{
+    log_configs, log_dir_configs, partition_replicas, LogConfigs,
+};
 use crate::analysis::verify::{
     loose_partition, verify_log_dir, verify_partition, Finding, Message, PartitionReport, Severity,
     VerifyOptions,
@@ -36,6 +38,8 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
     // Topic configs from any `__cluster_metadata` partition given: compacted topics have gaps,
     // and each topic's log configs decide how its partitions are judged.
     let mut configs = LogConfigs::default();
+    // And the replica sets its PartitionRecords give.
+    let mut replicas: HashMap<(String, i32), usize> = HashMap::new();
     for p in set
         .log_dirs
         .iter()
@@ -44,11 +48,13 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
         .filter(|p| p.name.topic == "__cluster_metadata")
     {
         configs.merge(log_configs(p));
+        replicas.extend(partition_replicas(p).into_iter().map(|(k, r)| (k, r.len())));
     }
     let compacted: HashSet<String> = configs.compacted_topics();
     for f in &mut facts {
         f.compacted_topics = compacted.clone();
         f.log_configs = configs.clone();
+        f.replicas = replicas.clone();
     }
     let mut work: Vec<(PartitionDir, Option<&LogDirFacts>)> = Vec::new();
     for (dir, f) in set.log_dirs.iter().zip(&facts) {
@@ -130,7 +136,7 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
 
     // The operator's answer first: per log dir, will Kafka start, and what acknowledged data
     // the recovery loses. Reports are in `work`'s order.
-    let verdicts = verdicts(&work, &reports);
+    let verdicts = verdicts(&work, &reports, &facts);
     let stdout = io::stdout();
     let layout = Layout::detect(args.format, args.json);
     let mut out = layout.writer(BufWriter::new(stdout.lock()));
@@ -203,11 +209,22 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
 }
 
 /// Groups the reports by log dir.
+/// A log dir whose root checkpoint files stop Kafka gets its verdict even without partitions.
 fn verdicts<'r>(
-    work: &[(PartitionDir, Option<&LogDirFacts>)],
+    work: &[(PartitionDir, Option<&'r LogDirFacts>)],
     reports: &'r [PartitionReport],
+    log_dirs: &'r [LogDirFacts],
 ) -> Vec<printer::Verdict<'r>> {
-    let mut out: Vec<printer::Verdict<'r>> = Vec::new();
+    let mut out: Vec<printer::Verdict<'r>> = log_dirs
+        .iter()
+        .filter_map(|f| {
+            Some(printer::Verdict {
+                log_dir: f.path.clone(),
+                partitions: Vec::new(),
+                dir_failure: Some(f.stopping_failure()?),
+            })
+        })
+        .collect();
     for ((_, f), r) in work.iter().zip(reports) {
         // Loose segment files, and partition dirs outside any log dir, have no log dir to speak for.
         let Some(dir) = f.map(|f| f.path.clone()) else {
@@ -221,6 +238,7 @@ fn verdicts<'r>(
             None => out.push(printer::Verdict {
                 log_dir: dir,
                 partitions: vec![preview],
+                dir_failure: f.and_then(|f| f.stopping_failure()),
             }),
         }
     }

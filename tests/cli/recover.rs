@@ -680,3 +680,376 @@ fn a_log_dir_kafka_would_not_start_on_is_not_written() {
         log
     );
 }
+
+/// Issue 45, item 1: root checkpoint files as Kafka 4.4's `CheckpointFile` reads them. A count
+/// that does not match the entries, or a blank line, fails the log dir (an IOException: the
+/// dir goes offline, the broker halts); a declared count of 2147483647 kills the broker
+/// (OutOfMemoryError); a bad number in the recovery points is reset with a warning. Measured
+/// against Kafka 4.4.0 by the oracle test `issue_45_checkpoint_reads_match_kafka`.
+#[test]
+fn root_checkpoints_are_read_as_kafka_reads_them() {
+    let cases: [(&str, &str, Option<&str>); 5] = [
+        (
+            "recovery-point-offset-checkpoint",
+            "0\n2\norders 0 0\n",
+            Some("Expected [2] entries in checkpoint file ["),
+        ),
+        (
+            "replication-offset-checkpoint",
+            "0\n1\norders 0 0\n\n",
+            Some("Malformed line in checkpoint file ["),
+        ),
+        (
+            "log-start-offset-checkpoint",
+            "0\n2147483647\norders 0 0\n",
+            Some("OutOfMemoryError: Requested array size exceeds VM limit"),
+        ),
+        (
+            "replication-offset-checkpoint",
+            "0\n1\norders 0 x\n",
+            Some("Unable to start fetching"),
+        ),
+        (
+            "recovery-point-offset-checkpoint",
+            "0\n1\norders 0 x\n",
+            None,
+        ),
+    ];
+    for (file, text, kafka_says) in cases {
+        let t = tempfile::tempdir().unwrap();
+        crashed_partition(t.path());
+        std::fs::write(t.path().join(file), text).unwrap();
+        let v = kseg(&["verify-index", "--json", t.path().to_str().unwrap()]);
+        let lines = json_lines(&v.stdout);
+        let verdict = &lines[0];
+        assert_eq!(verdict["type"], "verdict", "{}", v.stdout);
+        let o = tempfile::tempdir().unwrap();
+        let out = o.path().join("copy");
+        let r = kseg(&[
+            "recover",
+            "--json",
+            t.path().to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let summary = json_lines(&r.stdout).pop().unwrap();
+        match kafka_says {
+            Some(words) => {
+                assert_eq!(verdict["kafkaStarts"], false, "{file} {text:?}: {verdict}");
+                let reason = verdict["reason"].as_str().unwrap();
+                assert!(reason.contains(words), "{file} {text:?}: {reason}");
+                assert_eq!(verdict["file"], t.path().join(file).display().to_string());
+                assert_eq!(v.code, 1);
+                assert_eq!(r.code, 1, "{}", r.stdout);
+                assert_eq!(summary["written"], false, "{summary}");
+                assert!(!out.exists());
+                assert!(summary["fixes"][0]["fix"]
+                    .as_str()
+                    .unwrap()
+                    .contains("creates a missing checkpoint file empty"));
+            }
+            None => {
+                assert_eq!(verdict["kafkaStarts"], true, "{file} {text:?}: {verdict}");
+                let finding = lines
+                    .iter()
+                    .find(|l| l["check"] == "checkpoint-read")
+                    .unwrap_or_else(|| panic!("{}", v.stdout));
+                assert_eq!(finding["severity"], "warning");
+                assert!(finding["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("resets every recovery point of this log dir to 0"));
+                assert_eq!(r.code, 0, "{}", r.stdout);
+            }
+        }
+    }
+}
+
+/// Issue 45, item 2: a log start offset checkpoint beyond the log end. Kafka's load deletes
+/// every segment of the partition and starts it empty at the checkpoint's offset
+/// (`LogLoader.deleteSegmentsIfLogStartGreaterThanLogEnd`, measured against Kafka 4.4.0 by the
+/// oracle test `issue_45_log_start_beyond_end_matches_kafka`): the copy, lookup's answers and
+/// the preview are that log's.
+#[test]
+fn a_log_start_beyond_the_log_end_empties_the_partition() {
+    let t = tempfile::tempdir().unwrap();
+    let part = t.path().join("orders-0");
+    std::fs::create_dir_all(&part).unwrap();
+    std::fs::write(t.path().join("meta.properties"), "version=1\n").unwrap();
+    std::fs::write(
+        t.path().join(".kafka_cleanshutdown"),
+        r#"{"version":0,"brokerEpoch":3}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        t.path().join("log-start-offset-checkpoint"),
+        "0\n1\norders 0 999999\n",
+    )
+    .unwrap();
+    let batches: Vec<Vec<u8>> = (0..5)
+        .map(|i| {
+            batch(
+                BatchSpec {
+                    base_offset: i * 2,
+                    ..Default::default()
+                },
+                &[rec("k", "v"), rec("k", "w")],
+            )
+        })
+        .collect();
+    let refs: Vec<&[u8]> = batches.iter().map(|b| b.as_slice()).collect();
+    write(&part.join("00000000000000000000.log"), &refs);
+    std::fs::write(part.join("00000000000000000000.index"), b"").unwrap();
+    std::fs::write(part.join("00000000000000000000.timeindex"), b"").unwrap();
+    std::fs::write(part.join("leader-epoch-checkpoint"), "0\n1\n0 0\n").unwrap();
+    for (flag, want) in [("--earliest", 999_999), ("--latest", 999_999)] {
+        let r = kseg(&["lookup", "--json", flag, part.to_str().unwrap()]);
+        let answer = &json_lines(&r.stdout)[0];
+        assert_eq!(answer["offset"], want, "{flag}: {}", r.stdout);
+    }
+    let o = tempfile::tempdir().unwrap();
+    let out = o.path().join("copy");
+    let r = kseg(&[
+        "recover",
+        "--json",
+        t.path().to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let lines = json_lines(&r.stdout);
+    let seg = of_type(&lines, "segment")[0];
+    assert_eq!(seg["action"], "deleted", "{seg}");
+    let files: Vec<String> = tree(&out.join("orders-0")).into_keys().collect();
+    assert!(
+        files.contains(&"00000000000000999999.log".to_string())
+            && !files.contains(&"00000000000000000000.log".to_string()),
+        "{files:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("orders-0/leader-epoch-checkpoint")).unwrap(),
+        "0\n0\n"
+    );
+    let rp = std::fs::read_to_string(out.join("recovery-point-offset-checkpoint")).unwrap();
+    assert_eq!(rp, "0\n1\norders 0 999999\n");
+    // verify-index's preview on the input says the segments go.
+    let v = kseg(&["verify-index", "--json", t.path().to_str().unwrap()]);
+    let rec = json_lines(&v.stdout)
+        .into_iter()
+        .find(|l| l["type"] == "recovery")
+        .unwrap();
+    assert_eq!(
+        rec["deletedSegments"].as_array().map(Vec::len),
+        Some(1),
+        "{rec}"
+    );
+    assert_eq!(v.code, 1, "{}", v.stdout);
+}
+
+/// Issue 45, item 3: recover's report says what verify-index finds in the copy. A segment below
+/// the recovery point is copied as it is, index included (Kafka does not rebuild it); its
+/// `.index` points past the log: the copy keeps that damage, and the report must not say the
+/// partition is whole, nor `stillDamaged: []`.
+#[test]
+fn the_report_says_what_verify_index_finds_in_the_copy() {
+    let t = tempfile::tempdir().unwrap();
+    let part = t.path().join("orders-0");
+    std::fs::create_dir_all(&part).unwrap();
+    std::fs::write(t.path().join("meta.properties"), "version=1\n").unwrap();
+    std::fs::write(
+        t.path().join("recovery-point-offset-checkpoint"),
+        "0\n1\norders 0 10\n",
+    )
+    .unwrap();
+    for seg in [0i64, 10] {
+        let batches: Vec<Vec<u8>> = (0..5)
+            .map(|i| {
+                batch(
+                    BatchSpec {
+                        base_offset: seg + i * 2,
+                        ..Default::default()
+                    },
+                    &[rec("k", "v"), rec("k", "w")],
+                )
+            })
+            .collect();
+        let refs: Vec<&[u8]> = batches.iter().map(|b| b.as_slice()).collect();
+        write(&part.join(format!("{seg:020}.log")), &refs);
+        std::fs::write(part.join(format!("{seg:020}.timeindex")), b"").unwrap();
+    }
+    // Relative offset 4 at byte 999999: past the end of the first segment.
+    let mut entry = 4u32.to_be_bytes().to_vec();
+    entry.extend(999_999u32.to_be_bytes());
+    std::fs::write(part.join("00000000000000000000.index"), &entry).unwrap();
+    std::fs::write(part.join("00000000000000000010.index"), b"").unwrap();
+    let o = tempfile::tempdir().unwrap();
+    let out = o.path().join("copy");
+    let r = kseg(&[
+        "recover",
+        "--json",
+        t.path().to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let summary = json_lines(&r.stdout).pop().unwrap();
+    let kept = summary["stillDamaged"].as_array().unwrap();
+    assert!(
+        kept.iter().any(|d| d
+            .as_str()
+            .unwrap()
+            .contains("verify-index finds in the copy")
+            && d.as_str().unwrap().contains("00000000000000000000.index")),
+        "{summary}"
+    );
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let v = kseg(&["verify-index", out.to_str().unwrap()]);
+    assert_eq!(v.code, 1, "{}", v.stdout);
+    let text = kseg(&[
+        "recover",
+        t.path().to_str().unwrap(),
+        "--out",
+        o.path().join("text").to_str().unwrap(),
+    ]);
+    assert!(!text.stdout.contains("recovered whole"), "{}", text.stdout);
+    assert!(
+        text.stdout
+            .contains("still damaged: orders-0: verify-index finds in the copy: "),
+        "{}",
+        text.stdout
+    );
+    // The partition's own copy says the same.
+    let single = o.path().join("single");
+    let r = kseg(&[
+        "recover",
+        part.to_str().unwrap(),
+        "--out",
+        single.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("still damaged: verify-index finds in the copy: "),
+        "{}",
+        r.stdout
+    );
+}
+
+/// Issue 45, item 5: a deleted topic's `-delete` dir given to recover is refused: Kafka's load
+/// deletes a dir of that name, so the copy would go with it. The log dir's recover leaves it
+/// out and says so.
+#[test]
+fn a_delete_dir_is_refused_with_what_kafka_does_with_it() {
+    let t = tempfile::tempdir().unwrap();
+    let part = t
+        .path()
+        .join("orders-0.0f3a1c2b9d8e4f6a8b7c6d5e4f3a2b1c-delete");
+    std::fs::create_dir_all(&part).unwrap();
+    let b = batch(BatchSpec::default(), &[rec("k", "v")]);
+    write(&part.join("00000000000000000000.log"), &[&b]);
+    let o = tempfile::tempdir().unwrap();
+    let out = o.path().join("copy");
+    let r = kseg(&[
+        "recover",
+        part.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("Kafka's load deletes it"), "{}", r.stderr);
+    assert!(!out.exists());
+}
+
+/// Issue 45, item 4: a copy is marked incomplete from its first file to its last
+/// (`.kseg-recover-incomplete`, removed last). A run killed mid-write leaves that marker:
+/// verify-index says the dir is an incomplete copy (error, exit 1), and the same recover
+/// command run again removes it and writes the copy whole.
+#[test]
+fn an_interrupted_copy_is_recognisable_and_redone() {
+    let t = tempfile::tempdir().unwrap();
+    let (_, part) = crashed_partition(t.path());
+    let o = tempfile::tempdir().unwrap();
+    for (input, out) in [
+        (t.path().to_path_buf(), o.path().join("logdir")),
+        (part.clone(), o.path().join("single")),
+    ] {
+        let run = || {
+            kseg(&[
+                "recover",
+                input.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ])
+        };
+        let r = run();
+        assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+        let copy = if input == part {
+            out.join("orders-0")
+        } else {
+            out.clone()
+        };
+        assert!(!copy.join(".kseg-recover-incomplete").exists());
+        let whole = tree(&copy);
+        // What a run killed before its end leaves: the marker, and part of the files.
+        std::fs::write(
+            copy.join(".kseg-recover-incomplete"),
+            "kseg recover of ...\n",
+        )
+        .unwrap();
+        let log = if input == part {
+            copy.join("00000000000000000000.log")
+        } else {
+            copy.join("orders-0/00000000000000000000.log")
+        };
+        let bytes = std::fs::read(&log).unwrap();
+        std::fs::write(&log, &bytes[..bytes.len() / 2]).unwrap();
+        let v = kseg(&["verify-index", "--json", copy.to_str().unwrap()]);
+        assert_eq!(v.code, 1, "{}", v.stdout);
+        let said = json_lines(&v.stdout)
+            .into_iter()
+            .find(|l| l["check"] == "incomplete-copy")
+            .unwrap_or_else(|| panic!("{}", v.stdout));
+        assert_eq!(said["severity"], "error");
+        assert!(said["message"]
+            .as_str()
+            .unwrap()
+            .contains("an incomplete copy"));
+        // The rerun redoes it.
+        let r = run();
+        assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+        assert!(r.stderr.contains("did not finish"), "{}", r.stderr);
+        assert_eq!(tree(&copy), whole);
+    }
+}
+
+/// Issue 44, item 10: with the replica set known from `__cluster_metadata` PartitionRecords and
+/// this broker the only replica, every record it wrote was acknowledged (an ISR of one moves
+/// the high watermark to the log end): what recovery drops is "acknowledged", not "possibly".
+#[test]
+fn a_sole_replica_s_dropped_records_are_acknowledged() {
+    for known in [false, true] {
+        let t = tempfile::tempdir().unwrap();
+        crashed_partition(t.path());
+        if known {
+            metadata_log(t.path(), &[("orders", 1)], |_| 1);
+        }
+        let v = kseg(&["verify-index", "--json", t.path().to_str().unwrap()]);
+        let lines = json_lines(&v.stdout);
+        let risk = &lines[0]["atRisk"][0];
+        assert_eq!(risk["partition"], "orders-0", "{}", v.stdout);
+        if known {
+            assert_eq!(risk["acknowledgedLost"]["records"], 30, "{risk}");
+            assert!(risk["possiblyAcknowledged"].is_null(), "{risk}");
+            let f = lines
+                .iter()
+                .find(|l| l["check"] == "acknowledged-loss")
+                .unwrap();
+            assert!(
+                f["message"].as_str().unwrap().contains("only replica"),
+                "{f}"
+            );
+        } else {
+            assert!(risk["acknowledgedLost"].is_null(), "{risk}");
+            assert_eq!(risk["possiblyAcknowledged"]["records"], 30, "{risk}");
+        }
+    }
+}

@@ -1445,3 +1445,45 @@ fn per_topic_log_configs_from_the_cluster_metadata_are_used_and_named() {
         flag_4096.len()
     );
 }
+
+/// Issue 44, item 9: "and any in the unreadable bytes at the log's end" (`unreadableEnd`) is
+/// for an unreadable end only. A zeroed page in the middle of the active segment followed by
+/// valid batches leaves the end readable; a torn last write does not.
+#[test]
+fn the_unreadable_end_clause_is_for_an_unreadable_end_only() {
+    for (tail, want) in [(false, false), (true, true)] {
+        let t = tempfile::tempdir().unwrap();
+        let part = t.path().join("orders-0");
+        std::fs::create_dir_all(&part).unwrap();
+        std::fs::write(t.path().join("meta.properties"), "version=1\n").unwrap();
+        std::fs::write(
+            t.path().join("replication-offset-checkpoint"),
+            "0\n1\norders 0 20\n",
+        )
+        .unwrap();
+        let batches: Vec<Vec<u8>> = (0..10)
+            .map(|i| {
+                batch(
+                    BatchSpec {
+                        base_offset: i * 2,
+                        ..Default::default()
+                    },
+                    &[rec("k", "v"), rec("k", "w")],
+                )
+            })
+            .collect();
+        let mut log: Vec<u8> = batches[..4].concat();
+        log.extend(vec![0u8; 4096]);
+        log.extend(batches[4..].concat());
+        if tail {
+            log.extend(&batches[0][..30]);
+        }
+        std::fs::write(part.join("00000000000000000000.log"), &log).unwrap();
+        let r = kseg(&["verify-index", "--json", t.path().to_str().unwrap()]);
+        let verdict = &json_lines(&r.stdout)[0];
+        assert_eq!(verdict["type"], "verdict", "{}", r.stdout);
+        let risk = &verdict["atRisk"][0];
+        assert_eq!(risk["unreadableEnd"], want, "tail {tail}: {verdict}");
+        assert!(risk["acknowledgedLost"].is_object(), "{verdict}");
+    }
+}

@@ -281,7 +281,7 @@ fn epoch_of_the_new_leader(kafka: &[u8], kseg: &[u8]) -> bool {
             .is_none_or(|(e, o)| k[s.len()].0 > *e && k[s.len()].1 >= *o)
 }
 
-fn log_end_offset(dir: &Path) -> i64 {
+pub(crate) fn log_end_offset(dir: &Path) -> i64 {
     let out = kseg(&["lookup", "--json", "--latest", dir.to_str().unwrap()]);
     ndjson(&String::from_utf8_lossy(&out.stdout))
         .first()
@@ -609,7 +609,7 @@ fn acknowledged_loss_bounds(
 /// What Kafka's start does to a copy of `source`, against kseg's preview (`verify-index` on
 /// copy A) and repair (`recover --out` of copy B); Kafka runs on copy C. Differences, or
 /// `Err` with Kafka's words when it refused to start on the copy.
-fn compare_with_kafka(
+pub(crate) fn compare_with_kafka(
     version: &str,
     name: &str,
     root: &Path,
@@ -789,7 +789,7 @@ fn try_compare_with_kafka(
 }
 
 /// The `.log` files of a partition dir, in offset order.
-fn segment_logs(dir: &Path) -> Vec<std::path::PathBuf> {
+pub(crate) fn segment_logs(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut v: Vec<_> = fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -1047,7 +1047,7 @@ fn sigkill_in_a_replicated_cluster_matches_kafka() {
 
 /// Sets one partition's entry of a log dir checkpoint file (`recovery-point-offset-checkpoint`,
 /// `replication-offset-checkpoint`).
-fn set_checkpoint(data: &Path, file: &str, partition: &str, offset: i64) {
+pub(crate) fn set_checkpoint(data: &Path, file: &str, partition: &str, offset: i64) {
     let path = data.join(file);
     let text = fs::read_to_string(&path).unwrap();
     let (topic, part) = partition.rsplit_once('-').unwrap();

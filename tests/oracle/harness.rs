@@ -505,6 +505,26 @@ impl Broker {
         format!("127.0.0.1:{}", self.port)
     }
 
+    /// Whether the started broker is still running `after` from now: `false` when it exited
+    /// meanwhile (a log dir failing after "Kafka Server started" halts it:
+    /// `ReplicaManager.handleLogDirFailure`).
+    pub fn stays_up(&mut self, after: Duration) -> bool {
+        let deadline = Instant::now() + after;
+        while Instant::now() < deadline {
+            match self.child.as_mut() {
+                None => return false,
+                Some(c) => {
+                    if c.try_wait().expect("try_wait").is_some() {
+                        self.child = None;
+                        return false;
+                    }
+                }
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+        true
+    }
+
     pub fn is_running(&self) -> bool {
         self.child.is_some()
     }

@@ -2,6 +2,7 @@
 //! against kseg. Helpers in harness.rs.
 
 mod admin_apis;
+mod checkpoints;
 mod compact;
 mod configs;
 mod crash;

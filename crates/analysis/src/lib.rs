@@ -1,6 +1,7 @@
 //! Analyses over decoded data: summaries, verification and recovery, lookups, group and
 //! transaction state.
 
+pub mod checkpoint_read;
 pub mod cleaner;
 pub mod diff;
 pub mod dump;

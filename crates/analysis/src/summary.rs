@@ -7,16 +7,17 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::fault::{read_checkpoint, FileFault};
+use crate::checkpoint_read::RootCheckpointFailure;
+use crate::fault::FileFault;
 use crate::recovery::always_recovered;
 use crate::severity::{log_damage, LogDamage, Nature, Severity};
 use kseg_format::log::{BatchInfo, ByteSource, LogEntry, PieceCutter, RecordScratch};
 use kseg_format::reader::DecodeError;
-use kseg_format::text_files::CheckpointEntry;
+use kseg_format::text_files::{read_checkpoint_as_kafka, CheckpointEntry};
 use kseg_scan::{scan_log, Flow, LogProblem, LogSink, ScanOptions, ScanStats};
 use kseg_storage::discover::{LogDir, PartitionDir};
 use kseg_storage::layout::{base_offset_of, FileKind, PartitionState};
-use kseg_storage::source::{open_log, open_offset_index_of, open_sparse, vanished};
+use kseg_storage::source::{open_log, open_offset_index_of, open_sparse, read_small, vanished};
 
 /// The offsets a log dir's checkpoint files record for one partition.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -33,8 +34,15 @@ pub struct LogDirFacts {
     pub path: PathBuf,
     pub clean_shutdown: bool,
     pub checkpoints: BTreeMap<(String, i32), Checkpoints>,
-    /// Checkpoint files that could not be read or parsed, and why.
+    /// Checkpoint files that could not be read, and why.
     pub problems: Vec<(PathBuf, FileFault)>,
+    /// Root checkpoint files Kafka's `CheckpointFile` fails to read, and what Kafka then does.
+    pub checkpoint_failures: Vec<RootCheckpointFailure>,
+    /// `kseg recover`'s incomplete-copy marker: the dir is a copy it did not finish.
+    pub incomplete_copy: Option<PathBuf>,
+    /// Each partition's replica count, from `__cluster_metadata` PartitionRecords (absent: not
+    /// known).
+    pub replicas: std::collections::HashMap<(String, i32), usize>,
     /// Topics whose `cleanup.policy` includes `compact`, when a `__cluster_metadata` partition
     /// among the inputs says so.
     pub compacted_topics: std::collections::HashSet<String>,
@@ -45,12 +53,13 @@ pub struct LogDirFacts {
 }
 
 pub fn log_dir_facts(dir: &LogDir) -> LogDirFacts {
+    use crate::verify::CheckpointKind as Kind;
     let mut facts = LogDirFacts {
         path: dir.path.clone(),
         ..Default::default()
     };
     for f in &dir.files {
-        let slot: fn(&mut Checkpoints) -> &mut Option<i64> = match f.kind {
+        let (kind, slot): (Kind, fn(&mut Checkpoints) -> &mut Option<i64>) = match f.kind {
             FileKind::CleanShutdown => {
                 facts.clean_shutdown = true;
                 continue;
@@ -59,14 +68,29 @@ pub fn log_dir_facts(dir: &LogDir) -> LogDirFacts {
                 facts.lock_holders = kseg_storage::source::lock_holders(&f.path);
                 continue;
             }
-            FileKind::RecoveryPointCheckpoint => |c| &mut c.recovery_point,
-            FileKind::LogStartOffsetCheckpoint => |c| &mut c.log_start,
-            FileKind::ReplicationOffsetCheckpoint => |c| &mut c.high_watermark,
+            FileKind::IncompleteCopy => {
+                facts.incomplete_copy = Some(f.path.clone());
+                continue;
+            }
+            FileKind::RecoveryPointCheckpoint => (Kind::RecoveryPoint, |c| &mut c.recovery_point),
+            FileKind::LogStartOffsetCheckpoint => (Kind::LogStart, |c| &mut c.log_start),
+            FileKind::ReplicationOffsetCheckpoint => {
+                (Kind::HighWatermark, |c| &mut c.high_watermark)
+            }
             _ => continue,
         };
-        match read_checkpoint(&f.path, 64 << 20, false) {
-            Ok(c) => {
-                for e in c.entries {
+        let bytes = match read_small(&f.path, 64 << 20) {
+            Ok(b) => b,
+            Err(e) => {
+                facts.problems.push((f.path.clone(), FileFault::io(e)));
+                continue;
+            }
+        };
+        // As CheckpointFile.read: the entries count only when the whole file reads.
+        let mut entries = Vec::new();
+        match read_checkpoint_as_kafka(&bytes, false, |e| entries.push(e)) {
+            Ok(_) => {
+                for e in entries {
                     if let CheckpointEntry::Partition {
                         topic,
                         partition,
@@ -78,7 +102,11 @@ pub fn log_dir_facts(dir: &LogDir) -> LogDirFacts {
                     }
                 }
             }
-            Err(fault) => facts.problems.push((f.path.clone(), fault)),
+            Err(error) => facts.checkpoint_failures.push(RootCheckpointFailure::new(
+                f.path.clone(),
+                kind,
+                error,
+            )),
         }
     }
     facts
@@ -137,6 +165,15 @@ impl DiskBytes {
             *slot += n;
         }
         d
+    }
+}
+
+impl LogDirFacts {
+    /// The first root checkpoint failure that stops Kafka from serving this log dir.
+    pub fn stopping_failure(&self) -> Option<&RootCheckpointFailure> {
+        self.checkpoint_failures
+            .iter()
+            .find(|f| f.outcome.stops_log_dir())
     }
 }
 

@@ -117,65 +117,292 @@ pub fn check_checkpoint(text: &str, epoch_entries: bool) -> Result<i32, DecodeEr
 
 /// Calls `visit` for each entry of a checkpoint file in file order, and returns its version.
 /// On an error, the entries before it were visited: callers that show entries only of a sound
-/// file call [`check_checkpoint`] first.
+/// file call [`check_checkpoint`] first. The file is read as Kafka reads it
+/// ([`read_checkpoint_as_kafka`]); the error says what Kafka says.
 pub fn for_each_checkpoint_entry(
     text: &str,
     epoch_entries: bool,
-    mut visit: impl FnMut(CheckpointEntry),
+    visit: impl FnMut(CheckpointEntry),
 ) -> Result<i32, DecodeError> {
-    if text.trim().is_empty() {
-        // Kafka reads an empty file as no entries.
-        return Ok(0);
+    read_checkpoint_as_kafka(text.as_bytes(), epoch_entries, visit)
+        .map_err(|e| DecodeError::text(e.position, e.failure.to_string()))
+}
+
+/// Why Kafka's `CheckpointFile.read` (4.4: `CheckpointReadBuffer.read` behind a UTF-8
+/// `BufferedReader`, with `OffsetCheckpointFile`'s or `LeaderEpochCheckpointFile`'s formatter)
+/// fails on a file. What each failure costs depends on the file: see [`CheckpointFailure::class`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CheckpointFailure {
+    /// Bytes that are not UTF-8: the reader's `MalformedInputException`.
+    NotUtf8,
+    /// A version or count line that is not an `int`, or an entry line whose fields (split on
+    /// `\s+`, a leading blank making an empty first field) are not 3 (offset checkpoints) or
+    /// 2 (`leader-epoch-checkpoint`); a blank line is one.
+    MalformedLine { line: String },
+    /// A version other than 0.
+    UnrecognisedVersion { version: i32 },
+    /// The count line against the entry lines (every line after it, to the end of the file).
+    CountMismatch { expected: i32, found: u64 },
+    /// A partition, offset or epoch field that `Integer.parseInt` / `Long.parseLong` refuses
+    /// (`NumberFormatException`).
+    BadNumber { field: String },
+    /// `new ArrayList<>(count)` of a negative count (`IllegalArgumentException`).
+    NegativeCount { count: i32 },
+    /// `new ArrayList<>(count)` the JVM cannot allocate (`OutOfMemoryError`), before any entry is
+    /// read: always from [`JVM_MAX_ARRAY_LENGTH`] on, with Kafka's default 1 GiB heap from
+    /// [`DEFAULT_HEAP_ARRAY_LENGTH`] on.
+    CountBeyondHeap { count: i32 },
+}
+
+/// The longest `Object[]` HotSpot allocates: beyond it, "Requested array size exceeds VM
+/// limit" whatever the heap.
+pub const JVM_MAX_ARRAY_LENGTH: i32 = i32::MAX - 2;
+/// An `Object[]` of this many references (4 bytes each, compressed oops) fills the 1 GiB heap
+/// `kafka-server-start.sh` gives the broker by default (`-Xmx1G`).
+pub const DEFAULT_HEAP_ARRAY_LENGTH: i32 = 1 << 28;
+
+/// What a failure of [`CheckpointFailure`] is to the JVM, which decides what Kafka does next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JavaFailureClass {
+    /// An `IOException`: `CheckpointFileWithFailureHandler` reports the log dir to the
+    /// `LogDirFailureChannel` (the dir goes offline) and throws `KafkaStorageException`.
+    IoException,
+    /// A `RuntimeException` the failure handler does not see: what happens is the caller's.
+    RuntimeException,
+    /// An `Error`: nothing in the load catches it.
+    OutOfMemoryError,
+}
+
+impl CheckpointFailure {
+    pub fn class(&self) -> JavaFailureClass {
+        match self {
+            CheckpointFailure::NotUtf8
+            | CheckpointFailure::MalformedLine { .. }
+            | CheckpointFailure::UnrecognisedVersion { .. }
+            | CheckpointFailure::CountMismatch { .. } => JavaFailureClass::IoException,
+            CheckpointFailure::BadNumber { .. } | CheckpointFailure::NegativeCount { .. } => {
+                JavaFailureClass::RuntimeException
+            }
+            CheckpointFailure::CountBeyondHeap { .. } => JavaFailureClass::OutOfMemoryError,
+        }
     }
-    let mut lines = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
-    let mut position = 0usize;
-    let mut next = |what: &str| -> Result<(usize, &str), DecodeError> {
-        let at = position;
-        let line = lines
-            .next()
-            .ok_or_else(|| DecodeError::text(at, format!("missing {what} line")))?;
-        position += line.len() + 1;
-        Ok((at, line))
+
+    /// Kafka's own message, `location` being the file's path as Kafka names it.
+    pub fn kafka_message(&self, location: &str) -> String {
+        match self {
+            CheckpointFailure::NotUtf8 => "java.nio.charset.MalformedInputException".into(),
+            CheckpointFailure::MalformedLine { line } => format!(
+                "Malformed line in checkpoint file [{location}]: {}",
+                quoted(line).trim_matches('"')
+            ),
+            CheckpointFailure::UnrecognisedVersion { version } => format!(
+                "Unrecognised version:{version}, expected version: 0 in checkpoint file at: {location}"
+            ),
+            CheckpointFailure::CountMismatch { expected, found } => format!(
+                "Expected [{expected}] entries in checkpoint file [{location}], but found only [{found}]"
+            ),
+            CheckpointFailure::BadNumber { field } => format!(
+                "java.lang.NumberFormatException: For input string: {}",
+                quoted(field)
+            ),
+            CheckpointFailure::NegativeCount { count } => {
+                format!("java.lang.IllegalArgumentException: Illegal Capacity: {count}")
+            }
+            CheckpointFailure::CountBeyondHeap { count } if *count >= JVM_MAX_ARRAY_LENGTH => {
+                "java.lang.OutOfMemoryError: Requested array size exceeds VM limit".into()
+            }
+            CheckpointFailure::CountBeyondHeap { .. } => {
+                "java.lang.OutOfMemoryError: Java heap space".into()
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for CheckpointFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CheckpointFailure::NotUtf8 => f.write_str("not UTF-8 (MalformedInputException)"),
+            CheckpointFailure::MalformedLine { line } => {
+                write!(f, "Malformed line {}", quoted(line))
+            }
+            CheckpointFailure::UnrecognisedVersion { version } => {
+                write!(f, "Unrecognised version:{version}, expected version: 0")
+            }
+            CheckpointFailure::CountMismatch { expected, found } => {
+                write!(f, "Expected [{expected}] entries, but found only [{found}]")
+            }
+            CheckpointFailure::BadNumber { field } => {
+                write!(
+                    f,
+                    "NumberFormatException: For input string: {}",
+                    quoted(field)
+                )
+            }
+            CheckpointFailure::NegativeCount { count } => {
+                write!(f, "IllegalArgumentException: Illegal Capacity: {count}")
+            }
+            CheckpointFailure::CountBeyondHeap { count } => write!(
+                f,
+                "OutOfMemoryError: room for {count} entries allocated before reading ({} GiB)",
+                (*count as u64 * 4) >> 30
+            ),
+        }
+    }
+}
+
+/// A [`CheckpointFailure`] at a byte position of the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckpointError {
+    pub position: usize,
+    pub failure: CheckpointFailure,
+}
+
+/// `BufferedReader.readLine`'s lines: ended by `\n`, `\r` or `\r\n`; no line after a final
+/// terminator. Each with its byte position.
+fn java_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let bytes = text.as_bytes();
+    let mut at = 0usize;
+    std::iter::from_fn(move || {
+        if at >= bytes.len() {
+            return None;
+        }
+        let start = at;
+        let end = bytes[start..]
+            .iter()
+            .position(|&b| b == b'\n' || b == b'\r')
+            .map_or(bytes.len(), |i| start + i);
+        at = end + 1;
+        if bytes.get(end) == Some(&b'\r') && bytes.get(end + 1) == Some(&b'\n') {
+            at += 1;
+        }
+        Some((start, &text[start..end]))
+    })
+}
+
+/// `Pattern.compile("\s+").split(line)`'s fields, up to 4 (more count as 4): a leading blank
+/// gives an empty first field, trailing empty fields are dropped, and a line without a blank
+/// is its one field (even empty).
+fn java_fields(line: &str) -> ([&str; 4], usize) {
+    let blank = |c: char| matches!(c, ' ' | '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r');
+    let mut out = [""; 4];
+    if !line.contains(blank) {
+        out[0] = line;
+        return (out, 1);
+    }
+    let mut n = 0usize;
+    for (i, part) in line.split(blank).enumerate() {
+        if i > 0 && part.is_empty() {
+            continue;
+        }
+        if n < 4 {
+            out[n] = part;
+        }
+        n += 1;
+    }
+    // Trailing empty fields: only a leading empty one can remain, alone.
+    if n == 1 && out[0].is_empty() {
+        n = 0;
+    }
+    (out, n.min(4))
+}
+
+/// Reads a checkpoint file exactly as Kafka 4.4's `CheckpointFile.read` does, calling `visit`
+/// per entry (those before a failure were visited), and returns its version (0 for an empty
+/// file). An empty file, or one with only its version line, is no entries; every line after
+/// the count line is an entry line; the count must match them. Integers are Java's
+/// (`Integer.parseInt`: an optional sign and digits; kseg knows ASCII digits only, where Java
+/// also takes other scripts' decimal digits, which no Kafka writes).
+pub fn read_checkpoint_as_kafka(
+    bytes: &[u8],
+    epoch_entries: bool,
+    mut visit: impl FnMut(CheckpointEntry),
+) -> Result<i32, CheckpointError> {
+    let fail = |position: usize, failure: CheckpointFailure| CheckpointError { position, failure };
+    // The reader decodes ahead of readLine, but hands out the characters before a malformed
+    // byte first: the lines before it are read, the one holding it fails.
+    let (text, bad_utf8) = match std::str::from_utf8(bytes) {
+        Ok(t) => (t, None),
+        Err(e) => (
+            std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default(),
+            Some(e.valid_up_to()),
+        ),
     };
-    let (at, v) = next("version")?;
-    let version: i32 = v
-        .trim()
-        .parse()
-        .map_err(|_| DecodeError::text(at, format!("bad version line {}", quoted(v))))?;
+    let mut lines = java_lines(text);
+    // A line is whole only when a terminator follows it or the file ends there.
+    let mut next_line = || -> Result<Option<(usize, &str)>, CheckpointError> {
+        match (lines.next(), bad_utf8) {
+            (None, Some(at)) => Err(fail(at, CheckpointFailure::NotUtf8)),
+            (Some((start, l)), Some(at)) if start + l.len() >= at => {
+                Err(fail(at, CheckpointFailure::NotUtf8))
+            }
+            (l, _) => Ok(l),
+        }
+    };
+    let int = |at: usize, line: &str| -> Result<i32, CheckpointError> {
+        line.parse().map_err(|_| {
+            fail(
+                at,
+                CheckpointFailure::MalformedLine {
+                    line: line.to_string(),
+                },
+            )
+        })
+    };
+    let Some((at, line)) = next_line()? else {
+        return Ok(0);
+    };
+    let version = int(at, line)?;
     if version != 0 {
-        return Err(DecodeError::text(
+        return Err(fail(at, CheckpointFailure::UnrecognisedVersion { version }));
+    }
+    let Some((at, line)) = next_line()? else {
+        return Ok(version);
+    };
+    let expected = int(at, line)?;
+    if expected < 0 {
+        return Err(fail(
             at,
-            format!("unrecognised checkpoint version {version}"),
+            CheckpointFailure::NegativeCount { count: expected },
         ));
     }
-    let (at, c) = next("entry count")?;
-    let count: usize = c
-        .trim()
-        .parse()
-        .map_err(|_| DecodeError::text(at, format!("bad entry count line {}", quoted(c))))?;
-    for _ in 0..count {
-        let (at, line) = next("entry")?;
-        let mut words = line.split_whitespace();
-        let fields = [words.next(), words.next(), words.next(), words.next()];
-        let bad = || DecodeError::text(at, format!("malformed checkpoint line {}", quoted(line)));
-        let entry = match (epoch_entries, fields) {
-            (true, [Some(e), Some(o), None, None]) => CheckpointEntry::Epoch {
-                epoch: e.parse().map_err(|_| bad())?,
-                start_offset: o.parse().map_err(|_| bad())?,
+    if expected >= DEFAULT_HEAP_ARRAY_LENGTH {
+        return Err(fail(
+            at,
+            CheckpointFailure::CountBeyondHeap { count: expected },
+        ));
+    }
+    let mut found = 0u64;
+    while let Some((at, line)) = next_line()? {
+        let (fields, n) = java_fields(line);
+        let number = |field: &str| CheckpointFailure::BadNumber {
+            field: field.to_string(),
+        };
+        let entry = match (epoch_entries, n) {
+            (true, 2) => CheckpointEntry::Epoch {
+                epoch: fields[0].parse().map_err(|_| fail(at, number(fields[0])))?,
+                start_offset: fields[1].parse().map_err(|_| fail(at, number(fields[1])))?,
             },
-            (false, [Some(t), Some(p), Some(o), None]) => CheckpointEntry::Partition {
-                topic: t.to_string(),
-                partition: p.parse().map_err(|_| bad())?,
-                offset: o.parse().map_err(|_| bad())?,
+            (false, 3) => CheckpointEntry::Partition {
+                topic: fields[0].to_string(),
+                partition: fields[1].parse().map_err(|_| fail(at, number(fields[1])))?,
+                offset: fields[2].parse().map_err(|_| fail(at, number(fields[2])))?,
             },
-            _ => return Err(bad()),
+            _ => {
+                return Err(fail(
+                    at,
+                    CheckpointFailure::MalformedLine {
+                        line: line.to_string(),
+                    },
+                ))
+            }
         };
         visit(entry);
+        found += 1;
     }
-    if !lines.all(|l| l.trim().is_empty()) {
-        return Err(DecodeError::text(
-            position,
-            format!("expected {count} entries, found more lines"),
+    if found != expected as u64 {
+        return Err(fail(
+            text.len(),
+            CheckpointFailure::CountMismatch { expected, found },
         ));
     }
     Ok(version)
@@ -359,6 +586,100 @@ mod tests {
         assert!(parse_checkpoint("1\n0\n", false).is_err());
         assert!(parse_checkpoint("0\n2\nfoo 0 5\n", false).is_err());
         assert!(parse_checkpoint("", false).unwrap().entries.is_empty());
+    }
+
+    fn kafka_read(text: &[u8], epochs: bool) -> Result<usize, CheckpointError> {
+        let mut n = 0;
+        read_checkpoint_as_kafka(text, epochs, |_| n += 1).map(|_| n)
+    }
+
+    fn failure(text: &[u8], epochs: bool) -> CheckpointFailure {
+        kafka_read(text, epochs).unwrap_err().failure
+    }
+
+    /// CheckpointFile.read's rules, case by case (the oracle test `issue_45_checkpoint_reads_
+    /// match_kafka` holds the consequences to Kafka 4.4).
+    #[test]
+    fn read_as_kafka_reads_it() {
+        use CheckpointFailure::*;
+        // No file content, or only a version line: no entries.
+        assert_eq!(kafka_read(b"", false), Ok(0));
+        assert_eq!(kafka_read(b"0\n", false), Ok(0));
+        // Java's line ends: \n, \r, \r\n.
+        assert_eq!(kafka_read(b"0\r1\r\nt 0 5", false), Ok(1));
+        // Trailing blanks split away; a leading blank is an empty topic name.
+        assert_eq!(kafka_read(b"0\n1\nt\t0  5 \n", false), Ok(1));
+        assert_eq!(kafka_read(b"0\n1\n 0 5\n", false), Ok(1));
+        assert_eq!(
+            failure(b"0\n1\n t 0 5\n", false),
+            MalformedLine {
+                line: " t 0 5".into()
+            }
+        );
+        // A blank line is an entry line, and a malformed one.
+        assert_eq!(
+            failure(b"0\n1\nt 0 5\n\n", false),
+            MalformedLine { line: "".into() }
+        );
+        assert_eq!(
+            failure(b" 0\n0\n", false),
+            MalformedLine { line: " 0".into() }
+        );
+        assert_eq!(
+            failure(b"1\n0\n", false),
+            UnrecognisedVersion { version: 1 }
+        );
+        assert_eq!(
+            failure(b"0\n3\nt 0 5\nt 1 5\n", false),
+            CountMismatch {
+                expected: 3,
+                found: 2
+            }
+        );
+        assert_eq!(
+            failure(b"0\n0\nt 0 5\n", false),
+            CountMismatch {
+                expected: 0,
+                found: 1
+            }
+        );
+        assert_eq!(
+            failure(b"0\n1\nt 0 x\n", false),
+            BadNumber { field: "x".into() }
+        );
+        assert_eq!(
+            failure(b"0\n1\nt 99999999999 5\n", false),
+            BadNumber {
+                field: "99999999999".into()
+            }
+        );
+        assert_eq!(failure(b"0\n-1\n", false), NegativeCount { count: -1 });
+        assert_eq!(
+            failure(b"0\n2147483647\nt 0 5\n", false),
+            CountBeyondHeap { count: i32::MAX }
+        );
+        assert_eq!(failure(b"0\n1\nt 0 \xff\n", false), NotUtf8);
+        // Epoch lines have two fields.
+        assert_eq!(kafka_read(b"0\n1\n3 100\n", true), Ok(1));
+        assert_eq!(
+            failure(b"0\n1\nt 3 100\n", true),
+            MalformedLine {
+                line: "t 3 100".into()
+            }
+        );
+        assert_eq!(
+            failure(b"0\n2\nt 0 5\n", false).class(),
+            JavaFailureClass::IoException
+        );
+        let count = failure(b"0\n3\n", false);
+        assert_eq!(
+            count.kafka_message("/d/recovery-point-offset-checkpoint"),
+            "Expected [3] entries in checkpoint file [/d/recovery-point-offset-checkpoint], but found only [0]"
+        );
+        assert_eq!(
+            CountBeyondHeap { count: i32::MAX }.kafka_message("f"),
+            "java.lang.OutOfMemoryError: Requested array size exceeds VM limit"
+        );
     }
 
     proptest::proptest! {

@@ -123,6 +123,7 @@ fn kind_name(kind: &FileKind) -> &'static str {
         FileKind::Cleaned(_) => "cleaned",
         FileKind::Swap(_) => "swap",
         FileKind::Temporary => "temporary",
+        FileKind::IncompleteCopy => "incompleteCopy",
         FileKind::Unknown => "unknown",
     }
 }

@@ -445,6 +445,11 @@ pub fn note_text(note: &Note) -> String {
              {} (log end {log_end}); a fetch from it gets OFFSET_OUT_OF_RANGE",
             log_end - 1
         ),
+        Note::LogStartBeyondEnd { log_start, log_end } => format!(
+            "the log start offset checkpoint ({log_start}) is beyond the log end ({log_end}): \
+             Kafka's load deletes every segment of this partition and starts it empty at \
+             {log_start}; these are the answers of that empty log"
+        ),
         Note::OffsetIsLogEnd { offset } => format!(
             "offset {offset} is the log end offset: no record is there yet (a fetch from it \
              waits for the next one)"

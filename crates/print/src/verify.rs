@@ -7,6 +7,7 @@ use serde_json::json;
 
 use super::table::{col, Col, Column, Grid, Layout};
 use super::words::{EpochCacheWords, LoadWords, StaleWords};
+use kseg_analysis::checkpoint_read::{CheckpointOutcome, RootCheckpointFailure};
 use kseg_analysis::recovery::TruncateReason;
 use kseg_analysis::verify::{
     CheckpointKind, Finding, IndexWhat, Message, RecoveryPreview, Severity,
@@ -48,6 +49,13 @@ impl fmt::Display for Worded<'_> {
                  running); Kafka will recover every partition from its recovery point",
             ),
             Message::UnreadableCheckpoint(e) => write!(f, "unreadable checkpoint: {e}"),
+            Message::CheckpointRead(c) => CheckpointReadWords(c).fmt(f),
+            Message::IncompleteCopy => f.write_str(
+                "an incomplete copy: kseg recover was writing this dir and did not finish \
+                 (killed, or failed), so its files are not what Kafka's load leaves; do not \
+                 start Kafka on it. Rerun the same kseg recover command: it removes this copy \
+                 and writes it again",
+            ),
             Message::OverflowUnsplittable {
                 offset,
                 position,
@@ -86,7 +94,20 @@ impl fmt::Display for Worded<'_> {
                 records,
                 first_offset,
                 last_offset,
+                sole_replica: true,
+                ..
+            } => write!(
+                f,
+                "recovery drops {records} acknowledged records (offsets \
+                 {first_offset}..{last_offset}): this broker is the partition's only replica \
+                 (__cluster_metadata), so every record it wrote was acknowledged (acks=1 or all)"
+            ),
+            Message::AcknowledgedLoss {
+                records,
+                first_offset,
+                last_offset,
                 high_watermark,
+                sole_replica: false,
             } => write!(
                 f,
                 "recovery drops at least {records} acknowledged records (offsets \
@@ -107,6 +128,18 @@ impl fmt::Display for Worded<'_> {
                 f,
                 "{} checkpoint {value} is beyond the log end offset {log_end}",
                 checkpoint_name(*checkpoint)
+            ),
+            Message::LogStartBeyondEnd {
+                log_start,
+                log_end,
+                segments,
+                records,
+            } => write!(
+                f,
+                "the log start offset checkpoint {log_start} is beyond the log end {log_end}: \
+                 Kafka's load deletes all {segments} segments of this partition ({records} \
+                 records) and starts it empty at offset {log_start} \
+                 (LogLoader.deleteSegmentsIfLogStartGreaterThanLogEnd)"
             ),
             Message::CheckpointBeforeStart {
                 checkpoint,
@@ -452,10 +485,52 @@ pub fn message(f: &Finding) -> String {
     Worded(&f.message).to_string()
 }
 
+/// What Kafka does with a root checkpoint file it cannot read, in words: its own message,
+/// then the consequence.
+pub struct CheckpointReadWords<'a>(pub &'a RootCheckpointFailure);
+
+impl fmt::Display for CheckpointReadWords<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let c = self.0;
+        let what = match c.outcome {
+            CheckpointOutcome::LogDirOffline => {
+                "Kafka will not start this log dir: it takes it offline (LogDirFailureChannel), \
+                 and the broker halts when it is its only log dir or holds the metadata log"
+            }
+            CheckpointOutcome::BrokerDies => {
+                "Kafka allocates the declared count before reading: the broker dies at startup \
+                 (with the default 1 GiB heap, or any heap for a count this large)"
+            }
+            CheckpointOutcome::PartitionsNotServed => {
+                "Kafka will not serve this log dir: the broker starts, but every partition's \
+                 move to leader or follower fails on it (\"Unable to start fetching\")"
+            }
+            CheckpointOutcome::ResetWithWarning => match c.kind {
+                CheckpointKind::RecoveryPoint => {
+                    "Kafka logs a WARN and resets every recovery point of this log dir to 0 \
+                     (without a clean-shutdown marker it then recovers every segment)"
+                }
+                CheckpointKind::LogStart | CheckpointKind::HighWatermark => {
+                    "Kafka logs a WARN and resets every log start offset of this log dir to \
+                     its first segment's base offset"
+                }
+            },
+        };
+        write!(
+            f,
+            "{} checkpoint: Kafka reads \"{}\"; {what}",
+            checkpoint_name(c.kind),
+            c.kafka_message()
+        )
+    }
+}
+
 /// One log dir's answer: will Kafka start on it, and what acknowledged data is at risk.
 pub struct Verdict<'r> {
     pub log_dir: PathBuf,
     pub partitions: Vec<&'r RecoveryPreview>,
+    /// A root checkpoint file that stops Kafka from serving the log dir.
+    pub dir_failure: Option<&'r RootCheckpointFailure>,
 }
 
 impl Verdict<'_> {
@@ -471,6 +546,19 @@ impl Verdict<'_> {
 /// `{"type":"verdict"}`: one per log dir, before every other line.
 pub fn json_verdict(out: &mut impl Write, v: &Verdict<'_>) -> io::Result<()> {
     let failure = v.failure().and_then(|p| p.load_failure.as_ref());
+    let (reason, file, position) = match (v.dir_failure, failure) {
+        (Some(d), _) => (
+            Some(CheckpointReadWords(d).to_string()),
+            Some(d.path.display().to_string()),
+            Some(d.error.position as u64),
+        ),
+        (None, Some(f)) => (
+            Some(Worded(&f.reason).to_string()),
+            Some(f.file.clone()),
+            Some(f.position),
+        ),
+        (None, None) => (None, None, None),
+    };
     let at_risk: Vec<serde_json::Value> = v
         .partitions
         .iter()
@@ -484,9 +572,8 @@ pub fn json_verdict(out: &mut impl Write, v: &Verdict<'_>) -> io::Result<()> {
         })
         .collect();
     let j = json!({"type": "verdict", "logDir": v.log_dir.display().to_string(),
-        "kafkaStarts": failure.is_none(),
-        "reason": failure.map(|f| Worded(&f.reason).to_string()), "file": failure.map(|f| f.file.clone()),
-        "position": failure.map(|f| f.position), "atRisk": at_risk});
+        "kafkaStarts": reason.is_none(), "reason": reason, "file": file,
+        "position": position, "atRisk": at_risk});
     serde_json::to_writer(&mut *out, &j).map_err(io::Error::from)?;
     out.write_all(b"\n")
 }
@@ -494,9 +581,17 @@ pub fn json_verdict(out: &mut impl Write, v: &Verdict<'_>) -> io::Result<()> {
 /// "Will Kafka start on DIR: yes / NO (...)", then the acknowledged records at risk.
 pub fn verdict_text(out: &mut impl Write, v: &Verdict<'_>) -> io::Result<()> {
     let dir = escape(&v.log_dir.display().to_string());
-    match v.failure().and_then(|p| p.load_failure.as_ref()) {
-        None => writeln!(out, "Will Kafka start on {dir}: yes")?,
-        Some(f) => writeln!(
+    let partition_failure = v.failure().and_then(|p| p.load_failure.as_ref());
+    match (v.dir_failure, partition_failure) {
+        (Some(d), _) => writeln!(
+            out,
+            "Will Kafka start on {dir}: NO ({}; {} at byte {})",
+            escape(&CheckpointReadWords(d).to_string()),
+            escape(&d.path.display().to_string()),
+            d.error.position
+        )?,
+        (None, None) => writeln!(out, "Will Kafka start on {dir}: yes")?,
+        (None, Some(f)) => writeln!(
             out,
             "Will Kafka start on {dir}: NO ({}; {} at byte {})",
             escape(&Worded(&f.reason).to_string()),

@@ -37,8 +37,14 @@ pub enum FileKind {
     Swap(Box<FileKind>),
     /// `<file>.tmp` left by an interrupted tmp-and-rename write, or a `.checkpoint.part`.
     Temporary,
+    /// [`INCOMPLETE_COPY_MARKER`]: `kseg recover` was writing this copy and did not finish.
+    IncompleteCopy,
     Unknown,
 }
+
+/// The file `kseg recover` writes first into a copy and removes last: a dir holding it is an
+/// incomplete copy (the run was killed or failed mid-write), which a rerun redoes.
+pub const INCOMPLETE_COPY_MARKER: &str = ".kseg-recover-incomplete";
 
 impl FileKind {
     pub fn describe(&self) -> String {
@@ -66,6 +72,7 @@ impl FileKind {
             FileKind::Cleaned(k) => format!("{} being written by the log cleaner", k.describe()),
             FileKind::Swap(k) => format!("{} waiting to be swapped in", k.describe()),
             FileKind::Temporary => "temporary file of an interrupted write".into(),
+            FileKind::IncompleteCopy => "kseg recover's incomplete-copy marker".into(),
             FileKind::Unknown => "unrecognised file".into(),
         }
     }
@@ -133,6 +140,7 @@ pub fn classify_file(name: &str) -> FileKind {
         ".lock" => return FileKind::Lock,
         "quorum-state" => return FileKind::QuorumState,
         "bootstrap.checkpoint" => return FileKind::BootstrapCheckpoint,
+        INCOMPLETE_COPY_MARKER => return FileKind::IncompleteCopy,
         _ => {}
     }
     if name.ends_with(".records.bin") {

@@ -10,7 +10,9 @@ use rayon::prelude::*;
 use super::*;
 use crate::analysis::log_dir_load::{checkpoints_after_restart, LoadedLog};
 use crate::analysis::topic_configs::partition_replicas;
-use crate::analysis::verify::{verify_partition, PartitionReport, RecoveryPreview, VerifyOptions};
+use crate::analysis::verify::{
+    verify_partition, CheckpointKind, PartitionReport, RecoveryPreview, VerifyOptions,
+};
 use crate::format::text_files::encode_clean_shutdown;
 use crate::print::verify as printer;
 use crate::storage::layout::PartitionState;
@@ -77,11 +79,14 @@ pub(super) fn run(args: &RecoverArgs, dir: &LogDir, unreadable: Outcome) -> Resu
         .collect();
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
+    let dir_failure = facts.stopping_failure();
     let verdict = printer::Verdict {
         log_dir: dir.path.clone(),
         partitions: previews,
+        dir_failure,
     };
-    if !fixes.is_empty() && !args.force {
+    let kafka_starts = fixes.is_empty() && dir_failure.is_none();
+    if !kafka_starts && !args.force {
         refuse(&mut out, args, &verdict, &fixes)?;
         out.flush()?;
         return Ok(unreadable.worst(Outcome::of_findings(
@@ -90,7 +95,7 @@ pub(super) fn run(args: &RecoverArgs, dir: &LogDir, unreadable: Outcome) -> Resu
     }
 
     prepare_target(&args.out, &input, "log dir", None)?;
-    let written = match write_log_dir(args, dir, &ctx, &loaded) {
+    let mut written = match write_log_dir(args, dir, &ctx, &loaded) {
         Ok(w) => w,
         Err(e) => {
             // No partial copy is left behind: the dir was new or empty.
@@ -98,7 +103,20 @@ pub(super) fn run(args: &RecoverArgs, dir: &LogDir, unreadable: Outcome) -> Resu
             return Err(e);
         }
     };
+    finish_copy(&args.out)?;
+    // The report says what verify-index finds in the copy, by partition.
     let mut still_damaged: Vec<String> = Vec::new();
+    for e in verify_written(&args.out, &ctx.configs, args.index_interval_bytes, None)? {
+        let owner = written.copies.iter_mut().find(|(name, _)| {
+            let dir = args.out.join(name);
+            e.starts_with(&format!("{}/", dir.display()))
+                || e.starts_with(&format!("{}: ", dir.display()))
+        });
+        match owner {
+            Some((_, copy)) => copy.note_verified(e),
+            None => still_damaged.push(format!("verify-index finds in the copy: {e}")),
+        }
+    }
     for (p, copy) in &written.copies {
         still_damaged.extend(copy.still_damaged.iter().map(|d| format!("{p}: {d}")));
     }
@@ -124,7 +142,7 @@ pub(super) fn run(args: &RecoverArgs, dir: &LogDir, unreadable: Outcome) -> Resu
             "changedPartitions": written.copies.iter().filter(|(_, c)| c.changed()).count(),
             "damaged": written.copies.iter().any(|(_, c)| c.damaged),
             "stillDamaged": still_damaged, "notCopied": not_copied,
-            "kafkaStarts": fixes.is_empty(),
+            "kafkaStarts": kafka_starts,
             "logDirFiles": written.files.iter().cloned().collect::<serde_json::Map<String, serde_json::Value>>(),
             "highWatermarksFromCheckpoint": written.runtime_high_watermarks});
         serde_json::to_writer(&mut out, &summary)?;
@@ -195,7 +213,7 @@ pub(super) fn run(args: &RecoverArgs, dir: &LogDir, unreadable: Outcome) -> Resu
                 written.runtime_high_watermarks.len()
             )?;
         }
-        if !fixes.is_empty() {
+        if !kafka_starts {
             writeln!(
                 out,
                 "--force: written although Kafka would not start on the input"
@@ -211,6 +229,7 @@ pub(super) fn run(args: &RecoverArgs, dir: &LogDir, unreadable: Outcome) -> Resu
             .iter()
             .map(|_| Nature::DamagedData)
             .chain(fixes.iter().map(|_| Nature::BrokerWillNotStart))
+            .chain(dir_failure.map(|_| Nature::BrokerWillNotStart))
             .map(Nature::severity),
     )))
 }
@@ -230,14 +249,29 @@ fn refuse(
             "Kafka's load of this partition throws whatever the shutdown: the broker starts once its dir is moved out of the log dir (its records then stay only in the moved dir)".to_string()
         }
     };
+    // CheckpointFile creates a missing file empty: no entries, as a reset leaves it.
+    let dir_advice = verdict.dir_failure.map(|d| {
+        (
+            d.path.display().to_string(),
+            format!(
+                "Kafka reads it once it is valid or gone (it creates a missing checkpoint file empty: {})",
+                match d.kind {
+                    CheckpointKind::RecoveryPoint => "every recovery point 0",
+                    CheckpointKind::LogStart => "every log start at its first segment",
+                    CheckpointKind::HighWatermark => "every high watermark from the log start",
+                }
+            ),
+        )
+    });
     if args.json {
         printer::json_verdict(out, verdict)?;
-        let fixes: Vec<serde_json::Value> = fixes
+        let fixes: Vec<serde_json::Value> = dir_advice
             .iter()
-            .map(|f| {
+            .map(|(file, fix)| json!({"file": file, "fix": fix}))
+            .chain(fixes.iter().map(|f| {
                 json!({"partition": f.partition, "file": f.failure.file, "position": f.failure.position,
                     "reason": printer::Worded(&f.failure.reason).to_string(), "ignoreCleanShutdownFixes": f.without_marker, "fix": advice(f)})
-            })
+            }))
             .collect();
         let j = json!({"type": "summary", "logDir": verdict.log_dir.display().to_string(),
             "out": args.out.display().to_string(), "written": false, "kafkaStarts": false,
@@ -247,6 +281,9 @@ fn refuse(
     } else {
         printer::verdict_text(out, verdict)?;
         writeln!(out, "What it would take:")?;
+        if let Some((file, fix)) = &dir_advice {
+            writeln!(out, "  {}: {fix}", crate::print::escape::escaped(file))?;
+        }
         for f in fixes {
             writeln!(
                 out,
@@ -396,6 +433,7 @@ fn write_log_dir(
                 | FileKind::ReplicationOffsetCheckpoint
                 | FileKind::CleanerOffsetCheckpoint
                 | FileKind::CleanShutdown
+                | FileKind::IncompleteCopy
         ) || CHECKPOINTS
             .iter()
             .any(|c| name.strip_suffix(".tmp") == Some(*c));

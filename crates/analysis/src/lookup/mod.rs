@@ -241,6 +241,47 @@ pub struct LookupReport {
     pub scan: Option<ScanResult>,
 }
 
+/// The answers of the log `LogLoader.deleteSegmentsIfLogStartGreaterThanLogEnd` leaves when the
+/// log start offset checkpoint is beyond the log end: no segment but an empty one at
+/// `log_start`, the epoch cache cleared. Earliest and latest are `log_start`; an offset other
+/// than it is out of range; nothing answers a timestamp or an epoch.
+fn emptied_by_log_start(
+    target: &PartitionTarget,
+    query: Query,
+    log_start: i64,
+    log_end: i64,
+    reader: PartitionReader<'_>,
+) -> LookupReport {
+    let wiped = Note::LogStartBeyondEnd { log_start, log_end };
+    let mut answer = match query {
+        Query::Earliest | Query::Latest => Answer {
+            offset: Some(log_start),
+            ..Default::default()
+        },
+        Query::Offset(o) if o == log_start => Answer::none(Note::OffsetIsLogEnd { offset: o }),
+        Query::Offset(o) => Answer::none(Note::OffsetOutOfRange {
+            offset: o,
+            log_start,
+            log_end: log_start,
+        }),
+        Query::Timestamp(_) | Query::MaxTimestamp | Query::EndOffsetForEpoch(_) => {
+            Answer::default()
+        }
+    };
+    answer.notes.insert(0, wiped);
+    LookupReport {
+        topic: target.topic.clone(),
+        partition: target.partition,
+        path: target.path.clone(),
+        query,
+        log_start_offset: log_start,
+        log_end_offset: Some(log_start),
+        answer,
+        trace: reader.finish(),
+        scan: None,
+    }
+}
+
 /// Answers `query` for one partition. With `scan`, also answers from a scan of every record.
 pub fn lookup(
     target: &PartitionTarget,
@@ -257,6 +298,14 @@ pub fn lookup(
     }
     let mut reader = PartitionReader::new(target, LOOKUP_READ_CHUNK, max_decompressed);
     let log_start = reader.log_start_offset();
+    if target.log_start_checkpoint == Some(log_start) {
+        // Read apart from the trace, which is the path of the query's answer.
+        let end =
+            PartitionReader::new(target, LOOKUP_READ_CHUNK, max_decompressed).log_end_offset()?;
+        if end < log_start {
+            return Ok(emptied_by_log_start(target, query, log_start, end, reader));
+        }
+    }
     let mut leo = None;
     let mut answer = match query {
         Query::Timestamp(t) => reader.by_timestamp(t, log_start)?,

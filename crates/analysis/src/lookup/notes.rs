@@ -19,6 +19,10 @@ pub enum Note {
         log_start: i64,
         log_end: i64,
     },
+    /// The log start offset checkpoint is beyond the log end: Kafka's load deletes every
+    /// segment and starts the partition empty at `log_start`
+    /// (`LogLoader.deleteSegmentsIfLogStartGreaterThanLogEnd`); the answers are that log's.
+    LogStartBeyondEnd { log_start: i64, log_end: i64 },
     /// The offset asked is the log end offset: a fetch from it waits.
     OffsetIsLogEnd { offset: i64 },
     /// The offset asked is absent (compaction, a gap): a fetch from it starts at `starts_at`.

@@ -51,6 +51,10 @@ pub enum Message {
     },
     NoCleanShutdown,
     UnreadableCheckpoint(FileFault),
+    /// `kseg recover`'s marker: a copy it was writing and did not finish.
+    IncompleteCopy,
+    /// A root checkpoint file Kafka's `CheckpointFile` fails to read.
+    CheckpointRead(crate::checkpoint_read::RootCheckpointFailure),
 
     // The partition.
     /// A kept batch's offset overflows the segment base while the last one fits.
@@ -78,6 +82,8 @@ pub enum Message {
         first_offset: i64,
         last_offset: i64,
         high_watermark: i64,
+        /// This broker is the partition's only replica: every record it wrote was acknowledged.
+        sole_replica: bool,
     },
     /// A stale producer snapshot (its words) and the segment whose `.txnindex` it spoils.
     /// An aborted transaction's `.txnindex` entry a stale producer snapshot makes Kafka write.
@@ -91,6 +97,14 @@ pub enum Message {
         checkpoint: CheckpointKind,
         value: i64,
         log_start: i64,
+    },
+    /// The log start offset checkpoint beyond the log end after recovery: Kafka's load deletes
+    /// every segment (`records` records) and starts the partition empty at `log_start`.
+    LogStartBeyondEnd {
+        log_start: i64,
+        log_end: i64,
+        segments: usize,
+        records: u64,
     },
 
     // The transaction index.

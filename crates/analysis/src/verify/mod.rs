@@ -218,6 +218,25 @@ impl LossTally {
     /// readable or not (a zeroed region, a batch whose header is gone); the possibly
     /// acknowledged run ends at the highest offset known to have existed. On a compacted log
     /// only the records of readable dropped batches count.
+    /// The runs when this broker is the partition's only replica: every record it wrote was
+    /// acknowledged (acks=1 or all: an ISR of one), so every dropped one is lost for certain.
+    fn runs_sole_replica(&self) -> Option<OffsetRun> {
+        let first = self.first_dropped?;
+        if self.dense {
+            let end = self.known_end.or(self.last_dropped.map(|l| l + 1))?;
+            return (end > first).then(|| OffsetRun {
+                records: (end - first) as u64,
+                first_offset: first,
+                last_offset: end - 1,
+            });
+        }
+        (self.records > 0).then(|| OffsetRun {
+            records: self.records,
+            first_offset: first,
+            last_offset: self.last_dropped.unwrap_or(first),
+        })
+    }
+
     fn runs(&self, hw: Option<i64>) -> (Option<OffsetRun>, Option<OffsetRun>) {
         if self.dense {
             let Some(first) = self.first_dropped else {
@@ -452,6 +471,21 @@ pub fn verify_partition(
         );
     }
 
+    for f in p
+        .files
+        .iter()
+        .filter(|f| f.kind == FileKind::IncompleteCopy)
+    {
+        ctx.add(
+            "incomplete-copy",
+            Nature::DamagedData,
+            &f.path,
+            None,
+            None,
+            Message::IncompleteCopy,
+        );
+    }
+
     let segments: Vec<&DataFile> = loaded.iter().filter(|f| f.kind == FileKind::Log).collect();
     let bases: Vec<i64> = segments
         .iter()
@@ -514,6 +548,8 @@ pub fn verify_partition(
     // Entries the segments' gathered batches may still take (`ProducerBatches`).
     let mut batch_budget = PRODUCER_BATCH_BUDGET;
     let mut end_after_load: Option<i64> = None;
+    // The records, batches and bytes of the segments the load keeps.
+    let mut kept = (0u64, 0u64, 0u64);
     let mut log_start: Option<i64> = None;
     let mut truncated = false;
 
@@ -629,8 +665,8 @@ pub fn verify_partition(
             );
             // A later segment starting at `base`: the offsets below it existed.
             loss.extend_end(base);
-            loss.open_end =
-                active && seg_facts.first_frame_problem.is_some() && !seg_facts.preallocated_tail;
+            // Only an unreadable end hides records past the last offset anything tells.
+            loss.open_end = active && seg_facts.unreadable_tail && !seg_facts.preallocated_tail;
         } else if let Some(cut) = seg_facts.cut {
             loss.add(
                 Some(cut.first_dropped_offset),
@@ -640,6 +676,7 @@ pub fn verify_partition(
             );
             loss.open_end = active
                 && !seg_facts.preallocated_tail
+                && seg_facts.unreadable_tail
                 && seg_facts
                     .first_frame_problem
                     .is_some_and(|at| at >= cut.position);
@@ -676,6 +713,10 @@ pub fn verify_partition(
                     .unwrap_or(base),
             };
             end_after_load = Some(seg_end.max(base));
+            let cut = seg_facts.cut.as_ref().filter(|_| rebuilt);
+            kept.0 += seg_facts.records - cut.map_or(0, |c| c.dropped_records);
+            kept.1 += seg_facts.batches - cut.map_or(0, |c| c.dropped_batches);
+            kept.2 += kept_len;
         }
         if let Some((position, reason)) = &seg_facts.load_failure {
             preview.load_failure.get_or_insert(LoadFailure {
@@ -843,7 +884,51 @@ pub fn verify_partition(
         }
     }
 
-    let (certain, possible) = loss.runs(checkpoints.high_watermark);
+    // LogLoader.deleteSegmentsIfLogStartGreaterThanLogEnd, after recoverLog: a log start offset
+    // checkpoint beyond the log end deletes every segment.
+    let wiped = match (checkpoints.log_start, end_after_load) {
+        (Some(start), Some(end)) if end < start && views.iter().any(|v| !v.deleted) => {
+            let mut segments = 0;
+            for v in views.iter_mut().filter(|v| !v.deleted) {
+                preview.deleted_segments.push(v.path.display().to_string());
+                // ProducerStateManager.truncateFullyAndStartAt deletes every snapshot, the
+                // ones its recovery wrote included.
+                v.deleted = true;
+                v.recovered = false;
+                v.load_recovered = false;
+                segments += 1;
+            }
+            preview.dropped_records += kept.0;
+            preview.dropped_batches += kept.1;
+            preview.dropped_bytes += kept.2;
+            ctx.add(
+                "log-start-beyond-end",
+                Nature::DamagedData,
+                &p.path,
+                None,
+                Some(start),
+                Message::LogStartBeyondEnd {
+                    log_start: start,
+                    log_end: end,
+                    segments,
+                    records: kept.0,
+                },
+            );
+            end_after_load = Some(start);
+            true
+        }
+        _ => false,
+    };
+    // __cluster_metadata names this broker the only replica: the high watermark followed its
+    // log end, whatever the checkpoint (written every few seconds) says.
+    let sole_replica = !raft
+        && facts
+            .is_some_and(|f| f.replicas.get(&(p.name.topic.clone(), p.name.partition)) == Some(&1));
+    let (certain, possible) = if sole_replica {
+        (loss.runs_sole_replica(), None)
+    } else {
+        loss.runs(checkpoints.high_watermark)
+    };
     if let Some(c) = certain.filter(|_| !opts.sanity_only) {
         ctx.add(
             "acknowledged-loss",
@@ -856,6 +941,7 @@ pub fn verify_partition(
                 first_offset: c.first_offset,
                 last_offset: c.last_offset,
                 high_watermark: checkpoints.high_watermark.unwrap_or_default(),
+                sole_replica,
             },
         );
     }
@@ -928,6 +1014,9 @@ pub fn verify_partition(
                 (CheckpointKind::HighWatermark, checkpoints.high_watermark),
             ] {
                 let Some(v) = value else { continue };
+                if wiped && checkpoint == CheckpointKind::LogStart {
+                    continue;
+                }
                 if v > end {
                     ctx.add(
                         "checkpoint-range",
@@ -1048,6 +1137,31 @@ pub fn verify_log_dir(facts: &LogDirFacts, findings: &mut Vec<Finding>) {
             position: None,
             offset: None,
             message: Message::UnreadableCheckpoint(fault.clone()),
+        });
+    }
+    if let Some(marker) = &facts.incomplete_copy {
+        findings.push(Finding {
+            check: "incomplete-copy",
+            severity: Nature::DamagedData.severity(),
+            file: marker.display().to_string(),
+            position: None,
+            offset: None,
+            message: Message::IncompleteCopy,
+        });
+    }
+    for failure in &facts.checkpoint_failures {
+        let nature = if failure.outcome.stops_log_dir() {
+            Nature::BrokerWillNotStart
+        } else {
+            Nature::RepairedAtLoad
+        };
+        findings.push(Finding {
+            check: "checkpoint-read",
+            severity: nature.severity(),
+            file: failure.path.display().to_string(),
+            position: Some(failure.error.position as u64),
+            offset: None,
+            message: Message::CheckpointRead(failure.clone()),
         });
     }
 }

@@ -119,6 +119,9 @@ pub(super) struct SegmentFacts {
     /// Those first bytes are the zero-filled tail of a `preallocate=true` segment: space the
     /// file was given, not written records.
     pub preallocated_tail: bool,
+    /// Bytes framing no batch after the last valid batch: the segment's end is unreadable (a
+    /// damaged region followed by valid batches is not).
+    pub unreadable_tail: bool,
     /// Recovering this segment at load throws where nothing catches it: (position, why).
     pub load_failure: Option<(u64, Message)>,
     /// The first batch recovery keeps whose last offset no relative offset can hold:
@@ -159,6 +162,8 @@ pub(super) struct SegmentPass<'p, 'c, 'f> {
     epochs: &'c mut EpochTrack,
     /// End of the last batch: the log's valid end for the index checks.
     valid_end: u64,
+    /// End of the last bytes framing no batch.
+    invalid_end: u64,
 }
 
 impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
@@ -191,6 +196,7 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
             control_scratch: RecordScratch::with_cap(1 << 20),
             epochs,
             valid_end: 0,
+            invalid_end: 0,
         }
     }
 
@@ -338,6 +344,7 @@ impl<'p, 'c, 'f> SegmentPass<'p, 'c, 'f> {
                 self.rebuild_failure = Some(e);
             }
         }
+        self.facts.unreadable_tail = self.invalid_end > self.valid_end;
         let total = self.before();
         if let Some(invalid) = self.rebuild_failure.filter(|_| self.seg.log_checks) {
             let message = if self.seg.load_recovered {
@@ -476,6 +483,9 @@ impl EntrySink for SegmentPass<'_, '_, '_> {
     fn problem(&mut self, p: &LogProblem<'_>) {
         let (position, length) = (p.position(), p.length());
         self.mark_invalid(position);
+        if !matches!(p, LogProblem::BadEntry { .. }) {
+            self.invalid_end = self.invalid_end.max(position + length.max(1));
+        }
         if !matches!(p, LogProblem::BadEntry { .. }) && self.facts.first_frame_problem.is_none() {
             self.facts.first_frame_problem = Some(position);
             self.facts.preallocated_tail = self.seg.preallocate
