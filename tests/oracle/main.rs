@@ -10,6 +10,7 @@ mod group_history;
 mod harness;
 mod kip848;
 mod mini_broker;
+mod older_dump;
 mod parity;
 mod rescue;
 mod retention;
