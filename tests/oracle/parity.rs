@@ -100,6 +100,11 @@ fn older_line_format(version: &str, kafka: &str, kseg: &str) -> bool {
         return false;
     };
     let (prefix, rest) = kafka.split_at(cut + "headerKeys: [] ".len());
+    // Before 3.7 (seen on 3.6.2) the offsets decoder printed text keys and values too: compared
+    // by what they say (group, partition, offset, metadata; protocol, generation, members).
+    if rest.starts_with("key: offset_commit::") || rest.starts_with("key: group_metadata::") {
+        return kseg.starts_with(prefix) && crate::older_dump::agrees(kafka, kseg);
+    }
     kseg.starts_with(prefix)
         && (rest.starts_with("controlType: ") || rest.starts_with("key: transaction_metadata::"))
 }
