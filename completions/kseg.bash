@@ -1443,7 +1443,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__retention)
-            opts="-h --now --tz --config --topic-config --json --format --threads --no-progress --help"
+            opts="-h --now --tz --config --topic-config --topic-configs-file --json --format --threads --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1462,6 +1462,10 @@ _kseg() {
                     return 0
                     ;;
                 --topic-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topic-configs-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

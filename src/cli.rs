@@ -604,6 +604,13 @@ pub struct LogConfigArgs {
     /// Wins over the topic's config in __cluster_metadata
     #[arg(long = "topic-config", value_name = "TOPIC:KEY=VALUE")]
     pub topic_config: Vec<String>,
+
+    /// Topic configs saved from `kafka-configs.sh --describe --entity-type topics --all`
+    /// (`All configs for topic T are:` then `  KEY=VALUE sensitive=... synonyms={...}` lines):
+    /// a ZooKeeper-mode cluster keeps them in ZooKeeper, never in a log dir. --topic-config wins
+    /// over it. Repeatable
+    #[arg(long = "topic-configs-file", value_name = "FILE")]
+    pub topic_configs_file: Vec<PathBuf>,
 }
 
 const RETENTION_HELP: &str = "Examples:

@@ -55,6 +55,7 @@ import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -1158,8 +1159,14 @@ public class KsegOracle {
             specs.put("latest", OffsetSpec.latest());
             specs.put("maxTimestamp", OffsetSpec.maxTimestamp());
             for (var e : specs.entrySet()) {
-                var info = admin.listOffsets(Map.of(tp, e.getValue()), opts).partitionResult(tp).get();
-                answer(out, tp, e.getKey(), iso.toString(), info);
+                try {
+                    var info = admin.listOffsets(Map.of(tp, e.getValue()), opts).partitionResult(tp).get();
+                    answer(out, tp, e.getKey(), iso.toString(), info);
+                } catch (ExecutionException x) {
+                    // OffsetSpec.maxTimestamp (KIP-734, ListOffsets v7) came with Kafka 3.0.
+                    if (!(x.getCause() instanceof UnsupportedVersionException)) throw x;
+                    unsupported(out, "listOffsets " + e.getKey(), x.getCause());
+                }
             }
         }
         if (tp.topic().startsWith("__")) return;
@@ -1221,9 +1228,21 @@ public class KsegOracle {
         }
     }
 
+    /** What the broker could not answer (an API older than it), for the tests to say so. */
+    static void unsupported(PrintStream out, String what, Throwable why) {
+        out.println("{\"type\":\"unsupported\",\"what\":" + json(what) + ",\"why\":" + json(String.valueOf(why)) + "}");
+    }
+
     static void transactionAnswers(Admin admin, PrintStream out) throws Exception {
         List<String> ids = new ArrayList<>();
-        for (var t : admin.listTransactions().all().get()) ids.add(t.transactionalId());
+        try {
+            for (var t : admin.listTransactions().all().get()) ids.add(t.transactionalId());
+        } catch (ExecutionException x) {
+            // ListTransactions and DescribeTransactions (KIP-664) came with Kafka 3.0.
+            if (!(x.getCause() instanceof UnsupportedVersionException)) throw x;
+            unsupported(out, "transactions", x.getCause());
+            return;
+        }
         Collections.sort(ids);
         var described = admin.describeTransactions(ids).all().get();
         for (String id : ids) {

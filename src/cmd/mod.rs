@@ -280,10 +280,40 @@ pub fn report_unreadable(set: &DataSet) -> Outcome {
 pub fn log_config_flags(
     args: &cli::LogConfigArgs,
 ) -> anyhow::Result<crate::analysis::topic_configs::ConfigFlags> {
-    Ok(crate::analysis::topic_configs::ConfigFlags::parse(
-        &args.config,
-        &args.topic_config,
-    )?)
+    use crate::analysis::topic_configs::{describe_output_topic_configs, ConfigFlags};
+    // The files first: --topic-config, later, wins over them.
+    let mut topic = Vec::new();
+    for file in &args.topic_configs_file {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| anyhow::anyhow!("--topic-configs-file {}: {e}", escape_path(file)))?;
+        let entries = describe_output_topic_configs(&text);
+        if entries.is_empty() {
+            anyhow::bail!(
+                "--topic-configs-file {}: no topic config found (expected `kafka-configs.sh \
+                 --describe --entity-type topics --all` output: `All configs for topic T are:` \
+                 then indented KEY=VALUE lines)",
+                escape_path(file)
+            );
+        }
+        for entry in entries {
+            // A value Kafka 4.4 refuses (2.8's segment.bytes below 1 MiB) is left out, saying so.
+            match ConfigFlags::parse(&[], std::slice::from_ref(&entry)) {
+                Ok(_) => topic.push(entry),
+                Err(why) => eprintln!(
+                    "kseg: note: --topic-configs-file {}: {} left out: {}",
+                    escape_path(file),
+                    crate::escape::escaped(&entry),
+                    why.problem
+                ),
+            }
+        }
+    }
+    topic.extend(args.topic_config.iter().cloned());
+    Ok(ConfigFlags::parse(&args.config, &topic)?)
+}
+
+fn escape_path(p: &std::path::Path) -> String {
+    crate::escape::escaped_path(p)
 }
 
 /// Runs `f` (which uses rayon) on a pool of `--threads` workers.

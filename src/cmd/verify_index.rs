@@ -192,6 +192,13 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
                 .any(|f| !f.lock_holders.is_empty());
             printer::recovery_table(&mut out, &previews, live, layout)?;
             printer::log_configs(&mut out, &previews)?;
+            let zookeeper: Vec<&std::path::Path> = set
+                .log_dirs
+                .iter()
+                .filter(|d| crate::analysis::topic_configs::zookeeper_mode(d))
+                .map(|d| d.path.as_path())
+                .collect();
+            printer::zookeeper_mode_dirs(&mut out, &zookeeper)?;
         }
         writeln!(
             out,

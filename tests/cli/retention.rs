@@ -330,3 +330,92 @@ fn summary_notes_a_blocked_retention() {
         "{notes}"
     );
 }
+
+/// A ZooKeeper-mode broker's dir (meta.properties version 0, no __cluster_metadata): the text
+/// says plainly that topic configs are not in it, JSON says `zookeeperMode`, and a saved
+/// `kafka-configs.sh --describe --all` output gives them (a 4.4-refused value left out, saying so).
+#[test]
+fn zookeeper_mode_dirs_say_configs_are_not_in_them_and_take_a_describe_file() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().join("data");
+    let hour_old = NOW - 2 * 3_600_000;
+    let a = segment(&root.join("orders-0"), 0, &[&[hour_old]]);
+    segment(&root.join("orders-0"), a, &[&[NOW]]);
+    log_dir(&root, &[("orders-0", a + 1)]);
+    fs::write(
+        root.join("meta.properties"),
+        "#\nversion=0\nbroker.id=1\ncluster.id=zdu3BKoAR2miOLNU5Ahm7w\n",
+    )
+    .unwrap();
+    let now = NOW.to_string();
+    let text = kseg(&["retention", "--now", &now, root.to_str().unwrap()]);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    assert!(
+        text.stdout.contains(
+            "ZooKeeper mode (meta.properties version 0): topic configs are not in this dir"
+        ),
+        "{}",
+        text.stdout
+    );
+    let (_, lines, _) = retention_json(&[root.to_str().unwrap()]);
+    assert_eq!(of_type(&lines, "logDir")[0]["zookeeperMode"], true);
+    // Kafka's default (7 days): nothing to delete.
+    assert_eq!(
+        partition(&lines, "orders")["deleteSegments"],
+        serde_json::json!([])
+    );
+
+    let describe = t.path().join("configs.txt");
+    fs::write(
+        &describe,
+        "All configs for topic orders are:\n  \
+         cleanup.policy=delete sensitive=false synonyms={DEFAULT_CONFIG:log.cleanup.policy=delete}\n  \
+         retention.ms=3600000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=3600000, DEFAULT_CONFIG:log.retention.ms=604800000}\n  \
+         segment.bytes=16384 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:segment.bytes=16384}\n  \
+         message.format.version=2.8-IV1 sensitive=false synonyms={DEFAULT_CONFIG:log.message.format.version=2.8-IV1}\n",
+    )
+    .unwrap();
+    let (code, lines, stderr) = retention_json(&[
+        "--topic-configs-file",
+        describe.to_str().unwrap(),
+        root.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let orders = partition(&lines, "orders");
+    assert_eq!(orders["configs"]["retention.ms"]["value"], 3_600_000);
+    assert_eq!(
+        orders["configs"]["retention.ms"]["source"],
+        "topicConfigFlag"
+    );
+    assert_eq!(orders["deleteSegments"], serde_json::json!([0]));
+    assert!(
+        stderr.contains("orders:segment.bytes=16384 left out"),
+        "{stderr}"
+    );
+    // --topic-config wins over the file.
+    let (_, lines, _) = retention_json(&[
+        "--topic-configs-file",
+        describe.to_str().unwrap(),
+        "--topic-config",
+        "orders:retention.ms=86400000",
+        root.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        partition(&lines, "orders")["deleteSegments"],
+        serde_json::json!([])
+    );
+    // A file that is not that output is refused, saying what was expected.
+    fs::write(&describe, "retention.ms=1\n").unwrap();
+    let bad = kseg(&[
+        "retention",
+        "--topic-configs-file",
+        describe.to_str().unwrap(),
+        root.to_str().unwrap(),
+    ]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(
+        bad.stderr.contains("no topic config found"),
+        "{}",
+        bad.stderr
+    );
+}

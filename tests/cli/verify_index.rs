@@ -1487,3 +1487,23 @@ fn the_unreadable_end_clause_is_for_an_unreadable_end_only() {
         assert!(risk["acknowledgedLost"].is_object(), "{verdict}");
     }
 }
+
+/// A ZooKeeper-mode broker's dir (meta.properties version 0): verify-index reads it as any other
+/// and says that the topic configs it judged by were assumed; a KRaft dir gets no such line.
+#[test]
+fn a_zookeeper_mode_dir_says_its_topic_configs_were_assumed() {
+    let (_t, root) = log_dir(&[(0, &Seg::new(0, 3))], true);
+    let said = "ZooKeeper mode (meta.properties version 0): topic configs are not in this dir";
+    let kraft = kseg(&["verify-index", root.to_str().unwrap()]);
+    assert_eq!(kraft.code, 0, "{}", kraft.stderr);
+    assert!(!kraft.stdout.contains(said), "{}", kraft.stdout);
+    std::fs::write(
+        root.join("meta.properties"),
+        "#\nversion=0\nbroker.id=1\ncluster.id=zdu3BKoAR2miOLNU5Ahm7w\n",
+    )
+    .unwrap();
+    let zk = kseg(&["verify-index", root.to_str().unwrap()]);
+    assert_eq!(zk.code, 0, "{}", zk.stderr);
+    assert!(zk.stdout.contains(said), "{}", zk.stdout);
+    assert!(errors(&verify(&root).1).is_empty());
+}

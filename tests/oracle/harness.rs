@@ -28,16 +28,108 @@ pub fn oracle_dir() -> PathBuf {
 /// The pinned versions, newest first (`oracle/versions`); `KSEG_ORACLE_VERSIONS=4.4.0,...`
 /// narrows them while working (never under CI).
 pub fn versions() -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in targets() {
+        if !out.contains(&t.version) {
+            out.push(t.version);
+        }
+    }
+    out
+}
+
+/// How a broker keeps its metadata: a KRaft quorum (`__cluster_metadata`, formatted by
+/// StorageTool) or ZooKeeper (3.9 is the last release that has it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Mode {
+    Kraft,
+    ZooKeeper,
+}
+
+/// One version in one mode: a scenario of its own, a work dir of its own.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Target {
+    pub version: String,
+    pub mode: Mode,
+}
+
+impl Target {
+    pub fn kraft(version: &str) -> Target {
+        Target {
+            version: version.to_string(),
+            mode: Mode::Kraft,
+        }
+    }
+
+    /// Its name in work dirs and `KSEG_ORACLE_VERSIONS`: `3.9.1` (KRaft), `3.9.1-zk`.
+    pub fn key(&self) -> String {
+        match self.mode {
+            Mode::Kraft => self.version.clone(),
+            Mode::ZooKeeper => format!("{}-zk", self.version),
+        }
+    }
+
+    pub fn zk(&self) -> bool {
+        self.mode == Mode::ZooKeeper
+    }
+
+    /// The version is `major.minor` or later.
+    pub fn at_least(&self, major: u32, minor: u32) -> bool {
+        version_at_least(&self.version, major, minor)
+    }
+}
+
+/// `version` (`3.6.2`) is `major.minor` or later.
+pub fn version_at_least(version: &str, major: u32, minor: u32) -> bool {
+    let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    let (a, b) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    (a, b) >= (major, minor)
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mode = match self.mode {
+            Mode::Kraft => "KRaft",
+            Mode::ZooKeeper => "ZooKeeper",
+        };
+        write!(f, "{} ({mode})", self.version)
+    }
+}
+
+/// Every version in every mode `oracle/versions` pins (`VERSION MODES [maven flags]`, MODES
+/// `kraft`, `zk` or `kraft,zk`), newest first, KRaft before ZooKeeper. `KSEG_ORACLE_VERSIONS`
+/// (never under CI) narrows them: `3.9.1` names both modes, `3.9.1-zk` one.
+pub fn targets() -> Vec<Target> {
     let only = std::env::var("KSEG_ORACLE_VERSIONS")
         .ok()
         .filter(|_| !in_ci());
-    fs::read_to_string(oracle_dir().join("versions"))
+    let mut out = Vec::new();
+    for line in fs::read_to_string(oracle_dir().join("versions"))
         .expect("oracle/versions")
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(|l| l.split_whitespace().next().unwrap().to_string())
-        .filter(|v| only.as_ref().is_none_or(|o| o.split(',').any(|x| x == v)))
-        .collect()
+    {
+        let mut words = line.split_whitespace();
+        let version = words.next().unwrap();
+        let modes = words.next().unwrap_or("kraft");
+        for mode in modes.split(',') {
+            let mode = match mode {
+                "kraft" => Mode::Kraft,
+                "zk" => Mode::ZooKeeper,
+                m => panic!("oracle/versions: {version}: unknown mode {m:?} (kraft, zk)"),
+            };
+            let t = Target {
+                version: version.to_string(),
+                mode,
+            };
+            let wanted = only
+                .as_ref()
+                .is_none_or(|o| o.split(',').any(|x| x == t.version || x == t.key()));
+            if wanted {
+                out.push(t);
+            }
+        }
+    }
+    out
 }
 
 pub fn in_ci() -> bool {
@@ -91,16 +183,27 @@ pub fn skip() -> bool {
 /// mostly waiting (for the broker, the cleaner, retention), and built on first use the two
 /// were built one after the other while the second test thread waited. Not in a filtered run,
 /// which may not need them (and would end while they still ran a broker).
+const PREBUILD_THREADS: usize = 2;
+
 fn prebuild_scenarios() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     if !in_ci() || filtered_run() {
         return;
     }
     ONCE.call_once(|| {
-        for v in versions() {
-            thread::spawn(move || {
+        // Two at a time, newest first: every version and mode is a broker, a workload and the
+        // tools, and CI has two cores (all eight at once starved each other past the timeouts).
+        let queue = std::sync::Arc::new(Mutex::new(targets()));
+        for _ in 0..PREBUILD_THREADS {
+            let queue = queue.clone();
+            thread::spawn(move || loop {
+                let next = {
+                    let mut q = queue.lock().unwrap_or_else(|e| e.into_inner());
+                    (!q.is_empty()).then(|| q.remove(0))
+                };
+                let Some(t) = next else { return };
                 // A failure is kept in the scenario's slot and reported by the tests using it.
-                let _ = std::panic::catch_unwind(|| scenario(&v));
+                let _ = std::panic::catch_unwind(|| scenario(&t));
             });
         }
     });
@@ -129,7 +232,12 @@ fn classpath(version: &str) -> String {
 /// The workload's classpath: its classes and the newest clients. `KSEG_ORACLE_CLASSES` (never
 /// under CI) names another build of oracle/src, for working on the workload without oracle/setup.
 fn client_classpath() -> String {
-    let newest = &versions()[0];
+    // The clients the workload was compiled against (oracle/setup), whichever versions a run
+    // narrows to: an old broker is driven by the newest clients.
+    let newest = fs::read_to_string(oracle_dir().join("target/clients-version"))
+        .map(|v| v.trim().to_string())
+        .unwrap_or_else(|_| versions()[0].clone());
+    let newest = &newest;
     let classes = std::env::var("KSEG_ORACLE_CLASSES")
         .ok()
         .filter(|_| !in_ci())
@@ -170,19 +278,48 @@ pub fn kafka_tool(version: &str, main: &str) -> Command {
 /// `org.apache.kafka.tools.DumpLogSegments` (its Java rewrite in kafka-tools), whichever the
 /// version's jars hold.
 pub fn dump_log_segments(version: &str) -> Command {
-    let tools = libs(version).join(format!("kafka-tools-{version}.jar"));
-    let listing = Command::new("unzip")
-        .arg("-l")
-        .arg(&tools)
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default();
-    let main = if listing.contains("org/apache/kafka/tools/DumpLogSegments.class") {
-        "org.apache.kafka.tools.DumpLogSegments"
-    } else {
-        "kafka.tools.DumpLogSegments"
-    };
+    let main = tool_class(
+        version,
+        &[
+            "org.apache.kafka.tools.DumpLogSegments",
+            "kafka.tools.DumpLogSegments",
+        ],
+    )
+    .expect("DumpLogSegments in Kafka's jars");
     kafka_tool(version, main)
+}
+
+/// The first of `classes` that `version`'s kafka_2.13 or kafka-tools jar holds (tools moved
+/// from Scala's `kafka.admin`/`kafka.tools` to `org.apache.kafka.tools` over 3.x), or `None`
+/// when the version has none of them (kafka-transactions.sh came with 3.0).
+pub fn tool_class(version: &str, classes: &[&'static str]) -> Option<&'static str> {
+    static LISTINGS: Mutex<BTreeMap<String, String>> = Mutex::new(BTreeMap::new());
+    let listing = {
+        let mut cache = LISTINGS.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry(version.to_string())
+            .or_insert_with(|| {
+                let mut all = String::new();
+                for jar in [
+                    format!("kafka-tools-{version}.jar"),
+                    format!("kafka_2.13-{version}.jar"),
+                ] {
+                    let out = Command::new("unzip")
+                        .arg("-l")
+                        .arg(libs(version).join(jar))
+                        .output()
+                        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+                        .unwrap_or_default();
+                    all.push_str(&out);
+                }
+                all
+            })
+            .clone()
+    };
+    classes
+        .iter()
+        .find(|c| listing.contains(&format!("{}.class", c.replace('.', "/"))))
+        .copied()
 }
 
 /// Runs and insists on success, returning stdout.
@@ -238,6 +375,58 @@ pub struct Broker {
     pub external_port: u16,
     /// Loggers logged at DEBUG (log4j2 versions), for the lines a test waits on.
     pub debug_loggers: Vec<String>,
+    /// ZooKeeper mode: the ZooKeeper server beside the broker (kept across restarts).
+    pub zookeeper: Option<ZooKeeper>,
+}
+
+/// ZooKeeper's own standalone server (`ZooKeeperServerMain PORT DIR`) from a 2.x/3.x Kafka's
+/// jars, on a loopback port, its data under the broker's root.
+pub struct ZooKeeper {
+    pub port: u16,
+    child: Child,
+}
+
+impl ZooKeeper {
+    /// Starts it and waits (≤ 60 s) until it answers on its port.
+    pub fn start(version: &str, dir: &Path) -> ZooKeeper {
+        fs::create_dir_all(dir).expect("creating the ZooKeeper dir");
+        let port = free_port();
+        let mut cmd = java(&classpath(version));
+        cmd.arg("-Dzookeeper.admin.enableServer=false")
+            .arg(format!(
+                "-Dlog4j.configuration=file:{}",
+                oracle_dir().join("log4j-tools.properties").display()
+            ))
+            .arg("org.apache.zookeeper.server.ZooKeeperServerMain")
+            .arg(port.to_string())
+            .arg(dir.join("data"))
+            .stdin(Stdio::null())
+            .stdout(fs::File::create(dir.join("stdout.log")).expect("zookeeper stdout.log"))
+            .stderr(fs::File::create(dir.join("stderr.log")).expect("zookeeper stderr.log"));
+        let mut child = cmd.spawn().expect("starting ZooKeeperServerMain");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Some(status) = child.try_wait().expect("try_wait") {
+                panic!(
+                    "ZooKeeper ({version}) exited ({status}): {}",
+                    tail(&dir.join("stderr.log"), 40)
+                );
+            }
+            assert!(
+                Instant::now() < deadline,
+                "ZooKeeper ({version}) did not listen in 60 s"
+            );
+            thread::sleep(Duration::from_millis(100));
+        }
+        ZooKeeper { port, child }
+    }
+}
+
+impl Drop for ZooKeeper {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 /// A node of a multi-node KRaft cluster ([`Cluster`]).
@@ -299,7 +488,24 @@ impl Broker {
             external_protocol: None,
             external_port: 0,
             debug_loggers: Vec::new(),
+            zookeeper: None,
         }
+    }
+
+    /// A fresh broker of `target` under `root`, started: KRaft formatted as
+    /// [`Broker::format_and_start`] does; ZooKeeper mode with its ZooKeeper started beside it
+    /// (`broker.id`, `zookeeper.connect`, nothing formatted: the broker writes `meta.properties`
+    /// version 0 itself).
+    pub fn start_target(target: &Target, root: &Path, overrides: &[&str]) -> Broker {
+        if !target.zk() {
+            return Broker::format_and_start(&target.version, root, overrides);
+        }
+        let _ = fs::remove_dir_all(root);
+        fs::create_dir_all(root).expect("creating the broker root");
+        let mut broker = Broker::reopen(&target.version, root, overrides);
+        broker.zookeeper = Some(ZooKeeper::start(&target.version, &root.join("zookeeper")));
+        broker.start();
+        broker
     }
 
     /// A node of a multi-node cluster under `root`, formatted and not started.
@@ -336,6 +542,19 @@ impl Broker {
             None => Default::default(),
         };
         let node = match &self.node {
+            None if self.zookeeper.is_some() => {
+                self.port = free_port();
+                format!(
+                    "broker.id=1\n\
+                     zookeeper.connect=127.0.0.1:{zk}\n\
+                     zookeeper.session.timeout.ms=6000\n\
+                     listeners=PLAINTEXT://127.0.0.1:{port}{listener}\n\
+                     advertised.listeners=PLAINTEXT://127.0.0.1:{port}{advertised}\n\
+                     inter.broker.listener.name=PLAINTEXT\n",
+                    zk = self.zookeeper.as_ref().unwrap().port,
+                    port = self.port
+                )
+            }
             None => {
                 self.port = free_port();
                 let controller = free_port();
@@ -370,10 +589,21 @@ impl Broker {
                 )
             }
         };
+        // ZooKeeper mode has no controller listener (3.x refuses one without KRaft roles).
+        let controller = if self.zookeeper.is_some() {
+            String::new()
+        } else {
+            "controller.listener.names=CONTROLLER\n".to_string()
+        };
+        let protocols = if self.zookeeper.is_some() {
+            format!("PLAINTEXT:PLAINTEXT{map}")
+        } else {
+            format!("CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT{map}")
+        };
         let mut cfg = format!(
             "{node}\
-             controller.listener.names=CONTROLLER\n\
-             listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT{map}\n\
+             {controller}\
+             listener.security.protocol.map={protocols}\n\
              log.dirs={data}\n\
              num.partitions=1\n\
              auto.create.topics.enable=false\n\
@@ -474,10 +704,13 @@ impl Broker {
         let log = self.root.join("server.log");
         let deadline = Instant::now() + Duration::from_secs(120);
         loop {
+            // KRaft: KafkaRaftServer's "Kafka Server started"; ZooKeeper mode (2.8, 3.x):
+            // KafkaServer's "[KafkaServer id=1] started".
             let started = fs::read_to_string(&log).is_ok_and(|s| {
-                s.lines()
-                    .skip(lines_before)
-                    .any(|l| l.contains("Kafka Server started"))
+                s.lines().skip(lines_before).any(|l| {
+                    l.contains("Kafka Server started")
+                        || l.contains("] started (kafka.server.KafkaServer)")
+                })
             });
             if started && TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
                 return Ok(());
@@ -794,6 +1027,8 @@ pub fn data_files(data: &Path, keep: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
 /// clean stop, the broker's answers while it ran, and what kseg said of the live dir meanwhile.
 pub struct Scenario {
     pub version: String,
+    /// The version and mode (KRaft, ZooKeeper) that wrote it.
+    pub target: Target,
     /// Copy of the log dir after the clean stop (the tests read this; nothing writes it).
     pub data: PathBuf,
     /// The broker's answers (`KsegOracle query`), NDJSON.
@@ -816,17 +1051,17 @@ fn slots() -> &'static Mutex<BTreeMap<String, &'static Slot>> {
     SLOTS.get_or_init(|| Mutex::new(BTreeMap::new()))
 }
 
-/// The scenario of `version`, run on first use (the tests of one process share it).
-pub fn scenario(version: &str) -> &'static Scenario {
+/// The scenario of `target`, run on first use (the tests of one process share it).
+pub fn scenario(target: &Target) -> &'static Scenario {
     let slot: &'static Slot = {
         let mut map = slots().lock().unwrap();
-        map.entry(version.to_string())
+        map.entry(target.key())
             .or_insert_with(|| Box::leak(Box::new(OnceLock::new())))
     };
     let cell = slot.get_or_init(|| Mutex::new(None));
     let mut guard = cell.lock().unwrap_or_else(|p| p.into_inner());
     if guard.is_none() {
-        let run = std::panic::catch_unwind(|| run_scenario(version));
+        let run = std::panic::catch_unwind(|| run_scenario(target));
         *guard = Some(match run {
             Ok(s) => Ok(&*Box::leak(Box::new(s))),
             Err(e) => Err(e
@@ -838,7 +1073,7 @@ pub fn scenario(version: &str) -> &'static Scenario {
     }
     match guard.as_ref().unwrap() {
         Ok(s) => s,
-        Err(why) => panic!("the Kafka {version} scenario failed: {why}"),
+        Err(why) => panic!("the Kafka {target} scenario failed: {why}"),
     }
 }
 
@@ -908,11 +1143,12 @@ pub fn list_offsets(answers: &[serde_json::Value]) -> Vec<&serde_json::Value> {
 
 /// With `KSEG_ORACLE_REUSE=1`, a scenario a previous run left complete is read back instead of
 /// run again (for working on kseg against the same Kafka output; CI never sets it).
-fn reuse(version: &str) -> Option<Scenario> {
+fn reuse(target: &Target) -> Option<Scenario> {
     if std::env::var("KSEG_ORACLE_REUSE").map_or(true, |v| v != "1") {
         return None;
     }
-    let root = work_root(version);
+    let version = &target.version;
+    let root = work_root(&target.key());
     let saved: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(root.join("scenario.json")).ok()?).ok()?;
     eprintln!(
@@ -921,6 +1157,7 @@ fn reuse(version: &str) -> Option<Scenario> {
     );
     Some(Scenario {
         version: version.to_string(),
+        target: target.clone(),
         data: root.join("stopped"),
         answers: ndjson(&fs::read_to_string(root.join("answers.ndjson")).ok()?),
         group_ids: serde_json::from_value(saved["groupIds"].clone()).ok()?,
@@ -930,13 +1167,14 @@ fn reuse(version: &str) -> Option<Scenario> {
     })
 }
 
-fn run_scenario(version: &str) -> Scenario {
-    if let Some(s) = reuse(version) {
+fn run_scenario(target: &Target) -> Scenario {
+    if let Some(s) = reuse(target) {
         return s;
     }
+    let version = &target.version;
     let started = Instant::now();
-    let root = work_root(version);
-    let mut broker = Broker::format_and_start(version, &root.join("broker"), &[]);
+    let root = work_root(&target.key());
+    let mut broker = Broker::start_target(target, &root.join("broker"), &[]);
     broker.workload(&["produce", "1"], Duration::from_secs(300));
     let groups = broker.workload(&["groups", "300"], Duration::from_secs(300));
     let group_ids: Vec<String> = groups.lines().map(str::to_string).collect();
@@ -984,12 +1222,13 @@ fn run_scenario(version: &str) -> Scenario {
     });
     fs::write(root.join("scenario.json"), saved.to_string()).expect("writing scenario.json");
     eprintln!(
-        "oracle: Kafka {version} scenario ready in {:.0?} ({})",
+        "oracle: Kafka {target} scenario ready in {:.0?} ({})",
         started.elapsed(),
         snapshot.display()
     );
     Scenario {
         version: version.to_string(),
+        target: target.clone(),
         data: snapshot,
         answers,
         group_ids,
@@ -1005,10 +1244,15 @@ fn run_scenario(version: &str) -> Scenario {
 fn tool_answers(broker: &Broker) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let bootstrap = broker.bootstrap();
-    let mut groups = kafka_tool(
+    let group_command = tool_class(
         &broker.version,
-        "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
-    );
+        &[
+            "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+            "kafka.admin.ConsumerGroupCommand",
+        ],
+    )
+    .expect("ConsumerGroupCommand in Kafka's jars");
+    let mut groups = kafka_tool(&broker.version, group_command);
     groups.args([
         "--bootstrap-server",
         &bootstrap,
@@ -1020,11 +1264,15 @@ fn tool_answers(broker: &Broker) -> BTreeMap<String, String> {
         "consumer-groups".to_string(),
         run_ok(groups, Duration::from_secs(180)),
     );
+    // kafka-transactions.sh (KIP-664) came with 3.0: a 2.8 broker has no DescribeProducers.
+    let Some(transactions) = tool_class(
+        &broker.version,
+        &["org.apache.kafka.tools.TransactionsCommand"],
+    ) else {
+        return out;
+    };
     for partition in ["0", "1"] {
-        let mut producers = kafka_tool(
-            &broker.version,
-            "org.apache.kafka.tools.TransactionsCommand",
-        );
+        let mut producers = kafka_tool(&broker.version, transactions);
         producers.args([
             "--bootstrap-server",
             &bootstrap,
@@ -1039,10 +1287,7 @@ fn tool_answers(broker: &Broker) -> BTreeMap<String, String> {
             run_ok(producers, Duration::from_secs(180)),
         );
     }
-    let mut hanging = kafka_tool(
-        &broker.version,
-        "org.apache.kafka.tools.TransactionsCommand",
-    );
+    let mut hanging = kafka_tool(&broker.version, transactions);
     hanging.args([
         "--bootstrap-server",
         &bootstrap,

@@ -12,6 +12,7 @@ mod group_history;
 mod harness;
 mod kip848;
 mod mini_broker;
+mod older_dump;
 mod open_transaction;
 mod parity;
 mod rescue;

@@ -14,8 +14,8 @@ pub mod defs;
 pub mod effective;
 
 pub use effective::{
-    BrokerLogConfig, CleanupPolicy, ConfigEntry, ConfigFlagError, ConfigFlags, ConfigValue,
-    EffectiveLogConfig,
+    describe_output_topic_configs, BrokerLogConfig, CleanupPolicy, ConfigEntry, ConfigFlagError,
+    ConfigFlags, ConfigValue, EffectiveLogConfig,
 };
 
 use serde::Serialize;
@@ -242,6 +242,30 @@ pub fn node_id(dir: &kseg_storage::discover::LogDir) -> Option<i32> {
         .find(|(k, _)| k == "node.id")
         .or_else(|| props.iter().find(|(k, _)| k == "broker.id"))
         .and_then(|(_, v)| v.trim().parse().ok())
+}
+
+/// Whether a log dir is a ZooKeeper-mode broker's: `meta.properties` version 0 (KRaft writes
+/// version 1, `kafka.server.BrokerMetadataCheckpoint`/`MetaProperties`) and no
+/// `__cluster_metadata` partition. Its topic configs and partition counts live in ZooKeeper,
+/// never in the dir.
+pub fn zookeeper_mode(dir: &kseg_storage::discover::LogDir) -> bool {
+    let Some(meta) = dir
+        .files
+        .iter()
+        .find(|f| f.kind == FileKind::MetaProperties)
+    else {
+        return false;
+    };
+    let Ok(text) = kseg_storage::source::read_small(&meta.path, 1 << 20) else {
+        return false;
+    };
+    let props = kseg_format::text_files::parse_properties(&String::from_utf8_lossy(&text));
+    let version_zero = props.iter().any(|(k, v)| k == "version" && v.trim() == "0");
+    version_zero
+        && !dir
+            .partitions
+            .iter()
+            .any(|p| p.name.topic == "__cluster_metadata")
 }
 
 #[derive(Debug, Default)]

@@ -333,6 +333,14 @@ fn dir_verdict(
         human_bytes(d.bytes_freed),
         human_bytes(d.bytes),
     )?;
+    if d.zookeeper_mode {
+        writeln!(
+            out,
+            "  ZooKeeper mode (meta.properties version 0): topic configs are not in this dir; \
+             each topic is judged by --topic-config or --topic-configs-file, else --config, \
+             else Kafka 4.4's defaults (below)"
+        )?;
+    }
     if d.blocked.is_empty() {
         writeln!(out, "  nothing blocks retention")?;
     } else {
@@ -757,6 +765,7 @@ pub fn json_log_dir(out: &mut impl Write, d: &LogDirRetention) -> io::Result<()>
         "type": "logDir",
         "path": d.path.display().to_string(),
         "nodeId": d.node_id,
+        "zookeeperMode": d.zookeeper_mode,
         "state": d.state,
         "partitions": d.partitions,
         "bytes": d.bytes,

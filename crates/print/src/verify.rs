@@ -827,6 +827,20 @@ pub fn recovery_table(
 
 /// Which log configs the partitions were judged with: Kafka's defaults, or per topic the values
 /// `__cluster_metadata` (or the command line) gave.
+/// The log dirs a ZooKeeper-mode broker wrote: their topic configs live in ZooKeeper, so the
+/// log configs above are assumed for them, whatever a topic really had.
+pub fn zookeeper_mode_dirs(out: &mut impl Write, dirs: &[&std::path::Path]) -> io::Result<()> {
+    for d in dirs {
+        writeln!(
+            out,
+            "{}: ZooKeeper mode (meta.properties version 0): topic configs are not in this dir; \
+             the log configs above are assumed",
+            super::escape::escaped_path(d)
+        )?;
+    }
+    Ok(())
+}
+
 pub fn log_configs(out: &mut impl Write, previews: &[&RecoveryPreview]) -> io::Result<()> {
     let mut by_topic: std::collections::BTreeMap<String, String> = Default::default();
     for r in previews {

@@ -273,6 +273,8 @@ impl PartitionRetention {
 pub struct LogDirRetention {
     pub path: PathBuf,
     pub node_id: Option<i32>,
+    /// A ZooKeeper-mode broker's dir: its topic configs are not in it (only the flags say them).
+    pub zookeeper_mode: bool,
     pub state: DirState,
     pub broker: BrokerLogConfig,
     pub partitions: usize,
@@ -309,6 +311,7 @@ struct DirContext {
     path: PathBuf,
     state: DirState,
     node_id: Option<i32>,
+    zookeeper_mode: bool,
     checkpoints: BTreeMap<(String, i32), Checkpoints>,
     broker: BrokerLogConfig,
 }
@@ -331,6 +334,7 @@ fn dir_context(
         path: dir.path.clone(),
         state,
         node_id,
+        zookeeper_mode: crate::topic_configs::zookeeper_mode(dir),
         checkpoints: facts.checkpoints,
         broker: configs.broker(flags, node_id),
     }
@@ -432,6 +436,7 @@ fn dir_totals(ctx: &DirContext, mine: &[&PartitionRetention]) -> LogDirRetention
     LogDirRetention {
         path: ctx.path.clone(),
         node_id: ctx.node_id,
+        zookeeper_mode: ctx.zookeeper_mode,
         state: ctx.state,
         broker: ctx.broker.clone(),
         partitions: mine.len(),

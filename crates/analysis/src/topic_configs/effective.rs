@@ -32,6 +32,42 @@ pub struct ConfigFlags {
     topics: BTreeMap<String, BTreeMap<&'static str, String>>,
 }
 
+/// The topic configs of `kafka-configs.sh --describe --entity-type topics [--all]` output (what
+/// an operator saves while a ZooKeeper-mode cluster still runs: its topic configs are in
+/// ZooKeeper, never in a log dir) as `--topic-config` arguments, `TOPIC:KEY=VALUE`.
+/// `All configs for topic T are:` / `Dynamic configs for topic T are:` start a topic; each
+/// `  KEY=VALUE sensitive=... synonyms={...}` line under it is one config. Configs Kafka 4.4
+/// does not define for topics (2.x's `message.format.version`, ...) and sensitive ones
+/// (`null`) are left out; the values are checked as `--topic-config`'s are.
+pub fn describe_output_topic_configs(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut topic: Option<&str> = None;
+    for line in text.lines() {
+        let header = line
+            .strip_prefix("All configs for topic ")
+            .or_else(|| line.strip_prefix("Dynamic configs for topic "));
+        if let Some(rest) = header {
+            topic = rest.strip_suffix(" are:");
+            continue;
+        }
+        if !line.starts_with(' ') {
+            topic = None;
+            continue;
+        }
+        let Some(t) = topic else { continue };
+        let entry = line.trim_start();
+        let entry = entry.split_once(" sensitive=").map_or(entry, |(e, _)| e);
+        let Some((key, value)) = entry.split_once('=') else {
+            continue;
+        };
+        if topic_def(key).is_none() || value == "null" {
+            continue;
+        }
+        out.push(format!("{t}:{key}={value}"));
+    }
+    out
+}
+
 /// A `--config` or `--topic-config` value refused, and why (in Kafka's words where Kafka has
 /// them).
 #[derive(Debug, Clone, PartialEq, Eq)]
