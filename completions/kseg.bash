@@ -16,6 +16,9 @@ _kseg() {
             ",$1")
                 cmd="kseg"
                 ;;
+            kseg,compact)
+                cmd="kseg__subcmd__compact"
+                ;;
             kseg,completions)
                 cmd="kseg__subcmd__completions"
                 ;;
@@ -66,6 +69,9 @@ _kseg() {
                 ;;
             kseg,verify-index)
                 cmd="kseg__subcmd__verify__subcmd__index"
+                ;;
+            kseg__subcmd__help,compact)
+                cmd="kseg__subcmd__help__subcmd__compact"
                 ;;
             kseg__subcmd__help,completions)
                 cmd="kseg__subcmd__help__subcmd__completions"
@@ -149,12 +155,54 @@ _kseg() {
 
     case "${cmd}" in
         kseg)
-            opts="-h -V --no-progress --help --version dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup retention grep export mini-broker completions man help"
+            opts="-h -V --no-progress --help --version dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup retention compact grep export mini-broker completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__compact)
+            opts="-h --now --tz --config --topic-config --topic-configs-file --json --out --threads --no-progress --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tz)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topic-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topic-configs-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -589,8 +637,22 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help)
-            opts="dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup retention grep export mini-broker completions man help"
+            opts="dump-log summary verify-index recover rescue groups transactions diff find-group-partition lookup retention compact grep export mini-broker completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__help__subcmd__compact)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
