@@ -80,7 +80,13 @@ fn every_oracle_test_is_ignored_as_needing_kafka() {
         let path = entry.unwrap().path();
         let text = std::fs::read_to_string(&path).unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        for (i, line) in lines.iter().enumerate() {
+        // A file's `mod tests` holds checks of its own helpers (string comparisons), which need
+        // nothing and run in plain `cargo test`: only the tests before it drive Kafka.
+        let helpers_from = lines
+            .iter()
+            .position(|l| l.trim() == "mod tests {")
+            .unwrap_or(lines.len());
+        for (i, line) in lines.iter().enumerate().take(helpers_from) {
             if line.trim() == "#[test]" {
                 tests += 1;
                 let next = lines.get(i + 1).map_or("", |l| l.trim());

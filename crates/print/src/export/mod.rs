@@ -386,8 +386,8 @@ mod tests {
     /// timestamp in Spark's microseconds.
     #[test]
     fn parquet_row_groups_are_bounded_and_rows_read_back() {
-        let dir = std::env::temp_dir().join(format!("kseg-export-unit-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().to_path_buf();
         let opts = WriteOptions {
             format: TableFormat::Parquet,
             codec: PageCodec::Zstd,
@@ -462,6 +462,5 @@ mod tests {
             }
         }
         assert_eq!(n, 25);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
