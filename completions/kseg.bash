@@ -1547,7 +1547,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__summary)
-            opts="-h --json --format --mmap --max-decompressed-bytes --threads --no-progress --help"
+            opts="-h --json --format --topic --sort --top --mmap --max-decompressed-bytes --threads --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1555,6 +1555,18 @@ _kseg() {
             case "${prev}" in
                 --format)
                     COMPREPLY=($(compgen -W "table tsv" -- "${cur}"))
+                    return 0
+                    ;;
+                --topic)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sort)
+                    COMPREPLY=($(compgen -W "name bytes" -- "${cur}"))
+                    return 0
+                    ;;
+                --top)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --max-decompressed-bytes)

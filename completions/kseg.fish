@@ -80,6 +80,10 @@ complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -l no-progress -d 'N
 complete -c kseg -n "__fish_kseg_using_subcommand dump-log" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l format -d 'Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)' -r -f -a "table\t'Box-drawn tables, fitted to the terminal when stdout is one'
 tsv\t'Tab-separated values: a header line, then one line per row; no other text'"
+complete -c kseg -n "__fish_kseg_using_subcommand summary" -l topic -d 'Only topics matching the glob (\'*\', \'?\', \'[a-z]\'; repeatable: any of them)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand summary" -l sort -d 'Row order: by topic and partition (name), or largest on disk first (bytes)' -r -f -a "name\t''
+bytes\t''"
+complete -c kseg -n "__fish_kseg_using_subcommand summary" -l top -d 'Only the first N rows, after --sort (--sort bytes --top 10: what fills the disk)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l max-decompressed-bytes -d 'Largest decompressed size accepted for one batch; larger batches are reported as errors' -r
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l threads -d 'Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) [default: the number of cores]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand summary" -l json -d 'NDJSON output: one "partition" object per row, then a "summary"'

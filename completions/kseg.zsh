@@ -72,6 +72,9 @@ base64\:"Standard Base64 with padding"))' \
 _arguments "${_arguments_options[@]}" : \
 '(--json)--format=[Tables fitted to the terminal (table), or tab-separated values with a header line and no other text, for awk and cut (tsv)]:FORMAT:((table\:"Box-drawn tables, fitted to the terminal when stdout is one"
 tsv\:"Tab-separated values\: a header line, then one line per row; no other text"))' \
+'*--topic=[Only topics matching the glob ('\''*'\'', '\''?'\'', '\''\[a-z\]'\''; repeatable\: any of them)]:GLOB:_default' \
+'--sort=[Row order\: by topic and partition (name), or largest on disk first (bytes)]:SORT:(name bytes)' \
+'--top=[Only the first N rows, after --sort (--sort bytes --top 10\: what fills the disk)]:N:_default' \
 '--max-decompressed-bytes=[Largest decompressed size accepted for one batch; larger batches are reported as errors]:BYTES:_default' \
 '--threads=[Worker threads (files or partitions read in parallel; the output is the same as with --threads 1, which reads one at a time; at most 256) \[default\: the number of cores\]]:N:_default' \
 '--json[NDJSON output\: one "partition" object per row, then a "summary"]' \

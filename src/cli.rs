@@ -734,11 +734,30 @@ pub struct SummaryArgs {
     #[arg(long, value_enum, default_value_t = Format::Table, conflicts_with = "json")]
     pub format: Format,
 
+    /// Only topics matching the glob ('*', '?', '[a-z]'; repeatable: any of them)
+    #[arg(long = "topic", value_name = "GLOB")]
+    pub topics: Vec<String>,
+
+    /// Row order: by topic and partition (name), or largest on disk first (bytes)
+    #[arg(long, value_enum, default_value_t = SummarySort::Name)]
+    pub sort: SummarySort,
+
+    /// Only the first N rows, after --sort (--sort bytes --top 10: what fills the disk)
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+
     #[command(flatten)]
     pub read: ReadArgs,
 
     #[command(flatten)]
     pub threads: ThreadsArg,
+}
+
+/// `summary --sort`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SummarySort {
+    Name,
+    Bytes,
 }
 
 const DIFF_HELP: &str = "Examples:

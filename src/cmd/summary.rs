@@ -11,7 +11,7 @@ use super::{discover_inputs, Outcome, Reads};
 use crate::analysis::summary::{
     log_dir_facts, summarize_file, summarize_partition, LogDirFacts, PartitionSummary,
 };
-use crate::cli::SummaryArgs;
+use crate::cli::{SummaryArgs, SummarySort};
 use crate::format::log::RecordScratch;
 use crate::print::progress::{self, Progress};
 use crate::print::table::Layout;
@@ -42,6 +42,15 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
             outcome = outcome.worst(Outcome::DataProblems);
         }
     }
+    let globs = args
+        .topics
+        .iter()
+        .map(|g| {
+            crate::analysis::grep::Glob::new(g)
+                .map_err(|e| anyhow::anyhow!("--topic {g:?}: not a glob: {e}"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let wanted = |topic: &str| globs.is_empty() || globs.iter().any(|g| g.is_match(topic));
     let mut work: Vec<(&PartitionDir, Option<&LogDirFacts>)> = Vec::new();
     for (dir, f) in set.log_dirs.iter().zip(&facts) {
         work.extend(dir.partitions.iter().map(|p| (p, Some(f))));
@@ -102,6 +111,14 @@ pub fn run(args: SummaryArgs) -> Result<Outcome> {
     });
     let mut rows = rows;
     crate::analysis::summary::note_retention(&mut rows, &retention);
+    rows.retain(|r| wanted(&r.topic));
+    if args.sort == SummarySort::Bytes {
+        // Largest first; ties in name order (the rows' order so far).
+        rows.sort_by_key(|r| std::cmp::Reverse(r.disk.total()));
+    }
+    if let Some(n) = args.top {
+        rows.truncate(n);
+    }
     crate::analysis::summary::note_future_timestamps(
         &mut rows,
         jiff::Timestamp::now().as_millisecond(),

@@ -240,3 +240,55 @@ fn a_partition_dir_alone_is_judged_with_its_log_dirs_checkpoints() {
     let r = crate::common::kseg(&["summary", part.to_str().unwrap()]);
     assert!(r.stdout.contains("2/3"), "{}", r.stdout);
 }
+
+/// Issue 44: triage of a full disk: `--sort bytes` puts the largest partitions first, `--top N`
+/// keeps N rows, `--topic GLOB` only the topics matching.
+#[test]
+fn sort_by_bytes_top_and_topic_glob() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    std::fs::write(root.join("meta.properties"), "version=1\nnode.id=1\n").unwrap();
+    for (name, batches) in [
+        ("small-0", 1),
+        ("big-0", 60),
+        ("middle-0", 20),
+        ("big-1", 40),
+    ] {
+        let records: Vec<_> = (0..50)
+            .map(|_| crate::common::rec("k", "a value of some length"))
+            .collect();
+        let all: Vec<Vec<u8>> = (0..batches)
+            .map(|i| {
+                crate::common::batch(
+                    crate::common::BatchSpec {
+                        base_offset: i * 50,
+                        ..Default::default()
+                    },
+                    &records,
+                )
+            })
+            .collect();
+        let refs: Vec<&[u8]> = all.iter().map(|b| b.as_slice()).collect();
+        crate::common::write(&root.join(name).join("00000000000000000000.log"), &refs);
+    }
+    let rows = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["summary", "--json"];
+        all.extend_from_slice(args);
+        all.push(root.to_str().unwrap());
+        let r = crate::common::kseg(&all);
+        let lines = crate::common::json_lines(&r.stdout);
+        crate::common::of_type(&lines, "partition")
+            .iter()
+            .map(|p| format!("{}-{}", p["topic"].as_str().unwrap(), p["partition"]))
+            .collect()
+    };
+    assert_eq!(
+        rows(&["--sort", "bytes"]),
+        ["big-0", "big-1", "middle-0", "small-0"]
+    );
+    assert_eq!(rows(&["--sort", "bytes", "--top", "2"]), ["big-0", "big-1"]);
+    assert_eq!(
+        rows(&["--topic", "b*", "--topic", "small"]),
+        ["big-0", "big-1", "small-0"]
+    );
+}

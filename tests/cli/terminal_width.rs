@@ -292,7 +292,10 @@ fn every_table_keeps_the_columns_that_carry_the_answer_at_80_and_120_columns() {
     }
     // Numbers stay whole: the summary row still shows the 20 records and the log end offset.
     let text = on_terminal(&["summary", &dir, "--no-progress"], 80).unwrap();
-    let row = text.lines().find(|l| l.contains("orders-")).unwrap();
+    let row = text
+        .lines()
+        .find(|l| l.contains("orders-"))
+        .unwrap_or_else(|| panic!("{text}"));
     let cells: Vec<&str> = row.split(['│', '┆']).map(str::trim).collect();
     assert!(cells.contains(&"20"), "{row}");
     // --json on a terminal is data: never wrapped.
@@ -514,4 +517,42 @@ fn transactions_say_what_they_block_and_when_they_end() {
         .collect();
     assert_eq!(headers.len(), 2, "{out}");
     assert!(out.contains("payments-tx\t"), "{out}");
+}
+
+/// Issue 44: at 80 and 120 columns `summary` keeps BYTES, and a topic's empty partitions are one
+/// line ("5 empty partitions of __consumer_offsets"), not a row each.
+#[test]
+#[ignore = "needs util-linux `script` (a pseudo-terminal)"]
+fn summary_folds_empty_partitions_and_keeps_bytes() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    std::fs::write(root.join("meta.properties"), "version=1\nnode.id=1\n").unwrap();
+    for p in 0..5 {
+        common::write(
+            &root.join(format!("__consumer_offsets-{p}/00000000000000000000.log")),
+            &[],
+        );
+    }
+    let b = common::three_batches();
+    common::write(
+        &root.join("payments-0/00000000000000000000.log"),
+        &[&b[0], &b[1], &b[2]],
+    );
+    let dir = root.to_str().unwrap();
+    for width in [80, 120] {
+        let Some(text) = on_terminal(&["summary", dir, "--no-progress"], width) else {
+            common::tool_missing("util-linux `script`", "the pseudo-terminal checks");
+            return;
+        };
+        assert!(widest(&text) <= width, "at {width} columns:\n{text}");
+        assert!(text.contains("BYTES"), "at {width} columns:\n{text}");
+        assert!(text.contains("payments"), "at {width} columns:\n{text}");
+        assert!(
+            text.contains("5 empty partitions of __consumer_offsets"),
+            "at {width} columns:\n{text}"
+        );
+    }
+    // TSV keeps every row.
+    let (_, out, _) = run(&["summary", dir, "--format", "tsv"], "");
+    assert_eq!(out.lines().count(), 1 + 6, "{out}");
 }

@@ -118,9 +118,30 @@ const COLUMNS: [Column; 17] = [
     col("NOTES", Col::Prose, 0),
 ];
 
+/// A partition with nothing to say: no record, nothing noted, live.
+fn empty(r: &PartitionSummary) -> bool {
+    r.records == 0
+        && r.warnings.is_empty()
+        && r.severity.is_none()
+        && r.problems == 0
+        && state_name(r.state).is_none()
+}
+
 pub fn table(out: &mut impl Write, rows: &[PartitionSummary], layout: Layout) -> io::Result<()> {
+    // For people, a topic's empty partitions are one line under the table ("48 empty
+    // partitions of __consumer_offsets"), not a row each; TSV keeps every row.
+    let mut folded: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    if layout.prose() {
+        for r in rows.iter().filter(|r| empty(r)) {
+            *folded.entry(r.topic.as_str()).or_default() += 1;
+        }
+        folded.retain(|_, n| *n > 1);
+    }
     let mut t = Grid::new(&COLUMNS);
     for r in rows {
+        if empty(r) && folded.contains_key(r.topic.as_str()) {
+            continue;
+        }
         let magic: Vec<String> = r.magics.iter().map(|(m, n)| format!("v{m}:{n}")).collect();
         let codecs: Vec<String> = r.codecs.iter().map(|(c, n)| format!("{c}:{n}")).collect();
         let mut notes = notes(r);
@@ -160,7 +181,13 @@ pub fn table(out: &mut impl Write, rows: &[PartitionSummary], layout: Layout) ->
             escape(&notes.join("; ")),
         ]);
     }
-    t.write(out, layout)
+    if !t.is_empty() {
+        t.write(out, layout)?;
+    }
+    for (topic, n) in folded {
+        writeln!(out, "{n} empty partitions of {}", escape(topic))?;
+    }
+    Ok(())
 }
 
 fn escape(s: &str) -> String {
