@@ -96,6 +96,11 @@ fn older_line_format(version: &str, kafka: &str, kseg: &str) -> bool {
     if !version.starts_with("3.") {
         return false;
     }
+    // Before 3.5 (seen on 3.4.1) a producer snapshot's entries printed Scala's `None`/`Some(n)`
+    // for currentTxnFirstOffset: compared field by field.
+    if kafka.starts_with("producerId: ") && !version_at_least(version, 3, 5) {
+        return crate::older_dump::agrees(kafka, kseg);
+    }
     let Some(cut) = kafka.find("headerKeys: [] ") else {
         return false;
     };
