@@ -497,17 +497,6 @@ impl DirContext {
             f.log_configs = configs.clone();
             f.compacted_topics = configs.compacted_topics();
             f.clean_shutdown &= !ignore_clean_shutdown;
-            for m in dir
-                .iter()
-                .flat_map(|d| d.partitions.iter())
-                .filter(|p| p.name.topic == "__cluster_metadata")
-            {
-                f.replicas.extend(
-                    crate::analysis::topic_configs::partition_replicas(m)
-                        .into_iter()
-                        .map(|(k, r)| (k, r.len())),
-                );
-            }
         }
         DirContext { facts, configs }
     }

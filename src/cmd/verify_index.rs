@@ -12,9 +12,7 @@ use crate::print::progress::{self, Progress};
 
 use super::{discover_inputs, Outcome, Reads};
 use crate::analysis::summary::{log_dir_facts, LogDirFacts};
-use crate::analysis::topic_configs::{
-    log_configs, log_dir_configs, partition_replicas, LogConfigs,
-};
+use crate::analysis::topic_configs::{log_configs, log_dir_configs, LogConfigs};
 use crate::analysis::verify::{
     loose_partition, verify_log_dir, verify_partition, Finding, Message, PartitionReport, Severity,
     VerifyOptions,
@@ -38,8 +36,6 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
     // Topic configs from any `__cluster_metadata` partition given: compacted topics have gaps,
     // and each topic's log configs decide how its partitions are judged.
     let mut configs = LogConfigs::default();
-    // And the replica sets its PartitionRecords give.
-    let mut replicas: HashMap<(String, i32), usize> = HashMap::new();
     for p in set
         .log_dirs
         .iter()
@@ -48,13 +44,11 @@ pub fn run(args: VerifyIndexArgs) -> Result<Outcome> {
         .filter(|p| p.name.topic == "__cluster_metadata")
     {
         configs.merge(log_configs(p));
-        replicas.extend(partition_replicas(p).into_iter().map(|(k, r)| (k, r.len())));
     }
     let compacted: HashSet<String> = configs.compacted_topics();
     for f in &mut facts {
         f.compacted_topics = compacted.clone();
         f.log_configs = configs.clone();
-        f.replicas = replicas.clone();
     }
     let mut work: Vec<(PartitionDir, Option<&LogDirFacts>)> = Vec::new();
     for (dir, f) in set.log_dirs.iter().zip(&facts) {

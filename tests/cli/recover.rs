@@ -1020,36 +1020,3 @@ fn an_interrupted_copy_is_recognisable_and_redone() {
         assert_eq!(tree(&copy), whole);
     }
 }
-
-/// Issue 44, item 10: with the replica set known from `__cluster_metadata` PartitionRecords and
-/// this broker the only replica, every record it wrote was acknowledged (an ISR of one moves
-/// the high watermark to the log end): what recovery drops is "acknowledged", not "possibly".
-#[test]
-fn a_sole_replica_s_dropped_records_are_acknowledged() {
-    for known in [false, true] {
-        let t = tempfile::tempdir().unwrap();
-        crashed_partition(t.path());
-        if known {
-            metadata_log(t.path(), &[("orders", 1)], |_| 1);
-        }
-        let v = kseg(&["verify-index", "--json", t.path().to_str().unwrap()]);
-        let lines = json_lines(&v.stdout);
-        let risk = &lines[0]["atRisk"][0];
-        assert_eq!(risk["partition"], "orders-0", "{}", v.stdout);
-        if known {
-            assert_eq!(risk["acknowledgedLost"]["records"], 30, "{risk}");
-            assert!(risk["possiblyAcknowledged"].is_null(), "{risk}");
-            let f = lines
-                .iter()
-                .find(|l| l["check"] == "acknowledged-loss")
-                .unwrap();
-            assert!(
-                f["message"].as_str().unwrap().contains("only replica"),
-                "{f}"
-            );
-        } else {
-            assert!(risk["acknowledgedLost"].is_null(), "{risk}");
-            assert_eq!(risk["possiblyAcknowledged"]["records"], 30, "{risk}");
-        }
-    }
-}

@@ -40,9 +40,6 @@ pub struct LogDirFacts {
     pub checkpoint_failures: Vec<RootCheckpointFailure>,
     /// `kseg recover`'s incomplete-copy marker: the dir is a copy it did not finish.
     pub incomplete_copy: Option<PathBuf>,
-    /// Each partition's replica count, from `__cluster_metadata` PartitionRecords (absent: not
-    /// known).
-    pub replicas: std::collections::HashMap<(String, i32), usize>,
     /// Topics whose `cleanup.policy` includes `compact`, when a `__cluster_metadata` partition
     /// among the inputs says so.
     pub compacted_topics: std::collections::HashSet<String>,

@@ -94,20 +94,7 @@ impl fmt::Display for Worded<'_> {
                 records,
                 first_offset,
                 last_offset,
-                sole_replica: true,
-                ..
-            } => write!(
-                f,
-                "recovery drops {records} acknowledged records (offsets \
-                 {first_offset}..{last_offset}): this broker is the partition's only replica \
-                 (__cluster_metadata), so every record it wrote was acknowledged (acks=1 or all)"
-            ),
-            Message::AcknowledgedLoss {
-                records,
-                first_offset,
-                last_offset,
                 high_watermark,
-                sole_replica: false,
             } => write!(
                 f,
                 "recovery drops at least {records} acknowledged records (offsets \

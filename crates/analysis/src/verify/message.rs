@@ -82,8 +82,6 @@ pub enum Message {
         first_offset: i64,
         last_offset: i64,
         high_watermark: i64,
-        /// This broker is the partition's only replica: every record it wrote was acknowledged.
-        sole_replica: bool,
     },
     /// A stale producer snapshot (its words) and the segment whose `.txnindex` it spoils.
     /// An aborted transaction's `.txnindex` entry a stale producer snapshot makes Kafka write.

@@ -218,25 +218,6 @@ impl LossTally {
     /// readable or not (a zeroed region, a batch whose header is gone); the possibly
     /// acknowledged run ends at the highest offset known to have existed. On a compacted log
     /// only the records of readable dropped batches count.
-    /// The runs when this broker is the partition's only replica: every record it wrote was
-    /// acknowledged (acks=1 or all: an ISR of one), so every dropped one is lost for certain.
-    fn runs_sole_replica(&self) -> Option<OffsetRun> {
-        let first = self.first_dropped?;
-        if self.dense {
-            let end = self.known_end.or(self.last_dropped.map(|l| l + 1))?;
-            return (end > first).then(|| OffsetRun {
-                records: (end - first) as u64,
-                first_offset: first,
-                last_offset: end - 1,
-            });
-        }
-        (self.records > 0).then(|| OffsetRun {
-            records: self.records,
-            first_offset: first,
-            last_offset: self.last_dropped.unwrap_or(first),
-        })
-    }
-
     fn runs(&self, hw: Option<i64>) -> (Option<OffsetRun>, Option<OffsetRun>) {
         if self.dense {
             let Some(first) = self.first_dropped else {
@@ -919,16 +900,7 @@ pub fn verify_partition(
         }
         _ => false,
     };
-    // __cluster_metadata names this broker the only replica: the high watermark followed its
-    // log end, whatever the checkpoint (written every few seconds) says.
-    let sole_replica = !raft
-        && facts
-            .is_some_and(|f| f.replicas.get(&(p.name.topic.clone(), p.name.partition)) == Some(&1));
-    let (certain, possible) = if sole_replica {
-        (loss.runs_sole_replica(), None)
-    } else {
-        loss.runs(checkpoints.high_watermark)
-    };
+    let (certain, possible) = loss.runs(checkpoints.high_watermark);
     if let Some(c) = certain.filter(|_| !opts.sanity_only) {
         ctx.add(
             "acknowledged-loss",
@@ -941,7 +913,6 @@ pub fn verify_partition(
                 first_offset: c.first_offset,
                 last_offset: c.last_offset,
                 high_watermark: checkpoints.high_watermark.unwrap_or_default(),
-                sole_replica,
             },
         );
     }
